@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+// Pushgate: a push-notification gateway. Dependencies point one way:
+//   pushgate → PushGateway → PushGRPC → PushHTTP2 / PushPosix → PushCore; PushProto → CPushgateProto.
+// Only Debian's C libraries are used, wrapped as system-library targets; no outside Swift packages.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "pushgate",
+    products: [
+        .executable(name: "pushgate", targets: ["pushgate"]),
+    ],
+    dependencies: [],
+    targets: [
+        // MARK: C libraries from Debian
+        .systemLibrary(
+            name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
+        // protoc-c output for everything in proto/ (scripts/gen-proto.sh; do not edit).
+        .target(
+            name: "CPushgateProto",
+            dependencies: ["CProtobufC"],
+            cSettings: [.unsafeFlags(["-Wno-unused-parameter"])]),
+
+        // MARK: Pushgate
+        // Domain types and pure logic: no C, no I/O.
+        .target(name: "PushCore", swiftSettings: swiftSettings),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: swiftSettings),
+
+        // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.
+        .target(name: "PushPosix", swiftSettings: swiftSettings),
+        .testTarget(name: "PushPosixTests", dependencies: ["PushPosix"], swiftSettings: swiftSettings),
+
+        // Sans-IO HTTP/2 sessions (server and client) over nghttp2.
+        .target(name: "PushHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "CNGHTTP2"], swiftSettings: swiftSettings),
+
+        // Swift values over the protoc-c messages; C structs never leave this module.
+        .target(
+            name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushProtoTests", dependencies: ["PushProto"], swiftSettings: swiftSettings),
+
+        // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
+        .target(
+            name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushGRPCTests", dependencies: ["PushGRPC", "PushPosix", "PushHTTP2", "PushCore"],
+            swiftSettings: swiftSettings),
+
+        // The Push, Registry and Health services, configuration, validation.
+        .target(
+            name: "PushGateway", dependencies: ["PushCore", "PushGRPC", "PushProto", "PushPosix"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore"],
+            swiftSettings: swiftSettings),
+
+        // The command line: serve, send, mock-apns, version.
+        .executableTarget(name: "pushgate", dependencies: ["PushGateway"], swiftSettings: swiftSettings),
+    ]
+)

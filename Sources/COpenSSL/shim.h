@@ -1,0 +1,33 @@
+/* OpenSSL 3.0 (libssl + libcrypto). Macros that Swift cannot import get static inline wrappers here,
+ * named COpenSSL_<macro>. */
+#pragma once
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
+#include <openssl/rand.h>
+
+/// SSL_set_tlsext_host_name is a macro over SSL_ctrl.
+static inline int COpenSSL_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+/// SSL_CTX_set_mode is a macro over SSL_CTX_ctrl.
+static inline long COpenSSL_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+
+/// BIO_get_mem_data is a macro over BIO_ctrl.
+static inline long COpenSSL_BIO_get_mem_data(BIO *bio, char **data) {
+    return BIO_get_mem_data(bio, data);
+}
+
+/// SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
+static inline int COpenSSL_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
