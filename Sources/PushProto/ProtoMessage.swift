@@ -1,0 +1,35 @@
+/// A protobuf message that Pushgate reads and writes through protobuf-c.
+///
+/// The conformances are generated (`scripts/gen-swift-proto.py`): decoding unpacks with protobuf-c,
+/// copies the fields into Swift values and frees the C struct; encoding builds the C struct in a
+/// ``ProtoCArena``, packs it and frees the arena. No C struct outlives the call.
+public protocol ProtoMessage: Sendable, Equatable {
+    /// Decodes the protobuf wire format.
+    /// - Throws: ``ProtoDecodingError`` when protobuf-c cannot unpack the bytes.
+    init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError)
+
+    /// Encodes the message in the protobuf wire format.
+    func serializedBytes() -> [UInt8]
+}
+
+extension ProtoMessage {
+    /// Decodes the protobuf wire format from an array.
+    public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
+        let decoded: Result<Self, ProtoDecodingError> = bytes.withUnsafeBytes { raw in
+            do throws(ProtoDecodingError) {
+                return .success(try Self(serializedBytes: raw))
+            } catch {
+                return .failure(error)
+            }
+        }
+        self = try decoded.get()
+    }
+}
+
+/// The bytes are not a valid encoding of the message.
+public struct ProtoDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The full proto name of the message that was expected, e.g. `pushgate.v1.SendRequest`.
+    public let messageName: String
+
+    public var description: String { "the request is not a valid \(messageName) message" }
+}

@@ -1,0 +1,116 @@
+import PushProto
+import Testing
+
+@Suite("Protobuf messages through protobuf-c")
+struct ProtoMessageTests {
+    /// Encoded by Python's protobuf runtime (an independent implementation) from proto/.
+    static let pythonSendRequest = hex(
+        "0abe010a0464656d6f12406162616261626162616261626162616261626162616261626162616261626162616261"
+            + "62616261626162616261626162616261626162616261626162616261621240434443444344434443444344434443"
+            + "44434443444344434443444344434443444344434443444344434443444344434443444344434443444344434443"
+            + "4443441a170a0248691a0b48656c6c6f20c3bc6ec3af42016142016220002a0764656661756c7440016803700578"
+            + "80e2cfaa06920101780a421240656665666566656665666566656665666566656665666566656665666566656665"
+            + "66656665666566656665666566656665666566656665666566656665666566")
+
+    @Test("decodes what Python's protobuf encoded, field by field")
+    func decodesPythonBytes() throws {
+        let request = try PushgateV1.SendRequest(serializedBytes: Self.pythonSendRequest)
+        #expect(request.notifications.count == 2)
+        let n = request.notifications[0]
+        #expect(n.app == "demo")
+        #expect(n.tokens == [String(repeating: "ab", count: 32), String(repeating: "CD", count: 32)])
+        #expect(n.alert?.title == "Hi")
+        #expect(n.alert?.body == "Hello ünï")
+        #expect(n.alert?.locArgs == ["a", "b"])
+        #expect(n.badge == 0, "a badge of 0 that was set is present")
+        #expect(n.sound == "default")
+        #expect(n.contentAvailable)
+        #expect(n.pushType == .voip)
+        #expect(n.priority == 5)
+        #expect(n.expiration == 1_700_000_000)
+        #expect(n.id == "x")
+        #expect(request.notifications[1].badge == nil, "an unset badge is absent")
+        #expect(request.notifications[1].alert == nil)
+    }
+
+    @Test("encodes exactly what Python's protobuf encodes")
+    func encodesLikePython() throws {
+        let request = try PushgateV1.SendRequest(serializedBytes: Self.pythonSendRequest)
+        #expect(request.serializedBytes() == Self.pythonSendRequest)
+    }
+
+    @Test("maps encode with sorted keys and decode back")
+    func mapRoundTrip() throws {
+        var publish = PushgateV1.PublishRequest()
+        publish.topic = "t"
+        publish.message = "m"
+        publish.attributes = ["b": "2", "a": "1"]
+        let bytes = publish.serializedBytes()
+        #expect(bytes == hex("0a01741a016d2a060a01611201312a060a0162120132"))
+        #expect(try PushgateV1.PublishRequest(serializedBytes: bytes) == publish)
+    }
+
+    @Test("round-trips every kind of field")
+    func roundTrip() throws {
+        var result = PushgateV1.Result()
+        result.notificationIndex = 3
+        result.token = "ab"
+        result.status = .rejected
+        result.httpStatus = 410
+        result.reason = "Unregistered"
+        result.unregisteredAt = 1_700_000_000_123
+        result.attempts = 2
+        var response = PushgateV1.SendResponse()
+        response.results = Array(repeating: result, count: 1000)
+        let decoded = try PushgateV1.SendResponse(serializedBytes: response.serializedBytes())
+        #expect(decoded == response)
+
+        var update = PushgateV1.UpdateEndpointRequest()
+        update.id = "e1"
+        update.enabled = false
+        let decodedUpdate = try PushgateV1.UpdateEndpointRequest(serializedBytes: update.serializedBytes())
+        #expect(decodedUpdate.enabled == false)
+        #expect(decodedUpdate.token == nil)
+        #expect(decodedUpdate.customUserData == nil)
+    }
+
+    @Test("an empty message is zero bytes and decodes to defaults")
+    func emptyMessage() throws {
+        #expect(PushgateV1.SendRequest().serializedBytes().isEmpty)
+        #expect(try PushgateV1.SendRequest(serializedBytes: [UInt8]()) == PushgateV1.SendRequest())
+    }
+
+    @Test("unknown enum values survive")
+    func unknownEnum() throws {
+        var n = PushgateV1.Notification()
+        n.pushType = PushgateV1.PushType(rawValue: 99)
+        let decoded = try PushgateV1.Notification(serializedBytes: n.serializedBytes())
+        #expect(decoded.pushType.rawValue == 99)
+        #expect(decoded.pushType.description == "99")
+    }
+
+    @Test("garbage, truncated and bogus-length input is an error, not a crash")
+    func garbage() {
+        for bytes: [UInt8] in [[0xff, 0xff, 0xff], [0x0a, 0x05, 0x01], [0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f], [0x07]] {
+            #expect(throws: ProtoDecodingError.self) { try PushgateV1.SendRequest(serializedBytes: bytes) }
+        }
+        let truncated = Array(Self.pythonSendRequest.dropLast(7))
+        #expect(throws: ProtoDecodingError.self) { try PushgateV1.SendRequest(serializedBytes: truncated) }
+    }
+}
+
+func hex(_ text: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var iterator = text.utf8.makeIterator()
+    while let high = iterator.next(), let low = iterator.next() {
+        bytes.append(UInt8(hexDigit(high) << 4 | hexDigit(low)))
+    }
+    return bytes
+}
+
+private func hexDigit(_ c: UInt8) -> Int {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(c - UInt8(ascii: "0"))
+    default: return Int(c - UInt8(ascii: "a") + 10)
+    }
+}

@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""Generates the Swift views over the protoc-c structs (Sources/PushProto/Generated/*.pb.swift).
+
+Input: a FileDescriptorSet written by `protoc-c --descriptor_set_out` for the files in proto/.
+Each proto message becomes a Swift value type with `init(serializedBytes:)` (protobuf-c unpack, then
+copy into Swift values, then free_unpacked) and `serializedBytes()` (build the C struct in an arena,
+protobuf-c pack, free). C structs never leave PushProto. Proto3 open enums become RawRepresentable
+structs so unknown values survive. A one-field `oneof` is how these protos spell an optional scalar
+(protoc-c 1.4 refuses proto3 `optional`): it becomes a Swift optional named after the field.
+
+Usage: gen-swift-proto.py DESCRIPTOR_SET OUTDIR
+"""
+import os
+import re
+import sys
+
+from google.protobuf import descriptor_pb2
+
+FD = descriptor_pb2.FieldDescriptorProto
+
+ACRONYMS = {"id": "ID", "json": "JSON", "url": "URL", "grpc": "GRPC", "apns": "APNs", "fcm": "FCM"}
+SWIFT_KEYWORDS = {"default", "class", "struct", "enum", "protocol", "func", "var", "let", "self", "in",
+                  "is", "as", "repeat", "return", "switch", "case", "where", "while", "for", "if",
+                  "else", "import", "init", "internal", "public", "private", "static", "subscript",
+                  "throw", "throws", "try", "operator", "extension", "deinit", "break", "continue",
+                  "do", "fallthrough", "guard", "inout", "nil", "true", "false", "Type", "Protocol"}
+
+
+def camel(snake, upper_first=False):
+    parts = [p for p in snake.lower().split("_") if p]
+    out = []
+    for i, p in enumerate(parts):
+        if p in ACRONYMS and (i > 0 or upper_first):
+            out.append(ACRONYMS[p])
+        elif i == 0 and not upper_first:
+            out.append(p)
+        else:
+            out.append(p[:1].upper() + p[1:])
+    name = "".join(out)
+    if name in SWIFT_KEYWORDS:
+        name = "`%s`" % name
+    return name
+
+
+def c_lower(name):
+    """protoc-c's CamelCase → lower_case rule for function names."""
+    out = []
+    for i, ch in enumerate(name):
+        if ch.isupper():
+            if i > 0 and not name[i - 1].isupper() and name[i - 1] != "_":
+                out.append("_")
+            out.append(ch.lower())
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def c_full_name(package, path):
+    pkg = "__".join(p[:1].upper() + p[1:] for p in package.split(".")) if package else ""
+    return "__".join(([pkg] if pkg else []) + path)
+
+
+def c_func_prefix(package, path):
+    pkg = "__".join(p.lower() for p in package.split(".")) if package else ""
+    return "__".join(([pkg] if pkg else []) + [c_lower(p) for p in path]) + "__"
+
+
+def swift_namespace(package):
+    return "".join(ACRONYMS.get(p, p[:1].upper() + p[1:]) for p in package.split("."))
+
+
+class Registry:
+    def __init__(self, fds):
+        self.messages = {}  # full proto name -> (file, package, path, DescriptorProto)
+        self.enums = {}
+        for f in fds.file:
+            for m in f.message_type:
+                self._add_message(f, [m.name], m)
+            for e in f.enum_type:
+                self.enums["." + ".".join(filter(None, [f.package, e.name]))] = (f, f.package, [e.name], e)
+
+    def _add_message(self, f, path, m):
+        self.messages["." + ".".join(filter(None, [f.package] + path))] = (f, f.package, path, m)
+        for n in m.nested_type:
+            self._add_message(f, path + [n.name], n)
+        for e in m.enum_type:
+            self.enums["." + ".".join(filter(None, [f.package] + path + [e.name]))] = (f, f.package, path + [e.name], e)
+
+    def swift_type(self, full):
+        f, pkg, path, _ = self.messages.get(full) or self.enums[full]
+        return swift_namespace(pkg) + "." + ".".join(path)
+
+    def c_type(self, full):
+        _, pkg, path, _ = self.messages[full]
+        return c_full_name(pkg, path)
+
+    def is_map_entry(self, full):
+        return self.messages[full][3].options.map_entry
+
+
+SCALARS = {
+    FD.TYPE_INT32: ("Int32", "0"), FD.TYPE_SINT32: ("Int32", "0"), FD.TYPE_SFIXED32: ("Int32", "0"),
+    FD.TYPE_INT64: ("Int64", "0"), FD.TYPE_SINT64: ("Int64", "0"), FD.TYPE_SFIXED64: ("Int64", "0"),
+    FD.TYPE_UINT32: ("UInt32", "0"), FD.TYPE_FIXED32: ("UInt32", "0"),
+    FD.TYPE_UINT64: ("UInt64", "0"), FD.TYPE_FIXED64: ("UInt64", "0"),
+    FD.TYPE_FLOAT: ("Float", "0"), FD.TYPE_DOUBLE: ("Double", "0"),
+    FD.TYPE_BOOL: ("Bool", "false"), FD.TYPE_STRING: ("String", '""'), FD.TYPE_BYTES: ("[UInt8]", "[]"),
+}
+
+
+class Field:
+    def __init__(self, reg, msg, fd):
+        self.fd = fd
+        self.reg = reg
+        self.cname = fd.name
+        self.swift = camel(fd.name)
+        self.repeated = fd.label == FD.LABEL_REPEATED
+        self.is_map = self.repeated and fd.type == FD.TYPE_MESSAGE and reg.is_map_entry(fd.type_name)
+        self.oneof = None
+        if fd.HasField("oneof_index"):
+            oneof = msg.oneof_decl[fd.oneof_index]
+            members = [x for x in msg.field if x.HasField("oneof_index") and x.oneof_index == fd.oneof_index]
+            if len(members) != 1:
+                raise SystemExit("%s: only one-field oneofs (optional scalars) are supported" % oneof.name)
+            self.oneof = oneof.name
+        if self.is_map:
+            entry = reg.messages[fd.type_name][3]
+            k, v = entry.field[0], entry.field[1]
+            if k.type != FD.TYPE_STRING or v.type != FD.TYPE_STRING:
+                raise SystemExit("%s: only map<string, string> is supported" % fd.name)
+
+    def element_swift(self):
+        t = self.fd.type
+        if t == FD.TYPE_MESSAGE or t == FD.TYPE_ENUM:
+            return self.reg.swift_type(self.fd.type_name)
+        return SCALARS[t][0]
+
+    def swift_decl(self):
+        if self.is_map:
+            return "[String: String]", "[:]"
+        el = self.element_swift()
+        if self.repeated:
+            return "[%s]" % el, "[]"
+        if self.fd.type == FD.TYPE_MESSAGE or self.oneof:
+            return el + "?", "nil"
+        if self.fd.type == FD.TYPE_ENUM:
+            return el, ".init(rawValue: 0)"
+        return el, SCALARS[self.fd.type][1]
+
+    # --- reading from the unpacked C struct `m` ---
+    def read_element(self, expr):
+        t = self.fd.type
+        if t == FD.TYPE_STRING:
+            return "ProtoC.string(%s)" % expr
+        if t == FD.TYPE_BYTES:
+            return "ProtoC.bytes(%s)" % expr
+        if t == FD.TYPE_BOOL:
+            return "(%s != 0)" % expr
+        if t == FD.TYPE_ENUM:
+            return "%s(rawValue: Int32(truncatingIfNeeded: %s.rawValue))" % (self.element_swift(), expr)
+        if t == FD.TYPE_MESSAGE:
+            return "%s(c: %s)" % (self.element_swift(), expr)
+        return expr
+
+    def read(self):
+        n = self.cname
+        if self.is_map:
+            return "self.%s = ProtoC.stringMap(m.%s, count: m.n_%s) { (ProtoC.string($0.pointee.key), ProtoC.string($0.pointee.value)) }" % (
+                self.swift, n, n)
+        if self.repeated:
+            if self.fd.type == FD.TYPE_MESSAGE:
+                el = "%s!" % "m.%s[$0]" % n
+            else:
+                el = "m.%s[$0]" % n
+            return "self.%s = (0..<m.n_%s).map { %s }" % (self.swift, n, self.read_element(el))
+        if self.fd.type == FD.TYPE_MESSAGE:
+            return "self.%s = m.%s.map { %s }" % (self.swift, n, self.read_element("$0"))
+        if self.oneof:
+            return "self.%s = m.%s_case.rawValue == %d ? %s : nil" % (
+                self.swift, self.oneof, self.fd.number, self.read_element("m." + n))
+        return "self.%s = %s" % (self.swift, self.read_element("m." + n))
+
+    # --- writing into the arena-owned C struct `c` ---
+    def write_element(self, expr):
+        t = self.fd.type
+        if t == FD.TYPE_STRING:
+            return "arena.string(%s)" % expr
+        if t == FD.TYPE_BYTES:
+            return "arena.bytes(%s)" % expr
+        if t == FD.TYPE_BOOL:
+            return "(%s ? 1 : 0)" % expr
+        if t == FD.TYPE_ENUM:
+            return ".init(rawValue: .init(truncatingIfNeeded: %s.rawValue))" % expr
+        if t == FD.TYPE_MESSAGE:
+            return "%s.cMessage(in: arena)" % expr
+        return expr
+
+    def write(self):
+        n = self.cname
+        s = "self." + self.swift
+        if self.is_map:
+            entry = self.reg.c_type(self.fd.type_name)
+            init = c_func_prefix(*self.reg.messages[self.fd.type_name][1:3]) + "init"
+            return ("if !%s.isEmpty {\n"
+                    "            c.pointee.n_%s = %s.count\n"
+                    "            c.pointee.%s = arena.array(%s.sorted { $0.key < $1.key }) { entry in\n"
+                    "                let e = arena.allocate(%s.self)\n"
+                    "                %s(e)\n"
+                    "                e.pointee.key = arena.string(entry.key)\n"
+                    "                e.pointee.value = arena.string(entry.value)\n"
+                    "                return e\n"
+                    "            }\n"
+                    "        }") % (s, n, s, n, s, entry, init)
+        if self.repeated:
+            return ("if !%s.isEmpty {\n"
+                    "            c.pointee.n_%s = %s.count\n"
+                    "            c.pointee.%s = arena.array(%s) { %s }\n"
+                    "        }") % (s, n, s, n, s, self.write_element("$0"))
+        if self.fd.type == FD.TYPE_MESSAGE:
+            return "if let v = %s { c.pointee.%s = %s }" % (s, n, self.write_element("v"))
+        if self.oneof:
+            return ("if let v = %s {\n"
+                    "            c.pointee.%s_case = .init(rawValue: %d)\n"
+                    "            c.pointee.%s = %s\n"
+                    "        }") % (s, self.oneof, self.fd.number, n, self.write_element("v"))
+        if self.fd.type == FD.TYPE_STRING:
+            return "if !%s.isEmpty { c.pointee.%s = %s }" % (s, n, self.write_element(s))
+        return "c.pointee.%s = %s" % (n, self.write_element(s))
+
+
+def emit_enum(out, reg, pkg, path, e, indent):
+    i = " " * indent
+    name = path[-1]
+    prefix = c_lower(name).upper() + "_"
+    out.append("%s/// The proto enum `%s`. Open: unknown values are kept as they are." % (i, ".".join([pkg] + path)))
+    out.append("%spublic struct %s: RawRepresentable, Hashable, Sendable, CustomStringConvertible {" % (i, name))
+    out.append("%s    public var rawValue: Int32" % i)
+    out.append("%s    public init(rawValue: Int32) { self.rawValue = rawValue }" % i)
+    cases = []
+    for v in e.value:
+        vname = v.name[len(prefix):] if v.name.startswith(prefix) else v.name
+        swift = camel(vname)
+        cases.append((swift, v.name, v.number))
+        out.append("%s    public static let %s = Self(rawValue: %d)" % (i, swift, v.number))
+    out.append("%s    /// The proto name of the value, or its number when unknown." % i)
+    out.append("%s    public var description: String {" % i)
+    out.append("%s        switch rawValue {" % i)
+    for swift, proto, num in cases:
+        out.append('%s        case %d: return "%s"' % (i, num, proto))
+    out.append('%s        default: return String(rawValue)' % i)
+    out.append("%s        }" % i)
+    out.append("%s    }" % i)
+    out.append("%s}" % i)
+
+
+def emit_message(out, ext, reg, pkg, path, m, indent):
+    i = " " * indent
+    name = path[-1]
+    fields = [Field(reg, m, f) for f in m.field]
+    out.append("%s/// The proto message `%s`." % (i, ".".join([pkg] + path)))
+    out.append("%spublic struct %s: Sendable, Equatable {" % (i, name))
+    for f in fields:
+        t, d = f.swift_decl()
+        out.append("%s    public var %s: %s = %s" % (i, f.swift, t, d))
+    out.append("%s    public init() {}" % i)
+    for n in m.nested_type:
+        if n.options.map_entry:
+            continue
+        out.append("")
+        emit_message(out, ext, reg, pkg, path + [n.name], n, indent + 4)
+    for e in m.enum_type:
+        out.append("")
+        emit_enum(out, reg, pkg, path + [e.name], e, indent + 4)
+    out.append("%s}" % i)
+
+    ctype = c_full_name(pkg, path)
+    fn = c_func_prefix(pkg, path)
+    swift_full = swift_namespace(pkg) + "." + ".".join(path)
+    ext.append("")
+    ext.append("extension %s: ProtoMessage {" % swift_full)
+    ext.append("    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {")
+    ext.append("        let unpacked = ProtoC.withInput(bytes) { %sunpack(nil, $0, $1) }" % fn)
+    ext.append('        guard let m = unpacked else { throw ProtoDecodingError(messageName: "%s") }' % ".".join([pkg] + path))
+    ext.append("        defer { %sfree_unpacked(m, nil) }" % fn)
+    ext.append("        self.init(c: m)")
+    ext.append("    }")
+    ext.append("")
+    ext.append("    public func serializedBytes() -> [UInt8] {")
+    ext.append("        let arena = ProtoCArena()")
+    ext.append("        defer { arena.releaseAll() }")
+    ext.append("        let c = cMessage(in: arena)")
+    ext.append("        return ProtoC.pack(size: %sget_packed_size(c)) { %spack(c, $0) }" % (fn, fn))
+    ext.append("    }")
+    ext.append("")
+    ext.append("    init(c: UnsafePointer<%s>) {" % ctype)
+    if fields:
+        ext.append("        let m = c.pointee")
+    for f in fields:
+        ext.append("        " + f.read())
+    ext.append("    }")
+    ext.append("")
+    ext.append("    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<%s> {" % ctype)
+    ext.append("        let c = arena.allocate(%s.self)" % ctype)
+    ext.append("        %sinit(c)" % fn)
+    for f in fields:
+        ext.append("        " + f.write())
+    ext.append("        return c")
+    ext.append("    }")
+    ext.append("}")
+    for n in m.nested_type:
+        if not n.options.map_entry:
+            emit_message([], ext, reg, pkg, path + [n.name], n, 0)
+
+
+def main():
+    ds_path, outdir = sys.argv[1], sys.argv[2]
+    fds = descriptor_pb2.FileDescriptorSet()
+    with open(ds_path, "rb") as fh:
+        fds.ParseFromString(fh.read())
+    reg = Registry(fds)
+    os.makedirs(outdir, exist_ok=True)
+    namespaces = set()
+    for f in fds.file:
+        ns = swift_namespace(f.package)
+        out = ["// Generated by scripts/gen-swift-proto.py from %s. DO NOT EDIT." % f.name, "",
+               "internal import CPushgateProto", ""]
+        if ns not in namespaces:
+            namespaces.add(ns)
+            out += ["/// Messages and enums of the proto package `%s`." % f.package,
+                    "public enum %s {}" % ns, ""]
+        out.append("extension %s {" % ns)
+        body = []
+        ext = []
+        for e in f.enum_type:
+            body.append("")
+            emit_enum(body, reg, f.package, [e.name], e, 4)
+        for m in f.message_type:
+            body.append("")
+            emit_message(body, ext, reg, f.package, [m.name], m, 4)
+        out += body[1:] if body and body[0] == "" else body
+        out.append("}")
+        out += ext
+        base = re.sub(r"\.proto$", "", f.name).replace("/", "_")
+        with open(os.path.join(outdir, base + ".pb.swift"), "w") as fh:
+            fh.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
