@@ -52,12 +52,16 @@ struct APNsPayloadBuilderTests {
 
     @Test("data_json must be a JSON object without aps")
     func dataErrors() {
-        #expect(error(NotificationRequest(badge: 1, dataJSON: "[1]"))
-            == ValidationError(field: "data_json", message: "must be a JSON object"))
-        #expect(error(NotificationRequest(badge: 1, dataJSON: #"{"aps":{}}"#))
-            == ValidationError(field: "data_json", message: #"must not contain "aps"; use the notification's fields"#))
-        #expect(error(NotificationRequest(badge: 1, dataJSON: #"{"a":1,}"#))
-            == ValidationError(field: "data_json", message: "expected a string key at byte 7"))
+        #expect(
+            error(NotificationRequest(badge: 1, dataJSON: "[1]"))
+                == ValidationError(field: "data_json", message: "must be a JSON object"))
+        #expect(
+            error(NotificationRequest(badge: 1, dataJSON: #"{"aps":{}}"#))
+                == ValidationError(
+                    field: "data_json", message: #"must not contain "aps"; use the notification's fields"#))
+        #expect(
+            error(NotificationRequest(badge: 1, dataJSON: #"{"a":1,}"#))
+                == ValidationError(field: "data_json", message: "expected a string key at byte 7"))
     }
 
     @Test("payload_json is used byte for byte")
@@ -68,20 +72,25 @@ struct APNsPayloadBuilderTests {
 
     @Test("payload_json must be a JSON object")
     func verbatimErrors() {
-        #expect(error(NotificationRequest(payloadJSON: "\"aps\""))
-            == ValidationError(field: "payload_json", message: "must be a JSON object"))
-        #expect(error(NotificationRequest(payloadJSON: #"{"aps":}"#))
-            == ValidationError(field: "payload_json", message: "expected a value at byte 7"))
+        #expect(
+            error(NotificationRequest(payloadJSON: "\"aps\""))
+                == ValidationError(field: "payload_json", message: "must be a JSON object"))
+        #expect(
+            error(NotificationRequest(payloadJSON: #"{"aps":}"#))
+                == ValidationError(field: "payload_json", message: "expected a value at byte 7"))
     }
 
-    @Test("payload-building fields conflict with payload_json", arguments: [
-        (NotificationRequest(alert: .init(body: "b")), "alert"), (NotificationRequest(badge: 0), "badge"),
-        (NotificationRequest(sound: "s"), "sound"), (NotificationRequest(category: "c"), "category"),
-        (NotificationRequest(threadID: "t"), "thread_id"), (NotificationRequest(contentAvailable: true), "content_available"),
-        (NotificationRequest(mutableContent: true), "mutable_content"),
-        (NotificationRequest(interruptionLevel: "active"), "interruption_level"),
-        (NotificationRequest(dataJSON: "{}"), "data_json"),
-    ])
+    @Test(
+        "payload-building fields conflict with payload_json",
+        arguments: [
+            (NotificationRequest(alert: .init(body: "b")), "alert"), (NotificationRequest(badge: 0), "badge"),
+            (NotificationRequest(sound: "s"), "sound"), (NotificationRequest(category: "c"), "category"),
+            (NotificationRequest(threadID: "t"), "thread_id"),
+            (NotificationRequest(contentAvailable: true), "content_available"),
+            (NotificationRequest(mutableContent: true), "mutable_content"),
+            (NotificationRequest(interruptionLevel: "active"), "interruption_level"),
+            (NotificationRequest(dataJSON: "{}"), "data_json"),
+        ])
     func conflicts(base: NotificationRequest, field: String) {
         var n = base
         n.payloadJSON = #"{"aps":{}}"#
@@ -97,19 +106,25 @@ struct APNsPayloadBuilderTests {
     func nothing() {
         let expected = ValidationError(
             field: "",
-            message: "notification has nothing to send: set alert, badge, sound, content_available, data_json or payload_json")
+            message:
+                "notification has nothing to send: set alert, badge, sound, content_available, data_json or payload_json"
+        )
         #expect(error(NotificationRequest()) == expected)
         #expect(error(NotificationRequest(alert: .init(), dataJSON: "{}")) == expected)
     }
 
-    @Test("the inferred push type agrees with PushType.infer over the built bytes", arguments: [
-        NotificationRequest(contentAvailable: true), NotificationRequest(contentAvailable: true, dataJSON: #"{"c":1}"#),
-        NotificationRequest(badge: 1, contentAvailable: true), NotificationRequest(threadID: "t", contentAvailable: true),
-        NotificationRequest(alert: .init(body: "b")), NotificationRequest(dataJSON: #"{"c":1}"#),
-        NotificationRequest(contentAvailable: true, mutableContent: true),
-        NotificationRequest(payloadJSON: #"{"aps":{"content-available":1}}"#),
-        NotificationRequest(payloadJSON: #"{"aps":{"content-available":1,"sound":"x"}}"#),
-    ])
+    @Test(
+        "the inferred push type agrees with PushType.infer over the built bytes",
+        arguments: [
+            NotificationRequest(contentAvailable: true),
+            NotificationRequest(contentAvailable: true, dataJSON: #"{"c":1}"#),
+            NotificationRequest(badge: 1, contentAvailable: true),
+            NotificationRequest(threadID: "t", contentAvailable: true),
+            NotificationRequest(alert: .init(body: "b")), NotificationRequest(dataJSON: #"{"c":1}"#),
+            NotificationRequest(contentAvailable: true, mutableContent: true),
+            NotificationRequest(payloadJSON: #"{"aps":{"content-available":1}}"#),
+            NotificationRequest(payloadJSON: #"{"aps":{"content-available":1,"sound":"x"}}"#),
+        ])
     func inferenceAgrees(n: NotificationRequest) throws {
         let built = try APNsPayloadBuilder.prepare(n)
         #expect(built.inferredPushType == PushType.infer(fromPayload: try JSONParser.parse(built.bytes)))

@@ -33,7 +33,8 @@ struct GRPCMessageFramingTests {
 
     @Test("messages split at every byte boundary reassemble")
     func chunkBoundaries() throws {
-        let wire = GRPCMessageFramer.frame([10, 20, 30]) + GRPCMessageFramer.frame([], compressed: true)
+        let wire =
+            GRPCMessageFramer.frame([10, 20, 30]) + GRPCMessageFramer.frame([], compressed: true)
             + GRPCMessageFramer.frame([40])
         for split in 0...wire.count {
             var d = deframer()
@@ -42,9 +43,11 @@ struct GRPCMessageFramingTests {
                 d.appendRaw(chunk)
                 while let message = try d.next() { got.append(message) }
             }
-            #expect(got == [
-                GRPCMessage(bytes: [10, 20, 30]), GRPCMessage(compressed: true, bytes: []), GRPCMessage(bytes: [40]),
-            ])
+            #expect(
+                got == [
+                    GRPCMessage(bytes: [10, 20, 30]), GRPCMessage(compressed: true, bytes: []),
+                    GRPCMessage(bytes: [40]),
+                ])
             #expect(!d.hasPartialMessage)
         }
     }
@@ -85,7 +88,9 @@ struct GRPCMessageFramingTests {
     func hugeLength() {
         var d = deframer(1 << 20)
         d.appendRaw([0, 0xFF, 0xFF, 0xFF, 0xFF])
-        #expect(throws: GRPCStatus(.resourceExhausted, "message of 4294967295 bytes exceeds the limit of 1048576 bytes")) {
+        #expect(
+            throws: GRPCStatus(.resourceExhausted, "message of 4294967295 bytes exceeds the limit of 1048576 bytes")
+        ) {
             try d.next()
         }
     }

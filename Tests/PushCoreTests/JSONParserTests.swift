@@ -51,12 +51,14 @@ struct JSONParserTests {
         #expect(try parse(text) == .number(text))
     }
 
-    @Test("malformed numbers are rejected", arguments: [
-        ("01", 0, "leading zeros are not allowed"), ("-01", 0, "leading zeros are not allowed"),
-        ("1.", 2, "expected a digit"), (".5", 0, "expected a value"), ("1e", 2, "expected a digit"),
-        ("-", 1, "expected a digit"), ("+1", 0, "expected a value"), ("1.e3", 2, "expected a digit"),
-        ("NaN", 0, "expected a value"), ("0x10", 1, "unexpected data after the JSON value"),
-    ])
+    @Test(
+        "malformed numbers are rejected",
+        arguments: [
+            ("01", 0, "leading zeros are not allowed"), ("-01", 0, "leading zeros are not allowed"),
+            ("1.", 2, "expected a digit"), (".5", 0, "expected a value"), ("1e", 2, "expected a digit"),
+            ("-", 1, "expected a digit"), ("+1", 0, "expected a value"), ("1.e3", 2, "expected a digit"),
+            ("NaN", 0, "expected a value"), ("0x10", 1, "unexpected data after the JSON value"),
+        ])
     func badNumbers(text: String, offset: Int, message: String) {
         #expect(failure(text) == JSONError(offset: offset, message: message))
     }
@@ -88,11 +90,13 @@ struct JSONParserTests {
         #expect(failure(#"["ab\"#) == JSONError(offset: 1, message: "unterminated string"))
     }
 
-    @Test("invalid UTF-8 is rejected", arguments: [
-        [0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xE0, 0x80, 0xAF, 0x22],
-        [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xC3, 0x22],
-        [0x22, 0x80, 0x22],
-    ] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 is rejected",
+        arguments: [
+            [0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xE0, 0x80, 0xAF, 0x22],
+            [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xC3, 0x22],
+            [0x22, 0x80, 0x22],
+        ] as [[UInt8]])
     func badUTF8(bytes: [UInt8]) {
         #expect(failure(bytes: bytes) == JSONError(offset: 1, message: "invalid UTF-8"))
     }
@@ -138,7 +142,8 @@ struct JSONParserTests {
         #expect(try parse(ok) != .null)
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
         #expect(failure(deep) == JSONError(offset: 64, message: "nesting deeper than 64 levels"))
-        #expect(failure(#"{"a":{"b":[]}}"#, maxDepth: 2) == JSONError(offset: 10, message: "nesting deeper than 2 levels"))
+        #expect(
+            failure(#"{"a":{"b":[]}}"#, maxDepth: 2) == JSONError(offset: 10, message: "nesting deeper than 2 levels"))
         // Siblings don't add up: depth is nesting, not count.
         #expect(try parse("[[],[],[[]]]", maxDepth: 3) != .null)
     }

@@ -35,10 +35,12 @@ struct JSONWriterTests {
         #expect(text(w) == #""q\"b\\s/\n\r\t\b\f\u0001\u001f é😀""#)
     }
 
-    @Test("integers cover the full 64-bit range", arguments: [
-        (Int64(0), "0"), (7, "7"), (-7, "-7"), (1_000_000, "1000000"),
-        (Int64.max, "9223372036854775807"), (Int64.min, "-9223372036854775808"),
-    ])
+    @Test(
+        "integers cover the full 64-bit range",
+        arguments: [
+            (Int64(0), "0"), (7, "7"), (-7, "-7"), (1_000_000, "1000000"),
+            (Int64.max, "9223372036854775807"), (Int64.min, "-9223372036854775808"),
+        ])
     func integers(value: Int64, expected: String) {
         var w = JSONWriter()
         w.int(value)
@@ -48,9 +50,11 @@ struct JSONWriterTests {
         #expect(text(small) == "-2147483648")
     }
 
-    @Test("parse then write round-trips strings with every escape", arguments: [
-        "", "plain", "\"quoted\"", "back\\slash", "\u{0}\u{1}\u{1F}\u{7F}", "tab\tnl\n", "é ☃ 😀 \u{FFFF}",
-    ])
+    @Test(
+        "parse then write round-trips strings with every escape",
+        arguments: [
+            "", "plain", "\"quoted\"", "back\\slash", "\u{0}\u{1}\u{1F}\u{7F}", "tab\tnl\n", "é ☃ 😀 \u{FFFF}",
+        ])
     func stringRoundTrip(string: String) throws {
         var w = JSONWriter()
         w.string(string)

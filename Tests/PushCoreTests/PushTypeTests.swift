@@ -31,22 +31,24 @@ struct PushTypeTests {
         }
     }
 
-    @Test("inference from a payload", arguments: [
-        (#"{"aps":{"content-available":1}}"#, PushType.background),
-        (#"{"aps":{"content-available":1},"custom":1}"#, .background),
-        (#"{"custom":{"aps":2},"aps":{"content-available":1}}"#, .background),
-        (#"{"aps":{"content-available":1,"badge":1}}"#, .alert),
-        (#"{"aps":{"content-available":1,"thread-id":"t"}}"#, .alert),
-        (#"{"aps":{"content-available":0}}"#, .alert),
-        (#"{"aps":{"content-available":true}}"#, .alert),
-        (#"{"aps":{"content-available":"1"}}"#, .alert),
-        (#"{"aps":{"content-available":1.0}}"#, .alert),
-        (#"{"aps":{}}"#, .alert),
-        (#"{"aps":{"alert":"hi"}}"#, .alert),
-        (#"{"custom":1}"#, .alert),
-        (#"{"aps":[1]}"#, .alert),
-        (#"[1]"#, .alert),
-    ])
+    @Test(
+        "inference from a payload",
+        arguments: [
+            (#"{"aps":{"content-available":1}}"#, PushType.background),
+            (#"{"aps":{"content-available":1},"custom":1}"#, .background),
+            (#"{"custom":{"aps":2},"aps":{"content-available":1}}"#, .background),
+            (#"{"aps":{"content-available":1,"badge":1}}"#, .alert),
+            (#"{"aps":{"content-available":1,"thread-id":"t"}}"#, .alert),
+            (#"{"aps":{"content-available":0}}"#, .alert),
+            (#"{"aps":{"content-available":true}}"#, .alert),
+            (#"{"aps":{"content-available":"1"}}"#, .alert),
+            (#"{"aps":{"content-available":1.0}}"#, .alert),
+            (#"{"aps":{}}"#, .alert),
+            (#"{"aps":{"alert":"hi"}}"#, .alert),
+            (#"{"custom":1}"#, .alert),
+            (#"{"aps":[1]}"#, .alert),
+            (#"[1]"#, .alert),
+        ])
     func inference(payload: String, expected: PushType) throws {
         #expect(PushType.infer(fromPayload: try JSONParser.parse(payload.utf8)) == expected)
     }

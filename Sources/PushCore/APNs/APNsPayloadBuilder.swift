@@ -71,7 +71,8 @@ public struct APNsPayloadBuilder {
             throw ValidationError(field: "data_json", message: "must be a JSON object")
         }
         if members.contains(where: { $0.0 == "aps" }) {
-            throw ValidationError(field: "data_json", message: "must not contain \"aps\"; use the notification's fields")
+            throw ValidationError(
+                field: "data_json", message: "must not contain \"aps\"; use the notification's fields")
         }
         return members
     }

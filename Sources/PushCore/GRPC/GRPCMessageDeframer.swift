@@ -49,8 +49,9 @@ public struct GRPCMessageDeframer {
             return try fail(.internalError("invalid compressed flag \(flag) in a gRPC message prefix"))
         }
         if length > maxMessageSize {
-            return try fail(.resourceExhausted(
-                "message of \(length) bytes exceeds the limit of \(maxMessageSize) bytes"))
+            return try fail(
+                .resourceExhausted(
+                    "message of \(length) bytes exceeds the limit of \(maxMessageSize) bytes"))
         }
         guard available - GRPCMessageFramer.prefixSize >= length else { return nil }
         let start = readIndex + GRPCMessageFramer.prefixSize

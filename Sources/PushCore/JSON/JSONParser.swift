@@ -18,12 +18,12 @@ public enum JSONParser {
     public static func parse(
         _ bytes: some Collection<UInt8>, maxDepth: Int = defaultMaxDepth
     ) throws(JSONError) -> JSONValue {
-        let result =
-            bytes.withContiguousStorageIfAvailable { buffer in
-                JSONScanner(bytes: buffer, maxDepth: maxDepth).parseDocument()
-            } ?? Array(bytes).withUnsafeBufferPointer { buffer in
-                JSONScanner(bytes: buffer, maxDepth: maxDepth).parseDocument()
-            }
-        return try result.get()
+        let contiguous = bytes.withContiguousStorageIfAvailable { buffer in
+            JSONScanner(bytes: buffer, maxDepth: maxDepth).parseDocument()
+        }
+        if let contiguous { return try contiguous.get() }
+        return try Array(bytes).withUnsafeBufferPointer { buffer in
+            JSONScanner(bytes: buffer, maxDepth: maxDepth).parseDocument()
+        }.get()
     }
 }
