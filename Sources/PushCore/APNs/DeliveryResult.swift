@@ -1,0 +1,43 @@
+/// What happened to one (notification, token), as `pushgate.v1.Status`.
+public enum DeliveryStatus: Sendable, Hashable {
+    /// The provider accepted it.
+    case delivered
+    /// The provider refused it for good; sending it again as is won't help.
+    case rejected
+    /// Gave up after retries, at expiry or at the deadline.
+    case failed
+}
+
+/// The outcome for one (notification, token), mirroring `pushgate.v1.Result`.
+public struct DeliveryResult: Sendable, Equatable {
+    /// Index of the notification in the request.
+    public var notificationIndex: Int
+    /// The token as sent (normalized).
+    public var token: String
+    public var status: DeliveryStatus
+    /// The provider's HTTP status; 0 when none was received.
+    public var httpStatus: Int
+    /// The provider's reason verbatim, or Pushgate's own reason for a failure (`DeadlineExceeded`).
+    public var reason: String
+    /// The `apns-id` APNs answered with.
+    public var apnsID: String
+    /// From a 410: when APNs learnt the token was invalid, ms since the epoch; 0 otherwise.
+    public var unregisteredAt: Int64
+    /// How many times the request was sent to the provider.
+    public var attempts: Int
+
+    /// Creates a result.
+    public init(
+        notificationIndex: Int, token: String, status: DeliveryStatus, httpStatus: Int = 0, reason: String = "",
+        apnsID: String = "", unregisteredAt: Int64 = 0, attempts: Int = 0
+    ) {
+        self.notificationIndex = notificationIndex
+        self.token = token
+        self.status = status
+        self.httpStatus = httpStatus
+        self.reason = reason
+        self.apnsID = apnsID
+        self.unregisteredAt = unregisteredAt
+        self.attempts = attempts
+    }
+}

@@ -1,0 +1,112 @@
+/// One notification of a `Send` request: a plain Swift mirror of `pushgate.v1.Notification`.
+///
+/// The gateway converts from protobuf; empty strings, `false` and `0` mean "not set", as in proto3,
+/// and `badge` is nil when the `badge_value` oneof is absent.
+public struct NotificationRequest: Sendable, Equatable {
+    /// The alert part of the payload (`pushgate.v1.Alert`).
+    public struct Alert: Sendable, Equatable {
+        /// `title`.
+        public var title: String
+        /// `subtitle`.
+        public var subtitle: String
+        /// `body`.
+        public var body: String
+        /// `launch-image`.
+        public var launchImage: String
+        /// `title-loc-key`.
+        public var titleLocKey: String
+        /// `title-loc-args`.
+        public var titleLocArgs: [String]
+        /// `loc-key`.
+        public var locKey: String
+        /// `loc-args`.
+        public var locArgs: [String]
+
+        /// Creates an alert; every field defaults to unset.
+        public init(
+            title: String = "", subtitle: String = "", body: String = "", launchImage: String = "",
+            titleLocKey: String = "", titleLocArgs: [String] = [], locKey: String = "", locArgs: [String] = []
+        ) {
+            self.title = title
+            self.subtitle = subtitle
+            self.body = body
+            self.launchImage = launchImage
+            self.titleLocKey = titleLocKey
+            self.titleLocArgs = titleLocArgs
+            self.locKey = locKey
+            self.locArgs = locArgs
+        }
+
+        /// True when no field is set. An empty alert is treated exactly like no alert: it adds
+        /// nothing to the payload and doesn't conflict with `payload_json`.
+        public var isEmpty: Bool {
+            title.isEmpty && subtitle.isEmpty && body.isEmpty && launchImage.isEmpty && titleLocKey.isEmpty
+                && titleLocArgs.isEmpty && locKey.isEmpty && locArgs.isEmpty
+        }
+    }
+
+    /// The configured app to send through; empty means the default app.
+    public var app: String
+    /// Device tokens as received; one result per token.
+    public var tokens: [String]
+    /// `aps.alert`; nil or empty adds nothing.
+    public var alert: Alert?
+    /// `aps.badge`; nil leaves the badge alone, 0 clears it.
+    public var badge: Int32?
+    /// `aps.sound`; `"default"` plays the system sound.
+    public var sound: String
+    /// `aps.category`.
+    public var category: String
+    /// `aps.thread-id` (`thread_id`).
+    public var threadID: String
+    /// `aps.content-available: 1`.
+    public var contentAvailable: Bool
+    /// `aps.mutable-content: 1`.
+    public var mutableContent: Bool
+    /// `passive`, `active`, `time-sensitive` or `critical`.
+    public var interruptionLevel: String
+    /// A JSON object whose keys go next to `aps`.
+    public var dataJSON: String
+    /// A complete payload used as is; the payload-building fields must then be empty.
+    public var payloadJSON: String
+    /// nil: inferred from the payload (``PushType/infer(fromPayload:)``).
+    public var pushType: PushType?
+    /// 0 (default), 1, 5 or 10.
+    public var priority: Int32
+    /// Unix seconds; 0 means no `apns-expiration` header.
+    public var expiration: Int64
+    /// `apns-collapse-id`, at most 64 bytes; empty sends none.
+    public var collapseID: String
+    /// The explicit `apns-topic`; empty means the app's bundle id plus the push type's suffix.
+    public var topic: String
+    /// The `apns-id`; empty lets APNs generate one.
+    public var id: String
+
+    /// Creates a request; every field defaults to unset.
+    public init(
+        app: String = "", tokens: [String] = [], alert: Alert? = nil, badge: Int32? = nil, sound: String = "",
+        category: String = "", threadID: String = "", contentAvailable: Bool = false,
+        mutableContent: Bool = false, interruptionLevel: String = "", dataJSON: String = "",
+        payloadJSON: String = "", pushType: PushType? = nil, priority: Int32 = 0, expiration: Int64 = 0,
+        collapseID: String = "", topic: String = "", id: String = ""
+    ) {
+        self.app = app
+        self.tokens = tokens
+        self.alert = alert
+        self.badge = badge
+        self.sound = sound
+        self.category = category
+        self.threadID = threadID
+        self.contentAvailable = contentAvailable
+        self.mutableContent = mutableContent
+        self.interruptionLevel = interruptionLevel
+        self.dataJSON = dataJSON
+        self.payloadJSON = payloadJSON
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.topic = topic
+        self.id = id
+    }
+}

@@ -1,0 +1,92 @@
+/// Checks every field of a ``NotificationRequest`` and turns it into a ``PreparedNotification``.
+///
+/// The first problem found is reported with its place, using the proto's snake_case names:
+/// `notifications[3].tokens[7]: APNs device token must be 64-200 hex digits`. Checks run in field
+/// order (tokens, headers, then the payload), so the same request always gives the same error.
+public enum NotificationValidator {
+    /// The interruption levels APNs knows (protocols.md A.4).
+    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
+    /// The largest `apns-collapse-id` APNs accepts, in bytes.
+    public static let maxCollapseIDBytes = 64
+
+    /// Validates `n` and computes what the sender needs.
+    ///
+    /// - Parameters:
+    ///   - path: where `n` sits in the request, prefixed to every error's field (`notifications[3]`).
+    ///   - bundleID: the app's bundle id, the default topic; may be empty if `n.topic` is set.
+    public static func prepare(
+        _ n: NotificationRequest, at path: String, bundleID: String
+    ) -> Result<PreparedNotification, ValidationError> {
+        do throws(ValidationError) {
+            return .success(try prepare(n, bundleID: bundleID))
+        } catch {
+            return .failure(error.located(at: path))
+        }
+    }
+
+    private static func prepare(_ n: NotificationRequest, bundleID: String) throws(ValidationError)
+        -> PreparedNotification
+    {
+        let tokens = try normalizedTokens(n.tokens)
+        try checkScalars(n)
+        let apnsID = try normalizedID(n.id)
+        let built = try APNsPayloadBuilder.prepare(n)
+        let pushType = n.pushType ?? built.inferredPushType
+        let priority = try effectivePriority(n.priority, pushType: pushType)
+        let topic = try effectiveTopic(n.topic, bundleID: bundleID, pushType: pushType)
+        guard built.bytes.count <= pushType.maxPayloadBytes else {
+            throw ValidationError(
+                field: "",
+                message: "payload is \(built.bytes.count) bytes, over the APNs limit of "
+                    + "\(pushType.maxPayloadBytes) bytes for push type \(pushType.rawValue)")
+        }
+        return PreparedNotification(
+            payload: built.bytes, pushType: pushType, topic: topic, priority: priority,
+            expiration: n.expiration == 0 ? nil : n.expiration,
+            collapseID: n.collapseID.isEmpty ? nil : n.collapseID, apnsID: apnsID, tokens: tokens)
+    }
+
+    private static func normalizedTokens(_ tokens: [String]) throws(ValidationError) -> [String] {
+        guard !tokens.isEmpty else {
+            throw ValidationError(field: "tokens", message: "at least one token is required")
+        }
+        var normalized: [String] = []
+        normalized.reserveCapacity(tokens.count)
+        for (i, text) in tokens.enumerated() {
+            guard let token = DeviceToken(text) else {
+                throw ValidationError(field: "tokens[\(i)]", message: DeviceToken.requirement)
+            }
+            normalized.append(token.hex)
+        }
+        return normalized
+    }
+
+    /// The fields checked on their own: badge, interruption level, priority, expiration, collapse id.
+    private static func checkScalars(_ n: NotificationRequest) throws(ValidationError) {
+        if let badge = n.badge, badge < 0 {
+            throw ValidationError(field: "badge", message: "must not be negative")
+        }
+        if !n.interruptionLevel.isEmpty, !interruptionLevels.contains(n.interruptionLevel) {
+            throw ValidationError(
+                field: "interruption_level", message: "must be passive, active, time-sensitive or critical")
+        }
+        guard [0, 1, 5, 10].contains(n.priority) else {
+            throw ValidationError(field: "priority", message: "must be 0, 1, 5 or 10")
+        }
+        guard n.expiration >= 0 else {
+            throw ValidationError(field: "expiration", message: "must not be negative")
+        }
+        guard n.collapseID.utf8.count <= maxCollapseIDBytes else {
+            throw ValidationError(field: "collapse_id", message: "must be at most \(maxCollapseIDBytes) bytes")
+        }
+        guard isHeaderSafe(n.collapseID) else {
+            throw ValidationError(field: "collapse_id", message: "must not contain control characters")
+        }
+    }
+
+    private static func normalizedID(_ id: String) throws(ValidationError) -> String? {
+        guard !id.isEmpty else { return nil }
+        guard let apnsID = APNsID(id) else { throw ValidationError(field: "id", message: APNsID.requirement) }
+        return apnsID.uuidString
+    }
+}

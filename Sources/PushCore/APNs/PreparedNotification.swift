@@ -1,0 +1,36 @@
+/// A validated notification with everything the APNs sender needs, computed once: per token the
+/// sender only adds `:path`.
+public struct PreparedNotification: Sendable, Equatable {
+    /// The JSON body shared by every token's request.
+    public var payload: [UInt8]
+    /// `apns-push-type`: explicit or inferred from the payload.
+    public var pushType: PushType
+    /// `apns-topic`: explicit, or the bundle id plus the push type's suffix.
+    public var topic: String
+    /// `apns-priority`: 1, 5 or 10.
+    public var priority: Int
+    /// `apns-expiration` in Unix seconds; nil sends no header.
+    public var expiration: Int64?
+    /// `apns-collapse-id`, at most 64 bytes; nil sends no header.
+    public var collapseID: String?
+    /// `apns-id` in lower case; nil lets APNs generate one.
+    public var apnsID: String?
+    /// The device tokens, lower-cased, in request order.
+    public var tokens: [String]
+
+    /// Creates a prepared notification; ``NotificationValidator/prepare(_:at:bundleID:)`` is the
+    /// usual source.
+    public init(
+        payload: [UInt8], pushType: PushType, topic: String, priority: Int, expiration: Int64?,
+        collapseID: String?, apnsID: String?, tokens: [String]
+    ) {
+        self.payload = payload
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.tokens = tokens
+    }
+}

@@ -1,0 +1,89 @@
+/// Reassembles gRPC `Length-Prefixed-Message`s from DATA frame payloads, whose boundaries are
+/// unrelated to message boundaries.
+///
+/// Feed it with ``append(_:)`` and drain it with ``next()`` until that returns nil. Errors are
+/// sticky: once ``next()`` has thrown, it throws the same status again and further input is
+/// dropped, since the stream can no longer be framed.
+public struct GRPCMessageDeframer {
+    /// The largest message body accepted, in bytes.
+    public let maxMessageSize: Int
+    private var buffer: [UInt8] = []
+    /// Where the unread bytes of `buffer` start; consumed bytes are dropped lazily (see `compact`).
+    private var readIndex = 0
+    private var failure: GRPCStatus?
+
+    /// Creates a deframer that rejects messages over `maxMessageSize` bytes.
+    public init(maxMessageSize: Int) {
+        precondition(maxMessageSize >= 0, "maxMessageSize must not be negative")
+        self.maxMessageSize = maxMessageSize
+    }
+
+    /// True when some bytes are buffered that don't yet form a whole message. At END_STREAM this
+    /// means the peer sent a truncated message.
+    public var hasPartialMessage: Bool { readIndex < buffer.count }
+
+    /// Bytes received but not yet returned as messages.
+    public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Bytes held in storage, including consumed ones not yet dropped (for tests of compaction).
+    var storedByteCount: Int { buffer.count }
+
+    /// Buffers received bytes. The caller owns `bytes`; they are copied.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == nil, !bytes.isEmpty else { return }
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Returns the next complete message, or nil if more bytes are needed.
+    ///
+    /// - Throws: `RESOURCE_EXHAUSTED` as soon as a prefix declares a body over ``maxMessageSize``
+    ///   (before its body arrives), `INTERNAL` for a compressed flag other than 0 or 1.
+    public mutating func next() throws(GRPCStatus) -> GRPCMessage? {
+        if let failure { throw failure }
+        let available = buffer.count - readIndex
+        guard available >= GRPCMessageFramer.prefixSize else { return nil }
+        let flag = buffer[readIndex]
+        let length = declaredLength(at: readIndex + 1)
+        if flag > 1 {
+            return try fail(.internalError("invalid compressed flag \(flag) in a gRPC message prefix"))
+        }
+        if length > maxMessageSize {
+            return try fail(
+                .resourceExhausted(
+                    "message of \(length) bytes exceeds the limit of \(maxMessageSize) bytes"))
+        }
+        guard available - GRPCMessageFramer.prefixSize >= length else { return nil }
+        let start = readIndex + GRPCMessageFramer.prefixSize
+        let message = GRPCMessage(compressed: flag == 1, bytes: Array(buffer[start..<start + length]))
+        readIndex = start + length
+        if readIndex == buffer.count { compact() }  // drained: release now, not on the next append
+        return message
+    }
+
+    private func declaredLength(at index: Int) -> Int {
+        var length = 0
+        for i in index..<index + 4 { length = length << 8 | Int(buffer[i]) }
+        return length
+    }
+
+    private mutating func fail(_ status: GRPCStatus) throws(GRPCStatus) -> GRPCMessage? {
+        failure = status
+        buffer = []
+        readIndex = 0
+        throw status
+    }
+
+    /// Drops consumed bytes so the buffer holds at most the message being assembled plus new input.
+    /// Everything consumed goes at once when the buffer is drained (no copy); otherwise the unread
+    /// tail moves to the front, which copies at most one partial message.
+    private mutating func compact() {
+        guard readIndex > 0 else { return }
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else {
+            buffer.removeSubrange(0..<readIndex)
+        }
+        readIndex = 0
+    }
+}

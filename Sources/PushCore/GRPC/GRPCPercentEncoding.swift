@@ -1,0 +1,54 @@
+/// The percent-encoding of the `grpc-message` trailer (gRPC PROTOCOL-HTTP2, "Responses").
+///
+/// Bytes 0x20–0x7E pass through except `%`; every other UTF-8 byte becomes `%XX` (upper-case hex).
+public enum GRPCPercentEncoding {
+    /// Encodes `s` for `grpc-message`. Returns `s` itself when nothing needs escaping (the common case).
+    public static func encode(_ s: String) -> String {
+        let utf8 = s.utf8
+        guard utf8.contains(where: needsEscape) else { return s }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count + 16)
+        for byte in utf8 {
+            if needsEscape(byte) {
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0x0F))
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes a received `grpc-message`. Never fails, as the protocol asks of decoders: a `%` not
+    /// followed by two hex digits is kept literally, and bytes that don't form valid UTF-8 become
+    /// U+FFFD.
+    public static func decode(_ s: String) -> String {
+        let utf8 = s.utf8
+        guard utf8.contains(UInt8(ascii: "%")) else { return s }
+        let bytes = Array(utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count,
+                let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2])
+            {
+                out.append(high << 4 | low)
+                i += 3
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte > 0x7E || byte == UInt8(ascii: "%")
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+    }
+}

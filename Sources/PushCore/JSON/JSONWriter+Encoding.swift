@@ -1,0 +1,55 @@
+// The byte-level encoders behind JSONWriter, usable on any [UInt8].
+extension JSONWriter {
+    /// Appends `"value"` with `"`, `\` and control characters escaped (`\n`, `\t`, … or `\u00XX`).
+    /// Everything else, including non-ASCII UTF-8, is copied as is: RFC 8259 §7 requires no more.
+    public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                appendEscape(byte, to: &out)
+                runStart = i + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\\"))
+        switch byte {
+        case 0x22: out.append(UInt8(ascii: "\""))
+        case 0x5C: out.append(UInt8(ascii: "\\"))
+        case 0x0A: out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(UInt8(ascii: "t"))
+        case 0x08: out.append(UInt8(ascii: "b"))
+        case 0x0C: out.append(UInt8(ascii: "f"))
+        default:
+            // Only bytes below 0x20 get here, so the high nibble is 0 or 1.
+            out.append(UInt8(ascii: "u"))
+            out.append(UInt8(ascii: "0"))
+            out.append(UInt8(ascii: "0"))
+            out.append(UInt8(ascii: "0") + (byte >> 4))
+            let low = byte & 0x0F
+            out.append(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
+        }
+    }
+
+    /// Appends the decimal digits of `value`, without going through `String`.
+    public static func appendDecimal(_ value: some FixedWidthInteger, to out: inout [UInt8]) {
+        precondition(type(of: value).bitWidth <= 64, "integers wider than 64 bits are not supported")
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        // The magnitude as UInt64 is exact for every integer type up to 64 bits, Int64.min included.
+        var magnitude = UInt64(truncatingIfNeeded: value.magnitude)
+        // Digits come out least significant first; write them in place, then flip them.
+        let start = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out[start...].reverse()
+    }
+}

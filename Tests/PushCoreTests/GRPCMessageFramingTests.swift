@@ -1,0 +1,136 @@
+import Testing
+
+@testable import PushCore
+
+@Suite("gRPC message framing")
+struct GRPCMessageFramingTests {
+    private func deframer(_ max: Int = 1024) -> GRPCMessageDeframer { GRPCMessageDeframer(maxMessageSize: max) }
+
+    @Test("the prefix is the flag and a big-endian length")
+    func prefix() {
+        #expect(GRPCMessageFramer.frame([0xAA, 0xBB]) == [0, 0, 0, 0, 2, 0xAA, 0xBB])
+        #expect(GRPCMessageFramer.frame([], compressed: true) == [1, 0, 0, 0, 0])
+        let big = [UInt8](repeating: 7, count: 0x01_02_03)
+        #expect(GRPCMessageFramer.frame(big).prefix(5) == [0, 0, 0x01, 0x02, 0x03])
+    }
+
+    @Test("a framed message comes back whole")
+    func roundTrip() throws {
+        var d = deframer()
+        d.append([1, 2, 3], compressed: false)
+        #expect(try d.next() == GRPCMessage(compressed: false, bytes: [1, 2, 3]))
+        #expect(try d.next() == nil)
+        #expect(!d.hasPartialMessage)
+    }
+
+    @Test("a zero-length message is a message")
+    func zeroLength() throws {
+        var d = deframer()
+        d.appendRaw([0, 0, 0, 0, 0])
+        #expect(try d.next() == GRPCMessage(bytes: []))
+        #expect(try d.next() == nil)
+    }
+
+    @Test("messages split at every byte boundary reassemble")
+    func chunkBoundaries() throws {
+        let wire =
+            GRPCMessageFramer.frame([10, 20, 30]) + GRPCMessageFramer.frame([], compressed: true)
+            + GRPCMessageFramer.frame([40])
+        for split in 0...wire.count {
+            var d = deframer()
+            var got: [GRPCMessage] = []
+            for chunk in [Array(wire[..<split]), Array(wire[split...])] {
+                d.appendRaw(chunk)
+                while let message = try d.next() { got.append(message) }
+            }
+            #expect(
+                got == [
+                    GRPCMessage(bytes: [10, 20, 30]), GRPCMessage(compressed: true, bytes: []),
+                    GRPCMessage(bytes: [40]),
+                ])
+            #expect(!d.hasPartialMessage)
+        }
+    }
+
+    @Test("byte-at-a-time input reports a partial message until the last byte")
+    func byteAtATime() throws {
+        let wire = GRPCMessageFramer.frame([1, 2, 3, 4])
+        var d = deframer()
+        for (i, byte) in wire.enumerated() {
+            d.appendRaw([byte])
+            let message = try d.next()
+            #expect((message == nil) == (i < wire.count - 1))
+            #expect(d.hasPartialMessage == (i < wire.count - 1))
+        }
+    }
+
+    @Test("an oversized length fails from the prefix alone")
+    func oversized() throws {
+        var d = deframer(100)
+        d.appendRaw([0, 0, 0, 0, 101])  // no body yet
+        #expect(throws: GRPCStatus(.resourceExhausted, "message of 101 bytes exceeds the limit of 100 bytes")) {
+            try d.next()
+        }
+        // Sticky: the stream can't be re-synchronised, and later input is dropped.
+        d.appendRaw([0, 0, 0, 0, 0])
+        #expect(throws: GRPCStatus.self) { try d.next() }
+        #expect(!d.hasPartialMessage)
+    }
+
+    @Test("a message exactly at the limit is accepted")
+    func atLimit() throws {
+        var d = deframer(4)
+        d.append([1, 2, 3, 4], compressed: false)
+        #expect(try d.next()?.bytes == [1, 2, 3, 4])
+    }
+
+    @Test("a 4 GiB declared length fails without overflow")
+    func hugeLength() {
+        var d = deframer(1 << 20)
+        d.appendRaw([0, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(
+            throws: GRPCStatus(.resourceExhausted, "message of 4294967295 bytes exceeds the limit of 1048576 bytes")
+        ) {
+            try d.next()
+        }
+    }
+
+    @Test("a compressed flag other than 0 or 1 is INTERNAL")
+    func badFlag() {
+        var d = deframer()
+        d.appendRaw([2, 0, 0, 0, 0])
+        #expect(throws: GRPCStatus(.internalError, "invalid compressed flag 2 in a gRPC message prefix")) {
+            try d.next()
+        }
+    }
+
+    @Test("consumed bytes are released as messages are read")
+    func buffersLittle() throws {
+        var d = deframer()
+        for i in 0..<1000 {
+            d.append([UInt8(truncatingIfNeeded: i)], compressed: false)
+            #expect(try d.next()?.bytes == [UInt8(truncatingIfNeeded: i)])
+        }
+        #expect(d.storedByteCount == 0)
+        d.appendRaw([0, 0, 0, 0, 2, 9])
+        #expect(try d.next() == nil)
+        #expect(d.bufferedByteCount == 6)
+        d.appendRaw([9, 0, 0])
+        #expect(try d.next()?.bytes == [9, 9])
+        #expect(d.bufferedByteCount == 2)
+        #expect(d.storedByteCount == 9)
+        d.appendRaw([0, 0, 0])
+        // Appending drops the consumed message before adding input.
+        #expect(d.storedByteCount == 5)
+    }
+}
+
+extension GRPCMessageDeframer {
+    mutating func appendRaw(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    mutating func append(_ message: [UInt8], compressed: Bool) {
+        appendRaw(GRPCMessageFramer.frame(message, compressed: compressed))
+    }
+}
