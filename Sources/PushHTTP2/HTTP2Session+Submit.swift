@@ -67,6 +67,17 @@ extension HTTP2Session {
         try HTTP2Error.check(nghttp2_submit_shutdown_notice(session))
     }
 
+    /// A new SETTINGS frame mid-connection, e.g. a server raising maxConcurrentStreams after
+    /// start-up as APNs does. `connectionWindowSize` is ignored here (it is not a setting);
+    /// the header-list limit enforced on received blocks follows `maxHeaderListSize`.
+    public func sendSettings(_ settings: HTTP2Settings) throws(HTTP2Error) {
+        let entries = settings.entries(for: role)
+        try HTTP2Error.check(entries.withUnsafeBufferPointer {
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+        })
+        headerListLimit = settings.enforcedHeaderListSize
+    }
+
     public func ping() throws(HTTP2Error) {
         try HTTP2Error.check(nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil))
     }

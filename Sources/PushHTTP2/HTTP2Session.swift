@@ -20,7 +20,7 @@ public final class HTTP2Session {
     /// arriving (server); removed in on_stream_close.
     var streams: [Int32: StreamState] = [:]
     /// RFC 9113 header-list size above which a received header block resets its stream.
-    let headerListLimit: Int
+    var headerListLimit: Int
     /// Set while inside nghttp2_session_mem_recv/mem_send, which must not be re-entered.
     var isInsideNghttp2 = false
     /// An error thrown by a Swift callback handler, rethrown from receive/drainOutput in place of

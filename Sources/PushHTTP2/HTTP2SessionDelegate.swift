@@ -13,8 +13,9 @@ public protocol HTTP2SessionDelegate: AnyObject {
     func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool)
     /// The stream is closed (both sides done, or reset by either peer). errorCode is the
     /// RST_STREAM code (noError for a normal close). Also called with refusedStream for a client
-    /// request nghttp2 never sent (e.g. GOAWAY arrived while it was queued), so it is safe to
-    /// retry elsewhere. A server may see this for streams whose headers it never received
+    /// request nghttp2 never sent, so it is safe to retry elsewhere: after a GOAWAY, requests
+    /// still held for a free stream slot are dropped when nghttp2 next tries to send them (once a
+    /// slot frees up), not when the GOAWAY arrives. A server may see this for streams whose headers it never received
     /// (e.g. refused for an oversized header block).
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode)
     /// The peer's SETTINGS were applied (client role re-reads remoteMaxConcurrentStreams).
