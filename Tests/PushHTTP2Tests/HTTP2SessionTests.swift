@@ -329,3 +329,51 @@ struct HTTP2SessionTests {
         #expect(reentryError != nil)
     }
 }
+
+@Suite("HTTP2Session at APNs scale")
+struct HTTP2SessionScaleTests {
+    @Test("1000 concurrent APNs-shaped requests sharing prebuilt headers and one body")
+    func thousandAPNsRequests() throws {
+        let pair = try Pair()
+        try pair.interact()
+        #expect(pair.client.remoteMaxConcurrentStreams == 1000)
+        pair.serverEvents.onEndStream = { session, id in
+            try session.sendResponseHeaders(streamID: id, headers: [HTTP2Header(":status", "200")], endStream: true)
+        }
+        // Built once, as the APNs client does; only :path differs per request.
+        let common = [
+            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "https"),
+            HTTP2Header(":authority", "api.push.apple.com"),
+            HTTP2Header("apns-topic", "com.example.app"), HTTP2Header("apns-push-type", "alert"),
+        ]
+        let pathName = Array(":path".utf8)
+        let prefix = Array("/3/device/".utf8)
+        let body = Array(#"{"aps":{"alert":"hello"}}"#.utf8)
+        var ids: [Int32] = []
+        for i in 0..<1000 {
+            var headers = common
+            // Pseudo-headers must precede regular ones (nghttp2 on the server resets otherwise).
+            headers.insert(HTTP2Header(name: pathName, value: prefix + Array(String(i, radix: 16).utf8), indexable: false), at: 3)
+            ids.append(try pair.client.submitRequest(headers: headers, body: body))
+        }
+        try pair.interact()
+        #expect(pair.serverEvents.hookErrors.isEmpty)
+        #expect(pair.serverEvents.requestStreamIDs.count == 1000)
+        #expect(ids.allSatisfy { pair.serverEvents.bodies[$0] == body && pair.clientEvents.closeCode(of: $0) == .noError })
+        #expect(pair.client.openStreamCount == 0)
+    }
+}
+
+@Suite("HTTP2Session server-side validation")
+struct HTTP2SessionValidationTests {
+    @Test("a malformed request (pseudo-header after a regular one) is reset, not delivered")
+    func malformedRequestReset() throws {
+        let pair = try Pair()
+        var headers = requestHeaders(path: "/ok")
+        headers.append(HTTP2Header(":path", "/late"))
+        let id = try pair.client.submitRequest(headers: headers, body: nil)
+        try pair.interact()
+        #expect(pair.serverEvents.headerBlocks(on: id).isEmpty)
+        #expect(pair.clientEvents.closeCode(of: id) == .protocolError)
+    }
+}
