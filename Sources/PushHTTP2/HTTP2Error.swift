@@ -23,9 +23,15 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
         self.init(nghttp2: code.rawValue)
     }
 
-    /// The session has no per-stream state for this stream (never opened here, or already closed).
-    static func unknownStream(_ streamID: Int32) -> HTTP2Error {
-        HTTP2Error(code: NGHTTP2_ERR_INVALID_ARGUMENT.rawValue, message: "no open outbound body for stream \(streamID)")
+    /// The session is not tracking this stream (never opened here, or already closed).
+    static func streamNotOpen(_ streamID: Int32) -> HTTP2Error {
+        HTTP2Error(code: NGHTTP2_ERR_STREAM_CLOSED.rawValue, message: "stream \(streamID) is not open")
+    }
+
+    /// Data or trailers for a stream whose outgoing side has no body open (headers-only, or
+    /// already ended with endStream/trailers).
+    static func noOpenBody(_ streamID: Int32) -> HTTP2Error {
+        HTTP2Error(code: NGHTTP2_ERR_INVALID_STATE.rawValue, message: "stream \(streamID) has no open outgoing body")
     }
 
     public var description: String { "HTTP2Error(\(code)): \(message)" }

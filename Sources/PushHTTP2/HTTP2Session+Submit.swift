@@ -9,7 +9,7 @@ extension HTTP2Session {
     /// Response headers. endStream true = headers-only response (gRPC Trailers-Only, APNs 200).
     /// Otherwise the stream gets a body fed by sendData/sendTrailers.
     public func sendResponseHeaders(streamID: Int32, headers: [HTTP2Header], endStream: Bool) throws(HTTP2Error) {
-        guard let state = streams[streamID] else { throw HTTP2Error.unknownStream(streamID) }
+        guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
         let rv: Int32
         if endStream {
             rv = headers.withNghttp2NVs { nghttp2_submit_response(session, streamID, $0, $1, nil) }
@@ -26,9 +26,8 @@ extension HTTP2Session {
     /// response, or client request with a streaming body). endStream ends the stream after this
     /// chunk. The array is kept as is (shared, not copied) until nghttp2 frames it.
     public func sendData(streamID: Int32, _ bytes: [UInt8], endStream: Bool) throws(HTTP2Error) {
-        guard let state = streams[streamID], state.outbound != nil, !state.outbound!.isFinished else {
-            throw HTTP2Error.unknownStream(streamID)
-        }
+        guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
+        guard state.outbound.map({ !$0.isFinished }) ?? false else { throw HTTP2Error.noOpenBody(streamID) }
         state.outbound!.append(bytes, endStream: endStream)
         try resumeIfDeferred(state, streamID)
     }
@@ -40,9 +39,8 @@ extension HTTP2Session {
     /// while a deferred provider is attached would leave the provider dangling. When the queue
     /// was already drained this costs one empty DATA frame before the trailers.
     public func sendTrailers(streamID: Int32, headers: [HTTP2Header]) throws(HTTP2Error) {
-        guard let state = streams[streamID], state.outbound != nil, !state.outbound!.isFinished else {
-            throw HTTP2Error.unknownStream(streamID)
-        }
+        guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
+        guard state.outbound.map({ !$0.isFinished }) ?? false else { throw HTTP2Error.noOpenBody(streamID) }
         state.outbound!.finish(trailers: headers)
         try resumeIfDeferred(state, streamID)
     }
