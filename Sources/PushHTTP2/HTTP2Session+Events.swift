@@ -1,0 +1,111 @@
+import CNGHTTP2
+
+// Swift handlers for nghttp2's callbacks: keep per-stream state and forward events to the
+// delegate. Delegate calls happen with no access to `streams` in progress, so the delegate may
+// call back into the session.
+
+extension HTTP2Session {
+    func onBeginHeaders(streamID: Int32) {
+        if let state = streams[streamID] {
+            // A second block on the stream: trailers (or a final response after 1xx).
+            state.headerBlock.removeAll(keepingCapacity: true)
+            state.headerBlockSize = 0
+        } else {
+            streams[streamID] = StreamState()
+        }
+    }
+
+    func onHeader(
+        streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, flags: UInt8
+    ) throws(HTTP2Error) -> Int32 {
+        guard let state = streams[streamID] else {
+            throw HTTP2Error(code: NGHTTP2_ERR_CALLBACK_FAILURE.rawValue, message: "header for stream \(streamID) without a header block")
+        }
+        state.headerBlockSize += name.count + value.count + 32
+        if state.headerBlockSize > headerListLimit {
+            // nghttp2 advertises SETTINGS_MAX_HEADER_LIST_SIZE but leaves enforcement to us.
+            // Stop buffering and refuse the stream; the delegate never sees the block.
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.enhanceYourCalm.rawValue)
+            state.headerBlock = []
+            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+        }
+        state.headerBlock.append(HTTP2Header(
+            name: Array(name), value: Array(value),
+            indexable: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) == 0))
+        return 0
+    }
+
+    func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
+        let hd = frame.pointee.hd
+        let endStream = hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        switch UInt32(hd.type) {
+        case NGHTTP2_HEADERS.rawValue:
+            guard let state = streams[hd.stream_id] else { return }
+            let headers = state.headerBlock
+            state.headerBlock = []
+            state.headerBlockSize = 0
+            delegate?.http2Session(self, didReceiveHeaders: headers, streamID: hd.stream_id, endStream: endStream)
+        case NGHTTP2_DATA.rawValue:
+            // Chunks were delivered by on_data_chunk_recv; only END_STREAM is left to report.
+            if endStream {
+                delegate?.http2Session(self, didReceiveData: UnsafeRawBufferPointer(start: nil, count: 0), streamID: hd.stream_id, endStream: true)
+            }
+        case NGHTTP2_SETTINGS.rawValue:
+            if hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
+                delegate?.http2SessionDidReceiveSettings(self)
+            }
+        case NGHTTP2_GOAWAY.rawValue:
+            let goAway = frame.pointee.goaway
+            let debugData = goAway.opaque_data_len == 0
+                ? [] : Array(UnsafeBufferPointer(start: goAway.opaque_data, count: goAway.opaque_data_len))
+            delegate?.http2Session(
+                self, didReceiveGoAway: goAway.last_stream_id, errorCode: HTTP2ErrorCode(rawValue: goAway.error_code),
+                debugData: debugData)
+        default:
+            break
+        }
+    }
+
+    func onDataChunk(streamID: Int32, _ data: UnsafeRawBufferPointer) {
+        delegate?.http2Session(self, didReceiveData: data, streamID: streamID, endStream: false)
+    }
+
+    func onStreamClose(streamID: Int32, errorCode: HTTP2ErrorCode) {
+        streams.removeValue(forKey: streamID)
+        delegate?.http2Session(self, streamDidClose: streamID, errorCode: errorCode)
+    }
+
+    /// A request nghttp2 dropped before sending (GOAWAY received or sent while it waited for
+    /// a free stream slot) never opens a stream, so on_stream_close would never report it.
+    func onFrameNotSent(_ frame: UnsafePointer<nghttp2_frame>) {
+        let hd = frame.pointee.hd
+        guard role == .client, UInt32(hd.type) == NGHTTP2_HEADERS.rawValue,
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
+              streams.removeValue(forKey: hd.stream_id) != nil
+        else { return }
+        delegate?.http2Session(self, streamDidClose: hd.stream_id, errorCode: .refusedStream)
+    }
+
+    /// nghttp2_data_source_read_callback: fills one DATA frame from the stream's queue.
+    func readBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard let state = streams[streamID], state.outbound != nil else {
+            return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        switch state.outbound!.read(into: buffer) {
+        case .deferred:
+            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+        case .bytes(let count, eof: false):
+            return count
+        case .bytes(let count, eof: true):
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            if let trailers = state.outbound!.trailers {
+                // The documented way to end a body with trailers: EOF without END_STREAM, then
+                // submit the trailer HEADERS (END_STREAM) from inside this callback.
+                flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                let rv = trailers.withNghttp2NVs { nghttp2_submit_trailer(session, streamID, $0, $1) }
+                if rv < 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+            }
+            return count
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// Receives a session's events. All methods are called synchronously from inside
+/// `HTTP2Session.receive(_:)` or `drainOutput(into:maxBytes:)`, on the session's thread.
+///
+/// Implementations may call the session's submit/send/reset/goAway methods from inside any of
+/// these (nghttp2 allows submissions from its callbacks); they must not call `receive` or
+/// `drainOutput` re-entrantly (those throw `NGHTTP2_ERR_INVALID_STATE` if they do).
+public protocol HTTP2SessionDelegate: AnyObject {
+    /// A complete header block (request/response headers, or trailers) for a stream.
+    /// endStream: the frame carried END_STREAM.
+    func http2Session(_ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool)
+    /// A DATA chunk (valid only during the call). Called with an empty buffer and endStream true
+    /// when a DATA frame carried END_STREAM; non-empty chunks always come with endStream false.
+    func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool)
+    /// The stream is closed (both sides done, or reset by either peer). errorCode is the
+    /// RST_STREAM code (noError for a normal close). Also called with refusedStream for a client
+    /// request nghttp2 never sent, so it is safe to retry elsewhere: after a GOAWAY, requests
+    /// still held for a free stream slot are dropped when nghttp2 next tries to send them (once a
+    /// slot frees up), not when the GOAWAY arrives. A server may see this for streams whose headers it never received
+    /// (e.g. refused for an oversized header block).
+    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode)
+    /// The peer's SETTINGS were applied (client role re-reads remoteMaxConcurrentStreams).
+    func http2SessionDidReceiveSettings(_ session: HTTP2Session)
+    /// GOAWAY from the peer. Streams above lastStreamID are then closed with refusedStream.
+    func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8])
+}
+
+extension HTTP2SessionDelegate {
+    public func http2SessionDidReceiveSettings(_ session: HTTP2Session) {}
+    public func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {}
+}

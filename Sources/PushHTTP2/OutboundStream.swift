@@ -1,0 +1,73 @@
+/// The body still to be sent on one stream: a queue of shared `[UInt8]` chunks that nghttp2's
+/// data source read callback drains into its own frame buffer (the only copy of body bytes).
+struct OutboundStream {
+    enum ReadResult {
+        /// Bytes written into nghttp2's buffer; `eof` = nothing more will follow.
+        case bytes(Int, eof: Bool)
+        /// Queue empty but the stream is not finished: nghttp2 parks the stream until resumed.
+        case deferred
+    }
+
+    private var chunks: [[UInt8]] = []
+    /// Index of the first chunk not fully sent; chunks before it are dropped lazily so
+    /// dequeueing is O(1).
+    private var head = 0
+    /// Bytes of `chunks[head]` already sent.
+    private var offset = 0
+    /// No data may be added after the queued chunks.
+    private(set) var endQueued = false
+    /// Trailers to send instead of END_STREAM on the last DATA frame.
+    private(set) var trailers: [HTTP2Header]?
+    /// The read callback returned NGHTTP2_ERR_DEFERRED; new data must call resume_data.
+    var deferred = false
+
+    init() {}
+
+    init(body: [UInt8]) {
+        if !body.isEmpty { chunks = [body] }
+        endQueued = true
+    }
+
+    var isFinished: Bool { endQueued || trailers != nil }
+
+    mutating func append(_ bytes: [UInt8], endStream: Bool) {
+        if !bytes.isEmpty { chunks.append(bytes) }
+        if endStream { endQueued = true }
+    }
+
+    mutating func finish(trailers: [HTTP2Header]) {
+        self.trailers = trailers
+    }
+
+    /// Copies as much queued data as fits into `buffer`.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
+        var written = 0
+        while written < buffer.count, head < chunks.count {
+            let n = chunks[head].withUnsafeBytes { chunk in
+                let n = Swift.min(buffer.count - written, chunk.count - offset)
+                buffer.baseAddress!.advanced(by: written)
+                    .copyMemory(from: chunk.baseAddress!.advanced(by: offset), byteCount: n)
+                return n
+            }
+            written += n
+            offset += n
+            if offset == chunks[head].count {
+                head += 1
+                offset = 0
+            }
+        }
+        if head == chunks.count {
+            chunks.removeAll(keepingCapacity: true)
+            head = 0
+            if isFinished { return .bytes(written, eof: true) }
+            if written == 0 {
+                deferred = true
+                return .deferred
+            }
+        } else if head > 32 {
+            chunks.removeFirst(head)
+            head = 0
+        }
+        return .bytes(written, eof: false)
+    }
+}

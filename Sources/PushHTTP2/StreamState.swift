@@ -1,0 +1,19 @@
+/// What the session tracks per live stream, keyed by stream id in `HTTP2Session.streams`.
+/// A class so nghttp2 callbacks can update it in place without re-hashing into the dictionary
+/// and while the delegate (which may touch `streams`) is being called.
+final class StreamState {
+    /// The header block being received (begun in on_begin_headers, delivered in on_frame_recv).
+    var headerBlock: [HTTP2Header] = []
+    /// Its size as RFC 9113 counts it (name + value + 32 per field), checked against the limit.
+    var headerBlockSize = 0
+    /// The body being sent, if this side's HEADERS were submitted with a data provider.
+    var outbound: OutboundStream?
+    /// The owner's value for this stream (e.g. an index into its own table).
+    var userValue: Int?
+
+    init() {}
+
+    init(outbound: OutboundStream?) {
+        self.outbound = outbound
+    }
+}
