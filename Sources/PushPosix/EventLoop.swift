@@ -43,6 +43,7 @@ public final class EventLoop: @unchecked Sendable {
     private var spareTasks: [@Sendable () -> Void] = []
     /// Connections that have output to flush at the end of this turn.
     private var flushQueue: [Connection] = []
+    private var spareFlushQueue: [Connection] = []
     /// Callbacks that must not run re-entrantly inside another callback (connectionDidClose,
     /// connect completions). They run as soon as the current callback returns.
     private var deferred: [() -> Void] = []
@@ -131,12 +132,16 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func runTasks() {
+    /// Runs the tasks queued so far; returns whether a stop was requested. Taking the tasks
+    /// and reading the stop flag share one lock acquisition: the only lock of a turn.
+    @discardableResult
+    private func runTasks() -> Bool {
         var batch: [@Sendable () -> Void] = []
         swap(&batch, &spareTasks)
-        shared.withLock { state in
+        let stop = shared.withLock { state -> Bool in
             swap(&state.tasks, &batch)
             state.wakePending = false
+            return state.stopRequested
         }
         // Tasks queued by these tasks wait for the next turn (the eventfd is written again).
         for work in batch {
@@ -145,6 +150,7 @@ public final class EventLoop: @unchecked Sendable {
         }
         batch.removeAll(keepingCapacity: true)
         spareTasks = batch
+        return stop
     }
 
     // MARK: - Timers
@@ -240,13 +246,17 @@ public final class EventLoop: @unchecked Sendable {
 
     private func flushPending() {
         guard !flushQueue.isEmpty else { return }
-        let batch = flushQueue
-        flushQueue = []
-        // Output produced by connectionDidDrain lands in a fresh queue and goes out next turn.
+        // Swap in the (empty) spare array: no allocation per turn. Output produced by
+        // connectionDidDrain lands in the fresh queue and goes out next turn.
+        var batch: [Connection] = []
+        swap(&batch, &spareFlushQueue)
+        swap(&batch, &flushQueue)
         for connection in batch {
             connection.flushNow()
             runDeferred()
         }
+        batch.removeAll(keepingCapacity: true)
+        spareFlushQueue = batch
     }
 
     func deferCallback(_ work: @escaping () -> Void) {
@@ -294,11 +304,13 @@ public final class EventLoop: @unchecked Sendable {
                 target.handleEvents(events.events(at: index))
                 runDeferred()
             }
-            runTasks()
+            // A stop seen here still lets this turn's timers and flush happen; tasks queued
+            // after the check are run by closeEverything().
+            let stop = runTasks()
             runTimers()
             flushPending()
             runDeferred()
-            if shared.withLock({ $0.stopRequested }) { return }
+            if stop { return }
         }
     }
 
