@@ -28,6 +28,9 @@ extension Connection {
         } catch {
             resolved = .failure(error)
         }
+        // Two transfers, not one holding a tuple: with Swift 6.3.1, destructuring
+        // `let (handler, completion) = transfer.value` inside the closure over-released the
+        // handler (use-after-free caught by AddressSanitizer in the tests).
         let handlerTransfer = UnsafeTransfer(value: handler)
         let completionTransfer = UnsafeTransfer(value: completion)
         let start: @Sendable () -> Void = {
