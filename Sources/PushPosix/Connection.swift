@@ -1,0 +1,246 @@
+import Glibc
+
+/// A non-blocking TCP socket registered with one event loop for its whole life.
+///
+/// `@unchecked Sendable` so the object can be handed between threads, but it is confined to
+/// `loop`'s thread: every method and property except `loop`, `remoteAddress` and
+/// `isLoopbackPeer` must be used on that thread only (hop with `loop.execute`).
+///
+/// Output is batched: `write` only appends to the outbound buffer, and the loop flushes each
+/// connection with pending output once per turn, after all events, tasks and timers, with one
+/// sendmsg per up to 64 buffered chunks. We use sendmsg(MSG_NOSIGNAL) rather than
+/// write/writev so a peer that went away yields EPIPE instead of killing the process with
+/// SIGPIPE; the process signal disposition is left alone. What the kernel does not take stays
+/// buffered and EPOLLOUT is armed until it drains.
+public final class Connection: @unchecked Sendable {
+    public let loop: EventLoop
+    public var handler: (any ConnectionHandler)?
+    /// "127.0.0.1:54321" / "[::1]:54321".
+    public let remoteAddress: String
+    public let isLoopbackPeer: Bool
+
+    /// Per readable event we read until EAGAIN, but at most this much per turn so one busy
+    /// peer cannot starve the others (level-triggered epoll reports the rest next turn).
+    static let readBudgetPerTurn = 1024 * 1024
+
+    private var fd: Int32
+    private var registrationID: UInt64 = 0
+    private var outbound = OutboundBuffer()
+    private var closed = false
+    private var readingPaused = false
+    /// EPOLLOUT is in the interest set (the kernel buffer was full at the last flush).
+    private var waitingForWritable = false
+    /// Already in the loop's flush queue for this turn.
+    private var flushQueued = false
+
+    init(fd: Int32, loop: EventLoop, peer: SocketAddress) {
+        self.fd = fd
+        self.loop = loop
+        remoteAddress = peer.description
+        isLoopbackPeer = peer.isLoopback
+    }
+
+    /// Adds the socket to the loop's epoll (reading).
+    func register() throws(IOError) {
+        registrationID = try loop.register(self, fd: fd, events: interest)
+    }
+
+    /// Takes over the registration of a finished connect (same fd, same id).
+    func adopt(registrationID id: UInt64) throws(IOError) {
+        registrationID = id
+        loop.replace(id: id, with: self)
+        try loop.modify(id: id, fd: fd, events: interest)
+    }
+
+    private var interest: UInt32 {
+        (readingPaused ? 0 : LinuxCalls.EPOLLIN) | (waitingForWritable ? LinuxCalls.EPOLLOUT : 0)
+    }
+
+    private func updateInterest() {
+        do {
+            try loop.modify(id: registrationID, fd: fd, events: interest)
+        } catch {
+            closeNow(error: error)
+        }
+    }
+
+    // MARK: - Public API (loop thread)
+
+    public var isClosed: Bool { closed }
+
+    /// Bytes buffered and not yet taken by the kernel.
+    public var pendingWriteBytes: Int { outbound.count }
+
+    /// Appends to the outbound buffer; flushed at the end of the loop turn. Ignored after close.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        loop.preconditionInEventLoop()
+        guard !closed, bytes.count > 0 else { return }
+        outbound.append(bytes)
+        // While EPOLLOUT is armed the kernel buffer is full; the writable event queues the flush.
+        if !flushQueued && !waitingForWritable {
+            flushQueued = true
+            loop.enqueueFlush(self)
+        }
+    }
+
+    public func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Stops reading (EPOLLIN leaves the interest set) until `resumeReading`. Data stays in the
+    /// kernel, so the peer is eventually throttled by TCP flow control.
+    public func pauseReading() {
+        loop.preconditionInEventLoop()
+        guard !closed, !readingPaused else { return }
+        readingPaused = true
+        updateInterest()
+    }
+
+    public func resumeReading() {
+        loop.preconditionInEventLoop()
+        guard !closed, readingPaused else { return }
+        readingPaused = false
+        updateInterest()
+    }
+
+    /// With `flushFirst`, makes one non-blocking attempt to send what is buffered (anything
+    /// the kernel does not take at once is dropped), then closes. connectionDidClose(nil)
+    /// follows once the current callback has returned. Idempotent.
+    public func close(flushFirst: Bool = true) {
+        loop.preconditionInEventLoop()
+        guard !closed else { return }
+        if flushFirst && !outbound.isEmpty {
+            _ = writeOut()
+        }
+        closeNow(error: nil)
+    }
+
+    // MARK: - Loop callbacks
+
+    /// Removes from epoll, closes the descriptor once, and defers the handler notification.
+    func closeNow(error: IOError?) {
+        guard !closed else { return }
+        closed = true
+        loop.deregister(id: registrationID, fd: fd)
+        closeDescriptor(fd)
+        fd = -1
+        outbound.removeAll()
+        // The deferred closure keeps `self` alive until the handler has been told.
+        loop.deferCallback { [self] in
+            let handler = self.handler
+            self.handler = nil
+            handler?.connectionDidClose(self, error: error)
+        }
+    }
+
+    /// Called by the loop at the end of the turn.
+    func flushNow() {
+        flushQueued = false
+        guard !closed, !outbound.isEmpty else { return }
+        switch writeOut() {
+        case .drained:
+            if waitingForWritable {
+                waitingForWritable = false
+                updateInterest()
+            }
+            if !closed { handler?.connectionDidDrain(self) }
+        case .blocked:
+            if !waitingForWritable {
+                waitingForWritable = true
+                updateInterest()
+            }
+        case .failed(let error):
+            closeNow(error: error)
+        }
+    }
+
+    private enum WriteOutcome {
+        case drained, blocked, failed(IOError)
+    }
+
+    /// Sends until the buffer is empty or the kernel stops taking data.
+    private func writeOut() -> WriteOutcome {
+        while !outbound.isEmpty {
+            let (entries, bytes) = outbound.gather(into: loop.iovecs)
+            var message = msghdr()
+            message.msg_iov = loop.iovecs.baseAddress
+            message.msg_iovlen = entries
+            let result: IOResult<Int>
+            do {
+                result = try syscall("sendmsg to \(remoteAddress)") {
+                    sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                }
+            } catch {
+                return .failed(error)
+            }
+            switch result {
+            case .wouldBlock:
+                return .blocked
+            case .processed(let written):
+                outbound.consume(written)
+                // A short write means the socket buffer is full: don't spend a syscall on EAGAIN.
+                if written < bytes { return outbound.isEmpty ? .drained : .blocked }
+            }
+        }
+        return .drained
+    }
+
+    private func readNow() {
+        let buffer = loop.readBuffer
+        var budget = Self.readBudgetPerTurn
+        while !closed && !readingPaused && budget > 0 {
+            let result: IOResult<Int>
+            do {
+                result = try syscall("read from \(remoteAddress)") {
+                    Glibc.read(fd, buffer.baseAddress, buffer.count)
+                }
+            } catch {
+                closeNow(error: error)
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .processed(0):
+                closeNow(error: nil)  // peer EOF
+                return
+            case .processed(let n):
+                budget -= n
+                handler?.connection(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                // A short read drained the socket; level-triggered epoll tells us if more comes,
+                // so skip the extra read that would only return EAGAIN.
+                if n < buffer.count { return }
+            }
+        }
+    }
+
+    private func socketError() -> IOError {
+        let code = Socket.pendingError(fd)
+        return IOError(errno: code != 0 ? code : EPIPE, reason: "connection to \(remoteAddress)")
+    }
+}
+
+extension Connection: Selectable {
+    func handleEvents(_ events: UInt32) {
+        guard !closed else { return }
+        let errorOrHangup = events & (LinuxCalls.EPOLLERR | LinuxCalls.EPOLLHUP) != 0
+        if !readingPaused && (events & LinuxCalls.EPOLLIN != 0 || errorOrHangup) {
+            // Reading delivers any remaining data first, then EOF or the socket error.
+            readNow()
+        }
+        if !closed && errorOrHangup && (readingPaused || events & LinuxCalls.EPOLLERR != 0) {
+            // ERR/HUP are reported even without interest; with reading paused (or an error
+            // the read did not surface) ignoring them would spin the loop.
+            closeNow(error: socketError())
+            return
+        }
+        if !closed && events & LinuxCalls.EPOLLOUT != 0 && !flushQueued {
+            flushQueued = true
+            loop.enqueueFlush(self)
+        }
+    }
+
+    func closeForShutdown() {
+        close(flushFirst: true)
+    }
+}

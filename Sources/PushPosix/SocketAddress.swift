@@ -1,0 +1,169 @@
+import Glibc
+
+/// An IPv4 or IPv6 socket address (a copied `sockaddr_storage`).
+struct SocketAddress: @unchecked Sendable {
+    // @unchecked: a plain value type; sockaddr_storage just lacks the annotation.
+    private var storage = sockaddr_storage()
+    private(set) var length: socklen_t = 0
+
+    var family: Int32 { Int32(storage.ss_family) }
+
+    init(_ address: UnsafePointer<sockaddr>, length: socklen_t) {
+        let count = min(Int(length), MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutableBytes(of: &storage) { dest in
+            dest.copyMemory(from: UnsafeRawBufferPointer(start: address, count: count))
+        }
+        self.length = socklen_t(count)
+    }
+
+    private init() {}
+
+    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: storage) { raw in
+            try body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), length)
+        }
+    }
+
+    /// IPv4/IPv6 literals (brackets allowed around IPv6) are parsed directly; anything else
+    /// ("localhost") goes through getaddrinfo, which may block, on the calling thread.
+    /// `passive` asks for addresses suitable for bind().
+    static func resolve(host: String, port: Int, passive: Bool = false) throws(IOError) -> [SocketAddress] {
+        guard (0...65535).contains(port) else {
+            throw IOError(errno: EINVAL, reason: "port \(port) out of range")
+        }
+        var name = host
+        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+
+        var v4 = sockaddr_in()
+        if inet_pton(AF_INET, name, &v4.sin_addr) == 1 {
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = in_port_t(UInt16(port).bigEndian)
+            return [withUnsafePointer(to: &v4) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }]
+        }
+        var v6 = sockaddr_in6()
+        if inet_pton(AF_INET6, name, &v6.sin6_addr) == 1 {
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = in_port_t(UInt16(port).bigEndian)
+            return [withUnsafePointer(to: &v6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }]
+        }
+
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = passive ? AI_PASSIVE : 0
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(name, String(port), &hints, &list)
+        guard rc == 0 else {
+            // getaddrinfo reports EAI_* codes, not errno; EAI_SYSTEM means "look at errno".
+            let code = rc == EAI_SYSTEM ? Glibc.errno : ENOENT
+            throw IOError(errno: code, reason: "resolving \(host): \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(list) }
+        var result: [SocketAddress] = []
+        var cursor = list
+        while let entry = cursor {
+            if let address = entry.pointee.ai_addr,
+                entry.pointee.ai_family == AF_INET || entry.pointee.ai_family == AF_INET6
+            {
+                result.append(SocketAddress(address, length: entry.pointee.ai_addrlen))
+            }
+            cursor = entry.pointee.ai_next
+        }
+        guard !result.isEmpty else {
+            throw IOError(errno: ENOENT, reason: "resolving \(host): no IPv4/IPv6 address")
+        }
+        return result
+    }
+
+    /// The bound address of a socket (getsockname) or its peer (getpeername).
+    static func of(fd: Int32, peer: Bool) throws(IOError) -> SocketAddress {
+        var address = SocketAddress()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try syscallChecked(peer ? "getpeername" : "getsockname") {
+            withUnsafeMutableBytes(of: &address.storage) { raw in
+                let pointer = raw.baseAddress!.assumingMemoryBound(to: sockaddr.self)
+                return peer ? getpeername(fd, pointer, &length) : getsockname(fd, pointer, &length)
+            }
+        }
+        address.length = length
+        return address
+    }
+
+    var port: Int {
+        withSockAddr { pointer, _ in
+            switch Int32(pointer.pointee.sa_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin_port))
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
+            default:
+                return 0
+            }
+        }
+    }
+
+    /// 127.0.0.0/8, ::1, or an IPv4-mapped 127.x address.
+    var isLoopback: Bool {
+        withSockAddr { pointer, _ in
+            switch Int32(pointer.pointee.sa_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    UInt32(bigEndian: $0.pointee.sin_addr.s_addr) >> 24 == 127
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    withUnsafeBytes(of: $0.pointee.sin6_addr) { b in
+                        let zeros10 = b.prefix(10).allSatisfy { $0 == 0 }
+                        let isOne = zeros10 && b[10] == 0 && b[11] == 0 && b[12...14].allSatisfy { $0 == 0 } && b[15] == 1
+                        let mapped127 = zeros10 && b[10] == 0xff && b[11] == 0xff && b[12] == 127
+                        return isOne || mapped127
+                    }
+                }
+            default:
+                return false
+            }
+        }
+    }
+}
+
+extension SocketAddress: CustomStringConvertible {
+    /// "127.0.0.1:54321" or "[::1]:54321".
+    var description: String {
+        withSockAddr { pointer, _ in
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+            switch Int32(pointer.pointee.sa_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
+                    var addr = sin.pointee.sin_addr
+                    inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
+                    return "\(Self.string(text)):\(port)"
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
+                    var addr = sin6.pointee.sin6_addr
+                    inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
+                    return "[\(Self.string(text))]:\(port)"
+                }
+            default:
+                return "unknown(family \(family))"
+            }
+        }
+    }
+
+    private static func string(_ cString: [CChar]) -> String {
+        let bytes = cString.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
