@@ -1,1 +1,21 @@
-print("pushgate")
+// pushgate: the command line. main only dispatches; each command lives in its own file.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case nil, "-h", "--help", "help":
+    print(Usage.main)
+    status = arguments.isEmpty ? 2 : 0
+case "version", "--version":
+    print("pushgate \(Version.current)")
+    status = 0
+case "serve":
+    status = ServeCommand.run(Array(arguments.dropFirst()))
+default:
+    printError("pushgate: unknown command \(arguments[0].debugDescription)\n\n\(Usage.main)")
+    status = 2
+}
+exit(status)

@@ -1,0 +1,55 @@
+# Pushgate. `make run` and `make test` set up everything they need on a fresh Debian 12 machine that
+# has the Swift toolchain: Debian packages (scripts/install-deps.sh) and a Python venv for the
+# gRPC interop tests (.venv).
+SHELL := /bin/bash
+SWIFT ?= swift
+VENV := .venv
+PY := $(VENV)/bin/python
+ARGS ?=
+
+.PHONY: all deps venv build release run test unit interop proto check-proto clean help
+
+all: build
+
+help:
+	@echo "make run          install deps, build (release), start the gateway on its defaults"
+	@echo "make test         install deps, check generated code, run unit and interop tests"
+	@echo "make proto        regenerate the protobuf code from proto/"
+	@echo "make build        debug build;  make release: release build"
+
+deps:
+	@scripts/install-deps.sh
+
+venv: deps $(VENV)/.installed
+
+$(VENV)/.installed: scripts/requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r scripts/requirements.txt
+	touch $@
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	.build/release/pushgate serve $(ARGS)
+
+proto: venv
+	PYTHON=$(PY) scripts/gen-proto.sh
+
+check-proto: venv
+	PYTHON=$(PY) scripts/check-proto.sh
+
+unit: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+interop: venv build
+	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) -m pytest -q Tests/interop
+
+test: check-proto unit interop
+
+clean:
+	rm -rf .build $(VENV) Tests/interop/gen

@@ -1,0 +1,155 @@
+import PushCore
+import PushHTTP2
+import PushPosix
+
+/// The server side of one gRPC call (one HTTP/2 stream): its request deframing, its handler task, its
+/// response and its end.
+///
+/// Confined to the event loop of its connection; the handler task reaches it only through
+/// `loop.execute`. That confinement is why it is `@unchecked Sendable`.
+final class GRPCServerCall: @unchecked Sendable {
+    let loop: EventLoop
+    let streamID: Int32
+    private unowned let connection: GRPCServerConnection
+    private var deframer: GRPCMessageDeframer
+    private var requests: AsyncStream<[UInt8]>.Continuation?
+    private var task: Task<Void, Never>?
+    private var deadlineTimer: TimerID?
+    private var responseHeadersSent = false
+    private var clientHalfClosed = false
+    private(set) var isFinished = false
+
+    init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int) {
+        self.connection = connection
+        self.loop = connection.loop
+        self.streamID = streamID
+        self.deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
+    }
+
+    /// Starts the handler in a task, and the deadline timer.
+    func start(_ method: GRPCMethod, context: GRPCCallContext, timeout: Duration?) {
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        requests = continuation
+        if let timeout {
+            deadlineTimer = loop.schedule(after: timeout) { [weak self] in
+                self?.deadlineTimer = nil
+                self?.finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
+            }
+        }
+        let requestStream = GRPCRequestStream(messages: stream)
+        let writer = GRPCResponseWriter(call: self)
+        let handler = method.handler
+        task = Task { [self] in
+            let status: GRPCStatus
+            do {
+                try await handler(requestStream, writer, context)
+                status = .ok
+            } catch let error as GRPCStatus {
+                status = error
+            } catch {
+                status = GRPCStatus(.internalError, "\(error)")
+            }
+            loop.execute { self.finish(status) }
+        }
+    }
+
+    /// Request bytes from a DATA frame.
+    func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard !isFinished else { return }
+        deframer.append(bytes)
+        do {
+            while let message = try deframer.next() {
+                if message.compressed {
+                    // Pushgate offers no compression (no zlib among its libraries), so it advertises
+                    // `grpc-accept-encoding: identity`; gRPC clients then send uncompressed messages.
+                    finish(
+                        GRPCStatus(.unimplemented, "compressed messages are not supported; send uncompressed (identity)"))
+                    return
+                }
+                requests?.yield(message.bytes)
+            }
+        } catch {
+            finish(error)
+        }
+    }
+
+    /// The client half-closed the stream.
+    func receiveEnd() {
+        clientHalfClosed = true
+        guard !isFinished else { return }
+        if deframer.hasPartialMessage {
+            finish(GRPCStatus(.invalidArgument, "the request ended inside a message (truncated length-prefixed message)"))
+            return
+        }
+        requests?.finish()
+        requests = nil
+    }
+
+    /// One response message.
+    func sendMessage(_ message: [UInt8]) {
+        guard !isFinished else { return }
+        do {
+            try sendResponseHeadersIfNeeded()
+            try connection.session.sendData(streamID: streamID, GRPCMessageFramer.frame(message), endStream: false)
+        } catch {
+            connection.streamFailed(self, error: error)
+        }
+        connection.flush()
+    }
+
+    /// Ends the call with `status`: trailers after messages, or Trailers-Only when none were sent.
+    func finish(_ status: GRPCStatus) {
+        guard !isFinished else { return }
+        isFinished = true
+        stopHandler()
+        let trailers = Self.trailers(for: status)
+        do {
+            if responseHeadersSent {
+                try connection.session.sendTrailers(streamID: streamID, headers: trailers)
+            } else {
+                try connection.session.sendResponseHeaders(
+                    streamID: streamID, headers: GRPCHeaders.responseHeaders + trailers, endStream: true)
+                if !clientHalfClosed {
+                    // The client is still sending a request we no longer read (PROTOCOL-HTTP2.md:
+                    // trailers before the client's END_STREAM are followed by RST_STREAM NO_ERROR).
+                    // Only after the Trailers-Only HEADERS is on the wire, or nghttp2 drops it.
+                    connection.resetAfterNextFlush(streamID)
+                }
+            }
+        } catch {
+            connection.streamFailed(self, error: error)
+        }
+        connection.flush()
+    }
+
+    /// The stream is gone (client reset, connection closed): stop without answering.
+    func cancel() {
+        guard !isFinished else { return }
+        isFinished = true
+        stopHandler()
+    }
+
+    private func stopHandler() {
+        if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
+        deadlineTimer = nil
+        requests?.finish()
+        requests = nil
+        task?.cancel()
+        task = nil
+    }
+
+    private func sendResponseHeadersIfNeeded() throws {
+        guard !responseHeadersSent else { return }
+        responseHeadersSent = true
+        try connection.session.sendResponseHeaders(
+            streamID: streamID, headers: GRPCHeaders.responseHeaders, endStream: false)
+    }
+
+    static func trailers(for status: GRPCStatus) -> [HTTP2Header] {
+        var headers = [HTTP2Header("grpc-status", String(status.code.rawValue))]
+        if !status.message.isEmpty {
+            headers.append(HTTP2Header("grpc-message", GRPCPercentEncoding.encode(status.message)))
+        }
+        return headers
+    }
+}

@@ -1,0 +1,43 @@
+/// One app that Pushgate sends for, from the `apps` list of the config file.
+///
+/// The APNs credentials (`team_id`, `key_id`, `key_file` or `cert_file` + `key_file`) are read by
+/// the delivery engine; this type only holds what the config says. Secrets are never logged: the
+/// description shows names and paths only.
+public struct AppConfiguration: Sendable, Equatable {
+    public enum Platform: String, Sendable {
+        case apns
+    }
+
+    public var name: String
+    public var platform: Platform
+    /// The default `apns-topic`.
+    public var bundleID: String
+    public var teamID: String
+    public var keyID: String
+    /// The `.p8` signing key (token auth), or the TLS client key (certificate auth).
+    public var keyFile: String
+    /// The TLS client certificate (certificate auth).
+    public var certFile: String
+    /// Apple's sandbox host instead of production.
+    public var sandbox: Bool
+    /// Overrides the Apple host, e.g. `https://127.0.0.1:8443` for a mock.
+    public var url: String
+    /// Extra trusted CA certificates (PEM) for the provider's TLS certificate.
+    public var caFile: String
+    /// HTTP/2 connections to keep open to the provider. Default 1.
+    public var connections: Int
+
+    public init(name: String, platform: Platform = .apns, bundleID: String = "") {
+        self.name = name
+        self.platform = platform
+        self.bundleID = bundleID
+        self.teamID = ""
+        self.keyID = ""
+        self.keyFile = ""
+        self.certFile = ""
+        self.sandbox = false
+        self.url = ""
+        self.caFile = ""
+        self.connections = 1
+    }
+}

@@ -1,0 +1,51 @@
+import PushGRPC
+import PushPosix
+
+/// A running Pushgate: event loops, the gRPC listener, and the services behind it.
+public final class Gateway: Sendable {
+    public let configuration: GatewayConfiguration
+    public let health: HealthStatusBoard
+    private let group: EventLoopGroup
+    private let server: GRPCServer
+
+    /// Starts the loops and listens; returns once the port is bound.
+    public init(configuration: GatewayConfiguration, log: Log) throws {
+        self.configuration = configuration
+        health = HealthStatusBoard()
+        group = try EventLoopGroup(loopCount: configuration.loops, namePrefix: "pushgate-loop")
+        let services = [
+            HealthService.make(board: health),
+            PushService.make(configuration: configuration),
+            RegistryService.make(configuration: configuration),
+        ]
+        var grpc = GRPCServerConfiguration()
+        grpc.host = configuration.listenHost
+        grpc.port = configuration.listenPort
+        grpc.maxMessageSize = configuration.maxMessageBytes
+        grpc.maxConcurrentStreams = UInt32(configuration.maxConcurrentStreams)
+        do {
+            server = try GRPCServer(configuration: grpc, services: services, group: group)
+        } catch {
+            group.shutdown()
+            throw error
+        }
+        for service in ["", "pushgate.v1.Push", "pushgate.v1.Registry"] {
+            health.set(service, .serving)
+        }
+        log.info(
+            "listening", ["address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
+                          "apps": configuration.apps.map(\.name).joined(separator: ",")])
+    }
+
+    /// The gRPC port actually bound (useful with port 0).
+    public var localPort: Int { server.localPort }
+
+    /// Reports NOT_SERVING, stops accepting and stops the loops.
+    public func stop() {
+        for service in ["", "pushgate.v1.Push", "pushgate.v1.Registry"] {
+            health.set(service, .notServing)
+        }
+        server.close()
+        group.shutdown()
+    }
+}

@@ -1,0 +1,120 @@
+import PushCore
+
+/// Everything `pushgate serve` is configured with: the JSON config file, then command-line flags.
+///
+/// Every key is documented in the README's configuration section; an unknown key is an error, so a
+/// typo does not silently fall back to a default.
+public struct GatewayConfiguration: Sendable {
+    /// `listen`: where the gRPC API listens, `host:port`. Default `127.0.0.1:50051`.
+    public var listenHost = "127.0.0.1"
+    public var listenPort = 50051
+    /// `loops`: event-loop threads. Default: one per core.
+    public var loops = GatewayConfiguration.coreCount
+    /// `max_message_bytes`: the largest request message. Default 4 MiB.
+    public var maxMessageBytes = 4 << 20
+    /// `max_concurrent_streams`: concurrent RPCs per client connection. Default 256.
+    public var maxConcurrentStreams = 256
+    /// `max_tokens_per_send`: tokens in one Send request, over all its notifications. Default 100,000.
+    public var maxTokensPerSend = 100_000
+    /// `log_level`: debug, info, warning or error. Default info.
+    public var logLevel = LogLevel.info
+    /// `apps`: the apps Pushgate sends for.
+    public var apps: [AppConfiguration] = []
+
+    public init() {}
+
+    /// The number of cores this process may use.
+    public static var coreCount: Int {
+        max(1, systemCoreCount())
+    }
+
+    /// Reads a config file's JSON. The keys are the ones above; see the README.
+    public static func parse(json bytes: [UInt8]) throws(ConfigurationError) -> GatewayConfiguration {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw ConfigurationError("config: not valid JSON: \(error)")
+        }
+        var config = GatewayConfiguration()
+        let reader = try ConfigObject(root, path: "config")
+        try reader.checkKeys([
+            "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "log_level",
+            "apps",
+        ])
+        if let listen = try reader.string("listen") { try config.setListen(listen) }
+        if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
+        if let size = try reader.int("max_message_bytes", range: 1024...(64 << 20)) { config.maxMessageBytes = size }
+        if let streams = try reader.int("max_concurrent_streams", range: 1...100_000) {
+            config.maxConcurrentStreams = streams
+        }
+        if let tokens = try reader.int("max_tokens_per_send", range: 1...10_000_000) { config.maxTokensPerSend = tokens }
+        if let level = try reader.string("log_level") { config.logLevel = try LogLevel(parsing: level, path: "config.log_level") }
+        if let apps = try reader.array("apps") {
+            config.apps = try apps.enumerated().map { index, value throws(ConfigurationError) in
+                try parseApp(value, path: "config.apps[\(index)]")
+            }
+            var seen = Set<String>()
+            for (index, app) in config.apps.enumerated() where !seen.insert(app.name).inserted {
+                throw ConfigurationError("config.apps[\(index)].name: duplicate app name \(app.name.debugDescription)")
+            }
+        }
+        return config
+    }
+
+    /// Sets `listen` from `host:port` (`[::1]:50051` for IPv6).
+    public mutating func setListen(_ value: String) throws(ConfigurationError) {
+        guard let (host, port) = parseHostPort(value) else {
+            throw ConfigurationError("listen: expected host:port (e.g. 127.0.0.1:50051), got \(value.debugDescription)")
+        }
+        listenHost = host
+        listenPort = port
+    }
+
+    /// The app a notification names; empty means the only (or first) app.
+    public func app(named name: String) -> AppConfiguration? {
+        name.isEmpty ? apps.first : apps.first { $0.name == name }
+    }
+
+    private static func parseApp(_ value: JSONValue, path: String) throws(ConfigurationError) -> AppConfiguration {
+        let reader = try ConfigObject(value, path: path)
+        try reader.checkKeys([
+            "name", "platform", "team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox", "url",
+            "ca_file", "connections",
+        ])
+        guard let name = try reader.string("name"), !name.isEmpty else {
+            throw ConfigurationError("\(path).name: required")
+        }
+        let platformName = try reader.string("platform") ?? "apns"
+        guard let platform = AppConfiguration.Platform(rawValue: platformName) else {
+            throw ConfigurationError("\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns)")
+        }
+        var app = AppConfiguration(name: name, platform: platform, bundleID: try reader.string("bundle_id") ?? "")
+        app.teamID = try reader.string("team_id") ?? ""
+        app.keyID = try reader.string("key_id") ?? ""
+        app.keyFile = try reader.string("key_file") ?? ""
+        app.certFile = try reader.string("cert_file") ?? ""
+        app.sandbox = try reader.bool("sandbox") ?? false
+        app.url = try reader.string("url") ?? ""
+        app.caFile = try reader.string("ca_file") ?? ""
+        app.connections = try reader.int("connections", range: 1...64) ?? 1
+        return app
+    }
+}
+
+/// A config file or flag that cannot be used; the message names the key.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `host:port`, with `[v6]:port` for IPv6 literals.
+func parseHostPort(_ value: String) -> (String, Int)? {
+    guard let colon = value.lastIndex(of: ":") else { return nil }
+    var host = String(value[..<colon])
+    guard let port = Int(value[value.index(after: colon)...]), (0...65535).contains(port), !host.isEmpty else {
+        return nil
+    }
+    if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+    return (host, port)
+}

@@ -1,0 +1,49 @@
+import PushCore
+import PushGRPC
+import PushProto
+
+/// Typed gRPC methods over ``ProtoMessage``s: decoding failures answer INVALID_ARGUMENT naming the
+/// message type.
+extension GRPCMethod {
+    static func unary<Request: ProtoMessage, Response: ProtoMessage>(
+        _ name: String, _ request: Request.Type,
+        _ body: @escaping @Sendable (Request, GRPCCallContext) async throws -> Response
+    ) -> GRPCMethod {
+        .unary(name) { bytes, context in
+            try await body(try decode(Request.self, bytes), context).serializedBytes()
+        }
+    }
+
+    static func serverStreaming<Request: ProtoMessage, Response: ProtoMessage>(
+        _ name: String, _ request: Request.Type, _ response: Response.Type,
+        _ body: @escaping @Sendable (Request, ProtoResponseWriter<Response>, GRPCCallContext) async throws -> Void
+    ) -> GRPCMethod {
+        .serverStreaming(name) { bytes, writer, context in
+            try await body(try decode(Request.self, bytes), ProtoResponseWriter(writer: writer), context)
+        }
+    }
+
+    /// A method whose capability arrives later: UNIMPLEMENTED with a message that says when.
+    static func notYetAvailable(_ name: String, _ message: String) -> GRPCMethod {
+        GRPCMethod(name: name, kind: .unary) { _, _, _ in
+            throw GRPCStatus(.unimplemented, message)
+        }
+    }
+}
+
+func decode<Request: ProtoMessage>(_ type: Request.Type, _ bytes: [UInt8]) throws(GRPCStatus) -> Request {
+    do {
+        return try Request(serializedBytes: bytes)
+    } catch {
+        throw GRPCStatus(.invalidArgument, error.description)
+    }
+}
+
+/// Sends typed response messages of one call.
+struct ProtoResponseWriter<Response: ProtoMessage>: Sendable {
+    let writer: GRPCResponseWriter
+
+    func send(_ response: Response) async {
+        await writer.send(response.serializedBytes())
+    }
+}

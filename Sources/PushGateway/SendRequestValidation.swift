@@ -1,0 +1,90 @@
+import PushCore
+import PushProto
+
+/// A validated Send request: every notification prepared (payload built once, headers derived), each
+/// with the app it goes through.
+struct ValidatedSend: Sendable {
+    struct Item: Sendable {
+        let app: AppConfiguration
+        let notification: PreparedNotification
+    }
+
+    let items: [Item]
+    var tokenCount: Int { items.reduce(0) { $0 + $1.notification.tokens.count } }
+}
+
+/// Checks every field of a Send request before anything is sent, and names the place of the first
+/// problem (`notifications[3].tokens[7]: …`).
+enum SendRequestValidation {
+    static func validate(
+        _ request: PushgateV1.SendRequest, configuration: GatewayConfiguration
+    ) throws(GRPCStatus) -> ValidatedSend {
+        guard !request.notifications.isEmpty else {
+            throw GRPCStatus(.invalidArgument, "notifications: at least one notification is required")
+        }
+        let tokens = request.notifications.reduce(0) { $0 + $1.tokens.count }
+        guard tokens <= configuration.maxTokensPerSend else {
+            throw GRPCStatus(
+                .invalidArgument,
+                "notifications: \(tokens) tokens in one Send, over the limit of \(configuration.maxTokensPerSend) "
+                    + "(max_tokens_per_send); split the request or use SendStream")
+        }
+        var items: [ValidatedSend.Item] = []
+        items.reserveCapacity(request.notifications.count)
+        for (index, notification) in request.notifications.enumerated() {
+            let path = "notifications[\(index)]"
+            guard let app = configuration.app(named: notification.app) else {
+                throw unknownApp(notification.app, path: path, configuration: configuration)
+            }
+            let domain = try NotificationRequest(notification, path: path)
+            switch NotificationValidator.prepare(domain, at: path, bundleID: app.bundleID) {
+            case .success(let prepared): items.append(.init(app: app, notification: prepared))
+            case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
+            }
+        }
+        return ValidatedSend(items: items)
+    }
+
+    private static func unknownApp(_ name: String, path: String, configuration: GatewayConfiguration) -> GRPCStatus {
+        if configuration.apps.isEmpty {
+            return GRPCStatus(.notFound, "\(path).app: no apps are configured (add one under \"apps\" in the config)")
+        }
+        let known = configuration.apps.map(\.name).joined(separator: ", ")
+        return GRPCStatus(.notFound, "\(path).app: unknown app \(name.debugDescription) (configured: \(known))")
+    }
+}
+
+extension NotificationRequest {
+    /// The domain form of a protobuf notification. Only the enum needs checking here; every other
+    /// field is checked by ``NotificationValidator``.
+    init(_ n: PushgateV1.Notification, path: String) throws(GRPCStatus) {
+        let pushType: PushType?
+        switch n.pushType {
+        case .unspecified: pushType = nil
+        case .alert: pushType = .alert
+        case .background: pushType = .background
+        case .voip: pushType = .voip
+        case .complication: pushType = .complication
+        case .fileprovider: pushType = .fileprovider
+        case .mdm: pushType = .mdm
+        case .location: pushType = .location
+        case .liveactivity: pushType = .liveactivity
+        case .pushtotalk: pushType = .pushtotalk
+        case .widgets: pushType = .widgets
+        case .controls: pushType = .controls
+        default: throw GRPCStatus(.invalidArgument, "\(path).push_type: unknown push type \(n.pushType.rawValue)")
+        }
+        self.init(
+            app: n.app, tokens: n.tokens,
+            alert: n.alert.map {
+                NotificationRequest.Alert(
+                    title: $0.title, subtitle: $0.subtitle, body: $0.body, launchImage: $0.launchImage,
+                    titleLocKey: $0.titleLocKey, titleLocArgs: $0.titleLocArgs, locKey: $0.locKey, locArgs: $0.locArgs)
+            },
+            badge: n.badge, sound: n.sound, category: n.category, threadID: n.threadID,
+            contentAvailable: n.contentAvailable, mutableContent: n.mutableContent,
+            interruptionLevel: n.interruptionLevel, dataJSON: n.dataJSON, payloadJSON: n.payloadJSON,
+            pushType: pushType, priority: n.priority, expiration: n.expiration, collapseID: n.collapseID,
+            topic: n.topic, id: n.id)
+    }
+}

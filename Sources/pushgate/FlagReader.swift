@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A command-line mistake; the message names the flag.
+struct CommandLineError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Reads `--flag value` and `--flag=value` pairs in order.
+struct FlagReader {
+    private var arguments: ArraySlice<String>
+    private var pendingValue: String?
+
+    init(_ arguments: [String]) { self.arguments = arguments[...] }
+
+    mutating func next() -> String? {
+        guard let argument = arguments.popFirst() else { return nil }
+        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            pendingValue = String(argument[argument.index(after: equals)...])
+            return String(argument[..<equals])
+        }
+        pendingValue = nil
+        return argument
+    }
+
+    mutating func value(for flag: String) throws -> String {
+        if let pendingValue {
+            self.pendingValue = nil
+            return pendingValue
+        }
+        guard let value = arguments.popFirst() else { throw CommandLineError("\(flag): needs a value") }
+        return value
+    }
+
+    mutating func int(for flag: String, range: ClosedRange<Int>) throws -> Int {
+        let text = try value(for: flag)
+        guard let number = Int(text), range.contains(number) else {
+            throw CommandLineError("\(flag): must be an integer between \(range.lowerBound) and \(range.upperBound)")
+        }
+        return number
+    }
+}
+
+/// The whole file, read with plain POSIX calls.
+func readFile(_ path: String) throws -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw CommandLineError("\(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw CommandLineError("\(path): \(String(cString: strerror(errno)))")
+        }
+        if count == 0 { return bytes }
+        bytes.append(contentsOf: chunk[0..<count])
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushGateway
+
+/// `pushgate serve`: reads the config, applies flags, runs until SIGINT/SIGTERM.
+enum ServeCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        let configuration: GatewayConfiguration
+        do {
+            guard let parsed = try parse(arguments) else {
+                print(Usage.serve)
+                return 0
+            }
+            configuration = parsed
+        } catch {
+            printError("pushgate serve: \(error)")
+            return 2
+        }
+        // Block the stop signals before any thread starts, so every thread inherits the mask and
+        // only this thread receives them, through sigwait.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+        let log = Log(level: configuration.logLevel)
+        let gateway: Gateway
+        do {
+            gateway = try Gateway(configuration: configuration, log: log)
+        } catch {
+            log.error("cannot start", ["error": "\(error)"])
+            return 1
+        }
+        while true {
+            var received: Int32 = 0
+            guard sigwait(&signals, &received) == 0 else { continue }
+            if received == SIGHUP {
+                log.warning("SIGHUP ignored: reloading the configuration is not supported yet")
+                continue
+            }
+            log.info("stopping", ["signal": received == SIGINT ? "SIGINT" : "SIGTERM"])
+            gateway.stop()
+            log.info("stopped")
+            return 0
+        }
+    }
+
+    /// nil when --help was asked for.
+    static func parse(_ arguments: [String]) throws -> GatewayConfiguration? {
+        var flags = FlagReader(arguments)
+        var configuration = GatewayConfiguration()
+        var overrides: [(inout GatewayConfiguration) throws -> Void] = []
+        while let flag = flags.next() {
+            switch flag {
+            case "-h", "--help":
+                return nil
+            case "--config":
+                let path = try flags.value(for: flag)
+                configuration = try GatewayConfiguration.parse(json: try readFile(path))
+            case "--listen":
+                let value = try flags.value(for: flag)
+                overrides.append { try $0.setListen(value) }
+            case "--loops":
+                let value = try flags.int(for: flag, range: 1...256)
+                overrides.append { $0.loops = value }
+            case "--max-message-bytes":
+                let value = try flags.int(for: flag, range: 1024...(64 << 20))
+                overrides.append { $0.maxMessageBytes = value }
+            case "--log-level":
+                let value = try flags.value(for: flag)
+                guard let level = ["debug": LogLevel.debug, "info": .info, "warning": .warning, "error": .error][value]
+                else { throw CommandLineError("--log-level: must be debug, info, warning or error") }
+                overrides.append { $0.logLevel = level }
+            default:
+                throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate serve --help)")
+            }
+        }
+        for override in overrides { try override(&configuration) }
+        return configuration
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum Version {
+    static let current = "0.1.0"
+}
+
+enum Usage {
+    static let main = """
+        pushgate — a push-notification gateway (gRPC in, APNs out)
+
+        Usage:
+          pushgate serve [--config FILE] [flags]   run the gateway
+          pushgate version                         print the version
+          pushgate --help                          this text
+
+        Run `pushgate serve --help` for the serve flags. The README documents every config key.
+        """
+
+    static let serve = """
+        Usage: pushgate serve [--config FILE] [flags]
+
+        Runs the gateway. With no config it listens on 127.0.0.1:50051. Flags override the file.
+
+          --config FILE             JSON config (keys in the README's configuration section)
+          --listen HOST:PORT        gRPC listen address (config: listen)
+          --loops N                 event-loop threads (config: loops; default one per core)
+          --max-message-bytes N     largest request message (config: max_message_bytes; default 4194304)
+          --log-level LEVEL         debug, info, warning or error (config: log_level)
+          -h, --help                this text
+
+        Stops on SIGINT or SIGTERM.
+        """
+}
+
+/// Writes a line to standard error (fd 2 directly: the C `stderr` global is not concurrency-safe).
+func printError(_ message: String) {
+    let line = Array((message + "\n").utf8)
+    line.withUnsafeBytes { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Pushgate builds and tests with, when any is missing.
+# Idempotent and quick when everything is there (dpkg-query only). Needs root or sudo to install.
+set -euo pipefail
+packages=(
+  libnghttp2-dev        # HTTP/2 (server and client sessions)
+  libprotobuf-c-dev     # protobuf runtime
+  protobuf-c-compiler   # protoc-c, for `make proto` and the staleness check
+  libssl-dev            # TLS, ALPN, ES256/RS256
+  libsqlite3-dev        # embedded store
+  pkg-config            # SwiftPM finds the libraries through it
+  nghttp2-client        # nghttp / h2load: independent HTTP/2 peers for tests and benchmarks
+  python3-venv          # the test venv (grpcio clients)
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing Debian packages: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
