@@ -1,0 +1,70 @@
+import PushGateway
+import Testing
+
+@Suite("Config file")
+struct GatewayConfigurationTests {
+    func parse(_ json: String) throws(ConfigurationError) -> GatewayConfiguration {
+        try GatewayConfiguration.parse(json: Array(json.utf8))
+    }
+
+    func error(_ json: String) -> String {
+        do {
+            _ = try parse(json)
+            return "no error"
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("an empty object gives the documented defaults")
+    func defaults() throws {
+        let config = try parse("{}")
+        #expect(config.listenHost == "127.0.0.1")
+        #expect(config.listenPort == 50051)
+        #expect(config.maxMessageBytes == 4 << 20)
+        #expect(config.maxConcurrentStreams == 256)
+        #expect(config.apps.isEmpty)
+    }
+
+    @Test("every key is read")
+    func everyKey() throws {
+        let config = try parse(
+            """
+            {"listen": "[::1]:9000", "loops": 3, "max_message_bytes": 2048, "max_concurrent_streams": 10,
+             "max_tokens_per_send": 5, "log_level": "debug",
+             "apps": [{"name": "a", "platform": "apns", "bundle_id": "com.a", "team_id": "T", "key_id": "K",
+                       "key_file": "k.p8", "sandbox": true, "url": "https://127.0.0.1:8443", "ca_file": "ca.pem",
+                       "connections": 4},
+                      {"name": "b", "cert_file": "c.pem", "key_file": "k.pem"}]}
+            """)
+        #expect(config.listenHost == "::1")
+        #expect(config.listenPort == 9000)
+        #expect(config.loops == 3)
+        #expect(config.maxMessageBytes == 2048)
+        #expect(config.maxConcurrentStreams == 10)
+        #expect(config.maxTokensPerSend == 5)
+        #expect(config.logLevel == .debug)
+        #expect(config.apps.count == 2)
+        #expect(config.apps[0].sandbox)
+        #expect(config.apps[0].connections == 4)
+        #expect(config.apps[0].url == "https://127.0.0.1:8443")
+        #expect(config.apps[1].certFile == "c.pem")
+        #expect(config.app(named: "")?.name == "a", "empty app name means the first app")
+        #expect(config.app(named: "b")?.name == "b")
+        #expect(config.app(named: "c") == nil)
+    }
+
+    @Test("mistakes name the key")
+    func mistakes() {
+        #expect(error("{\"listn\": 1}").hasPrefix("config: unknown key \"listn\""))
+        #expect(error("{\"loops\": \"two\"}") == "config.loops: expected an integer")
+        #expect(error("{\"loops\": 0}") == "config.loops: must be between 1 and 256")
+        #expect(error("{\"listen\": \"nowhere\"}").hasPrefix("listen: expected host:port"))
+        #expect(error("{\"apps\": [{}]}") == "config.apps[0].name: required")
+        #expect(error("{\"apps\": [{\"name\": \"a\", \"platform\": \"wns\"}]}").hasPrefix("config.apps[0].platform"))
+        #expect(error("{\"apps\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}").hasPrefix("config.apps[1].name: duplicate"))
+        #expect(error("{\"apps\": [{\"name\": \"a\", \"colour\": 1}]}").hasPrefix("config.apps[0]: unknown key"))
+        #expect(error("[1]") == "config: expected a JSON object")
+        #expect(error("{").hasPrefix("config: not valid JSON"))
+    }
+}

@@ -1,0 +1,76 @@
+import PushCore
+import PushProto
+import Testing
+
+@testable import PushGateway
+
+@Suite("Send request validation")
+struct SendRequestValidationTests {
+    static let token = String(repeating: "ab", count: 32)
+
+    static var configuration: GatewayConfiguration {
+        var config = GatewayConfiguration()
+        config.apps = [AppConfiguration(name: "demo", bundleID: "com.example.demo")]
+        config.maxTokensPerSend = 3
+        return config
+    }
+
+    func notification(_ tokens: [String] = [token], app: String = "") -> PushgateV1.Notification {
+        var n = PushgateV1.Notification()
+        n.app = app
+        n.tokens = tokens
+        var alert = PushgateV1.Alert()
+        alert.body = "Hello"
+        n.alert = alert
+        return n
+    }
+
+    func status(_ notifications: [PushgateV1.Notification]) -> GRPCStatus? {
+        var request = PushgateV1.SendRequest()
+        request.notifications = notifications
+        do {
+            _ = try SendRequestValidation.validate(request, configuration: Self.configuration)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a valid request is prepared once per notification, with the app's bundle id as topic")
+    func valid() throws {
+        var request = PushgateV1.SendRequest()
+        request.notifications = [notification(), notification(app: "demo")]
+        let send = try SendRequestValidation.validate(request, configuration: Self.configuration)
+        #expect(send.items.count == 2)
+        #expect(send.tokenCount == 2)
+        #expect(send.items[0].notification.topic == "com.example.demo")
+        #expect(send.items[0].notification.pushType == .alert)
+        #expect(String(decoding: send.items[0].notification.payload, as: UTF8.self) == #"{"aps":{"alert":{"body":"Hello"}}}"#)
+    }
+
+    @Test("errors name the place")
+    func errors() {
+        #expect(status([]) == GRPCStatus(.invalidArgument, "notifications: at least one notification is required"))
+        #expect(
+            status([notification(), notification([Self.token, "xyz"])])
+                == GRPCStatus(.invalidArgument, "notifications[1].tokens[1]: APNs device token must be 64-200 hex digits"))
+        #expect(status([notification(app: "other")])?.code == .notFound)
+        #expect(status([notification(app: "other")])?.message.hasPrefix("notifications[0].app: unknown app \"other\"") == true)
+        #expect(status([notification([Self.token, Self.token]), notification([Self.token, Self.token])])?.message
+            .hasPrefix("notifications: 4 tokens in one Send, over the limit of 3") == true)
+        var badType = notification()
+        badType.pushType = PushgateV1.PushType(rawValue: 42)
+        #expect(status([badType]) == GRPCStatus(.invalidArgument, "notifications[0].push_type: unknown push type 42"))
+    }
+
+    @Test("every proto push type maps to a domain push type")
+    func pushTypes() throws {
+        for raw in Int32(1)...11 {
+            var n = notification()
+            n.pushType = PushgateV1.PushType(rawValue: raw)
+            let domain = try NotificationRequest(n, path: "n")
+            #expect(domain.pushType != nil)
+        }
+        #expect(try NotificationRequest(notification(), path: "n").pushType == nil)
+    }
+}
