@@ -127,7 +127,7 @@ public final class TLSContext: @unchecked Sendable {
         }
         let key = try EVPKey(privateKeyPEM: privateKeyPEM)
         guard SSL_CTX_use_PrivateKey(ctx, key.pkey) == 1 else {
-            throw .openSSL(.certificate, "SSL_CTX_use_PrivateKey failed")
+            throw .openSSL(.certificate, "cannot use the private key with this certificate")
         }
         try checkPrivateKey()
     }

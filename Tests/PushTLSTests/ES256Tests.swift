@@ -164,3 +164,35 @@ struct ES256Tests {
         #expect(allValid)
     }
 }
+
+@Suite("Provider tokens from other producers")
+struct ForeignTokenTests {
+    @Test("a token with typ, whitespace and escapes, signed elsewhere in the same format, verifies")
+    func foreignToken() throws {
+        let keys = try ES256Signer.generateP8()
+        let signer = try ES256Signer(p8PEM: keys.privateKeyPEM)
+        let header = base64URLEncode(Array(#"{ "typ" : "JWT", "alg":"ES256", "kid":"K\u0045Y1234567" }"#.utf8))
+        let claims = base64URLEncode(Array(#"{"iat": 1700000001, "iss":"TEAM123456", "extra": null}"#.utf8))
+        let input = header + "." + claims
+        let token = input + "." + base64URLEncode(try signer.sign(Array(input.utf8)))
+        let parsed = try #require(APNsProviderToken.verify(token, verifier: ES256Verifier(publicKeyPEM: keys.publicKeyPEM)))
+        #expect(parsed.keyID == "KEY1234567")
+        #expect(parsed.teamID == "TEAM123456")
+        #expect(parsed.issuedAt == 1_700_000_001)
+    }
+
+    @Test("duplicate or non-integer claims are rejected", arguments: [
+        #"{"iss":"TEAM123456","iat":1.5}"#,
+        #"{"iss":"TEAM123456","iat":"1700000000"}"#,
+        #"{"iss":"TEAM123456","iss":"OTHER","iat":1}"#,
+        #"{"iss":"TEAM123456","iat":1} x"#,
+        #"{"iss":{"nested":1},"iat":1}"#,
+    ])
+    func oddClaims(json: String) throws {
+        let keys = try ES256Signer.generateP8()
+        let signer = try ES256Signer(p8PEM: keys.privateKeyPEM)
+        let input = base64URLEncode(Array(#"{"alg":"ES256","kid":"KEY1234567"}"#.utf8)) + "." + base64URLEncode(Array(json.utf8))
+        let token = input + "." + base64URLEncode(try signer.sign(Array(input.utf8)))
+        #expect(APNsProviderToken.verify(token, verifier: try ES256Verifier(publicKeyPEM: keys.publicKeyPEM)) == nil)
+    }
+}
