@@ -1,4 +1,4 @@
-/// base64url (RFC 4648 §5) without padding, as JWS uses it.
+// base64url (RFC 4648 §5) without padding, as JWS uses it.
 
 private let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
