@@ -45,6 +45,10 @@ let package = Package(
         .testTarget(
             name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "CNGHTTP2"], swiftSettings: swiftSettings),
 
+        // TLS over OpenSSL memory BIOs (sans-IO), certificates, ES256 JWT signing.
+        .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+
         // Swift values over the protoc-c messages; C structs never leave this module.
         .target(
             name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC"], swiftSettings: swiftSettings),

@@ -31,3 +31,28 @@ static inline long COpenSSL_BIO_get_mem_data(BIO *bio, char **data) {
 static inline int COpenSSL_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);
 }
+
+/// SSL_CTX_clear_mode is a macro over SSL_CTX_ctrl.
+static inline long COpenSSL_SSL_CTX_clear_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_clear_mode(ctx, mode);
+}
+
+/// SSL_CTX_add1_chain_cert is a macro over SSL_CTX_ctrl.
+static inline int COpenSSL_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *x509) {
+    return (int)SSL_CTX_add1_chain_cert(ctx, x509);
+}
+
+/// SSL_OP_NO_COMPRESSION expands to SSL_OP_BIT(17), a cast-and-shift Swift does not import.
+static inline uint64_t COpenSSL_SSL_OP_NO_COMPRESSION(void) {
+    return SSL_OP_NO_COMPRESSION;
+}
+
+/// SSL_OP_NO_RENEGOTIATION expands to SSL_OP_BIT(30), a cast-and-shift Swift does not import.
+static inline uint64_t COpenSSL_SSL_OP_NO_RENEGOTIATION(void) {
+    return SSL_OP_NO_RENEGOTIATION;
+}
+
+/// EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen, which Swift cannot call.
+static inline EVP_PKEY *COpenSSL_EVP_EC_gen(const char *curve) {
+    return EVP_EC_gen(curve);
+}

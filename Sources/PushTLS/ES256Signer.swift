@@ -1,0 +1,51 @@
+internal import COpenSSL
+
+/// Signs with ECDSA P-256 + SHA-256 (JWS "ES256"), e.g. APNs provider tokens with a `.p8` key.
+///
+/// `@unchecked Sendable`: the key is immutable after init and every `sign` call uses its own
+/// EVP_MD_CTX, which OpenSSL 3 allows concurrently on one shared EVP_PKEY.
+public final class ES256Signer: @unchecked Sendable {
+    let key: EVPKey
+
+    /// Loads an unencrypted PKCS#8 PEM ("-----BEGIN PRIVATE KEY-----", Apple's `.p8` format).
+    /// Throws `.certificate` for anything but an EC key on P-256 (RSA, P-384, …).
+    public init(p8PEM: String) throws(TLSError) {
+        let key = try EVPKey(privateKeyPEM: p8PEM)
+        try key.requireP256("ES256 signing key")
+        self.key = key
+    }
+
+    /// Reads the `.p8` file at `p8File` and loads it like `init(p8PEM:)`.
+    public convenience init(p8File: String) throws(TLSError) {
+        try self.init(p8PEM: try readTextFile(p8File))
+    }
+
+    /// The public half as SubjectPublicKeyInfo PEM ("-----BEGIN PUBLIC KEY-----").
+    public func publicKeyPEM() throws(TLSError) -> String { try key.publicKeyPEM() }
+
+    /// The JWS signature of `message`: raw r‖s, 64 bytes (not DER).
+    public func sign(_ message: [UInt8]) throws(TLSError) -> [UInt8] {
+        guard let digest = EVP_MD_CTX_new() else { throw .openSSL(.signing, "EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(digest) }
+        guard EVP_DigestSignInit(digest, nil, EVP_sha256(), nil, key.pkey) == 1 else {
+            throw .openSSL(.signing, "EVP_DigestSignInit failed")
+        }
+        var length = 0
+        let sized = message.withUnsafeBufferPointer { EVP_DigestSign(digest, nil, &length, $0.baseAddress, $0.count) }
+        guard sized == 1, length > 0 else { throw .openSSL(.signing, "EVP_DigestSign (sizing) failed") }
+        var der = [UInt8](repeating: 0, count: length)
+        let signed = der.withUnsafeMutableBufferPointer { out in
+            message.withUnsafeBufferPointer { EVP_DigestSign(digest, out.baseAddress, &length, $0.baseAddress, $0.count) }
+        }
+        guard signed == 1 else { throw .openSSL(.signing, "EVP_DigestSign failed") }
+        der.removeLast(der.count - length)  // DER length varies with leading zeros of r and s
+        return try ECDSASignatureEncoding.raw(fromDER: der)
+    }
+
+    /// A fresh P-256 key pair for tests and the mock APNs server: the private key as PKCS#8 PEM
+    /// (what Apple's `.p8` files hold) and the public key as SubjectPublicKeyInfo PEM.
+    public static func generateP8() throws(TLSError) -> (privateKeyPEM: String, publicKeyPEM: String) {
+        let key = try EVPKey.generateP256()
+        return (try key.privateKeyPEM(), try key.publicKeyPEM())
+    }
+}

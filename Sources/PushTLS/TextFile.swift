@@ -1,0 +1,22 @@
+internal import COpenSSL
+
+/// Reads a whole (PEM) file through an OpenSSL file BIO, so this module needs no Foundation.
+func readTextFile(_ path: String) throws(TLSError) -> String {
+    guard let bio = BIO_new_file(path, "rb") else { throw .openSSL(.certificate, "cannot open \(path)") }
+    defer { BIO_free(bio) }
+    var contents: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        var got = 0
+        let status = chunk.withUnsafeMutableBytes { BIO_read_ex(bio, $0.baseAddress, $0.count, &got) }
+        if status == 1 {
+            contents.append(contentsOf: chunk[..<got])
+            continue
+        }
+        // BIO_read_ex also "fails" at end of file; only a failure before EOF is an error.
+        guard BIO_ctrl(bio, BIO_CTRL_EOF, 0, nil) == 1 else { throw .openSSL(.certificate, "cannot read \(path)") }
+        break
+    }
+    _ = drainOpenSSLErrorQueue()
+    return String(decoding: contents, as: UTF8.self)
+}

@@ -1,0 +1,198 @@
+import Foundation
+import PushTLS
+import Testing
+
+@Suite("ES256 signing and APNs provider tokens")
+struct ES256Tests {
+    @Test("sign then verify; a changed message or signature fails")
+    func roundTrip() throws {
+        let (privateKeyPEM, publicKeyPEM) = try ES256Signer.generateP8()
+        #expect(privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        #expect(publicKeyPEM.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+        let signer = try ES256Signer(p8PEM: privateKeyPEM)
+        let message = Array("eyJhbGciOiJFUzI1NiJ9.e30".utf8)
+        let signature = try signer.sign(message)
+        #expect(signature.count == 64)
+
+        for verifier in [try ES256Verifier(publicKeyPEM: publicKeyPEM), try ES256Verifier(p8PEM: privateKeyPEM)] {
+            #expect(verifier.verify(message, rawSignature: signature))
+            #expect(!verifier.verify(message + [0x20], rawSignature: signature))
+            var flipped = signature
+            flipped[10] ^= 1
+            #expect(!verifier.verify(message, rawSignature: flipped))
+            #expect(!verifier.verify(message, rawSignature: Array(signature.prefix(63))))
+        }
+        let other = try ES256Verifier(publicKeyPEM: ES256Signer.generateP8().publicKeyPEM)
+        #expect(!other.verify(message, rawSignature: signature))
+        #expect(try signer.publicKeyPEM() == publicKeyPEM)
+    }
+
+    @Test("the OpenSSL CLI verifies our r‖s once DER-wrapped, and we verify its DER once unwrapped")
+    func interoperatesWithOpenSSLCLI() throws {
+        let (privateKeyPEM, publicKeyPEM) = try ES256Signer.generateP8()
+        let directory = try TemporaryDirectory()
+        let key = try directory.write("key.p8", privateKeyPEM)
+        let publicKey = try directory.write("pub.pem", publicKeyPEM)
+        let message = Array(#"{"alg":"ES256"}.{"iss":"TEAM123456"}"#.utf8)
+        let messageFile = try directory.write("message", message)
+
+        // Ours → CLI. Many signatures so that short r or s (leading zero bytes) are exercised.
+        let signer = try ES256Signer(p8PEM: privateKeyPEM)
+        for round in 0..<8 {
+            let raw = try signer.sign(message)
+            let signatureFile = try directory.write("sig\(round).der", DER.ecdsaSignature(raw: raw))
+            let result = try runOpenSSL(["dgst", "-sha256", "-verify", publicKey, "-signature", signatureFile, messageFile])
+            #expect(result.status == 0, "openssl: \(result.output)")
+        }
+
+        // CLI → ours.
+        let cliSignature = directory.path("cli.der")
+        let signed = try runOpenSSL(["dgst", "-sha256", "-sign", key, "-out", cliSignature, messageFile])
+        try #require(signed.status == 0, "openssl: \(signed.output)")
+        let raw = try #require(DER.rawECDSASignature(der: Array(Data(contentsOf: URL(fileURLWithPath: cliSignature)))))
+        #expect(try ES256Verifier(publicKeyPEM: publicKeyPEM).verify(message, rawSignature: raw))
+    }
+
+    @Test("a provider token parses back with its kid, iss and iat and verifies")
+    func providerTokenRoundTrip() throws {
+        let keys = try ES256Signer.generateP8()
+        let signer = try ES256Signer(p8PEM: keys.privateKeyPEM)
+        let token = try APNsProviderToken.make(teamID: "TEAM123456", keyID: "KEY1234567", issuedAt: 1_700_000_000, signer: signer)
+        let parts = token.split(separator: ".").map(String.init)
+        try #require(parts.count == 3)
+        #expect(String(decoding: try #require(base64URLDecode(parts[0])), as: UTF8.self) == #"{"alg":"ES256","kid":"KEY1234567"}"#)
+        #expect(String(decoding: try #require(base64URLDecode(parts[1])), as: UTF8.self) == #"{"iss":"TEAM123456","iat":1700000000}"#)
+        #expect(try #require(base64URLDecode(parts[2])).count == 64)
+        #expect(!token.contains("="))
+
+        let verifier = try ES256Verifier(publicKeyPEM: keys.publicKeyPEM)
+        let claims = try #require(APNsProviderToken.verify(token, verifier: verifier))
+        #expect(claims.keyID == "KEY1234567")
+        #expect(claims.teamID == "TEAM123456")
+        #expect(claims.issuedAt == 1_700_000_000)
+    }
+
+    @Test("tampered, re-signed-by-another-key, non-ES256 and malformed tokens fail")
+    func tamperedTokens() throws {
+        let keys = try ES256Signer.generateP8()
+        let signer = try ES256Signer(p8PEM: keys.privateKeyPEM)
+        let verifier = try ES256Verifier(publicKeyPEM: keys.publicKeyPEM)
+        let token = try APNsProviderToken.make(teamID: "TEAM123456", keyID: "KEY1234567", issuedAt: 1_700_000_000, signer: signer)
+        let parts = token.split(separator: ".").map(String.init)
+
+        let otherClaims = base64URLEncode(Array(#"{"iss":"EVIL123456","iat":1700000000}"#.utf8))
+        #expect(APNsProviderToken.verify([parts[0], otherClaims, parts[2]].joined(separator: "."), verifier: verifier) == nil)
+        var signature = try #require(base64URLDecode(parts[2]))
+        signature[63] ^= 0x80
+        #expect(APNsProviderToken.verify([parts[0], parts[1], base64URLEncode(signature)].joined(separator: "."), verifier: verifier) == nil)
+
+        let otherSigner = try ES256Signer(p8PEM: ES256Signer.generateP8().privateKeyPEM)
+        let forged = try APNsProviderToken.make(teamID: "TEAM123456", keyID: "KEY1234567", issuedAt: 1_700_000_000, signer: otherSigner)
+        #expect(APNsProviderToken.verify(forged, verifier: verifier) == nil)
+
+        // A correctly signed token that claims another algorithm is still rejected.
+        let noneHeader = base64URLEncode(Array(#"{"alg":"none","kid":"KEY1234567"}"#.utf8))
+        let input = noneHeader + "." + parts[1]
+        let resigned = input + "." + base64URLEncode(try signer.sign(Array(input.utf8)))
+        #expect(APNsProviderToken.verify(resigned, verifier: verifier) == nil)
+
+        for malformed in ["", "a.b", "a.b.c.d", parts[0] + "." + parts[1] + ".", token + "="] {
+            #expect(APNsProviderToken.verify(malformed, verifier: verifier) == nil, "\(malformed)")
+        }
+    }
+
+    @Test("IDs that could break the JSON are refused")
+    func refusesOddIDs() throws {
+        let signer = try ES256Signer(p8PEM: ES256Signer.generateP8().privateKeyPEM)
+        let error = try #require(throws: TLSError.self) {
+            try APNsProviderToken.make(teamID: #"TEAM","x":"1"#, keyID: "KEY1234567", issuedAt: 0, signer: signer)
+        }
+        #expect(error.kind == .invalidInput)
+    }
+
+    @Test("keys that are not EC P-256 are rejected with a clear message", arguments: [
+        ("P-384", NonP256Keys.p384, "curve secp384r1"),
+        ("RSA", NonP256Keys.rsa1024, "key type rsaEncryption"),
+        ("Ed25519", NonP256Keys.ed25519, "key type ED25519"),
+    ])
+    func rejectsOtherKeys(name: String, pem: String, reason: String) throws {
+        let error = try #require(throws: TLSError.self) { try ES256Signer(p8PEM: pem) }
+        #expect(error.kind == .certificate)
+        #expect(error.message.contains("must be an EC P-256 key"), "\(error)")
+        #expect(error.message.contains(reason), "\(error)")
+        #expect(throws: TLSError.self) { try ES256Verifier(p8PEM: pem) }
+    }
+
+    @Test("garbage PEM and missing files fail with OpenSSL's reason")
+    func garbage() throws {
+        let error = try #require(throws: TLSError.self) { try ES256Signer(p8PEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        #expect(error.kind == .certificate)
+        #expect(error.message.contains("cannot parse private key PEM"))
+        #expect(throws: TLSError.self) { try ES256Signer(p8File: "/nonexistent/AuthKey.p8") }
+    }
+
+    @Test("the traditional SEC1 \"EC PRIVATE KEY\" form of a P-256 key loads and signs")
+    func sec1Key() throws {
+        let signer = try ES256Signer(p8PEM: NonP256Keys.p256SEC1)
+        let verifier = try ES256Verifier(p8PEM: NonP256Keys.p256SEC1)
+        #expect(verifier.verify([1, 2, 3], rawSignature: try signer.sign([1, 2, 3])))
+    }
+
+    @Test("p8File reads a key from disk")
+    func fromFile() throws {
+        let keys = try ES256Signer.generateP8()
+        let directory = try TemporaryDirectory()
+        let signer = try ES256Signer(p8File: directory.write("AuthKey_KEY1234567.p8", keys.privateKeyPEM))
+        let verifier = try ES256Verifier(publicKeyPEM: keys.publicKeyPEM)
+        #expect(verifier.verify([42], rawSignature: try signer.sign([42])))
+    }
+
+    @Test("one signer signs concurrently from many tasks")
+    func concurrentSigning() async throws {
+        let keys = try ES256Signer.generateP8()
+        let signer = try ES256Signer(p8PEM: keys.privateKeyPEM)
+        let verifier = try ES256Verifier(publicKeyPEM: keys.publicKeyPEM)
+        let allValid = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let message = Array("message \(index)".utf8)
+                    return verifier.verify(message, rawSignature: try signer.sign(message))
+                }
+            }
+            return try await group.reduce(true) { $0 && $1 }
+        }
+        #expect(allValid)
+    }
+}
+
+@Suite("Provider tokens from other producers")
+struct ForeignTokenTests {
+    @Test("a token with typ, whitespace and escapes, signed elsewhere in the same format, verifies")
+    func foreignToken() throws {
+        let keys = try ES256Signer.generateP8()
+        let signer = try ES256Signer(p8PEM: keys.privateKeyPEM)
+        let header = base64URLEncode(Array(#"{ "typ" : "JWT", "alg":"ES256", "kid":"K\u0045Y1234567" }"#.utf8))
+        let claims = base64URLEncode(Array(#"{"iat": 1700000001, "iss":"TEAM123456", "extra": null}"#.utf8))
+        let input = header + "." + claims
+        let token = input + "." + base64URLEncode(try signer.sign(Array(input.utf8)))
+        let parsed = try #require(APNsProviderToken.verify(token, verifier: ES256Verifier(publicKeyPEM: keys.publicKeyPEM)))
+        #expect(parsed.keyID == "KEY1234567")
+        #expect(parsed.teamID == "TEAM123456")
+        #expect(parsed.issuedAt == 1_700_000_001)
+    }
+
+    @Test("duplicate or non-integer claims are rejected", arguments: [
+        #"{"iss":"TEAM123456","iat":1.5}"#,
+        #"{"iss":"TEAM123456","iat":"1700000000"}"#,
+        #"{"iss":"TEAM123456","iss":"OTHER","iat":1}"#,
+        #"{"iss":"TEAM123456","iat":1} x"#,
+        #"{"iss":{"nested":1},"iat":1}"#,
+    ])
+    func oddClaims(json: String) throws {
+        let keys = try ES256Signer.generateP8()
+        let signer = try ES256Signer(p8PEM: keys.privateKeyPEM)
+        let input = base64URLEncode(Array(#"{"alg":"ES256","kid":"KEY1234567"}"#.utf8)) + "." + base64URLEncode(Array(json.utf8))
+        let token = input + "." + base64URLEncode(try signer.sign(Array(input.utf8)))
+        #expect(APNsProviderToken.verify(token, verifier: try ES256Verifier(publicKeyPEM: keys.publicKeyPEM)) == nil)
+    }
+}

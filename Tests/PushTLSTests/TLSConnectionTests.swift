@@ -1,0 +1,175 @@
+import PushTLS
+import Testing
+
+@Suite("TLS connections pumped in memory")
+struct TLSConnectionTests {
+    static let certificate = Result { try SelfSignedCertificate.generate(commonName: "Pushgate test", subjectAltNames: ["127.0.0.1", "localhost"]) }
+
+    func serverContext(alpn: [String] = ["h2"], clientCAPEM: String? = nil) throws -> TLSContext {
+        let certificate = try Self.certificate.get()
+        return try TLSContext.server(
+            certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM,
+            alpn: alpn, clientCAPEM: clientCAPEM)
+    }
+
+    func clientContext(trusting caPEM: String? = nil, alpn: [String] = ["h2"]) throws -> TLSContext {
+        try TLSContext.client(caPEM: caPEM ?? Self.certificate.get().certificatePEM, alpn: alpn, useSystemRoots: false)
+    }
+
+    @Test("handshake over 127.0.0.1 negotiates h2 and moves 1 MiB each way")
+    func handshakeAndBulkData() throws {
+        var pair = try InMemoryPair(
+            client: TLSConnection(context: clientContext(), serverName: "127.0.0.1"),
+            server: TLSConnection(context: serverContext()))
+        try pair.pump()
+        #expect(pair.client.handshakeComplete)
+        #expect(pair.server.handshakeComplete)
+        #expect(pair.client.negotiatedALPN == "h2")
+        #expect(pair.server.negotiatedALPN == "h2")
+        #expect(pair.client.protocolVersion == "TLSv1.3")
+
+        let up = randomBytes(1 << 20)
+        let down = randomBytes(1 << 20)
+        try up.withUnsafeBytes { try pair.client.writePlaintext($0) }
+        try down.withUnsafeBytes { try pair.server.writePlaintext($0) }
+        try pair.pump()
+        #expect(pair.serverReceived == up)
+        #expect(pair.clientReceived == down)
+    }
+
+    @Test("the DNS name localhost verifies too")
+    func localhostName() throws {
+        var pair = try InMemoryPair(
+            client: TLSConnection(context: clientContext(), serverName: "localhost"),
+            server: TLSConnection(context: serverContext()))
+        try pair.pump()
+        #expect(pair.client.handshakeComplete)
+    }
+
+    @Test("plaintext written before the handshake completes arrives, in order")
+    func earlyPlaintext() throws {
+        let client = try TLSConnection(context: clientContext(), serverName: "localhost")
+        let server = try TLSConnection(context: serverContext())
+        try Array("PRI * HTTP/2.0".utf8).withUnsafeBytes { try client.writePlaintext($0) }
+        try Array(" then more".utf8).withUnsafeBytes { try client.writePlaintext($0) }
+        try Array("server preface".utf8).withUnsafeBytes { try server.writePlaintext($0) }
+        var pair = try InMemoryPair(client: client, server: server)
+        try pair.pump()
+        #expect(String(decoding: pair.serverReceived, as: UTF8.self) == "PRI * HTTP/2.0 then more")
+        #expect(String(decoding: pair.clientReceived, as: UTF8.self) == "server preface")
+    }
+
+    @Test("an untrusted certificate fails verification with a clear error")
+    func untrustedCertificate() throws {
+        let other = try SelfSignedCertificate.generate(commonName: "other", subjectAltNames: ["localhost"])
+        var pair = try InMemoryPair(
+            client: TLSConnection(context: clientContext(trusting: other.certificatePEM), serverName: "localhost"),
+            server: TLSConnection(context: serverContext()))
+        let error = try #require(throws: TLSError.self) { try pair.pump() }
+        #expect(error.kind == .verification)
+        #expect(error.message.contains("self-signed certificate"), "\(error)")
+        #expect(!pair.client.handshakeComplete)
+    }
+
+    @Test("a hostname mismatch fails verification with a clear error")
+    func hostnameMismatch() throws {
+        var pair = try InMemoryPair(
+            client: TLSConnection(context: clientContext(), serverName: "api.push.apple.com"),
+            server: TLSConnection(context: serverContext()))
+        let error = try #require(throws: TLSError.self) { try pair.pump() }
+        #expect(error.kind == .verification)
+        #expect(error.message.contains("hostname mismatch"), "\(error)")
+    }
+
+    @Test("an IP address that is not in the certificate fails verification")
+    func ipMismatch() throws {
+        var pair = try InMemoryPair(
+            client: TLSConnection(context: clientContext(), serverName: "10.0.0.1"),
+            server: TLSConnection(context: serverContext()))
+        let error = try #require(throws: TLSError.self) { try pair.pump() }
+        #expect(error.kind == .verification)
+        #expect(error.message.contains("IP address mismatch"), "\(error)")
+    }
+
+    @Test("a server that does not offer h2 leaves negotiatedALPN nil")
+    func noALPNMatch() throws {
+        for serverALPN in [[], ["http/1.1"]] {
+            var pair = try InMemoryPair(
+                client: TLSConnection(context: clientContext(), serverName: "localhost"),
+                server: TLSConnection(context: serverContext(alpn: serverALPN)))
+            try pair.pump()
+            #expect(pair.client.handshakeComplete)
+            #expect(pair.client.negotiatedALPN == nil)
+            #expect(pair.server.negotiatedALPN == nil)
+        }
+    }
+
+    @Test("the server picks by its own preference among the client's offers")
+    func serverPreference() throws {
+        var pair = try InMemoryPair(
+            client: TLSConnection(context: clientContext(alpn: ["http/1.1", "h2"]), serverName: "localhost"),
+            server: TLSConnection(context: serverContext(alpn: ["h2", "http/1.1"])))
+        try pair.pump()
+        #expect(pair.client.negotiatedALPN == "h2")
+    }
+
+    @Test("close_notify sets peerClosed and later writes throw")
+    func closeNotify() throws {
+        var pair = try InMemoryPair(
+            client: TLSConnection(context: clientContext(), serverName: "localhost"),
+            server: TLSConnection(context: serverContext()))
+        try pair.pump()
+        try Array("last words".utf8).withUnsafeBytes { try pair.client.writePlaintext($0) }
+        pair.client.shutdown()
+        try pair.pump()
+        #expect(String(decoding: pair.serverReceived, as: UTF8.self) == "last words")
+        #expect(pair.server.peerClosed)
+        #expect(!pair.client.peerClosed)
+        let error = try #require(throws: TLSError.self) {
+            try Array("x".utf8).withUnsafeBytes { try pair.client.writePlaintext($0) }
+        }
+        #expect(error.kind == .closed)
+        pair.server.shutdown()
+        try pair.pump()
+        #expect(pair.client.peerClosed)
+    }
+
+    @Test("mTLS: a server with a client CA accepts a trusted client and rejects a certless one")
+    func mutualTLS() throws {
+        let clientIdentity = try SelfSignedCertificate.generate(commonName: "provider", subjectAltNames: [])
+        let server = try serverContext(clientCAPEM: clientIdentity.certificatePEM)
+        let withCertificate = try TLSContext.client(
+            caPEM: Self.certificate.get().certificatePEM, useSystemRoots: false,
+            certificateChainPEM: clientIdentity.certificatePEM, privateKeyPEM: clientIdentity.privateKeyPEM)
+        var good = try InMemoryPair(
+            client: TLSConnection(context: withCertificate, serverName: "localhost"),
+            server: TLSConnection(context: server))
+        try good.pump()
+        try Array("hello".utf8).withUnsafeBytes { try good.client.writePlaintext($0) }
+        try good.pump()
+        #expect(good.serverReceived == Array("hello".utf8))
+
+        var bad = try InMemoryPair(
+            client: TLSConnection(context: clientContext(), serverName: "localhost"),
+            server: TLSConnection(context: server))
+        let error = try #require(throws: TLSError.self) { try bad.pump() }
+        #expect(error.message.contains("certificate"), "\(error)")
+    }
+
+    @Test("connections refuse a context of the other role")
+    func roleMismatch() throws {
+        #expect(throws: TLSError.self) { try TLSConnection(context: serverContext(), serverName: "localhost") }
+        #expect(throws: TLSError.self) { try TLSConnection(context: clientContext()) }
+    }
+
+    @Test("bad configuration fails with the file name and OpenSSL's reason")
+    func badFiles() throws {
+        let error = try #require(throws: TLSError.self) {
+            try TLSContext.client(caFile: "/nonexistent/ca.pem")
+        }
+        #expect(error.kind == .configuration)
+        #expect(error.message.contains("/nonexistent/ca.pem"))
+        #expect(throws: TLSError.self) { try TLSContext.client(certificateChainFile: "/x.pem") }
+        #expect(throws: TLSError.self) { try TLSContext.client(caPEM: "not a certificate") }
+    }
+}
