@@ -54,9 +54,13 @@ let package = Package(
             name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC"], swiftSettings: swiftSettings),
         .testTarget(name: "PushProtoTests", dependencies: ["PushProto"], swiftSettings: swiftSettings),
 
+        // HTTP/2 over TLS or cleartext on a PushPosix connection: the glue every HTTP/2 peer uses.
+        .target(
+            name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushTLS"], swiftSettings: swiftSettings),
+
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(
-            name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2"],
+            name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGRPCTests", dependencies: ["PushGRPC", "PushPosix", "PushHTTP2", "PushCore"],

@@ -14,7 +14,7 @@ public final class GRPCServer: Sendable {
         listener = try TCPServer.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in
             do {
-                return try GRPCServerConnection(connection: connection, router: router, configuration: configuration)
+                return try GRPCServerConnection.serve(connection, router: router, configuration: configuration)
             } catch {
                 connection.close(flushFirst: false)
                 return ClosedConnectionHandler()

@@ -1,100 +1,51 @@
 import PushCore
 import PushHTTP2
 import PushPosix
+import PushTransport
 
-/// One client connection: an HTTP/2 server session over a socket, and the gRPC calls on its streams.
+/// One client connection: the gRPC calls on the streams of an HTTP/2 server session.
 ///
 /// Confined to its connection's event loop (every entry point is a loop callback), which is why it
 /// is `@unchecked Sendable`.
-final class GRPCServerConnection: ConnectionHandler, HTTP2SessionDelegate, @unchecked Sendable {
-    let connection: Connection
-    var loop: EventLoop { connection.loop }
-    private(set) var session: HTTP2Session!
+final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+    let loop: EventLoop
+    private(set) var transport: HTTP2Transport!
+    var session: HTTP2Session { transport.session }
     private let router: GRPCRouter
     private let configuration: GRPCServerConfiguration
+    private let peer: String
+    private let isLoopbackPeer: Bool
     private var calls: [Int32: GRPCServerCall] = [:]
-    private var output: [UInt8] = []
-    private var readingPaused = false
-    /// True while nghttp2 is inside `receive` (calling our delegate): output is drained once after.
-    private var receiving = false
     /// Streams answered Trailers-Only while the client was still sending: reset once the answer is out.
     private var pendingResets: [Int32] = []
 
-    init(connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration) throws {
-        self.connection = connection
-        self.router = router
-        self.configuration = configuration
+    /// Serves `connection`; the returned transport is its handler.
+    static func serve(
+        _ connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration
+    ) throws -> HTTP2Transport {
+        let server = GRPCServerConnection(connection: connection, router: router, configuration: configuration)
         var settings = HTTP2Settings.serverDefaults
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
         settings.maxHeaderListSize = configuration.maxHeaderListSize
-        self.session = try HTTP2Session(role: .server, settings: settings, delegate: self)
-        output.reserveCapacity(64 * 1024)
+        let transport = try HTTP2Transport(
+            loop: connection.loop, tls: nil, role: .server, settings: settings, sessionDelegate: server, owner: server)
+        transport.outputHighWaterMark = configuration.outputHighWaterMark
+        server.transport = transport
+        transport.attach(connection)
+        return transport
     }
 
-    // MARK: Socket events
-
-    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
-        receiving = true
-        defer { receiving = false }
-        do {
-            try session.receive(bytes)
-        } catch {
-            receiving = false
-            // A connection-level protocol error (garbage, a bad preface): nghttp2 has queued a GOAWAY.
-            // Send it and close this connection only; other clients are unaffected.
-            flush()
-            connection.close(flushFirst: true)
-            return
-        }
-        receiving = false
-        flush()
+    private init(connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration) {
+        self.loop = connection.loop
+        self.router = router
+        self.configuration = configuration
+        self.peer = connection.remoteAddress
+        self.isLoopbackPeer = connection.isLoopbackPeer
     }
 
-    func connectionDidDrain(_ connection: Connection) {
-        if readingPaused {
-            readingPaused = false
-            connection.resumeReading()
-        }
-        flush()
-    }
-
-    func connectionDidClose(_ connection: Connection, error: IOError?) {
-        for call in calls.values { call.cancel() }
-        calls.removeAll()
-    }
-
-    /// Moves what nghttp2 wants to send into the socket's buffer, unless the peer is not reading.
-    ///
-    /// The socket flushes once per loop turn, so everything produced in one turn goes out in one write.
+    /// Frames submitted outside a socket event go out at the end of the loop turn.
     func flush() {
-        // nghttp2 cannot produce output from inside its own callbacks; `receive` flushes when done.
-        guard !connection.isClosed, !receiving else { return }
-        if connection.pendingWriteBytes >= configuration.outputHighWaterMark {
-            // The client does not read what we send: stop reading its requests too, until it drains.
-            if !readingPaused {
-                readingPaused = true
-                connection.pauseReading()
-            }
-            return
-        }
-        do {
-            output.removeAll(keepingCapacity: true)
-            try session.drainOutput(into: &output, maxBytes: configuration.outputHighWaterMark)
-            if !pendingResets.isEmpty {
-                for streamID in pendingResets {
-                    try? session.resetStream(streamID: streamID, errorCode: .noError)
-                }
-                pendingResets.removeAll()
-                try session.drainOutput(into: &output, maxBytes: configuration.outputHighWaterMark)
-            }
-            if !output.isEmpty { connection.write(output) }
-        } catch {
-            connection.close(flushFirst: false)
-            return
-        }
-        if !session.wantsRead && !session.wantsWrite {
-            connection.close(flushFirst: true)
-        }
+        transport.setNeedsFlush()
     }
 
     func resetAfterNextFlush(_ streamID: Int32) {
@@ -105,6 +56,24 @@ final class GRPCServerConnection: ConnectionHandler, HTTP2SessionDelegate, @unch
     func streamFailed(_ call: GRPCServerCall, error: any Error) {
         call.cancel()
         calls[call.streamID] = nil
+    }
+
+    // MARK: Transport events
+
+    func transportDidBecomeReady(_ transport: HTTP2Transport) {}
+
+    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+        for call in calls.values { call.cancel() }
+        calls.removeAll()
+    }
+
+    func transportDidDrainSession(_ transport: HTTP2Transport) -> Bool {
+        guard !pendingResets.isEmpty else { return false }
+        for streamID in pendingResets {
+            try? session.resetStream(streamID: streamID, errorCode: .noError)
+        }
+        pendingResets.removeAll()
+        return true
     }
 
     // MARK: HTTP/2 events
@@ -132,12 +101,6 @@ final class GRPCServerConnection: ConnectionHandler, HTTP2SessionDelegate, @unch
         calls.removeValue(forKey: streamID)?.cancel()
     }
 
-    func http2SessionDidReceiveSettings(_ session: HTTP2Session) {}
-
-    func http2Session(
-        _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
-    ) {}
-
     // MARK: Calls
 
     private func startCall(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
@@ -145,35 +108,30 @@ final class GRPCServerConnection: ConnectionHandler, HTTP2SessionDelegate, @unch
         let call = GRPCServerCall(connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize)
         calls[streamID] = call
         if let httpStatus = request.httpRejection {
-            respondHTTP(status: httpStatus, streamID: streamID)
+            try? session.sendResponseHeaders(
+                streamID: streamID, headers: [HTTP2Header(":status", String(httpStatus))], endStream: true)
             call.cancel()
+            flush()
             return
         }
+        defer { if endStream { call.receiveEnd() } }
         let timeout: Duration?
         switch request.timeout {
         case .none: timeout = nil
         case .some(.some(let value)): timeout = value
         case .some(.none):
-            call.finish(GRPCStatus(.invalidArgument, "grpc-timeout: not a valid timeout (at most 8 digits and a unit H, M, S, m, u or n)"))
-            if endStream { call.receiveEnd() }
+            call.finish(
+                GRPCStatus(
+                    .invalidArgument, "grpc-timeout: not a valid timeout (at most 8 digits and a unit H, M, S, m, u or n)"))
             return
         }
         guard let method = router.method(forPath: request.path) else {
             call.finish(GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: request.path)))
-            if endStream { call.receiveEnd() }
             return
         }
-        let deadline = timeout.map { ContinuousClock.now + $0 }
         let context = GRPCCallContext(
-            path: request.path, deadline: deadline, metadata: request.metadata,
-            peer: connection.remoteAddress, isLoopbackPeer: connection.isLoopbackPeer)
+            path: request.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
+            peer: peer, isLoopbackPeer: isLoopbackPeer)
         call.start(method, context: context, timeout: timeout)
-        if endStream { call.receiveEnd() }
-    }
-
-    private func respondHTTP(status: Int, streamID: Int32) {
-        try? session.sendResponseHeaders(
-            streamID: streamID, headers: [HTTP2Header(":status", String(status))], endStream: true)
-        flush()
     }
 }

@@ -47,6 +47,10 @@ public final class EventLoop: @unchecked Sendable {
     /// Callbacks that must not run re-entrantly inside another callback (connectionDidClose,
     /// connect completions). They run as soon as the current callback returns.
     private var deferred: [() -> Void] = []
+    /// Work to run once this turn's events, tasks and timers are done, just before the sockets are
+    /// flushed (``executeAtEndOfTurn(_:)``).
+    private var endOfTurn: [() -> Void] = []
+    private var spareEndOfTurn: [() -> Void] = []
     private let events = EpollEvents(capacity: 256)
     /// The one read buffer every connection of this loop reads into (valid during didReceive).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
@@ -192,6 +196,28 @@ public final class EventLoop: @unchecked Sendable {
         timers.cancel(id)
     }
 
+    /// Loop thread only. Runs `work` once this turn's events, tasks and timers are handled, right
+    /// before sockets are flushed: protocol layers use it to turn everything produced in one turn
+    /// into one batch of frames (and one TLS record run) instead of one per event. Work added while
+    /// these run joins the same round.
+    public func executeAtEndOfTurn(_ work: @escaping () -> Void) {
+        preconditionInEventLoop()
+        endOfTurn.append(work)
+    }
+
+    private func runEndOfTurn() {
+        while !endOfTurn.isEmpty {
+            var batch = spareEndOfTurn
+            swap(&batch, &endOfTurn)
+            for work in batch {
+                work()
+                runDeferred()
+            }
+            batch.removeAll(keepingCapacity: true)
+            spareEndOfTurn = batch
+        }
+    }
+
     private func runTimers() {
         guard !timers.isEmpty else { return }
         for work in timers.takeExpired(now: now) {
@@ -203,7 +229,7 @@ public final class EventLoop: @unchecked Sendable {
     /// epoll_wait timeout: 0 if output is waiting to be flushed, else until the nearest timer
     /// (rounded up so we never wake before it is due and spin), else forever.
     private func waitTimeout() -> Int32 {
-        if !flushQueue.isEmpty || !deferred.isEmpty { return 0 }
+        if !flushQueue.isEmpty || !deferred.isEmpty || !endOfTurn.isEmpty { return 0 }
         guard let deadline = timers.nextDeadline() else { return -1 }
         let current = now
         guard deadline > current else { return 0 }
@@ -308,6 +334,7 @@ public final class EventLoop: @unchecked Sendable {
             // after the check are run by closeEverything().
             let stop = runTasks()
             runTimers()
+            runEndOfTurn()
             flushPending()
             runDeferred()
             if stop { return }
@@ -318,6 +345,7 @@ public final class EventLoop: @unchecked Sendable {
     /// connection and listener. Pending timers are dropped without running.
     private func closeEverything() {
         runTasks()
+        runEndOfTurn()
         flushPending()
         let open = registrations.sorted { $0.key < $1.key }.map(\.value)
         for target in open {
@@ -325,6 +353,7 @@ public final class EventLoop: @unchecked Sendable {
             runDeferred()
         }
         timers.removeAll()
+        endOfTurn = []
         flushQueue = []
         registrations = [:]
         runDeferred()
