@@ -58,6 +58,13 @@ let package = Package(
         .target(
             name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushTLS"], swiftSettings: swiftSettings),
 
+        // APNs delivery: pools of long-lived HTTP/2 + TLS connections, provider tokens, retries.
+        .target(
+            name: "PushAPNs", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushAPNsTests", dependencies: ["PushAPNs", "PushCore", "PushTLS"], swiftSettings: swiftSettings),
+
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(
             name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport"],

@@ -43,6 +43,9 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
     public var outputHighWaterMark = 4 << 20
     public private(set) var isReady = false
     public private(set) var isClosed = false
+    /// When bytes last arrived (the loop's monotonic nanoseconds): liveness checks compare it with
+    /// the time a PING was sent.
+    public private(set) var lastReceivedAt: UInt64 = 0
 
     private let tls: TLSConnection?
     private var plaintextIn: [UInt8] = []
@@ -69,6 +72,7 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
     /// Starts using `connection` (the one accepted, or the one `connect` produced).
     public func attach(_ connection: Connection) {
         self.connection = connection
+        lastReceivedAt = loop.now
         connection.handler = self
         if let tls {
             do {
@@ -132,6 +136,7 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
 
     public func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
+        lastReceivedAt = loop.now
         guard let tls else {
             feedSession(bytes)
             return

@@ -1,0 +1,27 @@
+/// How an ``APNsClient`` talks to APNs. Every default is stated; the gateway fills these from its
+/// config file.
+public struct APNsClientConfiguration: Sendable {
+    /// HTTP/2 connections per app. Default 1.
+    public var connections = 1
+    /// Requests an app may hold (queued, waiting for a retry, or in flight) before new Sends get
+    /// RESOURCE_EXHAUSTED. Default 1,000,000 (about 100 bytes each plus the shared payloads).
+    public var queueLimit = 1_000_000
+    /// Our own cap on concurrent streams per connection, under the server's
+    /// SETTINGS_MAX_CONCURRENT_STREAMS. Default 1000.
+    public var maxConcurrentStreams: UInt32 = 1000
+    /// Retries of 429/500/503 and transport failures.
+    public var retry = RetryPolicy()
+    /// Failed connection attempts in a row before queued requests are FAILED (ProviderUnreachable).
+    /// Default 3.
+    public var maxConnectAttempts = 3
+    /// TCP connect plus TLS handshake. Default 10 s.
+    public var connectTimeout: Duration = .seconds(10)
+    /// A connection that received nothing for this long gets a PING (sooner, after `pingTimeout`,
+    /// while requests are in flight). Default 60 s.
+    public var pingInterval: Duration = .seconds(60)
+    /// No answer to a PING (no bytes at all) within this: the connection is dead and replaced.
+    /// Default 10 s.
+    public var pingTimeout: Duration = .seconds(10)
+
+    public init() {}
+}

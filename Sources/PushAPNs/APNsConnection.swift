@@ -1,0 +1,350 @@
+import PushCore
+import PushHTTP2
+import PushPosix
+import PushTLS
+import PushTransport
+
+/// One long-lived HTTP/2 connection to APNs and its queue of requests.
+///
+/// Requests are multiplexed up to the server's current SETTINGS_MAX_CONCURRENT_STREAMS (re-read on
+/// every SETTINGS; APNs starts at 1 until it has seen a valid token), the rest wait in the queue.
+/// After a GOAWAY, or when the connection dies, the same object reconnects and goes on with its
+/// queue: streams the server never processed (refused, above the GOAWAY's last stream id) are sent
+/// again without counting an attempt.
+///
+/// Confined to `loop` (hence `@unchecked Sendable`): the client hands work over with `loop.execute`.
+final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+    private enum State {
+        case idle, connecting, ready, draining
+    }
+
+    private struct InFlight {
+        var request: APNsRequest
+        var response = APNsResponse()
+    }
+
+    let loop: EventLoop
+    private let app: APNsAppContext
+    private var state = State.idle
+    private var transport: HTTP2Transport?
+    private var settingsReceived = false
+    private var queue = RequestQueue()
+    private var inFlight: [Int32: InFlight] = [:]
+    private var connectFailures = 0
+    private var reconnectTimer: TimerID?
+    private var watchdog: TimerID?
+    private var pingSentAt: UInt64?
+    private var authorization: (value: [UInt8], issuedAt: Int64)?
+    private var random = SystemRandomNumberGenerator()
+    /// The most streams ever open at once on this connection (tests check it against the limit).
+    private(set) var peakInFlight = 0
+
+    init(loop: EventLoop, app: APNsAppContext) {
+        self.loop = loop
+        self.app = app
+    }
+
+    // MARK: Work from the client
+
+    func enqueue(_ requests: [APNsRequest]) {
+        queue.append(contentsOf: requests)
+        pump()
+    }
+
+    func shutdown() {
+        for request in queue.removeAll() {
+            finish(request, request.result(.failed, reason: "Shutdown"))
+        }
+        if let reconnectTimer { loop.cancelTimer(reconnectTimer) }
+        transport?.close(flushFirst: true)
+    }
+
+    // MARK: Sending
+
+    private func pump() {
+        switch state {
+        case .idle:
+            if !queue.isEmpty && reconnectTimer == nil { connect() }
+            return
+        case .connecting, .draining:
+            return
+        case .ready:
+            break
+        }
+        guard let transport, settingsReceived else { return }
+        let limit = Int(min(transport.session.remoteMaxConcurrentStreams, app.configuration.maxConcurrentStreams))
+        var submitted = false
+        while inFlight.count < limit, var request = queue.popFirst() {
+            if request.job.collector.isFinished {
+                // The Send was answered (its deadline passed): its result is already FAILED.
+                app.release(1)
+                continue
+            }
+            guard let headers = headers(for: request) else { return }
+            do {
+                request.attempts += 1
+                let streamID = try transport.session.submitRequest(headers: headers, body: request.job.payload)
+                inFlight[streamID] = InFlight(request: request)
+                submitted = true
+            } catch {
+                request.attempts -= 1
+                queue.prepend(request)
+                transport.close(flushFirst: false, error: error)
+                return
+            }
+        }
+        peakInFlight = max(peakInFlight, inFlight.count)
+        if submitted { transport.setNeedsFlush() }
+    }
+
+    private func headers(for request: APNsRequest) -> [HTTP2Header]? {
+        guard request.job.usesProviderToken else { return request.job.headers(token: request.token, authorization: nil) }
+        guard let tokens = app.providerTokens else { return request.job.headers(token: request.token, authorization: nil) }
+        do {
+            let current = try tokens.current()
+            if authorization?.issuedAt != current.issuedAt {
+                authorization = (Array("bearer \(current.token)".utf8), current.issuedAt)
+            }
+        } catch {
+            // Signing failed (a broken key): nothing can be sent with token auth.
+            for request in [request] + queue.removeAll() {
+                finish(request, request.result(.failed, reason: "ProviderTokenError: \(error)"))
+            }
+            return nil
+        }
+        return request.job.headers(token: request.token, authorization: authorization?.value)
+    }
+
+    // MARK: Connecting
+
+    private func connect() {
+        state = .connecting
+        settingsReceived = false
+        let tls: TLSConnection
+        let transport: HTTP2Transport
+        do {
+            tls = try TLSConnection(context: app.tlsContext, serverName: app.endpoint.host)
+            transport = try HTTP2Transport(
+                loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
+        } catch {
+            connectFailed(error)
+            return
+        }
+        self.transport = transport
+        transport.connect(host: app.endpoint.host, port: app.endpoint.port, timeout: app.configuration.connectTimeout) {
+            [self] result in
+            if case .failure(let error) = result, self.transport === transport {
+                self.transport = nil
+                connectFailed(error)
+            }
+        }
+    }
+
+    private func connectFailed(_ error: any Error) {
+        state = .idle
+        connectFailures += 1
+        app.log("APNs connection failed", error)
+        if connectFailures >= app.configuration.maxConnectAttempts {
+            // The provider is unreachable: fail what waits rather than hold it without end.
+            connectFailures = 0
+            for request in queue.removeAll() {
+                finish(request, request.result(.failed, reason: "ProviderUnreachable: \(error)"))
+            }
+            return
+        }
+        scheduleReconnect(after: app.configuration.retry.backoff(afterAttempt: connectFailures, unit: unitRandom()))
+    }
+
+    private func scheduleReconnect(after delay: Duration) {
+        guard reconnectTimer == nil else { return }
+        reconnectTimer = loop.schedule(after: delay) { [self] in
+            reconnectTimer = nil
+            pump()
+        }
+    }
+
+    // MARK: Transport events
+
+    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+        guard transport === self.transport else { return }
+        state = .ready
+        startWatchdog()
+        pump()
+    }
+
+    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+        guard transport === self.transport else { return }
+        self.transport = nil
+        stopWatchdog()
+        let wasReady = state == .ready || state == .draining
+        state = .idle
+        // Streams still open got no answer: the connection died under them.
+        let lost = inFlight.values.map(\.request)
+        inFlight.removeAll()
+        for request in lost {
+            retryOrFail(request, reason: "ConnectionLost", httpStatus: 0, retry: .afterBackoff)
+        }
+        if !wasReady {
+            connectFailed(error ?? TransportError("the connection closed during the TLS handshake"))
+            return
+        }
+        connectFailures = 0
+        if error != nil { app.log("APNs connection closed", error) }
+        if !queue.isEmpty { scheduleReconnect(after: .zero) }
+    }
+
+    // MARK: HTTP/2 events
+
+    func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
+        settingsReceived = true
+        pump()
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
+    ) {
+        guard inFlight[streamID] != nil else { return }
+        for header in headers {
+            if header.name == Self.statusName {
+                inFlight[streamID]?.response.status = Self.decimal(header.value)
+            } else if header.name == Self.apnsIDName {
+                inFlight[streamID]?.response.apnsID = header.valueString
+            }
+        }
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
+    ) {
+        if data.count > 0 { inFlight[streamID]?.response.append(data) }
+    }
+
+    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+        guard let done = inFlight.removeValue(forKey: streamID) else { return }
+        if done.response.status == 0 {
+            if errorCode == .refusedStream {
+                // Never processed (refused, or above a GOAWAY's last stream id): send again, same attempt.
+                var request = done.request
+                request.attempts -= 1
+                queue.prepend(request)
+            } else {
+                retryOrFail(done.request, reason: "StreamReset(\(errorCode))", httpStatus: 0, retry: .afterBackoff)
+            }
+        } else {
+            handle(done.response.outcome, for: done.request)
+        }
+        pump()
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
+    ) {
+        // Finish the streams at or below lastStreamID here; nghttp2 refuses the others, which are
+        // then resent on the next connection. The transport closes once the session is done.
+        state = .draining
+        app.log("APNs GOAWAY", TransportError("\(errorCode) \(String(decoding: debugData, as: UTF8.self))"))
+    }
+
+    // MARK: Outcomes
+
+    private func handle(_ outcome: APNsOutcome, for request: APNsRequest) {
+        switch outcome {
+        case .delivered(let apnsID):
+            finish(request, request.result(.delivered, httpStatus: 200, apnsID: apnsID))
+        case .rejected(let reason, let httpStatus, let unregisteredAt):
+            finish(request, request.result(.rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt))
+        case .transient(let reason, let httpStatus, let retry):
+            if reason == APNsReason.expiredProviderToken.string, let issuedAt = authorization?.issuedAt {
+                app.providerTokens?.reportExpired(issuedAt: issuedAt)
+            }
+            retryOrFail(request, reason: reason, httpStatus: httpStatus, retry: retry)
+            if retry == .onNewConnection, state == .ready {
+                // Shutdown / IdleTimeout: this connection is going away; stop using it.
+                state = .draining
+                try? transport?.session.goAway(errorCode: .noError)
+                transport?.setNeedsFlush()
+            }
+        }
+    }
+
+    private func retryOrFail(_ request: APNsRequest, reason: String, httpStatus: Int, retry: APNsReason.Retry) {
+        let policy = app.configuration.retry
+        let expired = request.job.expiration.map { $0 > 0 && app.clock() >= $0 } ?? false
+        guard request.attempts < policy.maxAttempts, !expired, !request.job.collector.isFinished else {
+            finish(request, request.result(.failed, httpStatus: httpStatus, reason: expired ? "Expired" : reason))
+            return
+        }
+        let delay = policy.backoff(afterAttempt: request.attempts, unit: unitRandom())
+        loop.schedule(after: delay) { [self] in
+            queue.append(request)
+            pump()
+        }
+    }
+
+    private func finish(_ request: APNsRequest, _ result: DeliveryResult) {
+        request.job.collector.complete(slot: request.slot, with: result)
+        app.release(1)
+    }
+
+    // MARK: Liveness
+
+    private func startWatchdog() {
+        stopWatchdog()
+        let tick = min(app.configuration.pingTimeout, app.configuration.pingInterval)
+        watchdog = loop.schedule(after: tick) { [self] in
+            watchdog = nil
+            checkLiveness()
+            if transport != nil { startWatchdog() }
+        }
+    }
+
+    private func stopWatchdog() {
+        if let watchdog { loop.cancelTimer(watchdog) }
+        watchdog = nil
+        pingSentAt = nil
+    }
+
+    /// PING after `pingInterval` of silence (`pingTimeout` while streams wait for answers); no bytes
+    /// at all within `pingTimeout` of a PING means the connection is dead: close it, retry its
+    /// streams, reconnect.
+    private func checkLiveness() {
+        guard let transport, state == .ready || state == .draining else { return }
+        let now = loop.now
+        let silence = now &- transport.lastReceivedAt
+        if let pingSentAt {
+            if transport.lastReceivedAt >= pingSentAt {
+                self.pingSentAt = nil
+            } else if now &- pingSentAt >= Self.nanoseconds(app.configuration.pingTimeout) {
+                transport.close(flushFirst: false, error: TransportError("no answer to PING: connection presumed dead"))
+            }
+            return
+        }
+        let quiet = inFlight.isEmpty ? app.configuration.pingInterval : app.configuration.pingTimeout
+        if silence >= Self.nanoseconds(quiet) {
+            try? transport.session.ping()
+            pingSentAt = now
+            transport.setNeedsFlush()
+        }
+    }
+
+    // MARK: Small things
+
+    private func unitRandom() -> Double { Double.random(in: 0..<1, using: &random) }
+
+    private static let statusName = Array(":status".utf8)
+    private static let apnsIDName = Array("apns-id".utf8)
+
+    private static func decimal(_ bytes: [UInt8]) -> Int {
+        var value = 0
+        for byte in bytes {
+            guard byte >= 0x30 && byte <= 0x39 else { return 0 }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
+    }
+}

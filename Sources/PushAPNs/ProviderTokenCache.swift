@@ -1,0 +1,55 @@
+import PushTLS
+import Synchronization
+
+/// The APNs provider token (ES256 JWT) of one (team, key), shared by every connection that uses it.
+///
+/// Apple rejects tokens older than an hour and answers `TooManyProviderTokenUpdates` when a
+/// connection sees a new token more than once per 20 minutes (protocols.md A.7). So: one token,
+/// renewed after ``renewAfter`` (50 min), and never sooner than ``minimumAge`` (20 min) — also not
+/// when `ExpiredProviderToken` answers pile up. Signing happens once per renewal, not per request
+/// or per connection.
+public final class ProviderTokenCache: Sendable {
+    public static let renewAfter: Int64 = 50 * 60
+    public static let minimumAge: Int64 = 20 * 60
+
+    public let teamID: String
+    public let keyID: String
+    private let signer: ES256Signer
+    /// Unix seconds; injected so tests control token age.
+    private let clock: @Sendable () -> Int64
+    private let state = Mutex<(token: String, issuedAt: Int64, signings: Int)>(("", 0, 0))
+
+    public init(teamID: String, keyID: String, signer: ES256Signer, clock: @escaping @Sendable () -> Int64) {
+        self.teamID = teamID
+        self.keyID = keyID
+        self.signer = signer
+        self.clock = clock
+    }
+
+    /// The token to send now, minting a new one when the current one is 50 minutes old.
+    public func current() throws(TLSError) -> (token: String, issuedAt: Int64) {
+        let now = clock()
+        return try state.withLock { state throws(TLSError) in
+            if state.token.isEmpty || now - state.issuedAt >= Self.renewAfter {
+                state.token = try APNsProviderToken.make(teamID: teamID, keyID: keyID, issuedAt: now, signer: signer)
+                state.issuedAt = now
+                state.signings += 1
+            }
+            return (state.token, state.issuedAt)
+        }
+    }
+
+    /// APNs said `ExpiredProviderToken` for the token issued at `issuedAt`: mint a new one, unless
+    /// the current one is newer or younger than 20 minutes (the clocks disagree; minting more often
+    /// would earn `TooManyProviderTokenUpdates`).
+    public func reportExpired(issuedAt: Int64) {
+        let now = clock()
+        state.withLock { state in
+            guard state.issuedAt == issuedAt, now - state.issuedAt >= Self.minimumAge else { return }
+            state.token = ""
+        }
+    }
+
+    /// How many tokens were signed so far (for tests and metrics).
+    public var signings: Int { state.withLock { $0.signings } }
+}

@@ -1,0 +1,138 @@
+import PushCore
+import PushTLS
+import Synchronization
+import Testing
+
+@testable import PushAPNs
+
+@Suite("APNs endpoint, retry policy, responses")
+struct APNsPureTests {
+    @Test("endpoint URLs")
+    func endpoints() {
+        #expect(APNsEndpoint(url: "https://127.0.0.1:8443") == APNsEndpoint(host: "127.0.0.1", port: 8443))
+        #expect(APNsEndpoint(url: "https://api.push.apple.com/") == .production)
+        #expect(APNsEndpoint(url: "https://[::1]:9000") == APNsEndpoint(host: "::1", port: 9000))
+        #expect(APNsEndpoint(url: "http://x") == nil)
+        #expect(APNsEndpoint(url: "https://x:0") == nil)
+        #expect(APNsEndpoint(url: "https://x/3/device") == nil)
+        #expect(APNsEndpoint.production.authority == "api.push.apple.com")
+        #expect(APNsEndpoint(host: "127.0.0.1", port: 8443).authority == "127.0.0.1:8443")
+    }
+
+    @Test("backoff doubles, is capped, and jitters within [½, 1]")
+    func backoff() {
+        let policy = RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1))
+        #expect(policy.backoff(afterAttempt: 1, unit: 0.999) <= .milliseconds(100))
+        #expect(policy.backoff(afterAttempt: 1, unit: 0) == .milliseconds(50))
+        #expect(policy.backoff(afterAttempt: 2, unit: 0) == .milliseconds(100))
+        #expect(policy.backoff(afterAttempt: 10, unit: 0.999) <= .seconds(1))
+        #expect(policy.backoff(afterAttempt: 10, unit: 0) == .milliseconds(500))
+    }
+
+    func outcome(_ status: Int, _ body: String, apnsID: String = "") -> APNsOutcome {
+        var response = APNsResponse()
+        response.status = status
+        response.apnsID = apnsID
+        response.body = Array(body.utf8)
+        return response.outcome
+    }
+
+    @Test("responses become outcomes: delivered, rejected with reason, transient")
+    func outcomes() {
+        #expect(outcome(200, "", apnsID: "x") == .delivered(apnsID: "x"))
+        #expect(outcome(400, #"{"reason":"BadDeviceToken"}"#) == .rejected(reason: "BadDeviceToken", httpStatus: 400, unregisteredAt: 0))
+        #expect(
+            outcome(410, #"{"reason":"Unregistered","timestamp":1700000000123}"#)
+                == .rejected(reason: "Unregistered", httpStatus: 410, unregisteredAt: 1_700_000_000_123))
+        #expect(outcome(503, #"{"reason":"ServiceUnavailable"}"#) == .transient(reason: "ServiceUnavailable", httpStatus: 503, retry: .afterBackoff))
+        #expect(outcome(503, #"{"reason":"Shutdown"}"#) == .transient(reason: "Shutdown", httpStatus: 503, retry: .onNewConnection))
+        #expect(outcome(429, #"{"reason":"TooManyRequests"}"#) == .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff))
+        #expect(outcome(500, "garbage") == .transient(reason: "HTTP 500", httpStatus: 500, retry: .afterBackoff))
+        #expect(outcome(400, #"{"reason":"SomethingNew"}"#) == .rejected(reason: "SomethingNew", httpStatus: 400, unregisteredAt: 0))
+        #expect(outcome(502, #"{"reason":"SomethingNew"}"#) == .transient(reason: "SomethingNew", httpStatus: 502, retry: .afterBackoff))
+    }
+
+    @Test("the provider token is signed once per 50 minutes and renewed on ExpiredProviderToken only after 20")
+    func providerToken() throws {
+        let key = try ES256Signer.generateP8()
+        let now = Mutex<Int64>(1_700_000_000)
+        let cache = ProviderTokenCache(
+            teamID: "TEAM123456", keyID: "KEY1234567", signer: try ES256Signer(p8PEM: key.privateKeyPEM),
+            clock: { now.withLock { $0 } })
+        let first = try cache.current()
+        for _ in 0..<1000 { _ = try cache.current() }
+        #expect(cache.signings == 1)
+        now.withLock { $0 += 10 * 60 }
+        cache.reportExpired(issuedAt: first.issuedAt)
+        #expect(try cache.current().token == first.token, "no renewal within 20 minutes, even when told it expired")
+        now.withLock { $0 += 15 * 60 }
+        cache.reportExpired(issuedAt: first.issuedAt)
+        let renewed = try cache.current()
+        #expect(renewed.token != first.token)
+        #expect(cache.signings == 2)
+        now.withLock { $0 += 50 * 60 }
+        _ = try cache.current()
+        #expect(cache.signings == 3, "renewed after 50 minutes")
+        let verifier = try ES256Verifier(publicKeyPEM: key.publicKeyPEM)
+        let claims = try #require(APNsProviderToken.verify(renewed.token, verifier: verifier))
+        #expect(claims.keyID == "KEY1234567")
+        #expect(claims.teamID == "TEAM123456")
+        #expect(claims.issuedAt == renewed.issuedAt)
+    }
+
+    @Test("request queue keeps order, prepends, and survives many pops")
+    func queue() {
+        let collector = DeliveryCollector(placeholders: [])
+        let job = APNsJob(
+            PreparedNotification(
+                payload: [], pushType: .alert, topic: "t", priority: 10, expiration: nil, collapseID: nil, apnsID: nil,
+                tokens: []), notificationIndex: 0, authority: "a", usesProviderToken: true, collector: collector)
+        var queue = RequestQueue()
+        queue.append(contentsOf: (0..<10_000).map { APNsRequest(job: job, token: "\($0)", slot: $0) })
+        var popped: [Int] = []
+        while let request = queue.popFirst() {
+            popped.append(request.slot)
+            if request.slot == 5000 { queue.prepend(APNsRequest(job: job, token: "again", slot: -1)) }
+        }
+        #expect(popped.count == 10_001)
+        #expect(popped[5001] == -1)
+        #expect(Array(popped.prefix(5001)) == Array(0...5000))
+    }
+
+    @Test("the header list puts pseudo-headers first and only :path and authorization vary")
+    func jobHeaders() {
+        let collector = DeliveryCollector(placeholders: [])
+        let job = APNsJob(
+            PreparedNotification(
+                payload: Array("{}".utf8), pushType: .voip, topic: "com.x.voip", priority: 10, expiration: 0,
+                collapseID: "c", apnsID: "123e4567-e89b-12d3-a456-426614174000", tokens: []),
+            notificationIndex: 0, authority: "api.push.apple.com", usesProviderToken: true, collector: collector)
+        let headers = job.headers(token: "abcd", authorization: Array("bearer x".utf8))
+        #expect(headers.map(\.nameString) == [
+            ":method", ":scheme", ":authority", ":path", "authorization", "apns-topic", "apns-push-type", "apns-priority",
+            "apns-expiration", "apns-collapse-id", "apns-id",
+        ])
+        #expect(headers[3].valueString == "/3/device/abcd")
+        #expect(headers[4].valueString == "bearer x")
+        #expect(headers[6].valueString == "voip")
+        #expect(!headers[3].indexable && !headers[4].indexable)
+    }
+
+    @Test("the collector answers when all results are in, or at the deadline with the rest FAILED")
+    func collector() async {
+        let placeholders = (0..<3).map { DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed) }
+        let collector = DeliveryCollector(placeholders: placeholders)
+        collector.complete(slot: 1, with: DeliveryResult(notificationIndex: 0, token: "t1", status: .delivered))
+        let results = await collector.results(deadline: .now + .milliseconds(50))
+        #expect(results.map(\.status) == [.failed, .delivered, .failed])
+        #expect(results[0].reason == "DeadlineExceeded")
+        collector.complete(slot: 0, with: DeliveryResult(notificationIndex: 0, token: "t0", status: .delivered))
+        #expect(collector.isFinished)
+
+        let quick = DeliveryCollector(placeholders: placeholders)
+        for slot in 0..<3 {
+            quick.complete(slot: slot, with: DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered))
+        }
+        #expect(await quick.results(deadline: nil).allSatisfy { $0.status == .delivered })
+    }
+}
