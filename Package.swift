@@ -75,13 +75,14 @@ let package = Package(
 
         // The Push, Registry and Health services, configuration, validation.
         .target(
-            name: "PushGateway", dependencies: ["PushCore", "PushGRPC", "PushProto", "PushPosix"],
+            name: "PushGateway", dependencies: ["PushCore", "PushGRPC", "PushProto", "PushPosix", "PushAPNs", "PushTLS"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore"],
             swiftSettings: swiftSettings),
 
         // The command line: serve, send, mock-apns, version.
-        .executableTarget(name: "pushgate", dependencies: ["PushGateway"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "pushgate", dependencies: ["PushGateway", "PushGRPC", "PushProto", "PushCore"], swiftSettings: swiftSettings),
     ]
 )

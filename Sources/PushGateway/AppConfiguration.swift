@@ -26,6 +26,10 @@ public struct AppConfiguration: Sendable, Equatable {
     public var caFile: String
     /// HTTP/2 connections to keep open to the provider. Default 1.
     public var connections: Int
+    /// The `.p8` key itself instead of `keyFile` (the built-in demo app; not a config key).
+    public var keyPEM = ""
+    /// Trusted CA certificates as PEM instead of `caFile` (the built-in demo app; not a config key).
+    public var caPEM = ""
 
     public init(name: String, platform: Platform = .apns, bundleID: String = "") {
         self.name = name

@@ -1,3 +1,4 @@
+import PushAPNs
 import PushGRPC
 import PushPosix
 
@@ -7,15 +8,25 @@ public final class Gateway: Sendable {
     public let health: HealthStatusBoard
     private let group: EventLoopGroup
     private let server: GRPCServer
+    private let delivery: NotificationDelivery
 
     /// Starts the loops and listens; returns once the port is bound.
     public init(configuration: GatewayConfiguration, log: Log) throws {
         self.configuration = configuration
         health = HealthStatusBoard()
-        group = try EventLoopGroup(loopCount: configuration.loops, namePrefix: "pushgate-loop")
+        let group = try EventLoopGroup(loopCount: configuration.loops, namePrefix: "pushgate-loop")
+        self.group = group
+        let clients: [String: APNsClient]
+        do {
+            clients = try APNsClientFactory.makeClients(configuration, group: group, log: log)
+        } catch {
+            group.shutdown()
+            throw error
+        }
+        delivery = NotificationDelivery(clients: clients, queueLimit: configuration.queueLimit)
         let services = [
             HealthService.make(board: health),
-            PushService.make(configuration: configuration),
+            PushService.make(configuration: configuration, delivery: delivery),
             RegistryService.make(configuration: configuration),
         ]
         var grpc = GRPCServerConfiguration()
@@ -46,6 +57,7 @@ public final class Gateway: Sendable {
             health.set(service, .notServing)
         }
         server.close()
+        delivery.shutdown()
         group.shutdown()
     }
 }

@@ -5,27 +5,40 @@ import PushProto
 /// `pushgate.v1.Push`: Send and SendStream validate every field now; delivery, Publish and
 /// GetMessage arrive with their issues and answer UNIMPLEMENTED until then.
 enum PushService {
-    static let deliveryUnavailable =
-        "delivery to providers is not in this build yet (it arrives with the APNs delivery engine); "
-        + "the request was valid and nothing was sent"
     static let publishUnavailable =
         "Publish and GetMessage are not in this build yet (they arrive with the registry and durable Publish)"
+    /// SendRequests of one SendStream being delivered at once; the stream reads no further until
+    /// the oldest is answered.
+    static let sendStreamWindow = 16
 
-    static func make(configuration: GatewayConfiguration) -> GRPCService {
+    static func make(configuration: GatewayConfiguration, delivery: NotificationDelivery) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
-            .unary("Send", PushgateV1.SendRequest.self) { request, _ -> PushgateV1.SendResponse in
-                _ = try SendRequestValidation.validate(request, configuration: configuration)
-                throw GRPCStatus(.unimplemented, deliveryUnavailable)
+            .unary("Send", PushgateV1.SendRequest.self) { request, context in
+                try await send(request, configuration: configuration, delivery: delivery, deadline: context.deadline)
             },
-            .bidirectionalStreaming("SendStream") { requests, _, _ in
-                for await bytes in requests {
-                    let request = try decode(PushgateV1.SendRequest.self, bytes)
-                    _ = try SendRequestValidation.validate(request, configuration: configuration)
-                    throw GRPCStatus(.unimplemented, deliveryUnavailable)
-                }
+            .bidirectionalStreaming("SendStream") { requests, responses, context in
+                try await OrderedPipeline.run(
+                    requests, window: sendStreamWindow,
+                    process: { bytes in
+                        let request = try decode(PushgateV1.SendRequest.self, bytes)
+                        return try await send(
+                            request, configuration: configuration, delivery: delivery, deadline: context.deadline)
+                    },
+                    emit: { response in await responses.send(response.serializedBytes()) })
             },
             .notYetAvailable("Publish", publishUnavailable),
             .notYetAvailable("GetMessage", publishUnavailable),
         ])
+    }
+
+    static func send(
+        _ request: PushgateV1.SendRequest, configuration: GatewayConfiguration, delivery: NotificationDelivery,
+        deadline: ContinuousClock.Instant?
+    ) async throws(GRPCStatus) -> PushgateV1.SendResponse {
+        let validated = try SendRequestValidation.validate(request, configuration: configuration)
+        let results = try await delivery.deliver(validated, deadline: deadline)
+        var response = PushgateV1.SendResponse()
+        response.results = results.map(PushgateV1.Result.init)
+        return response
     }
 }

@@ -12,6 +12,7 @@ enum Usage {
 
         Usage:
           pushgate serve [--config FILE] [flags]   run the gateway
+          pushgate send --token HEX [flags]        send a notification through a running gateway
           pushgate version                         print the version
           pushgate --help                          this text
 

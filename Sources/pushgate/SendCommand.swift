@@ -1,0 +1,140 @@
+import PushCore
+import PushGRPC
+import PushProto
+
+/// `pushgate send`: calls Push/Send on a running gateway and prints one line per token.
+enum SendCommand {
+    static let usage = """
+        Usage: pushgate send --token HEX [--token HEX ...] [flags]
+
+        Calls Push/Send on a running gateway and prints one result per token.
+        Exit status: 0 all delivered, 1 some rejected or failed, 2 bad usage, 3 the call failed.
+
+          --server HOST:PORT        the gateway (default 127.0.0.1:50051)
+          --app NAME                the app (default: the gateway's first app)
+          --token HEX               a device token; repeat for more
+          --title T --subtitle S --body B
+          --badge N --sound NAME --category C --thread-id T
+          --content-available       a background update flag
+          --mutable-content
+          --interruption-level L    passive, active, time-sensitive or critical
+          --push-type TYPE          alert, background, voip, ... (default: inferred)
+          --priority N              1, 5 or 10
+          --expiration UNIX         unix seconds
+          --collapse-id ID --topic TOPIC --id UUID
+          --data JSON               keys merged into the payload
+          --payload JSON            the complete payload, used as is
+          --timeout SECONDS         the call's deadline (default 30)
+          -h, --help
+        """
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        var server = "127.0.0.1:50051"
+        var timeout = 30.0
+        var notification = PushgateV1.Notification()
+        var alert = PushgateV1.Alert()
+        do {
+            var flags = FlagReader(arguments)
+            while let flag = flags.next() {
+                switch flag {
+                case "-h", "--help":
+                    print(usage)
+                    return 0
+                case "--server": server = try flags.value(for: flag)
+                case "--app": notification.app = try flags.value(for: flag)
+                case "--token": notification.tokens.append(try flags.value(for: flag))
+                case "--title": alert.title = try flags.value(for: flag)
+                case "--subtitle": alert.subtitle = try flags.value(for: flag)
+                case "--body": alert.body = try flags.value(for: flag)
+                case "--badge": notification.badge = Int32(try flags.int(for: flag, range: 0...Int(Int32.max)))
+                case "--sound": notification.sound = try flags.value(for: flag)
+                case "--category": notification.category = try flags.value(for: flag)
+                case "--thread-id": notification.threadID = try flags.value(for: flag)
+                case "--content-available": notification.contentAvailable = true
+                case "--mutable-content": notification.mutableContent = true
+                case "--interruption-level": notification.interruptionLevel = try flags.value(for: flag)
+                case "--push-type": notification.pushType = try pushType(try flags.value(for: flag))
+                case "--priority": notification.priority = Int32(try flags.int(for: flag, range: 0...10))
+                case "--expiration": notification.expiration = Int64(try flags.int(for: flag, range: 0...Int(Int64.max)))
+                case "--collapse-id": notification.collapseID = try flags.value(for: flag)
+                case "--topic": notification.topic = try flags.value(for: flag)
+                case "--id": notification.id = try flags.value(for: flag)
+                case "--data": notification.dataJSON = try flags.value(for: flag)
+                case "--payload": notification.payloadJSON = try flags.value(for: flag)
+                case "--timeout":
+                    guard let seconds = Double(try flags.value(for: flag)), seconds > 0 else {
+                        throw CommandLineError("--timeout: must be a positive number of seconds")
+                    }
+                    timeout = seconds
+                default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate send --help)")
+                }
+            }
+            guard !notification.tokens.isEmpty else { throw CommandLineError("--token: at least one is required") }
+        } catch {
+            printError("pushgate send: \(error)")
+            return 2
+        }
+        if alert != PushgateV1.Alert() { notification.alert = alert }
+        var request = PushgateV1.SendRequest()
+        request.notifications = [notification]
+        return await call(server: server, request: request, timeout: timeout)
+    }
+
+    private static func call(server: String, request: PushgateV1.SendRequest, timeout: Double) async -> Int32 {
+        guard let colon = server.lastIndex(of: ":"), let port = Int(server[server.index(after: colon)...]) else {
+            printError("pushgate send: --server: expected host:port")
+            return 2
+        }
+        let host = String(server[..<colon]).trimmingBrackets
+        let response: PushgateV1.SendResponse
+        do {
+            let client = try await GRPCClient.connect(host: host, port: port)
+            defer { client.close() }
+            let bytes = try await client.unary(
+                "/pushgate.v1.Push/Send", request.serializedBytes(), timeout: .milliseconds(Int(timeout * 1000)))
+            response = try PushgateV1.SendResponse(serializedBytes: bytes)
+        } catch let status as GRPCStatus {
+            printError("pushgate send: \(status)")
+            return 3
+        } catch {
+            printError("pushgate send: \(server): \(error)")
+            return 3
+        }
+        var allDelivered = true
+        for result in response.results {
+            print(line(for: result))
+            if result.status != .delivered { allDelivered = false }
+        }
+        return allDelivered ? 0 : 1
+    }
+
+    static func line(for result: PushgateV1.Result) -> String {
+        let status: String
+        switch result.status {
+        case .delivered: status = "DELIVERED"
+        case .rejected: status = "REJECTED"
+        case .failed: status = "FAILED"
+        default: status = result.status.description
+        }
+        var line = "\(status) token=\(result.token)"
+        if result.httpStatus != 0 { line += " http=\(result.httpStatus)" }
+        if !result.reason.isEmpty { line += " reason=\(result.reason)" }
+        if !result.id.isEmpty { line += " apns-id=\(result.id)" }
+        if result.unregisteredAt != 0 { line += " unregistered_at=\(result.unregisteredAt)" }
+        line += " attempts=\(result.attempts)"
+        return line
+    }
+
+    private static func pushType(_ name: String) throws -> PushgateV1.PushType {
+        guard let type = PushType(rawValue: name) else {
+            throw CommandLineError("--push-type: unknown push type \(name.debugDescription)")
+        }
+        return PushgateV1.PushType(rawValue: Int32(PushType.allCases.firstIndex(of: type)! + 1))
+    }
+}
+
+extension String {
+    var trimmingBrackets: String {
+        hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
+    }
+}
