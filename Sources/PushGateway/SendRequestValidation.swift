@@ -59,20 +59,12 @@ extension NotificationRequest {
     /// field is checked by ``NotificationValidator``.
     init(_ n: PushgateV1.Notification, path: String) throws(GRPCStatus) {
         let pushType: PushType?
-        switch n.pushType {
-        case .unspecified: pushType = nil
-        case .alert: pushType = .alert
-        case .background: pushType = .background
-        case .voip: pushType = .voip
-        case .complication: pushType = .complication
-        case .fileprovider: pushType = .fileprovider
-        case .mdm: pushType = .mdm
-        case .location: pushType = .location
-        case .liveactivity: pushType = .liveactivity
-        case .pushtotalk: pushType = .pushtotalk
-        case .widgets: pushType = .widgets
-        case .controls: pushType = .controls
-        default: throw GRPCStatus(.invalidArgument, "\(path).push_type: unknown push type \(n.pushType.rawValue)")
+        if n.pushType == .unspecified {
+            pushType = nil
+        } else if let known = n.pushType.domain {
+            pushType = known
+        } else {
+            throw GRPCStatus(.invalidArgument, "\(path).push_type: unknown push type \(n.pushType.rawValue)")
         }
         self.init(
             app: n.app, tokens: n.tokens,
@@ -86,5 +78,18 @@ extension NotificationRequest {
             interruptionLevel: n.interruptionLevel, dataJSON: n.dataJSON, payloadJSON: n.payloadJSON,
             pushType: pushType, priority: n.priority, expiration: n.expiration, collapseID: n.collapseID,
             topic: n.topic, id: n.id)
+    }
+}
+
+extension PushgateV1.PushType {
+    /// The wire enum for a push type (PUSH_TYPE_ALERT is 1, … in the order of ``PushType``).
+    public init(_ type: PushType) {
+        self.init(rawValue: Int32(PushType.allCases.firstIndex(of: type)! + 1))
+    }
+
+    /// The push type, or nil for UNSPECIFIED and unknown numbers.
+    public var domain: PushType? {
+        let index = Int(rawValue) - 1
+        return PushType.allCases.indices.contains(index) ? PushType.allCases[index] : nil
     }
 }

@@ -1,5 +1,6 @@
 import PushCore
 import PushGRPC
+import PushGateway
 import PushProto
 
 /// `pushgate send`: calls Push/Send on a running gateway and prints one line per token.
@@ -129,7 +130,7 @@ enum SendCommand {
         guard let type = PushType(rawValue: name) else {
             throw CommandLineError("--push-type: unknown push type \(name.debugDescription)")
         }
-        return PushgateV1.PushType(rawValue: Int32(PushType.allCases.firstIndex(of: type)! + 1))
+        return PushgateV1.PushType(type)
     }
 }
 

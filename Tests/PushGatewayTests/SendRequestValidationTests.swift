@@ -72,5 +72,14 @@ struct SendRequestValidationTests {
             #expect(domain.pushType != nil)
         }
         #expect(try NotificationRequest(notification(), path: "n").pushType == nil)
+        // The wire numbers are the proto's, whatever the order of the Swift enum.
+        let wire: [(PushType, Int32)] = [
+            (.alert, 1), (.background, 2), (.voip, 3), (.complication, 4), (.fileprovider, 5), (.mdm, 6),
+            (.location, 7), (.liveactivity, 8), (.pushtotalk, 9), (.widgets, 10), (.controls, 11),
+        ]
+        for (type, number) in wire {
+            #expect(PushgateV1.PushType(type).rawValue == number)
+            #expect(PushgateV1.PushType(rawValue: number).domain == type)
+        }
     }
 }
