@@ -34,6 +34,7 @@ def _generate_stubs():
 
 _generate_stubs()
 sys.path.insert(0, GEN)
+sys.path.insert(0, HERE)
 
 
 class Server:
@@ -81,18 +82,36 @@ class Server:
                 raise AssertionError("pushgate did not stop on SIGTERM within 10 s")
 
 
-DEMO_CONFIG = {
-    "apps": [
-        {"name": "demo", "platform": "apns", "bundle_id": "com.example.demo", "team_id": "TEAM123456",
-         "key_id": "KEY1234567", "key_file": "/nonexistent.p8"},
-        {"name": "voipapp", "platform": "apns", "bundle_id": "com.example.voip"},
-    ],
-}
+@pytest.fixture(scope="session")
+def lookalike(tmp_path_factory):
+    """The independent APNs look-alike (Python ssl + h2), with a certificate and a .p8 key."""
+    from apns_lookalike import LookalikeAPNs, make_certificate
+
+    directory = str(tmp_path_factory.mktemp("lookalike"))
+    cert, key = make_certificate(directory)
+    p8 = os.path.join(directory, "AuthKey_KEY1234567.p8")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8],
+                   check=True, capture_output=True)
+    server = LookalikeAPNs(cert, key, unregistered={"dd" * 32}).start()
+    server.ca_file = cert
+    server.p8 = p8
+    yield server
+    server.stop()
+
+
+def app_config(name, bundle_id, lookalike, **extra):
+    app = {"name": name, "platform": "apns", "bundle_id": bundle_id, "team_id": "TEAM123456",
+           "key_id": "KEY1234567", "key_file": lookalike.p8, "url": "https://127.0.0.1:%d" % lookalike.port,
+           "ca_file": lookalike.ca_file}
+    app.update(extra)
+    return app
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    s = Server(DEMO_CONFIG, str(tmp_path_factory.mktemp("pushgate")))
+def server(tmp_path_factory, lookalike):
+    config = {"apps": [app_config("demo", "com.example.demo", lookalike),
+                       app_config("voipapp", "com.example.voip", lookalike)]}
+    s = Server(config, str(tmp_path_factory.mktemp("pushgate")))
     yield s
     s.stop()
     assert s.proc.returncode == 0, "pushgate exited with %s:\n%s" % (s.proc.returncode, "".join(s.log))
