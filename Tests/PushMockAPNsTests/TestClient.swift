@@ -130,6 +130,11 @@ final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Se
                 for request in requests {
                     ids.append(try transport.session.submitRequest(headers: request.headers, body: request.body))
                 }
+                state.withLock { s in
+                    for id in ids where s.responses[id] == nil {
+                        s.responses[id] = TestResponse(streamID: id, closed: s.closed)
+                    }
+                }
                 result.withLock { $0 = .success(ids) }
             } catch {
                 result.withLock { $0 = .failure(error) }
