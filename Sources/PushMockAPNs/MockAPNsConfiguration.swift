@@ -88,5 +88,5 @@ public struct MockAPNsConfiguration: Sendable {
     public static var defaults: Self { Self() }
 
     /// Token verification is on.
-    var verifiesTokens: Bool { !verifyTokens.isEmpty }
+    public var verifiesTokens: Bool { !verifyTokens.isEmpty }
 }

@@ -14,6 +14,8 @@ case "version", "--version":
     status = 0
 case "serve":
     status = ServeCommand.run(Array(arguments.dropFirst()))
+case "mock-apns":
+    status = MockAPNsCommand.run(Array(arguments.dropFirst()))
 default:
     printError("pushgate: unknown command \(arguments[0].debugDescription)\n\n\(Usage.main)")
     status = 2
