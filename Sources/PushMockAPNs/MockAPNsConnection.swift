@@ -21,6 +21,8 @@ final class MockAPNsStream {
     var bodyKeepLimit: Int
     /// The answer was decided (possibly queued behind the response delay).
     var answered = false
+    /// The answer was handed to the session.
+    var responded = false
     var closed = false
 
     init(streamID: Int32, headers: [HTTP2Header], bodyKeepLimit: Int) {
@@ -111,7 +113,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
 
     func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
         isClosed = true
-        for stream in streams.values where !stream.answered { delta.streamsCancelled += 1 }
+        for stream in streams.values where !stream.responded { delta.streamsCancelled += 1 }
         streams.removeAll()
         delayed.removeAll()
         delayedHead = 0
@@ -191,8 +193,11 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
             return
         }
         stream.closed = true
-        if !stream.answered || errorCode != .noError {
-            if errorCode == .refusedStream { delta.streamsRefused += 1 } else if !stream.answered { delta.streamsCancelled += 1 }
+        if errorCode == .refusedStream {
+            delta.streamsRefused += 1
+            scheduleStatsFlush()
+        } else if !stream.responded {
+            delta.streamsCancelled += 1
             scheduleStatsFlush()
         }
     }
@@ -290,6 +295,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     /// frame with the JSON reason and END_STREAM.
     private func respond(_ stream: MockAPNsStream) {
         guard !isClosed, !dropped, !stream.closed else { return }
+        stream.responded = true
         let apnsID = stream.requestAPNsID ?? makeUUIDv4(&generator)
         let status: Int
         do {

@@ -200,6 +200,26 @@ struct ConnectionBehaviourTests {
         #expect(harness.server.stats.recentRequests.isEmpty)
     }
 
+    @Test("a stream the client cancels while its answer is delayed is counted, and nothing is sent on it")
+    func cancelledWhileDelayed() throws {
+        let harness = try Harness { $0.responseDelay = .milliseconds(100) }
+        defer { harness.shutdown() }
+        let client = try harness.client()
+        let ids = try client.submit([.push(), .push()])
+        #expect(waitUntil { harness.server.stats.streamsOpened == 2 })
+        client.loop.execute {
+            try? client.transport.session.resetStream(streamID: ids[0], errorCode: .cancel)
+            client.transport.setNeedsFlush()
+        }
+        let responses = try client.wait(for: ids)
+        #expect(responses[0].status == nil)
+        #expect(responses[1].status == 200)
+        let stats = harness.server.stats
+        #expect(stats.streamsCancelled == 1)
+        #expect(stats.requests == 1)
+        #expect(try client.send(.push()).status == 200)
+    }
+
     @Test("closing the server sends GOAWAY Shutdown to open connections")
     func serverClose() throws {
         let harness = try Harness()
