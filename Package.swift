@@ -57,6 +57,14 @@ let package = Package(
         // HTTP/2 over TLS or cleartext on a PushPosix connection: the glue every HTTP/2 peer uses.
         .target(
             name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushTLS"], swiftSettings: swiftSettings),
+        // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
+        .target(
+            name: "PushMockAPNs", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMockAPNsTests",
+            dependencies: ["PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
 
         // APNs delivery: pools of long-lived HTTP/2 + TLS connections, provider tokens, retries.
         .target(
@@ -83,6 +91,7 @@ let package = Package(
 
         // The command line: serve, send, mock-apns, version.
         .executableTarget(
-            name: "pushgate", dependencies: ["PushGateway", "PushGRPC", "PushProto", "PushCore"], swiftSettings: swiftSettings),
+            name: "pushgate", dependencies: ["PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs"],
+            swiftSettings: swiftSettings),
     ]
 )

@@ -13,6 +13,7 @@ enum Usage {
         Usage:
           pushgate serve [--config FILE] [flags]   run the gateway
           pushgate send --token HEX [flags]        send a notification through a running gateway
+          pushgate mock-apns [flags]               run a mock APNs server (tests, load tests)
           pushgate version                         print the version
           pushgate --help                          this text
 

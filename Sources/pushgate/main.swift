@@ -16,6 +16,8 @@ case "serve":
     status = ServeCommand.run(Array(arguments.dropFirst()))
 case "send":
     status = await SendCommand.run(Array(arguments.dropFirst()))
+case "mock-apns":
+    status = MockAPNsCommand.run(Array(arguments.dropFirst()))
 default:
     printError("pushgate: unknown command \(arguments[0].debugDescription)\n\n\(Usage.main)")
     status = 2

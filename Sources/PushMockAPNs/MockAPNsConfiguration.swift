@@ -1,0 +1,92 @@
+import PushCore
+import PushTLS
+
+/// How a ``MockAPNsServer`` behaves: where it listens, what it presents, how strictly it checks
+/// provider tokens, and which faults it injects. Start from ``defaults`` and change what a test
+/// needs.
+public struct MockAPNsConfiguration: Sendable {
+    /// The TLS identity the server presents.
+    public enum Identity: Sendable {
+        /// A fresh self-signed P-256 certificate (CA:TRUE, so it is its own trust anchor) valid for
+        /// these names; ``MockAPNsServer/certificatePEM`` returns it for clients to trust.
+        case generate(subjectAltNames: [String])
+        /// A certificate chain (leaf first) and its private key, as PEM text.
+        case pem(certificateChain: String, privateKey: String)
+        /// The same, from PEM files.
+        case files(certificateChain: String, privateKey: String)
+    }
+
+    /// Listen address. 127.0.0.1 by default: this is a test tool.
+    public var host = "127.0.0.1"
+    /// 0 = an ephemeral port (see ``MockAPNsServer/localPort``).
+    public var port = 0
+    public var identity = Identity.generate(subjectAltNames: ["127.0.0.1", "localhost"])
+
+    /// SETTINGS_MAX_CONCURRENT_STREAMS once a connection is authenticated (or from the start when
+    /// provider tokens are not verified). Real APNs has been seen at 500, 1000 and 1500.
+    public var maxConcurrentStreams: UInt32 = 1000
+    /// APNs allows only this many streams until a request with a valid provider token arrives,
+    /// then raises the limit to ``maxConcurrentStreams`` with a new SETTINGS frame. Applies only
+    /// when ``verifyTokens`` is non-empty; nil advertises ``maxConcurrentStreams`` from the start.
+    public var streamsBeforeAuth: UInt32? = 1
+
+    /// Provider-token (JWT) verification keys by key ID. Empty: no `authorization` check at all
+    /// (any bearer token, or none, as with certificate auth).
+    public var verifyTokens: [String: ES256Verifier] = [:]
+    /// When set (and tokens are verified), the JWT's `iss` must equal it.
+    public var teamID: String?
+    /// Tokens whose `iat` is more than this many seconds old get `403 ExpiredProviderToken`.
+    public var tokenMaxAgeSeconds: Int64 = 3600
+
+    /// Waits this long (on loop timers, never blocking) before answering each request.
+    public var responseDelay: Duration = .zero
+
+    /// Shares (0.0–1.0) of valid requests answered `500 InternalServerError`,
+    /// `503 ServiceUnavailable` and `429 TooManyRequests`. The draws come from a counter-based
+    /// generator seeded with ``faultSeed`` that all connections share, so the number of faults
+    /// over N requests is the same on every run.
+    public var fail500Share = 0.0
+    public var fail503Share = 0.0
+    public var fail429Share = 0.0
+    public var faultSeed: UInt64 = 0x5EED
+
+    /// After this many streams on a connection, send GOAWAY (NO_ERROR, last-stream-id = the Nth
+    /// stream, debug data `{"reason":"Shutdown"}`), answer the streams up to it and close.
+    public var goAwayAfterStreams: Int?
+    /// After this many streams on a connection, close the socket abruptly when the next stream's
+    /// HEADERS arrive (no GOAWAY; responses still pending are lost).
+    public var dropConnectionAfterStreams: Int?
+
+    /// Tokens (hex, any case) answered `410 Unregistered` with a `timestamp`.
+    public var unregisteredTokens: Set<String> = []
+    /// The `timestamp` (ms since the epoch) of those 410s; nil = the time of the answer.
+    public var unregisteredTimestamp: Int64?
+    /// Tokens answered `400 BadDeviceToken`.
+    public var badTokens: Set<String> = []
+    /// Any reason for a token (checked before the two lists above); the status is the reason's
+    /// documented one (400 for unknown reasons). 410 reasons carry a `timestamp`.
+    public var rejections: [String: APNsReason] = [:]
+
+    /// Check that the payload is one strict JSON object (400 `PayloadEmpty` otherwise). Costs a
+    /// parse per request; turn off to measure only the transport.
+    public var validatePayloadJSON = true
+    /// A request body longer than this is answered `413 PayloadTooLarge` at once and its stream
+    /// reset; only the first (limit + 1) bytes of any body are kept.
+    public var maxBodyBytes = 64 << 10
+
+    /// How many accepted (200) requests to keep, headers and payload, for tests (0 = none).
+    public var recordRequests = 1000
+    /// Count 200s per device token (``MockAPNsStats/deliveredPerToken``), for at most this many
+    /// distinct tokens (0 = don't count).
+    public var maxTrackedTokens = 100_000
+    /// Remember the max-in-flight gauge for at most this many connections.
+    public var maxTrackedConnections = 10_000
+
+    public init() {}
+
+    /// 127.0.0.1, ephemeral port, generated certificate, 1000 streams, no token checks, no faults.
+    public static var defaults: Self { Self() }
+
+    /// Token verification is on.
+    public var verifiesTokens: Bool { !verifyTokens.isEmpty }
+}

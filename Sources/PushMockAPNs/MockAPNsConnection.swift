@@ -1,0 +1,421 @@
+import PushCore
+import PushHTTP2
+import PushPosix
+import PushTLS
+import PushTransport
+
+/// One request on a connection, from its HEADERS to the answer.
+final class MockAPNsStream {
+    let streamID: Int32
+    let headers: [HTTP2Header]
+    /// Device token bytes (lower-case hex); empty when the path was rejected.
+    var token: [UInt8] = []
+    /// The request's apns-id when it is a UUID, else nil (a generated one is used).
+    var requestAPNsID: [UInt8]?
+    var pushType: PushType?
+    /// Why the headers were rejected, if they were.
+    var headerRejection: APNsReason?
+    /// The first (limit + 1) body bytes; `bodyLength` counts all of them.
+    var body: [UInt8] = []
+    var bodyLength = 0
+    var bodyKeepLimit: Int
+    /// The answer was decided (possibly queued behind the response delay).
+    var answered = false
+    /// The answer was handed to the session.
+    var responded = false
+    var closed = false
+
+    init(streamID: Int32, headers: [HTTP2Header], bodyKeepLimit: Int) {
+        self.streamID = streamID
+        self.headers = headers
+        self.bodyKeepLimit = bodyKeepLimit
+    }
+}
+
+/// One client connection: TLS + HTTP/2 via ``HTTP2Transport``, APNs semantics on its streams.
+///
+/// Confined to its loop (every entry point is a loop callback or a task the server hops onto the
+/// loop), hence `@unchecked Sendable`.
+final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+    let id: Int
+    let loop: EventLoop
+    private let shared: MockAPNsShared
+    private var configuration: MockAPNsConfiguration { shared.configuration }
+    private(set) var transport: HTTP2Transport!
+    private var session: HTTP2Session { transport.session }
+
+    private var streams: [Int32: MockAPNsStream] = [:]
+    private var streamsSeen = 0
+    private var isClosed = false
+    private var wasReady = false
+    /// Set once a GOAWAY is submitted: streams above this id are refused, never answered (the
+    /// client treats them as unprocessed, and nghttp2 still delivers those that arrive in the
+    /// same read as the stream that triggered the GOAWAY).
+    private var goAwayLastStreamID: Int32?
+    private var dropped = false
+    /// Streams answered before the client finished its body: reset (NO_ERROR) once the answer is out.
+    private var pendingResets: [Int32] = []
+
+    // Provider tokens.
+    private var limitRaised: Bool
+    private var cachedToken: [UInt8] = []
+    private var cachedIssuedAt: Int64 = 0
+
+    // Response delay: answers in deadline order (the delay is constant), one timer at a time.
+    private let delayNanos: UInt64
+    private var delayed: [(deadline: UInt64, stream: MockAPNsStream)] = []
+    private var delayedHead = 0
+    private var delayTimerArmed = false
+
+    // Stats, merged once per turn.
+    private var delta = StatsDelta()
+    private var statsFlushScheduled = false
+    private var maxInFlight = 0
+
+    private var generator = SplitMix64()
+
+    static func serve(_ connection: Connection, id: Int, shared: MockAPNsShared) throws -> HTTP2Transport {
+        let server = MockAPNsConnection(id: id, loop: connection.loop, shared: shared)
+        var settings = HTTP2Settings.serverDefaults
+        settings.maxConcurrentStreams =
+            server.limitRaised ? shared.configuration.maxConcurrentStreams : shared.configuration.streamsBeforeAuth
+        let transport = try HTTP2Transport(
+            loop: connection.loop, tls: try TLSConnection(context: shared.tls), role: .server, settings: settings,
+            sessionDelegate: server, owner: server)
+        server.transport = transport
+        shared.register(server)
+        server.delta.connectionsOpened += 1
+        server.scheduleStatsFlush()
+        transport.attach(connection)
+        return transport
+    }
+
+    private init(id: Int, loop: EventLoop, shared: MockAPNsShared) {
+        self.id = id
+        self.loop = loop
+        self.shared = shared
+        limitRaised = !(shared.configuration.verifiesTokens && shared.configuration.streamsBeforeAuth != nil)
+        delayNanos = nanoseconds(shared.configuration.responseDelay)
+    }
+
+    /// Server shutdown: GOAWAY (Shutdown), answer what is in flight, then close.
+    func shutDownGracefully() {
+        guard !isClosed else { return }
+        if goAwayLastStreamID == nil { sendGoAway(lastStreamID: session.lastProcessedStreamID) }
+        transport.setNeedsFlush()
+    }
+
+    // MARK: Transport events
+
+    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+        wasReady = true
+    }
+
+    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+        isClosed = true
+        for stream in streams.values where !stream.responded { delta.streamsCancelled += 1 }
+        streams.removeAll()
+        delayed.removeAll()
+        delayedHead = 0
+        delta.connectionsClosed += 1
+        if !wasReady { delta.handshakeFailures += 1 }
+        flushStats()
+        shared.unregister(self)
+    }
+
+    func transportDidDrainSession(_ transport: HTTP2Transport) -> Bool {
+        guard !pendingResets.isEmpty else { return false }
+        for streamID in pendingResets {
+            try? session.resetStream(streamID: streamID, errorCode: .noError)
+        }
+        pendingResets.removeAll()
+        return true
+    }
+
+    // MARK: HTTP/2 events
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
+    ) {
+        guard !dropped else { return }
+        if let stream = streams[streamID] {
+            // Trailers: allowed by HTTP/2, meaningless to APNs.
+            if endStream { finish(stream) }
+            return
+        }
+        if let last = goAwayLastStreamID, streamID > last {
+            try? session.resetStream(streamID: streamID, errorCode: .refusedStream)
+            return
+        }
+        streamsSeen += 1
+        if let limit = configuration.dropConnectionAfterStreams, streamsSeen > limit {
+            dropConnection()
+            return
+        }
+        delta.streamsOpened += 1
+        let stream = MockAPNsStream(streamID: streamID, headers: headers, bodyKeepLimit: PushType.voip.maxPayloadBytes + 1)
+        streams[streamID] = stream
+        maxInFlight = max(maxInFlight, streams.count)
+        delta.maxInFlight = maxInFlight
+        scheduleStatsFlush()
+        checkHeaders(stream)
+        stream.bodyKeepLimit = (stream.pushType ?? .alert).maxPayloadBytes + 1
+        if let limit = configuration.goAwayAfterStreams, streamsSeen == limit, goAwayLastStreamID == nil {
+            sendGoAway(lastStreamID: streamID)
+        }
+        if endStream { finish(stream) }
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
+    ) {
+        guard !dropped, let stream = streams[streamID], !stream.answered else { return }
+        if data.count > 0 {
+            let room = stream.bodyKeepLimit - stream.body.count
+            if room > 0 { stream.body.append(contentsOf: data.prefix(room)) }
+            stream.bodyLength += data.count
+            if stream.bodyLength > configuration.maxBodyBytes {
+                // Don't wait for (or keep) the rest: answer now and reset once the answer is out.
+                decide(stream)
+                if !endStream { pendingResets.append(streamID) }
+                return
+            }
+        }
+        if endStream { finish(stream) }
+    }
+
+    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+        guard let stream = streams.removeValue(forKey: streamID) else {
+            if errorCode == .refusedStream {
+                delta.streamsRefused += 1
+                scheduleStatsFlush()
+            }
+            return
+        }
+        stream.closed = true
+        if errorCode == .refusedStream {
+            delta.streamsRefused += 1
+            scheduleStatsFlush()
+        } else if !stream.responded {
+            delta.streamsCancelled += 1
+            scheduleStatsFlush()
+        }
+    }
+
+    // MARK: Requests
+
+    private func checkHeaders(_ stream: MockAPNsStream) {
+        let head = APNsRequestHead(stream.headers)
+        if let apnsID = head.apnsID, APNsRequestValidator.isUUID(apnsID) { stream.requestAPNsID = apnsID }
+        switch APNsRequestValidator.checkRequestLine(head) {
+        case .rejected(let reason):
+            stream.headerRejection = reason
+            return
+        case .token(let token):
+            stream.token = token
+        }
+        if let reason = providerTokenRejection(head.authorization) {
+            stream.headerRejection = reason
+            return
+        }
+        switch APNsRequestValidator.checkFields(head) {
+        case .failure(let error):
+            stream.headerRejection = error.reason
+        case .success(let pushType):
+            stream.pushType = pushType
+        }
+    }
+
+    /// The END_STREAM of a request: decide and answer (or queue the answer behind the delay).
+    private func finish(_ stream: MockAPNsStream) {
+        guard !stream.answered else { return }
+        decide(stream)
+    }
+
+    private func decide(_ stream: MockAPNsStream) {
+        stream.answered = true
+        let reason = stream.headerRejection ?? bodyOrPolicyRejection(stream)
+        stream.headerRejection = reason  // now the final verdict (nil = 200)
+        if delayNanos == 0 {
+            respond(stream)
+            return
+        }
+        let deadline = loop.now &+ delayNanos
+        delayed.append((deadline, stream))
+        if !delayTimerArmed { armDelayTimer(deadline) }
+    }
+
+    private func bodyOrPolicyRejection(_ stream: MockAPNsStream) -> APNsReason? {
+        if stream.bodyLength > configuration.maxBodyBytes { return .payloadTooLarge }
+        if let reason = APNsRequestValidator.checkBody(
+            stream.body, bodyLength: stream.bodyLength, pushType: stream.pushType,
+            validateJSON: configuration.validatePayloadJSON)
+        {
+            return reason
+        }
+        if shared.injectsFaults {
+            let draw = shared.nextFaultDraw()
+            if draw < shared.fail500Threshold { return .internalServerError }
+            if draw < shared.fail503Threshold { return .serviceUnavailable }
+            if draw < shared.fail429Threshold { return .tooManyRequests }
+        }
+        if shared.hasTokenRules {
+            if let reason = shared.rejections[stream.token] { return reason }
+            if shared.badTokens.contains(stream.token) { return .badDeviceToken }
+            if shared.unregisteredTokens.contains(stream.token) { return .unregistered }
+        }
+        return nil
+    }
+
+    private func armDelayTimer(_ deadline: UInt64) {
+        delayTimerArmed = true
+        loop.schedule(at: deadline) { [self] in
+            delayTimerArmed = false
+            guard !isClosed else { return }
+            let now = loop.now
+            while delayedHead < delayed.count, delayed[delayedHead].deadline <= now {
+                respond(delayed[delayedHead].stream)
+                delayedHead += 1
+            }
+            if delayedHead == delayed.count {
+                delayed.removeAll(keepingCapacity: true)
+                delayedHead = 0
+            } else {
+                if delayedHead >= 1024 {
+                    delayed.removeFirst(delayedHead)
+                    delayedHead = 0
+                }
+                armDelayTimer(delayed[delayedHead].deadline)
+            }
+            transport.setNeedsFlush()
+        }
+    }
+
+    /// Sends the answer: 200 as one HEADERS frame with END_STREAM; errors as HEADERS + one DATA
+    /// frame with the JSON reason and END_STREAM.
+    private func respond(_ stream: MockAPNsStream) {
+        guard !isClosed, !dropped, !stream.closed else { return }
+        stream.responded = true
+        let apnsID = stream.requestAPNsID ?? makeUUIDv4(&generator)
+        let status: Int
+        do {
+            if let reason = stream.headerRejection {
+                status = reason.httpStatus ?? 400
+                try session.sendResponseHeaders(
+                    streamID: stream.streamID,
+                    headers: [Bytes.status(status), Bytes.contentTypeJSON, Bytes.apnsIDHeader(apnsID)], endStream: false)
+                try session.sendData(streamID: stream.streamID, errorBody(reason, status: status), endStream: true)
+                delta.byReason[reason.string, default: 0] += 1
+            } else {
+                status = 200
+                try session.sendResponseHeaders(
+                    streamID: stream.streamID, headers: [Bytes.status200, Bytes.apnsIDHeader(apnsID)], endStream: true)
+                record(stream, apnsID: apnsID)
+            }
+        } catch {
+            return  // the stream is gone (reset by the client)
+        }
+        delta.requests += 1
+        delta.byStatus[status, default: 0] += 1
+        scheduleStatsFlush()
+        transport.setNeedsFlush()
+    }
+
+    private func errorBody(_ reason: APNsReason, status: Int) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(64)
+        body.append(contentsOf: #"{"reason":"#.utf8)
+        JSONWriter.appendQuoted(reason.string, to: &body)
+        if status == 410 {
+            body.append(contentsOf: #","timestamp":"#.utf8)
+            JSONWriter.appendDecimal(configuration.unregisteredTimestamp ?? wallClockMillis(), to: &body)
+        }
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    private func record(_ stream: MockAPNsStream, apnsID: [UInt8]) {
+        guard shared.tracksTokens || shared.recordsRequests else { return }
+        let token = String(decoding: stream.token, as: UTF8.self)
+        if shared.tracksTokens { delta.delivered[token, default: 0] += 1 }
+        if shared.recordsRequests {
+            delta.recorded.append(
+                MockAPNsRequest(
+                    connectionID: id, streamID: stream.streamID, token: token, headers: stream.headers,
+                    payload: stream.body, apnsID: String(decoding: apnsID, as: UTF8.self)))
+        }
+    }
+
+    // MARK: Provider tokens
+
+    /// nil when the request may proceed (verification off, or a valid, fresh token).
+    private func providerTokenRejection(_ authorization: [UInt8]?) -> APNsReason? {
+        guard configuration.verifiesTokens else { return nil }
+        guard let authorization, !authorization.isEmpty else { return .missingProviderToken }
+        guard authorization.count > Bytes.bearer.count,
+            lowercasedASCII(Array(authorization[..<Bytes.bearer.count])) == Bytes.bearer
+        else { return .invalidProviderToken }
+        let token = authorization[Bytes.bearer.count...]
+        if !token.elementsEqual(cachedToken) {
+            guard let issuedAt = verify(String(decoding: token, as: UTF8.self)) else { return .invalidProviderToken }
+            cachedToken = Array(token)
+            cachedIssuedAt = issuedAt
+        }
+        if wallClockSeconds() - cachedIssuedAt > configuration.tokenMaxAgeSeconds { return .expiredProviderToken }
+        if !limitRaised {
+            limitRaised = true
+            var settings = HTTP2Settings.serverDefaults
+            settings.maxConcurrentStreams = configuration.maxConcurrentStreams
+            try? session.sendSettings(settings)
+            delta.authenticatedConnections += 1
+        }
+        return nil
+    }
+
+    /// The token's `iat` when its key is known, its signature verifies and its team matches.
+    private func verify(_ jwt: String) -> Int64? {
+        guard let dot = jwt.utf8.firstIndex(of: UInt8(ascii: ".")),
+            let headerBytes = base64URLDecode(String(jwt[..<dot])),
+            let header = try? JSONParser.parse(headerBytes),
+            case .string(let keyID)? = header["kid"],
+            let verifier = configuration.verifyTokens[keyID],
+            let claims = APNsProviderToken.verify(jwt, verifier: verifier),
+            claims.keyID == keyID
+        else { return nil }
+        if let teamID = configuration.teamID, claims.teamID != teamID { return nil }
+        return claims.issuedAt
+    }
+
+    // MARK: Faults and stats
+
+    /// GOAWAY NO_ERROR with `{"reason":"Shutdown"}`; the transport closes once the streams up to
+    /// `lastStreamID` are answered (nghttp2 then wants neither to read nor to write).
+    private func sendGoAway(lastStreamID: Int32) {
+        goAwayLastStreamID = lastStreamID
+        try? session.goAway(errorCode: .noError, lastStreamID: lastStreamID, debugData: Bytes.shutdownDebugData)
+        delta.goAwaysSent += 1
+        scheduleStatsFlush()
+    }
+
+    private func dropConnection() {
+        dropped = true
+        delta.connectionsDropped += 1
+        scheduleStatsFlush()
+        transport.close(flushFirst: false)
+    }
+
+    private func scheduleStatsFlush() {
+        guard !statsFlushScheduled else { return }
+        statsFlushScheduled = true
+        loop.executeAtEndOfTurn { [self] in
+            statsFlushScheduled = false
+            flushStats()
+        }
+    }
+
+    private func flushStats() {
+        guard !delta.isEmpty || !delta.byStatus.isEmpty || !delta.recorded.isEmpty else { return }
+        shared.stats.merge(delta, connectionID: id)
+        delta = StatsDelta()
+    }
+}

@@ -1,0 +1,144 @@
+import PushCore
+import PushPosix
+import PushTLS
+import Synchronization
+
+/// An APNs look-alike over real TLS 1.2+/1.3 and HTTP/2 (ALPN h2), for tests and load tests.
+///
+/// It answers `POST /3/device/<token>` like APNs (protocols.md A.5, A.6 and E): a 200 is one
+/// HEADERS frame with END_STREAM carrying `apns-id`; an error is `:status`, `content-type:
+/// application/json`, `apns-id` and one DATA frame `{"reason":"…"}` (410 adds `"timestamp"`).
+/// Requests are checked in APNs's order (method, path, duplicate headers, provider token, topic,
+/// push type, topic suffix, priority, expiration, collapse id, apns-id, body), then faults are
+/// injected and the token lists applied (see ``MockAPNsConfiguration``).
+///
+/// Connections are spread over every loop of the group; each stays on its loop. Output is flushed
+/// once per loop turn per connection, and statistics are merged once per turn per connection.
+public final class MockAPNsServer: Sendable {
+    public let configuration: MockAPNsConfiguration
+    /// The certificate clients should trust (PEM): the generated one, or the chain given as PEM;
+    /// nil when the identity came from files.
+    public let certificatePEM: String?
+    private let shared: MockAPNsShared
+    private let listener: TCPServer
+
+    /// Binds the listener (TLS + h2) and starts accepting on `group`'s loops.
+    public init(configuration: MockAPNsConfiguration = .defaults, group: EventLoopGroup) throws {
+        self.configuration = configuration
+        let tls: TLSContext
+        switch configuration.identity {
+        case .generate(let names):
+            let identity = try SelfSignedCertificate.generate(
+                commonName: "Pushgate mock APNs", subjectAltNames: names, validDays: 365)
+            tls = try TLSContext.server(certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
+            certificatePEM = identity.certificatePEM
+        case .pem(let chain, let key):
+            tls = try TLSContext.server(certificatePEM: chain, privateKeyPEM: key)
+            certificatePEM = chain
+        case .files(let chain, let key):
+            tls = try TLSContext.server(certificateChainFile: chain, privateKeyFile: key)
+            certificatePEM = nil
+        }
+        let shared = MockAPNsShared(configuration: configuration, tls: tls)
+        self.shared = shared
+        listener = try TCPServer.listen(host: configuration.host, port: configuration.port, group: group) {
+            connection in
+            do {
+                return try MockAPNsConnection.serve(connection, id: shared.nextConnectionID(), shared: shared)
+            } catch {
+                connection.close(flushFirst: false)
+                return ClosedConnectionHandler()
+            }
+        }
+    }
+
+    /// The port actually bound (useful with port 0).
+    public var localPort: Int { listener.localPort }
+
+    /// Stops accepting, and tells every open connection to finish: GOAWAY with
+    /// `{"reason":"Shutdown"}`, answer what is in flight, then close. Asynchronous (each
+    /// connection acts on its own loop).
+    public func close() {
+        listener.close()
+        for connection in shared.openConnections() {
+            connection.loop.execute { connection.shutDownGracefully() }
+        }
+    }
+
+    /// A consistent snapshot of the counters and the recorded requests.
+    public var stats: MockAPNsStats { shared.stats.snapshot() }
+
+    /// Zeroes the counters and forgets the recorded requests (open connections stay counted).
+    public func resetStats() { shared.stats.reset() }
+}
+
+/// What every connection of one server shares: configuration, TLS context, precomputed lookups,
+/// the fault-draw counter and the statistics.
+final class MockAPNsShared: Sendable {
+    let configuration: MockAPNsConfiguration
+    let tls: TLSContext
+    let stats: StatsRecorder
+
+    let injectsFaults: Bool
+    let fail500Threshold: Double
+    let fail503Threshold: Double
+    let fail429Threshold: Double
+    let hasTokenRules: Bool
+    let rejections: [[UInt8]: APNsReason]
+    let badTokens: Set<[UInt8]>
+    let unregisteredTokens: Set<[UInt8]>
+    let tracksTokens: Bool
+    let recordsRequests: Bool
+
+    private let faultDraws = Atomic<UInt64>(0)
+    private let connectionIDs = Atomic<Int>(0)
+    private let connections = Mutex<[Int: MockAPNsConnection]>([:])
+
+    init(configuration: MockAPNsConfiguration, tls: TLSContext) {
+        self.configuration = configuration
+        self.tls = tls
+        stats = StatsRecorder(
+            recordLimit: configuration.recordRequests, tokenLimit: configuration.maxTrackedTokens,
+            connectionLimit: configuration.maxTrackedConnections)
+        func share(_ value: Double) -> Double { value.isNaN ? 0 : min(1, max(0, value)) }
+        fail500Threshold = share(configuration.fail500Share)
+        fail503Threshold = fail500Threshold + share(configuration.fail503Share)
+        fail429Threshold = fail503Threshold + share(configuration.fail429Share)
+        injectsFaults = fail429Threshold > 0
+        func key(_ token: String) -> [UInt8] { lowercasedASCII(Array(token.utf8)) }
+        rejections = Dictionary(configuration.rejections.map { (key($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        badTokens = Set(configuration.badTokens.map(key))
+        unregisteredTokens = Set(configuration.unregisteredTokens.map(key))
+        hasTokenRules = !rejections.isEmpty || !badTokens.isEmpty || !unregisteredTokens.isEmpty
+        tracksTokens = configuration.maxTrackedTokens > 0
+        recordsRequests = configuration.recordRequests > 0
+    }
+
+    /// The next draw of the shared fault sequence, in [0, 1). Lock-free: one atomic increment.
+    func nextFaultDraw() -> Double {
+        let index = faultDraws.wrappingAdd(1, ordering: .relaxed).oldValue
+        return SplitMix64.unitDouble(seed: configuration.faultSeed, index: index)
+    }
+
+    func nextConnectionID() -> Int {
+        connectionIDs.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    func register(_ connection: MockAPNsConnection) {
+        connections.withLock { $0[connection.id] = connection }
+    }
+
+    func unregister(_ connection: MockAPNsConnection) {
+        _ = connections.withLock { $0.removeValue(forKey: connection.id) }
+    }
+
+    func openConnections() -> [MockAPNsConnection] {
+        connections.withLock { Array($0.values) }
+    }
+}
+
+/// Stands in for a handler whose session could not be created (the connection is closed at once).
+private final class ClosedConnectionHandler: ConnectionHandler {
+    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {}
+    func connectionDidClose(_ connection: Connection, error: IOError?) {}
+}
