@@ -71,7 +71,8 @@ let package = Package(
             name: "PushAPNs", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushAPNsTests", dependencies: ["PushAPNs", "PushCore", "PushTLS"], swiftSettings: swiftSettings),
+            name: "PushAPNsTests", dependencies: ["PushAPNs", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs"],
+            swiftSettings: swiftSettings),
 
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(
