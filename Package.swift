@@ -84,7 +84,8 @@ let package = Package(
 
         // The Push, Registry and Health services, configuration, validation.
         .target(
-            name: "PushGateway", dependencies: ["PushCore", "PushGRPC", "PushProto", "PushPosix", "PushAPNs", "PushTLS"],
+            name: "PushGateway",
+            dependencies: ["PushCore", "PushGRPC", "PushProto", "PushPosix", "PushAPNs", "PushTLS", "PushMockAPNs"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore"],

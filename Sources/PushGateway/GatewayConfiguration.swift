@@ -23,6 +23,8 @@ public struct GatewayConfiguration: Sendable {
     public var logLevel = LogLevel.info
     /// `apps`: the apps Pushgate sends for.
     public var apps: [AppConfiguration] = []
+    /// With no apps, start the built-in demo (a mock APNs and an app wired to it). `--no-demo` clears it.
+    public var demoWhenNoApps = true
 
     public init() {}
 

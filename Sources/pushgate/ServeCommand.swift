@@ -67,6 +67,8 @@ enum ServeCommand {
             case "--max-message-bytes":
                 let value = try flags.int(for: flag, range: 1024...(64 << 20))
                 overrides.append { $0.maxMessageBytes = value }
+            case "--no-demo":
+                overrides.append { $0.demoWhenNoApps = false }
             case "--log-level":
                 let value = try flags.value(for: flag)
                 guard let level = ["debug": LogLevel.debug, "info": .info, "warning": .warning, "error": .error][value]

@@ -24,12 +24,15 @@ enum Usage {
         Usage: pushgate serve [--config FILE] [flags]
 
         Runs the gateway. With no config it listens on 127.0.0.1:50051. Flags override the file.
+        With no apps configured it starts in DEMO MODE: app "demo" delivers to a mock APNs that this
+        process runs on loopback (nothing reaches Apple).
 
           --config FILE             JSON config (keys in the README's configuration section)
           --listen HOST:PORT        gRPC listen address (config: listen)
           --loops N                 event-loop threads (config: loops; default one per core)
           --max-message-bytes N     largest request message (config: max_message_bytes; default 4194304)
           --log-level LEVEL         debug, info, warning or error (config: log_level)
+          --no-demo                 with no apps configured, do not start the demo app and mock APNs
           -h, --help                this text
 
         Stops on SIGINT or SIGTERM.

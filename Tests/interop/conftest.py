@@ -42,12 +42,15 @@ class Server:
 
     def __init__(self, config, tmp_path):
         binary = os.environ.get("PUSHGATE_BIN", os.path.join(ROOT, ".build", "debug", "pushgate"))
-        config_path = os.path.join(tmp_path, "pushgate.json")
-        with open(config_path, "w") as fh:
-            json.dump(config, fh)
+        args = [binary, "serve", "--listen", "127.0.0.1:0", "--loops", "2"]
+        if config is not None:
+            config_path = os.path.join(tmp_path, "pushgate.json")
+            with open(config_path, "w") as fh:
+                json.dump(config, fh)
+            args += ["--config", config_path]
+        self.binary = binary
         self.log = []
-        self.proc = subprocess.Popen([binary, "serve", "--config", config_path, "--listen", "127.0.0.1:0",
-                                      "--loops", "2"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.port = None
         deadline = time.time() + 20
         while time.time() < deadline:
