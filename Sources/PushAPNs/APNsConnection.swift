@@ -290,11 +290,15 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
 
     private func startWatchdog() {
         stopWatchdog()
+        scheduleWatchdogTick()
+    }
+
+    private func scheduleWatchdogTick() {
         let tick = min(app.configuration.pingTimeout, app.configuration.pingInterval)
         watchdog = loop.schedule(after: tick) { [self] in
             watchdog = nil
             checkLiveness()
-            if transport != nil { startWatchdog() }
+            if transport != nil { scheduleWatchdogTick() }
         }
     }
 
