@@ -1,4 +1,5 @@
 import PushPosix
+import PushTransport
 
 /// A gRPC server over HTTP/2 cleartext (h2c with prior knowledge, what gRPC "insecure" channels use).
 ///
@@ -11,14 +12,9 @@ public final class GRPCServer: Sendable {
     public init(configuration: GRPCServerConfiguration, services: [GRPCService], group: EventLoopGroup) throws {
         self.configuration = configuration
         let router = GRPCRouter(services: services)
-        listener = try TCPServer.listen(host: configuration.host, port: configuration.port, group: group) {
+        listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in
-            do {
-                return try GRPCServerConnection.serve(connection, router: router, configuration: configuration)
-            } catch {
-                connection.close(flushFirst: false)
-                return ClosedConnectionHandler()
-            }
+            try GRPCServerConnection.serve(connection, router: router, configuration: configuration)
         }
     }
 
@@ -29,11 +25,4 @@ public final class GRPCServer: Sendable {
     public func close() {
         listener.close()
     }
-}
-
-/// Stands in for a handler whose HTTP/2 session could not be created (the connection is closed at once).
-private final class ClosedConnectionHandler: ConnectionHandler {
-    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {}
-    func connectionDidDrain(_ connection: Connection) {}
-    func connectionDidClose(_ connection: Connection, error: IOError?) {}
 }

@@ -16,8 +16,6 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private let peer: String
     private let isLoopbackPeer: Bool
     private var calls: [Int32: GRPCServerCall] = [:]
-    /// Streams answered Trailers-Only while the client was still sending: reset once the answer is out.
-    private var pendingResets: [Int32] = []
 
     /// Serves `connection`; the returned transport is its handler.
     static func serve(
@@ -49,7 +47,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     }
 
     func resetAfterNextFlush(_ streamID: Int32) {
-        pendingResets.append(streamID)
+        transport.resetAfterFlush(streamID)
     }
 
     /// A session call for `call` failed (the stream is already gone): forget the call.
@@ -65,15 +63,6 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
         for call in calls.values { call.cancel() }
         calls.removeAll()
-    }
-
-    func transportDidDrainSession(_ transport: HTTP2Transport) -> Bool {
-        guard !pendingResets.isEmpty else { return false }
-        for streamID in pendingResets {
-            try? session.resetStream(streamID: streamID, errorCode: .noError)
-        }
-        pendingResets.removeAll()
-        return true
     }
 
     // MARK: HTTP/2 events

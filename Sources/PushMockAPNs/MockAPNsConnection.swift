@@ -53,8 +53,6 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     /// same read as the stream that triggered the GOAWAY).
     private var goAwayLastStreamID: Int32?
     private var dropped = false
-    /// Streams answered before the client finished its body: reset (NO_ERROR) once the answer is out.
-    private var pendingResets: [Int32] = []
 
     // Provider tokens.
     private var limitRaised: Bool
@@ -123,15 +121,6 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
         shared.unregister(self)
     }
 
-    func transportDidDrainSession(_ transport: HTTP2Transport) -> Bool {
-        guard !pendingResets.isEmpty else { return false }
-        for streamID in pendingResets {
-            try? session.resetStream(streamID: streamID, errorCode: .noError)
-        }
-        pendingResets.removeAll()
-        return true
-    }
-
     // MARK: HTTP/2 events
 
     func http2Session(
@@ -177,7 +166,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
             if stream.bodyLength > configuration.maxBodyBytes {
                 // Don't wait for (or keep) the rest: answer now and reset once the answer is out.
                 decide(stream)
-                if !endStream { pendingResets.append(streamID) }
+                if !endStream { transport.resetAfterFlush(streamID) }
                 return
             }
         }

@@ -1,5 +1,6 @@
 import PushCore
 import PushPosix
+import PushTransport
 import PushTLS
 import Synchronization
 
@@ -41,14 +42,9 @@ public final class MockAPNsServer: Sendable {
         }
         let shared = MockAPNsShared(configuration: configuration, tls: tls)
         self.shared = shared
-        listener = try TCPServer.listen(host: configuration.host, port: configuration.port, group: group) {
+        listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in
-            do {
-                return try MockAPNsConnection.serve(connection, id: shared.nextConnectionID(), shared: shared)
-            } catch {
-                connection.close(flushFirst: false)
-                return ClosedConnectionHandler()
-            }
+            try MockAPNsConnection.serve(connection, id: shared.nextConnectionID(), shared: shared)
         }
     }
 
@@ -135,10 +131,4 @@ final class MockAPNsShared: Sendable {
     func openConnections() -> [MockAPNsConnection] {
         connections.withLock { Array($0.values) }
     }
-}
-
-/// Stands in for a handler whose session could not be created (the connection is closed at once).
-private final class ClosedConnectionHandler: ConnectionHandler {
-    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {}
-    func connectionDidClose(_ connection: Connection, error: IOError?) {}
 }

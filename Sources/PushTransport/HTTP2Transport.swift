@@ -10,13 +10,6 @@ public protocol HTTP2TransportOwner: AnyObject {
     func transportDidBecomeReady(_ transport: HTTP2Transport)
     /// The socket is closed. `error` says why when it was not a clean close.
     func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?)
-    /// Called after each drain of the session's output; return true after submitting more frames
-    /// that must go out in the same batch (e.g. a RST_STREAM that must follow a response).
-    func transportDidDrainSession(_ transport: HTTP2Transport) -> Bool
-}
-
-extension HTTP2TransportOwner {
-    public func transportDidDrainSession(_ transport: HTTP2Transport) -> Bool { false }
 }
 
 /// Why a transport gave up.
@@ -56,6 +49,8 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
     private var flushScheduled = false
     private var readingPaused = false
     private var closeError: (any Error)?
+    /// Streams to reset with NO_ERROR once what was submitted for them is serialized.
+    private var resetsAfterFlush: [Int32] = []
 
     /// A transport over an accepted connection (server role) or, before `attach`, for a connect.
     public init(
@@ -112,6 +107,14 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
             flushScheduled = false
             flush()
         }
+    }
+
+    /// Resets `streamID` with NO_ERROR right after the frames already submitted for it are written:
+    /// the way a server stops a client's upload after answering early (a reset submitted at once
+    /// would make nghttp2 drop the answer).
+    public func resetAfterFlush(_ streamID: Int32) {
+        resetsAfterFlush.append(streamID)
+        setNeedsFlush()
     }
 
     /// Closes: TLS close_notify and what is buffered go out first when `flushFirst`.
@@ -221,7 +224,11 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
         do {
             plaintextOut.removeAll(keepingCapacity: true)
             try session.drainOutput(into: &plaintextOut, maxBytes: outputHighWaterMark)
-            if owner?.transportDidDrainSession(self) == true {
+            if !resetsAfterFlush.isEmpty {
+                for streamID in resetsAfterFlush {
+                    try? session.resetStream(streamID: streamID, errorCode: .noError)
+                }
+                resetsAfterFlush.removeAll()
                 try session.drainOutput(into: &plaintextOut, maxBytes: outputHighWaterMark)
             }
             if let tls {

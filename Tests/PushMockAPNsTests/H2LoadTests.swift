@@ -8,7 +8,7 @@ func runProgram(_ arguments: [String]) -> (status: Int32, output: String)? {
     var template = Array("/tmp/pushmock-out-XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { return nil }
-    let path = String(cString: template)
+    let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     defer {
         close(fd)
         unlink(path)
