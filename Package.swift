@@ -23,6 +23,8 @@ let package = Package(
             name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         // protoc-c output for everything in proto/ (scripts/gen-proto.sh; do not edit).
@@ -37,7 +39,7 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: swiftSettings),
 
         // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.
-        .target(name: "PushPosix", swiftSettings: swiftSettings),
+        .target(name: "PushPosix", dependencies: ["CLinux"], swiftSettings: swiftSettings),
         .testTarget(name: "PushPosixTests", dependencies: ["PushPosix"], swiftSettings: swiftSettings),
 
         // Sans-IO HTTP/2 sessions (server and client) over nghttp2.

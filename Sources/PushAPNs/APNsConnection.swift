@@ -282,8 +282,9 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     }
 
     private func finish(_ request: APNsRequest, _ result: DeliveryResult) {
-        request.job.collector.complete(slot: request.slot, with: result)
+        // Room first: whoever awaits the result may send again at once.
         app.release(1)
+        request.job.collector.complete(slot: request.slot, with: result)
     }
 
     // MARK: Liveness

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// An epoll instance. Each registration carries a 64-bit id (not the fd) in `epoll_data`, so
@@ -25,11 +26,10 @@ struct Epoll {
     private func control(
         _ op: Int32, _ target: Int32, _ id: UInt64, _ events: UInt32, _ reason: String
     ) throws(IOError) {
-        var event = EpollEvents.zero
-        EpollEvents.store(events: events, id: id, into: &event)
-        _ = try syscallChecked(reason) {
-            withUnsafeMutableBytes(of: &event) { LinuxCalls.epollCtl(fd, op, target, $0.baseAddress) }
-        }
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = id
+        _ = try syscallChecked(reason) { LinuxCalls.epollCtl(fd, op, target, &event) }
     }
 
     /// Waits up to `timeoutMillis` (-1 = forever). An EINTR returns 0 events so the caller
@@ -44,45 +44,20 @@ struct Epoll {
     }
 }
 
-/// The array `epoll_wait` fills. `struct epoll_event` is packed on x86_64 (12 bytes, data at
-/// offset 4) and natural elsewhere (16 bytes, data at 8); Swift cannot declare a packed
-/// struct, so we read and write the bytes at the C offsets.
+/// The array `epoll_wait` fills (`struct epoll_event` is packed on x86_64; Swift imports it with
+/// the C layout through CLinux).
 struct EpollEvents {
-    #if arch(x86_64)
-    static let stride = 12
-    static let dataOffset = 4
-    typealias Raw = (UInt32, UInt32, UInt32)
-    static var zero: Raw { (0, 0, 0) }
-    #else
-    static let stride = 16
-    static let dataOffset = 8
-    typealias Raw = (UInt64, UInt64)
-    static var zero: Raw { (0, 0) }
-    #endif
-
-    let storage: UnsafeMutableRawBufferPointer
-    let capacity: Int
+    let storage: UnsafeMutableBufferPointer<epoll_event>
+    var capacity: Int { storage.count }
 
     init(capacity: Int) {
-        self.capacity = capacity
-        storage = .allocate(byteCount: capacity * Self.stride, alignment: 8)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
+        storage = .allocate(capacity: capacity)
+        storage.initialize(repeating: epoll_event())
     }
 
     func deallocate() { storage.deallocate() }
 
-    func events(at index: Int) -> UInt32 {
-        storage.loadUnaligned(fromByteOffset: index * Self.stride, as: UInt32.self)
-    }
+    func events(at index: Int) -> UInt32 { storage[index].events }
 
-    func id(at index: Int) -> UInt64 {
-        storage.loadUnaligned(fromByteOffset: index * Self.stride + Self.dataOffset, as: UInt64.self)
-    }
-
-    static func store(events: UInt32, id: UInt64, into raw: inout Raw) {
-        withUnsafeMutableBytes(of: &raw) { bytes in
-            bytes.storeBytes(of: events, toByteOffset: 0, as: UInt32.self)
-            bytes.storeBytes(of: id, toByteOffset: dataOffset, as: UInt64.self)
-        }
-    }
+    func id(at index: Int) -> UInt64 { storage[index].data.u64 }
 }

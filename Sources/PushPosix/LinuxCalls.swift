@@ -1,51 +1,48 @@
+import CLinux
 import Glibc
 
-/// Linux calls that Swift's Glibc module does not import: its umbrella header leaves out
-/// <sys/epoll.h>, <sys/eventfd.h>, <sys/signalfd.h>, and `accept4`/`pthread_setname_np` sit
-/// behind _GNU_SOURCE. PushPosix may not depend on a C target, so we look the symbols up in
-/// the already-loaded libc once and call them through correctly typed C function pointers
-/// (exactly the C ABI, unlike `@_silgen_name`). Constants are the Linux UAPI values.
+/// The Linux calls and constants PushPosix uses beyond Glibc, from the `CLinux` shim (Swift's Glibc
+/// module leaves out epoll, eventfd, signalfd and the _GNU_SOURCE calls).
 enum LinuxCalls {
-    typealias EpollCreate1 = @convention(c) (Int32) -> Int32
-    typealias EpollCtl = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
-    typealias EpollWait = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
-    typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
-    typealias SignalFD = @convention(c) (Int32, UnsafePointer<sigset_t>?, Int32) -> Int32
-    typealias Accept4 = @convention(c) (
-        Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
-    ) -> Int32
-    typealias SetThreadName = @convention(c) (pthread_t, UnsafePointer<CChar>?) -> Int32
+    static func epollCreate1(_ flags: Int32) -> Int32 { epoll_create1(flags) }
 
-    // `static let` initialisation is lazy and thread-safe (swift_once); C function pointers
-    // are plain immutable addresses, so sharing them is safe.
-    nonisolated(unsafe) static let epollCreate1: EpollCreate1 = symbol("epoll_create1")
-    nonisolated(unsafe) static let epollCtl: EpollCtl = symbol("epoll_ctl")
-    nonisolated(unsafe) static let epollWait: EpollWait = symbol("epoll_wait")
-    nonisolated(unsafe) static let eventfd: EventFD = symbol("eventfd")
-    nonisolated(unsafe) static let signalfd: SignalFD = symbol("signalfd")
-    nonisolated(unsafe) static let accept4: Accept4 = symbol("accept4")
-    nonisolated(unsafe) static let setThreadName: SetThreadName = symbol("pthread_setname_np")
+    static func epollCtl(_ epfd: Int32, _ op: Int32, _ fd: Int32, _ event: UnsafeMutablePointer<epoll_event>?) -> Int32 {
+        epoll_ctl(epfd, op, fd, event)
+    }
 
-    // <sys/epoll.h>
-    static let EPOLLIN: UInt32 = 0x001
-    static let EPOLLOUT: UInt32 = 0x004
-    static let EPOLLERR: UInt32 = 0x008
-    static let EPOLLHUP: UInt32 = 0x010
-    static let EPOLL_CTL_ADD: Int32 = 1
-    static let EPOLL_CTL_DEL: Int32 = 2
-    static let EPOLL_CTL_MOD: Int32 = 3
-    // O_CLOEXEC / O_NONBLOCK are shared by epoll_create1, eventfd, signalfd and accept4.
+    static func epollWait(
+        _ epfd: Int32, _ events: UnsafeMutablePointer<epoll_event>?, _ capacity: Int32, _ timeout: Int32
+    ) -> Int32 {
+        epoll_wait(epfd, events, capacity, timeout)
+    }
+
+    static func eventfd(_ initial: UInt32, _ flags: Int32) -> Int32 { CLinux.eventfd(initial, flags) }
+
+    static func signalfd(_ fd: Int32, _ mask: UnsafePointer<sigset_t>, _ flags: Int32) -> Int32 {
+        CLinux.signalfd(fd, mask, flags)
+    }
+
+    static func accept4(
+        _ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: UnsafeMutablePointer<socklen_t>?,
+        _ flags: Int32
+    ) -> Int32 {
+        CLinux.accept4(fd, address, length, flags)
+    }
+
+    static func setThreadName(_ thread: pthread_t, _ name: UnsafePointer<CChar>?) -> Int32 {
+        pthread_setname_np(thread, name)
+    }
+
+    static let EPOLLIN = CLinux.EPOLLIN.rawValue
+    static let EPOLLOUT = CLinux.EPOLLOUT.rawValue
+    static let EPOLLERR = CLinux.EPOLLERR.rawValue
+    static let EPOLLHUP = CLinux.EPOLLHUP.rawValue
+    static let EPOLL_CTL_ADD = CLinux.EPOLL_CTL_ADD
+    static let EPOLL_CTL_DEL = CLinux.EPOLL_CTL_DEL
+    static let EPOLL_CTL_MOD = CLinux.EPOLL_CTL_MOD
+    // O_CLOEXEC / O_NONBLOCK are the values epoll_create1, eventfd, signalfd and accept4 take.
     static let CLOEXEC: Int32 = O_CLOEXEC
     static let NONBLOCK: Int32 = O_NONBLOCK
 
-    /// sizeof(struct signalfd_siginfo); `ssi_signo` is its first field (uint32).
-    static let signalfdSiginfoSize = 128
-
-    private static func symbol<F>(_ name: String) -> F {
-        // dlopen(NULL) is the main program plus everything already loaded, i.e. libc.
-        guard let handle = dlopen(nil, RTLD_NOW), let address = dlsym(handle, name) else {
-            fatalError("PushPosix: libc symbol \(name) not found")
-        }
-        return unsafeBitCast(address, to: F.self)
-    }
+    static let signalfdSiginfoSize = MemoryLayout<signalfd_siginfo>.size
 }
