@@ -1,0 +1,67 @@
+/// Turns a published SNS message into what an APNs send needs, once per (message, platform key).
+///
+/// The result has no tokens: the fan-out copies it per page of endpoints and fills them in, so
+/// the payload bytes are built once however many devices receive them.
+public enum SNSAPNsPayload {
+    /// Builds the APNs notification for `key`, or nil when the message's TTL has run out.
+    ///
+    /// - Parameters:
+    ///   - message: the parsed publish; the `key` entry is the payload (a JSON object sent verbatim),
+    ///     else `default` becomes `{"aps":{"alert":"<text>"}}`.
+    ///   - key: `.apns` or `.apnsSandbox`; `.gcm` is a programming error.
+    ///   - options: the reserved attributes for `key` (``SNSAttributes/parse(_:platformKey:)``).
+    ///   - bundleID: the app's bundle id, the topic unless the TOPIC attribute is set.
+    ///   - publishedAt: when the publish was accepted, Unix seconds; TTLs count from here.
+    ///   - now: the current time, Unix seconds.
+    /// - Returns: nil if `now` is past `publishedAt + TTL`: SNS drops a push whose dwell time
+    ///   exceeds its TTL (C.4), and the caller counts it as skipped.
+    /// - Throws: ``ValidationError`` naming `message` or the attribute at fault. Checks run before
+    ///   the expiry test, so a bad publish fails the same way whatever the time.
+    public static func build(
+        message: SNSMessage, key: PlatformKey, options: SNSDeliveryOptions, bundleID: String,
+        publishedAt: Int64, now: Int64
+    ) throws(ValidationError) -> PreparedNotification? {
+        precondition(key != .gcm, "SNSAPNsPayload serves the APNs platform keys only")
+        let (payload, document) = try payloadBytes(message: message, key: key)
+        let pushType = options.pushType ?? SNSPushTypeInference.infer(fromPayload: document)
+        let priority = try priority(options.priority, pushType: pushType)
+        let topic = try topic(options.topic, bundleID: bundleID, pushType: pushType)
+        guard payload.count <= pushType.maxPayloadBytes else {
+            throw ValidationError(
+                field: "message",
+                message: "the APNs payload for '\(key.rawValue)' is \(payload.count) bytes, over the limit of "
+                    + "\(pushType.maxPayloadBytes) bytes for push type \(pushType.rawValue)")
+        }
+        guard let expiration = expiration(ttl: options.ttlSeconds, publishedAt: publishedAt, now: now) else {
+            return nil
+        }
+        return PreparedNotification(
+            payload: payload, pushType: pushType, topic: topic, priority: priority, expiration: expiration.header,
+            collapseID: options.collapseID, apnsID: nil, tokens: [])
+    }
+
+    /// The payload bytes and their parsed form (for push-type inference).
+    static func payloadBytes(message: SNSMessage, key: PlatformKey) throws(ValidationError)
+        -> ([UInt8], JSONValue)
+    {
+        guard let entry = message.text(for: key) else {
+            throw ValidationError(
+                field: "message", message: "JSON must contain an entry for 'default' or '\(key.rawValue)'")
+        }
+        guard entry.fromPlatformKey else {
+            let document = JSONValue.object([("aps", .object([("alert", .string(entry.text))]))])
+            return (JSONWriter.encode(document), document)
+        }
+        let document: JSONValue
+        do throws(JSONError) {
+            document = try JSONParser.parse(entry.text.utf8)
+        } catch {
+            throw ValidationError(field: "message", message: "the '\(key.rawValue)' value is not valid JSON: \(error)")
+        }
+        guard document.objectMembers != nil else {
+            throw ValidationError(field: "message", message: "the '\(key.rawValue)' value must be a JSON object")
+        }
+        // Verbatim: the sender's bytes (key order, number spelling, whitespace) reach APNs unchanged.
+        return (Array(entry.text.utf8), document)
+    }
+}
