@@ -27,6 +27,7 @@ final class Database {
 
     deinit {
         statements.removeAll()  // finalize first: close_v2 would otherwise defer the close.
+        // close_v2 fails only for a handle that is not a connection; a deinit has no one to tell.
         sqlite3_close_v2(connection)
     }
 
@@ -85,6 +86,7 @@ final class Database {
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
     /// IMMEDIATE takes the write lock up front, so a read-then-write body never fails to upgrade.
+    @discardableResult
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try execute("BEGIN IMMEDIATE")
         let result: T

@@ -33,13 +33,7 @@ extension SQLiteStore {
     }
 
     public func disableEndpoints(_ endpoints: [(id: String, reason: String)]) async throws(StoreError) {
-        // Tuples are not Sendable-checked as such; copy into a Sendable array of pairs first.
-        let pairs = endpoints.map { DisablePair(id: $0.id, reason: $0.reason) }
-        try await withDatabase { database throws(StoreError) in
-            try database.transaction { () throws(StoreError) in
-                for pair in pairs { _ = try database.disableEndpoint(id: pair.id, reason: pair.reason) }
-            }
-        }
+        try await withDatabase { database throws(StoreError) in try database.disableEndpoints(endpoints) }
     }
 
     public func deleteEndpoint(id: String) async throws(StoreError) {
@@ -139,8 +133,3 @@ extension SQLiteStore {
     }
 }
 
-/// One entry of `disableEndpoints`, as a struct so the batch can cross to the queue.
-private struct DisablePair: Sendable {
-    let id: String
-    let reason: String
-}
