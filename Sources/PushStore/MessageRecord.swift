@@ -66,4 +66,3 @@ public struct MessageRecord: Sendable, Equatable {
         self.cursor = cursor
     }
 }
-

@@ -30,7 +30,8 @@ struct EndpointTests {
     @Test("same token with different custom data is alreadyExists naming the existing id")
     func differentCustomData() async throws {
         try await withStore { store, _ in
-            let (first, _) = try await store.createEndpoint(app: "ios", normalizedToken: "abcd", customUserData: "u1", now: 1)
+            let (first, _) = try await store.createEndpoint(
+                app: "ios", normalizedToken: "abcd", customUserData: "u1", now: 1)
             let error = try #require(
                 await storeError { () async throws(StoreError) in
                     try await store.createEndpoint(app: "ios", normalizedToken: "abcd", customUserData: "u2", now: 2)
@@ -74,7 +75,8 @@ struct EndpointTests {
             #expect(changed2.token == "bb" && changed2.customUserData == "v" && changed2.createdAt == 5)
             #expect(try await store.endpoint(id: e.id) == changed2)
             // The old token is free again.
-            let (other, created) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 6)
+            let (other, created) = try await store.createEndpoint(
+                app: "ios", normalizedToken: "aa", customUserData: "", now: 6)
             #expect(created && other.id != e.id)
         }
     }
@@ -91,7 +93,8 @@ struct EndpointTests {
             #expect(error?.existingID == a.id)
             #expect(try await store.endpoint(id: b.id).token == "bb")
             // Its own token is no conflict.
-            let same = try await store.updateEndpoint(id: b.id, normalizedToken: "bb", enabled: nil, customUserData: nil)
+            let same = try await store.updateEndpoint(
+                id: b.id, normalizedToken: "bb", enabled: nil, customUserData: nil)
             #expect(same == b)
         }
     }
@@ -105,13 +108,16 @@ struct EndpointTests {
             let disabled = try await store.endpoint(id: e.id)
             #expect(!disabled.enabled && disabled.disabledReason == "Unregistered")
 
-            let newToken = try await store.updateEndpoint(id: e.id, normalizedToken: "cc", enabled: nil, customUserData: nil)
+            let newToken = try await store.updateEndpoint(
+                id: e.id, normalizedToken: "cc", enabled: nil, customUserData: nil)
             #expect(!newToken.enabled && newToken.disabledReason == "Unregistered")
 
-            let enabled = try await store.updateEndpoint(id: e.id, normalizedToken: nil, enabled: true, customUserData: nil)
+            let enabled = try await store.updateEndpoint(
+                id: e.id, normalizedToken: nil, enabled: true, customUserData: nil)
             #expect(enabled.enabled && enabled.disabledReason.isEmpty)
 
-            let byHand = try await store.updateEndpoint(id: e.id, normalizedToken: nil, enabled: false, customUserData: nil)
+            let byHand = try await store.updateEndpoint(
+                id: e.id, normalizedToken: nil, enabled: false, customUserData: nil)
             #expect(!byHand.enabled && byHand.disabledReason.isEmpty)
         }
     }
@@ -139,14 +145,17 @@ struct EndpointTests {
             _ = try await store.createTopic(name: "news")
             _ = try await store.createTopic(name: "sport")
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
-            let (keep, _) = try await store.createEndpoint(app: "ios", normalizedToken: "bb", customUserData: "", now: 1)
+            let (keep, _) = try await store.createEndpoint(
+                app: "ios", normalizedToken: "bb", customUserData: "", now: 1)
             let (s1, _) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
             _ = try await store.subscribe(topic: "sport", endpointID: e.id, filterPolicyJSON: "")
             let (s3, _) = try await store.subscribe(topic: "news", endpointID: keep.id, filterPolicyJSON: "")
 
             try await store.deleteEndpoint(id: e.id)
             try await store.deleteEndpoint(id: e.id)
-            #expect(await storeError { () async throws(StoreError) in try await store.endpoint(id: e.id) }?.code == .notFound)
+            #expect(
+                await storeError { () async throws(StoreError) in try await store.endpoint(id: e.id) }?.code
+                    == .notFound)
             #expect(
                 await storeError { () async throws(StoreError) in try await store.subscription(id: s1.id) }?.code
                     == .notFound)
@@ -162,8 +171,10 @@ struct EndpointTests {
             for i in 0..<250 {
                 let app = i % 5 == 0 ? "android" : "ios"
                 created.append(
-                    try await store.createEndpoint(app: app, normalizedToken: "t\(i)", customUserData: "", now: Int64(i))
-                        .endpoint.id)
+                    try await store.createEndpoint(
+                        app: app, normalizedToken: "t\(i)", customUserData: "", now: Int64(i)
+                    )
+                    .endpoint.id)
             }
             var seen: [String] = []
             var pageSizes: [Int] = []

@@ -10,7 +10,9 @@ struct FanOutTests {
             let tokens = (0..<20_000).map { String(hexToken($0)) }
             #expect(try await store.bulkCreateSubscribed(topic: "all", app: "ios", tokens: tokens, now: 7) == 20_000)
             // Loading again creates nothing.
-            #expect(try await store.bulkCreateSubscribed(topic: "all", app: "ios", tokens: Array(tokens.prefix(10)), now: 8) == 0)
+            #expect(
+                try await store.bulkCreateSubscribed(topic: "all", app: "ios", tokens: Array(tokens.prefix(10)), now: 8)
+                    == 0)
 
             var seenTokens = Set<String>()
             var seenSubscriptions = Set<String>()
@@ -69,7 +71,9 @@ struct FanOutTests {
         defer { directory.remove() }
         let database = try Database(path: directory.databasePath)
         try Migrator.migrate(database)
-        let plan = try database.rows("EXPLAIN QUERY PLAN " + Database.fanOutSQL, [.text("t"), .integer(0), .integer(10)]) {
+        let plan = try database.rows(
+            "EXPLAIN QUERY PLAN " + Database.fanOutSQL, [.text("t"), .integer(0), .integer(10)]
+        ) {
             $0.text(3)
         }
         let text = plan.joined(separator: "\n")

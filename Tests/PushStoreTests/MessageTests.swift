@@ -18,7 +18,9 @@ struct MessageTests {
             let direct = MessageRecord(id: "m2", endpointID: "e1", message: "plain", publishedAt: 5)
             try await store.insertMessage(direct)
             #expect(try await store.message(id: "m2") == direct)
-            #expect(await storeError { () async throws(StoreError) in try await store.message(id: "m3") }?.code == .notFound)
+            #expect(
+                await storeError { () async throws(StoreError) in try await store.message(id: "m3") }?.code == .notFound
+            )
         }
     }
 
@@ -26,7 +28,9 @@ struct MessageTests {
     func insertErrors() async throws {
         try await withStore { store, _ in
             try await store.insertMessage(topicMessage("m1"))
-            let duplicate = await storeError { () async throws(StoreError) in try await store.insertMessage(topicMessage("m1")) }
+            let duplicate = await storeError { () async throws(StoreError) in
+                try await store.insertMessage(topicMessage("m1"))
+            }
             #expect(duplicate?.code == .alreadyExists)
             #expect(duplicate?.existingID == "m1")
             let both = MessageRecord(id: "m2", topic: "t", endpointID: "e", message: "x", publishedAt: 1)

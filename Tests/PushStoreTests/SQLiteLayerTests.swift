@@ -22,7 +22,9 @@ struct SQLiteLayerTests {
         defer { directory.remove() }
         let database = try Database(path: directory.databasePath)
         for value in ["", "é✓ 🚀", "a\u{0}b"] {
-            let read = try database.row("SELECT ?, ? IS NULL, length(CAST(? AS BLOB))", [.text(value), .text(value), .text(value)]) {
+            let read = try database.row(
+                "SELECT ?, ? IS NULL, length(CAST(? AS BLOB))", [.text(value), .text(value), .text(value)]
+            ) {
                 (text: $0.text(0), isNull: $0.bool(1), bytes: $0.int64(2))
             }
             #expect(read?.text == value)

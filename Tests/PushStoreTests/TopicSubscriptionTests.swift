@@ -49,10 +49,14 @@ struct TopicSubscriptionTests {
             #expect(!createdAgain && same == first)
 
             let policy = #"{"kind":["breaking"]}"#
-            let (updated, createdThird) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: policy)
+            let (updated, createdThird) = try await store.subscribe(
+                topic: "news", endpointID: e.id, filterPolicyJSON: policy)
             #expect(!createdThird && updated.id == first.id && updated.filterPolicyJSON == policy)
             #expect(try await store.subscription(id: first.id) == updated)
-            #expect(try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10).items == [updated])
+            #expect(
+                try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10).items == [
+                    updated
+                ])
         }
     }
 
@@ -64,7 +68,9 @@ struct TopicSubscriptionTests {
             let (s, _) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
             try await store.unsubscribe(id: s.id)
             try await store.unsubscribe(id: s.id)
-            #expect(await storeError { () async throws(StoreError) in try await store.subscription(id: s.id) }?.code == .notFound)
+            #expect(
+                await storeError { () async throws(StoreError) in try await store.subscription(id: s.id) }?.code
+                    == .notFound)
             // The endpoint stays.
             #expect(try await store.endpoint(id: e.id) == e)
         }
@@ -79,12 +85,16 @@ struct TopicSubscriptionTests {
             let (s1, _) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
             let (s2, _) = try await store.subscribe(topic: "sport", endpointID: e.id, filterPolicyJSON: "")
             try await store.deleteTopic(name: "news")
-            #expect(await storeError { () async throws(StoreError) in try await store.subscription(id: s1.id) }?.code == .notFound)
-            #expect(try await store.listSubscriptions(topic: nil, endpointID: e.id, cursor: nil, limit: 10).items == [s2])
+            #expect(
+                await storeError { () async throws(StoreError) in try await store.subscription(id: s1.id) }?.code
+                    == .notFound)
+            #expect(
+                try await store.listSubscriptions(topic: nil, endpointID: e.id, cursor: nil, limit: 10).items == [s2])
             #expect(try await store.endpoint(id: e.id) == e)
             // Recreating the topic does not bring subscriptions back.
             _ = try await store.createTopic(name: "news")
-            #expect(try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10).items.isEmpty)
+            #expect(
+                try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10).items.isEmpty)
         }
     }
 
@@ -95,9 +105,12 @@ struct TopicSubscriptionTests {
             _ = try await store.createTopic(name: "sport")
             var all: [SubscriptionRecord] = []
             for i in 0..<5 {
-                let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "t\(i)", customUserData: "", now: 1)
-                all.append(try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "").subscription)
-                all.append(try await store.subscribe(topic: "sport", endpointID: e.id, filterPolicyJSON: "").subscription)
+                let (e, _) = try await store.createEndpoint(
+                    app: "ios", normalizedToken: "t\(i)", customUserData: "", now: 1)
+                all.append(
+                    try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "").subscription)
+                all.append(
+                    try await store.subscribe(topic: "sport", endpointID: e.id, filterPolicyJSON: "").subscription)
             }
             let news = try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10)
             #expect(news.items == all.filter { $0.topic == "news" })
@@ -106,7 +119,8 @@ struct TopicSubscriptionTests {
             #expect(byEndpoint.items == all.filter { $0.endpointID == one })
             let both = try await store.listSubscriptions(topic: "sport", endpointID: one, cursor: nil, limit: 10)
             #expect(both.items == [all[3]])
-            #expect(try await store.listSubscriptions(topic: "nope", endpointID: nil, cursor: nil, limit: 10).items.isEmpty)
+            #expect(
+                try await store.listSubscriptions(topic: "nope", endpointID: nil, cursor: nil, limit: 10).items.isEmpty)
 
             var seen: [SubscriptionRecord] = []
             var cursor: String? = nil

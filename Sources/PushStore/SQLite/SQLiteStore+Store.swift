@@ -40,7 +40,9 @@ extension SQLiteStore {
         try await withDatabase { database throws(StoreError) in try database.deleteEndpoint(id: id) }
     }
 
-    public func listEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<EndpointRecord> {
+    public func listEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<
+        EndpointRecord
+    > {
         try await withDatabase { database throws(StoreError) in
             try database.listEndpoints(app: app, cursor: cursor, limit: limit)
         }
@@ -93,7 +95,9 @@ extension SQLiteStore {
         }
     }
 
-    public func fanOutPage(topic: String, after cursor: String?, limit: Int) async throws(StoreError) -> Page<FanOutTarget> {
+    public func fanOutPage(topic: String, after cursor: String?, limit: Int) async throws(StoreError) -> Page<
+        FanOutTarget
+    > {
         try await withDatabase { database throws(StoreError) in
             try database.fanOutPage(topic: topic, after: cursor, limit: limit)
         }
@@ -132,4 +136,3 @@ extension SQLiteStore {
         try await withDatabase { database throws(StoreError) in try database.unfinishedMessages() }
     }
 }
-

@@ -84,4 +84,3 @@ final class Statement {
     /// The column as text, or `nil` for NULL.
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 }
-

@@ -1,7 +1,9 @@
 /// Endpoint queries. They run on the store's queue; see `Store` for the semantics.
 extension Database {
     func endpoint(app: String, token: String) throws(StoreError) -> (seq: Int64, record: EndpointRecord)? {
-        try row("SELECT \(Columns.endpoint) FROM endpoints e WHERE e.app = ? AND e.token = ?", [.text(app), .text(token)]) {
+        try row(
+            "SELECT \(Columns.endpoint) FROM endpoints e WHERE e.app = ? AND e.token = ?", [.text(app), .text(token)]
+        ) {
             Columns.endpoint($0)
         }
     }
@@ -22,7 +24,8 @@ extension Database {
             guard existing.customUserData == customUserData else {
                 throw StoreError(
                     .alreadyExists, existingID: existing.id,
-                    message: "endpoint \(existing.id) already exists with the same token, but different custom_user_data")
+                    message:
+                        "endpoint \(existing.id) already exists with the same token, but different custom_user_data")
             }
             return (existing, false)
         }

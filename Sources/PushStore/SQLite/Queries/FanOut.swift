@@ -43,7 +43,8 @@ extension Database {
                     throw StoreError(.internal, message: "endpoint for token \(token) vanished while bulk loading")
                 }
                 created += try insertSubscription(
-                    id: RandomID.make(), topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: "", ifAbsent: true)
+                    id: RandomID.make(), topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: "",
+                    ifAbsent: true)
             }
             return created
         }

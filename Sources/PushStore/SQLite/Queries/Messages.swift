@@ -80,7 +80,8 @@ extension Database {
 
     private func withAttributes(_ found: (seq: Int64, record: MessageRecord)) throws(StoreError) -> MessageRecord {
         var message = found.record
-        let pairs = try rows("SELECT name, value FROM message_attributes WHERE message_seq = ?", [.integer(found.seq)]) {
+        let pairs = try rows("SELECT name, value FROM message_attributes WHERE message_seq = ?", [.integer(found.seq)])
+        {
             (name: $0.text(0), value: $0.text(1))
         }
         for (name, value) in pairs { message.attributes[name] = value }

@@ -32,14 +32,17 @@ extension Database {
             }
             let record = SubscriptionRecord(
                 id: RandomID.make(), topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON)
-            try insertSubscription(id: record.id, topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: filterPolicyJSON)
+            try insertSubscription(
+                id: record.id, topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: filterPolicyJSON)
             return (record, true)
         }
     }
 
     /// Inserts a subscription; `ifAbsent` skips an existing (topic, endpoint) pair. Answers rows inserted.
     @discardableResult
-    func insertSubscription(id: String, topicSeq: Int64, endpointSeq: Int64, filterPolicyJSON: String, ifAbsent: Bool = false)
+    func insertSubscription(
+        id: String, topicSeq: Int64, endpointSeq: Int64, filterPolicyJSON: String, ifAbsent: Bool = false
+    )
         throws(StoreError) -> Int
     {
         try run(
