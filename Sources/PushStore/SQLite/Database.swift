@@ -86,6 +86,7 @@ final class Database {
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
     /// IMMEDIATE takes the write lock up front, so a read-then-write body never fails to upgrade.
+    /// Not reentrant: queries called from `body` must not open their own transaction.
     @discardableResult
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try execute("BEGIN IMMEDIATE")
