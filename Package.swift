@@ -37,6 +37,9 @@ let package = Package(
         // Domain types and pure logic: no C, no I/O.
         .target(name: "PushCore", swiftSettings: swiftSettings),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: swiftSettings),
+        // The embedded store: SQLite (WAL) behind a narrow protocol; registry, messages, fan-out progress.
+        .target(name: "PushStore", dependencies: ["CSQLite", "PushCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore"], swiftSettings: swiftSettings),
 
         // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.
         .target(name: "PushPosix", dependencies: ["CLinux"], swiftSettings: swiftSettings),

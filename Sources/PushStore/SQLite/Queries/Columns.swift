@@ -1,0 +1,48 @@
+/// Column lists and row readers shared by the queries, so each record is read one way everywhere.
+/// Every list starts with the row's `seq`, which page cursors are made of.
+enum Columns {
+    /// `seq` then the record's fields, for table alias `e`.
+    static let endpoint = "e.seq, e.id, e.app, e.token, e.enabled, e.custom_user_data, e.created_at, e.disabled_reason"
+
+    /// Reads `Columns.endpoint` starting at column `first`.
+    static func endpoint(_ row: Statement, from first: Int32 = 0) -> (seq: Int64, record: EndpointRecord) {
+        let record = EndpointRecord(
+            id: row.text(first + 1), app: row.text(first + 2), token: row.text(first + 3),
+            enabled: row.bool(first + 4), customUserData: row.text(first + 5), createdAt: row.int64(first + 6),
+            disabledReason: row.text(first + 7))
+        return (row.int64(first), record)
+    }
+
+    /// `seq` then the subscription's fields; joins topics `t` and endpoints `e` for the names.
+    static let subscription = "s.seq, s.id, t.name, e.id, s.filter_policy_json"
+    /// The joins `subscription` needs, from `subscriptions s`.
+    static let subscriptionJoins =
+        "subscriptions s JOIN topics t ON t.seq = s.topic_seq JOIN endpoints e ON e.seq = s.endpoint_seq"
+
+    /// Reads `Columns.subscription`.
+    static func subscription(_ row: Statement) -> (seq: Int64, record: SubscriptionRecord) {
+        let record = SubscriptionRecord(
+            id: row.text(1), topic: row.text(2), endpointID: row.text(3), filterPolicyJSON: row.text(4))
+        return (row.int64(0), record)
+    }
+
+    /// `seq` then the message's own fields (attributes live in `message_attributes`).
+    static let message = """
+        seq, id, topic, endpoint_id, message, message_structure, published_at, state,
+        total, delivered, rejected, failed, skipped, cursor
+        """
+
+    /// Reads `Columns.message`; the caller fills in the attributes.
+    static func message(_ row: Statement) throws(StoreError) -> (seq: Int64, record: MessageRecord) {
+        let stateText = row.text(7)
+        guard let state = MessageState(rawValue: stateText) else {
+            throw StoreError(.internal, message: "message \(row.text(1)) has an unknown state \"\(stateText)\"")
+        }
+        let record = MessageRecord(
+            id: row.text(1), topic: row.optionalText(2), endpointID: row.optionalText(3), message: row.text(4),
+            messageStructure: row.text(5), attributes: [:], publishedAt: row.int64(6), state: state,
+            total: row.int64(8), delivered: row.int64(9), rejected: row.int64(10), failed: row.int64(11),
+            skipped: row.int64(12), cursor: row.text(13))
+        return (row.int64(0), record)
+    }
+}

@@ -1,0 +1,113 @@
+/// Endpoint queries. They run on the store's queue; see `Store` for the semantics.
+extension Database {
+    func endpoint(app: String, token: String) throws(StoreError) -> (seq: Int64, record: EndpointRecord)? {
+        try row(
+            "SELECT \(Columns.endpoint) FROM endpoints e WHERE e.app = ? AND e.token = ?", [.text(app), .text(token)]
+        ) {
+            Columns.endpoint($0)
+        }
+    }
+
+    func endpoint(id: String) throws(StoreError) -> (seq: Int64, record: EndpointRecord) {
+        let found = try row("SELECT \(Columns.endpoint) FROM endpoints e WHERE e.id = ?", [.text(id)]) {
+            Columns.endpoint($0)
+        }
+        guard let found else { throw StoreError(.notFound, message: "endpoint \(id) does not exist") }
+        return found
+    }
+
+    func createEndpoint(app: String, token: String, customUserData: String, now: Int64)
+        throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
+    {
+        // No transaction needed: the store's queue runs one call at a time, and the INSERT is atomic.
+        if let (_, existing) = try endpoint(app: app, token: token) {
+            guard existing.customUserData == customUserData else {
+                throw StoreError(
+                    .alreadyExists, existingID: existing.id,
+                    message:
+                        "endpoint \(existing.id) already exists with the same token, but different custom_user_data")
+            }
+            return (existing, false)
+        }
+        let record = EndpointRecord(
+            id: RandomID.make(), app: app, token: token, enabled: true, customUserData: customUserData, createdAt: now,
+            disabledReason: "")
+        try insertEndpoint(record)
+        return (record, true)
+    }
+
+    /// Inserts a new endpoint; `ifAbsent` skips one whose (app, token) is taken (bulk loading).
+    @discardableResult
+    func insertEndpoint(_ record: EndpointRecord, ifAbsent: Bool = false) throws(StoreError) -> Int {
+        try run(
+            """
+            INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?)\(ifAbsent ? " ON CONFLICT (app, token) DO NOTHING" : "")
+            """,
+            [
+                .text(record.id), .text(record.app), .text(record.token), .bool(record.enabled),
+                .text(record.customUserData), .integer(record.createdAt), .text(record.disabledReason),
+            ])
+    }
+
+    func updateEndpoint(id: String, token: String?, enabled: Bool?, customUserData: String?)
+        throws(StoreError) -> EndpointRecord
+    {
+        try transaction { () throws(StoreError) -> EndpointRecord in
+            let (seq, current) = try endpoint(id: id)
+            if let token, token != current.token, let (_, other) = try endpoint(app: current.app, token: token) {
+                throw StoreError(
+                    .alreadyExists, existingID: other.id,
+                    message: "endpoint \(other.id) already exists with the same token")
+            }
+            // Enabling clears the reason; disabling by hand leaves it ("" unless already disabled).
+            try run(
+                """
+                UPDATE endpoints SET
+                    token = coalesce(?2, token),
+                    custom_user_data = coalesce(?3, custom_user_data),
+                    enabled = coalesce(?4, enabled),
+                    disabled_reason = CASE WHEN ?4 = 1 THEN '' ELSE disabled_reason END
+                WHERE seq = ?1
+                """,
+                [.integer(seq), .text(token), .text(customUserData), enabled.map(SQLValue.bool) ?? .null])
+            return try endpoint(id: id).record
+        }
+    }
+
+    /// Disables one endpoint; answers whether it exists.
+    func disableEndpoint(id: String, reason: String) throws(StoreError) -> Bool {
+        try run("UPDATE endpoints SET enabled = 0, disabled_reason = ? WHERE id = ?", [.text(reason), .text(id)]) > 0
+    }
+
+    /// Disables a batch in one transaction: one fsync for the lot. Unknown ids are skipped.
+    func disableEndpoints(_ endpoints: [(id: String, reason: String)]) throws(StoreError) {
+        try transaction { () throws(StoreError) in
+            for (id, reason) in endpoints { _ = try disableEndpoint(id: id, reason: reason) }
+        }
+    }
+
+    func deleteEndpoint(id: String) throws(StoreError) {
+        // Subscriptions go by ON DELETE CASCADE.
+        try run("DELETE FROM endpoints WHERE id = ?", [.text(id)])
+    }
+
+    func listEndpoints(app: String?, cursor: String?, limit: Int) throws(StoreError) -> Page<EndpointRecord> {
+        try PageCursor.check(limit: limit)
+        let after = try PageCursor.decode(cursor, as: .endpoints)
+        let fetched =
+            if let app {
+                try rows(
+                    "SELECT \(Columns.endpoint) FROM endpoints e WHERE e.app = ? AND e.seq > ? ORDER BY e.seq LIMIT ?",
+                    [.text(app), .integer(after), .int(limit + 1)]
+                ) { Columns.endpoint($0) }
+            } else {
+                try rows(
+                    "SELECT \(Columns.endpoint) FROM endpoints e WHERE e.seq > ? ORDER BY e.seq LIMIT ?",
+                    [.integer(after), .int(limit + 1)]
+                ) { Columns.endpoint($0) }
+            }
+        let page = PageCursor.page(fetched, limit: limit, kind: .endpoints) { $0.seq }
+        return Page(items: page.items.map(\.record), nextCursor: page.nextCursor)
+    }
+}

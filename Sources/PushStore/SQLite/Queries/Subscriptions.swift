@@ -1,0 +1,86 @@
+/// Subscription queries. They run on the store's queue; see `Store` for the semantics.
+extension Database {
+    func subscription(id: String) throws(StoreError) -> SubscriptionRecord {
+        let found = try row(
+            "SELECT \(Columns.subscription) FROM \(Columns.subscriptionJoins) WHERE s.id = ?", [.text(id)]
+        ) { Columns.subscription($0).record }
+        guard let found else { throw StoreError(.notFound, message: "subscription \(id) does not exist") }
+        return found
+    }
+
+    func subscribe(topic: String, endpointID: String, filterPolicyJSON: String)
+        throws(StoreError) -> (subscription: SubscriptionRecord, created: Bool)
+    {
+        try transaction { () throws(StoreError) -> (subscription: SubscriptionRecord, created: Bool) in
+            guard let topicSeq = try topicSeq(name: topic) else {
+                throw StoreError(.notFound, message: "topic \(topic) does not exist")
+            }
+            let endpointSeq = try endpoint(id: endpointID).seq
+            let existing = try row(
+                "SELECT seq, id, filter_policy_json FROM subscriptions WHERE topic_seq = ? AND endpoint_seq = ?",
+                [.integer(topicSeq), .integer(endpointSeq)]
+            ) { (seq: $0.int64(0), id: $0.text(1), filterPolicyJSON: $0.text(2)) }
+            if let existing {
+                if existing.filterPolicyJSON != filterPolicyJSON {
+                    try run(
+                        "UPDATE subscriptions SET filter_policy_json = ? WHERE seq = ?",
+                        [.text(filterPolicyJSON), .integer(existing.seq)])
+                }
+                let record = SubscriptionRecord(
+                    id: existing.id, topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON)
+                return (record, false)
+            }
+            let record = SubscriptionRecord(
+                id: RandomID.make(), topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON)
+            try insertSubscription(
+                id: record.id, topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: filterPolicyJSON)
+            return (record, true)
+        }
+    }
+
+    /// Inserts a subscription; `ifAbsent` skips an existing (topic, endpoint) pair. Answers rows inserted.
+    @discardableResult
+    func insertSubscription(
+        id: String, topicSeq: Int64, endpointSeq: Int64, filterPolicyJSON: String, ifAbsent: Bool = false
+    )
+        throws(StoreError) -> Int
+    {
+        try run(
+            """
+            INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json) VALUES (?, ?, ?, ?)\
+            \(ifAbsent ? " ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING" : "")
+            """,
+            [.text(id), .integer(topicSeq), .integer(endpointSeq), .text(filterPolicyJSON)])
+    }
+
+    func unsubscribe(id: String) throws(StoreError) {
+        try run("DELETE FROM subscriptions WHERE id = ?", [.text(id)])
+    }
+
+    func listSubscriptions(topic: String?, endpointID: String?, cursor: String?, limit: Int)
+        throws(StoreError) -> Page<SubscriptionRecord>
+    {
+        try PageCursor.check(limit: limit)
+        let after = try PageCursor.decode(cursor, as: .subscriptions)
+        // One SQL text per combination of filters, so each is prepared once and cached.
+        var conditions = ["s.seq > ?"]
+        var values: [SQLValue] = [.integer(after)]
+        if let topic {
+            conditions.append("t.name = ?")
+            values.append(.text(topic))
+        }
+        if let endpointID {
+            conditions.append("e.id = ?")
+            values.append(.text(endpointID))
+        }
+        values.append(.int(limit + 1))
+        let fetched = try rows(
+            """
+            SELECT \(Columns.subscription) FROM \(Columns.subscriptionJoins)
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY s.seq LIMIT ?
+            """, values
+        ) { Columns.subscription($0) }
+        let page = PageCursor.page(fetched, limit: limit, kind: .subscriptions) { $0.seq }
+        return Page(items: page.items.map(\.record), nextCursor: page.nextCursor)
+    }
+}

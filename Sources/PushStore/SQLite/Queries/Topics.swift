@@ -1,0 +1,26 @@
+/// Topic queries. They run on the store's queue; see `Store` for the semantics.
+extension Database {
+    /// The topic's rowid, or `nil` if there is no such topic.
+    func topicSeq(name: String) throws(StoreError) -> Int64? {
+        try row("SELECT seq FROM topics WHERE name = ?", [.text(name)]) { $0.int64(0) }
+    }
+
+    func createTopic(name: String) throws(StoreError) {
+        try run("INSERT INTO topics (name) VALUES (?) ON CONFLICT (name) DO NOTHING", [.text(name)])
+    }
+
+    func deleteTopic(name: String) throws(StoreError) {
+        // Subscriptions go by ON DELETE CASCADE.
+        try run("DELETE FROM topics WHERE name = ?", [.text(name)])
+    }
+
+    func listTopics(cursor: String?, limit: Int) throws(StoreError) -> Page<TopicRecord> {
+        try PageCursor.check(limit: limit)
+        let after = try PageCursor.decode(cursor, as: .topics)
+        let fetched = try rows(
+            "SELECT seq, name FROM topics WHERE seq > ? ORDER BY seq LIMIT ?", [.integer(after), .int(limit + 1)]
+        ) { (seq: $0.int64(0), record: TopicRecord(name: $0.text(1))) }
+        let page = PageCursor.page(fetched, limit: limit, kind: .topics) { $0.seq }
+        return Page(items: page.items.map(\.record), nextCursor: page.nextCursor)
+    }
+}

@@ -1,0 +1,13 @@
+/// A value bound to a statement parameter. Only the types the schema uses.
+enum SQLValue: Sendable, Equatable {
+    case integer(Int64)
+    case text(String)
+    case null
+
+    /// A text value, or NULL for `nil`.
+    static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
+    /// An integer value.
+    static func int(_ value: Int) -> SQLValue { .integer(Int64(value)) }
+    /// 1 or 0: SQLite has no boolean type.
+    static func bool(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
+}

@@ -1,0 +1,87 @@
+import Dispatch
+import Synchronization
+
+/// The `Store` on an embedded SQLite file (WAL journal).
+///
+/// Every call runs on one dedicated serial dispatch queue that owns the connection: callers are
+/// Swift tasks that suspend until their job is done, so the blocking SQLite calls (and the fsyncs of
+/// each commit) never occupy the cooperative pool. One queue means one writer, which SQLite wants
+/// anyway; reads share the queue too — simplest, and every call is a few indexed lookups. (WAL would
+/// let a second read-only connection run beside the writer if reads ever need to.)
+///
+/// Durability: `synchronous=FULL` fsyncs the WAL on every commit, so a call that returned survives
+/// power loss; Publish answers only after `insertMessage` returns. `NORMAL` would be faster but could
+/// lose the last commits on power loss (not on a process crash).
+public final class SQLiteStore: Store {
+    /// The serial queue every job runs on.
+    private let queue: DispatchQueue
+    /// The connection; `nil` once closed. Only jobs on `queue` take the lock, so it is never contended:
+    /// it is here so the compiler can check that the connection is shared safely.
+    private let connection = Mutex<Database?>(nil)
+
+    private init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    /// Opens the store at `path`, creating the file (not its directory) if needed, and brings its
+    /// schema up to date. Throws `incompatible` for a file written by a newer Pushgate, `io` if the
+    /// file cannot be opened or is not a database.
+    public static func open(path: String) async throws(StoreError) -> SQLiteStore {
+        let store = SQLiteStore(label: "pushgate.store \(path)")
+        try await store.onQueue { () throws(StoreError) in
+            try store.connection.withLock { (slot: inout Database?) throws(StoreError) in
+                let database = try Database(path: path)
+                try configure(database)
+                try Migrator.migrate(database)
+                slot = database
+            }
+        }
+        return store
+    }
+
+    /// Connection settings; they are per connection, so they run on every open.
+    private static func configure(_ database: Database) throws(StoreError) {
+        // Wait for another process's lock rather than failing at once (e.g. a backup tool reading).
+        try database.execute("PRAGMA busy_timeout = 5000")
+        let mode = try database.row("PRAGMA journal_mode = WAL") { $0.text(0) }
+        guard mode == "wal" else {
+            throw StoreError(.io, message: "\(database.path): cannot use WAL journal mode (got \(mode ?? "nothing"))")
+        }
+        try database.execute("PRAGMA synchronous = FULL")
+        // Off by default in SQLite; cascading deletes of subscriptions depend on it.
+        try database.execute("PRAGMA foreign_keys = ON")
+    }
+
+    public func close() async {
+        // Queued behind calls already made, so they finish first.
+        _ = try? await onQueue { () throws(StoreError) in
+            self.connection.withLock { $0 = nil }
+        }
+    }
+
+    // MARK: Running jobs
+
+    /// Runs `body` with the open connection on the store's queue.
+    func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws(StoreError) -> T)
+        async throws(StoreError) -> T
+    {
+        try await onQueue { () throws(StoreError) -> T in
+            try self.connection.withLock { (database: inout Database?) throws(StoreError) -> T in
+                guard let database else { throw StoreError(.internal, message: "the store is closed") }
+                return try body(database)
+            }
+        }
+    }
+
+    /// Runs `body` on the queue and suspends the calling task until it is done.
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T)
+        async throws(StoreError) -> T
+    {
+        let result: Result<T, StoreError> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { () throws(StoreError) -> T in try body() })
+            }
+        }
+        return try result.get()
+    }
+}

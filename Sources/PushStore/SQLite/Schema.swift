@@ -1,0 +1,76 @@
+/// The schema's history, oldest first (see `Migration`).
+///
+/// Tables use an `INTEGER PRIMARY KEY` (`seq`, the rowid) for order and joins, and a random text
+/// `id` as the public identity: rowids give creation order and cheap, stable page cursors, while
+/// public ids reveal nothing about counts and stay valid if data moves to another engine.
+enum Schema {
+    static var migrations: [Migration] {
+        [
+            Migration(
+                version: 1, name: "registry and messages",
+                sql: """
+                    CREATE TABLE endpoints (
+                        seq INTEGER PRIMARY KEY,
+                        id TEXT NOT NULL UNIQUE,
+                        app TEXT NOT NULL,
+                        token TEXT NOT NULL,
+                        enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+                        custom_user_data TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        disabled_reason TEXT NOT NULL
+                    );
+                    -- SNS identity of an endpoint: one per token per app.
+                    CREATE UNIQUE INDEX endpoints_app_token ON endpoints (app, token);
+                    -- Listing one app's endpoints in creation order (the rowid is the index's last column).
+                    CREATE INDEX endpoints_app ON endpoints (app);
+
+                    CREATE TABLE topics (
+                        seq INTEGER PRIMARY KEY,
+                        name TEXT NOT NULL UNIQUE
+                    );
+
+                    CREATE TABLE subscriptions (
+                        seq INTEGER PRIMARY KEY,
+                        id TEXT NOT NULL UNIQUE,
+                        topic_seq INTEGER NOT NULL REFERENCES topics (seq) ON DELETE CASCADE,
+                        endpoint_seq INTEGER NOT NULL REFERENCES endpoints (seq) ON DELETE CASCADE,
+                        filter_policy_json TEXT NOT NULL
+                    );
+                    -- One subscription per (topic, endpoint).
+                    CREATE UNIQUE INDEX subscriptions_topic_endpoint ON subscriptions (topic_seq, endpoint_seq);
+                    -- Fan-out pages: (topic_seq, seq) ranges in order, and cascading topic deletes.
+                    CREATE INDEX subscriptions_topic ON subscriptions (topic_seq);
+                    -- Cascading endpoint deletes and listing by endpoint.
+                    CREATE INDEX subscriptions_endpoint ON subscriptions (endpoint_seq);
+
+                    -- No references to endpoints or topics: a message's history outlives its target.
+                    CREATE TABLE messages (
+                        seq INTEGER PRIMARY KEY,
+                        id TEXT NOT NULL UNIQUE,
+                        topic TEXT,
+                        endpoint_id TEXT,
+                        message TEXT NOT NULL,
+                        message_structure TEXT NOT NULL,
+                        published_at INTEGER NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('accepted', 'fanningOut', 'completed', 'expired')),
+                        total INTEGER NOT NULL,
+                        delivered INTEGER NOT NULL,
+                        rejected INTEGER NOT NULL,
+                        failed INTEGER NOT NULL,
+                        skipped INTEGER NOT NULL,
+                        cursor TEXT NOT NULL,
+                        CHECK ((topic IS NULL) <> (endpoint_id IS NULL))
+                    );
+                    -- Resume after restart: only the few unfinished messages are indexed.
+                    CREATE INDEX messages_unfinished ON messages (seq) WHERE state IN ('accepted', 'fanningOut');
+
+                    CREATE TABLE message_attributes (
+                        message_seq INTEGER NOT NULL REFERENCES messages (seq) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        value TEXT NOT NULL,
+                        PRIMARY KEY (message_seq, name)
+                    ) WITHOUT ROWID;
+                    """)
+        ]
+    }
+}

@@ -1,0 +1,124 @@
+/// Where Pushgate keeps its registry (endpoints, topics, subscriptions) and published messages with
+/// their fan-out progress.
+///
+/// Deliberately narrow so another engine (PostgreSQL) can implement it: plain values in and out, no
+/// SQL, page cursors as opaque strings. Semantics follow AWS SNS where SNS has them (see each method).
+/// Times are passed in as Unix milliseconds so callers and tests control the clock.
+///
+/// The store checks only what keeps its own data consistent (identity, references, cursors).
+/// Request validation — token format and case, the 2048-byte custom data limit, topic name syntax,
+/// page size defaults — is the caller's.
+///
+/// Every write is committed durably before the call returns: Publish may answer once
+/// `insertMessage` returns.
+public protocol Store: Sendable {
+    // MARK: Endpoints
+
+    /// Registers a device, idempotently like SNS `CreatePlatformEndpoint`.
+    ///
+    /// The caller passes the token already normalized (APNs tokens lowercased): the store compares
+    /// tokens byte for byte. With the same app and token:
+    /// - the same `customUserData` answers the existing endpoint with `created == false`, even when
+    ///   it is disabled (it is not re-enabled);
+    /// - a different `customUserData` throws `alreadyExists` with `existingID` set and the message
+    ///   `endpoint <id> already exists with the same token, but different custom_user_data`.
+    func createEndpoint(app: String, normalizedToken: String, customUserData: String, now: Int64)
+        async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
+
+    /// The endpoint with this id; `notFound` if there is none.
+    func endpoint(id: String) async throws(StoreError) -> EndpointRecord
+
+    /// Changes the fields that are not `nil`. A new token must not belong to another endpoint of
+    /// the same app (`alreadyExists` naming it). `enabled: true` clears `disabledReason`; a token
+    /// change alone does not re-enable (as in SNS). `notFound` if there is no such endpoint.
+    func updateEndpoint(id: String, normalizedToken: String?, enabled: Bool?, customUserData: String?)
+        async throws(StoreError) -> EndpointRecord
+
+    /// Token hygiene: disables the endpoint and records why (the latest reason wins). Idempotent;
+    /// `notFound` if there is no such endpoint.
+    func disableEndpoint(id: String, reason: String) async throws(StoreError)
+
+    /// Disables many endpoints in one transaction (a fan-out chunk's invalid tokens). Ids that no
+    /// longer exist are ignored: the endpoint was deleted while its push was in flight.
+    func disableEndpoints(_ endpoints: [(id: String, reason: String)]) async throws(StoreError)
+
+    /// Deletes the endpoint and its subscriptions (unlike SNS, which leaves subscriptions behind).
+    /// Idempotent.
+    func deleteEndpoint(id: String) async throws(StoreError)
+
+    /// Endpoints in creation order, optionally only one app's. `limit` is 1...10,000; a cursor
+    /// from another listing or a malformed one throws `invalidArgument`. `nil` or `""` starts at the
+    /// beginning.
+    func listEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<EndpointRecord>
+
+    // MARK: Topics
+
+    /// Creates the topic, or answers the existing one. Idempotent.
+    func createTopic(name: String) async throws(StoreError) -> TopicRecord
+
+    /// Deletes the topic and all its subscriptions. Idempotent.
+    func deleteTopic(name: String) async throws(StoreError)
+
+    /// Whether a topic with this name exists.
+    func topicExists(name: String) async throws(StoreError) -> Bool
+
+    /// Topics in creation order; cursors and limits as for `listEndpoints`.
+    func listTopics(cursor: String?, limit: Int) async throws(StoreError) -> Page<TopicRecord>
+
+    // MARK: Subscriptions
+
+    /// Subscribes the endpoint to the topic; both must exist (`notFound` naming the missing one).
+    /// Idempotent per (topic, endpoint): an existing subscription is answered with
+    /// `created == false`, and its filter policy replaced by `filterPolicyJSON` if that differs
+    /// (the latest Subscribe wins, as a `SetSubscriptionAttributes` would).
+    func subscribe(topic: String, endpointID: String, filterPolicyJSON: String)
+        async throws(StoreError) -> (subscription: SubscriptionRecord, created: Bool)
+
+    /// Removes the subscription. Idempotent.
+    func unsubscribe(id: String) async throws(StoreError)
+
+    /// The subscription with this id; `notFound` if there is none.
+    func subscription(id: String) async throws(StoreError) -> SubscriptionRecord
+
+    /// Subscriptions in creation order, optionally only one topic's and/or one endpoint's (an unknown
+    /// topic or endpoint gives an empty page). Cursors and limits as for `listEndpoints`.
+    func listSubscriptions(topic: String?, endpointID: String?, cursor: String?, limit: Int)
+        async throws(StoreError) -> Page<SubscriptionRecord>
+
+    /// The next `limit` recipients of a topic after `cursor` (`nil` or `""`: from the start), each a
+    /// subscription joined with its endpoint, in subscription creation order. Disabled endpoints are
+    /// included. A topic that does not exist (or was deleted mid-fan-out) gives an empty last page.
+    /// Subscriptions added during a fan-out are seen if they sort after the cursor.
+    func fanOutPage(topic: String, after cursor: String?, limit: Int) async throws(StoreError) -> Page<FanOutTarget>
+
+    /// A bulk loader for tests and benchmarks: creates the topic if needed, an endpoint (no custom
+    /// data) for every token not yet registered with `app`, and a subscription for every endpoint not
+    /// yet subscribed, all in one transaction. Returns how many subscriptions it created.
+    func bulkCreateSubscribed(topic: String, app: String, tokens: [String], now: Int64) async throws(StoreError) -> Int
+
+    // MARK: Messages
+
+    /// Stores a newly published message. `topic` or `endpointID` must be set, not both
+    /// (`invalidArgument`); a duplicate id throws `alreadyExists`. Durable when this returns.
+    func insertMessage(_ message: MessageRecord) async throws(StoreError)
+
+    /// The message with this id; `notFound` if there is none.
+    func message(id: String) async throws(StoreError) -> MessageRecord
+
+    /// Records one fan-out chunk in one transaction: adds the counts (each ≥ 0) to the message's,
+    /// and sets its cursor and state. A fan-out restarted after a crash resumes after the last
+    /// recorded cursor, so delivery is at-least-once with a duplicate window of one chunk.
+    /// `notFound` for an unknown message; `conflict` if it is already completed or expired.
+    func recordProgress(
+        messageID: String, cursor: String, delivered: Int64, rejected: Int64, failed: Int64, skipped: Int64,
+        total: Int64, state: MessageState
+    ) async throws(StoreError)
+
+    /// Messages still `accepted` or `fanningOut`, in publish order: what to resume after a restart.
+    func unfinishedMessages() async throws(StoreError) -> [MessageRecord]
+
+    // MARK: Lifecycle
+
+    /// Waits for calls already made, then releases the database. Later calls throw `internal`.
+    func close() async
+}

@@ -1,0 +1,19 @@
+/// An endpoint's subscription to a topic (SNS protocol `application`).
+public struct SubscriptionRecord: Sendable, Equatable {
+    /// 32 lowercase hex characters (128 random bits).
+    public var id: String
+    /// The topic's name.
+    public var topic: String
+    /// The subscribed endpoint's id.
+    public var endpointID: String
+    /// An SNS filter policy on message attributes, stored verbatim; `""` matches every message.
+    public var filterPolicyJSON: String
+
+    /// Makes a record.
+    public init(id: String, topic: String, endpointID: String, filterPolicyJSON: String) {
+        self.id = id
+        self.topic = topic
+        self.endpointID = endpointID
+        self.filterPolicyJSON = filterPolicyJSON
+    }
+}

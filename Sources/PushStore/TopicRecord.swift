@@ -1,0 +1,8 @@
+/// A topic: a named set of subscriptions that a publish fans out to.
+public struct TopicRecord: Sendable, Equatable {
+    /// The topic's name, which is also its identity (the caller validates `[A-Za-z0-9_-]{1,256}`).
+    public var name: String
+
+    /// Makes a record.
+    public init(name: String) { self.name = name }
+}

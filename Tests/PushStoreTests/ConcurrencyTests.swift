@@ -1,0 +1,51 @@
+import PushStore
+import Testing
+
+@Suite("Concurrent callers")
+struct ConcurrencyTests {
+    @Test("many tasks registering the same token get one endpoint, created once")
+    func sameToken() async throws {
+        try await withStore { store, _ in
+            let results = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                for _ in 0..<64 {
+                    group.addTask {
+                        let (endpoint, created) = try await store.createEndpoint(
+                            app: "ios", normalizedToken: "same", customUserData: "", now: 1)
+                        return (endpoint.id, created)
+                    }
+                }
+                var all: [(String, Bool)] = []
+                for try await result in group { all.append(result) }
+                return all
+            }
+            #expect(Set(results.map(\.0)).count == 1)
+            #expect(results.filter(\.1).count == 1)
+        }
+    }
+
+    @Test("concurrent registrations, subscriptions and progress are all applied")
+    func mixedWrites() async throws {
+        try await withStore { store, _ in
+            _ = try await store.createTopic(name: "news")
+            try await store.insertMessage(MessageRecord(id: "m", topic: "news", message: "x", publishedAt: 1))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<100 {
+                    group.addTask {
+                        let (e, _) = try await store.createEndpoint(
+                            app: "ios", normalizedToken: "t\(i)", customUserData: "", now: Int64(i))
+                        _ = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
+                        try await store.recordProgress(
+                            messageID: "m", cursor: "", delivered: 1, rejected: 0, failed: 0, skipped: 0, total: 1,
+                            state: .fanningOut)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let page = try await store.fanOutPage(topic: "news", after: nil, limit: 1000)
+            #expect(page.items.count == 100)
+            #expect(Set(page.items.map(\.endpoint.token)).count == 100)
+            let m = try await store.message(id: "m")
+            #expect(m.delivered == 100 && m.total == 100)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Testing
+
+@testable import PushStore
+
+@Suite("Fan-out reads")
+struct FanOutTests {
+    @Test("20,000 bulk-loaded subscribers page through fanOutPage each exactly once")
+    func bulkAndPage() async throws {
+        try await withStore { store, _ in
+            let tokens = (0..<20_000).map { String(hexToken($0)) }
+            #expect(try await store.bulkCreateSubscribed(topic: "all", app: "ios", tokens: tokens, now: 7) == 20_000)
+            // Loading again creates nothing.
+            #expect(
+                try await store.bulkCreateSubscribed(topic: "all", app: "ios", tokens: Array(tokens.prefix(10)), now: 8)
+                    == 0)
+
+            var seenTokens = Set<String>()
+            var seenSubscriptions = Set<String>()
+            var pages = 0
+            var cursor: String? = nil
+            repeat {
+                let page = try await store.fanOutPage(topic: "all", after: cursor, limit: 1000)
+                pages += 1
+                for target in page.items {
+                    #expect(seenTokens.insert(target.endpoint.token).inserted)
+                    #expect(seenSubscriptions.insert(target.subscription.id).inserted)
+                    #expect(target.subscription.endpointID == target.endpoint.id)
+                    #expect(target.subscription.topic == "all")
+                }
+                #expect(page.nextCursor == nil || page.nextCursor == page.items.last?.cursor)
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(pages == 20)
+            #expect(seenTokens == Set(tokens))
+        }
+    }
+
+    @Test("disabled endpoints are included; a per-target cursor resumes right after it")
+    func disabledAndResume() async throws {
+        try await withStore { store, _ in
+            _ = try await store.bulkCreateSubscribed(topic: "t", app: "ios", tokens: ["a", "b", "c", "d", "e"], now: 1)
+            let first = try await store.fanOutPage(topic: "t", after: nil, limit: 5)
+            #expect(first.items.map(\.endpoint.token) == ["a", "b", "c", "d", "e"])
+            #expect(first.nextCursor == nil)
+            try await store.disableEndpoint(id: first.items[1].endpoint.id, reason: "Unregistered")
+
+            let resumed = try await store.fanOutPage(topic: "t", after: first.items[0].cursor, limit: 2)
+            #expect(resumed.items.map(\.endpoint.token) == ["b", "c"])
+            #expect(!resumed.items[0].endpoint.enabled)
+            let rest = try await store.fanOutPage(topic: "t", after: resumed.nextCursor, limit: 2)
+            #expect(rest.items.map(\.endpoint.token) == ["d", "e"])
+            #expect(rest.nextCursor == nil)
+        }
+    }
+
+    @Test("a missing topic gives an empty last page; other listings' cursors are refused")
+    func missingTopic() async throws {
+        try await withStore { store, _ in
+            let page = try await store.fanOutPage(topic: "nope", after: nil, limit: 10)
+            #expect(page.items.isEmpty && page.nextCursor == nil)
+            let error = await storeError { () async throws(StoreError) in
+                try await store.fanOutPage(topic: "nope", after: "sb.1", limit: 10)
+            }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+
+    @Test("the fan-out query is an indexed range search, not a scan")
+    func queryPlan() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Database(path: directory.databasePath)
+        try Migrator.migrate(database)
+        let plan = try database.rows(
+            "EXPLAIN QUERY PLAN " + Database.fanOutSQL, [.text("t"), .integer(0), .integer(10)]
+        ) {
+            $0.text(3)
+        }
+        let text = plan.joined(separator: "\n")
+        #expect(text.contains("SEARCH s USING INDEX subscriptions_topic (topic_seq=? AND rowid>?)"), "\(text)")
+        #expect(text.contains("SEARCH e USING INTEGER PRIMARY KEY"), "\(text)")
+        #expect(!text.contains("SCAN"), "\(text)")
+        #expect(!text.contains("TEMP B-TREE"), "\(text)")
+    }
+}
+
+/// A 64-hex-digit token from a number, like an APNs token.
+private func hexToken(_ n: Int) -> String {
+    let hex = String(n, radix: 16)
+    return String(repeating: "0", count: 64 - hex.utf8.count) + hex
+}

@@ -1,0 +1,92 @@
+import Glibc
+import Testing
+
+@testable import PushStore
+
+@Suite("Schema migrations")
+struct MigrationTests {
+    @Test("a fresh file gets the current version; reopening applies nothing")
+    func freshAndReopen() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let current = try #require(Schema.migrations.last?.version)
+
+        let store = try await SQLiteStore.open(path: directory.databasePath)
+        _ = try await store.createTopic(name: "kept")
+        await store.close()
+
+        let database = try Database(path: directory.databasePath)
+        #expect(try Migrator.userVersion(database) == current)
+        #expect(try Migrator.migrate(database) == [])
+        #expect(try database.row("PRAGMA journal_mode") { $0.text(0) } == "wal")
+
+        let reopened = try await SQLiteStore.open(path: directory.databasePath)
+        #expect(try await reopened.topicExists(name: "kept"))
+        await reopened.close()
+    }
+
+    @Test("only steps newer than the file run, each once, in order")
+    func stepsRunOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Database(path: directory.databasePath)
+        let steps = [
+            Migration(version: 1, name: "one", sql: "CREATE TABLE a (x INTEGER)"),
+            Migration(version: 2, name: "two", sql: "INSERT INTO a VALUES (2)"),
+        ]
+        #expect(try Migrator.migrate(database, steps: steps) == [1, 2])
+        #expect(try Migrator.migrate(database, steps: steps) == [])
+        let three = steps + [Migration(version: 3, name: "three", sql: "INSERT INTO a VALUES (3)")]
+        #expect(try Migrator.migrate(database, steps: three) == [3])
+        #expect(try database.rows("SELECT x FROM a ORDER BY x") { $0.int64(0) } == [2, 3])
+        #expect(try Migrator.userVersion(database) == 3)
+    }
+
+    @Test("a failing step rolls back entirely and leaves the version where it was")
+    func failingStep() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Database(path: directory.databasePath)
+        let steps = [
+            Migration(version: 1, name: "one", sql: "CREATE TABLE a (x INTEGER)"),
+            Migration(version: 2, name: "broken", sql: "INSERT INTO a VALUES (1); INSERT INTO nope VALUES (1)"),
+        ]
+        let error = #expect(throws: StoreError.self) { try Migrator.migrate(database, steps: steps) }
+        #expect(error?.message.hasPrefix("migration 2 (broken) failed") == true)
+        #expect(try Migrator.userVersion(database) == 1)
+        #expect(try database.rows("SELECT x FROM a") { $0.int64(0) }.isEmpty)
+    }
+
+    @Test("a file from a newer version is refused with a clear error")
+    func newerFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let database = try Database(path: directory.databasePath)
+            try database.execute("PRAGMA user_version = 99")
+        }
+        let error = await storeError { () async throws(StoreError) in
+            try await SQLiteStore.open(path: directory.databasePath)
+        }
+        #expect(error?.code == .incompatible)
+        let known = try #require(Schema.migrations.last?.version)
+        #expect(error?.message.contains("schema version 99, newer than this build's \(known)") == true)
+    }
+
+    @Test("a file that is not a database, or a missing directory, is an io error")
+    func badFiles() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = await storeError { () async throws(StoreError) in
+            try await SQLiteStore.open(path: directory.path + "/no/such/dir/store.sqlite")
+        }
+        #expect(missing?.code == .io)
+        let file = fopen(directory.databasePath, "w")
+        fputs(String(repeating: "not a database ", count: 100), file)
+        fclose(file)
+        let garbage = await storeError { () async throws(StoreError) in
+            try await SQLiteStore.open(path: directory.databasePath)
+        }
+        #expect(garbage?.code == .io)
+    }
+}

@@ -1,0 +1,135 @@
+import PushStore
+import Testing
+
+@Suite("Topics and subscriptions")
+struct TopicSubscriptionTests {
+    @Test("create topic is idempotent; delete is idempotent")
+    func topics() async throws {
+        try await withStore { store, _ in
+            #expect(try await store.createTopic(name: "news") == TopicRecord(name: "news"))
+            #expect(try await store.createTopic(name: "news") == TopicRecord(name: "news"))
+            _ = try await store.createTopic(name: "sport")
+            #expect(try await store.topicExists(name: "news"))
+            #expect(try await store.listTopics(cursor: nil, limit: 10).items.map(\.name) == ["news", "sport"])
+            try await store.deleteTopic(name: "news")
+            try await store.deleteTopic(name: "news")
+            #expect(try await !store.topicExists(name: "news"))
+            #expect(try await store.listTopics(cursor: nil, limit: 10).items.map(\.name) == ["sport"])
+        }
+    }
+
+    @Test("subscribing to a missing topic or endpoint is notFound naming it")
+    func subscribeMissing() async throws {
+        try await withStore { store, _ in
+            let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
+            let noTopic = await storeError { () async throws(StoreError) in
+                try await store.subscribe(topic: "nope", endpointID: e.id, filterPolicyJSON: "")
+            }
+            #expect(noTopic?.code == .notFound)
+            #expect(noTopic?.message.contains("nope") == true)
+            _ = try await store.createTopic(name: "news")
+            let noEndpoint = await storeError { () async throws(StoreError) in
+                try await store.subscribe(topic: "news", endpointID: "missing", filterPolicyJSON: "")
+            }
+            #expect(noEndpoint?.code == .notFound)
+            #expect(noEndpoint?.message.contains("missing") == true)
+        }
+    }
+
+    @Test("subscribe is idempotent per topic and endpoint; the latest filter policy wins")
+    func idempotentSubscribe() async throws {
+        try await withStore { store, _ in
+            _ = try await store.createTopic(name: "news")
+            let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
+            let (first, created) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
+            #expect(created)
+            #expect(first.topic == "news" && first.endpointID == e.id && first.id.utf8.count == 32)
+
+            let (same, createdAgain) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
+            #expect(!createdAgain && same == first)
+
+            let policy = #"{"kind":["breaking"]}"#
+            let (updated, createdThird) = try await store.subscribe(
+                topic: "news", endpointID: e.id, filterPolicyJSON: policy)
+            #expect(!createdThird && updated.id == first.id && updated.filterPolicyJSON == policy)
+            #expect(try await store.subscription(id: first.id) == updated)
+            #expect(
+                try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10).items == [
+                    updated
+                ])
+        }
+    }
+
+    @Test("unsubscribe is idempotent")
+    func unsubscribe() async throws {
+        try await withStore { store, _ in
+            _ = try await store.createTopic(name: "news")
+            let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
+            let (s, _) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
+            try await store.unsubscribe(id: s.id)
+            try await store.unsubscribe(id: s.id)
+            #expect(
+                await storeError { () async throws(StoreError) in try await store.subscription(id: s.id) }?.code
+                    == .notFound)
+            // The endpoint stays.
+            #expect(try await store.endpoint(id: e.id) == e)
+        }
+    }
+
+    @Test("deleting a topic removes its subscriptions but not the endpoints")
+    func deleteTopicCascades() async throws {
+        try await withStore { store, _ in
+            _ = try await store.createTopic(name: "news")
+            _ = try await store.createTopic(name: "sport")
+            let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
+            let (s1, _) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
+            let (s2, _) = try await store.subscribe(topic: "sport", endpointID: e.id, filterPolicyJSON: "")
+            try await store.deleteTopic(name: "news")
+            #expect(
+                await storeError { () async throws(StoreError) in try await store.subscription(id: s1.id) }?.code
+                    == .notFound)
+            #expect(
+                try await store.listSubscriptions(topic: nil, endpointID: e.id, cursor: nil, limit: 10).items == [s2])
+            #expect(try await store.endpoint(id: e.id) == e)
+            // Recreating the topic does not bring subscriptions back.
+            _ = try await store.createTopic(name: "news")
+            #expect(
+                try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10).items.isEmpty)
+        }
+    }
+
+    @Test("list subscriptions filters by topic, endpoint or both, and pages")
+    func listFilters() async throws {
+        try await withStore { store, _ in
+            _ = try await store.createTopic(name: "news")
+            _ = try await store.createTopic(name: "sport")
+            var all: [SubscriptionRecord] = []
+            for i in 0..<5 {
+                let (e, _) = try await store.createEndpoint(
+                    app: "ios", normalizedToken: "t\(i)", customUserData: "", now: 1)
+                all.append(
+                    try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "").subscription)
+                all.append(
+                    try await store.subscribe(topic: "sport", endpointID: e.id, filterPolicyJSON: "").subscription)
+            }
+            let news = try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10)
+            #expect(news.items == all.filter { $0.topic == "news" })
+            let one = all[3].endpointID
+            let byEndpoint = try await store.listSubscriptions(topic: nil, endpointID: one, cursor: nil, limit: 10)
+            #expect(byEndpoint.items == all.filter { $0.endpointID == one })
+            let both = try await store.listSubscriptions(topic: "sport", endpointID: one, cursor: nil, limit: 10)
+            #expect(both.items == [all[3]])
+            #expect(
+                try await store.listSubscriptions(topic: "nope", endpointID: nil, cursor: nil, limit: 10).items.isEmpty)
+
+            var seen: [SubscriptionRecord] = []
+            var cursor: String? = nil
+            repeat {
+                let page = try await store.listSubscriptions(topic: nil, endpointID: nil, cursor: cursor, limit: 3)
+                seen += page.items
+                cursor = page.nextCursor
+            } while cursor != nil
+            #expect(seen == all)
+        }
+    }
+}
