@@ -90,7 +90,9 @@ let package = Package(
         // The Push, Registry and Health services, configuration, validation.
         .target(
             name: "PushGateway",
-            dependencies: ["PushCore", "PushGRPC", "PushProto", "PushPosix", "PushAPNs", "PushTLS", "PushMockAPNs"],
+            dependencies: [
+                "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushAPNs", "PushTLS", "PushMockAPNs", "PushStore",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore"],

@@ -1,20 +1,45 @@
 import PushAPNs
 import PushGRPC
 import PushPosix
+import PushStore
 
-/// A running Pushgate: event loops, the gRPC listener, and the services behind it.
+/// A running Pushgate: event loops, the store, the APNs clients, the fan-out, the gRPC listener and
+/// the services behind it.
 public final class Gateway: Sendable {
     public let configuration: GatewayConfiguration
-    /// The mock APNs of demo mode (no apps configured), nil otherwise.
-    private let demo: DemoProvider?
     public let health: HealthStatusBoard
     private let group: EventLoopGroup
     private let server: GRPCServer
     private let delivery: NotificationDelivery
+    private let store: any Store
+    private let fanOut: FanOut
+    /// The mock APNs of demo mode (no apps configured), nil otherwise.
+    private let demo: DemoProvider?
+    private let log: Log
 
-    /// Starts the loops and listens; returns once the port is bound.
-    public init(configuration: GatewayConfiguration, log: Log) throws {
+    /// Opens the store, starts the loops and listens; resumes unfinished fan-outs. Returns once the
+    /// port is bound.
+    public static func start(configuration: GatewayConfiguration, log: Log) async throws -> Gateway {
+        let store: SQLiteStore
+        do {
+            store = try await SQLiteStore.open(path: configuration.storePath)
+        } catch {
+            throw ConfigurationError("store \(configuration.storePath.debugDescription): \(error)")
+        }
+        do {
+            let gateway = try Gateway(configuration: configuration, store: store, log: log)
+            await gateway.fanOut.resumeUnfinished()
+            return gateway
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    private init(configuration: GatewayConfiguration, store: any Store, log: Log) throws {
         var configuration = configuration
+        self.log = log
+        self.store = store
         health = HealthStatusBoard()
         let group = try EventLoopGroup(loopCount: configuration.loops, namePrefix: "pushgate-loop")
         self.group = group
@@ -39,10 +64,13 @@ public final class Gateway: Sendable {
         }
         self.configuration = configuration
         delivery = NotificationDelivery(clients: clients, queueLimit: configuration.queueLimit)
+        let fanOut = FanOut(store: store, apps: configuration.apps, clients: clients, log: log)
+        self.fanOut = fanOut
+        let publish = PublishService(configuration: configuration, store: store, fanOut: fanOut)
         let services = [
             HealthService.make(board: health),
-            PushService.make(configuration: configuration, delivery: delivery),
-            RegistryService.make(configuration: configuration),
+            PushService.make(configuration: configuration, delivery: delivery, publish: publish),
+            RegistryService(configuration: configuration, store: store).make(),
         ]
         var grpc = GRPCServerConfiguration()
         grpc.host = configuration.listenHost
@@ -55,25 +83,31 @@ public final class Gateway: Sendable {
             group.shutdown()
             throw error
         }
-        for service in ["", "pushgate.v1.Push", "pushgate.v1.Registry"] {
+        for service in Self.services {
             health.set(service, .serving)
         }
         log.info(
-            "listening", ["address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
-                          "apps": configuration.apps.map(\.name).joined(separator: ",")])
+            "listening",
+            ["address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
+             "apps": configuration.apps.map(\.name).joined(separator: ","), "store": configuration.storePath])
     }
+
+    static let services = ["", "pushgate.v1.Push", "pushgate.v1.Registry"]
 
     /// The gRPC port actually bound (useful with port 0).
     public var localPort: Int { server.localPort }
 
-    /// Reports NOT_SERVING, stops accepting and stops the loops.
-    public func stop() {
-        for service in ["", "pushgate.v1.Push", "pushgate.v1.Registry"] {
+    /// Reports NOT_SERVING, stops accepting, stops the loops and closes the store. Unfinished
+    /// fan-outs stay in the store and resume at the next start.
+    public func stop() async {
+        for service in Self.services {
             health.set(service, .notServing)
         }
         server.close()
+        fanOut.stop()
         delivery.shutdown()
         demo?.server.close()
         group.shutdown()
+        await store.close()
     }
 }

@@ -19,6 +19,9 @@ public struct GatewayConfiguration: Sendable {
     /// `queue_limit`: notifications one app may hold (queued, retrying, in flight) before Sends get
     /// RESOURCE_EXHAUSTED. Default 1,000,000.
     public var queueLimit = 1_000_000
+    /// `store`: the SQLite database file (registry, published messages, fan-out progress). Default
+    /// `./pushgate.db`.
+    public var storePath = "./pushgate.db"
     /// `log_level`: debug, info, warning or error. Default info.
     public var logLevel = LogLevel.info
     /// `apps`: the apps Pushgate sends for.
@@ -45,7 +48,7 @@ public struct GatewayConfiguration: Sendable {
         let reader = try ConfigObject(root, path: "config")
         try reader.checkKeys([
             "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
-            "log_level", "apps",
+            "store", "log_level", "apps",
         ])
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -55,6 +58,10 @@ public struct GatewayConfiguration: Sendable {
         }
         if let tokens = try reader.int("max_tokens_per_send", range: 1...10_000_000) { config.maxTokensPerSend = tokens }
         if let limit = try reader.int("queue_limit", range: 1...100_000_000) { config.queueLimit = limit }
+        if let path = try reader.string("store") {
+            guard !path.isEmpty else { throw ConfigurationError("config.store: must not be empty") }
+            config.storePath = path
+        }
         if let level = try reader.string("log_level") { config.logLevel = try LogLevel(parsing: level, path: "config.log_level") }
         if let apps = try reader.array("apps") {
             config.apps = try apps.enumerated().map { index, value throws(ConfigurationError) in

@@ -2,16 +2,15 @@ import PushCore
 import PushGRPC
 import PushProto
 
-/// `pushgate.v1.Push`: Send and SendStream validate every field now; delivery, Publish and
-/// GetMessage arrive with their issues and answer UNIMPLEMENTED until then.
+/// `pushgate.v1.Push`: Send and SendStream deliver now; Publish stores and fans out in the background.
 enum PushService {
-    static let publishUnavailable =
-        "Publish and GetMessage are not in this build yet (they arrive with the registry and durable Publish)"
     /// SendRequests of one SendStream being delivered at once; the stream reads no further until
     /// the oldest is answered.
     static let sendStreamWindow = 16
 
-    static func make(configuration: GatewayConfiguration, delivery: NotificationDelivery) -> GRPCService {
+    static func make(
+        configuration: GatewayConfiguration, delivery: NotificationDelivery, publish: PublishService
+    ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
             .unary("Send", PushgateV1.SendRequest.self) { request, context in
                 try await send(request, configuration: configuration, delivery: delivery, deadline: context.deadline)
@@ -26,8 +25,8 @@ enum PushService {
                     },
                     emit: { response in await responses.send(response.serializedBytes()) })
             },
-            .notYetAvailable("Publish", publishUnavailable),
-            .notYetAvailable("GetMessage", publishUnavailable),
+            .unary("Publish", PushgateV1.PublishRequest.self) { request, _ in try await publish.publish(request) },
+            .unary("GetMessage", PushgateV1.GetMessageRequest.self) { request, _ in try await publish.message(request) },
         ])
     }
 

@@ -1,25 +1,162 @@
 import PushCore
 import PushGRPC
 import PushProto
+import PushStore
 
-/// `pushgate.v1.Registry`. ListApplications serves the configured apps; the store-backed methods
-/// arrive with the registry issue and answer UNIMPLEMENTED until then.
-enum RegistryService {
-    static let storeUnavailable =
-        "the registry store is not in this build yet (it arrives with the registry and durable Publish)"
-    static let storeMethods = [
-        "CreateEndpoint", "GetEndpoint", "UpdateEndpoint", "DeleteEndpoint", "ListEndpoints", "CreateTopic",
-        "DeleteTopic", "ListTopics", "Subscribe", "Unsubscribe", "ListSubscriptions",
-    ]
+/// `pushgate.v1.Registry`: the configured apps, and the endpoints, topics and subscriptions kept in
+/// the store, with SNS's semantics (idempotent creates, ALREADY_EXISTS naming the existing endpoint).
+struct RegistryService: Sendable {
+    let configuration: GatewayConfiguration
+    let store: any Store
 
-    static func make(configuration: GatewayConfiguration) -> GRPCService {
-        var methods: [GRPCMethod] = storeMethods.map { .notYetAvailable($0, storeUnavailable) }
-        methods.append(
+    func make() -> GRPCService {
+        GRPCService(name: "pushgate.v1.Registry", methods: [
             .unary("ListApplications", PushgateV1.ListApplicationsRequest.self) { request, _ in
-                try listApplications(request, apps: configuration.apps)
-            })
-        return GRPCService(name: "pushgate.v1.Registry", methods: methods)
+                try Self.listApplications(request, apps: configuration.apps)
+            },
+            .unary("CreateEndpoint", PushgateV1.CreateEndpointRequest.self) { request, context in try await createEndpoint(request, context) },
+            .unary("GetEndpoint", PushgateV1.GetEndpointRequest.self) { request, _ in
+                try RegistryValidation.required(request.id, "id")
+                return PushgateV1.Endpoint(try await storeCall("id") { () async throws(StoreError) in
+                    try await store.endpoint(id: request.id)
+                })
+            },
+            .unary("UpdateEndpoint", PushgateV1.UpdateEndpointRequest.self) { request, context in try await updateEndpoint(request, context) },
+            .unary("DeleteEndpoint", PushgateV1.DeleteEndpointRequest.self) { request, _ in
+                try RegistryValidation.required(request.id, "id")
+                try await storeCall("id") { () async throws(StoreError) in try await store.deleteEndpoint(id: request.id) }
+                return PushgateV1.DeleteEndpointResponse()
+            },
+            .unary("ListEndpoints", PushgateV1.ListEndpointsRequest.self) { request, context in try await listEndpoints(request, context) },
+            .unary("CreateTopic", PushgateV1.CreateTopicRequest.self) { request, _ in
+                try RegistryValidation.topicName(request.name)
+                var topic = PushgateV1.Topic()
+                topic.name = try await storeCall("name") { () async throws(StoreError) in
+                    try await store.createTopic(name: request.name)
+                }.name
+                return topic
+            },
+            .unary("DeleteTopic", PushgateV1.DeleteTopicRequest.self) { request, _ in
+                try RegistryValidation.topicName(request.name)
+                try await storeCall("name") { () async throws(StoreError) in try await store.deleteTopic(name: request.name) }
+                return PushgateV1.DeleteTopicResponse()
+            },
+            .unary("ListTopics", PushgateV1.ListTopicsRequest.self) { request, context in try await listTopics(request, context) },
+            .unary("Subscribe", PushgateV1.SubscribeRequest.self) { request, context in try await subscribe(request, context) },
+            .unary("Unsubscribe", PushgateV1.UnsubscribeRequest.self) { request, _ in
+                try RegistryValidation.required(request.subscriptionID, "subscription_id")
+                try await storeCall("subscription_id") { () async throws(StoreError) in
+                    try await store.unsubscribe(id: request.subscriptionID)
+                }
+                return PushgateV1.UnsubscribeResponse()
+            },
+            .unary("ListSubscriptions", PushgateV1.ListSubscriptionsRequest.self) { request, context in try await listSubscriptions(request, context) },
+        ])
     }
+
+    // MARK: Endpoints
+
+    private func createEndpoint(_ request: PushgateV1.CreateEndpointRequest, _ context: GRPCCallContext)
+        async throws(GRPCStatus) -> PushgateV1.Endpoint
+    {
+        try RegistryValidation.required(request.app, "app")
+        guard configuration.apps.contains(where: { $0.name == request.app }) else {
+            throw GRPCStatus(.notFound, "app: unknown app \(request.app.debugDescription)")
+        }
+        let token = try RegistryValidation.normalizedToken(request.token)
+        try RegistryValidation.customUserData(request.customUserData)
+        let (endpoint, _) = try await storeCall("token") { () async throws(StoreError) in
+            try await store.createEndpoint(
+                app: request.app, normalizedToken: token, customUserData: request.customUserData,
+                now: unixMilliseconds())
+        }
+        return PushgateV1.Endpoint(endpoint)
+    }
+
+    private func updateEndpoint(_ request: PushgateV1.UpdateEndpointRequest, _ context: GRPCCallContext)
+        async throws(GRPCStatus) -> PushgateV1.Endpoint
+    {
+        try RegistryValidation.required(request.id, "id")
+        let token = try request.token.map { (token: String) throws(GRPCStatus) in
+            try RegistryValidation.normalizedToken(token)
+        }
+        if let data = request.customUserData { try RegistryValidation.customUserData(data) }
+        let updated = try await storeCall(token == nil ? "id" : "token") { () async throws(StoreError) in
+            try await store.updateEndpoint(
+                id: request.id, normalizedToken: token, enabled: request.enabled, customUserData: request.customUserData)
+        }
+        return PushgateV1.Endpoint(updated)
+    }
+
+    private func listEndpoints(_ request: PushgateV1.ListEndpointsRequest, _ context: GRPCCallContext)
+        async throws(GRPCStatus) -> PushgateV1.ListEndpointsResponse
+    {
+        let limit = try pageLimit(request.pageSize)
+        let page = try await storeCall("page_token") { () async throws(StoreError) in
+            try await store.listEndpoints(
+                app: request.app.isEmpty ? nil : request.app, cursor: request.pageToken, limit: limit)
+        }
+        var response = PushgateV1.ListEndpointsResponse()
+        response.endpoints = page.items.map(PushgateV1.Endpoint.init)
+        response.nextPageToken = page.nextCursor ?? ""
+        return response
+    }
+
+    // MARK: Topics and subscriptions
+
+    private func listTopics(_ request: PushgateV1.ListTopicsRequest, _ context: GRPCCallContext)
+        async throws(GRPCStatus) -> PushgateV1.ListTopicsResponse
+    {
+        let limit = try pageLimit(request.pageSize)
+        let page = try await storeCall("page_token") { () async throws(StoreError) in
+            try await store.listTopics(cursor: request.pageToken, limit: limit)
+        }
+        var response = PushgateV1.ListTopicsResponse()
+        response.topics = page.items.map { record in
+            var topic = PushgateV1.Topic()
+            topic.name = record.name
+            return topic
+        }
+        response.nextPageToken = page.nextCursor ?? ""
+        return response
+    }
+
+    private func subscribe(_ request: PushgateV1.SubscribeRequest, _ context: GRPCCallContext)
+        async throws(GRPCStatus) -> PushgateV1.Subscription
+    {
+        try RegistryValidation.topicName(request.topic, field: "topic")
+        try RegistryValidation.required(request.endpointID, "endpoint_id")
+        if !request.filterPolicyJSON.isEmpty {
+            do {
+                _ = try SNSFilterPolicy.parse(request.filterPolicyJSON)
+            } catch {
+                throw GRPCStatus(.invalidArgument, error.description)
+            }
+        }
+        let (subscription, _) = try await storeCall("topic, endpoint_id") { () async throws(StoreError) in
+            try await store.subscribe(
+                topic: request.topic, endpointID: request.endpointID, filterPolicyJSON: request.filterPolicyJSON)
+        }
+        return PushgateV1.Subscription(subscription)
+    }
+
+    private func listSubscriptions(_ request: PushgateV1.ListSubscriptionsRequest, _ context: GRPCCallContext)
+        async throws(GRPCStatus) -> PushgateV1.ListSubscriptionsResponse
+    {
+        let limit = try pageLimit(request.pageSize)
+        let page = try await storeCall("page_token") { () async throws(StoreError) in
+            try await store.listSubscriptions(
+                topic: request.topic.isEmpty ? nil : request.topic,
+                endpointID: request.endpointID.isEmpty ? nil : request.endpointID, cursor: request.pageToken,
+                limit: limit)
+        }
+        var response = PushgateV1.ListSubscriptionsResponse()
+        response.subscriptions = page.items.map(PushgateV1.Subscription.init)
+        response.nextPageToken = page.nextCursor ?? ""
+        return response
+    }
+
+    // MARK: Applications
 
     static func listApplications(
         _ request: PushgateV1.ListApplicationsRequest, apps: [AppConfiguration]
@@ -40,7 +177,7 @@ enum RegistryService {
     }
 }
 
-/// page_size / page_token for lists kept in order: the token is an opaque offset.
+/// page_size / page_token for lists kept in memory (the configured apps): the token is an offset.
 struct Paging {
     static let defaultSize = 100
     static let maxSize = 1000

@@ -25,11 +25,15 @@ enum ServeCommand {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
 
         let log = Log(level: configuration.logLevel)
-        let gateway: Gateway
-        do {
-            gateway = try Gateway(configuration: configuration, log: log)
-        } catch {
-            log.error("cannot start", ["error": "\(error)"])
+        let started: Result<Gateway, any Error> = runBlocking {
+            do {
+                return .success(try await Gateway.start(configuration: configuration, log: log))
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard case .success(let gateway) = started else {
+            if case .failure(let error) = started { log.error("cannot start", ["error": "\(error)"]) }
             return 1
         }
         while true {
@@ -40,7 +44,7 @@ enum ServeCommand {
                 continue
             }
             log.info("stopping", ["signal": received == SIGINT ? "SIGINT" : "SIGTERM"])
-            gateway.stop()
+            runBlocking { await gateway.stop() }
             log.info("stopped")
             return 0
         }
@@ -67,6 +71,10 @@ enum ServeCommand {
             case "--max-message-bytes":
                 let value = try flags.int(for: flag, range: 1024...(64 << 20))
                 overrides.append { $0.maxMessageBytes = value }
+            case "--store":
+                let path = try flags.value(for: flag)
+                guard !path.isEmpty else { throw CommandLineError("--store: must not be empty") }
+                overrides.append { $0.storePath = path }
             case "--no-demo":
                 overrides.append { $0.demoWhenNoApps = false }
             case "--log-level":

@@ -31,11 +31,12 @@ enum Usage {
           --listen HOST:PORT        gRPC listen address (config: listen)
           --loops N                 event-loop threads (config: loops; default one per core)
           --max-message-bytes N     largest request message (config: max_message_bytes; default 4194304)
+          --store FILE              the SQLite database (config: store; default ./pushgate.db)
           --log-level LEVEL         debug, info, warning or error (config: log_level)
           --no-demo                 with no apps configured, do not start the demo app and mock APNs
           -h, --help                this text
 
-        Stops on SIGINT or SIGTERM.
+        Stops on SIGINT or SIGTERM; unfinished Publish fan-outs resume at the next start.
         """
 }
 

@@ -15,7 +15,8 @@ case "version", "--version":
 case "serve":
     status = ServeCommand.run(Array(arguments.dropFirst()))
 case "send":
-    status = await SendCommand.run(Array(arguments.dropFirst()))
+    let sendArguments = Array(arguments.dropFirst())
+    status = runBlocking { await SendCommand.run(sendArguments) }
 case "mock-apns":
     status = MockAPNsCommand.run(Array(arguments.dropFirst()))
 default:

@@ -40,9 +40,10 @@ sys.path.insert(0, HERE)
 class Server:
     """A `pushgate serve` child process on an ephemeral port."""
 
-    def __init__(self, config, tmp_path):
+    def __init__(self, config, tmp_path, store=None):
         binary = os.environ.get("PUSHGATE_BIN", os.path.join(ROOT, ".build", "debug", "pushgate"))
-        args = [binary, "serve", "--listen", "127.0.0.1:0", "--loops", "2"]
+        self.store = store or os.path.join(tmp_path, "pushgate.db")
+        args = [binary, "serve", "--listen", "127.0.0.1:0", "--loops", "2", "--store", self.store]
         if config is not None:
             config_path = os.path.join(tmp_path, "pushgate.json")
             with open(config_path, "w") as fh:

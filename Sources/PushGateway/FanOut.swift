@@ -1,0 +1,175 @@
+import PushAPNs
+import PushCore
+import PushStore
+import Synchronization
+
+/// Delivers published messages in the background: reads a topic's subscriptions a page at a time,
+/// sends each page through the apps' APNs clients, and commits the page's counts and cursor before
+/// reading the next. After a crash or restart, ``resumeUnfinished()`` goes on after the last
+/// committed cursor: every subscribed endpoint gets the message at least once, and the duplicate
+/// window is one page.
+final class FanOut: Sendable {
+    /// Subscriptions read, sent and committed together.
+    let pageSize: Int
+    private let store: any Store
+    private let apps: [String: AppConfiguration]
+    private let clients: [String: APNsClient]
+    private let log: Log
+    private let running = Mutex<[String: Task<Void, Never>]>([:])
+
+    init(store: any Store, apps: [AppConfiguration], clients: [String: APNsClient], log: Log, pageSize: Int = 1000) {
+        self.store = store
+        self.apps = Dictionary(apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.clients = clients
+        self.log = log
+        self.pageSize = pageSize
+    }
+
+    /// Starts delivering a committed message.
+    func start(_ message: MessageRecord) {
+        running.withLock { running in
+            guard running[message.id] == nil else { return }
+            running[message.id] = Task { [self] in
+                await deliver(message)
+                _ = self.running.withLock { $0.removeValue(forKey: message.id) }
+            }
+        }
+    }
+
+    /// Restarts the messages a previous run left unfinished.
+    func resumeUnfinished() async {
+        do {
+            let unfinished = try await store.unfinishedMessages()
+            if !unfinished.isEmpty { log.info("resuming fan-outs", ["messages": "\(unfinished.count)"]) }
+            for message in unfinished { start(message) }
+        } catch {
+            log.error("cannot read unfinished messages", ["error": "\(error)"])
+        }
+    }
+
+    /// Stops working (the store keeps the progress; a restart resumes).
+    func stop() {
+        running.withLock { running in
+            for task in running.values { task.cancel() }
+        }
+    }
+
+    /// Fan-outs in progress.
+    var activeCount: Int { running.withLock { $0.count } }
+
+    // MARK: One message
+
+    private func deliver(_ message: MessageRecord) async {
+        do {
+            if let endpointID = message.endpointID {
+                let endpoint = try await store.endpoint(id: endpointID)
+                let key = apps[endpoint.app]?.platformKey ?? .apns
+                var plan = try MessagePlan(message, target: .endpoint(key), apps: apps)
+                let target = FanOutTarget(
+                    subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
+                    endpoint: endpoint, cursor: "done")
+                let counts = await send([target], plan: &plan)
+                try await commit(message, cursor: "done", counts: counts, last: true, plan: plan)
+                return
+            }
+            var plan = try MessagePlan(message, target: .topic, apps: apps)
+            var cursor = message.cursor
+            while !Task.isCancelled {
+                let page = try await store.fanOutPage(topic: message.topic ?? "", after: cursor, limit: pageSize)
+                let counts = await send(page.items, plan: &plan)
+                if let last = page.items.last { cursor = last.cursor }
+                let finished = page.nextCursor == nil
+                try await commit(message, cursor: cursor, counts: counts, last: finished, plan: plan)
+                if finished { return }
+            }
+        } catch {
+            // The store failed (or the message vanished): leave the progress as committed; a restart
+            // resumes after the last committed page.
+            log.error("fan-out stopped", ["message_id": message.id, "error": "\(error)"])
+        }
+    }
+
+    private func commit(
+        _ message: MessageRecord, cursor: String, counts: FanOutCounts, last: Bool, plan: MessagePlan
+    ) async throws(StoreError) {
+        if !counts.disable.isEmpty { try await store.disableEndpoints(counts.disable) }
+        let state: MessageState = last ? (plan.expired ? .expired : .completed) : .fanningOut
+        try await store.recordProgress(
+            messageID: message.id, cursor: cursor, delivered: counts.delivered, rejected: counts.rejected,
+            failed: counts.failed, skipped: counts.skipped, total: counts.total, state: state)
+    }
+
+    /// Sends one page; answers its counts once every recipient has a result.
+    private func send(_ targets: [FanOutTarget], plan: inout MessagePlan) async -> FanOutCounts {
+        var counts = FanOutCounts(total: Int64(targets.count))
+        var byApp: [String: [FanOutTarget]] = [:]
+        for target in targets {
+            switch plan.decide(target) {
+            case .skip: counts.skipped += 1
+            case .fail: counts.failed += 1
+            case .send: byApp[target.endpoint.app, default: []].append(target)
+            }
+        }
+        await withTaskGroup(of: FanOutCounts.self) { group in
+            for (app, recipients) in byApp {
+                guard let client = clients[app], let notification = plan.notification(for: app) else {
+                    counts.skipped += Int64(recipients.count)
+                    continue
+                }
+                group.addTask { await Self.deliver(notification, to: recipients, through: client) }
+            }
+            for await appCounts in group { counts.add(appCounts) }
+        }
+        return counts
+    }
+
+    /// Sends one app's share of a page, waiting for room in the app's queue rather than failing:
+    /// fan-out is background work and may wait for Sends.
+    private static func deliver(
+        _ template: PreparedNotification, to recipients: [FanOutTarget], through client: APNsClient
+    ) async -> FanOutCounts {
+        var notification = template
+        notification.tokens = recipients.map(\.endpoint.token)
+        while !client.reserve(recipients.count) {
+            try? await Task.sleep(for: .milliseconds(20))
+            if Task.isCancelled { return FanOutCounts(total: 0, failed: Int64(recipients.count)) }
+        }
+        let collector = DeliveryCollector(
+            placeholders: recipients.map { DeliveryResult(notificationIndex: 0, token: $0.endpoint.token, status: .failed) })
+        client.send(notification, notificationIndex: 0, firstSlot: 0, collector: collector)
+        let results = await collector.results(deadline: .now + .seconds(600))
+        var counts = FanOutCounts(total: 0)
+        for (recipient, result) in zip(recipients, results) {
+            switch result.status {
+            case .delivered: counts.delivered += 1
+            case .rejected:
+                counts.rejected += 1
+                if APNsReason(result.reason).invalidatesToken {
+                    counts.disable.append((recipient.endpoint.id, result.reason))
+                }
+            case .failed: counts.failed += 1
+            }
+        }
+        return counts
+    }
+}
+
+/// What one page added up to.
+struct FanOutCounts: Sendable {
+    var total: Int64
+    var delivered: Int64 = 0
+    var rejected: Int64 = 0
+    var failed: Int64 = 0
+    var skipped: Int64 = 0
+    /// Endpoints whose token APNs declared dead, with the reason.
+    var disable: [(id: String, reason: String)] = []
+
+    mutating func add(_ other: FanOutCounts) {
+        total += other.total
+        delivered += other.delivered
+        rejected += other.rejected
+        failed += other.failed
+        skipped += other.skipped
+        disable += other.disable
+    }
+}

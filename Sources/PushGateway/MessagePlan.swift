@@ -1,0 +1,65 @@
+import PushCore
+import PushStore
+
+/// What a published message becomes for each recipient: its payload per app, built once per
+/// (message, app) and shared by every endpoint of that app; and which recipients it skips.
+struct MessagePlan {
+    enum Decision { case send, skip, fail }
+
+    private let message: SNSMessage
+    private let attributes: [String: String]
+    private let publishedAtSeconds: Int64
+    private let apps: [String: AppConfiguration]
+    /// nil entry: the message has expired (TTL) or cannot be built for that app.
+    private var notifications: [String: PreparedNotification?] = [:]
+    private var policies: [String: SNSFilterPolicy?] = [:]
+    private(set) var expired = false
+
+    /// - Parameter target: `.topic`, or `.endpoint` with the platform key of the endpoint's app.
+    init(_ record: MessageRecord, target: SNSTarget, apps: [String: AppConfiguration]) throws(ValidationError) {
+        message = try SNSMessage.parse(
+            message: record.message, structure: record.messageStructure, target: target,
+            attributes: record.attributes)
+        attributes = record.attributes
+        publishedAtSeconds = record.publishedAt / 1000
+        self.apps = apps
+    }
+
+    /// Skip disabled endpoints and those whose filter policy does not match; fail those of apps that
+    /// are no longer configured.
+    mutating func decide(_ target: FanOutTarget) -> Decision {
+        guard target.endpoint.enabled else { return .skip }
+        guard apps[target.endpoint.app] != nil else { return .fail }
+        let policyJSON = target.subscription.filterPolicyJSON
+        if !policyJSON.isEmpty {
+            if policies[policyJSON] == nil { policies[policyJSON] = try? SNSFilterPolicy.parse(policyJSON) }
+            guard let policy = policies[policyJSON] ?? nil, policy.matches(attributes) else { return .skip }
+        }
+        return .send
+    }
+
+    /// The notification (without tokens) for an app's endpoints; nil when the message expired.
+    mutating func notification(for appName: String) -> PreparedNotification? {
+        if let cached = notifications[appName] { return cached }
+        guard let app = apps[appName] else { return nil }
+        let key = app.platformKey
+        let built: PreparedNotification?
+        do {
+            let options = try SNSAttributes.parse(attributes, platformKey: key)
+            built = try SNSAPNsPayload.build(
+                message: message, key: key, options: options, bundleID: app.bundleID, publishedAt: publishedAtSeconds,
+                now: unixMilliseconds() / 1000)
+        } catch {
+            // Publish checked the message already; an app-specific problem (no bundle id) skips it.
+            built = nil
+        }
+        if built == nil { expired = expired || isPastTTL(key) }
+        notifications[appName] = .some(built)
+        return built
+    }
+
+    private func isPastTTL(_ key: PlatformKey) -> Bool {
+        guard let ttl = (try? SNSAttributes.parse(attributes, platformKey: key))?.ttlSeconds else { return false }
+        return unixMilliseconds() / 1000 > publishedAtSeconds + ttl
+    }
+}

@@ -1,0 +1,101 @@
+import PushCore
+import PushProto
+import PushStore
+
+/// Publish and GetMessage: a published message is checked, committed to the store, and only then
+/// answered with its id; the fan-out delivers it in the background.
+struct PublishService: Sendable {
+    let configuration: GatewayConfiguration
+    let store: any Store
+    let fanOut: FanOut
+
+    func publish(_ request: PushgateV1.PublishRequest) async throws(GRPCStatus) -> PushgateV1.PublishResponse {
+        let hasTopic = !request.topic.isEmpty
+        let hasEndpoint = !request.endpointID.isEmpty
+        guard hasTopic != hasEndpoint else {
+            throw GRPCStatus(.invalidArgument, "topic, endpoint_id: set exactly one of them")
+        }
+        let target: SNSTarget
+        if hasTopic {
+            try RegistryValidation.topicName(request.topic, field: "topic")
+            let exists = try await storeCall("topic") { () async throws(StoreError) in
+                try await store.topicExists(name: request.topic)
+            }
+            guard exists else { throw GRPCStatus(.notFound, "topic: no topic \(request.topic.debugDescription)") }
+            target = .topic
+        } else {
+            let endpoint = try await storeCall("endpoint_id") { () async throws(StoreError) in
+                try await store.endpoint(id: request.endpointID)
+            }
+            guard endpoint.enabled else {
+                let reason = endpoint.disabledReason.isEmpty ? "" : " (\(endpoint.disabledReason))"
+                throw GRPCStatus(
+                    .failedPrecondition, "endpoint_id: EndpointDisabled: endpoint \(endpoint.id) is disabled\(reason)")
+            }
+            guard let app = configuration.app(named: endpoint.app), !endpoint.app.isEmpty else {
+                throw GRPCStatus(
+                    .failedPrecondition, "endpoint_id: the endpoint's app \(endpoint.app.debugDescription) is not configured")
+            }
+            target = .endpoint(app.platformKey)
+        }
+        try Self.check(request, target: target)
+        let record = MessageRecord(
+            id: RandomUUID.make(), topic: hasTopic ? request.topic : nil,
+            endpointID: hasEndpoint ? request.endpointID : nil, message: request.message,
+            messageStructure: request.messageStructure, attributes: request.attributes,
+            publishedAt: unixMilliseconds())
+        try await storeCall("message") { () async throws(StoreError) in try await store.insertMessage(record) }
+        fanOut.start(record)
+        var response = PushgateV1.PublishResponse()
+        response.messageID = record.id
+        return response
+    }
+
+    func message(_ request: PushgateV1.GetMessageRequest) async throws(GRPCStatus) -> PushgateV1.Message {
+        try RegistryValidation.required(request.messageID, "message_id")
+        return PushgateV1.Message(try await storeCall("message_id") { () async throws(StoreError) in
+            try await store.message(id: request.messageID)
+        })
+    }
+
+    /// Everything that can be wrong with a publish whatever its recipients: the message structure,
+    /// the attributes, and the APNs payloads it would produce (bad JSON rejects the whole publish).
+    static func check(_ request: PushgateV1.PublishRequest, target: SNSTarget) throws(GRPCStatus) {
+        do {
+            let message = try SNSMessage.parse(
+                message: request.message, structure: request.messageStructure, target: target,
+                attributes: request.attributes)
+            for key in [PlatformKey.apns, .apnsSandbox] {
+                if case .endpoint(let only) = target, only != key { continue }
+                let options = try SNSAttributes.parse(request.attributes, platformKey: key)
+                // The bundle id only shapes the default topic; any valid one checks the payload.
+                _ = try SNSAPNsPayload.build(
+                    message: message, key: key, options: options, bundleID: "com.example.check", publishedAt: 0,
+                    now: 0)
+            }
+        } catch {
+            throw GRPCStatus(.invalidArgument, error.description)
+        }
+    }
+}
+
+extension AppConfiguration {
+    /// The SNS platform key an app's endpoints take their payload from.
+    var platformKey: PlatformKey { sandbox ? .apnsSandbox : .apns }
+}
+
+/// Random version-4 UUIDs, lowercase, for message ids.
+enum RandomUUID {
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = (bytes[6] & 0x0f) | 0x40
+        bytes[8] = (bytes[8] & 0x3f) | 0x80
+        let hex = bytes.map { byte -> String in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+    }
+}

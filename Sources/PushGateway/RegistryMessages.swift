@@ -1,0 +1,88 @@
+import PushCore
+import PushProto
+import PushStore
+
+extension PushgateV1.Endpoint {
+    init(_ record: EndpointRecord) {
+        self.init()
+        id = record.id
+        app = record.app
+        token = record.token
+        enabled = record.enabled
+        customUserData = record.customUserData
+        createdAt = record.createdAt
+        disabledReason = record.disabledReason
+    }
+}
+
+extension PushgateV1.Subscription {
+    init(_ record: SubscriptionRecord) {
+        self.init()
+        id = record.id
+        topic = record.topic
+        endpointID = record.endpointID
+        filterPolicyJSON = record.filterPolicyJSON
+    }
+}
+
+extension PushgateV1.Message {
+    init(_ record: MessageRecord) {
+        self.init()
+        messageID = record.id
+        switch record.state {
+        case .accepted: state = .accepted
+        case .fanningOut: state = .fanningOut
+        case .completed: state = .completed
+        case .expired: state = .expired
+        }
+        total = record.total
+        delivered = record.delivered
+        rejected = record.rejected
+        failed = record.failed
+        skipped = record.skipped
+        publishedAt = record.publishedAt
+    }
+}
+
+/// page_size for store-backed lists: 0 means the default (100); at most 1000.
+func pageLimit(_ pageSize: Int32) throws(GRPCStatus) -> Int {
+    guard pageSize >= 0 else { throw GRPCStatus(.invalidArgument, "page_size: must not be negative") }
+    return pageSize == 0 ? 100 : min(Int(pageSize), 1000)
+}
+
+/// The checks on request fields the store leaves to its callers.
+enum RegistryValidation {
+    static let maxCustomUserDataBytes = 2048
+
+    /// The token as stored: APNs tokens are hex, lowercased (as SNS returns them).
+    static func normalizedToken(_ token: String, field: String = "token") throws(GRPCStatus) -> String {
+        guard !token.isEmpty else { throw GRPCStatus(.invalidArgument, "\(field): required") }
+        guard let valid = DeviceToken(token) else {
+            throw GRPCStatus(.invalidArgument, "\(field): \(DeviceToken.requirement)")
+        }
+        return valid.hex
+    }
+
+    static func customUserData(_ data: String) throws(GRPCStatus) {
+        let size = data.utf8.count
+        guard size <= maxCustomUserDataBytes else {
+            throw GRPCStatus(
+                .invalidArgument, "custom_user_data: \(size) bytes, over the limit of \(maxCustomUserDataBytes) bytes")
+        }
+    }
+
+    /// Topic names are [A-Za-z0-9_-]{1,256}, like SNS's.
+    static func topicName(_ name: String, field: String = "name") throws(GRPCStatus) {
+        let valid = (1...256).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        guard valid else {
+            throw GRPCStatus(.invalidArgument, "\(field): must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
+        }
+    }
+
+    static func required(_ value: String, _ field: String) throws(GRPCStatus) {
+        guard !value.isEmpty else { throw GRPCStatus(.invalidArgument, "\(field): required") }
+    }
+}

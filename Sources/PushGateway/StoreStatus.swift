@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCore
+import PushStore
+
+extension GRPCStatus {
+    /// The gRPC status for a store failure; `field` names the request field the failure is about.
+    init(_ error: StoreError, field: String) {
+        switch error.code {
+        case .notFound: self.init(.notFound, "\(field): \(error.message)")
+        case .alreadyExists: self.init(.alreadyExists, "\(field): \(error.message)")
+        case .invalidArgument: self.init(.invalidArgument, "\(field): \(error.message)")
+        case .conflict: self.init(.aborted, error.message)
+        default: self.init(.unavailable, "the store failed: \(error.message)")
+        }
+    }
+}
+
+/// Runs a store call, turning its failure into a gRPC status that names `field`.
+func storeCall<T>(_ field: String, _ body: () async throws(StoreError) -> T) async throws(GRPCStatus) -> T {
+    do {
+        return try await body()
+    } catch {
+        throw GRPCStatus(error, field: field)
+    }
+}
+
+/// Unix milliseconds now.
+func unixMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+}
