@@ -114,7 +114,8 @@ def app_config(name, bundle_id, lookalike, **extra):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, lookalike):
     config = {"apps": [app_config("demo", "com.example.demo", lookalike),
-                       app_config("voipapp", "com.example.voip", lookalike)]}
+                       app_config("voipapp", "com.example.voip", lookalike),
+                       app_config("sandboxapp", "com.example.sandbox", lookalike, sandbox=True)]}
     s = Server(config, str(tmp_path_factory.mktemp("pushgate")))
     yield s
     s.stop()

@@ -173,13 +173,14 @@ def test_every_rpc_is_callable_by_name(channel):
 def test_list_applications_from_config(channel):
     stub = registry_pb2_grpc.RegistryStub(channel)
     reply = stub.ListApplications(registry_pb2.ListApplicationsRequest(), timeout=10)
-    assert [a.name for a in reply.applications] == ["demo", "voipapp"]
+    assert [a.name for a in reply.applications] == ["demo", "voipapp", "sandboxapp"]
+    assert reply.applications[2].platform == registry_pb2.PLATFORM_APNS_SANDBOX
     assert reply.applications[0].bundle_id == "com.example.demo"
     first = stub.ListApplications(registry_pb2.ListApplicationsRequest(page_size=1), timeout=10)
     assert [a.name for a in first.applications] == ["demo"] and first.next_page_token
     second = stub.ListApplications(registry_pb2.ListApplicationsRequest(page_size=1, page_token=first.next_page_token),
                                    timeout=10)
-    assert [a.name for a in second.applications] == ["voipapp"] and not second.next_page_token
+    assert [a.name for a in second.applications] == ["voipapp"] and second.next_page_token
 
 
 # --- Hostile clients: the server keeps serving others ---
