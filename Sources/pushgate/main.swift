@@ -16,6 +16,8 @@ case "serve":
     status = ServeCommand.run(Array(arguments.dropFirst()))
 case "send":
     status = await SendCommand.run(Array(arguments.dropFirst()))
+case "bench":
+    status = await BenchCommand.run(Array(arguments.dropFirst()))
 case "mock-apns":
     status = MockAPNsCommand.run(Array(arguments.dropFirst()))
 default:
