@@ -395,7 +395,10 @@ final class BenchConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
         } else if code != .ok {
             let key: String
             if let code {
-                key = code.name + (code == .resourceExhausted || code == .unimplemented ? ": \(call.grpcMessage)" : "")
+                // The message, with its numbers as N so that one cause is one reason.
+                let message = String(call.grpcMessage.prefix(120))
+                    .split(whereSeparator: \.isNumber).joined(separator: "N")
+                key = code.name + (message.isEmpty ? "" : ": " + message)
             } else if let http = call.httpStatus {
                 key = "HTTP \(http)"
             } else {

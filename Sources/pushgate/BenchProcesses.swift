@@ -107,7 +107,7 @@ final class BenchChild {
 
 /// prctl(2), which Swift's Glibc module does not import (it is variadic): looked up once.
 typealias PrctlFunction = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
-nonisolated(unsafe) let prctlFunction: PrctlFunction? = {
+let prctlFunction: PrctlFunction? = {
     guard let handle = dlopen(nil, RTLD_NOW), let address = dlsym(handle, "prctl") else { return nil }
     return unsafeBitCast(address, to: PrctlFunction.self)
 }()
@@ -136,7 +136,7 @@ struct BenchFiles {
         var template = Array("/tmp/pushgate-bench.XXXXXX".utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else { throw CommandLineError("mkdtemp: \(String(cString: strerror(errno)))") }
-        return BenchFiles(directory: String(cString: template))
+        return BenchFiles(directory: String(cString: made!))
     }
 
     func path(_ name: String) -> String { directory + "/" + name }
