@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 ARGS ?=
 
-.PHONY: all deps venv build release run test unit interop proto check-proto clean help
+.PHONY: all deps venv build release run test unit interop proto check-proto clean help bench bench-smoke
 
 all: build
 
@@ -16,6 +16,7 @@ help:
 	@echo "make test         install deps, check generated code, run unit and interop tests"
 	@echo "make proto        regenerate the protobuf code from proto/"
 	@echo "make build        debug build;  make release: release build"
+	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~5 min)"
 
 deps:
 	@scripts/install-deps.sh
@@ -52,6 +53,14 @@ interop: venv build
 	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) -m pytest -q Tests/interop
 
 test: check-proto unit interop
+
+# Benchmarks (release build): h2load ceiling, Pushgate rows, aioapns peer; writes BENCHMARKS.md.
+bench: release venv
+	scripts/bench.sh
+
+# A 3-second `pushgate bench` run (what the interop suite's test_bench_smoke.py also checks).
+bench-smoke: release
+	.build/release/pushgate bench --duration 3 --tokens-per-send 100
 
 clean:
 	rm -rf .build $(VENV) Tests/interop/gen

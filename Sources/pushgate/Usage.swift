@@ -14,6 +14,7 @@ enum Usage {
           pushgate serve [--config FILE] [flags]   run the gateway
           pushgate send --token HEX [flags]        send a notification through a running gateway
           pushgate mock-apns [flags]               run a mock APNs server (tests, load tests)
+          pushgate bench [flags]                   load-test a gateway (starts mock-apns and one)
           pushgate version                         print the version
           pushgate --help                          this text
 

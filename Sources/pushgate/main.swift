@@ -17,6 +17,9 @@ case "serve":
 case "send":
     let sendArguments = Array(arguments.dropFirst())
     status = runBlocking { await SendCommand.run(sendArguments) }
+case "bench":
+    let benchArguments = Array(arguments.dropFirst())
+    status = runBlocking { await BenchCommand.run(benchArguments) }
 case "mock-apns":
     status = MockAPNsCommand.run(Array(arguments.dropFirst()))
 default:

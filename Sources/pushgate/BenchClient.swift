@@ -1,0 +1,518 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCore
+import PushHTTP2
+import PushPosix
+import PushTransport
+import Synchronization
+
+// `pushgate bench`: the load generator. gRPC over h2c on PushTransport + PushHTTP2 directly (not
+// through Swift tasks), one connection confined to one loop, so the client costs as little CPU as
+// possible on a machine it shares with the gateway and the mock. Requests are serialized once and
+// the same bytes are sent every time (HTTP2Session shares them, it does not copy them).
+
+enum BenchMode: String, Sendable {
+    /// Push/Send, one RPC per request, `concurrency` in flight (or at `rate`).
+    case send
+    /// Push/SendStream: `concurrency` streams, each with up to `pipeline` requests outstanding.
+    case stream
+    /// Push/Publish (not implemented by the gateway yet: every call gets UNIMPLEMENTED).
+    case publish
+
+    var path: String {
+        switch self {
+        case .send: "/pushgate.v1.Push/Send"
+        case .stream: "/pushgate.v1.Push/SendStream"
+        case .publish: "/pushgate.v1.Push/Publish"
+        }
+    }
+}
+
+/// What one phase (warm-up or the measured run) does.
+struct BenchWorkload: Sendable {
+    var mode: BenchMode
+    /// One serialized request message (not framed).
+    var message: [UInt8]
+    /// Notifications (tokens) per request message.
+    var tokensPerRequest: Int
+    /// Unary: RPCs in flight (at most, with a rate). Stream: SendStream calls.
+    var concurrency: Int
+    /// Stream mode: requests outstanding per SendStream call.
+    var pipeline: Int
+    /// RPCs (request messages) per second over all connections; nil: closed loop.
+    var rate: Double?
+    /// Request messages to send at most.
+    var maxRequests: Int
+    /// The per-RPC grpc-timeout (unary calls).
+    var timeout: Duration
+}
+
+/// State shared by every connection of a phase; counters for the progress line.
+final class BenchShared: Sendable {
+    let workload: BenchWorkload
+    let issued = Atomic<Int>(0)
+    let stopping = Atomic<Bool>(false)
+    let finishedConnections = Atomic<Int>(0)
+    let completedRequests = Atomic<Int>(0)
+    let completedResults = Atomic<Int>(0)
+    let deliveredResults = Atomic<Int>(0)
+    let failedRequests = Atomic<Int>(0)
+
+    init(workload: BenchWorkload) { self.workload = workload }
+
+    /// Takes one request from the budget; false once the count is used up or the phase is stopping.
+    func claim() -> Bool {
+        if stopping.load(ordering: .relaxed) { return false }
+        return issued.wrappingAdd(1, ordering: .relaxed).oldValue < workload.maxRequests
+    }
+
+    var exhausted: Bool {
+        stopping.load(ordering: .relaxed) || issued.load(ordering: .relaxed) >= workload.maxRequests
+    }
+}
+
+/// What one connection measured.
+struct BenchConnectionReport: Sendable {
+    var latency = LatencyHistogram()
+    var tally = ResultTally()
+    var requests = 0
+    var rpcErrors: [String: Int] = [:]
+    /// Rate mode: sends skipped because `concurrency` RPCs were already in flight.
+    var skippedSends = 0
+    /// Rate mode: the largest delay between a send's due time and its submission (ns).
+    var maxScheduleLagNanos: UInt64 = 0
+    var unfinished = 0
+
+    mutating func merge(_ other: BenchConnectionReport) {
+        latency.merge(other.latency)
+        tally.merge(other.tally)
+        requests += other.requests
+        for (key, count) in other.rpcErrors { rpcErrors[key, default: 0] += count }
+        skippedSends += other.skippedSends
+        maxScheduleLagNanos = max(maxScheduleLagNanos, other.maxScheduleLagNanos)
+        unfinished += other.unfinished
+    }
+}
+
+/// One h2c connection to the gateway running its share of a phase. Confined to its loop.
+final class BenchConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+    private final class Call {
+        var deframer = GRPCMessageDeframer(maxMessageSize: 256 << 20)
+        /// Submission times of requests still waiting for their response (stream mode: in order).
+        var sentAt: [UInt64] = []
+        var head = 0
+        var grpcStatus: Int?
+        var grpcMessage = ""
+        var httpStatus: String?
+        var ended = false
+        var outstanding: Int { sentAt.count - head }
+    }
+
+    let loop: EventLoop
+    private let authority: String
+    private var transport: HTTP2Transport?
+    private var ready: CheckedContinuation<Void, any Error>?
+    private var calls: [Int32: Call] = [:]
+    private var headers: [HTTP2Header] = []
+    private var framed: [UInt8] = []
+
+    private var shared: BenchShared!
+    /// This connection's share of the concurrency (unary: RPCs; stream: calls).
+    private var slots = 0
+    private var inFlight = 0
+    private var interval: UInt64 = 0
+    private var nextDue: UInt64 = 0
+    private var finished = false
+    private(set) var report = BenchConnectionReport()
+
+    init(loop: EventLoop, authority: String) {
+        self.loop = loop
+        self.authority = authority
+    }
+
+    func connect(host: String, port: Int) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            loop.execute { [self] in
+                do {
+                    let transport = try HTTP2Transport(
+                        loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
+                    self.transport = transport
+                    ready = continuation
+                    transport.connect(host: host, port: port, timeout: .seconds(10)) { [self] result in
+                        if case .failure(let error) = result, let ready {
+                            self.ready = nil
+                            ready.resume(throwing: error)
+                        }
+                    }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Starts a phase with `slots` of the concurrency and `rate` RPC/s (nil: closed loop). Loop thread.
+    func start(shared: BenchShared, slots: Int, rate: Double?) {
+        self.shared = shared
+        self.slots = slots
+        finished = false
+        inFlight = 0
+        report = BenchConnectionReport()
+        let workload = shared.workload
+        framed = GRPCMessageFramer.frame(workload.message)
+        headers = [
+            HTTP2Header(":method", "POST"), HTTP2Header(":scheme", "http"), HTTP2Header(":path", workload.mode.path),
+            HTTP2Header(":authority", authority), HTTP2Header("content-type", "application/grpc"),
+            HTTP2Header("te", "trailers"),
+        ]
+        if workload.mode != .stream {
+            let (seconds, attoseconds) = workload.timeout.components
+            let millis = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            headers.append(HTTP2Header("grpc-timeout", "\(min(millis, 99_999_999))m"))
+        }
+        if slots == 0 {
+            finish()
+            return
+        }
+        if let rate, rate > 0 {
+            interval = UInt64(1e9 / rate)
+            nextDue = loop.now
+            tick()
+        } else if workload.mode == .stream {
+            for _ in 0..<slots { openStream() }
+        } else {
+            for _ in 0..<slots where shared.claim() { submitUnary(dueAt: nil) }
+        }
+        transport?.setNeedsFlush()
+        checkFinished()
+    }
+
+    /// Called after the shared stop flag is set, so an idle connection notices. Loop thread.
+    func poke() {
+        if shared.workload.mode == .stream {
+            for (streamID, call) in calls { endStreamIfDone(streamID, call) }
+            transport?.setNeedsFlush()
+        }
+        checkFinished()
+    }
+
+    /// Gives up on what is still in flight (the drain limit passed). Loop thread.
+    func collect() -> BenchConnectionReport {
+        report.unfinished = calls.values.reduce(0) { $0 + max(1, $1.outstanding) }
+        return report
+    }
+
+    func close() {
+        transport?.close(flushFirst: true)
+    }
+
+    // MARK: Issuing
+
+    private func tick() {
+        guard !finished else { return }
+        let now = loop.now
+        while nextDue <= now {
+            if shared.exhausted { break }
+            if inFlight < slots {
+                guard shared.claim() else { break }
+                report.maxScheduleLagNanos = max(report.maxScheduleLagNanos, now - nextDue)
+                submitUnary(dueAt: nextDue)
+            } else {
+                report.skippedSends += 1
+            }
+            nextDue += interval
+        }
+        transport?.setNeedsFlush()
+        if shared.exhausted {
+            checkFinished()
+            return
+        }
+        loop.schedule(at: nextDue) { [self] in tick() }
+    }
+
+    private func submitUnary(dueAt: UInt64?) {
+        guard let transport, !transport.isClosed else {
+            report.rpcErrors["UNAVAILABLE (connection closed)", default: 0] += 1
+            shared.failedRequests.add(1, ordering: .relaxed)
+            return
+        }
+        do {
+            let streamID = try transport.session.submitRequest(headers: headers, body: framed)
+            let call = Call()
+            call.sentAt.append(loop.now)
+            calls[streamID] = call
+            inFlight += 1
+        } catch {
+            report.rpcErrors["submit failed: \(error)", default: 0] += 1
+            shared.failedRequests.add(1, ordering: .relaxed)
+        }
+    }
+
+    private func openStream() {
+        guard let transport, !transport.isClosed else { return }
+        do {
+            let streamID = try transport.session.submitRequest(headers: headers, streamingBody: true)
+            let call = Call()
+            calls[streamID] = call
+            inFlight += 1
+            fillStream(streamID, call)
+        } catch {
+            report.rpcErrors["submit failed: \(error)", default: 0] += 1
+        }
+    }
+
+    private func fillStream(_ streamID: Int32, _ call: Call) {
+        guard let transport, !call.ended else { return }
+        while call.outstanding < shared.workload.pipeline, shared.claim() {
+            do {
+                try transport.session.sendData(streamID: streamID, framed, endStream: false)
+                call.sentAt.append(loop.now)
+            } catch {
+                report.rpcErrors["send failed: \(error)", default: 0] += 1
+                break
+            }
+        }
+        endStreamIfDone(streamID, call)
+    }
+
+    private func endStreamIfDone(_ streamID: Int32, _ call: Call) {
+        guard !call.ended, call.outstanding == 0, shared.exhausted, let transport else { return }
+        call.ended = true
+        try? transport.session.sendData(streamID: streamID, [], endStream: true)
+    }
+
+    private func checkFinished() {
+        guard !finished, inFlight == 0, shared.exhausted else { return }
+        finish()
+    }
+
+    private func finish() {
+        finished = true
+        shared.finishedConnections.add(1, ordering: .relaxed)
+    }
+
+    // MARK: Responses
+
+    private func completed(_ call: Call, message: [UInt8]) {
+        guard call.head < call.sentAt.count else { return }
+        let sentAt = call.sentAt[call.head]
+        call.head += 1
+        if call.head > 64 && call.head * 2 > call.sentAt.count {
+            call.sentAt.removeFirst(call.head)
+            call.head = 0
+        }
+        report.latency.record(loop.now &- sentAt)
+        report.requests += 1
+        shared.completedRequests.add(1, ordering: .relaxed)
+        if shared.workload.mode == .publish { return }
+        var tally = ResultTally()
+        if tally.scanSendResponse(message) {
+            shared.completedResults.add(tally.results, ordering: .relaxed)
+            shared.deliveredResults.add(tally.delivered, ordering: .relaxed)
+            if tally.results != shared.workload.tokensPerRequest {
+                report.rpcErrors["wrong result count (\(tally.results), expected \(shared.workload.tokensPerRequest))", default: 0] += 1
+            }
+            report.tally.merge(tally)
+        } else {
+            report.rpcErrors["unparseable SendResponse", default: 0] += 1
+        }
+    }
+
+    private func failed(_ key: String, count: Int) {
+        guard count > 0 else { return }
+        report.rpcErrors[key, default: 0] += count
+        shared.failedRequests.add(count, ordering: .relaxed)
+    }
+
+    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+        ready?.resume()
+        ready = nil
+    }
+
+    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+        let reason = "UNAVAILABLE (connection closed\(error.map { ": \($0)" } ?? ""))"
+        ready?.resume(throwing: GRPCStatus(.unavailable, reason))
+        ready = nil
+        for call in calls.values { failed(reason, count: max(1, call.outstanding)) }
+        calls.removeAll()
+        inFlight = 0
+        if shared != nil {
+            shared.stopping.store(true, ordering: .relaxed)
+            checkFinished()
+        }
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
+    ) {
+        guard let call = calls[streamID] else { return }
+        for header in headers {
+            switch header.nameString {
+            case "grpc-status": call.grpcStatus = Int(header.valueString)
+            case "grpc-message": call.grpcMessage = GRPCPercentEncoding.decode(header.valueString)
+            case ":status" where header.valueString != "200": call.httpStatus = header.valueString
+            default: break
+            }
+        }
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
+    ) {
+        guard let call = calls[streamID], data.count > 0 else { return }
+        call.deframer.append(data)
+        do {
+            while let message = try call.deframer.next() {
+                if shared.workload.mode == .stream {
+                    completed(call, message: message.bytes)
+                    fillStream(streamID, call)
+                    transport?.setNeedsFlush()
+                } else {
+                    // Unary: the response is complete only with an OK status; keep it until then.
+                    pendingMessages[streamID] = message.bytes
+                }
+            }
+        } catch {
+            call.grpcStatus = error.code.rawValue
+            call.grpcMessage = "client deframer: \(error.message)"
+        }
+    }
+
+    private var pendingMessages: [Int32: [UInt8]] = [:]
+
+    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+        guard let call = calls.removeValue(forKey: streamID) else { return }
+        let message = pendingMessages.removeValue(forKey: streamID)
+        inFlight -= 1
+        let code = call.grpcStatus.flatMap(GRPCStatusCode.init(rawValue:))
+        if code == .ok, shared.workload.mode != .stream {
+            if let message {
+                completed(call, message: message)
+            } else {
+                failed("OK without a response message", count: 1)
+            }
+        } else if code != .ok {
+            let key: String
+            if let code {
+                // The message, with its numbers as N so that one cause is one reason.
+                let message = String(call.grpcMessage.prefix(120))
+                    .split(whereSeparator: \.isNumber).joined(separator: "N")
+                key = code.name + (message.isEmpty ? "" : ": " + message)
+            } else if let http = call.httpStatus {
+                key = "HTTP \(http)"
+            } else {
+                key = "stream closed without a status (\(errorCode))"
+            }
+            failed(key, count: shared.workload.mode == .stream ? max(1, call.outstanding) : 1)
+        } else if call.outstanding > 0 {
+            failed("SendStream ended with requests unanswered", count: call.outstanding)
+        }
+        if !shared.exhausted {
+            // Keep the concurrency: replace the finished call.
+            if shared.workload.rate == nil {
+                if shared.workload.mode == .stream {
+                    openStream()
+                } else if shared.claim() {
+                    submitUnary(dueAt: nil)
+                }
+                transport?.setNeedsFlush()
+            }
+        }
+        checkFinished()
+    }
+}
+
+/// A set of connections on client loops, run phase by phase.
+final class BenchDriver {
+    let loops: [EventLoop]
+    let connections: [BenchConnection]
+
+    static func connect(host: String, port: Int, connections count: Int, loops loopCount: Int) async throws -> BenchDriver {
+        var loops: [EventLoop] = []
+        for i in 0..<max(1, loopCount) { loops.append(try EventLoop.spawn(name: "bench-\(i)")) }
+        var connections: [BenchConnection] = []
+        for i in 0..<max(1, count) {
+            let connection = BenchConnection(loop: loops[i % loops.count], authority: "\(host):\(port)")
+            do {
+                try await connection.connect(host: host, port: port)
+            } catch {
+                for loop in loops { loop.shutdown() }
+                throw error
+            }
+            connections.append(connection)
+        }
+        return BenchDriver(loops: loops, connections: connections)
+    }
+
+    private init(loops: [EventLoop], connections: [BenchConnection]) {
+        self.loops = loops
+        self.connections = connections
+    }
+
+    struct Outcome {
+        var report = BenchConnectionReport()
+        var elapsedNanos: UInt64 = 0
+        /// The run hit the drain limit with calls in flight.
+        var drainTimedOut = false
+    }
+
+    /// Runs one phase until its count is sent or `duration` passes, then waits (at most
+    /// `drainLimit`) for what is in flight. `progress` runs about once a second on this task.
+    func run(
+        _ workload: BenchWorkload, duration: Duration?, drainLimit: Duration,
+        progress: ((BenchShared, UInt64) -> Void)? = nil
+    ) async -> Outcome {
+        let shared = BenchShared(workload: workload)
+        let n = connections.count
+        let start = monotonicNanoseconds()
+        for (i, connection) in connections.enumerated() {
+            let slots = workload.concurrency / n + (i < workload.concurrency % n ? 1 : 0)
+            let rate = workload.rate.map { $0 / Double(n) }
+            connection.loop.execute { connection.start(shared: shared, slots: slots, rate: rate) }
+        }
+        let durationNanos = duration.map { UInt64($0.components.seconds) * 1_000_000_000 + UInt64($0.components.attoseconds / 1_000_000_000) }
+        let drainNanos = UInt64(drainLimit.components.seconds) * 1_000_000_000
+        var stopAt: UInt64?
+        var nextProgress = start + 1_000_000_000
+        var drainTimedOut = false
+        // Bounded: ends when every connection is done, or at duration + drain limit.
+        while shared.finishedConnections.load(ordering: .relaxed) < n {
+            try? await Task.sleep(for: .milliseconds(20))
+            let now = monotonicNanoseconds()
+            if stopAt == nil, let durationNanos, now - start >= durationNanos {
+                stopAt = now
+            } else if stopAt == nil, shared.exhausted {
+                stopAt = now
+            }
+            if let stopAt, !shared.stopping.load(ordering: .relaxed) {
+                _ = stopAt
+                shared.stopping.store(true, ordering: .relaxed)
+                for connection in connections { connection.loop.execute { connection.poke() } }
+            }
+            if let stopAt, now - stopAt > drainNanos {
+                drainTimedOut = true
+                break
+            }
+            if now >= nextProgress {
+                progress?(shared, now - start)
+                nextProgress += 1_000_000_000
+            }
+        }
+        let end = monotonicNanoseconds()
+        var outcome = Outcome(elapsedNanos: end - start, drainTimedOut: drainTimedOut)
+        for connection in connections {
+            let report = await withCheckedContinuation { (continuation: CheckedContinuation<BenchConnectionReport, Never>) in
+                connection.loop.execute { continuation.resume(returning: connection.collect()) }
+            }
+            outcome.report.merge(report)
+        }
+        return outcome
+    }
+
+    func close() {
+        for connection in connections { connection.loop.execute { connection.close() } }
+        usleep(50_000)
+        for loop in loops { loop.shutdown() }
+    }
+}

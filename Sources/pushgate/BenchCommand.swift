@@ -1,0 +1,422 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCore
+import PushProto
+import PushTLS
+
+/// `pushgate bench`: drives a gateway through its real gRPC API and reports throughput, latency,
+/// errors and the gateway's memory and CPU. With no `--target` it starts `pushgate mock-apns` and a
+/// gateway configured to it (generated .p8 key, loopback only) as child processes.
+enum BenchCommand {
+    static let usage = """
+        Usage: pushgate bench [flags]
+
+        Load-tests a gateway through its gRPC API (Push/Send or Push/SendStream) and prints a progress
+        line per second, then a table: notifications/s, RPC latency p50/p90/p99/p999, errors by reason
+        (from the Results and the gRPC statuses), and the gateway's RSS and CPU.
+
+        With no --target it starts, as child processes of this binary, `pushgate mock-apns` on
+        127.0.0.1 and `pushgate serve` configured to it (a generated .p8 key in a temp dir), and stops
+        them at the end. Nothing leaves 127.0.0.1. Runs stop by themselves (count or duration).
+
+        What to send:
+          --mode MODE               send (Push/Send, default), stream (Push/SendStream) or publish
+                                    (Push/Publish: not in this build, answers UNIMPLEMENTED)
+          --tokens-per-send N       device tokens in each request (default 1000)
+          --concurrency N           send: RPCs in flight (default 4); with --rate: at most this many
+                                    in flight (default 1000). stream: SendStream calls (default 4)
+          --pipeline N              stream: requests outstanding on each call (default 16)
+          --rate R                  send: a fixed rate of R RPC/s (open loop) instead of a closed loop
+          --count N                 stop after N notifications (tokens) have been sent
+          --duration S              stop sending after S seconds (default 10 without --count)
+          --warmup N                RPCs sent and answered before measuring (default 4)
+          --timeout S               each Send's deadline, grpc-timeout (default 30)
+          --grpc-connections N      client connections to the gateway (default: 1 per 128 in flight)
+          --client-loops N          client event-loop threads (default 1)
+
+        The gateway and mock it starts (ignored with --target):
+          --connections N           APNs connections of the gateway's app (default 1)
+          --gateway-loops N         gateway event loops (default: one per core)
+          --queue-limit N           the gateway's queue_limit
+          --mock-loops N            mock event loops (default: one per core)
+          --delay-ms N              the mock waits N ms before each answer
+          --max-streams N           the mock's MAX_CONCURRENT_STREAMS (default 1000)
+          --verify-tokens           the mock verifies provider tokens (JWT) with the generated key
+          --apns URL --apns-ca FILE deliver to an APNs look-alike that is already running (e.g. one
+                                    started by scripts/bench.sh) instead of starting a mock
+          --keep-files              keep the temp dir (key, config, child logs) and print its path
+
+        A gateway that is already running:
+          --target HOST:PORT        bench this gateway; start nothing
+          --gateway-pid PID         read its RSS and CPU from /proc/PID
+
+        Output:
+          --json                    print one JSON object instead of the table
+          --quiet                   no progress lines (they go to standard error)
+          -h, --help                this text
+
+        Latencies are per RPC (stream: per request message), from submission to the response, in a
+        fixed-size log-linear histogram (values within 3%). Exit status: 0 when requests completed,
+        1 when none did, 2 bad usage, 3 set-up failed.
+        """
+
+    struct Options {
+        var mode = BenchMode.send
+        var tokensPerSend = 1000
+        var concurrency: Int?
+        var pipeline = 16
+        var rate: Double?
+        var count: Int?
+        var duration: Double?
+        var warmup = 4
+        var timeout = 30.0
+        var grpcConnections: Int?
+        var clientLoops = 1
+        var connections = 1
+        var gatewayLoops: Int?
+        var queueLimit: Int?
+        var mockLoops: Int?
+        var delayMs: Int?
+        var maxStreams: Int?
+        var verifyTokens = false
+        var apnsURL: String?
+        var apnsCA: String?
+        var keepFiles = false
+        var target: (host: String, port: Int)?
+        var gatewayPID: pid_t?
+        var json = false
+        var quiet = false
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let options: Options
+        do {
+            guard let parsed = try parse(arguments) else {
+                print(usage)
+                return 0
+            }
+            options = parsed
+        } catch {
+            printError("pushgate bench: \(error)")
+            return 2
+        }
+        var setup = Setup()
+        defer { setup.tearDown(keepFiles: options.keepFiles) }
+        do {
+            try setup.start(options)
+        } catch {
+            printError("pushgate bench: \(error)")
+            return 3
+        }
+        return await measure(options, &setup)
+    }
+
+    // MARK: Set-up
+
+    struct Setup {
+        var files: BenchFiles?
+        var mock: BenchChild?
+        var gateway: BenchChild?
+        var host = "127.0.0.1"
+        var port = 0
+        var gatewayPID: pid_t?
+        var mockURL: String?
+        var mockFinalLog = ""
+        var gatewayExit: Int32?
+        var description = ""
+
+        mutating func start(_ options: Options) throws {
+            if let target = options.target {
+                host = target.host
+                port = target.port
+                gatewayPID = options.gatewayPID
+                description = "target \(host):\(port)" + (gatewayPID.map { " (pid \($0))" } ?? "")
+                return
+            }
+            let files = try BenchFiles.make()
+            self.files = files
+            let binary = currentExecutablePath()
+            let key = try ES256Signer.generateP8()
+            try files.write("AuthKey.p8", key.privateKeyPEM)
+            let keyID = "BENCHKEY01"
+            let teamID = "BENCHTEAM1"
+            let url: String
+            let ca: String
+            if let apnsURL = options.apnsURL, let apnsCA = options.apnsCA {
+                url = apnsURL
+                ca = apnsCA
+                description = "gateway (child) → \(apnsURL)"
+            } else {
+                var arguments = [binary, "mock-apns", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem")]
+                if options.verifyTokens {
+                    arguments += ["--p8", files.path("AuthKey.p8"), "--key-id", keyID, "--team-id", teamID]
+                }
+                if let n = options.mockLoops { arguments += ["--loops", "\(n)"] }
+                if let n = options.delayMs { arguments += ["--delay-ms", "\(n)"] }
+                if let n = options.maxStreams { arguments += ["--max-streams", "\(n)"] }
+                let mock = try BenchChild.spawn(name: "mock-apns", arguments: arguments, logPath: files.path("mock-apns.log"))
+                self.mock = mock
+                let port = try mock.waitForLog(after: "mock-apns listening on 127.0.0.1:")
+                _ = try mock.waitForLog(after: "mock-apns: wrote the certificate to trust to ")
+                url = "https://127.0.0.1:\(port)"
+                ca = files.path("mock-ca.pem")
+                description = "gateway (child) → mock-apns (child) \(url) " + arguments.dropFirst().joined(separator: " ")
+            }
+            mockURL = url
+            var app = [
+                "\"name\": \"bench\"", "\"platform\": \"apns\"", "\"bundle_id\": \"com.example.bench\"",
+                "\"team_id\": \(jsonString(teamID))", "\"key_id\": \(jsonString(keyID))",
+                "\"key_file\": \(jsonString(files.path("AuthKey.p8")))", "\"url\": \(jsonString(url))",
+                "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
+            ].joined(separator: ", ")
+            app = "{" + app + "}"
+            var config = ["\"listen\": \"127.0.0.1:0\"", "\"apps\": [\(app)]"]
+            if let limit = options.queueLimit { config.append("\"queue_limit\": \(limit)") }
+            if let loops = options.gatewayLoops { config.append("\"loops\": \(loops)") }
+            try files.write("pushgate.json", "{" + config.joined(separator: ", ") + "}\n")
+            let gateway = try BenchChild.spawn(
+                name: "gateway", arguments: [binary, "serve", "--config", files.path("pushgate.json")],
+                logPath: files.path("gateway.log"))
+            self.gateway = gateway
+            let address = try gateway.waitForLog(after: "msg=listening address=127.0.0.1:")
+            guard let port = Int(address) else { throw CommandLineError("gateway: cannot read its port from \(address)") }
+            self.port = port
+            gatewayPID = gateway.pid
+            description = "gateway (child, pid \(gateway.pid), \(options.connections) APNs connection(s)) → "
+                + (mock == nil ? url : "mock-apns (child, pid \(mock!.pid)) \(url)")
+        }
+
+        mutating func tearDown(keepFiles: Bool) {
+            if let gateway {
+                gatewayExit = gateway.stop()
+                self.gateway = nil
+            }
+            if let mock {
+                mock.stop()
+                mockFinalLog = mock.log
+                self.mock = nil
+            }
+            if let files {
+                if keepFiles {
+                    printError("pushgate bench: kept \(files.directory)")
+                } else {
+                    files.remove()
+                }
+                self.files = nil
+            }
+        }
+    }
+
+    // MARK: The run
+
+    static func measure(_ options: Options, _ setup: inout Setup) async -> Int32 {
+        let concurrency = options.concurrency ?? (options.rate != nil && options.mode != .stream ? 1000 : 4)
+        let tokensPerRequest = options.mode == .publish ? 0 : options.tokensPerSend
+        let message = requestMessage(options)
+        let grpcConnections: Int
+        if let n = options.grpcConnections {
+            grpcConnections = n
+        } else if options.mode == .stream {
+            grpcConnections = max(1, (concurrency + 63) / 64)
+        } else {
+            grpcConnections = max(1, (concurrency + 127) / 128)
+        }
+        // Idle: the gateway started, no traffic yet.
+        usleep(300_000)
+        let idle = setup.gatewayPID.flatMap { ProcessSample.read(pid: $0) }
+
+        let driver: BenchDriver
+        do {
+            driver = try await BenchDriver.connect(
+                host: setup.host, port: setup.port, connections: min(grpcConnections, max(1, concurrency)),
+                loops: options.clientLoops)
+        } catch {
+            printError("pushgate bench: cannot connect to \(setup.host):\(setup.port): \(error)")
+            return 3
+        }
+        defer { driver.close() }
+
+        let timeout = Duration.milliseconds(Int(options.timeout * 1000))
+        let drainLimit = Duration.seconds(Int(options.timeout.rounded(.up)) + 5)
+        if options.warmup > 0 {
+            let warmup = BenchWorkload(
+                mode: options.mode, message: message, tokensPerRequest: tokensPerRequest,
+                concurrency: min(options.warmup, concurrency), pipeline: options.pipeline, rate: nil,
+                maxRequests: options.warmup, timeout: timeout)
+            let outcome = await driver.run(warmup, duration: .seconds(30), drainLimit: drainLimit)
+            if !options.quiet {
+                printError("bench: warm-up: \(outcome.report.requests) of \(options.warmup) RPCs answered"
+                    + (outcome.report.rpcErrors.isEmpty ? "" : ", errors: \(outcome.report.rpcErrors)"))
+            }
+        }
+        let afterWarmup = setup.gatewayPID.flatMap { ProcessSample.read(pid: $0) }
+        let mockPID = setup.mock?.pid
+        let mockBefore = mockPID.flatMap { ProcessSample.read(pid: $0) }
+        let selfBefore = ProcessSample.readSelf()
+
+        let maxRequests: Int
+        if let count = options.count {
+            maxRequests = tokensPerRequest > 0 ? (count + tokensPerRequest - 1) / tokensPerRequest : count
+        } else {
+            maxRequests = Int.max
+        }
+        let durationSeconds = options.duration ?? (options.count == nil ? 10 : 600)
+        let workload = BenchWorkload(
+            mode: options.mode, message: message, tokensPerRequest: tokensPerRequest, concurrency: concurrency,
+            pipeline: options.pipeline, rate: options.rate, maxRequests: maxRequests, timeout: timeout)
+        let gatewayPID = setup.gatewayPID
+        var last = (requests: 0, results: 0, at: UInt64(0))
+        let outcome = await driver.run(
+            workload, duration: .milliseconds(Int(durationSeconds * 1000)), drainLimit: drainLimit
+        ) { shared, elapsed in
+            guard !options.quiet else { return }
+            let requests = shared.completedRequests.load(ordering: .relaxed)
+            let results = shared.completedResults.load(ordering: .relaxed)
+            let seconds = Double(elapsed - last.at) / 1e9
+            var line = "bench: \(formatDecimal(Double(elapsed) / 1e9, places: 0))s"
+            if tokensPerRequest > 0 {
+                line += "  notifications/s \(formatCount(Int(Double(results - last.results) / seconds)))"
+            }
+            line += "  RPC/s \(formatCount(Int(Double(requests - last.requests) / seconds)))"
+            line += "  total \(formatCount(results)) delivered \(formatCount(shared.deliveredResults.load(ordering: .relaxed)))"
+            line += "  failed RPCs \(formatCount(shared.failedRequests.load(ordering: .relaxed)))"
+            if let pid = gatewayPID, let sample = ProcessSample.read(pid: pid) {
+                line += "  gateway RSS \(formatDecimal(Double(sample.rssKiB) / 1024, places: 1)) MiB"
+            }
+            printError(line)
+            last = (requests, results, elapsed)
+        }
+        let gatewayEnd = gatewayPID.flatMap { ProcessSample.read(pid: $0) }
+        let mockEnd = mockPID.flatMap { ProcessSample.read(pid: $0) }
+        let selfEnd = ProcessSample.readSelf()
+        // RSS once the run's garbage has had a moment to be returned.
+        usleep(500_000)
+        let settled = gatewayPID.flatMap { ProcessSample.read(pid: $0) }
+        driver.close()
+        setup.tearDown(keepFiles: options.keepFiles)
+
+        var result = BenchResult(options: options, concurrency: concurrency, grpcConnections: grpcConnections, outcome: outcome)
+        result.setup = setup.description
+        result.rssIdleKiB = idle?.rssKiB
+        result.rssAfterWarmupKiB = afterWarmup?.rssKiB
+        result.rssEndKiB = settled?.rssKiB ?? gatewayEnd?.rssKiB
+        result.rssPeakKiB = settled?.peakRSSKiB ?? gatewayEnd?.peakRSSKiB
+        result.gatewayThreads = gatewayEnd?.threads
+        let seconds = Double(outcome.elapsedNanos) / 1e9
+        func cpu(_ a: ProcessSample?, _ b: ProcessSample?) -> Double? {
+            guard let a, let b, seconds > 0 else { return nil }
+            return Double(b.cpuTicks - a.cpuTicks) / ProcessSample.ticksPerSecond / seconds * 100
+        }
+        result.gatewayCPU = cpu(afterWarmup, gatewayEnd)
+        result.mockCPU = cpu(mockBefore, mockEnd)
+        result.clientCPU = cpu(selfBefore, selfEnd)
+        result.mockRequests = mockFinalStat(setup.mockFinalLog, key: "requests")
+        result.gatewayExit = setup.gatewayExit
+        print(options.json ? result.json() : result.table())
+        return outcome.report.requests > 0 ? 0 : 1
+    }
+
+    /// The request every RPC sends: one notification to `tokens-per-send` distinct tokens.
+    static func requestMessage(_ options: Options) -> [UInt8] {
+        if options.mode == .publish {
+            var request = PushgateV1.PublishRequest()
+            request.topic = "bench"
+            request.message = "Hello from pushgate bench"
+            return request.serializedBytes()
+        }
+        var notification = PushgateV1.Notification()
+        notification.app = options.target == nil ? "bench" : ""
+        var alert = PushgateV1.Alert()
+        alert.title = "Bench"
+        alert.body = "Hello from pushgate bench"
+        notification.alert = alert
+        notification.tokens = (0..<options.tokensPerSend).map(benchToken)
+        var request = PushgateV1.SendRequest()
+        request.notifications = [notification]
+        return request.serializedBytes()
+    }
+
+    /// Token `i`: 64 hex digits, distinct for each i.
+    static func benchToken(_ i: Int) -> String {
+        let hex = String(i, radix: 16)
+        return String(repeating: "b", count: 64 - hex.count) + hex
+    }
+
+    // MARK: Flags
+
+    static func parse(_ arguments: [String]) throws -> Options? {
+        var flags = FlagReader(arguments)
+        var options = Options()
+        while let flag = flags.next() {
+            switch flag {
+            case "-h", "--help": return nil
+            case "--mode":
+                let value = try flags.value(for: flag)
+                guard let mode = BenchMode(rawValue: value) else {
+                    throw CommandLineError("--mode: send, stream or publish (not \(value.debugDescription))")
+                }
+                options.mode = mode
+            case "--tokens-per-send": options.tokensPerSend = try flags.int(for: flag, range: 1...1_000_000)
+            case "--concurrency": options.concurrency = try flags.int(for: flag, range: 1...100_000)
+            case "--pipeline": options.pipeline = try flags.int(for: flag, range: 1...10_000)
+            case "--rate": options.rate = try positive(&flags, flag, max: 10_000_000)
+            case "--count": options.count = try flags.int(for: flag, range: 1...Int(Int32.max))
+            case "--duration": options.duration = try positive(&flags, flag, max: 86_400)
+            case "--warmup": options.warmup = try flags.int(for: flag, range: 0...1_000_000)
+            case "--timeout": options.timeout = try positive(&flags, flag, max: 3600)
+            case "--grpc-connections": options.grpcConnections = try flags.int(for: flag, range: 1...1000)
+            case "--client-loops": options.clientLoops = try flags.int(for: flag, range: 1...64)
+            case "--connections": options.connections = try flags.int(for: flag, range: 1...1000)
+            case "--gateway-loops": options.gatewayLoops = try flags.int(for: flag, range: 1...256)
+            case "--queue-limit": options.queueLimit = try flags.int(for: flag, range: 1...Int(Int32.max))
+            case "--mock-loops": options.mockLoops = try flags.int(for: flag, range: 1...256)
+            case "--delay-ms": options.delayMs = try flags.int(for: flag, range: 0...600_000)
+            case "--max-streams": options.maxStreams = try flags.int(for: flag, range: 1...1_000_000)
+            case "--verify-tokens": options.verifyTokens = true
+            case "--apns": options.apnsURL = try flags.value(for: flag)
+            case "--apns-ca": options.apnsCA = try flags.value(for: flag)
+            case "--keep-files": options.keepFiles = true
+            case "--target":
+                let value = try flags.value(for: flag)
+                guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+                    (1...65535).contains(port)
+                else { throw CommandLineError("--target: expected HOST:PORT, e.g. 127.0.0.1:50051") }
+                options.target = (String(value[..<colon]).trimmingBrackets, port)
+            case "--gateway-pid": options.gatewayPID = pid_t(try flags.int(for: flag, range: 1...Int(Int32.max)))
+            case "--json": options.json = true
+            case "--quiet": options.quiet = true
+            default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate bench --help)")
+            }
+        }
+        if (options.apnsURL == nil) != (options.apnsCA == nil) {
+            throw CommandLineError("--apns and --apns-ca go together")
+        }
+        if options.target != nil {
+            let spawnOnly = [
+                options.queueLimit != nil, options.gatewayLoops != nil, options.mockLoops != nil, options.delayMs != nil,
+                options.maxStreams != nil, options.verifyTokens, options.apnsURL != nil, options.connections != 1,
+            ]
+            if spawnOnly.contains(true) {
+                throw CommandLineError("--target: the gateway and mock flags only apply to what bench starts itself")
+            }
+        } else if options.gatewayPID != nil {
+            throw CommandLineError("--gateway-pid goes with --target")
+        }
+        if options.apnsURL != nil, options.delayMs != nil || options.maxStreams != nil || options.verifyTokens || options.mockLoops != nil {
+            throw CommandLineError("--apns: the mock flags only apply to a mock that bench starts itself")
+        }
+        if options.rate != nil && options.mode == .stream {
+            throw CommandLineError("--rate: only with --mode send (or publish)")
+        }
+        return options
+    }
+
+    private static func positive(_ flags: inout FlagReader, _ flag: String, max: Double) throws -> Double {
+        let text = try flags.value(for: flag)
+        guard let value = Double(text), value > 0, value <= max else {
+            throw CommandLineError("\(flag): must be a number above 0 and at most \(formatCount(Int(max)))")
+        }
+        return value
+    }
+}

@@ -1,0 +1,42 @@
+"""`pushgate bench` smoke test: a 3-second run (it starts its own mock-apns and gateway as children on
+127.0.0.1) completes and prints the table with a non-zero rate. Not a speed assertion."""
+import json
+import os
+import re
+import subprocess
+
+from conftest import ROOT
+
+
+def _binary():
+    return os.environ.get("PUSHGATE_BIN", os.path.join(ROOT, ".build", "debug", "pushgate"))
+
+
+def test_bench_runs_and_prints_the_table():
+    proc = subprocess.run([_binary(), "bench", "--duration", "3", "--tokens-per-send", "100"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    for row in ("notifications/s", "RPC latency (ms)", "errors", "gateway RSS", "gateway CPU"):
+        assert row in out, out
+    rate = re.search(r"notifications/s\s+\|\s+([\d,]+)", out)
+    assert rate and int(rate.group(1).replace(",", "")) > 0, out
+    assert re.search(r"errors\s+\|\s+none", out), out
+    # A progress line per second went to standard error.
+    assert re.search(r"bench: 1s\s+notifications/s", proc.stderr), proc.stderr
+
+
+def test_bench_json_is_one_object():
+    proc = subprocess.run([_binary(), "bench", "--duration", "1", "--tokens-per-send", "10", "--json", "--quiet"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["delivered"] > 0 and result["notifications_per_s"] > 0
+    assert result["latency_ms"]["p99"] >= result["latency_ms"]["p50"] > 0
+    assert result["gateway"]["rss_idle_kib"] > 0
+    assert result["errors"] == {}
+
+
+def test_bench_help():
+    proc = subprocess.run([_binary(), "bench", "--help"], capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 0 and "--tokens-per-send" in proc.stdout

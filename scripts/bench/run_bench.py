@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""`make bench` (through scripts/bench.sh): one run that measures, side by side on this machine,
+
+  ceiling   h2load straight to pushgate mock-apns over TLS (the mock handles at least that)
+  Pushgate  `pushgate bench` rows (Send batches with 1 and 4 APNs connections, SendStream, 1-token
+            Sends at a fixed rate, the mock delaying 20 ms, memory, a flood past queue_limit)
+  peer      aioapns (Python) to the same mock with one connection
+
+and writes BENCHMARKS.md: the machine, date, commit, the exact commands, what they printed, ratios
+and the issue's targets marked met / missed. The mock runs WITHOUT provider-token verification for
+every row (equal for all; every client still sends a real ES256 JWT in `authorization`).
+Only 127.0.0.1 is used; every step is bounded in count and time."""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.path.join(ROOT, ".build", "release", "pushgate")
+TOPIC = "com.example.bench"
+TOKEN = "b" * 63 + "0"
+# The payload the gateway builds for the bench notification (title + body), byte for byte.
+PAYLOAD = '{"aps":{"alert":{"title":"Bench","body":"Hello from pushgate bench"}}}'
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT) if path.startswith(ROOT) else path
+
+
+class Runner:
+    def __init__(self, work, quick):
+        self.work = work
+        self.quick = quick
+        self.commands = []  # (label, command line as shown)
+        self.outputs = {}
+
+    def run(self, label, argv, timeout):
+        shown = " ".join(shlex.quote(rel(a)) if a.startswith(ROOT) else shlex.quote(a) for a in argv)
+        self.commands.append((label, shown))
+        print("bench: %s: %s" % (label, shown), file=sys.stderr, flush=True)
+        started = time.monotonic()
+        proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+        took = time.monotonic() - started
+        with open(os.path.join(self.work, label + ".out"), "w") as fh:
+            fh.write(proc.stdout + "\n--- stderr ---\n" + proc.stderr)
+        print("bench: %s: done in %.1f s (exit %d)" % (label, took, proc.returncode), file=sys.stderr, flush=True)
+        self.outputs[label] = proc
+        return proc
+
+    def bench(self, label, args, timeout=120):
+        proc = self.run(label, [BIN, "bench", "--json", "--quiet"] + args, timeout)
+        try:
+            return json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            print(proc.stdout + proc.stderr, file=sys.stderr)
+            return None
+
+
+def parse_h2load(text):
+    out = {}
+    m = re.search(r"finished in ([\d.]+)s, ([\d.]+) req/s", text)
+    if m:
+        out["elapsed_s"], out["rps"] = float(m.group(1)), float(m.group(2))
+    m = re.search(r"requests: (\d+) total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed", text)
+    if m:
+        out["total"], out["done"], out["succeeded"], out["failed"] = map(int, m.groups())
+    m = re.search(r"status codes: (\d+) 2xx", text)
+    if m:
+        out["2xx"] = int(m.group(1))
+    m = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", text)
+    if m:
+        out["request_min"], out["request_max"], out["request_mean"] = m.groups()
+    return out
+
+
+def machine():
+    model = "unknown"
+    with open("/proc/cpuinfo") as fh:
+        for line in fh:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as fh:
+        mem_kib = int(fh.readline().split()[1])
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    h2load = subprocess.run(["h2load", "--version"], capture_output=True, text=True).stdout.strip()
+    return {"nproc": os.cpu_count(), "cpu": model, "mem_gib": round(mem_kib / 1024 / 1024, 1),
+            "kernel": platform.release(), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": commit + (" (with uncommitted changes)" if dirty else ""),
+            "swift": swift[0] if swift else "?", "h2load": h2load}
+
+
+def start_mock(work, name, extra=()):
+    log = open(os.path.join(work, name + ".log"), "w")
+    ca = os.path.join(work, name + "-ca.pem")
+    proc = subprocess.Popen([BIN, "mock-apns", "--listen", "127.0.0.1:0", "--write-ca", ca] + list(extra),
+                            stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 20
+    port = None
+    while time.time() < deadline and port is None:
+        time.sleep(0.05)
+        with open(log.name) as fh:
+            text = fh.read()
+        m = re.search(r"mock-apns listening on 127\.0\.0\.1:(\d+)", text)
+        if m and "wrote the certificate" in text:
+            port = int(m.group(1))
+    if port is None:
+        proc.kill()
+        raise SystemExit("bench: mock-apns did not start:\n" + open(log.name).read())
+    return proc, port, ca
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def make_jwt(p8, key_id, team_id):
+    import jwt  # PyJWT, pinned in scripts/requirements.txt (aioapns uses it too)
+
+    with open(p8) as fh:
+        key = fh.read()
+    return jwt.encode({"iss": team_id, "iat": int(time.time())}, key, algorithm="ES256", headers={"kid": key_id})
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="short runs, to check the script itself")
+    parser.add_argument("--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
+    args = parser.parse_args()
+    quick = args.quick
+    seconds = "3" if quick else "10"
+    work = tempfile.mkdtemp(prefix="pushgate-benchmarks.")
+    r = Runner(work, quick)
+    info = machine()
+
+    p8 = os.path.join(work, "AuthKey.p8")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8],
+                   check=True, capture_output=True)
+    with open(os.path.join(work, "payload.json"), "w") as fh:
+        fh.write(PAYLOAD)
+    token = make_jwt(p8, "BENCHKEY01", "BENCHTEAM1")
+
+    results = {}
+    mock, port, ca = start_mock(work, "mock")
+    url = "https://127.0.0.1:%d" % port
+    try:
+        n = "100000" if quick else "400000"
+        for conns in (1, 4):
+            label = "ceiling-h2load-c%d" % conns
+            argv = ["h2load", "-n", n, "-c", str(conns), "-m", "1000", "-t", str(min(conns, 2)),
+                    "-d", os.path.join(work, "payload.json"), "-H", "apns-topic: " + TOPIC,
+                    "-H", "apns-push-type: alert", "-H", "authorization: bearer " + token,
+                    url + "/3/device/" + TOKEN]
+            proc = r.run(label, argv, timeout=120)
+            # The JWT is not worth printing in the commands list.
+            r.commands[-1] = (label, r.commands[-1][1].replace(token, "$JWT"))
+            results[label] = parse_h2load(proc.stdout)
+
+        common = ["--apns", url, "--apns-ca", ca, "--tokens-per-send", "1000", "--duration", seconds]
+        results["send-1conn"] = r.bench("pushgate-send-1000-1conn", common + ["--connections", "1", "--concurrency", "4"])
+        results["send-4conn"] = r.bench("pushgate-send-1000-4conn", common + ["--connections", "4", "--concurrency", "8"])
+        results["stream"] = r.bench("pushgate-sendstream", common + ["--connections", "4", "--mode", "stream",
+                                                                     "--concurrency", "2", "--pipeline", "4"])
+        results["rate1000"] = r.bench("pushgate-send-1token-1000rps",
+                                      ["--apns", url, "--apns-ca", ca, "--tokens-per-send", "1", "--rate", "1000",
+                                       "--duration", seconds, "--connections", "1"])
+        peer_count = "5000" if quick else "20000"
+        proc = r.run("peer-aioapns", [os.path.join(ROOT, ".venv", "bin", "python"),
+                                      os.path.join(ROOT, "scripts", "bench", "aioapns_peer.py"),
+                                      "--port", str(port), "--ca", ca, "--p8", p8, "--count", peer_count,
+                                      "--concurrency", "1000", "--max-connections", "1", "--duration", "60"],
+                     timeout=120)
+        try:
+            results["peer"] = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            results["peer"] = None
+    finally:
+        stop(mock)
+    with open(os.path.join(work, "mock.log")) as fh:
+        finals = [l for l in fh if "final stats" in l]
+    results["shared_mock_final"] = finals[-1].strip() if finals else ""
+
+    # Rows with a mock of their own (pushgate bench starts it with these flags).
+    results["delay20"] = r.bench("pushgate-delay20-1conn-1000streams",
+                                 ["--delay-ms", "20", "--max-streams", "1000", "--connections", "1",
+                                  "--tokens-per-send", "1000", "--concurrency", "8", "--duration", seconds])
+    count = "200000" if quick else "1000000"
+    results["memory"] = r.bench("pushgate-memory-1M", ["--count", count, "--tokens-per-send", "1000",
+                                                       "--concurrency", "4", "--connections", "4", "--duration", "120"],
+                                timeout=180)
+    results["flood"] = r.bench("pushgate-flood-queue-limit",
+                               ["--queue-limit", "20000", "--delay-ms", "200", "--connections", "1",
+                                "--tokens-per-send", "5000", "--concurrency", "32", "--duration", "5" if not quick else "2"])
+    results["publish"] = r.bench("pushgate-publish", ["--mode", "publish", "--duration", "1", "--concurrency", "1",
+                                                      "--warmup", "0"])
+
+    with open(os.path.join(work, "results.json"), "w") as fh:
+        json.dump({"machine": info, "results": results}, fh, indent=1)
+    text = render(info, results, r.commands, quick)
+    with open(args.output, "w") as fh:
+        fh.write(text)
+    print(text)
+    print("bench: raw outputs in %s; wrote %s" % (work, rel(args.output)), file=sys.stderr)
+
+
+def fmt(value, places=0):
+    if value is None:
+        return "-"
+    if places == 0:
+        return "{:,}".format(int(round(value)))
+    return ("{:,.%df}" % places).format(value)
+
+
+def mib(kib):
+    return "-" if kib is None else "%.1f MiB" % (kib / 1024)
+
+
+def g(d, *path):
+    for key in path:
+        if d is None:
+            return None
+        d = d.get(key)
+    return d
+
+
+def errors_text(row):
+    errors = g(row, "errors") or {}
+    if not errors:
+        return "none"
+    return "; ".join("%s × %s" % (fmt(v), k) for k, v in list(errors.items())[:3])
+
+
+def render(info, res, commands, quick):
+    c1, c4 = res.get("ceiling-h2load-c1") or {}, res.get("ceiling-h2load-c4") or {}
+    s1, s4, st, rate, delay = res["send-1conn"], res["send-4conn"], res["stream"], res["rate1000"], res["delay20"]
+    peer, mem, flood = res.get("peer"), res["memory"], res["flood"]
+    ceiling4 = c4.get("rps")
+    peer_rate = g(peer, "notifications_per_s")
+    n4 = g(s4, "notifications_per_s")
+
+    def ratio(a, b):
+        return None if not a or not b else a / b
+
+    rows = []
+
+    def row(name, rate_, p50="-", p99="-", errors="-", cpu="-", notes=""):
+        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (name, rate_, p50, p99, errors, cpu, notes))
+
+    def bench_row(name, d, notes=""):
+        if d is None:
+            row(name, "run failed", notes=notes)
+            return
+        lat = d["latency_ms"]
+        row(name, fmt(d["notifications_per_s"]), fmt(lat["p50"], 2), fmt(lat["p99"], 2), errors_text(d),
+            "%s / %s" % (fmt(g(d, "gateway", "cpu_percent")), fmt(g(d, "mock", "cpu_percent"))), notes)
+
+    for label, d in (("c1", c1), ("c4", c4)):
+        conns = label[1:]
+        row("**ceiling**: h2load → mock-apns, %s conn, -m 1000 (the mock handles at least this)" % conns,
+            fmt(d.get("rps")), "-", "mean %s" % d.get("request_mean", "-"),
+            "%s failed, %s of %s 2xx" % (fmt(d.get("failed")), fmt(d.get("2xx")), fmt(d.get("total"))), "-", "")
+    bench_row("Pushgate Send, 1,000 tokens/RPC, 1 APNs conn, 4 RPCs in flight", s1)
+    bench_row("Pushgate Send, 1,000 tokens/RPC, 4 APNs conns, 8 RPCs in flight", s4)
+    bench_row("Pushgate SendStream, 1,000 tokens/request, 4 APNs conns, 2 streams × 4 outstanding", st,
+              "latency per request message")
+    if rate:
+        bench_row("Pushgate Send, 1 token/RPC at a fixed 1,000 RPC/s, 1 APNs conn", rate,
+                  "achieved %s RPC/s; schedule lag max %s ms" % (fmt(rate["rpcs_per_s"]), fmt(rate["max_schedule_lag_ms"], 2)))
+    bench_row("Pushgate Send, mock delaying 20 ms, 1 APNs conn, 1,000 streams (bound 50,000/s)", delay)
+    row("**Publish** to 100,000 subscribers", "pending: Publish not in this build", "-", "-",
+        errors_text(res.get("publish")), "-", "`pushgate bench --mode publish` is ready; the gateway answers UNIMPLEMENTED")
+    if peer:
+        row("**peer**: aioapns 4.0 (Python), max_connections=1, 1,000 in flight", fmt(peer_rate), "-", "-",
+            "none" if not peer["errors"] else json.dumps(peer["errors"]), "-", "%s notifications" % fmt(peer["notifications"]))
+    else:
+        row("**peer**: aioapns", "run failed", "-", "-", "-", "-", "")
+
+    targets = []
+
+    def target(text, value, ok):
+        targets.append("| %s | %s | %s |" % (text, value, "n/a" if ok is None else ("**met**" if ok else "**missed**")))
+
+    r_ceiling = ratio(n4, ceiling4)
+    target("Send batches, 4 conns ≥ 0.5× h2load ceiling (4 conns)",
+           "%s / %s = %s×" % (fmt(n4), fmt(ceiling4), fmt(r_ceiling, 2)), None if r_ceiling is None else r_ceiling >= 0.5)
+    target("Send batches, 4 conns ≥ 100,000 notifications/s", fmt(n4), None if n4 is None else n4 >= 100000)
+    r_peer = ratio(n4, peer_rate)
+    target("≥ 20× aioapns", "%s / %s = %s×" % (fmt(n4), fmt(peer_rate), fmt(r_peer, 1)), None if r_peer is None else r_peer >= 20)
+    p99 = g(rate, "latency_ms", "p99")
+    target("1-token Send at 1,000 RPC/s: p99 < 2 ms", "p50 %s ms, p99 %s ms (%s RPC/s achieved)" % (
+        fmt(g(rate, "latency_ms", "p50"), 3), fmt(p99, 3), fmt(g(rate, "rpcs_per_s"))), None if p99 is None else p99 < 2)
+    d = g(delay, "notifications_per_s")
+    target("mock delaying 20 ms, 1 conn, 1,000 streams ≥ 40,000/s", fmt(d), None if d is None else d >= 40000)
+    target("Publish to 100,000 subscribers < 2 s", "pending: Publish not in this build", None)
+    idle = g(mem, "gateway", "rss_idle_kib")
+    target("idle RSS < 64 MB", mib(idle), None if idle is None else idle * 1024 < 64e6)
+    before, after = g(mem, "gateway", "rss_after_warmup_kib"), g(mem, "gateway", "rss_end_kib")
+    growth = ratio(after, before)
+    target("RSS after 1,000,000 tokens within 20% of before (before = after the 4-RPC warm-up)",
+           "%s → %s (%s%%); vs idle %s" % (mib(before), mib(after), fmt((growth - 1) * 100 if growth else None, 1), mib(idle)),
+           None if growth is None else abs(growth - 1) <= 0.2)
+    flood_re = sum(v for k, v in (g(flood, "errors") or {}).items() if "RESOURCE_EXHAUSTED" in k)
+    target("flood past queue_limit gets RESOURCE_EXHAUSTED, RSS bounded",
+           "%s RPCs RESOURCE_EXHAUSTED, %s answered OK; gateway RSS peak %s" % (
+               fmt(flood_re), fmt(g(flood, "rpcs")), mib(g(flood, "gateway", "rss_peak_kib"))),
+           None if flood is None else flood_re > 0)
+
+    mem_lines = []
+    if mem:
+        gw = mem["gateway"]
+        mem_lines.append("| idle (started, no traffic) | %s |" % mib(gw["rss_idle_kib"]))
+        mem_lines.append("| after warm-up (4 Sends of 1,000) | %s |" % mib(gw["rss_after_warmup_kib"]))
+        mem_lines.append("| after %s tokens (%s/s, %s) | %s (peak %s) |" % (
+            fmt(mem["results"]), fmt(mem["notifications_per_s"]), errors_text(mem), mib(gw["rss_end_kib"]), mib(gw["rss_peak_kib"])))
+    if flood:
+        mem_lines.append("| flood: queue_limit 20,000, mock delaying 200 ms, 32 × 5,000-token Sends in flight | "
+                         "peak %s; %s |" % (mib(g(flood, "gateway", "rss_peak_kib")), errors_text(flood)))
+
+    out = []
+    out.append("# Benchmarks\n")
+    out.append("Written by `make bench` (`scripts/bench.sh` → `scripts/bench/run_bench.py`); every number below is "
+               "what the listed commands printed in one run%s. Do not edit by hand: run `make bench`.\n" %
+               (" (**--quick run: short, not for comparison**)" if quick else ""))
+    out.append("- Machine: %s cores (`nproc`), %s, %s GiB RAM, Linux %s; all processes (load generator, gateway, "
+               "mock) on this one machine." % (info["nproc"], info["cpu"], info["mem_gib"], info["kernel"]))
+    out.append("- Date: %s; commit `%s`; %s; %s; release build." % (info["date"], info["commit"], info["swift"], info["h2load"]))
+    out.append("- APNs side: `pushgate mock-apns` on 127.0.0.1 **without provider-token verification** for every row "
+               "(equal for all clients); every client still sends a real ES256 JWT in `authorization`. The ceiling, "
+               "peer and the first four Pushgate rows share one mock (its final stats: `%s`); the other rows use "
+               "a mock that `pushgate bench` starts with the flags shown." % res.get("shared_mock_final", "")[:300])
+    out.append("- Payload for every row: `%s`, headers `apns-topic: %s`, `apns-push-type: alert`." % (PAYLOAD, TOPIC))
+    out.append("- Latency percentiles are per RPC (SendStream: per request message), from `pushgate bench`'s log-linear "
+               "histogram (within 3%). CPU is % of one core (gateway / mock) over the measured run.\n")
+    out.append("## Throughput and latency\n")
+    out.append("| Row | notifications/s | p50 ms | p99 ms | errors | CPU % gateway / mock | notes |")
+    out.append("| --- | ---: | ---: | ---: | --- | --- | --- |")
+    out += rows
+    out.append("\nRatios (one run): Pushgate Send 4 conns / h2load ceiling 4 conns = **%s×**; 1 conn / ceiling 1 conn = **%s×**; "
+               "Pushgate / aioapns = **%s×**.\n" % (fmt(r_ceiling, 2), fmt(ratio(g(s1, "notifications_per_s"), c1.get("rps")), 2),
+                                                   fmt(r_peer, 1)))
+    out.append("## Memory (gateway RSS, from /proc/PID/status)\n")
+    out.append("| When | RSS |")
+    out.append("| --- | --- |")
+    out += mem_lines
+    out.append("\n## Targets from the issue\n")
+    out.append("| Target | Measured | |")
+    out.append("| --- | --- | --- |")
+    out += targets
+    out.append("\n## Commands\n")
+    out.append("```sh")
+    out.append("make bench   # = swift build -c release; make venv; scripts/bench.sh")
+    for label, shown in commands:
+        out.append("# %s\n%s" % (label, shown))
+    out.append("```")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    main()
