@@ -100,7 +100,8 @@ let package = Package(
 
         // The command line: serve, send, mock-apns, version.
         .executableTarget(
-            name: "pushgate", dependencies: ["PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs"],
+            name: "pushgate",
+            dependencies: ["PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushStore"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -35,6 +35,8 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     private var watchdog: TimerID?
     private var pingSentAt: UInt64?
     private var authorization: (value: [UInt8], issuedAt: Int64)?
+    /// `/3/device/<token>` of the request being submitted (reused: no allocation per token).
+    private var path = APNsJob.pathPrefix
     private var random = SystemRandomNumberGenerator()
     /// The most streams ever open at once on this connection (tests check it against the limit).
     private(set) var peakInFlight = 0
@@ -80,13 +82,13 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
                 app.release(1)
                 continue
             }
-            guard let headers = headers(for: request) else { return }
-            do {
-                request.attempts += 1
-                let streamID = try transport.session.submitRequest(headers: headers, body: request.job.payload)
+            guard refreshAuthorization(for: request) else { return }
+            request.attempts += 1
+            switch submit(request, on: transport.session) {
+            case .success(let streamID):
                 inFlight[streamID] = InFlight(request: request)
                 submitted = true
-            } catch {
+            case .failure(let error):
                 request.attempts -= 1
                 queue.prepend(request)
                 transport.close(flushFirst: false, error: error)
@@ -97,22 +99,46 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
         if submitted { transport.setNeedsFlush() }
     }
 
-    private func headers(for request: APNsRequest) -> [HTTP2Header]? {
-        guard request.job.usesProviderToken else { return request.job.headers(token: request.token, authorization: nil) }
-        guard let tokens = app.providerTokens else { return request.job.headers(token: request.token, authorization: nil) }
+    /// Submits one token's request: the job's prepared headers with this token's `:path` (built in
+    /// a reused buffer) and the cached `authorization`; the job's payload bytes are shared.
+    private func submit(_ request: APNsRequest, on session: HTTP2Session) -> Result<Int32, HTTP2Error> {
+        path.removeSubrange(APNsJob.pathPrefix.count...)
+        path.append(contentsOf: request.token.utf8)
+        let job = request.job
+        return path.withUnsafeBytes { path -> Result<Int32, HTTP2Error> in
+            guard job.usesProviderToken, let authorization else {
+                return Result { () throws(HTTP2Error) in
+                    try session.submitRequest(
+                        template: job.template, replacing: (APNsJob.pathIndex, path), body: job.payload)
+                }
+            }
+            return authorization.value.withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
+                Result { () throws(HTTP2Error) in
+                    try session.submitRequest(
+                        template: job.template, replacing: (APNsJob.pathIndex, path),
+                        (APNsJob.authorizationIndex, value), body: job.payload)
+                }
+            }
+        }
+    }
+
+    /// Makes sure ``authorization`` holds the current provider token (re-read from the shared
+    /// cache, which mints a new one every 50 minutes). False when signing failed: then nothing
+    /// can be sent with token auth, and what waits is FAILED.
+    private func refreshAuthorization(for request: APNsRequest) -> Bool {
+        guard request.job.usesProviderToken, let tokens = app.providerTokens else { return true }
         do {
             let current = try tokens.current()
             if authorization?.issuedAt != current.issuedAt {
                 authorization = (Array("bearer \(current.token)".utf8), current.issuedAt)
             }
+            return true
         } catch {
-            // Signing failed (a broken key): nothing can be sent with token auth.
             for request in [request] + queue.removeAll() {
                 finish(request, request.result(.failed, reason: "ProviderTokenError: \(error)"))
             }
-            return nil
+            return false
         }
-        return request.job.headers(token: request.token, authorization: authorization?.value)
     }
 
     // MARK: Connecting

@@ -11,6 +11,8 @@ final class APNsJob: Sendable {
 
     let notificationIndex: Int
     let headers: [HTTP2Header]
+    /// ``headers`` prepared once for nghttp2; per token only `:path` (and `authorization`) are set.
+    let template: HTTP2HeaderTemplate
     let usesProviderToken: Bool
     let payload: [UInt8]
     /// Unix seconds after which APNs would drop it anyway: no retry past this.
@@ -44,6 +46,7 @@ final class APNsJob: Sendable {
             headers.append(HTTP2Header("apns-id", apnsID))
         }
         self.headers = headers
+        self.template = HTTP2HeaderTemplate(headers)
         self.notificationIndex = notificationIndex
         self.usesProviderToken = usesProviderToken
         self.payload = notification.payload
@@ -51,7 +54,7 @@ final class APNsJob: Sendable {
         self.collector = collector
     }
 
-    /// The header list for one token.
+    /// The header list for one token (what ``template`` submits; for tests and logs).
     func headers(token: String, authorization: [UInt8]?) -> [HTTP2Header] {
         var list = headers
         list[Self.pathIndex].value = Self.pathPrefix + token.utf8
@@ -61,7 +64,7 @@ final class APNsJob: Sendable {
         return list
     }
 
-    private static let pathPrefix = Array("/3/device/".utf8)
+    static let pathPrefix = Array("/3/device/".utf8)
 }
 
 /// One token of a job: what is queued, sent, retried and answered.

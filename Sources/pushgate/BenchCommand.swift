@@ -22,7 +22,10 @@ enum BenchCommand {
 
         What to send:
           --mode MODE               send (Push/Send, default), stream (Push/SendStream) or publish
-                                    (Push/Publish: not in this build, answers UNIMPLEMENTED)
+                                    (one Push/Publish to a topic of --subscribers endpoints, timed
+                                    until GetMessage says the fan-out completed)
+          --subscribers N           publish: endpoints subscribed to the topic (default 100000),
+                                    bulk-loaded into the gateway's store before it starts
           --tokens-per-send N       device tokens in each request (default 1000)
           --concurrency N           send: RPCs in flight (default 4); with --rate: at most this many
                                     in flight (default 1000). stream: SendStream calls (default 4)
@@ -63,6 +66,7 @@ enum BenchCommand {
 
     struct Options {
         var mode = BenchMode.send
+        var subscribers = 100_000
         var tokensPerSend = 1000
         var concurrency: Int?
         var pipeline = 16
@@ -104,11 +108,12 @@ enum BenchCommand {
         var setup = Setup()
         defer { setup.tearDown(keepFiles: options.keepFiles) }
         do {
-            try setup.start(options)
+            try await setup.start(options)
         } catch {
             printError("pushgate bench: \(error)")
             return 3
         }
+        if options.mode == .publish { return await BenchPublish.measure(options, &setup) }
         return await measure(options, &setup)
     }
 
@@ -126,7 +131,7 @@ enum BenchCommand {
         var gatewayExit: Int32?
         var description = ""
 
-        mutating func start(_ options: Options) throws {
+        mutating func start(_ options: Options) async throws {
             if let target = options.target {
                 host = target.host
                 port = target.port
@@ -171,7 +176,14 @@ enum BenchCommand {
                 "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
             ].joined(separator: ", ")
             app = "{" + app + "}"
-            var config = ["\"listen\": \"127.0.0.1:0\"", "\"apps\": [\(app)]"]
+            // The store lives in the temp dir, never in the working directory.
+            let store = files.path("pushgate.db")
+            if options.mode == .publish {
+                try await BenchPublish.preload(store: store, subscribers: options.subscribers)
+            }
+            var config = [
+                "\"listen\": \"127.0.0.1:0\"", "\"apps\": [\(app)]", "\"store\": \(jsonString(store))",
+            ]
             if let limit = options.queueLimit { config.append("\"queue_limit\": \(limit)") }
             if let loops = options.gatewayLoops { config.append("\"loops\": \(loops)") }
             try files.write("pushgate.json", "{" + config.joined(separator: ", ") + "}\n")
@@ -340,7 +352,8 @@ enum BenchCommand {
     /// Token `i`: 64 hex digits, distinct for each i.
     static func benchToken(_ i: Int) -> String {
         let hex = String(i, radix: 16)
-        return String(repeating: "b", count: 64 - hex.count) + hex
+        // A fixed "b" first, then zero-padding: "b" padding would make 0xb and 0xbb the same token.
+        return "b" + String(repeating: "0", count: 63 - hex.count) + hex
     }
 
     // MARK: Flags
@@ -357,6 +370,7 @@ enum BenchCommand {
                     throw CommandLineError("--mode: send, stream or publish (not \(value.debugDescription))")
                 }
                 options.mode = mode
+            case "--subscribers": options.subscribers = try flags.int(for: flag, range: 1...10_000_000)
             case "--tokens-per-send": options.tokensPerSend = try flags.int(for: flag, range: 1...1_000_000)
             case "--concurrency": options.concurrency = try flags.int(for: flag, range: 1...100_000)
             case "--pipeline": options.pipeline = try flags.int(for: flag, range: 1...10_000)

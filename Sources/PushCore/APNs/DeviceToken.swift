@@ -13,15 +13,30 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     /// Validates and normalizes `text`, or returns nil (see ``requirement``).
     public init?(_ text: String) {
-        let utf8 = text.utf8
-        guard Self.lengthRange.contains(utf8.count) else { return nil }
-        var hasUpperCase = false
-        for byte in utf8 {
-            guard hexValue(byte) != nil else { return nil }
-            if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "F") { hasUpperCase = true }
-        }
+        var text = text
+        // Contiguous UTF-8 (every String from protobuf is): one pass over raw bytes with a table.
+        guard let kind = text.withUTF8(Self.classify) else { return nil }
         // Reuse the caller's string when it is already canonical (the common case): no copy.
-        hex = hasUpperCase ? String(decoding: utf8.map(lowercasedASCII), as: UTF8.self) : text
+        hex = kind == .lowercase ? text : String(decoding: text.utf8.map(lowercasedASCII), as: UTF8.self)
+    }
+
+    private enum Kind { case lowercase, hasUpperCase }
+
+    private static func classify(_ bytes: UnsafeBufferPointer<UInt8>) -> Kind? {
+        guard lengthRange.contains(bytes.count) else { return nil }
+        var classes: UInt8 = 0
+        for byte in bytes { classes |= hexClass[Int(byte)] }
+        // 1: lower-case digit or letter, 2: upper-case letter, 4: not hex.
+        if classes & 4 != 0 { return nil }
+        return classes & 2 != 0 ? .hasUpperCase : .lowercase
+    }
+
+    private static let hexClass: [UInt8] = (0..<256).map { value in
+        switch UInt8(value) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): 1
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): 2
+        default: 4
+        }
     }
 
     public var description: String { hex }
