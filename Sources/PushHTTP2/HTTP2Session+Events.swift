@@ -29,8 +29,14 @@ extension HTTP2Session {
             state.headerBlock = []
             return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
         }
+        let field: (name: [UInt8], value: [UInt8])
+        if let index = HTTP2HeaderInterning.index(of: name) {
+            field = (HTTP2HeaderInterning.names[index], receivedValues.value(value, forName: index))
+        } else {
+            field = (Array(name), Array(value))
+        }
         state.headerBlock.append(HTTP2Header(
-            name: Array(name), value: Array(value),
+            name: field.name, value: field.value,
             indexable: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) == 0))
         return 0
     }
