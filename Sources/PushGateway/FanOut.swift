@@ -59,6 +59,11 @@ final class FanOut: Sendable {
 
     // MARK: One message
 
+    /// Pages sent at once: while one page waits for APNs, the next is read and sent. Pages are
+    /// committed in order, so the resume cursor only moves past pages that are done; the duplicate
+    /// window after a crash is these pages.
+    static let pagesInFlight = 3
+
     private func deliver(_ message: MessageRecord) async {
         do {
             if let endpointID = message.endpointID {
@@ -68,20 +73,28 @@ final class FanOut: Sendable {
                 let target = FanOutTarget(
                     subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
                     endpoint: endpoint, cursor: "done")
-                let counts = await send([target], plan: &plan)
+                let counts = await send(prepare([target], plan: &plan))
                 try await commit(message, cursor: "done", counts: counts, last: true, plan: plan)
                 return
             }
             var plan = try MessagePlan(message, target: .topic, apps: apps)
             var cursor = message.cursor
-            while !Task.isCancelled {
+            var inFlight: [(sending: Task<FanOutCounts, Never>, cursor: String)] = []
+            var finished = false
+            while !finished && !Task.isCancelled {
                 let page = try await store.fanOutPage(topic: message.topic ?? "", after: cursor, limit: pageSize)
-                let counts = await send(page.items, plan: &plan)
-                if let last = page.items.last { cursor = last.cursor }
-                let finished = page.nextCursor == nil
-                try await commit(message, cursor: cursor, counts: counts, last: finished, plan: plan)
-                if finished { return }
+                let prepared = prepare(page.items, plan: &plan)
+                inFlight.append((Task { await self.send(prepared) }, page.items.last?.cursor ?? cursor))
+                cursor = inFlight.last!.cursor
+                finished = page.nextCursor == nil
+                while inFlight.count >= Self.pagesInFlight || (finished && !inFlight.isEmpty) {
+                    let oldest = inFlight.removeFirst()
+                    let counts = await oldest.sending.value
+                    try await commit(
+                        message, cursor: oldest.cursor, counts: counts, last: finished && inFlight.isEmpty, plan: plan)
+                }
             }
+            for page in inFlight { page.sending.cancel() }
         } catch {
             // The store failed (or the message vanished): leave the progress as committed; a restart
             // resumes after the last committed page.
@@ -99,24 +112,39 @@ final class FanOut: Sendable {
             failed: counts.failed, skipped: counts.skipped, total: counts.total, state: state)
     }
 
-    /// Sends one page; answers its counts once every recipient has a result.
-    private func send(_ targets: [FanOutTarget], plan: inout MessagePlan) async -> FanOutCounts {
-        var counts = FanOutCounts(total: Int64(targets.count))
+    /// One page sorted out: who is skipped or failed now, and per app the notification (built once
+    /// per message and app) and its recipients.
+    private struct PreparedPage: Sendable {
+        var counts: FanOutCounts
+        var deliveries: [(notification: PreparedNotification, recipients: [FanOutTarget], client: APNsClient)] = []
+    }
+
+    private func prepare(_ targets: [FanOutTarget], plan: inout MessagePlan) -> PreparedPage {
+        var page = PreparedPage(counts: FanOutCounts(total: Int64(targets.count)))
         var byApp: [String: [FanOutTarget]] = [:]
         for target in targets {
             switch plan.decide(target) {
-            case .skip: counts.skipped += 1
-            case .fail: counts.failed += 1
+            case .skip: page.counts.skipped += 1
+            case .fail: page.counts.failed += 1
             case .send: byApp[target.endpoint.app, default: []].append(target)
             }
         }
+        for (app, recipients) in byApp {
+            guard let client = clients[app], let notification = plan.notification(for: app) else {
+                page.counts.skipped += Int64(recipients.count)
+                continue
+            }
+            page.deliveries.append((notification, recipients, client))
+        }
+        return page
+    }
+
+    /// Sends one page; answers its counts once every recipient has a result.
+    private func send(_ page: PreparedPage) async -> FanOutCounts {
+        var counts = page.counts
         await withTaskGroup(of: FanOutCounts.self) { group in
-            for (app, recipients) in byApp {
-                guard let client = clients[app], let notification = plan.notification(for: app) else {
-                    counts.skipped += Int64(recipients.count)
-                    continue
-                }
-                group.addTask { await Self.deliver(notification, to: recipients, through: client) }
+            for delivery in page.deliveries {
+                group.addTask { await Self.deliver(delivery.notification, to: delivery.recipients, through: delivery.client) }
             }
             for await appCounts in group { counts.add(appCounts) }
         }
