@@ -39,7 +39,9 @@ final class GRPCServerCall: @unchecked Sendable {
         let requestStream = GRPCRequestStream(messages: stream)
         let writer = GRPCResponseWriter(call: self)
         let handler = method.handler
-        task = Task { [self] in
+        // The handler runs on this call's loop (the loop is a TaskExecutor): no hop to the
+        // cooperative pool and back for each await, and its writes need no cross-thread handoff.
+        task = Task(executorPreference: loop) { [self] in
             let status: GRPCStatus
             do {
                 try await handler(requestStream, writer, context)

@@ -1,0 +1,12 @@
+/// An event loop runs Swift tasks that prefer it (`Task(executorPreference: loop)`), on its own
+/// thread between socket events. The gRPC server runs each call's handler this way, so a call's
+/// work stays on its connection's loop (share-nothing) instead of hopping to the cooperative pool
+/// and back for every await.
+extension EventLoop: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        execute { [self] in
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
