@@ -18,7 +18,22 @@ enum HTTP2HeaderInterning {
         "apns-expiration", "apns-collapse-id", "apns-unique-id",
     ].map { Array($0.utf8) }
 
-    /// Indices into ``names`` grouped by length, so a lookup compares only same-length candidates.
+    /// The names laid end to end in one buffer that lives for the whole process, with each name's
+    /// offset, and the indices grouped by length: a lookup is a few `memcmp`s on raw memory, with no
+    /// array access (and so no retain/release) per candidate.
+    private nonisolated(unsafe) static let packed: (bytes: UnsafePointer<UInt8>, offsets: [Int]) = {
+        let total = names.reduce(0) { $0 + $1.count }
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+        var offsets: [Int] = []
+        var offset = 0
+        for name in names {
+            offsets.append(offset)
+            (buffer + offset).initialize(from: name, count: name.count)
+            offset += name.count
+        }
+        return (UnsafePointer(buffer), offsets)
+    }()
+
     private static let byLength: [[Int]] = {
         var table = [[Int]](repeating: [], count: 33)
         for (index, name) in names.enumerated() { table[name.count].append(index) }
@@ -28,9 +43,8 @@ enum HTTP2HeaderInterning {
     /// The index of `name` in ``names``, or nil.
     static func index(of name: UnsafeBufferPointer<UInt8>) -> Int? {
         guard name.count < byLength.count, let base = name.baseAddress else { return nil }
-        for index in byLength[name.count] where names[index].withUnsafeBufferPointer({
-            memcmp($0.baseAddress!, base, name.count) == 0
-        }) {
+        let (bytes, offsets) = packed
+        for index in byLength[name.count] where memcmp(bytes + offsets[index], base, name.count) == 0 {
             return index
         }
         return nil
