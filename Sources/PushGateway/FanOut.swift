@@ -15,10 +15,15 @@ final class FanOut: Sendable {
     private let apps: [String: AppConfiguration]
     private let clients: [String: APNsClient]
     private let log: Log
+    private let events: DeliveryEvents
     private let running = Mutex<[String: Task<Void, Never>]>([:])
 
-    init(store: any Store, apps: [AppConfiguration], clients: [String: APNsClient], log: Log, pageSize: Int = 1000) {
+    init(
+        store: any Store, apps: [AppConfiguration], clients: [String: APNsClient], events: DeliveryEvents, log: Log,
+        pageSize: Int = 1000
+    ) {
         self.store = store
+        self.events = events
         self.apps = Dictionary(apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.clients = clients
         self.log = log
@@ -73,7 +78,7 @@ final class FanOut: Sendable {
                 let target = FanOutTarget(
                     subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
                     endpoint: endpoint, cursor: "done")
-                let counts = await send(prepare([target], plan: &plan))
+                let counts = await send(prepare([target], plan: &plan), messageID: message.id)
                 try await commit(message, cursor: "done", counts: counts, last: true, plan: plan)
                 return
             }
@@ -84,7 +89,7 @@ final class FanOut: Sendable {
             while !finished && !Task.isCancelled {
                 let page = try await store.fanOutPage(topic: message.topic ?? "", after: cursor, limit: pageSize)
                 let prepared = prepare(page.items, plan: &plan)
-                inFlight.append((Task { await self.send(prepared) }, page.items.last?.cursor ?? cursor))
+                inFlight.append((Task { await self.send(prepared, messageID: message.id) }, page.items.last?.cursor ?? cursor))
                 cursor = inFlight.last!.cursor
                 finished = page.nextCursor == nil
                 while inFlight.count >= Self.pagesInFlight || (finished && !inFlight.isEmpty) {
@@ -105,7 +110,14 @@ final class FanOut: Sendable {
     private func commit(
         _ message: MessageRecord, cursor: String, counts: FanOutCounts, last: Bool, plan: MessagePlan
     ) async throws(StoreError) {
-        if !counts.disable.isEmpty { try await store.disableEndpoints(counts.disable) }
+        if !counts.disable.isEmpty {
+            try await store.disableEndpoints(counts.disable.map { ($0.id, $0.reason) })
+            for endpoint in counts.disable {
+                events.endpointDisabled(
+                    app: endpoint.app, endpointID: endpoint.id, token: endpoint.token, reason: endpoint.reason,
+                    messageID: message.id)
+            }
+        }
         let state: MessageState = last ? (plan.expired ? .expired : .completed) : .fanningOut
         try await store.recordProgress(
             messageID: message.id, cursor: cursor, delivered: counts.delivered, rejected: counts.rejected,
@@ -140,11 +152,16 @@ final class FanOut: Sendable {
     }
 
     /// Sends one page; answers its counts once every recipient has a result.
-    private func send(_ page: PreparedPage) async -> FanOutCounts {
+    private func send(_ page: PreparedPage, messageID: String) async -> FanOutCounts {
         var counts = page.counts
+        let events = self.events
         await withTaskGroup(of: FanOutCounts.self) { group in
             for delivery in page.deliveries {
-                group.addTask { await Self.deliver(delivery.notification, to: delivery.recipients, through: delivery.client) }
+                group.addTask {
+                    await Self.deliver(
+                        delivery.notification, to: delivery.recipients, through: delivery.client, events: events,
+                        messageID: messageID)
+                }
             }
             for await appCounts in group { counts.add(appCounts) }
         }
@@ -154,7 +171,8 @@ final class FanOut: Sendable {
     /// Sends one app's share of a page, waiting for room in the app's queue rather than failing:
     /// fan-out is background work and may wait for Sends.
     private static func deliver(
-        _ template: PreparedNotification, to recipients: [FanOutTarget], through client: APNsClient
+        _ template: PreparedNotification, to recipients: [FanOutTarget], through client: APNsClient,
+        events: DeliveryEvents, messageID: String
     ) async -> FanOutCounts {
         var notification = template
         notification.tokens = recipients.map(\.endpoint.token)
@@ -168,12 +186,14 @@ final class FanOut: Sendable {
         let results = await collector.results(deadline: .now + .seconds(600))
         var counts = FanOutCounts(total: 0)
         for (recipient, result) in zip(recipients, results) {
+            events.result(result, app: recipient.endpoint.app, messageID: messageID, endpointID: recipient.endpoint.id)
             switch result.status {
             case .delivered: counts.delivered += 1
             case .rejected:
                 counts.rejected += 1
                 if APNsReason(result.reason).invalidatesToken {
-                    counts.disable.append((recipient.endpoint.id, result.reason))
+                    counts.disable.append(
+                        (recipient.endpoint.id, result.reason, recipient.endpoint.app, recipient.endpoint.token))
                 }
             case .failed: counts.failed += 1
             }
@@ -190,7 +210,7 @@ struct FanOutCounts: Sendable {
     var failed: Int64 = 0
     var skipped: Int64 = 0
     /// Endpoints whose token APNs declared dead, with the reason.
-    var disable: [(id: String, reason: String)] = []
+    var disable: [(id: String, reason: String, app: String, token: String)] = []
 
     mutating func add(_ other: FanOutCounts) {
         total += other.total

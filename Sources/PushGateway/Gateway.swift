@@ -13,6 +13,7 @@ public final class Gateway: Sendable {
     private let delivery: NotificationDelivery
     private let store: any Store
     private let fanOut: FanOut
+    private let events: DeliveryEvents
     /// The mock APNs of demo mode (no apps configured), nil otherwise.
     private let demo: DemoProvider?
     private let log: Log
@@ -63,13 +64,15 @@ public final class Gateway: Sendable {
             throw error
         }
         self.configuration = configuration
-        delivery = NotificationDelivery(clients: clients, queueLimit: configuration.queueLimit)
-        let fanOut = FanOut(store: store, apps: configuration.apps, clients: clients, log: log)
+        let events = DeliveryEvents(log: log, logTokens: configuration.logTokens)
+        self.events = events
+        delivery = NotificationDelivery(clients: clients, queueLimit: configuration.queueLimit, events: events)
+        let fanOut = FanOut(store: store, apps: configuration.apps, clients: clients, events: events, log: log)
         self.fanOut = fanOut
         let publish = PublishService(configuration: configuration, store: store, fanOut: fanOut)
         let services = [
             HealthService.make(board: health),
-            PushService.make(configuration: configuration, delivery: delivery, publish: publish),
+            PushService.make(configuration: configuration, delivery: delivery, publish: publish, events: events),
             RegistryService(configuration: configuration, store: store).make(),
         ]
         var grpc = GRPCServerConfiguration()
@@ -104,6 +107,7 @@ public final class Gateway: Sendable {
             health.set(service, .notServing)
         }
         server.close()
+        events.finish()
         fanOut.stop()
         delivery.shutdown()
         demo?.server.close()

@@ -22,6 +22,8 @@ public struct GatewayConfiguration: Sendable {
     /// `store`: the SQLite database file (registry, published messages, fan-out progress). Default
     /// `./pushgate.db`.
     public var storePath = "./pushgate.db"
+    /// `log_tokens`: print whole device tokens in log lines (default false: the first 8 digits and …).
+    public var logTokens = false
     /// `log_level`: debug, info, warning or error. Default info.
     public var logLevel = LogLevel.info
     /// `apps`: the apps Pushgate sends for.
@@ -48,7 +50,7 @@ public struct GatewayConfiguration: Sendable {
         let reader = try ConfigObject(root, path: "config")
         try reader.checkKeys([
             "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
-            "store", "log_level", "apps",
+            "store", "log_level", "log_tokens", "apps",
         ])
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -62,6 +64,7 @@ public struct GatewayConfiguration: Sendable {
             guard !path.isEmpty else { throw ConfigurationError("config.store: must not be empty") }
             config.storePath = path
         }
+        if let logTokens = try reader.bool("log_tokens") { config.logTokens = logTokens }
         if let level = try reader.string("log_level") { config.logLevel = try LogLevel(parsing: level, path: "config.log_level") }
         if let apps = try reader.array("apps") {
             config.apps = try apps.enumerated().map { index, value throws(ConfigurationError) in

@@ -8,10 +8,12 @@ import PushTLS
 final class NotificationDelivery: Sendable {
     private let clients: [String: APNsClient]
     private let queueLimit: Int
+    private let events: DeliveryEvents
 
-    init(clients: [String: APNsClient], queueLimit: Int) {
+    init(clients: [String: APNsClient], queueLimit: Int, events: DeliveryEvents) {
         self.clients = clients
         self.queueLimit = queueLimit
+        self.events = events
     }
 
     /// Delivers every (notification, token) and answers once each has a result, or just before
@@ -26,7 +28,11 @@ final class NotificationDelivery: Sendable {
                 placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
             }
         }
-        let collector = DeliveryCollector(placeholders: placeholders)
+        let apps = send.items.map(\.app.name)
+        let events = self.events
+        let collector = DeliveryCollector(placeholders: placeholders) { result in
+            events.result(result, app: apps[result.notificationIndex])
+        }
         var slot = 0
         for (index, item) in send.items.enumerated() {
             guard let client = reserved[item.app.name] else { continue }

@@ -9,7 +9,8 @@ enum PushService {
     static let sendStreamWindow = 16
 
     static func make(
-        configuration: GatewayConfiguration, delivery: NotificationDelivery, publish: PublishService
+        configuration: GatewayConfiguration, delivery: NotificationDelivery, publish: PublishService,
+        events: DeliveryEvents
     ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
             .unary("Send", PushgateV1.SendRequest.self) { request, context in
@@ -27,6 +28,18 @@ enum PushService {
             },
             .unary("Publish", PushgateV1.PublishRequest.self) { request, _ in try await publish.publish(request) },
             .unary("GetMessage", PushgateV1.GetMessageRequest.self) { request, _ in try await publish.message(request) },
+            .serverStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
+                request, writer, _ in
+                for (index, app) in request.apps.enumerated() where configuration.app(named: app) == nil || app.isEmpty {
+                    throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(app.debugDescription)")
+                }
+                guard request.deliveredSampleEvery >= 0 else {
+                    throw GRPCStatus(.invalidArgument, "delivered_sample_every: must not be negative")
+                }
+                for await event in events.watch(apps: request.apps, sampleEvery: Int(request.deliveredSampleEvery)) {
+                    await writer.send(event)
+                }
+            },
         ])
     }
 

@@ -179,6 +179,53 @@ extension PushgateV1 {
         public var publishedAt: Int64 = 0
         public init() {}
     }
+
+    /// The proto message `pushgate.v1.WatchEventsRequest`.
+    public struct WatchEventsRequest: Sendable, Equatable {
+        public var apps: [String] = []
+        public var deliveredSampleEvery: Int32 = 0
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.DeliveryEvent`.
+    public struct DeliveryEvent: Sendable, Equatable {
+        public var kind: PushgateV1.DeliveryEvent.Kind = .init(rawValue: 0)
+        public var app: String = ""
+        public var token: String = ""
+        public var httpStatus: Int32 = 0
+        public var reason: String = ""
+        public var id: String = ""
+        public var unregisteredAt: Int64 = 0
+        public var messageID: String = ""
+        public var endpointID: String = ""
+        public var time: Int64 = 0
+        public var dropped: Int64 = 0
+        public init() {}
+
+        /// The proto enum `pushgate.v1.DeliveryEvent.Kind`. Open: unknown values are kept as they are.
+        public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+            public var rawValue: Int32
+            public init(rawValue: Int32) { self.rawValue = rawValue }
+            public static let unspecified = Self(rawValue: 0)
+            public static let delivered = Self(rawValue: 1)
+            public static let rejected = Self(rawValue: 2)
+            public static let failed = Self(rawValue: 3)
+            public static let endpointDisabled = Self(rawValue: 4)
+            public static let eventsDropped = Self(rawValue: 5)
+            /// The proto name of the value, or its number when unknown.
+            public var description: String {
+                switch rawValue {
+                case 0: return "KIND_UNSPECIFIED"
+                case 1: return "KIND_DELIVERED"
+                case 2: return "KIND_REJECTED"
+                case 3: return "KIND_FAILED"
+                case 4: return "KIND_ENDPOINT_DISABLED"
+                case 5: return "KIND_EVENTS_DROPPED"
+                default: return String(rawValue)
+                }
+            }
+        }
+    }
 }
 
 extension PushgateV1.SendRequest: ProtoMessage {
@@ -540,6 +587,87 @@ extension PushgateV1.Message: ProtoMessage {
         c.pointee.failed = self.failed
         c.pointee.skipped = self.skipped
         c.pointee.published_at = self.publishedAt
+        return c
+    }
+}
+
+extension PushgateV1.WatchEventsRequest: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__watch_events_request__unpack(nil, $0, $1) }
+        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest") }
+        defer { pushgate__v1__watch_events_request__free_unpacked(m, nil) }
+        self.init(c: m)
+    }
+
+    public func serializedBytes() -> [UInt8] {
+        let arena = ProtoCArena()
+        defer { arena.releaseAll() }
+        let c = cMessage(in: arena)
+        return ProtoC.pack(size: pushgate__v1__watch_events_request__get_packed_size(c)) { pushgate__v1__watch_events_request__pack(c, $0) }
+    }
+
+    init(c: UnsafePointer<Pushgate__V1__WatchEventsRequest>) {
+        let m = c.pointee
+        self.apps = (0..<m.n_apps).map { ProtoC.string(m.apps[$0]) }
+        self.deliveredSampleEvery = m.delivered_sample_every
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__WatchEventsRequest> {
+        let c = arena.allocate(Pushgate__V1__WatchEventsRequest.self)
+        pushgate__v1__watch_events_request__init(c)
+        if !self.apps.isEmpty {
+            c.pointee.n_apps = self.apps.count
+            c.pointee.apps = arena.array(self.apps) { arena.string($0) }
+        }
+        c.pointee.delivered_sample_every = self.deliveredSampleEvery
+        return c
+    }
+}
+
+extension PushgateV1.DeliveryEvent: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delivery_event__unpack(nil, $0, $1) }
+        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent") }
+        defer { pushgate__v1__delivery_event__free_unpacked(m, nil) }
+        self.init(c: m)
+    }
+
+    public func serializedBytes() -> [UInt8] {
+        let arena = ProtoCArena()
+        defer { arena.releaseAll() }
+        let c = cMessage(in: arena)
+        return ProtoC.pack(size: pushgate__v1__delivery_event__get_packed_size(c)) { pushgate__v1__delivery_event__pack(c, $0) }
+    }
+
+    init(c: UnsafePointer<Pushgate__V1__DeliveryEvent>) {
+        let m = c.pointee
+        self.kind = PushgateV1.DeliveryEvent.Kind(rawValue: Int32(truncatingIfNeeded: m.kind.rawValue))
+        self.app = ProtoC.string(m.app)
+        self.token = ProtoC.string(m.token)
+        self.httpStatus = m.http_status
+        self.reason = ProtoC.string(m.reason)
+        self.id = ProtoC.string(m.id)
+        self.unregisteredAt = m.unregistered_at
+        self.messageID = ProtoC.string(m.message_id)
+        self.endpointID = ProtoC.string(m.endpoint_id)
+        self.time = m.time
+        self.dropped = m.dropped
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeliveryEvent> {
+        let c = arena.allocate(Pushgate__V1__DeliveryEvent.self)
+        pushgate__v1__delivery_event__init(c)
+        c.pointee.kind = .init(rawValue: .init(truncatingIfNeeded: self.kind.rawValue))
+        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
+        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
+        c.pointee.http_status = self.httpStatus
+        if !self.reason.isEmpty { c.pointee.reason = arena.string(self.reason) }
+        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
+        c.pointee.unregistered_at = self.unregisteredAt
+        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
+        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
+        c.pointee.time = self.time
+        c.pointee.dropped = self.dropped
         return c
     }
 }

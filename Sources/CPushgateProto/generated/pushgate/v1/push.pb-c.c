@@ -418,6 +418,96 @@ void   pushgate__v1__message__free_unpacked
   assert(message->base.descriptor == &pushgate__v1__message__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushgate__v1__watch_events_request__init
+                     (Pushgate__V1__WatchEventsRequest         *message)
+{
+  static const Pushgate__V1__WatchEventsRequest init_value = PUSHGATE__V1__WATCH_EVENTS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__watch_events_request__get_packed_size
+                     (const Pushgate__V1__WatchEventsRequest *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__watch_events_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__watch_events_request__pack
+                     (const Pushgate__V1__WatchEventsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__watch_events_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__watch_events_request__pack_to_buffer
+                     (const Pushgate__V1__WatchEventsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__watch_events_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__WatchEventsRequest *
+       pushgate__v1__watch_events_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__WatchEventsRequest *)
+     protobuf_c_message_unpack (&pushgate__v1__watch_events_request__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__watch_events_request__free_unpacked
+                     (Pushgate__V1__WatchEventsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__watch_events_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__delivery_event__init
+                     (Pushgate__V1__DeliveryEvent         *message)
+{
+  static const Pushgate__V1__DeliveryEvent init_value = PUSHGATE__V1__DELIVERY_EVENT__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__delivery_event__get_packed_size
+                     (const Pushgate__V1__DeliveryEvent *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__delivery_event__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__delivery_event__pack
+                     (const Pushgate__V1__DeliveryEvent *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__delivery_event__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__delivery_event__pack_to_buffer
+                     (const Pushgate__V1__DeliveryEvent *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__delivery_event__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__DeliveryEvent *
+       pushgate__v1__delivery_event__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__DeliveryEvent *)
+     protobuf_c_message_unpack (&pushgate__v1__delivery_event__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__delivery_event__free_unpacked
+                     (Pushgate__V1__DeliveryEvent *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__delivery_event__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor pushgate__v1__send_request__field_descriptors[1] =
 {
   {
@@ -1357,6 +1447,261 @@ const ProtobufCMessageDescriptor pushgate__v1__message__descriptor =
   (ProtobufCMessageInit) pushgate__v1__message__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor pushgate__v1__watch_events_request__field_descriptors[2] =
+{
+  {
+    "apps",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Pushgate__V1__WatchEventsRequest, n_apps),
+    offsetof(Pushgate__V1__WatchEventsRequest, apps),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "delivered_sample_every",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__WatchEventsRequest, delivered_sample_every),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__watch_events_request__field_indices_by_name[] = {
+  0,   /* field[0] = apps */
+  1,   /* field[1] = delivered_sample_every */
+};
+static const ProtobufCIntRange pushgate__v1__watch_events_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__watch_events_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.WatchEventsRequest",
+  "WatchEventsRequest",
+  "Pushgate__V1__WatchEventsRequest",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__WatchEventsRequest),
+  2,
+  pushgate__v1__watch_events_request__field_descriptors,
+  pushgate__v1__watch_events_request__field_indices_by_name,
+  1,  pushgate__v1__watch_events_request__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__watch_events_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue pushgate__v1__delivery_event__kind__enum_values_by_number[6] =
+{
+  { "KIND_UNSPECIFIED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED", 0 },
+  { "KIND_DELIVERED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_DELIVERED", 1 },
+  { "KIND_REJECTED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_REJECTED", 2 },
+  { "KIND_FAILED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_FAILED", 3 },
+  { "KIND_ENDPOINT_DISABLED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_ENDPOINT_DISABLED", 4 },
+  { "KIND_EVENTS_DROPPED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_EVENTS_DROPPED", 5 },
+};
+static const ProtobufCIntRange pushgate__v1__delivery_event__kind__value_ranges[] = {
+{0, 0},{0, 6}
+};
+static const ProtobufCEnumValueIndex pushgate__v1__delivery_event__kind__enum_values_by_name[6] =
+{
+  { "KIND_DELIVERED", 1 },
+  { "KIND_ENDPOINT_DISABLED", 4 },
+  { "KIND_EVENTS_DROPPED", 5 },
+  { "KIND_FAILED", 3 },
+  { "KIND_REJECTED", 2 },
+  { "KIND_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor pushgate__v1__delivery_event__kind__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "pushgate.v1.DeliveryEvent.Kind",
+  "Kind",
+  "Pushgate__V1__DeliveryEvent__Kind",
+  "pushgate.v1",
+  6,
+  pushgate__v1__delivery_event__kind__enum_values_by_number,
+  6,
+  pushgate__v1__delivery_event__kind__enum_values_by_name,
+  1,
+  pushgate__v1__delivery_event__kind__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__delivery_event__field_descriptors[11] =
+{
+  {
+    "kind",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, kind),
+    &pushgate__v1__delivery_event__kind__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "app",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, app),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "http_status",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, http_status),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "id",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "unregistered_at",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, unregistered_at),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message_id",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, message_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "endpoint_id",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, endpoint_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "time",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "dropped",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, dropped),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__delivery_event__field_indices_by_name[] = {
+  1,   /* field[1] = app */
+  10,   /* field[10] = dropped */
+  8,   /* field[8] = endpoint_id */
+  3,   /* field[3] = http_status */
+  5,   /* field[5] = id */
+  0,   /* field[0] = kind */
+  7,   /* field[7] = message_id */
+  4,   /* field[4] = reason */
+  9,   /* field[9] = time */
+  2,   /* field[2] = token */
+  6,   /* field[6] = unregistered_at */
+};
+static const ProtobufCIntRange pushgate__v1__delivery_event__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 11 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__delivery_event__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.DeliveryEvent",
+  "DeliveryEvent",
+  "Pushgate__V1__DeliveryEvent",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__DeliveryEvent),
+  11,
+  pushgate__v1__delivery_event__field_descriptors,
+  pushgate__v1__delivery_event__field_indices_by_name,
+  1,  pushgate__v1__delivery_event__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__delivery_event__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue pushgate__v1__push_type__enum_values_by_number[12] =
 {
   { "PUSH_TYPE_UNSPECIFIED", "PUSHGATE__V1__PUSH_TYPE__PUSH_TYPE_UNSPECIFIED", 0 },
@@ -1471,18 +1816,20 @@ const ProtobufCEnumDescriptor pushgate__v1__message_state__descriptor =
   pushgate__v1__message_state__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[4] =
+static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[5] =
 {
   { "Send", &pushgate__v1__send_request__descriptor, &pushgate__v1__send_response__descriptor },
   { "SendStream", &pushgate__v1__send_request__descriptor, &pushgate__v1__send_response__descriptor },
   { "Publish", &pushgate__v1__publish_request__descriptor, &pushgate__v1__publish_response__descriptor },
   { "GetMessage", &pushgate__v1__get_message_request__descriptor, &pushgate__v1__message__descriptor },
+  { "WatchEvents", &pushgate__v1__watch_events_request__descriptor, &pushgate__v1__delivery_event__descriptor },
 };
 const unsigned pushgate__v1__push__method_indices_by_name[] = {
   3,        /* GetMessage */
   2,        /* Publish */
   0,        /* Send */
-  1         /* SendStream */
+  1,        /* SendStream */
+  4         /* WatchEvents */
 };
 const ProtobufCServiceDescriptor pushgate__v1__push__descriptor =
 {
@@ -1491,7 +1838,7 @@ const ProtobufCServiceDescriptor pushgate__v1__push__descriptor =
   "Push",
   "Pushgate__V1__Push",
   "pushgate.v1",
-  4,
+  5,
   pushgate__v1__push__method_descriptors,
   pushgate__v1__push__method_indices_by_name
 };
@@ -1526,6 +1873,14 @@ void pushgate__v1__push__get_message(ProtobufCService *service,
 {
   assert(service->descriptor == &pushgate__v1__push__descriptor);
   service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void pushgate__v1__push__watch_events(ProtobufCService *service,
+                                      const Pushgate__V1__WatchEventsRequest *input,
+                                      Pushgate__V1__DeliveryEvent_Closure closure,
+                                      void *closure_data)
+{
+  assert(service->descriptor == &pushgate__v1__push__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
                                Pushgate__V1__Push_ServiceDestroy destroy)

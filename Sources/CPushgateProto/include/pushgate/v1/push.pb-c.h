@@ -25,10 +25,27 @@ typedef struct Pushgate__V1__PublishRequest__AttributesEntry Pushgate__V1__Publi
 typedef struct Pushgate__V1__PublishResponse Pushgate__V1__PublishResponse;
 typedef struct Pushgate__V1__GetMessageRequest Pushgate__V1__GetMessageRequest;
 typedef struct Pushgate__V1__Message Pushgate__V1__Message;
+typedef struct Pushgate__V1__WatchEventsRequest Pushgate__V1__WatchEventsRequest;
+typedef struct Pushgate__V1__DeliveryEvent Pushgate__V1__DeliveryEvent;
 
 
 /* --- enums --- */
 
+typedef enum _Pushgate__V1__DeliveryEvent__Kind {
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED = 0,
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_DELIVERED = 1,
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_REJECTED = 2,
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_FAILED = 3,
+  /*
+   * Pushgate disabled a registry endpoint because the provider said its token is dead.
+   */
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_ENDPOINT_DISABLED = 4,
+  /*
+   * This watcher fell behind and `dropped` events were not sent to it.
+   */
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_EVENTS_DROPPED = 5
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__DELIVERY_EVENT__KIND)
+} Pushgate__V1__DeliveryEvent__Kind;
 /*
  * The APNs push type (the `apns-push-type` header). Unspecified: inferred from the payload —
  * background when `aps` holds nothing but `content-available: 1`, alert otherwise.
@@ -325,6 +342,65 @@ struct  Pushgate__V1__Message
     , (char *)protobuf_c_empty_string, PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_UNSPECIFIED, 0, 0, 0, 0, 0, 0 }
 
 
+struct  Pushgate__V1__WatchEventsRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Only these apps' events; empty: every app.
+   */
+  size_t n_apps;
+  char **apps;
+  /*
+   * Also report successes, one in every N (0: none, 1: all).
+   */
+  int32_t delivered_sample_every;
+};
+#define PUSHGATE__V1__WATCH_EVENTS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__watch_events_request__descriptor) \
+    , 0,NULL, 0 }
+
+
+struct  Pushgate__V1__DeliveryEvent
+{
+  ProtobufCMessage base;
+  Pushgate__V1__DeliveryEvent__Kind kind;
+  char *app;
+  char *token;
+  int32_t http_status;
+  /*
+   * The provider's reason verbatim (Unregistered, BadDeviceToken...), or Pushgate's own.
+   */
+  char *reason;
+  /*
+   * The apns-id.
+   */
+  char *id;
+  /*
+   * From a 410: ms since the epoch.
+   */
+  int64_t unregistered_at;
+  /*
+   * The published message, when the event comes from a Publish fan-out.
+   */
+  char *message_id;
+  /*
+   * The registry endpoint, when the event comes from a Publish fan-out.
+   */
+  char *endpoint_id;
+  /*
+   * When it happened, ms since the epoch.
+   */
+  int64_t time;
+  /*
+   * KIND_EVENTS_DROPPED: how many.
+   */
+  int64_t dropped;
+};
+#define PUSHGATE__V1__DELIVERY_EVENT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__delivery_event__descriptor) \
+    , PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
+
+
 /* Pushgate__V1__SendRequest methods */
 void   pushgate__v1__send_request__init
                      (Pushgate__V1__SendRequest         *message);
@@ -499,6 +575,44 @@ Pushgate__V1__Message *
 void   pushgate__v1__message__free_unpacked
                      (Pushgate__V1__Message *message,
                       ProtobufCAllocator *allocator);
+/* Pushgate__V1__WatchEventsRequest methods */
+void   pushgate__v1__watch_events_request__init
+                     (Pushgate__V1__WatchEventsRequest         *message);
+size_t pushgate__v1__watch_events_request__get_packed_size
+                     (const Pushgate__V1__WatchEventsRequest   *message);
+size_t pushgate__v1__watch_events_request__pack
+                     (const Pushgate__V1__WatchEventsRequest   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__watch_events_request__pack_to_buffer
+                     (const Pushgate__V1__WatchEventsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__WatchEventsRequest *
+       pushgate__v1__watch_events_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__watch_events_request__free_unpacked
+                     (Pushgate__V1__WatchEventsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__DeliveryEvent methods */
+void   pushgate__v1__delivery_event__init
+                     (Pushgate__V1__DeliveryEvent         *message);
+size_t pushgate__v1__delivery_event__get_packed_size
+                     (const Pushgate__V1__DeliveryEvent   *message);
+size_t pushgate__v1__delivery_event__pack
+                     (const Pushgate__V1__DeliveryEvent   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__delivery_event__pack_to_buffer
+                     (const Pushgate__V1__DeliveryEvent   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__DeliveryEvent *
+       pushgate__v1__delivery_event__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__delivery_event__free_unpacked
+                     (Pushgate__V1__DeliveryEvent *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Pushgate__V1__SendRequest_Closure)
@@ -531,6 +645,12 @@ typedef void (*Pushgate__V1__GetMessageRequest_Closure)
 typedef void (*Pushgate__V1__Message_Closure)
                  (const Pushgate__V1__Message *message,
                   void *closure_data);
+typedef void (*Pushgate__V1__WatchEventsRequest_Closure)
+                 (const Pushgate__V1__WatchEventsRequest *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__DeliveryEvent_Closure)
+                 (const Pushgate__V1__DeliveryEvent *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -554,6 +674,10 @@ struct Pushgate__V1__Push_Service
                       const Pushgate__V1__GetMessageRequest *input,
                       Pushgate__V1__Message_Closure closure,
                       void *closure_data);
+  void (*watch_events)(Pushgate__V1__Push_Service *service,
+                       const Pushgate__V1__WatchEventsRequest *input,
+                       Pushgate__V1__DeliveryEvent_Closure closure,
+                       void *closure_data);
 };
 typedef void (*Pushgate__V1__Push_ServiceDestroy)(Pushgate__V1__Push_Service *);
 void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
@@ -565,7 +689,8 @@ void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
       function_prefix__ ## send,\
       function_prefix__ ## send_stream,\
       function_prefix__ ## publish,\
-      function_prefix__ ## get_message  }
+      function_prefix__ ## get_message,\
+      function_prefix__ ## watch_events  }
 void pushgate__v1__push__send(ProtobufCService *service,
                               const Pushgate__V1__SendRequest *input,
                               Pushgate__V1__SendResponse_Closure closure,
@@ -582,6 +707,10 @@ void pushgate__v1__push__get_message(ProtobufCService *service,
                                      const Pushgate__V1__GetMessageRequest *input,
                                      Pushgate__V1__Message_Closure closure,
                                      void *closure_data);
+void pushgate__v1__push__watch_events(ProtobufCService *service,
+                                      const Pushgate__V1__WatchEventsRequest *input,
+                                      Pushgate__V1__DeliveryEvent_Closure closure,
+                                      void *closure_data);
 
 /* --- descriptors --- */
 
@@ -598,6 +727,9 @@ extern const ProtobufCMessageDescriptor pushgate__v1__publish_request__attribute
 extern const ProtobufCMessageDescriptor pushgate__v1__publish_response__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__get_message_request__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__message__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__watch_events_request__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__delivery_event__descriptor;
+extern const ProtobufCEnumDescriptor    pushgate__v1__delivery_event__kind__descriptor;
 extern const ProtobufCServiceDescriptor pushgate__v1__push__descriptor;
 
 PROTOBUF_C__END_DECLS

@@ -1,0 +1,131 @@
+import PushCore
+import PushProto
+import Synchronization
+
+/// Fans delivery events out to `WatchEvents` callers and the log.
+///
+/// Each watcher has a bounded buffer: an event it cannot take is counted, and the count is reported
+/// in a `KIND_EVENTS_DROPPED` event once it reads again, so a slow watcher costs memory bounded by
+/// ``bufferSize`` and never slows deliveries. With no watcher the cost per result is one atomic load.
+final class DeliveryEvents: Sendable {
+    static let bufferSize = 10_000
+
+    private struct Watcher {
+        let apps: Set<String>
+        let sampleEvery: Int
+        var seen = 0
+        var dropped: Int64 = 0
+        let continuation: AsyncStream<PushgateV1.DeliveryEvent>.Continuation
+    }
+
+    private let watchers = Mutex<[Int: Watcher]>([:])
+    private let watcherCount = Atomic<Int>(0)
+    private let nextID = Atomic<Int>(0)
+    private let log: Log
+    private let logTokens: Bool
+
+    init(log: Log, logTokens: Bool) {
+        self.log = log
+        self.logTokens = logTokens
+    }
+
+    /// A new watcher's events, until it stops reading (the stream's termination removes it).
+    func watch(apps: [String], sampleEvery: Int) -> AsyncStream<PushgateV1.DeliveryEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PushgateV1.DeliveryEvent.self, bufferingPolicy: .bufferingOldest(Self.bufferSize))
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        watchers.withLock {
+            $0[id] = Watcher(apps: Set(apps), sampleEvery: sampleEvery, continuation: continuation)
+        }
+        watcherCount.add(1, ordering: .relaxed)
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            if self.watchers.withLock({ $0.removeValue(forKey: id) }) != nil {
+                self.watcherCount.subtract(1, ordering: .relaxed)
+            }
+        }
+        return stream
+    }
+
+    /// One final per-token result. Failures are logged (the token masked unless `log_tokens`).
+    func result(_ result: DeliveryResult, app: String, messageID: String = "", endpointID: String = "") {
+        if result.status != .delivered {
+            log.info(
+                result.status == .rejected ? "notification rejected" : "notification failed",
+                ["app": app, "token": maskedToken(result.token), "http_status": "\(result.httpStatus)",
+                 "reason": result.reason, "attempts": "\(result.attempts)", "message_id": messageID])
+        }
+        guard watcherCount.load(ordering: .relaxed) > 0 else { return }
+        var event = PushgateV1.DeliveryEvent()
+        switch result.status {
+        case .delivered: event.kind = .delivered
+        case .rejected: event.kind = .rejected
+        case .failed: event.kind = .failed
+        }
+        event.app = app
+        event.token = result.token
+        event.httpStatus = Int32(result.httpStatus)
+        event.reason = result.reason
+        event.id = result.apnsID
+        event.unregisteredAt = result.unregisteredAt
+        event.messageID = messageID
+        event.endpointID = endpointID
+        event.time = unixMilliseconds()
+        emit(event, sampled: result.status == .delivered)
+    }
+
+    /// A registry endpoint was disabled because its token is dead.
+    func endpointDisabled(app: String, endpointID: String, token: String, reason: String, messageID: String) {
+        log.info(
+            "endpoint disabled",
+            ["app": app, "endpoint_id": endpointID, "token": maskedToken(token), "reason": reason])
+        guard watcherCount.load(ordering: .relaxed) > 0 else { return }
+        var event = PushgateV1.DeliveryEvent()
+        event.kind = .endpointDisabled
+        event.app = app
+        event.token = token
+        event.reason = reason
+        event.endpointID = endpointID
+        event.messageID = messageID
+        event.time = unixMilliseconds()
+        emit(event, sampled: false)
+    }
+
+    /// Ends every watch (shutdown).
+    func finish() {
+        let all = watchers.withLock { watchers -> [Watcher] in
+            defer { watchers.removeAll() }
+            return Array(watchers.values)
+        }
+        for watcher in all { watcher.continuation.finish() }
+    }
+
+    private func emit(_ event: PushgateV1.DeliveryEvent, sampled: Bool) {
+        watchers.withLock { watchers in
+            for (id, var watcher) in watchers {
+                guard watcher.apps.isEmpty || watcher.apps.contains(event.app) else { continue }
+                if sampled {
+                    guard watcher.sampleEvery > 0 else { continue }
+                    watcher.seen += 1
+                    guard watcher.seen % watcher.sampleEvery == 0 else {
+                        watchers[id] = watcher
+                        continue
+                    }
+                }
+                if watcher.dropped > 0 {
+                    var summary = PushgateV1.DeliveryEvent()
+                    summary.kind = .eventsDropped
+                    summary.dropped = watcher.dropped
+                    summary.time = event.time
+                    if case .enqueued = watcher.continuation.yield(summary) { watcher.dropped = 0 }
+                }
+                if case .dropped = watcher.continuation.yield(event) { watcher.dropped += 1 }
+                watchers[id] = watcher
+            }
+        }
+    }
+
+    private func maskedToken(_ token: String) -> String {
+        logTokens || token.count <= 8 ? token : String(token.prefix(8)) + "…"
+    }
+}
