@@ -81,7 +81,7 @@ let package = Package(
 
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(
-            name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport"],
+            name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGRPCTests", dependencies: ["PushGRPC", "PushPosix", "PushHTTP2", "PushCore"],

@@ -1,7 +1,9 @@
 import PushPosix
 import PushTransport
 
-/// A gRPC server over HTTP/2 cleartext (h2c with prior knowledge, what gRPC "insecure" channels use).
+/// A gRPC server over HTTP/2: TLS (ALPN h2, optionally with client certificates) when the
+/// configuration has a TLS context, else cleartext (h2c with prior knowledge, what gRPC "insecure"
+/// channels use).
 ///
 /// Connections are spread over the loops of an ``EventLoopGroup``; each stays on its loop for life.
 public final class GRPCServer: Sendable {

@@ -1,3 +1,5 @@
+import PushTLS
+
 /// Limits and addresses of a ``GRPCServer``.
 public struct GRPCServerConfiguration: Sendable {
     /// The address to listen on. Default `127.0.0.1`.
@@ -12,11 +14,14 @@ public struct GRPCServerConfiguration: Sendable {
     public var maxHeaderListSize: UInt32
     /// Unsent bytes buffered for one client before Pushgate stops reading from it. Default 4 MiB.
     public var outputHighWaterMark: Int
+    /// A server TLS context (ALPN h2; with client CAs for mTLS): every accepted connection speaks
+    /// TLS. nil: HTTP/2 cleartext (h2c with prior knowledge). Default nil.
+    public var tls: TLSContext?
 
     public init(
         host: String = "127.0.0.1", port: Int = 50051, maxMessageSize: Int = 4 << 20,
         maxConcurrentStreams: UInt32 = 256, maxHeaderListSize: UInt32 = 16 << 10,
-        outputHighWaterMark: Int = 4 << 20
+        outputHighWaterMark: Int = 4 << 20, tls: TLSContext? = nil
     ) {
         self.host = host
         self.port = port
@@ -24,6 +29,7 @@ public struct GRPCServerConfiguration: Sendable {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxHeaderListSize = maxHeaderListSize
         self.outputHighWaterMark = outputHighWaterMark
+        self.tls = tls
     }
 
     public static var defaults: Self { Self() }

@@ -1,6 +1,7 @@
 import PushCore
 import PushHTTP2
 import PushPosix
+import PushTLS
 import PushTransport
 
 /// One client connection: the gRPC calls on the streams of an HTTP/2 server session.
@@ -15,6 +16,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private let configuration: GRPCServerConfiguration
     private let peer: String
     private let isLoopbackPeer: Bool
+    /// The connection's TLS session (nil for h2c); the transport drives it, this reads the peer.
+    private var tls: TLSConnection?
+    /// The verified client certificate's subject CN, read once the handshake is done (mTLS).
+    private var clientCertificateCommonName: String?
     private var calls: [Int32: GRPCServerCall] = [:]
 
     /// Serves `connection`; the returned transport is its handler.
@@ -25,8 +30,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         var settings = HTTP2Settings.serverDefaults
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
         settings.maxHeaderListSize = configuration.maxHeaderListSize
+        let tls = try configuration.tls.map { context throws(TLSError) in try TLSConnection(context: context) }
+        server.tls = tls
         let transport = try HTTP2Transport(
-            loop: connection.loop, tls: nil, role: .server, settings: settings, sessionDelegate: server, owner: server)
+            loop: connection.loop, tls: tls, role: .server, settings: settings, sessionDelegate: server, owner: server)
         transport.outputHighWaterMark = configuration.outputHighWaterMark
         server.transport = transport
         transport.attach(connection)
@@ -58,7 +65,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
 
     // MARK: Transport events
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) {}
+    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+        if let tls, tls.peerCertificateVerified {
+            clientCertificateCommonName = tls.peerCertificateSubjectCommonName
+        }
+    }
 
     func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
         for call in calls.values { call.cancel() }
@@ -120,7 +131,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         }
         let context = GRPCCallContext(
             path: request.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
-            peer: peer, isLoopbackPeer: isLoopbackPeer)
+            peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
+            clientCertificateCommonName: clientCertificateCommonName)
         call.start(method, context: context, timeout: timeout)
     }
 }

@@ -2,6 +2,7 @@ import PushAPNs
 import PushGRPC
 import PushPosix
 import PushStore
+import PushTLS
 
 /// A running Pushgate: event loops, the store, the APNs clients, the fan-out, the gRPC listener and
 /// the services behind it.
@@ -21,6 +22,11 @@ public final class Gateway: Sendable {
     /// Opens the store, starts the loops and listens; resumes unfinished fan-outs. Returns once the
     /// port is bound.
     public static func start(configuration: GatewayConfiguration, log: Log) async throws -> Gateway {
+        let appNames = configuration.apps.isEmpty && configuration.demoWhenNoApps
+            ? [DemoProvider.appName] : configuration.apps.map(\.name)
+        try configuration.security.check(
+            listenHost: configuration.listenHost, listenPort: configuration.listenPort, appNames: appNames)
+        let tls = try configuration.security.makeServerTLSContext()
         let store: SQLiteStore
         do {
             store = try await SQLiteStore.open(path: configuration.storePath)
@@ -28,7 +34,7 @@ public final class Gateway: Sendable {
             throw ConfigurationError("store \(configuration.storePath.debugDescription): \(error)")
         }
         do {
-            let gateway = try Gateway(configuration: configuration, store: store, log: log)
+            let gateway = try Gateway(configuration: configuration, tls: tls, store: store, log: log)
             await gateway.fanOut.resumeUnfinished()
             return gateway
         } catch {
@@ -37,7 +43,7 @@ public final class Gateway: Sendable {
         }
     }
 
-    private init(configuration: GatewayConfiguration, store: any Store, log: Log) throws {
+    private init(configuration: GatewayConfiguration, tls: TLSContext?, store: any Store, log: Log) throws {
         var configuration = configuration
         self.log = log
         self.store = store
@@ -70,16 +76,21 @@ public final class Gateway: Sendable {
         let fanOut = FanOut(store: store, apps: configuration.apps, clients: clients, events: events, log: log)
         self.fanOut = fanOut
         let publish = PublishService(configuration: configuration, store: store, fanOut: fanOut)
+        // Health stays open; Push and Registry resolve a Caller per call (APIKeys.swift).
+        let authorizer = Authorizer(keys: configuration.security.apiKeys)
         let services = [
             HealthService.make(board: health),
-            PushService.make(configuration: configuration, delivery: delivery, publish: publish, events: events),
-            RegistryService(configuration: configuration, store: store).make(),
+            PushService.make(
+                configuration: configuration, delivery: delivery, publish: publish, events: events,
+                authorizer: authorizer),
+            RegistryService(configuration: configuration, store: store, authorizer: authorizer).make(),
         ]
         var grpc = GRPCServerConfiguration()
         grpc.host = configuration.listenHost
         grpc.port = configuration.listenPort
         grpc.maxMessageSize = configuration.maxMessageBytes
         grpc.maxConcurrentStreams = UInt32(configuration.maxConcurrentStreams)
+        grpc.tls = tls
         do {
             server = try GRPCServer(configuration: grpc, services: services, group: group)
         } catch {
@@ -92,7 +103,13 @@ public final class Gateway: Sendable {
         log.info(
             "listening",
             ["address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
-             "apps": configuration.apps.map(\.name).joined(separator: ","), "store": configuration.storePath])
+             "apps": configuration.apps.map(\.name).joined(separator: ","), "store": configuration.storePath,
+             "tls": configuration.security.tlsMode, "api_keys": "\(configuration.security.apiKeys.keys.count)"])
+        if configuration.security.apiKeys.isEmpty && !SecurityConfiguration.isLoopbackHost(configuration.listenHost) {
+            log.warning(
+                "no api_keys configured: only loopback clients are served; add api_keys to serve other hosts",
+                ["address": "\(configuration.listenHost):\(server.localPort)"])
+        }
     }
 
     static let services = ["", "pushgate.v1.Push", "pushgate.v1.Registry"]

@@ -30,6 +30,8 @@ public struct GatewayConfiguration: Sendable {
     public var apps: [AppConfiguration] = []
     /// With no apps, start the built-in demo (a mock APNs and an app wired to it). `--no-demo` clears it.
     public var demoWhenNoApps = true
+    /// TLS, mTLS, `allow_insecure` and `api_keys` (GatewayConfiguration+Security.swift).
+    public var security = SecurityConfiguration()
 
     public init() {}
 
@@ -48,10 +50,10 @@ public struct GatewayConfiguration: Sendable {
         }
         var config = GatewayConfiguration()
         let reader = try ConfigObject(root, path: "config")
-        try reader.checkKeys([
+        try reader.checkKeys(Set([
             "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
             "store", "log_level", "log_tokens", "apps",
-        ])
+        ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
         if let size = try reader.int("max_message_bytes", range: 1024...(64 << 20)) { config.maxMessageBytes = size }
@@ -75,6 +77,7 @@ public struct GatewayConfiguration: Sendable {
                 throw ConfigurationError("config.apps[\(index)].name: duplicate app name \(app.name.debugDescription)")
             }
         }
+        config.security = try SecurityConfiguration.parse(reader)
         return config
     }
 

@@ -23,6 +23,19 @@ extension GRPCMethod {
         }
     }
 
+    /// A unary method behind the API keys: the ``Caller`` is resolved before the request is decoded
+    /// (UNAUTHENTICATED first), and `.admin` methods need an admin key (PERMISSION_DENIED).
+    static func unary<Request: ProtoMessage, Response: ProtoMessage>(
+        _ name: String, _ request: Request.Type, _ authorizer: Authorizer, _ access: Access,
+        _ body: @escaping @Sendable (Request, Caller, GRPCCallContext) async throws -> Response
+    ) -> GRPCMethod {
+        .unary(name) { bytes, context in
+            let caller = try authorizer.caller(context)
+            if access == .admin { try caller.requireAdmin(name) }
+            return try await body(try decode(Request.self, bytes), caller, context).serializedBytes()
+        }
+    }
+
     /// A method whose capability arrives later: UNIMPLEMENTED with a message that says when.
     static func notYetAvailable(_ name: String, _ message: String) -> GRPCMethod {
         GRPCMethod(name: name, kind: .unary) { _, _, _ in
@@ -46,4 +59,10 @@ struct ProtoResponseWriter<Response: ProtoMessage>: Sendable {
     func send(_ response: Response) async {
         await writer.send(response.serializedBytes())
     }
+}
+
+/// Who may call a method: any authenticated caller, or admin keys only.
+enum Access: Sendable {
+    case anyCaller
+    case admin
 }

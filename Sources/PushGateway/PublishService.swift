@@ -9,7 +9,12 @@ struct PublishService: Sendable {
     let store: any Store
     let fanOut: FanOut
 
-    func publish(_ request: PushgateV1.PublishRequest) async throws(GRPCStatus) -> PushgateV1.PublishResponse {
+    /// A topic's subscribers may belong to any app, and its subscriptions are admin-managed, so only
+    /// admin keys publish to topics; a Publish to an endpoint needs a key that may send for the
+    /// endpoint's app.
+    func publish(
+        _ request: PushgateV1.PublishRequest, caller: Caller
+    ) async throws(GRPCStatus) -> PushgateV1.PublishResponse {
         let hasTopic = !request.topic.isEmpty
         let hasEndpoint = !request.endpointID.isEmpty
         guard hasTopic != hasEndpoint else {
@@ -17,6 +22,12 @@ struct PublishService: Sendable {
         }
         let target: SNSTarget
         if hasTopic {
+            guard caller.isAdmin else {
+                throw GRPCStatus(
+                    .permissionDenied,
+                    "topic: key \(caller.name.debugDescription) may not publish to a topic (topic Publish needs "
+                        + "\"admin\": true; publish to an endpoint_id of the key's apps instead)")
+            }
             try RegistryValidation.topicName(request.topic, field: "topic")
             let exists = try await storeCall("topic") { () async throws(StoreError) in
                 try await store.topicExists(name: request.topic)
@@ -27,6 +38,7 @@ struct PublishService: Sendable {
             let endpoint = try await storeCall("endpoint_id") { () async throws(StoreError) in
                 try await store.endpoint(id: request.endpointID)
             }
+            try caller.requireApp(endpoint.app, field: "endpoint_id")
             guard endpoint.enabled else {
                 let reason = endpoint.disabledReason.isEmpty ? "" : " (\(endpoint.disabledReason))"
                 throw GRPCStatus(

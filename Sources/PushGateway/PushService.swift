@@ -10,28 +10,45 @@ enum PushService {
 
     static func make(
         configuration: GatewayConfiguration, delivery: NotificationDelivery, publish: PublishService,
-        events: DeliveryEvents
+        events: DeliveryEvents, authorizer: Authorizer
     ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
-            .unary("Send", PushgateV1.SendRequest.self) { request, context in
-                try await send(request, configuration: configuration, delivery: delivery, deadline: context.deadline)
+            .unary("Send", PushgateV1.SendRequest.self, authorizer, .anyCaller) { request, caller, context in
+                try await send(
+                    request, caller: caller, configuration: configuration, delivery: delivery,
+                    deadline: context.deadline)
             },
             .bidirectionalStreaming("SendStream") { requests, responses, context in
+                // Once per stream: every SendRequest on it is checked against the same caller.
+                let caller = try authorizer.caller(context)
                 try await OrderedPipeline.run(
                     requests, window: sendStreamWindow,
                     process: { bytes in
                         let request = try decode(PushgateV1.SendRequest.self, bytes)
                         return try await send(
-                            request, configuration: configuration, delivery: delivery, deadline: context.deadline)
+                            request, caller: caller, configuration: configuration, delivery: delivery,
+                            deadline: context.deadline)
                     },
                     emit: { response in await responses.send(response.serializedBytes()) })
             },
-            .unary("Publish", PushgateV1.PublishRequest.self) { request, _ in try await publish.publish(request) },
-            .unary("GetMessage", PushgateV1.GetMessageRequest.self) { request, _ in try await publish.message(request) },
+            .unary("Publish", PushgateV1.PublishRequest.self, authorizer, .anyCaller) { request, caller, _ in
+                try await publish.publish(request, caller: caller)
+            },
+            .unary("GetMessage", PushgateV1.GetMessageRequest.self, authorizer, .anyCaller) { request, _, _ in
+                try await publish.message(request)
+            },
             .serverStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
-                request, writer, _ in
-                for (index, app) in request.apps.enumerated() where configuration.app(named: app) == nil || app.isEmpty {
-                    throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(app.debugDescription)")
+                request, writer, context in
+                let caller = try authorizer.caller(context)
+                for (index, app) in request.apps.enumerated() {
+                    guard !app.isEmpty, configuration.app(named: app) != nil else {
+                        throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(app.debugDescription)")
+                    }
+                    try caller.requireApp(app, field: "apps[\(index)]")
+                }
+                // A key limited to some apps watches only those (an empty list means all of them).
+                if request.apps.isEmpty {
+                    for app in configuration.apps { try caller.requireApp(app.name, field: "apps") }
                 }
                 guard request.deliveredSampleEvery >= 0 else {
                     throw GRPCStatus(.invalidArgument, "delivered_sample_every: must not be negative")
@@ -44,13 +61,28 @@ enum PushService {
     }
 
     static func send(
-        _ request: PushgateV1.SendRequest, configuration: GatewayConfiguration, delivery: NotificationDelivery,
-        deadline: ContinuousClock.Instant?
+        _ request: PushgateV1.SendRequest, caller: Caller, configuration: GatewayConfiguration,
+        delivery: NotificationDelivery, deadline: ContinuousClock.Instant?
     ) async throws(GRPCStatus) -> PushgateV1.SendResponse {
+        try authorize(request, caller: caller, configuration: configuration)
         let validated = try SendRequestValidation.validate(request, configuration: configuration)
         let results = try await delivery.deliver(validated, deadline: deadline)
         var response = PushgateV1.SendResponse()
         response.results = results.map(PushgateV1.Result.init)
         return response
+    }
+
+    /// Every notification's app must be one the caller may send for; checked for all of them before
+    /// any field is validated. An empty `app` means the first app, and is checked as that app. A
+    /// restricted key naming an unknown app gets PERMISSION_DENIED too (not NOT_FOUND, whose message
+    /// lists the configured apps).
+    static func authorize(
+        _ request: PushgateV1.SendRequest, caller: Caller, configuration: GatewayConfiguration
+    ) throws(GRPCStatus) {
+        guard caller.apps != .all else { return }
+        for (index, notification) in request.notifications.enumerated() {
+            let app = configuration.app(named: notification.app)?.name ?? notification.app
+            try caller.requireApp(app, field: "notifications[\(index)].app")
+        }
     }
 }

@@ -167,6 +167,36 @@ public final class TLSConnection {
     /// The negotiated protocol version, e.g. "TLSv1.3" (for logs).
     public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
 
+    /// The subject common name (CN) of the certificate the peer presented, or nil when it presented
+    /// none (or it has no CN). On a server whose context requires client certificates (mTLS) the
+    /// handshake only completes when that certificate verified, so after `handshakeComplete` this
+    /// is a verified name.
+    public var peerCertificateSubjectCommonName: String? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        guard let subject = X509_get_subject_name(certificate) else { return nil }
+        // First call for the length (without the terminating NUL), then the text.
+        let length = X509_NAME_get_text_by_NID(subject, NID_commonName, nil, 0)
+        guard length >= 0 else {
+            _ = drainOpenSSLErrorQueue()
+            return nil
+        }
+        var text = [CChar](repeating: 0, count: Int(length) + 1)
+        guard X509_NAME_get_text_by_NID(subject, NID_commonName, &text, Int32(text.count)) >= 0 else {
+            _ = drainOpenSSLErrorQueue()
+            return nil
+        }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether the peer's certificate chain verified (`SSL_get_verify_result` is X509_V_OK and the
+    /// peer presented one).
+    public var peerCertificateVerified: Bool {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return false }
+        X509_free(certificate)
+        return SSL_get_verify_result(ssl) == X509_V_OK
+    }
+
     private func advanceHandshake() throws(TLSError) {
         guard !handshakeComplete else { return }
         ERR_clear_error()  // SSL_get_error reads the queue; it must hold only this call's errors

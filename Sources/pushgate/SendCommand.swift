@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushCore
 import PushGRPC
 import PushGateway
@@ -27,6 +30,9 @@ enum SendCommand {
           --payload JSON            the complete payload, used as is
           --timeout SECONDS         the call's deadline (default 30)
           -h, --help
+
+        Environment: PUSHGATE_API_KEY, sent as `authorization: Bearer <key>` (gateways with api_keys).
+        The client speaks h2c only: use it on loopback.
         """
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -81,6 +87,13 @@ enum SendCommand {
         return await call(server: server, request: request, timeout: timeout)
     }
 
+    /// `authorization: Bearer $PUSHGATE_API_KEY` when set (an environment variable, not a flag, so
+    /// the key stays out of shell history and `ps`).
+    private static func apiKeyMetadata() -> [(String, String)] {
+        guard let key = getenv("PUSHGATE_API_KEY").map({ String(cString: $0) }), !key.isEmpty else { return [] }
+        return [("authorization", "Bearer \(key)")]
+    }
+
     private static func call(server: String, request: PushgateV1.SendRequest, timeout: Double) async -> Int32 {
         guard let colon = server.lastIndex(of: ":"), let port = Int(server[server.index(after: colon)...]) else {
             printError("pushgate send: --server: expected host:port")
@@ -92,7 +105,8 @@ enum SendCommand {
             let client = try await GRPCClient.connect(host: host, port: port)
             defer { client.close() }
             let bytes = try await client.unary(
-                "/pushgate.v1.Push/Send", request.serializedBytes(), timeout: .milliseconds(Int(timeout * 1000)))
+                "/pushgate.v1.Push/Send", request.serializedBytes(), timeout: .milliseconds(Int(timeout * 1000)),
+                metadata: apiKeyMetadata())
             response = try PushgateV1.SendResponse(serializedBytes: bytes)
         } catch let status as GRPCStatus {
             printError("pushgate send: \(status)")

@@ -75,6 +75,17 @@ enum ServeCommand {
                 let path = try flags.value(for: flag)
                 guard !path.isEmpty else { throw CommandLineError("--store: must not be empty") }
                 overrides.append { $0.storePath = path }
+            case "--tls-cert-file":
+                let path = try flags.value(for: flag)
+                overrides.append { $0.security.tlsCertFile = path }
+            case "--tls-key-file":
+                let path = try flags.value(for: flag)
+                overrides.append { $0.security.tlsKeyFile = path }
+            case "--client-ca-file":
+                let path = try flags.value(for: flag)
+                overrides.append { $0.security.clientCAFile = path }
+            case "--allow-insecure":
+                overrides.append { $0.security.allowInsecure = true }
             case "--no-demo":
                 overrides.append { $0.demoWhenNoApps = false }
             case "--log-level":

@@ -15,6 +15,7 @@ enum Usage {
           pushgate send --token HEX [flags]        send a notification through a running gateway
           pushgate mock-apns [flags]               run a mock APNs server (tests, load tests)
           pushgate bench [flags]                   load-test a gateway (starts mock-apns and one)
+          pushgate api-key [--name N] [--apps A,B]  make an API key and the key_sha256 for the config
           pushgate version                         print the version
           pushgate --help                          this text
 
@@ -35,7 +36,15 @@ enum Usage {
           --store FILE              the SQLite database (config: store; default ./pushgate.db)
           --log-level LEVEL         debug, info, warning or error (config: log_level)
           --no-demo                 with no apps configured, do not start the demo app and mock APNs
+          --tls-cert-file FILE      serve TLS (ALPN h2) with this PEM chain (config: tls_cert_file)
+          --tls-key-file FILE       its private key (config: tls_key_file)
+          --client-ca-file FILE     require client certificates from these CAs: mTLS (config: client_ca_file)
+          --allow-insecure          allow plaintext h2c on a non-loopback address (config: allow_insecure)
           -h, --help                this text
+
+        Security: plaintext h2c is for loopback; another listen address needs TLS or --allow-insecure.
+        With no api_keys in the config only loopback clients are served; with api_keys every Push and
+        Registry call needs `authorization: Bearer <key>` (make keys with `pushgate api-key`).
 
         Stops on SIGINT or SIGTERM; unfinished Publish fan-outs resume at the next start.
         """

@@ -20,6 +20,8 @@ case "send":
 case "bench":
     let benchArguments = Array(arguments.dropFirst())
     status = runBlocking { await BenchCommand.run(benchArguments) }
+case "api-key":
+    status = APIKeyCommand.run(Array(arguments.dropFirst()))
 case "mock-apns":
     status = MockAPNsCommand.run(Array(arguments.dropFirst()))
 default:
