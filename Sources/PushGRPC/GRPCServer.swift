@@ -9,15 +9,31 @@ import PushTransport
 public final class GRPCServer: Sendable {
     public let configuration: GRPCServerConfiguration
     private let listener: TCPServer
+    private let registry: GRPCConnectionRegistry
 
     /// Binds and starts accepting.
     public init(configuration: GRPCServerConfiguration, services: [GRPCService], group: EventLoopGroup) throws {
         self.configuration = configuration
         let router = GRPCRouter(services: services)
+        let registry = GRPCConnectionRegistry(maxConnections: configuration.maxConnections)
+        self.registry = registry
         listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in
-            try GRPCServerConnection.serve(connection, router: router, configuration: configuration)
+            try GRPCServerConnection.serve(connection, router: router, configuration: configuration, registry: registry)
         }
+    }
+
+    /// Calls running now, on all connections.
+    public var activeCalls: Int { registry.activeCalls }
+
+    /// Client connections open now.
+    public var openConnections: Int { registry.openConnections }
+
+    /// Graceful shutdown, first step: stop accepting, and tell every client (GOAWAY, two-phase) to
+    /// open no new calls; running calls go on. Wait for ``activeCalls`` to reach 0, then stop the loops.
+    public func beginShutdown() {
+        listener.close()
+        registry.beginShutdown()
     }
 
     /// The port actually bound (useful with port 0).

@@ -55,6 +55,14 @@ final class GRPCServerCall: @unchecked Sendable {
         }
     }
 
+    /// Ends the call if its request is not complete within `limit` (a stalled client).
+    func limitRequestTime(_ limit: Duration) {
+        loop.schedule(after: limit) { [weak self] in
+            guard let self, !clientHalfClosed, !isFinished else { return }
+            finish(GRPCStatus(.deadlineExceeded, "the request was not completed within \(limit) (request_timeout)"))
+        }
+    }
+
     /// Request bytes from a DATA frame.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !isFinished else { return }

@@ -14,6 +14,16 @@ public struct GRPCServerConfiguration: Sendable {
     public var maxHeaderListSize: UInt32
     /// Unsent bytes buffered for one client before Pushgate stops reading from it. Default 4 MiB.
     public var outputHighWaterMark: Int
+    /// Client connections open at once; more are closed as they arrive. Default 10,000.
+    public var maxConnections = 10_000
+    /// A connection with no call for this long is sent GOAWAY (`max_idle`) and closed. Default
+    /// 5 minutes; nil: never.
+    public var idleTimeout: Duration? = .seconds(300)
+    /// A unary or server-streaming call whose request is not complete this long after it began is
+    /// ended with DEADLINE_EXCEEDED, so a client that starts a request and stalls holds nothing for
+    /// long. Default 30 s; nil: never. (Client- and bidirectional-streaming calls are long-lived by
+    /// design and bounded by their own deadlines.)
+    public var requestTimeout: Duration? = .seconds(30)
     /// A server TLS context (ALPN h2; with client CAs for mTLS): every accepted connection speaks
     /// TLS. nil: HTTP/2 cleartext (h2c with prior knowledge). Default nil.
     public var tls: TLSContext?

@@ -21,12 +21,21 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     /// The verified client certificate's subject CN, read once the handshake is done (mTLS).
     private var clientCertificateCommonName: String?
     private var calls: [Int32: GRPCServerCall] = [:]
+    private let registry: GRPCConnectionRegistry
+    private var idleTimer: TimerID?
+    private var shuttingDown = false
 
-    /// Serves `connection`; the returned transport is its handler.
+    /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
+    /// during shutdown) the connection is closed at once.
     static func serve(
-        _ connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration
+        _ connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration,
+        registry: GRPCConnectionRegistry
     ) throws -> HTTP2Transport {
-        let server = GRPCServerConnection(connection: connection, router: router, configuration: configuration)
+        let server = GRPCServerConnection(
+            connection: connection, router: router, configuration: configuration, registry: registry)
+        guard registry.register(server) else {
+            throw TransportError("connection limit (\(registry.maxConnections)) reached or shutting down")
+        }
         var settings = HTTP2Settings.serverDefaults
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
         settings.maxHeaderListSize = configuration.maxHeaderListSize
@@ -37,10 +46,15 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         transport.outputHighWaterMark = configuration.outputHighWaterMark
         server.transport = transport
         transport.attach(connection)
+        server.armIdleTimer()
         return transport
     }
 
-    private init(connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration) {
+    private init(
+        connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration,
+        registry: GRPCConnectionRegistry
+    ) {
+        self.registry = registry
         self.loop = connection.loop
         self.router = router
         self.configuration = configuration
@@ -60,7 +74,56 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     /// A session call for `call` failed (the stream is already gone): forget the call.
     func streamFailed(_ call: GRPCServerCall, error: any Error) {
         call.cancel()
-        calls[call.streamID] = nil
+        removeCall(call.streamID)
+    }
+
+    // MARK: Life cycle
+
+    private func addCall(_ call: GRPCServerCall) {
+        calls[call.streamID] = call
+        registry.callStarted()
+        if let idleTimer {
+            loop.cancelTimer(idleTimer)
+            self.idleTimer = nil
+        }
+    }
+
+    @discardableResult
+    private func removeCall(_ streamID: Int32) -> GRPCServerCall? {
+        guard let call = calls.removeValue(forKey: streamID) else { return nil }
+        registry.callEnded()
+        if calls.isEmpty { armIdleTimer() }
+        return call
+    }
+
+    /// With no call for `idleTimeout`, the connection says GOAWAY (`max_idle`) and closes.
+    private func armIdleTimer() {
+        guard let timeout = configuration.idleTimeout, idleTimer == nil, !shuttingDown else { return }
+        idleTimer = loop.schedule(after: timeout) { [weak self] in
+            guard let self else { return }
+            idleTimer = nil
+            guard calls.isEmpty, let transport, !transport.isClosed else { return }
+            try? session.goAway(errorCode: .noError, debugData: Array("max_idle".utf8))
+            flush()
+        }
+    }
+
+    /// Graceful shutdown (gRPC's two-phase GOAWAY): a GOAWAY with the largest stream id now, so the
+    /// client stops opening calls while those in flight can still arrive; the final GOAWAY with the
+    /// real last stream id a moment later. Running calls finish; then the session winds down and
+    /// the transport closes.
+    func shutDownGracefully() {
+        guard !shuttingDown, let transport, !transport.isClosed else { return }
+        shuttingDown = true
+        if let idleTimer { loop.cancelTimer(idleTimer) }
+        idleTimer = nil
+        try? session.sendShutdownNotice()
+        flush()
+        loop.schedule(after: .milliseconds(200)) { [weak self] in
+            guard let self, let transport = self.transport, !transport.isClosed else { return }
+            try? session.goAway(errorCode: .noError, debugData: Array("shutdown".utf8))
+            flush()
+        }
     }
 
     // MARK: Transport events
@@ -72,8 +135,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     }
 
     func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
-        for call in calls.values { call.cancel() }
-        calls.removeAll()
+        for streamID in Array(calls.keys) { removeCall(streamID)?.cancel() }
+        if let idleTimer { loop.cancelTimer(idleTimer) }
+        idleTimer = nil
+        registry.unregister(self)
     }
 
     // MARK: HTTP/2 events
@@ -98,7 +163,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     }
 
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
-        calls.removeValue(forKey: streamID)?.cancel()
+        removeCall(streamID)?.cancel()
     }
 
     // MARK: Calls
@@ -106,7 +171,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private func startCall(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
         let request = GRPCRequestHead(headers: headers)
         let call = GRPCServerCall(connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize)
-        calls[streamID] = call
+        addCall(call)
         if let httpStatus = request.httpRejection {
             try? session.sendResponseHeaders(
                 streamID: streamID, headers: [HTTP2Header(":status", String(httpStatus))], endStream: true)
@@ -134,5 +199,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
             peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
             clientCertificateCommonName: clientCertificateCommonName)
         call.start(method, context: context, timeout: timeout)
+        if !endStream, let limit = configuration.requestTimeout, method.kind == .unary || method.kind == .serverStreaming {
+            call.limitRequestTime(limit)
+        }
     }
 }

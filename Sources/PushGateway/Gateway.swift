@@ -91,6 +91,10 @@ public final class Gateway: Sendable {
         grpc.maxMessageSize = configuration.maxMessageBytes
         grpc.maxConcurrentStreams = UInt32(configuration.maxConcurrentStreams)
         grpc.tls = tls
+        grpc.maxConnections = configuration.maxConnections
+        grpc.idleTimeout = configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil
+        grpc.requestTimeout =
+            configuration.requestTimeoutSeconds > 0 ? .seconds(configuration.requestTimeoutSeconds) : nil
         do {
             server = try GRPCServer(configuration: grpc, services: services, group: group)
         } catch {
@@ -119,12 +123,26 @@ public final class Gateway: Sendable {
 
     /// Reports NOT_SERVING, stops accepting, stops the loops and closes the store. Unfinished
     /// fan-outs stay in the store and resume at the next start.
+    ///
+    /// Graceful: health turns NOT_SERVING and its watchers end, the listener closes, every client
+    /// gets a two-phase GOAWAY, and calls in flight (a large Send included) finish, for at most
+    /// `shutdown_timeout_seconds`; then what is left is cut, queued deliveries fail, and the store
+    /// closes.
     public func stop() async {
         for service in Self.services {
             health.set(service, .notServing)
         }
-        server.close()
+        health.endWatches()
         events.finish()
+        server.beginShutdown()
+        let deadline = ContinuousClock.now + .seconds(configuration.shutdownTimeoutSeconds)
+        while server.activeCalls > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let unfinished = server.activeCalls
+        if unfinished > 0 {
+            log.warning("shutdown timeout: cutting calls still running", ["calls": "\(unfinished)"])
+        }
         fanOut.stop()
         delivery.shutdown()
         demo?.server.close()

@@ -22,6 +22,16 @@ public struct GatewayConfiguration: Sendable {
     /// `store`: the SQLite database file (registry, published messages, fan-out progress). Default
     /// `./pushgate.db`.
     public var storePath = "./pushgate.db"
+    /// `max_connections`: client connections open at once. Default 10,000.
+    public var maxConnections = 10_000
+    /// `idle_timeout_seconds`: a client connection with no call for this long is closed (GOAWAY).
+    /// Default 300; 0: never.
+    public var idleTimeoutSeconds = 300
+    /// `request_timeout_seconds`: a unary call's request must be complete this long after it began,
+    /// or the call ends with DEADLINE_EXCEEDED (a stalled client holds nothing). Default 30; 0: never.
+    public var requestTimeoutSeconds = 30
+    /// `shutdown_timeout_seconds`: on SIGTERM/SIGINT, how long calls in flight may run on. Default 30.
+    public var shutdownTimeoutSeconds = 30
     /// `log_tokens`: print whole device tokens in log lines (default false: the first 8 digits and …).
     public var logTokens = false
     /// `log_level`: debug, info, warning or error. Default info.
@@ -52,7 +62,8 @@ public struct GatewayConfiguration: Sendable {
         let reader = try ConfigObject(root, path: "config")
         try reader.checkKeys(Set([
             "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
-            "store", "log_level", "log_tokens", "apps",
+            "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
+            "request_timeout_seconds", "shutdown_timeout_seconds",
         ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -67,6 +78,10 @@ public struct GatewayConfiguration: Sendable {
             config.storePath = path
         }
         if let logTokens = try reader.bool("log_tokens") { config.logTokens = logTokens }
+        if let n = try reader.int("max_connections", range: 1...1_000_000) { config.maxConnections = n }
+        if let n = try reader.int("idle_timeout_seconds", range: 0...86_400) { config.idleTimeoutSeconds = n }
+        if let n = try reader.int("request_timeout_seconds", range: 0...86_400) { config.requestTimeoutSeconds = n }
+        if let n = try reader.int("shutdown_timeout_seconds", range: 0...3600) { config.shutdownTimeoutSeconds = n }
         if let level = try reader.string("log_level") { config.logLevel = try LogLevel(parsing: level, path: "config.log_level") }
         if let apps = try reader.array("apps") {
             config.apps = try apps.enumerated().map { index, value throws(ConfigurationError) in

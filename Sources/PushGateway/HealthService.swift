@@ -37,6 +37,15 @@ public final class HealthStatusBoard: Sendable {
         state.withLock { $0.statuses[service] }
     }
 
+    /// Ends every Watch (shutdown: the streams must not hold the server open).
+    public func endWatches() {
+        let watchers = state.withLock { state in
+            defer { state.watchers.removeAll() }
+            return Array(state.watchers.values)
+        }
+        for watcher in watchers { watcher.continuation.finish() }
+    }
+
     /// The current status (SERVICE_UNKNOWN when unregistered) now, then every change.
     func watch(_ service: String) -> AsyncStream<Status> {
         let (stream, continuation) = AsyncStream<Status>.makeStream(bufferingPolicy: .bufferingNewest(1))

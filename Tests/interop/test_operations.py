@@ -1,0 +1,126 @@
+"""Running it in production: graceful shutdown, stalled and idle clients, the connection limit."""
+import socket
+import subprocess
+import threading
+import time
+
+import grpc
+import h2.config
+import h2.connection
+import h2.events
+import pytest
+
+from conftest import Server, app_config
+from pushgate.v1 import push_pb2, push_pb2_grpc
+
+
+def raw_h2(server):
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    sock.sendall(conn.data_to_send())
+    return sock, conn
+
+
+def events_until(sock, conn, want, timeout=10):
+    deadline = time.time() + timeout
+    seen = []
+    while time.time() < deadline:
+        sock.settimeout(max(0.05, deadline - time.time()))
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            break
+        if not data:
+            seen.append("closed")
+            break
+        for event in conn.receive_data(data):
+            seen.append(event)
+            if isinstance(event, want):
+                return event, seen
+        sock.sendall(conn.data_to_send())
+    return None, seen
+
+
+@pytest.fixture
+def strict_server(tmp_path, lookalike):
+    config = {"apps": [app_config("demo", "com.example.demo", lookalike)], "request_timeout_seconds": 1,
+              "idle_timeout_seconds": 1, "max_connections": 3}
+    s = Server(config, str(tmp_path))
+    yield s
+    s.stop()
+
+
+def test_a_stalled_request_is_timed_out(strict_server):
+    sock, conn = raw_h2(strict_server)
+    conn.send_headers(1, [(":method", "POST"), (":scheme", "http"), (":path", "/pushgate.v1.Push/Send"),
+                          (":authority", "x"), ("content-type", "application/grpc"), ("te", "trailers")])
+    conn.send_data(1, b"\x00\x00\x00\x00\x10" + b"\x0a")  # announces 16 bytes, sends 1, never ends
+    sock.sendall(conn.data_to_send())
+    event, seen = events_until(sock, conn, h2.events.TrailersReceived, timeout=5)
+    if event is None:
+        headers = [e for e in seen if isinstance(e, h2.events.ResponseReceived)]
+        assert headers, seen
+        fields = dict(headers[0].headers)
+    else:
+        fields = dict(event.headers)
+    assert fields[b"grpc-status"] == b"4", fields
+    assert b"request_timeout" in fields[b"grpc-message"]
+    sock.close()
+
+
+def test_an_idle_connection_gets_goaway(strict_server):
+    sock, conn = raw_h2(strict_server)
+    event, seen = events_until(sock, conn, h2.events.ConnectionTerminated, timeout=5)
+    assert event is not None, seen
+    assert event.error_code == 0 and event.additional_data == b"max_idle"
+    sock.close()
+
+
+def test_connections_over_the_limit_are_closed(strict_server):
+    socks = [raw_h2(strict_server) for _ in range(3)]
+    time.sleep(0.2)
+    extra, conn = raw_h2(strict_server)
+    extra.settimeout(5)
+    try:
+        data = extra.recv(65536)
+    except (ConnectionResetError, socket.timeout) as error:
+        data = b""
+    assert data == b"", "the fourth connection must be closed at once"
+    for sock, _ in socks:
+        sock.close()
+    extra.close()
+    # The limit frees up as connections close.
+    time.sleep(0.3)
+    with grpc.insecure_channel(strict_server.address) as channel:
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+        assert health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10).status == 1
+
+
+def test_sigterm_during_a_10000_token_send_finishes_it(tmp_path, lookalike):
+    server = Server({"apps": [app_config("demo", "com.example.demo", lookalike)]}, str(tmp_path))
+    tokens = ["%064x" % (0x5160000 + i) for i in range(10_000)]
+    outcome = {}
+
+    def send():
+        with grpc.insecure_channel(server.address) as channel:
+            try:
+                outcome["reply"] = push_pb2_grpc.PushStub(channel).Send(push_pb2.SendRequest(notifications=[
+                    push_pb2.Notification(app="demo", tokens=tokens, alert=push_pb2.Alert(body="x"))]), timeout=120)
+            except grpc.RpcError as error:
+                outcome["error"] = error
+
+    before = len(lookalike.requests)
+    thread = threading.Thread(target=send)
+    thread.start()
+    deadline = time.time() + 30
+    while len(lookalike.requests) - before < 500 and time.time() < deadline:
+        time.sleep(0.01)
+    server.proc.terminate()
+    thread.join(timeout=120)
+    assert "error" not in outcome, outcome.get("error")
+    results = outcome["reply"].results
+    assert len(results) == 10_000
+    assert all(r.status == push_pb2.STATUS_DELIVERED for r in results)
+    assert server.proc.wait(timeout=60) == 0
+    assert any("msg=stopped" in line for line in server.log)
