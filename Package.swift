@@ -45,6 +45,11 @@ let package = Package(
         .target(name: "PushPosix", dependencies: ["CLinux"], swiftSettings: swiftSettings),
         .testTarget(name: "PushPosixTests", dependencies: ["PushPosix"], swiftSettings: swiftSettings),
 
+        // Counters, gauges and histograms (atomic handles), Prometheus text format, /metrics and /healthz.
+        .target(name: "PushMetrics", dependencies: ["PushPosix"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMetricsTests", dependencies: ["PushMetrics", "PushPosix"], swiftSettings: swiftSettings),
+
         // Sans-IO HTTP/2 sessions (server and client) over nghttp2.
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: swiftSettings),
         .testTarget(
