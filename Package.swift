@@ -78,7 +78,8 @@ let package = Package(
 
         // APNs delivery: pools of long-lived HTTP/2 + TLS connections, provider tokens, retries.
         .target(
-            name: "PushAPNs", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            name: "PushAPNs",
+            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushAPNsTests", dependencies: ["PushAPNs", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs"],
@@ -97,6 +98,7 @@ let package = Package(
             name: "PushGateway",
             dependencies: [
                 "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushAPNs", "PushTLS", "PushMockAPNs", "PushStore",
+                "PushMetrics",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

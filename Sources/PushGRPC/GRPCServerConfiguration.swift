@@ -12,6 +12,8 @@ public struct GRPCServerConfiguration: Sendable {
     public var maxHeaderListSize: UInt32
     /// Unsent bytes buffered for one client before Pushgate stops reading from it. Default 4 MiB.
     public var outputHighWaterMark: Int
+    /// Told how every call ended (metrics); nil: nobody.
+    public var callObserver: (any GRPCCallObserver)? = nil
 
     public init(
         host: String = "127.0.0.1", port: Int = 50051, maxMessageSize: Int = 4 << 20,

@@ -12,7 +12,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private(set) var transport: HTTP2Transport!
     var session: HTTP2Session { transport.session }
     private let router: GRPCRouter
-    private let configuration: GRPCServerConfiguration
+    let configuration: GRPCServerConfiguration
     private let peer: String
     private let isLoopbackPeer: Bool
     private var calls: [Int32: GRPCServerCall] = [:]

@@ -15,13 +15,18 @@ final class FanOut: Sendable {
     private let apps: [String: AppConfiguration]
     private let clients: [String: APNsClient]
     private let log: Log
+    private let metrics: GatewayMetrics?
     private let running = Mutex<[String: Task<Void, Never>]>([:])
 
-    init(store: any Store, apps: [AppConfiguration], clients: [String: APNsClient], log: Log, pageSize: Int = 1000) {
+    init(
+        store: any Store, apps: [AppConfiguration], clients: [String: APNsClient], log: Log,
+        metrics: GatewayMetrics? = nil, pageSize: Int = 1000
+    ) {
         self.store = store
         self.apps = Dictionary(apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.clients = clients
         self.log = log
+        self.metrics = metrics
         self.pageSize = pageSize
     }
 
@@ -116,7 +121,10 @@ final class FanOut: Sendable {
     /// per message and app) and its recipients.
     private struct PreparedPage: Sendable {
         var counts: FanOutCounts
-        var deliveries: [(notification: PreparedNotification, recipients: [FanOutTarget], client: APNsClient)] = []
+        var deliveries: [
+            (notification: PreparedNotification, recipients: [FanOutTarget], client: APNsClient,
+             counters: NotificationCounters?)
+        ] = []
     }
 
     private func prepare(_ targets: [FanOutTarget], plan: inout MessagePlan) -> PreparedPage {
@@ -134,7 +142,7 @@ final class FanOut: Sendable {
                 page.counts.skipped += Int64(recipients.count)
                 continue
             }
-            page.deliveries.append((notification, recipients, client))
+            page.deliveries.append((notification, recipients, client, metrics?.notifications(app: app)))
         }
         return page
     }
@@ -144,7 +152,11 @@ final class FanOut: Sendable {
         var counts = page.counts
         await withTaskGroup(of: FanOutCounts.self) { group in
             for delivery in page.deliveries {
-                group.addTask { await Self.deliver(delivery.notification, to: delivery.recipients, through: delivery.client) }
+                group.addTask {
+                    await Self.deliver(
+                        delivery.notification, to: delivery.recipients, through: delivery.client,
+                        counters: delivery.counters)
+                }
             }
             for await appCounts in group { counts.add(appCounts) }
         }
@@ -154,7 +166,8 @@ final class FanOut: Sendable {
     /// Sends one app's share of a page, waiting for room in the app's queue rather than failing:
     /// fan-out is background work and may wait for Sends.
     private static func deliver(
-        _ template: PreparedNotification, to recipients: [FanOutTarget], through client: APNsClient
+        _ template: PreparedNotification, to recipients: [FanOutTarget], through client: APNsClient,
+        counters: NotificationCounters?
     ) async -> FanOutCounts {
         var notification = template
         notification.tokens = recipients.map(\.endpoint.token)
@@ -166,6 +179,7 @@ final class FanOut: Sendable {
             placeholders: recipients.map { DeliveryResult(notificationIndex: 0, token: $0.endpoint.token, status: .failed) })
         client.send(notification, notificationIndex: 0, firstSlot: 0, collector: collector)
         let results = await collector.results(deadline: .now + .seconds(600))
+        counters?.record(results)
         var counts = FanOutCounts(total: 0)
         for (recipient, result) in zip(recipients, results) {
             switch result.status {

@@ -1,5 +1,6 @@
 import PushAPNs
 import PushGRPC
+import PushMetrics
 import PushPosix
 import PushStore
 
@@ -10,6 +11,9 @@ public final class Gateway: Sendable {
     public let health: HealthStatusBoard
     private let group: EventLoopGroup
     private let server: GRPCServer
+    private let metrics: GatewayMetrics
+    /// `/metrics` and `/healthz` (config `metrics_listen`); nil when off.
+    private let metricsServer: MetricsHTTPServer?
     private let delivery: NotificationDelivery
     private let store: any Store
     private let fanOut: FanOut
@@ -57,19 +61,21 @@ public final class Gateway: Sendable {
             } else {
                 demo = nil
             }
-            clients = try APNsClientFactory.makeClients(configuration, group: group, log: log)
+            metrics = GatewayMetrics(apps: configuration.apps)
+            clients = try APNsClientFactory.makeClients(configuration, group: group, log: log, metrics: metrics)
         } catch {
             group.shutdown()
             throw error
         }
         self.configuration = configuration
-        delivery = NotificationDelivery(clients: clients, queueLimit: configuration.queueLimit)
-        let fanOut = FanOut(store: store, apps: configuration.apps, clients: clients, log: log)
+        delivery = NotificationDelivery(clients: clients, queueLimit: configuration.queueLimit, metrics: metrics)
+        let fanOut = FanOut(store: store, apps: configuration.apps, clients: clients, log: log, metrics: metrics)
+        metrics.registerGauges(clients: clients, fanOut: fanOut)
         self.fanOut = fanOut
         let publish = PublishService(configuration: configuration, store: store, fanOut: fanOut)
         let services = [
             HealthService.make(board: health),
-            PushService.make(configuration: configuration, delivery: delivery, publish: publish),
+            PushService.make(configuration: configuration, delivery: delivery, publish: publish, metrics: metrics),
             RegistryService(configuration: configuration, store: store).make(),
         ]
         var grpc = GRPCServerConfiguration()
@@ -77,11 +83,22 @@ public final class Gateway: Sendable {
         grpc.port = configuration.listenPort
         grpc.maxMessageSize = configuration.maxMessageBytes
         grpc.maxConcurrentStreams = UInt32(configuration.maxConcurrentStreams)
+        grpc.callObserver = metrics.rpc
         do {
             server = try GRPCServer(configuration: grpc, services: services, group: group)
         } catch {
             group.shutdown()
             throw error
+        }
+        do {
+            let registry = metrics.registry
+            metricsServer = try configuration.metricsListen.map { host, port in
+                try MetricsHTTPServer(host: host, port: port, group: group, registry: registry)
+            }
+        } catch {
+            server.close()
+            group.shutdown()
+            throw ConfigurationError("metrics_listen: \(error)")
         }
         for service in Self.services {
             health.set(service, .serving)
@@ -90,6 +107,9 @@ public final class Gateway: Sendable {
             "listening",
             ["address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
              "apps": configuration.apps.map(\.name).joined(separator: ","), "store": configuration.storePath])
+        if let metricsServer, let (host, _) = configuration.metricsListen {
+            log.info("metrics listening", ["address": "\(host):\(metricsServer.localPort)", "paths": "/metrics,/healthz"])
+        }
     }
 
     static let services = ["", "pushgate.v1.Push", "pushgate.v1.Registry"]
@@ -97,16 +117,21 @@ public final class Gateway: Sendable {
     /// The gRPC port actually bound (useful with port 0).
     public var localPort: Int { server.localPort }
 
+    /// The `/metrics` port actually bound; nil when `metrics_listen` is off.
+    public var metricsPort: Int? { metricsServer?.localPort }
+
     /// Reports NOT_SERVING, stops accepting, stops the loops and closes the store. Unfinished
     /// fan-outs stay in the store and resume at the next start.
     public func stop() async {
         for service in Self.services {
             health.set(service, .notServing)
         }
+        metricsServer?.setStopping()
         server.close()
         fanOut.stop()
         delivery.shutdown()
         demo?.server.close()
+        metricsServer?.close()
         group.shutdown()
         await store.close()
     }

@@ -9,11 +9,14 @@ enum PushService {
     static let sendStreamWindow = 16
 
     static func make(
-        configuration: GatewayConfiguration, delivery: NotificationDelivery, publish: PublishService
+        configuration: GatewayConfiguration, delivery: NotificationDelivery, publish: PublishService,
+        metrics: GatewayMetrics? = nil
     ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
             .unary("Send", PushgateV1.SendRequest.self) { request, context in
-                try await send(request, configuration: configuration, delivery: delivery, deadline: context.deadline)
+                try await send(
+                    request, configuration: configuration, delivery: delivery, deadline: context.deadline,
+                    metrics: metrics)
             },
             .bidirectionalStreaming("SendStream") { requests, responses, context in
                 try await OrderedPipeline.run(
@@ -21,7 +24,8 @@ enum PushService {
                     process: { bytes in
                         let request = try decode(PushgateV1.SendRequest.self, bytes)
                         return try await send(
-                            request, configuration: configuration, delivery: delivery, deadline: context.deadline)
+                            request, configuration: configuration, delivery: delivery, deadline: context.deadline,
+                            metrics: metrics)
                     },
                     emit: { response in await responses.send(response.serializedBytes()) })
             },
@@ -32,8 +36,10 @@ enum PushService {
 
     static func send(
         _ request: PushgateV1.SendRequest, configuration: GatewayConfiguration, delivery: NotificationDelivery,
-        deadline: ContinuousClock.Instant?
+        deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil
     ) async throws(GRPCStatus) -> PushgateV1.SendResponse {
+        let started = ContinuousClock.now
+        defer { metrics?.sendSeconds.observe(.now - started) }
         let validated = try SendRequestValidation.validate(request, configuration: configuration)
         let results = try await delivery.deliver(validated, deadline: deadline)
         var response = PushgateV1.SendResponse()
