@@ -161,9 +161,10 @@ final class RPCMetrics: GRPCCallObserver {
     func callFinished(path: String?, code: GRPCStatusCode, nanoseconds: UInt64) {
         let key = path ?? ""
         let (histogram, counter) = methods.withLock { methods in
+            if let entry = methods[key], let counter = entry.calls[code] { return (entry.seconds, counter) }
+            // First call of this method, or first with this code: resolve the series once.
             let label = path.map { String($0.drop { $0 == "/" }) } ?? "unknown"
             let histogram = methods[key]?.seconds ?? seconds.labels(label)
-            if let counter = methods[key]?.calls[code] { return (histogram, counter) }
             let counter = calls.labels(label, code.name)
             methods[key, default: (histogram, [:])].calls[code] = counter
             return (histogram, counter)
