@@ -45,6 +45,11 @@ let package = Package(
         .target(name: "PushPosix", dependencies: ["CLinux"], swiftSettings: swiftSettings),
         .testTarget(name: "PushPosixTests", dependencies: ["PushPosix"], swiftSettings: swiftSettings),
 
+        // Counters, gauges and histograms (atomic handles), Prometheus text format, /metrics and /healthz.
+        .target(name: "PushMetrics", dependencies: ["PushPosix"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMetricsTests", dependencies: ["PushMetrics", "PushPosix"], swiftSettings: swiftSettings),
+
         // Sans-IO HTTP/2 sessions (server and client) over nghttp2.
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: swiftSettings),
         .testTarget(
@@ -73,7 +78,8 @@ let package = Package(
 
         // APNs delivery: pools of long-lived HTTP/2 + TLS connections, provider tokens, retries.
         .target(
-            name: "PushAPNs", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            name: "PushAPNs",
+            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushAPNsTests", dependencies: ["PushAPNs", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs"],
@@ -92,6 +98,7 @@ let package = Package(
             name: "PushGateway",
             dependencies: [
                 "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushAPNs", "PushTLS", "PushMockAPNs", "PushStore",
+                "PushMetrics",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

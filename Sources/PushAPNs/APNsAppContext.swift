@@ -1,3 +1,4 @@
+import PushMetrics
 import PushTLS
 import Synchronization
 
@@ -13,13 +14,15 @@ final class APNsAppContext: Sendable {
     /// Unix seconds (expiration checks); injected for tests.
     let clock: @Sendable () -> Int64
     let logger: @Sendable (String, (any Error)?) -> Void
+    /// Submit → response time of each request that got a response; nil: not measured.
+    let requestSeconds: Histogram?
     /// Requests held (queued, waiting to retry, in flight): bounded by `configuration.queueLimit`.
     private let held = Atomic<Int>(0)
 
     init(
         name: String, endpoint: APNsEndpoint, tlsContext: TLSContext, providerTokens: ProviderTokenCache?,
         configuration: APNsClientConfiguration, clock: @escaping @Sendable () -> Int64,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void
+        logger: @escaping @Sendable (String, (any Error)?) -> Void, requestSeconds: Histogram? = nil
     ) {
         self.name = name
         self.endpoint = endpoint
@@ -28,6 +31,7 @@ final class APNsAppContext: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+        self.requestSeconds = requestSeconds
     }
 
     /// Takes room for `count` requests, all or nothing.

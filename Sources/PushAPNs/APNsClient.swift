@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PushCore
+import PushMetrics
 import PushPosix
 import PushTLS
 import Synchronization
@@ -23,12 +24,14 @@ public final class APNsClient: Sendable {
     private let usesProviderToken: Bool
     private let nextConnection = Atomic<Int>(0)
 
-    /// Connections open on first use and stay open.
+    /// Connections open on first use and stay open. `requestSeconds`, when given, gets the submit →
+    /// response time of every request that got a response.
     public init(
         name: String, endpoint: APNsEndpoint, credentials: APNsCredentials, tlsContext: TLSContext,
         configuration: APNsClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = APNsClient.unixSeconds,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in }
+        logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
+        requestSeconds: Histogram? = nil
     ) {
         self.name = name
         var tokens: ProviderTokenCache?
@@ -36,7 +39,7 @@ public final class APNsClient: Sendable {
         usesProviderToken = tokens != nil
         let app = APNsAppContext(
             name: name, endpoint: endpoint, tlsContext: tlsContext, providerTokens: tokens,
-            configuration: configuration, clock: clock, logger: logger)
+            configuration: configuration, clock: clock, logger: logger, requestSeconds: requestSeconds)
         self.app = app
         let count = max(1, configuration.connections)
         let offset = Int.random(in: 0..<group.loops.count)
@@ -59,6 +62,20 @@ public final class APNsClient: Sendable {
 
     /// Requests held now (queued, waiting to retry, in flight).
     public var heldRequests: Int { app.heldCount }
+
+    /// Connections open now (TLS and HTTP/2 set up, not yet closed). Any thread.
+    public var openConnections: Int {
+        connections.reduce(0) { $0 + ($1.isOpen.load(ordering: .relaxed) ? 1 : 0) }
+    }
+
+    /// Requests sent and not yet answered, over all connections. Any thread.
+    public var streamsInFlight: Int {
+        connections.reduce(0) { $0 + $1.streamsInFlight.load(ordering: .relaxed) }
+    }
+
+    /// When the provider token in use was signed (Unix seconds); nil with certificate auth or
+    /// before the first one.
+    public var providerTokenIssuedAt: Int64? { app.providerTokens?.issuedAt }
 
     /// Sends a prepared notification to each of its tokens; token `i`'s result goes to slot
     /// `firstSlot + i` of `collector`. Room must have been reserved.

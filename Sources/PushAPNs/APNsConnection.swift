@@ -3,6 +3,7 @@ import PushHTTP2
 import PushPosix
 import PushTLS
 import PushTransport
+import Synchronization
 
 /// One long-lived HTTP/2 connection to APNs and its queue of requests.
 ///
@@ -20,6 +21,8 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
 
     private struct InFlight {
         var request: APNsRequest
+        /// `loop.now` when it was submitted.
+        var submittedAt: UInt64
         var response = APNsResponse()
     }
 
@@ -40,6 +43,10 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     private var random = SystemRandomNumberGenerator()
     /// The most streams ever open at once on this connection (tests check it against the limit).
     private(set) var peakInFlight = 0
+    /// For gauges read from other threads: whether the connection is open (ready or draining), and
+    /// `inFlight.count` (published after each change of it; a plain store on the loop thread).
+    let isOpen = Atomic<Bool>(false)
+    let streamsInFlight = Atomic<Int>(0)
 
     init(loop: EventLoop, app: APNsAppContext) {
         self.loop = loop
@@ -76,6 +83,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
         guard let transport, settingsReceived else { return }
         let limit = Int(min(transport.session.remoteMaxConcurrentStreams, app.configuration.maxConcurrentStreams))
         var submitted = false
+        let now = loop.now
         while inFlight.count < limit, var request = queue.popFirst() {
             if request.job.collector.isFinished {
                 // The Send was answered (its deadline passed): its result is already FAILED.
@@ -86,7 +94,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
             request.attempts += 1
             switch submit(request, on: transport.session) {
             case .success(let streamID):
-                inFlight[streamID] = InFlight(request: request)
+                inFlight[streamID] = InFlight(request: request, submittedAt: now)
                 submitted = true
             case .failure(let error):
                 request.attempts -= 1
@@ -96,6 +104,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
             }
         }
         peakInFlight = max(peakInFlight, inFlight.count)
+        streamsInFlight.store(inFlight.count, ordering: .relaxed)
         if submitted { transport.setNeedsFlush() }
     }
 
@@ -194,6 +203,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     func transportDidBecomeReady(_ transport: HTTP2Transport) {
         guard transport === self.transport else { return }
         state = .ready
+        isOpen.store(true, ordering: .relaxed)
         startWatchdog()
         pump()
     }
@@ -207,6 +217,8 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
         // Streams still open got no answer: the connection died under them.
         let lost = inFlight.values.map(\.request)
         inFlight.removeAll()
+        isOpen.store(false, ordering: .relaxed)
+        streamsInFlight.store(0, ordering: .relaxed)
         for request in lost {
             retryOrFail(request, reason: "ConnectionLost", httpStatus: 0, retry: .afterBackoff)
         }
@@ -247,6 +259,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
 
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         guard let done = inFlight.removeValue(forKey: streamID) else { return }
+        streamsInFlight.store(inFlight.count, ordering: .relaxed)
         if done.response.status == 0 {
             if errorCode == .refusedStream {
                 // Never processed (refused, or above a GOAWAY's last stream id): send again, same attempt.
@@ -257,6 +270,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
                 retryOrFail(done.request, reason: "StreamReset(\(errorCode))", httpStatus: 0, retry: .afterBackoff)
             }
         } else {
+            app.requestSeconds?.observe(nanoseconds: loop.now &- done.submittedAt)
             handle(done.response.outcome, for: done.request)
         }
         pump()

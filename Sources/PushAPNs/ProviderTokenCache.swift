@@ -50,6 +50,11 @@ public final class ProviderTokenCache: Sendable {
         }
     }
 
+    /// When the current token was signed (Unix seconds); nil before the first.
+    public var issuedAt: Int64? {
+        state.withLock { $0.signings == 0 ? nil : $0.issuedAt }
+    }
+
     /// How many tokens were signed so far (for tests and metrics).
     public var signings: Int { state.withLock { $0.signings } }
 }

@@ -18,16 +18,23 @@ final class GRPCServerCall: @unchecked Sendable {
     private var responseHeadersSent = false
     private var clientHalfClosed = false
     private(set) var isFinished = false
+    /// For ``GRPCCallObserver``: the method's path once started, and when the call began.
+    private let observer: (any GRPCCallObserver)?
+    private var path: String?
+    private let startedAt: UInt64
 
     init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int) {
         self.connection = connection
         self.loop = connection.loop
         self.streamID = streamID
         self.deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
+        observer = connection.configuration.callObserver
+        startedAt = observer == nil ? 0 : connection.loop.now
     }
 
     /// Starts the handler in a task, and the deadline timer.
     func start(_ method: GRPCMethod, context: GRPCCallContext, timeout: Duration?) {
+        path = context.path
         let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
         requests = continuation
         if let timeout {
@@ -112,6 +119,7 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !isFinished else { return }
         isFinished = true
         stopHandler()
+        observer?.callFinished(path: path, code: status.code, nanoseconds: loop.now &- startedAt)
         let trailers = Self.trailers(for: status)
         do {
             if responseHeadersSent {
@@ -137,6 +145,10 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !isFinished else { return }
         isFinished = true
         stopHandler()
+        if path != nil {
+            // Only calls that reached a method: a request that was not gRPC at all is no call.
+            observer?.callFinished(path: path, code: .cancelled, nanoseconds: loop.now &- startedAt)
+        }
     }
 
     private func stopHandler() {

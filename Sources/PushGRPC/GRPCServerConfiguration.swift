@@ -27,6 +27,8 @@ public struct GRPCServerConfiguration: Sendable {
     /// A server TLS context (ALPN h2; with client CAs for mTLS): every accepted connection speaks
     /// TLS. nil: HTTP/2 cleartext (h2c with prior knowledge). Default nil.
     public var tls: TLSContext?
+    /// Told how every call ended (metrics); nil: nobody.
+    public var callObserver: (any GRPCCallObserver)? = nil
 
     public init(
         host: String = "127.0.0.1", port: Int = 50051, maxMessageSize: Int = 4 << 20,

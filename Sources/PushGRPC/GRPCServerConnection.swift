@@ -13,7 +13,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private(set) var transport: HTTP2Transport!
     var session: HTTP2Session { transport.session }
     private let router: GRPCRouter
-    private let configuration: GRPCServerConfiguration
+    let configuration: GRPCServerConfiguration
     private let peer: String
     private let isLoopbackPeer: Bool
     /// The connection's TLS session (nil for h2c); the transport drives it, this reads the peer.

@@ -6,7 +6,7 @@ import PushTLS
 /// per (team, key) shared by every app that uses that key.
 enum APNsClientFactory {
     static func makeClients(
-        _ configuration: GatewayConfiguration, group: EventLoopGroup, log: Log
+        _ configuration: GatewayConfiguration, group: EventLoopGroup, log: Log, metrics: GatewayMetrics? = nil
     ) throws(ConfigurationError) -> [String: APNsClient] {
         var tokenCaches: [String: ProviderTokenCache] = [:]
         var clients: [String: APNsClient] = [:]
@@ -56,7 +56,8 @@ enum APNsClientFactory {
                 group: group,
                 logger: { message, error in
                     log.warning(message, ["app": name, "error": error.map { "\($0)" } ?? ""])
-                })
+                },
+                requestSeconds: metrics?.providerRequestSeconds(app: name))
         }
         return clients
     }

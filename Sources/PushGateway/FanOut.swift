@@ -16,17 +16,19 @@ final class FanOut: Sendable {
     private let clients: [String: APNsClient]
     private let log: Log
     private let events: DeliveryEvents
+    private let metrics: GatewayMetrics?
     private let running = Mutex<[String: Task<Void, Never>]>([:])
 
     init(
         store: any Store, apps: [AppConfiguration], clients: [String: APNsClient], events: DeliveryEvents, log: Log,
-        pageSize: Int = 1000
+        metrics: GatewayMetrics? = nil, pageSize: Int = 1000
     ) {
         self.store = store
         self.events = events
         self.apps = Dictionary(apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.clients = clients
         self.log = log
+        self.metrics = metrics
         self.pageSize = pageSize
     }
 
@@ -128,7 +130,10 @@ final class FanOut: Sendable {
     /// per message and app) and its recipients.
     private struct PreparedPage: Sendable {
         var counts: FanOutCounts
-        var deliveries: [(notification: PreparedNotification, recipients: [FanOutTarget], client: APNsClient)] = []
+        var deliveries: [
+            (notification: PreparedNotification, recipients: [FanOutTarget], client: APNsClient,
+             counters: NotificationCounters?)
+        ] = []
     }
 
     private func prepare(_ targets: [FanOutTarget], plan: inout MessagePlan) -> PreparedPage {
@@ -146,7 +151,7 @@ final class FanOut: Sendable {
                 page.counts.skipped += Int64(recipients.count)
                 continue
             }
-            page.deliveries.append((notification, recipients, client))
+            page.deliveries.append((notification, recipients, client, metrics?.notifications(app: app)))
         }
         return page
     }
@@ -160,7 +165,7 @@ final class FanOut: Sendable {
                 group.addTask {
                     await Self.deliver(
                         delivery.notification, to: delivery.recipients, through: delivery.client, events: events,
-                        messageID: messageID)
+                        messageID: messageID, counters: delivery.counters)
                 }
             }
             for await appCounts in group { counts.add(appCounts) }
@@ -172,7 +177,7 @@ final class FanOut: Sendable {
     /// fan-out is background work and may wait for Sends.
     private static func deliver(
         _ template: PreparedNotification, to recipients: [FanOutTarget], through client: APNsClient,
-        events: DeliveryEvents, messageID: String
+        events: DeliveryEvents, messageID: String, counters: NotificationCounters?
     ) async -> FanOutCounts {
         var notification = template
         notification.tokens = recipients.map(\.endpoint.token)
@@ -184,6 +189,7 @@ final class FanOut: Sendable {
             placeholders: recipients.map { DeliveryResult(notificationIndex: 0, token: $0.endpoint.token, status: .failed) })
         client.send(notification, notificationIndex: 0, firstSlot: 0, collector: collector)
         let results = await collector.results(deadline: .now + .seconds(600))
+        counters?.record(results)
         var counts = FanOutCounts(total: 0)
         for (recipient, result) in zip(recipients, results) {
             events.result(result, app: recipient.endpoint.app, messageID: messageID, endpointID: recipient.endpoint.id)

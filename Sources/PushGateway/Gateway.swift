@@ -1,5 +1,6 @@
 import PushAPNs
 import PushGRPC
+import PushMetrics
 import PushPosix
 import PushStore
 import PushTLS
@@ -11,6 +12,9 @@ public final class Gateway: Sendable {
     public let health: HealthStatusBoard
     private let group: EventLoopGroup
     private let server: GRPCServer
+    private let metrics: GatewayMetrics
+    /// `/metrics` and `/healthz` (config `metrics_listen`); nil when off.
+    private let metricsServer: MetricsHTTPServer?
     private let delivery: NotificationDelivery
     private let store: any Store
     private let fanOut: FanOut
@@ -64,7 +68,8 @@ public final class Gateway: Sendable {
             } else {
                 demo = nil
             }
-            clients = try APNsClientFactory.makeClients(configuration, group: group, log: log)
+            metrics = GatewayMetrics(apps: configuration.apps)
+            clients = try APNsClientFactory.makeClients(configuration, group: group, log: log, metrics: metrics)
         } catch {
             group.shutdown()
             throw error
@@ -72,8 +77,11 @@ public final class Gateway: Sendable {
         self.configuration = configuration
         let events = DeliveryEvents(log: log, logTokens: configuration.logTokens)
         self.events = events
-        delivery = NotificationDelivery(clients: clients, queueLimit: configuration.queueLimit, events: events)
-        let fanOut = FanOut(store: store, apps: configuration.apps, clients: clients, events: events, log: log)
+        delivery = NotificationDelivery(
+            clients: clients, queueLimit: configuration.queueLimit, events: events, metrics: metrics)
+        let fanOut = FanOut(
+            store: store, apps: configuration.apps, clients: clients, events: events, log: log, metrics: metrics)
+        metrics.registerGauges(clients: clients, fanOut: fanOut)
         self.fanOut = fanOut
         let publish = PublishService(configuration: configuration, store: store, fanOut: fanOut)
         // Health stays open; Push and Registry resolve a Caller per call (APIKeys.swift).
@@ -82,7 +90,7 @@ public final class Gateway: Sendable {
             HealthService.make(board: health),
             PushService.make(
                 configuration: configuration, delivery: delivery, publish: publish, events: events,
-                authorizer: authorizer),
+                authorizer: authorizer, metrics: metrics),
             RegistryService(configuration: configuration, store: store, authorizer: authorizer).make(),
         ]
         var grpc = GRPCServerConfiguration()
@@ -95,11 +103,22 @@ public final class Gateway: Sendable {
         grpc.idleTimeout = configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil
         grpc.requestTimeout =
             configuration.requestTimeoutSeconds > 0 ? .seconds(configuration.requestTimeoutSeconds) : nil
+        grpc.callObserver = metrics.rpc
         do {
             server = try GRPCServer(configuration: grpc, services: services, group: group)
         } catch {
             group.shutdown()
             throw error
+        }
+        do {
+            let registry = metrics.registry
+            metricsServer = try configuration.metricsListen.map { host, port in
+                try MetricsHTTPServer(host: host, port: port, group: group, registry: registry)
+            }
+        } catch {
+            server.close()
+            group.shutdown()
+            throw ConfigurationError("metrics_listen: \(error)")
         }
         for service in Self.services {
             health.set(service, .serving)
@@ -114,12 +133,18 @@ public final class Gateway: Sendable {
                 "no api_keys configured: only loopback clients are served; add api_keys to serve other hosts",
                 ["address": "\(configuration.listenHost):\(server.localPort)"])
         }
+        if let metricsServer, let (host, _) = configuration.metricsListen {
+            log.info("metrics listening", ["address": "\(host):\(metricsServer.localPort)", "paths": "/metrics,/healthz"])
+        }
     }
 
     static let services = ["", "pushgate.v1.Push", "pushgate.v1.Registry"]
 
     /// The gRPC port actually bound (useful with port 0).
     public var localPort: Int { server.localPort }
+
+    /// The `/metrics` port actually bound; nil when `metrics_listen` is off.
+    public var metricsPort: Int? { metricsServer?.localPort }
 
     /// Reports NOT_SERVING, stops accepting, stops the loops and closes the store. Unfinished
     /// fan-outs stay in the store and resume at the next start.
@@ -132,6 +157,7 @@ public final class Gateway: Sendable {
         for service in Self.services {
             health.set(service, .notServing)
         }
+        metricsServer?.setStopping()
         health.endWatches()
         events.finish()
         server.beginShutdown()
@@ -146,6 +172,7 @@ public final class Gateway: Sendable {
         fanOut.stop()
         delivery.shutdown()
         demo?.server.close()
+        metricsServer?.close()
         group.shutdown()
         await store.close()
     }

@@ -38,6 +38,9 @@ public struct GatewayConfiguration: Sendable {
     public var logLevel = LogLevel.info
     /// `apps`: the apps Pushgate sends for.
     public var apps: [AppConfiguration] = []
+    /// `metrics_listen`: where `/metrics` and `/healthz` are served over HTTP, `host:port`; nil (the
+    /// default, or an empty string) serves no metrics.
+    public var metricsListen: (host: String, port: Int)?
     /// With no apps, start the built-in demo (a mock APNs and an app wired to it). `--no-demo` clears it.
     public var demoWhenNoApps = true
     /// TLS, mTLS, `allow_insecure` and `api_keys` (GatewayConfiguration+Security.swift).
@@ -63,7 +66,7 @@ public struct GatewayConfiguration: Sendable {
         try reader.checkKeys(Set([
             "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
             "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
-            "request_timeout_seconds", "shutdown_timeout_seconds",
+            "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen",
         ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -83,6 +86,7 @@ public struct GatewayConfiguration: Sendable {
         if let n = try reader.int("request_timeout_seconds", range: 0...86_400) { config.requestTimeoutSeconds = n }
         if let n = try reader.int("shutdown_timeout_seconds", range: 0...3600) { config.shutdownTimeoutSeconds = n }
         if let level = try reader.string("log_level") { config.logLevel = try LogLevel(parsing: level, path: "config.log_level") }
+        if let metrics = try reader.string("metrics_listen") { try config.setMetricsListen(metrics) }
         if let apps = try reader.array("apps") {
             config.apps = try apps.enumerated().map { index, value throws(ConfigurationError) in
                 try parseApp(value, path: "config.apps[\(index)]")
@@ -103,6 +107,19 @@ public struct GatewayConfiguration: Sendable {
         }
         listenHost = host
         listenPort = port
+    }
+
+    /// Sets `metrics_listen` from `host:port`; empty turns metrics off.
+    public mutating func setMetricsListen(_ value: String) throws(ConfigurationError) {
+        guard !value.isEmpty else {
+            metricsListen = nil
+            return
+        }
+        guard let (host, port) = parseHostPort(value) else {
+            throw ConfigurationError(
+                "metrics_listen: expected host:port (e.g. 127.0.0.1:9464), got \(value.debugDescription)")
+        }
+        metricsListen = (host, port)
     }
 
     /// The app a notification names; empty means the only (or first) app.

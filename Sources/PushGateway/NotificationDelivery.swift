@@ -9,11 +9,13 @@ final class NotificationDelivery: Sendable {
     private let clients: [String: APNsClient]
     private let queueLimit: Int
     private let events: DeliveryEvents
+    private let metrics: GatewayMetrics?
 
-    init(clients: [String: APNsClient], queueLimit: Int, events: DeliveryEvents) {
+    init(clients: [String: APNsClient], queueLimit: Int, events: DeliveryEvents, metrics: GatewayMetrics? = nil) {
         self.clients = clients
         self.queueLimit = queueLimit
         self.events = events
+        self.metrics = metrics
     }
 
     /// Delivers every (notification, token) and answers once each has a result, or just before
@@ -39,11 +41,20 @@ final class NotificationDelivery: Sendable {
             client.send(item.notification, notificationIndex: index, firstSlot: slot, collector: collector)
             slot += item.notification.tokens.count
         }
-        return await withTaskCancellationHandler {
+        let results = await withTaskCancellationHandler {
             await collector.results(deadline: deadline.map(Self.answerTime))
         } onCancel: {
             collector.expire()
         }
+        if let metrics {
+            var slot = 0
+            for item in send.items {
+                let count = item.notification.tokens.count
+                metrics.notifications(app: item.app.name)?.record(results[slot..<(slot + count)])
+                slot += count
+            }
+        }
+        return results
     }
 
     /// Room for every token in the apps' bounded queues, all or nothing.

@@ -10,13 +10,13 @@ enum PushService {
 
     static func make(
         configuration: GatewayConfiguration, delivery: NotificationDelivery, publish: PublishService,
-        events: DeliveryEvents, authorizer: Authorizer
+        events: DeliveryEvents, authorizer: Authorizer, metrics: GatewayMetrics? = nil
     ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
             .unary("Send", PushgateV1.SendRequest.self, authorizer, .anyCaller) { request, caller, context in
                 try await send(
                     request, caller: caller, configuration: configuration, delivery: delivery,
-                    deadline: context.deadline)
+                    deadline: context.deadline, metrics: metrics)
             },
             .bidirectionalStreaming("SendStream") { requests, responses, context in
                 // Once per stream: every SendRequest on it is checked against the same caller.
@@ -27,7 +27,7 @@ enum PushService {
                         let request = try decode(PushgateV1.SendRequest.self, bytes)
                         return try await send(
                             request, caller: caller, configuration: configuration, delivery: delivery,
-                            deadline: context.deadline)
+                            deadline: context.deadline, metrics: metrics)
                     },
                     emit: { response in await responses.send(response.serializedBytes()) })
             },
@@ -62,8 +62,10 @@ enum PushService {
 
     static func send(
         _ request: PushgateV1.SendRequest, caller: Caller, configuration: GatewayConfiguration,
-        delivery: NotificationDelivery, deadline: ContinuousClock.Instant?
+        delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil
     ) async throws(GRPCStatus) -> PushgateV1.SendResponse {
+        let started = ContinuousClock.now
+        defer { metrics?.sendSeconds.observe(.now - started) }
         try authorize(request, caller: caller, configuration: configuration)
         let validated = try SendRequestValidation.validate(request, configuration: configuration)
         let results = try await delivery.deliver(validated, deadline: deadline)

@@ -65,6 +65,9 @@ enum ServeCommand {
             case "--listen":
                 let value = try flags.value(for: flag)
                 overrides.append { try $0.setListen(value) }
+            case "--metrics-listen":
+                let value = try flags.value(for: flag)
+                overrides.append { try $0.setMetricsListen(value) }
             case "--loops":
                 let value = try flags.int(for: flag, range: 1...256)
                 overrides.append { $0.loops = value }

@@ -31,6 +31,8 @@ enum Usage {
 
           --config FILE             JSON config (keys in the README's configuration section)
           --listen HOST:PORT        gRPC listen address (config: listen)
+          --metrics-listen ADDR     serve /metrics and /healthz over HTTP on host:port ADDR
+                                    (config: metrics_listen; default off)
           --loops N                 event-loop threads (config: loops; default one per core)
           --max-message-bytes N     largest request message (config: max_message_bytes; default 4194304)
           --store FILE              the SQLite database (config: store; default ./pushgate.db)

@@ -1,0 +1,175 @@
+import PushAPNs
+import PushCore
+import PushGRPC
+import PushMetrics
+import Synchronization
+
+/// Pushgate's metrics (README, "Metrics"): the registry `/metrics` renders and the handles the
+/// delivery path, the gRPC server and the fan-out record on. Handles are resolved when the gateway
+/// starts (per app, per method) or at first use (per app and outcome), never per notification.
+final class GatewayMetrics: Sendable {
+    let registry = MetricsRegistry()
+    /// Per SendRequest (Send, and each request of a SendStream): validation to answer.
+    let sendSeconds: Histogram
+    let rpc: RPCMetrics
+    private let notifications: [String: NotificationCounters]
+    private let providerRequestSeconds: HistogramFamily
+
+    static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+    static let providerBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    init(apps: [AppConfiguration]) {
+        let family = registry.counter(
+            "pushgate_notifications_total",
+            help: "Final per-token results, from Send and from Publish fan-outs.",
+            labels: ["app", "platform", "status", "reason"])
+        notifications = Dictionary(
+            apps.map { ($0.name, NotificationCounters(family: family, app: $0.name, platform: $0.platform.rawValue)) },
+            uniquingKeysWith: { first, _ in first })
+        providerRequestSeconds = registry.histogram(
+            "pushgate_provider_request_seconds",
+            help: "Provider (APNs) request time, submit to response, per request that got a response.",
+            labels: ["app"], buckets: Self.providerBuckets)
+        sendSeconds = registry.histogram(
+            "pushgate_send_seconds",
+            help: "End-to-end time of a SendRequest (Send, or one request of a SendStream), validation to answer.",
+            buckets: Self.latencyBuckets
+        ).labels()
+        rpc = RPCMetrics(registry: registry, buckets: Self.latencyBuckets)
+    }
+
+    /// The per-app outcome counters; nil for an app that is not configured.
+    func notifications(app: String) -> NotificationCounters? { notifications[app] }
+
+    /// The provider latency histogram of an app (resolved once per APNs client).
+    func providerRequestSeconds(app: String) -> Histogram { providerRequestSeconds.labels(app) }
+
+    /// The gauges computed when scraped, from the running parts.
+    func registerGauges(clients: [String: APNsClient], fanOut: FanOut) {
+        let clients = clients.sorted { $0.key < $1.key }
+        registry.gauge(
+            "pushgate_provider_connections", help: "Provider (APNs) connections open.", labels: ["app"]
+        ) { clients.map { ([$0.key], Double($0.value.openConnections)) } }
+        registry.gauge(
+            "pushgate_provider_streams_in_flight", help: "Provider requests sent and not yet answered.", labels: ["app"]
+        ) { clients.map { ([$0.key], Double($0.value.streamsInFlight)) } }
+        registry.gauge(
+            "pushgate_queue_depth", help: "Notifications an app holds: queued, waiting to retry, in flight.",
+            labels: ["app"]
+        ) { clients.map { ([$0.key], Double($0.value.heldRequests)) } }
+        registry.gauge("pushgate_fanouts_running", help: "Publish fan-outs in progress.") {
+            [([], Double(fanOut.activeCount))]
+        }
+        registry.gauge(
+            "pushgate_provider_token_age_seconds",
+            help: "Age of the provider token (JWT) in use; apps with token auth that have signed one.",
+            labels: ["app"]
+        ) {
+            let now = APNsClient.unixSeconds()
+            return clients.compactMap { name, client in
+                client.providerTokenIssuedAt.map { ([name], Double(now - $0)) }
+            }
+        }
+    }
+}
+
+/// `pushgate_notifications_total` for one app: the `delivered` series resolved up front; the others
+/// (status × reason, a bounded set) resolved at first use and kept in a small table.
+final class NotificationCounters: Sendable {
+    private let family: CounterFamily
+    private let app: String
+    private let platform: String
+    private let delivered: Counter
+    private let others = Mutex<[Outcome: Counter]>([:])
+
+    private struct Outcome: Hashable {
+        var status: DeliveryStatus
+        var reason: String
+    }
+
+    init(family: CounterFamily, app: String, platform: String) {
+        self.family = family
+        self.app = app
+        self.platform = platform
+        delivered = family.labels(app, platform, "delivered", "")
+    }
+
+    /// Counts final results: one atomic add for all the delivered ones, one per other result.
+    func record(_ results: some Collection<DeliveryResult>) {
+        var deliveredCount = 0
+        for result in results {
+            if result.status == .delivered {
+                deliveredCount += 1
+            } else {
+                counter(result.status, Self.reasonLabel(result.reason)).increment()
+            }
+        }
+        if deliveredCount > 0 { delivered.increment(by: deliveredCount) }
+    }
+
+    private func counter(_ status: DeliveryStatus, _ reason: String) -> Counter {
+        let outcome = Outcome(status: status, reason: reason)
+        return others.withLock { table in
+            if let counter = table[outcome] { return counter }
+            let counter = family.labels(app, platform, Self.statusLabel(status), reason)
+            table[outcome] = counter
+            return counter
+        }
+    }
+
+    static func statusLabel(_ status: DeliveryStatus) -> String {
+        switch status {
+        case .delivered: "delivered"
+        case .rejected: "rejected"
+        case .failed: "failed"
+        }
+    }
+
+    /// Pushgate's own failure reasons (README, "Send results"), without their details.
+    static let pushgateReasons: Set<String> = [
+        "ConnectionLost", "ProviderUnreachable", "Expired", "DeadlineExceeded", "Shutdown", "StreamReset",
+        "ProviderTokenError",
+    ]
+    static let knownReasons = Set(APNsReason.known.map(\.string)).union(pushgateReasons)
+
+    /// The `reason` label: an APNs reason or one of Pushgate's (details such as the error after
+    /// `ProviderUnreachable:` dropped), `other` for anything else: the label set stays bounded.
+    static func reasonLabel(_ reason: String) -> String {
+        if reason.isEmpty || knownReasons.contains(reason) { return reason }
+        let head = String(reason.prefix { $0 != ":" && $0 != "(" })
+        return pushgateReasons.contains(head) ? head : "other"
+    }
+}
+
+/// `pushgate_rpc_total{method,code}` and `pushgate_rpc_seconds{method}`, fed by the gRPC server.
+/// The method label is the served method (`pushgate.v1.Push/Send`; the server reports a path only
+/// for calls that reached one, so the set is bounded), or `unknown`.
+final class RPCMetrics: GRPCCallObserver {
+    private let calls: CounterFamily
+    private let seconds: HistogramFamily
+    /// Per path: the latency series, and the call counters by status code, resolved at first use.
+    private let methods = Mutex<[String: (seconds: Histogram, calls: [GRPCStatusCode: Counter])]>([:])
+
+    init(registry: MetricsRegistry, buckets: [Double]) {
+        calls = registry.counter(
+            "pushgate_rpc_total", help: "gRPC calls answered, by method and status code.", labels: ["method", "code"])
+        seconds = registry.histogram(
+            "pushgate_rpc_seconds", help: "gRPC call time, request headers to status.", labels: ["method"],
+            buckets: buckets)
+    }
+
+    func callFinished(path: String?, code: GRPCStatusCode, nanoseconds: UInt64) {
+        let key = path ?? ""
+        let (histogram, counter) = methods.withLock { methods in
+            if let entry = methods[key], let counter = entry.calls[code] { return (entry.seconds, counter) }
+            // First call of this method, or first with this code: resolve the series once.
+            let label = path.map { String($0.drop { $0 == "/" }) } ?? "unknown"
+            let histogram = methods[key]?.seconds ?? seconds.labels(label)
+            let counter = calls.labels(label, code.name)
+            methods[key, default: (histogram, [:])].calls[code] = counter
+            return (histogram, counter)
+        }
+        histogram.observe(nanoseconds: nanoseconds)
+        counter.increment()
+    }
+}

@@ -1,0 +1,55 @@
+import PushCore
+@testable import PushGateway
+import Testing
+
+@Suite("Gateway metrics")
+struct GatewayMetricsTests {
+    @Test("metrics_listen: off by default, host:port, empty turns it off, garbage is an error")
+    func metricsListen() throws {
+        #expect(try GatewayConfiguration.parse(json: Array("{}".utf8)).metricsListen == nil)
+        let config = try GatewayConfiguration.parse(json: Array(#"{"metrics_listen": "[::1]:9464"}"#.utf8))
+        #expect(config.metricsListen?.host == "::1" && config.metricsListen?.port == 9464)
+        #expect(try GatewayConfiguration.parse(json: Array(#"{"metrics_listen": ""}"#.utf8)).metricsListen == nil)
+        #expect(throws: ConfigurationError.self) {
+            try GatewayConfiguration.parse(json: Array(#"{"metrics_listen": "9464"}"#.utf8))
+        }
+    }
+
+    @Test("reason labels stay a bounded set")
+    func reasonLabels() {
+        #expect(NotificationCounters.reasonLabel("") == "")
+        #expect(NotificationCounters.reasonLabel("Unregistered") == "Unregistered")
+        #expect(NotificationCounters.reasonLabel("DeadlineExceeded") == "DeadlineExceeded")
+        #expect(NotificationCounters.reasonLabel("ProviderUnreachable: connect: refused") == "ProviderUnreachable")
+        #expect(NotificationCounters.reasonLabel("StreamReset(internalError)") == "StreamReset")
+        #expect(NotificationCounters.reasonLabel("SomethingApple added in 2030") == "other")
+    }
+
+    @Test("results are counted per status and reason; RPCs per method and code")
+    func counting() {
+        var app = AppConfiguration(name: "a")
+        app.platform = .apns
+        let metrics = GatewayMetrics(apps: [app])
+        let results = [
+            DeliveryResult(notificationIndex: 0, token: "t1", status: .delivered),
+            DeliveryResult(notificationIndex: 0, token: "t2", status: .delivered),
+            DeliveryResult(notificationIndex: 0, token: "t3", status: .rejected, reason: "Unregistered"),
+            DeliveryResult(notificationIndex: 0, token: "t4", status: .failed, reason: "ProviderUnreachable: x"),
+            DeliveryResult(notificationIndex: 0, token: "t5", status: .failed, reason: "ProviderUnreachable: y"),
+        ]
+        metrics.notifications(app: "a")?.record(results)
+        #expect(metrics.notifications(app: "nope") == nil)
+        metrics.rpc.callFinished(path: "/pushgate.v1.Push/Send", code: .ok, nanoseconds: 2_000_000)
+        metrics.rpc.callFinished(path: "/pushgate.v1.Push/Send", code: .ok, nanoseconds: 3_000_000)
+        metrics.rpc.callFinished(path: nil, code: .unimplemented, nanoseconds: 1_000)
+        let text = metrics.registry.render()
+        let n = "pushgate_notifications_total"
+        #expect(text.contains(#"\#(n){app="a",platform="apns",status="delivered",reason=""} 2"#))
+        #expect(text.contains(#"\#(n){app="a",platform="apns",status="rejected",reason="Unregistered"} 1"#))
+        #expect(text.contains(#"\#(n){app="a",platform="apns",status="failed",reason="ProviderUnreachable"} 2"#))
+        #expect(text.contains(#"pushgate_rpc_total{method="pushgate.v1.Push/Send",code="OK"} 2"#))
+        #expect(text.contains(#"pushgate_rpc_total{method="unknown",code="UNIMPLEMENTED"} 1"#))
+        #expect(text.contains(#"pushgate_rpc_seconds_count{method="pushgate.v1.Push/Send"} 2"#))
+        #expect(text.contains(#"pushgate_rpc_seconds_sum{method="pushgate.v1.Push/Send"} 0.005"#))
+    }
+}
