@@ -15,11 +15,16 @@ public struct GRPCCallContext: Sendable {
     /// The subject CN of the client's certificate, verified against the server's client CAs (mTLS);
     /// nil without TLS, without client certificates, or when the certificate has no CN.
     public let clientCertificateCommonName: String?
+    /// The client's `x-request-id` (up to 64 printable characters), or one made up for the call: it
+    /// ties the call's log lines together.
+    public let requestID: String
 
     public init(
         path: String, deadline: ContinuousClock.Instant?, metadata: [(name: String, value: String)],
-        peer: String, isLoopbackPeer: Bool, isTLS: Bool = false, clientCertificateCommonName: String? = nil
+        peer: String, isLoopbackPeer: Bool, isTLS: Bool = false, clientCertificateCommonName: String? = nil,
+        requestID: String = ""
     ) {
+        self.requestID = requestID
         self.path = path
         self.deadline = deadline
         self.metadata = metadata
@@ -32,5 +37,21 @@ public struct GRPCCallContext: Sendable {
     /// The first value of a metadata entry.
     public func metadataValue(_ name: String) -> String? {
         metadata.first { $0.name == name }?.value
+    }
+}
+
+/// Request ids for calls without a usable `x-request-id`.
+enum GRPCRequestID {
+    /// The client's id when it is 1-64 printable ASCII characters without spaces, else a new one.
+    static func make(from metadata: [(name: String, value: String)]) -> String {
+        if let given = metadata.first(where: { $0.name == "x-request-id" })?.value,
+            (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
+        {
+            return given
+        }
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -21,6 +21,9 @@ final class GRPCServerCall: @unchecked Sendable {
     /// For ``GRPCCallObserver``: the method's path once started, and when the call began.
     private let observer: (any GRPCCallObserver)?
     private var path: String?
+    /// The call's request id (the client's `x-request-id`, or made up), for logs.
+    var requestID = ""
+    var peer = ""
     private let startedAt: UInt64
 
     init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int) {
@@ -119,7 +122,9 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !isFinished else { return }
         isFinished = true
         stopHandler()
-        observer?.callFinished(path: path, code: status.code, nanoseconds: loop.now &- startedAt)
+        observer?.callFinished(
+            GRPCCallSummary(
+                path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer))
         let trailers = Self.trailers(for: status)
         do {
             if responseHeadersSent {
@@ -147,7 +152,10 @@ final class GRPCServerCall: @unchecked Sendable {
         stopHandler()
         if path != nil {
             // Only calls that reached a method: a request that was not gRPC at all is no call.
-            observer?.callFinished(path: path, code: .cancelled, nanoseconds: loop.now &- startedAt)
+            observer?.callFinished(
+                GRPCCallSummary(
+                    path: path, status: GRPCStatus(.cancelled, "the client cancelled the call or went away"),
+                    nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer))
         }
     }
 

@@ -171,6 +171,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private func startCall(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
         let request = GRPCRequestHead(headers: headers)
         let call = GRPCServerCall(connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize)
+        call.requestID = GRPCRequestID.make(from: request.metadata)
+        call.peer = peer
         addCall(call)
         if let httpStatus = request.httpRejection {
             try? session.sendResponseHeaders(
@@ -197,7 +199,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         let context = GRPCCallContext(
             path: request.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
             peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
-            clientCertificateCommonName: clientCertificateCommonName)
+            clientCertificateCommonName: clientCertificateCommonName, requestID: call.requestID)
         call.start(method, context: context, timeout: timeout)
         if !endStream, let limit = configuration.requestTimeout, method.kind == .unary || method.kind == .serverStreaming {
             call.limitRequestTime(limit)

@@ -103,7 +103,7 @@ public final class Gateway: Sendable {
         grpc.idleTimeout = configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil
         grpc.requestTimeout =
             configuration.requestTimeoutSeconds > 0 ? .seconds(configuration.requestTimeoutSeconds) : nil
-        grpc.callObserver = metrics.rpc
+        grpc.callObserver = GRPCCallObservers([metrics.rpc, AccessLog(log: log)])
         do {
             server = try GRPCServer(configuration: grpc, services: services, group: group)
         } catch {

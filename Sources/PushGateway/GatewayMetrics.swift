@@ -158,7 +158,10 @@ final class RPCMetrics: GRPCCallObserver {
             buckets: buckets)
     }
 
-    func callFinished(path: String?, code: GRPCStatusCode, nanoseconds: UInt64) {
+    func callFinished(_ call: GRPCCallSummary) {
+        let path = call.path
+        let code = call.status.code
+        let nanoseconds = call.nanoseconds
         let key = path ?? ""
         let (histogram, counter) = methods.withLock { methods in
             if let entry = methods[key], let counter = entry.calls[code] { return (entry.seconds, counter) }

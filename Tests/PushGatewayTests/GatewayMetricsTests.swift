@@ -1,5 +1,6 @@
 import PushCore
 @testable import PushGateway
+import PushGRPC
 import Testing
 
 @Suite("Gateway metrics")
@@ -39,9 +40,9 @@ struct GatewayMetricsTests {
         ]
         metrics.notifications(app: "a")?.record(results)
         #expect(metrics.notifications(app: "nope") == nil)
-        metrics.rpc.callFinished(path: "/pushgate.v1.Push/Send", code: .ok, nanoseconds: 2_000_000)
-        metrics.rpc.callFinished(path: "/pushgate.v1.Push/Send", code: .ok, nanoseconds: 3_000_000)
-        metrics.rpc.callFinished(path: nil, code: .unimplemented, nanoseconds: 1_000)
+        metrics.rpc.callFinished(GRPCCallSummary(path: "/pushgate.v1.Push/Send", status: GRPCStatus(.ok), nanoseconds: 2_000_000, requestID: "r", peer: "p"))
+        metrics.rpc.callFinished(GRPCCallSummary(path: "/pushgate.v1.Push/Send", status: GRPCStatus(.ok), nanoseconds: 3_000_000, requestID: "r", peer: "p"))
+        metrics.rpc.callFinished(GRPCCallSummary(path: nil, status: GRPCStatus(.unimplemented), nanoseconds: 1_000, requestID: "r", peer: "p"))
         let text = metrics.registry.render()
         let n = "pushgate_notifications_total"
         #expect(text.contains(#"\#(n){app="a",platform="apns",status="delivered",reason=""} 2"#))

@@ -124,3 +124,14 @@ def test_sigterm_during_a_10000_token_send_finishes_it(tmp_path, lookalike):
     assert all(r.status == push_pb2.STATUS_DELIVERED for r in results)
     assert server.proc.wait(timeout=60) == 0
     assert any("msg=stopped" in line for line in server.log)
+
+
+def test_a_failed_call_is_logged_with_its_request_id(server, channel):
+    with pytest.raises(grpc.RpcError):
+        push_pb2_grpc.PushStub(channel).Send(push_pb2.SendRequest(), timeout=10,
+                                             metadata=[("x-request-id", "req-4242")])
+    deadline = time.time() + 5
+    while time.time() < deadline and not any("req-4242" in line for line in server.log):
+        time.sleep(0.05)
+    line = next(line for line in server.log if "req-4242" in line)
+    assert "msg=\"call failed\"" in line and "code=INVALID_ARGUMENT" in line and "method=pushgate.v1.Push/Send" in line
