@@ -1,5 +1,6 @@
 import PushCore
 import PushGRPC
+import Synchronization
 import PushTLS
 
 /// The apps an API key may send for.
@@ -192,9 +193,19 @@ public struct Caller: Sendable {
     }
 }
 
-/// Resolves the ``Caller`` of each call against the configured keys.
-struct Authorizer: Sendable {
-    let keys: APIKeys
+/// Resolves the ``Caller`` of each call against the configured keys (which SIGHUP may replace).
+final class Authorizer: Sendable {
+    private let current: Mutex<APIKeys>
+
+    init(keys: APIKeys) {
+        current = Mutex(keys)
+    }
+
+    var keys: APIKeys { current.withLock { $0 } }
+
+    func replace(_ keys: APIKeys) {
+        current.withLock { $0 = keys }
+    }
 
     func caller(_ context: GRPCCallContext) throws(GRPCStatus) -> Caller {
         try Caller.resolve(keys: keys, context: context)

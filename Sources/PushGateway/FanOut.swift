@@ -12,21 +12,19 @@ final class FanOut: Sendable {
     /// Subscriptions read, sent and committed together.
     let pageSize: Int
     private let store: any Store
-    private let apps: [String: AppConfiguration]
-    private let clients: [String: APNsClient]
+    private let live: LiveSettings
     private let log: Log
     private let events: DeliveryEvents
     private let metrics: GatewayMetrics?
     private let running = Mutex<[String: Task<Void, Never>]>([:])
 
     init(
-        store: any Store, apps: [AppConfiguration], clients: [String: APNsClient], events: DeliveryEvents, log: Log,
+        store: any Store, live: LiveSettings, events: DeliveryEvents, log: Log,
         metrics: GatewayMetrics? = nil, pageSize: Int = 1000
     ) {
         self.store = store
         self.events = events
-        self.apps = Dictionary(apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        self.clients = clients
+        self.live = live
         self.log = log
         self.metrics = metrics
         self.pageSize = pageSize
@@ -72,6 +70,12 @@ final class FanOut: Sendable {
     static let pagesInFlight = 3
 
     private func deliver(_ message: MessageRecord) async {
+        // One message works with the apps and clients configured when it starts (a reload during
+        // a fan-out applies to the next message).
+        let snapshot = live.snapshot
+        let apps = Dictionary(
+            snapshot.configuration.apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let clients = snapshot.clients
         do {
             if let endpointID = message.endpointID {
                 let endpoint = try await store.endpoint(id: endpointID)
@@ -80,7 +84,7 @@ final class FanOut: Sendable {
                 let target = FanOutTarget(
                     subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
                     endpoint: endpoint, cursor: "done")
-                let counts = await send(prepare([target], plan: &plan), messageID: message.id)
+                let counts = await send(prepare([target], plan: &plan, clients: clients), messageID: message.id)
                 try await commit(message, cursor: "done", counts: counts, last: true, plan: plan)
                 return
             }
@@ -90,7 +94,7 @@ final class FanOut: Sendable {
             var finished = false
             while !finished && !Task.isCancelled {
                 let page = try await store.fanOutPage(topic: message.topic ?? "", after: cursor, limit: pageSize)
-                let prepared = prepare(page.items, plan: &plan)
+                let prepared = prepare(page.items, plan: &plan, clients: clients)
                 inFlight.append((Task { await self.send(prepared, messageID: message.id) }, page.items.last?.cursor ?? cursor))
                 cursor = inFlight.last!.cursor
                 finished = page.nextCursor == nil
@@ -136,7 +140,9 @@ final class FanOut: Sendable {
         ] = []
     }
 
-    private func prepare(_ targets: [FanOutTarget], plan: inout MessagePlan) -> PreparedPage {
+    private func prepare(
+        _ targets: [FanOutTarget], plan: inout MessagePlan, clients: [String: APNsClient]
+    ) -> PreparedPage {
         var page = PreparedPage(counts: FanOutCounts(total: Int64(targets.count)))
         var byApp: [String: [FanOutTarget]] = [:]
         for target in targets {

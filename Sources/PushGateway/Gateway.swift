@@ -8,20 +8,25 @@ import PushTLS
 /// A running Pushgate: event loops, the store, the APNs clients, the fan-out, the gRPC listener and
 /// the services behind it.
 public final class Gateway: Sendable {
-    public let configuration: GatewayConfiguration
+    /// The running configuration (apps and keys as of the last reload).
+    public var configuration: GatewayConfiguration { live.configuration }
     public let health: HealthStatusBoard
-    private let group: EventLoopGroup
+    let group: EventLoopGroup
     private let server: GRPCServer
-    private let metrics: GatewayMetrics
+    let metrics: GatewayMetrics
     /// `/metrics` and `/healthz` (config `metrics_listen`); nil when off.
     private let metricsServer: MetricsHTTPServer?
     private let delivery: NotificationDelivery
     private let store: any Store
     private let fanOut: FanOut
     private let events: DeliveryEvents
+    let live: LiveSettings
+    let authorizer: Authorizer
     /// The mock APNs of demo mode (no apps configured), nil otherwise.
     private let demo: DemoProvider?
-    private let log: Log
+    /// The demo app, kept by reloads that configure no apps.
+    var demoApp: AppConfiguration? { demo?.app }
+    let log: Log
 
     /// Opens the store, starts the loops and listens; resumes unfinished fan-outs. Returns once the
     /// port is bound.
@@ -74,24 +79,24 @@ public final class Gateway: Sendable {
             group.shutdown()
             throw error
         }
-        self.configuration = configuration
+        let live = LiveSettings(configuration: configuration, clients: clients)
+        self.live = live
         let events = DeliveryEvents(log: log, logTokens: configuration.logTokens)
         self.events = events
-        delivery = NotificationDelivery(
-            clients: clients, queueLimit: configuration.queueLimit, events: events, metrics: metrics)
-        let fanOut = FanOut(
-            store: store, apps: configuration.apps, clients: clients, events: events, log: log, metrics: metrics)
-        metrics.registerGauges(clients: clients, fanOut: fanOut)
+        delivery = NotificationDelivery(live: live, queueLimit: configuration.queueLimit, events: events, metrics: metrics)
+        let fanOut = FanOut(store: store, live: live, events: events, log: log, metrics: metrics)
+        metrics.registerGauges(clients: { live.clients }, fanOut: fanOut)
         self.fanOut = fanOut
-        let publish = PublishService(configuration: configuration, store: store, fanOut: fanOut)
+        let publish = PublishService(live: live, store: store, fanOut: fanOut)
         // Health stays open; Push and Registry resolve a Caller per call (APIKeys.swift).
         let authorizer = Authorizer(keys: configuration.security.apiKeys)
+        self.authorizer = authorizer
         let services = [
             HealthService.make(board: health),
             PushService.make(
-                configuration: configuration, delivery: delivery, publish: publish, events: events,
-                authorizer: authorizer, metrics: metrics),
-            RegistryService(configuration: configuration, store: store, authorizer: authorizer).make(),
+                live: live, delivery: delivery, publish: publish, events: events, authorizer: authorizer,
+                metrics: metrics),
+            RegistryService(live: live, store: store, authorizer: authorizer).make(),
         ]
         var grpc = GRPCServerConfiguration()
         grpc.host = configuration.listenHost

@@ -12,7 +12,8 @@ final class GatewayMetrics: Sendable {
     /// Per SendRequest (Send, and each request of a SendStream): validation to answer.
     let sendSeconds: Histogram
     let rpc: RPCMetrics
-    private let notifications: [String: NotificationCounters]
+    private let notificationFamily: CounterFamily
+    private let notifications: Mutex<[String: NotificationCounters]>
     private let providerRequestSeconds: HistogramFamily
 
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
@@ -23,9 +24,10 @@ final class GatewayMetrics: Sendable {
             "pushgate_notifications_total",
             help: "Final per-token results, from Send and from Publish fan-outs.",
             labels: ["app", "platform", "status", "reason"])
-        notifications = Dictionary(
+        notificationFamily = family
+        notifications = Mutex(Dictionary(
             apps.map { ($0.name, NotificationCounters(family: family, app: $0.name, platform: $0.platform.rawValue)) },
-            uniquingKeysWith: { first, _ in first })
+            uniquingKeysWith: { first, _ in first }))
         providerRequestSeconds = registry.histogram(
             "pushgate_provider_request_seconds",
             help: "Provider (APNs) request time, submit to response, per request that got a response.",
@@ -39,14 +41,24 @@ final class GatewayMetrics: Sendable {
     }
 
     /// The per-app outcome counters; nil for an app that is not configured.
-    func notifications(app: String) -> NotificationCounters? { notifications[app] }
+    func notifications(app: String) -> NotificationCounters? { notifications.withLock { $0[app] } }
+
+    /// Series for apps a reload added.
+    func add(apps: [AppConfiguration]) {
+        notifications.withLock { table in
+            for app in apps where table[app.name] == nil {
+                table[app.name] = NotificationCounters(
+                    family: notificationFamily, app: app.name, platform: app.platform.rawValue)
+            }
+        }
+    }
 
     /// The provider latency histogram of an app (resolved once per APNs client).
     func providerRequestSeconds(app: String) -> Histogram { providerRequestSeconds.labels(app) }
 
     /// The gauges computed when scraped, from the running parts.
-    func registerGauges(clients: [String: APNsClient], fanOut: FanOut) {
-        let clients = clients.sorted { $0.key < $1.key }
+    func registerGauges(clients current: @escaping @Sendable () -> [String: APNsClient], fanOut: FanOut) {
+        var clients: [(key: String, value: APNsClient)] { current().sorted { $0.key < $1.key } }
         registry.gauge(
             "pushgate_provider_connections", help: "Provider (APNs) connections open.", labels: ["app"]
         ) { clients.map { ([$0.key], Double($0.value.openConnections)) } }

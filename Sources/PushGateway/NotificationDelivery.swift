@@ -6,13 +6,13 @@ import PushTLS
 
 /// Sends validated Send requests through the apps' APNs clients and gathers one result per token.
 final class NotificationDelivery: Sendable {
-    private let clients: [String: APNsClient]
+    private let live: LiveSettings
     private let queueLimit: Int
     private let events: DeliveryEvents
     private let metrics: GatewayMetrics?
 
-    init(clients: [String: APNsClient], queueLimit: Int, events: DeliveryEvents, metrics: GatewayMetrics? = nil) {
-        self.clients = clients
+    init(live: LiveSettings, queueLimit: Int, events: DeliveryEvents, metrics: GatewayMetrics? = nil) {
+        self.live = live
         self.queueLimit = queueLimit
         self.events = events
         self.metrics = metrics
@@ -62,9 +62,11 @@ final class NotificationDelivery: Sendable {
         var counts: [String: Int] = [:]
         for item in send.items { counts[item.app.name, default: 0] += item.notification.tokens.count }
         var reserved: [String: APNsClient] = [:]
+        let clients = live.clients
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
             guard let client = clients[name] else {
-                throw GRPCStatus(.internalError, "app \(name) has no delivery client")
+                // Removed by a reload between validation and delivery.
+                throw GRPCStatus(.unavailable, "app \(name) was just removed from the configuration; retry")
             }
             guard client.reserve(count) else {
                 for (done, client) in reserved { client.unreserve(counts[done] ?? 0) }
@@ -86,7 +88,7 @@ final class NotificationDelivery: Sendable {
     }
 
     func shutdown() {
-        for client in clients.values { client.shutdown() }
+        for client in live.clients.values { client.shutdown() }
     }
 }
 

@@ -5,7 +5,8 @@ import PushStore
 /// Publish and GetMessage: a published message is checked, committed to the store, and only then
 /// answered with its id; the fan-out delivers it in the background.
 struct PublishService: Sendable {
-    let configuration: GatewayConfiguration
+    let live: LiveSettings
+    var configuration: GatewayConfiguration { live.configuration }
     let store: any Store
     let fanOut: FanOut
 

@@ -9,12 +9,13 @@ enum PushService {
     static let sendStreamWindow = 16
 
     static func make(
-        configuration: GatewayConfiguration, delivery: NotificationDelivery, publish: PublishService,
+        live: LiveSettings, delivery: NotificationDelivery, publish: PublishService,
         events: DeliveryEvents, authorizer: Authorizer, metrics: GatewayMetrics? = nil
     ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
             .unary("Send", PushgateV1.SendRequest.self, authorizer, .anyCaller) { request, caller, context in
-                try await send(
+                let configuration = live.configuration
+                return try await send(
                     request, caller: caller, configuration: configuration, delivery: delivery,
                     deadline: context.deadline, metrics: metrics)
             },
@@ -26,7 +27,7 @@ enum PushService {
                     process: { bytes in
                         let request = try decode(PushgateV1.SendRequest.self, bytes)
                         return try await send(
-                            request, caller: caller, configuration: configuration, delivery: delivery,
+                            request, caller: caller, configuration: live.configuration, delivery: delivery,
                             deadline: context.deadline, metrics: metrics)
                     },
                     emit: { response in await responses.send(response.serializedBytes()) })
@@ -40,6 +41,7 @@ enum PushService {
             .serverStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
                 request, writer, context in
                 let caller = try authorizer.caller(context)
+                let configuration = live.configuration
                 for (index, app) in request.apps.enumerated() {
                     guard !app.isEmpty, configuration.app(named: app) != nil else {
                         throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(app.debugDescription)")

@@ -10,7 +10,8 @@ import PushStore
 /// Create/DeleteTopic, Subscribe, Unsubscribe) need an admin key; the reads (ListApplications,
 /// GetEndpoint, ListEndpoints, ListTopics, ListSubscriptions) any valid key.
 struct RegistryService: Sendable {
-    let configuration: GatewayConfiguration
+    let live: LiveSettings
+    var configuration: GatewayConfiguration { live.configuration }
     let store: any Store
     let authorizer: Authorizer
 

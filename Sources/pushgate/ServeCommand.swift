@@ -40,7 +40,13 @@ enum ServeCommand {
             var received: Int32 = 0
             guard sigwait(&signals, &received) == 0 else { continue }
             if received == SIGHUP {
-                log.warning("SIGHUP ignored: reloading the configuration is not supported yet")
+                // Read the config file and flags again; apps and API keys change without a restart.
+                do {
+                    guard let reloaded = try parse(arguments) else { continue }
+                    runBlocking { await gateway.reload(reloaded) }
+                } catch {
+                    log.error("reload refused; the running configuration stays", ["error": "\(error)"])
+                }
                 continue
             }
             log.info("stopping", ["signal": received == SIGINT ? "SIGINT" : "SIGTERM"])

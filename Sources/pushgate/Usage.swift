@@ -49,6 +49,8 @@ enum Usage {
         Registry call needs `authorization: Bearer <key>` (make keys with `pushgate api-key`).
 
         Stops on SIGINT or SIGTERM; unfinished Publish fan-outs resume at the next start.
+        SIGHUP reads the config file and flags again and applies the apps and API keys without
+        dropping connections (other keys need a restart; the log says which).
         """
 }
 
