@@ -1,4 +1,5 @@
 """Running it in production: graceful shutdown, stalled and idle clients, the connection limit."""
+import os
 import socket
 import subprocess
 import threading
@@ -135,3 +136,62 @@ def test_a_failed_call_is_logged_with_its_request_id(server, channel):
         time.sleep(0.05)
     line = next(line for line in server.log if "req-4242" in line)
     assert "msg=\"call failed\"" in line and "code=INVALID_ARGUMENT" in line and "method=pushgate.v1.Push/Send" in line
+
+
+def test_a_flood_past_the_queue_limit_gets_resource_exhausted_with_bounded_memory(tmp_path):
+    """A slow provider (the mock delaying 300 ms) and far more tokens in flight than queue_limit:
+    the excess is refused at once, nothing hangs, and the gateway's memory stays bounded."""
+    import re
+    from concurrent.futures import ThreadPoolExecutor
+
+    binary = os.environ.get("PUSHGATE_BIN")
+    ca = str(tmp_path / "mock-ca.pem")
+    mock = subprocess.Popen([binary, "mock-apns", "--listen", "127.0.0.1:0", "--delay-ms", "300", "--write-ca", ca],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        port = None
+        for _ in range(50):
+            line = mock.stdout.readline()
+            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+            if m:
+                port = int(m.group(1))
+            if "wrote the certificate" in line:
+                break
+        assert port
+        p8 = str(tmp_path / "k.p8")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8],
+                       check=True, capture_output=True)
+        config = {"queue_limit": 3000, "apps": [{"name": "slow", "bundle_id": "com.example.slow", "team_id": "T",
+                                                 "key_id": "K", "key_file": p8, "url": "https://127.0.0.1:%d" % port,
+                                                 "ca_file": ca}]}
+        server = Server(config, str(tmp_path))
+        try:
+            channel = grpc.insecure_channel(server.address)
+            stub = push_pb2_grpc.PushStub(channel)
+
+            def one(i):
+                tokens = ["%064x" % (0xF100000 + i * 1000 + j) for j in range(1000)]
+                started = time.time()
+                try:
+                    stub.Send(push_pb2.SendRequest(notifications=[push_pb2.Notification(
+                        app="slow", tokens=tokens, alert=push_pb2.Alert(body="x"))]), timeout=60)
+                    return "ok", time.time() - started
+                except grpc.RpcError as error:
+                    return error.code(), time.time() - started
+
+            with ThreadPoolExecutor(max_workers=20) as pool:
+                outcomes = list(pool.map(one, range(40)))
+            codes = [code for code, _ in outcomes]
+            exhausted = [t for code, t in outcomes if code == grpc.StatusCode.RESOURCE_EXHAUSTED]
+            assert codes.count("ok") >= 3 and exhausted, codes
+            assert set(codes) <= {"ok", grpc.StatusCode.RESOURCE_EXHAUSTED}, codes
+            assert max(exhausted) < 1.0, "refused at once, not after waiting"
+            with open("/proc/%d/status" % server.proc.pid) as fh:
+                rss_kib = int(re.search(r"VmHWM:\s+(\d+)", fh.read()).group(1))
+            assert rss_kib < 200 * 1024, "peak RSS %d KiB" % rss_kib
+            channel.close()
+        finally:
+            server.stop()
+    finally:
+        mock.terminate()
+        mock.wait(timeout=10)
