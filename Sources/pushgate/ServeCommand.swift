@@ -43,7 +43,7 @@ enum ServeCommand {
                 // Read the config file and flags again; apps and API keys change without a restart.
                 do {
                     guard let reloaded = try parse(arguments) else { continue }
-                    runBlocking { await gateway.reload(reloaded) }
+                    _ = runBlocking { await gateway.reload(reloaded) }
                 } catch {
                     log.error("reload refused; the running configuration stays", ["error": "\(error)"])
                 }
