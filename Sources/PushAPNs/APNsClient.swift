@@ -86,6 +86,13 @@ public final class APNsClient: Sendable {
             notification, notificationIndex: notificationIndex, authority: app.endpoint.authority,
             usesProviderToken: usesProviderToken, collector: collector)
         let tokens = notification.tokens
+        // A small send from a loop that has one of this app's connections stays on that loop: no
+        // thread hop on the way out, and the answer comes back to the same thread (the gRPC
+        // handlers run on their connection's loop).
+        if tokens.count <= Self.localSendLimit, let local = connections.first(where: { $0.loop.inEventLoop }) {
+            local.enqueue(tokens.indices.map { APNsRequest(job: job, token: tokens[$0], slot: firstSlot + $0) })
+            return
+        }
         // Split the tokens in contiguous chunks, one hop per connection (not per token).
         let chunk = (tokens.count + connections.count - 1) / connections.count
         let start = nextConnection.add(1, ordering: .relaxed).oldValue
@@ -100,6 +107,9 @@ public final class APNsClient: Sendable {
             turn += 1
         }
     }
+
+    /// Sends of at most this many tokens go to a connection on the caller's loop when there is one.
+    static let localSendLimit = 64
 
     /// Fails what is queued and closes the connections.
     public func shutdown() {
