@@ -35,6 +35,9 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     private var inFlight: [Int32: InFlight] = [:]
     private var connectFailures = 0
     private var reconnectTimer: TimerID?
+    private var handshakeTimer: TimerID?
+    /// Set by ``shutdown()``: final.
+    private var isShutDown = false
     private var watchdog: TimerID?
     private var pingSentAt: UInt64?
     private var authorization: (value: [UInt8], issuedAt: Int64)?
@@ -56,21 +59,30 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     // MARK: Work from the client
 
     func enqueue(_ requests: [APNsRequest]) {
+        guard !isShutDown else {
+            for request in requests { finish(request, request.result(.failed, reason: "Shutdown")) }
+            return
+        }
         queue.append(contentsOf: requests)
         pump()
     }
 
+    /// Final: what is queued fails (`Shutdown`), streams in flight fail when the connection closes
+    /// (not retried), later work fails at once, and nothing reconnects.
     func shutdown() {
+        isShutDown = true
         for request in queue.removeAll() {
             finish(request, request.result(.failed, reason: "Shutdown"))
         }
         if let reconnectTimer { loop.cancelTimer(reconnectTimer) }
+        reconnectTimer = nil
         transport?.close(flushFirst: true)
     }
 
     // MARK: Sending
 
     private func pump() {
+        guard !isShutDown else { return }
         switch state {
         case .idle:
             if !queue.isEmpty && reconnectTimer == nil { connect() }
@@ -90,7 +102,8 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
                 app.release(1)
                 continue
             }
-            guard refreshAuthorization(for: request) else { return }
+            // Signing failed: everything waiting was FAILED; flush what this pass submitted.
+            guard refreshAuthorization(for: request) else { break }
             request.attempts += 1
             switch submit(request, on: transport.session) {
             case .success(let streamID):
@@ -173,6 +186,18 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
                 connectFailed(error)
             }
         }
+        // connectTimeout covers the TLS handshake too: a peer that accepts TCP and then stalls
+        // must not hold the queue.
+        handshakeTimer = loop.schedule(after: app.configuration.connectTimeout) { [self] in
+            handshakeTimer = nil
+            guard self.transport === transport, state == .connecting else { return }
+            transport.close(flushFirst: false, error: TransportError("the TLS handshake did not finish in time"))
+        }
+    }
+
+    private func cancelHandshakeTimer() {
+        if let handshakeTimer { loop.cancelTimer(handshakeTimer) }
+        handshakeTimer = nil
     }
 
     private func connectFailed(_ error: any Error) {
@@ -187,6 +212,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
             }
             return
         }
+        guard !isShutDown else { return }
         scheduleReconnect(after: app.configuration.retry.backoff(afterAttempt: connectFailures, unit: unitRandom()))
     }
 
@@ -202,6 +228,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
 
     func transportDidBecomeReady(_ transport: HTTP2Transport) {
         guard transport === self.transport else { return }
+        cancelHandshakeTimer()
         state = .ready
         isOpen.store(true, ordering: .relaxed)
         startWatchdog()
@@ -210,6 +237,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
 
     func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
         guard transport === self.transport else { return }
+        cancelHandshakeTimer()
         self.transport = nil
         stopWatchdog()
         let wasReady = state == .ready || state == .draining
@@ -310,14 +338,14 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     private func retryOrFail(_ request: APNsRequest, reason: String, httpStatus: Int, retry: APNsReason.Retry) {
         let policy = app.configuration.retry
         let expired = request.job.expiration.map { $0 > 0 && app.clock() >= $0 } ?? false
-        guard request.attempts < policy.maxAttempts, !expired, !request.job.collector.isFinished else {
-            finish(request, request.result(.failed, httpStatus: httpStatus, reason: expired ? "Expired" : reason))
+        guard request.attempts < policy.maxAttempts, !expired, !request.job.collector.isFinished, !isShutDown else {
+            let why = isShutDown ? "Shutdown" : expired ? "Expired" : reason
+            finish(request, request.result(.failed, httpStatus: httpStatus, reason: why))
             return
         }
         let delay = policy.backoff(afterAttempt: request.attempts, unit: unitRandom())
         loop.schedule(after: delay) { [self] in
-            queue.append(request)
-            pump()
+            enqueue([request])
         }
     }
 

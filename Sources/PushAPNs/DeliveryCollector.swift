@@ -74,18 +74,22 @@ public final class DeliveryCollector: Sendable {
 
     /// Ends the Send now: missing results become FAILED `DeadlineExceeded`.
     public func expire() {
-        let (waiter, results): (CheckedContinuation<[DeliveryResult], Never>?, [DeliveryResult]) = state.withLock {
-            state in
-            guard !state.finished else { return (nil, []) }
+        let (waiter, results, expired) = state.withLock {
+            state -> (CheckedContinuation<[DeliveryResult], Never>?, [DeliveryResult], [DeliveryResult]) in
+            guard !state.finished else { return (nil, [], []) }
             state.finished = true
+            var expired: [DeliveryResult] = []
             for slot in state.results.indices where !state.filled[slot] {
                 state.results[slot].status = .failed
                 state.results[slot].reason = "DeadlineExceeded"
+                expired.append(state.results[slot])
             }
             let waiter = state.waiter
             state.waiter = nil
-            return (waiter, state.results)
+            return (waiter, state.results, expired)
         }
+        // These are final results too (events, logs).
+        for result in expired { onResult(result) }
         waiter?.resume(returning: results)
     }
 }

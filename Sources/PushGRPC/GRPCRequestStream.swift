@@ -29,11 +29,20 @@ public struct GRPCRequestStream: AsyncSequence, Sendable {
 
 /// Sends response messages of one call. Usable from any thread; messages go out in call order.
 public struct GRPCResponseWriter: Sendable {
+    /// Response bytes a call may have waiting for the client's flow-control window before `send`
+    /// waits: a client that does not read cannot make the server buffer without bound.
+    static let maxQueuedBytes = 1 << 20
+
     let call: GRPCServerCall
 
-    /// Queues one response message on the call's connection (ignored once the call has ended).
+    /// Queues one response message on the call's connection (ignored once the call has ended), and
+    /// returns once the call has less than ``maxQueuedBytes`` waiting for the client.
     public func send(_ message: [UInt8]) async {
         let call = self.call
         call.loop.execute { call.sendMessage(message) }
+        while !Task.isCancelled {
+            guard await call.isBackedUp(limit: Self.maxQueuedBytes) else { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 }

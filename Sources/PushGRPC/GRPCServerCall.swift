@@ -65,6 +65,16 @@ final class GRPCServerCall: @unchecked Sendable {
         }
     }
 
+    /// Whether more than `limit` response bytes wait for the client (false once the call ended).
+    func isBackedUp(limit: Int) async -> Bool {
+        await withCheckedContinuation { continuation in
+            loop.execute { [self] in
+                continuation.resume(
+                    returning: !isFinished && connection.session.queuedBodyBytes(streamID: streamID) > limit)
+            }
+        }
+    }
+
     /// Ends the call if its request is not complete within `limit` (a stalled client).
     func limitRequestTime(_ limit: Duration) {
         loop.schedule(after: limit) { [weak self] in
@@ -129,6 +139,9 @@ final class GRPCServerCall: @unchecked Sendable {
         do {
             if responseHeadersSent {
                 try connection.session.sendTrailers(streamID: streamID, headers: trailers)
+                // A client that is still sending (a bidirectional stream that never half-closes)
+                // must not keep the call, and so graceful shutdown, waiting.
+                if !clientHalfClosed { connection.resetAfterNextFlush(streamID) }
             } else {
                 try connection.session.sendResponseHeaders(
                     streamID: streamID, headers: GRPCHeaders.responseHeaders + trailers, endStream: true)

@@ -33,9 +33,6 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     ) throws -> HTTP2Transport {
         let server = GRPCServerConnection(
             connection: connection, router: router, configuration: configuration, registry: registry)
-        guard registry.register(server) else {
-            throw TransportError("connection limit (\(registry.maxConnections)) reached or shutting down")
-        }
         var settings = HTTP2Settings.serverDefaults
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
         settings.maxHeaderListSize = configuration.maxHeaderListSize
@@ -44,6 +41,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         let transport = try HTTP2Transport(
             loop: connection.loop, tls: tls, role: .server, settings: settings, sessionDelegate: server, owner: server)
         transport.outputHighWaterMark = configuration.outputHighWaterMark
+        // Registered last: nothing after this can fail, so a slot is never left behind.
+        guard registry.register(server) else {
+            throw TransportError("connection limit (\(registry.maxConnections)) reached or shutting down")
+        }
         server.transport = transport
         transport.attach(connection)
         server.armIdleTimer()
@@ -103,6 +104,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
             guard let self else { return }
             idleTimer = nil
             guard calls.isEmpty, let transport, !transport.isClosed else { return }
+            guard transport.isReady else {
+                // Never finished its TLS handshake: nothing to say goodbye over.
+                transport.close(flushFirst: false)
+                return
+            }
             try? session.goAway(errorCode: .noError, debugData: Array("max_idle".utf8))
             flush()
         }
@@ -115,6 +121,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     func shutDownGracefully() {
         guard !shuttingDown, let transport, !transport.isClosed else { return }
         shuttingDown = true
+        guard transport.isReady else {
+            transport.close(flushFirst: false)
+            return
+        }
         if let idleTimer { loop.cancelTimer(idleTimer) }
         idleTimer = nil
         try? session.sendShutdownNotice()

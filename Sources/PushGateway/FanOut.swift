@@ -85,6 +85,8 @@ final class FanOut: Sendable {
                     subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
                     endpoint: endpoint, cursor: "done")
                 let counts = await send(prepare([target], plan: &plan, clients: clients), messageID: message.id)
+                // Stopped (shutdown): leave it uncommitted, so the restart sends it again.
+                if Task.isCancelled { return }
                 try await commit(message, cursor: "done", counts: counts, last: true, plan: plan)
                 return
             }
@@ -94,13 +96,17 @@ final class FanOut: Sendable {
             var finished = false
             while !finished && !Task.isCancelled {
                 let page = try await store.fanOutPage(topic: message.topic ?? "", after: cursor, limit: pageSize)
-                let prepared = prepare(page.items, plan: &plan, clients: clients)
+                // The clients as of now (a reload may have replaced a retired one).
+                let prepared = prepare(page.items, plan: &plan, clients: live.clients)
                 inFlight.append((Task { await self.send(prepared, messageID: message.id) }, page.items.last?.cursor ?? cursor))
                 cursor = inFlight.last!.cursor
                 finished = page.nextCursor == nil
                 while inFlight.count >= Self.pagesInFlight || (finished && !inFlight.isEmpty) {
                     let oldest = inFlight.removeFirst()
                     let counts = await oldest.sending.value
+                    // Stopped (shutdown): its requests may have failed only because of that; the
+                    // page stays uncommitted and the restart resends it.
+                    if Task.isCancelled { return }
                     try await commit(
                         message, cursor: oldest.cursor, counts: counts, last: finished && inFlight.isEmpty, plan: plan)
                 }

@@ -84,7 +84,10 @@ public final class Gateway: Sendable {
         let events = DeliveryEvents(log: log, logTokens: configuration.logTokens)
         self.events = events
         delivery = NotificationDelivery(live: live, queueLimit: configuration.queueLimit, events: events, metrics: metrics)
-        let fanOut = FanOut(store: store, live: live, events: events, log: log, metrics: metrics)
+        // A page must fit in an app's queue, or its room could never be reserved.
+        let fanOut = FanOut(
+            store: store, live: live, events: events, log: log, metrics: metrics,
+            pageSize: min(1000, configuration.queueLimit))
         metrics.registerGauges(clients: { live.clients }, fanOut: fanOut)
         self.fanOut = fanOut
         let publish = PublishService(live: live, store: store, fanOut: fanOut)

@@ -21,8 +21,11 @@ final class NotificationDelivery: Sendable {
     /// Delivers every (notification, token) and answers once each has a result, or just before
     /// `deadline` with the rest FAILED (`DeadlineExceeded`). Cancelling the task (the client went
     /// away) ends it the same way and drops what was not sent yet.
-    func deliver(_ send: ValidatedSend, deadline: ContinuousClock.Instant?) async throws(GRPCStatus) -> [DeliveryResult] {
-        let reserved = try reserve(send)
+    /// - Parameter clients: the APNs clients of the configuration `send` was validated against.
+    func deliver(
+        _ send: ValidatedSend, clients: [String: APNsClient], deadline: ContinuousClock.Instant?
+    ) async throws(GRPCStatus) -> [DeliveryResult] {
+        let reserved = try reserve(send, clients: clients)
         var placeholders: [DeliveryResult] = []
         placeholders.reserveCapacity(send.tokenCount)
         for (index, item) in send.items.enumerated() {
@@ -58,11 +61,10 @@ final class NotificationDelivery: Sendable {
     }
 
     /// Room for every token in the apps' bounded queues, all or nothing.
-    private func reserve(_ send: ValidatedSend) throws(GRPCStatus) -> [String: APNsClient] {
+    private func reserve(_ send: ValidatedSend, clients: [String: APNsClient]) throws(GRPCStatus) -> [String: APNsClient] {
         var counts: [String: Int] = [:]
         for item in send.items { counts[item.app.name, default: 0] += item.notification.tokens.count }
         var reserved: [String: APNsClient] = [:]
-        let clients = live.clients
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
             guard let client = clients[name] else {
                 // Removed by a reload between validation and delivery.

@@ -14,9 +14,8 @@ enum PushService {
     ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
             .unary("Send", PushgateV1.SendRequest.self, authorizer, .anyCaller) { request, caller, context in
-                let configuration = live.configuration
                 return try await send(
-                    request, caller: caller, configuration: configuration, delivery: delivery,
+                    request, caller: caller, settings: live.snapshot, delivery: delivery,
                     deadline: context.deadline, metrics: metrics)
             },
             .bidirectionalStreaming("SendStream") { requests, responses, context in
@@ -27,7 +26,7 @@ enum PushService {
                     process: { bytes in
                         let request = try decode(PushgateV1.SendRequest.self, bytes)
                         return try await send(
-                            request, caller: caller, configuration: live.configuration, delivery: delivery,
+                            request, caller: caller, settings: live.snapshot, delivery: delivery,
                             deadline: context.deadline, metrics: metrics)
                     },
                     emit: { response in await responses.send(response.serializedBytes()) })
@@ -63,14 +62,16 @@ enum PushService {
     }
 
     static func send(
-        _ request: PushgateV1.SendRequest, caller: Caller, configuration: GatewayConfiguration,
+        _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
         delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil
     ) async throws(GRPCStatus) -> PushgateV1.SendResponse {
+        // One snapshot for the whole call: validated and delivered with the same apps.
+        let configuration = settings.configuration
         let started = ContinuousClock.now
         defer { metrics?.sendSeconds.observe(.now - started) }
         try authorize(request, caller: caller, configuration: configuration)
         let validated = try SendRequestValidation.validate(request, configuration: configuration)
-        let results = try await delivery.deliver(validated, deadline: deadline)
+        let results = try await delivery.deliver(validated, clients: settings.clients, deadline: deadline)
         var response = PushgateV1.SendResponse()
         response.results = results.map(PushgateV1.Result.init)
         return response

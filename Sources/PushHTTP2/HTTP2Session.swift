@@ -147,6 +147,12 @@ public final class HTTP2Session {
 
     /// Streams this session tracks: submitted (even if still queued by nghttp2), open or
     /// half-closed, and not yet reported through streamDidClose.
+    /// Body bytes queued on a stream and not yet framed (they wait for the peer's flow-control
+    /// window): what an owner bounds to keep a peer that does not read from growing memory.
+    public func queuedBodyBytes(streamID: Int32) -> Int {
+        streams[streamID]?.outbound?.queuedBytes ?? 0
+    }
+
     public var openStreamCount: Int { streams.count }
 
     /// Client role: false once a GOAWAY was sent or received, when new requests would fail.

@@ -20,11 +20,14 @@ struct OutboundStream {
     private(set) var trailers: [HTTP2Header]?
     /// The read callback returned NGHTTP2_ERR_DEFERRED; new data must call resume_data.
     var deferred = false
+    /// Bytes queued and not yet handed to nghttp2 (for the owner's backpressure).
+    private(set) var queuedBytes = 0
 
     init() {}
 
     init(body: [UInt8]) {
         if !body.isEmpty { chunks = [body] }
+        queuedBytes = body.count
         endQueued = true
     }
 
@@ -32,6 +35,7 @@ struct OutboundStream {
 
     mutating func append(_ bytes: [UInt8], endStream: Bool) {
         if !bytes.isEmpty { chunks.append(bytes) }
+        queuedBytes += bytes.count
         if endStream { endQueued = true }
     }
 
@@ -51,6 +55,7 @@ struct OutboundStream {
             }
             written += n
             offset += n
+            queuedBytes -= n
             if offset == chunks[head].count {
                 head += 1
                 offset = 0

@@ -5,8 +5,13 @@
 extension EventLoop: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        execute { [self] in
+        let accepted = tryExecute { [self] in
             job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+        if !accepted {
+            // The loop has stopped: the task must still run to its end (or it would never resume
+            // and whatever awaits it would hang), so it goes to the global executor.
+            globalConcurrentExecutor.enqueue(job)
         }
     }
 }

@@ -90,6 +90,11 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
         Connection.connect(host: host, port: port, on: loop, handler: self, timeout: timeout) { [self] result in
             switch result {
             case .success(let connection):
+                guard !isClosed else {
+                    // Closed while connecting: drop the socket that arrived too late.
+                    connection.close(flushFirst: false)
+                    return
+                }
                 attach(connection)
                 completion(.success(()))
             case .failure(let error):

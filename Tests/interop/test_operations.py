@@ -195,3 +195,27 @@ def test_a_flood_past_the_queue_limit_gets_resource_exhausted_with_bounded_memor
     finally:
         mock.terminate()
         mock.wait(timeout=10)
+
+
+def test_a_fan_out_completes_when_queue_limit_is_smaller_than_a_page(tmp_path, lookalike):
+    from pushgate.v1 import registry_pb2, registry_pb2_grpc
+    server = Server({"queue_limit": 10, "apps": [app_config("tiny", "com.example.tiny", lookalike)]}, str(tmp_path))
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            registry = registry_pb2_grpc.RegistryStub(channel)
+            registry.CreateTopic(registry_pb2.CreateTopicRequest(name="tiny"), timeout=10)
+            for i in range(25):
+                e = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="tiny", token="%064x" % (0x71000 + i)),
+                                            timeout=10)
+                registry.Subscribe(registry_pb2.SubscribeRequest(topic="tiny", endpoint_id=e.id), timeout=10)
+            push = push_pb2_grpc.PushStub(channel)
+            reply = push.Publish(push_pb2.PublishRequest(topic="tiny", message="x"), timeout=10)
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                message = push.GetMessage(push_pb2.GetMessageRequest(message_id=reply.message_id), timeout=10)
+                if message.state == push_pb2.MESSAGE_STATE_COMPLETED:
+                    break
+                time.sleep(0.05)
+            assert message.state == push_pb2.MESSAGE_STATE_COMPLETED and message.delivered == 25, message
+    finally:
+        server.stop()
