@@ -2,8 +2,9 @@
 // that parses is matched against attribute maps built from it and from the input.
 //
 // Invariants: no crash; matching is deterministic; a "witness" map built to satisfy the first
-// matcher of every condition (the first branch of each `$or`) matches; with no conditions, every
-// map matches. Uses `@testable import` (debug builds compile PushCore with -enable-testing) to read
+// matcher of every condition (the first branch of each `$or`) matches, and stops matching when one
+// top-level attribute gets a value none of its matchers accepts; with no conditions, every map
+// matches. Uses `@testable import` (debug builds compile PushCore with -enable-testing) to read
 // the parsed conditions.
 import FuzzSupport
 @testable import PushCore
@@ -60,6 +61,39 @@ func addWitness(_ conditions: [SNSFilterPolicy.Condition], to map: inout [String
     return true
 }
 
+/// How many conditions anywhere in the policy name `name`.
+func occurrences(of name: String, in conditions: [SNSFilterPolicy.Condition]) -> Int {
+    conditions.reduce(0) { sum, condition in
+        switch condition {
+        case .attribute(let other, _): sum + (other == name ? 1 : 0)
+        case .or(let branches): sum + branches.reduce(0) { $0 + occurrences(of: name, in: $1) }
+        }
+    }
+}
+
+/// A present value that no matcher of the list accepts, when one is easy to name: a run of `~`
+/// longer than every string in the matchers (so not equal to any, and not a number).
+func antiWitness(for matchers: [SNSFilterMatcher]) -> String? {
+    var longest = 0
+    for matcher in matchers {
+        switch matcher {
+        case .exactString(let text), .prefix(let text), .suffix(let text), .equalsIgnoreCase(let text):
+            longest = max(longest, text.utf8.count)
+        case .exactNumber, .numeric, .exists(false): break
+        case .exists(true), .anythingBut, .anythingButPrefix: return nil
+        }
+    }
+    let anti = String(repeating: "~", count: longest + 1)
+    for matcher in matchers {
+        switch matcher {
+        case .prefix(let text), .suffix(let text):
+            if text.utf8.allSatisfy({ $0 == UInt8(ascii: "~") }) { return nil }  // "~~" is a prefix of anti
+        default: break
+        }
+    }
+    return anti
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: start, count: count)
@@ -95,6 +129,14 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     if addWitness(policy.conditions, to: &witnessMap) {
         let attributes = witnessMap.compactMapValues { $0 }
         fuzzCheck(policy.matches(attributes), "the witness \(attributes) does not match \(text)")
+        // Spoiling one top-level condition (AND) must spoil the policy.
+        for case .attribute(let name, let matchers) in policy.conditions
+        where occurrences(of: name, in: policy.conditions) == 1 {
+            guard let anti = antiWitness(for: matchers) else { continue }
+            var spoiled = attributes
+            spoiled[name] = anti
+            fuzzCheck(!policy.matches(spoiled), "\(spoiled) matches \(text) though \(name) fails")
+        }
     }
     return 0
 }

@@ -3,7 +3,8 @@
 //
 // Invariants: no crash or sanitizer report; decode → encode → decode gives an equal message and
 // encoding is deterministic; a notification that validates has a payload that is a JSON object
-// within the push type's limit, one normalized token per token, and a header-safe topic.
+// within the push type's limit, one normalized token per token, a header-safe topic, and (with no
+// explicit push type) the push type that inference over the payload bytes gives.
 import FuzzSupport
 import PushCore
 import PushProto
@@ -74,6 +75,11 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             fuzzCheck(prepared.topic.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "topic is not printable ASCII")
             fuzzCheck([1, 5, 10].contains(prepared.priority), "priority \(prepared.priority)")
             if let collapseID = prepared.collapseID { fuzzCheck(collapseID.utf8.count <= 64, "collapse id too long") }
+            if domain.pushType == nil, let payload {
+                // The builder infers without re-parsing; it must agree with inference over the bytes.
+                let inferred = PushType.infer(fromPayload: payload)
+                fuzzCheck(prepared.pushType == inferred, "push type \(prepared.pushType), the payload says \(inferred)")
+            }
         }
     }
     return 0

@@ -75,6 +75,10 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         fuzzCheck(built.payload.count <= built.pushType.maxPayloadBytes, "payload over the limit")
         let document = try? JSONParser.parse(built.payload)
         fuzzCheck(document?.objectMembers != nil, "payload is not a JSON object")
+        if attributes["AWS.SNS.MOBILE.APNS.PUSH_TYPE"] == nil, let document {
+            let inferred = SNSPushTypeInference.infer(fromPayload: document)
+            fuzzCheck(built.pushType == inferred, "push type \(built.pushType), the payload says \(inferred)")
+        }
         if parsed.platformTexts[key.rawValue] == nil {
             // The default text wrapped as {"aps":{"alert":text}}.
             fuzzCheck(document?["aps"]?["alert"] == .string(parsed.defaultText!), "default text not kept")
