@@ -6,8 +6,9 @@ SWIFT ?= swift
 VENV := .venv
 PY := $(VENV)/bin/python
 ARGS ?=
+FUZZ_SECONDS ?= 30
 
-.PHONY: all deps venv build release run test unit interop proto check-proto clean help bench bench-smoke
+.PHONY: all deps venv build release run test unit interop proto check-proto clean help bench bench-smoke fuzz
 
 all: build
 
@@ -17,6 +18,7 @@ help:
 	@echo "make proto        regenerate the protobuf code from proto/"
 	@echo "make build        debug build;  make release: release build"
 	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~5 min)"
+	@echo "make fuzz         libFuzzer targets in Fuzz/, FUZZ_SECONDS (30) each"
 
 deps:
 	@scripts/install-deps.sh
@@ -62,5 +64,9 @@ bench: release venv
 bench-smoke: release
 	.build/release/pushgate bench --duration 3 --tokens-per-send 100
 
+# libFuzzer targets (Fuzz/, a separate package): each runs FUZZ_SECONDS on a copy of its corpus.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh
+
 clean:
-	rm -rf .build $(VENV) Tests/interop/gen
+	rm -rf .build $(VENV) Tests/interop/gen Fuzz/.build Fuzz/artifacts

@@ -13,6 +13,9 @@ let package = Package(
     name: "pushgate",
     products: [
         .executable(name: "pushgate", targets: ["pushgate"]),
+        // For the fuzz targets in Fuzz/ (a separate package that depends on this one by path).
+        .library(name: "PushCore", targets: ["PushCore"]),
+        .library(name: "PushProto", targets: ["PushProto"]),
     ],
     dependencies: [],
     targets: [
