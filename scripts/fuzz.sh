@@ -29,7 +29,13 @@ failed=()
 for target in $TARGETS; do
     echo "== fuzz $target (${SECONDS_PER_TARGET}s)"
     cp -r "Fuzz/corpus/$target" "$WORK/$target"
-    "$BIN/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -print_final_stats=1 \
+    # Dictionaries: the JSON tokens for the JSON-based targets, plus the target's own.
+    dict=()
+    if [[ $target != grpc-deframer && $target != proto-send-request ]]; then
+        cat Fuzz/dict/json.dict "Fuzz/dict/$target.dict" 2>/dev/null >"$WORK/$target.dict"
+        dict=(-dict="$WORK/$target.dict")
+    fi
+    "$BIN/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -print_final_stats=1 "${dict[@]}" \
         -artifact_prefix="Fuzz/artifacts/$target-" "$WORK/$target" >"$WORK/$target.log" 2>&1
     status=$?
     grep -E "(INITED|DONE)[[:space:]]+cov|^Done [0-9]+ runs" "$WORK/$target.log"
