@@ -16,20 +16,29 @@ TARGETS=${FUZZ_TARGETS:-"grpc-deframer proto-send-request sns-message filter-pol
 # same for the C targets (the protoc-c descriptors). -parse-as-library: the targets have no main.swift.
 FLAGS=(-c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xcc -fsanitize=fuzzer-no-link,address)
 
-(cd Fuzz && "$SWIFT" build "${FLAGS[@]}" 2>&1 | grep -v "Cannot export local symbol") || true
-BIN=$(cd Fuzz && "$SWIFT" build "${FLAGS[@]}" --show-bin-path)
-for target in $TARGETS; do
-    [[ -x "$BIN/$target" ]] || { echo "fuzz: $BIN/$target was not built" >&2; exit 1; }
-done
-
 mkdir -p Fuzz/artifacts
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+
+# ld.gold warns about every ASan helper symbol; show the rest.
+if ! (cd Fuzz && "$SWIFT" build "${FLAGS[@]}") >"$WORK/build.log" 2>&1; then
+    grep -v "Cannot export local symbol" "$WORK/build.log" | tail -n 60 >&2
+    echo "fuzz: the build failed" >&2
+    exit 1
+fi
+grep -v "Cannot export local symbol" "$WORK/build.log" | tail -n 1
+BIN=$(cd Fuzz && "$SWIFT" build "${FLAGS[@]}" --show-bin-path)
 failed=()
 for target in $TARGETS; do
     echo "== fuzz $target (${SECONDS_PER_TARGET}s)"
     cp -r "Fuzz/corpus/$target" "$WORK/$target"
-    "$BIN/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -print_final_stats=1 \
+    # Dictionaries: the JSON tokens for the JSON-based targets, plus the target's own.
+    dict=()
+    if [[ $target != grpc-deframer && $target != proto-send-request ]]; then
+        cat Fuzz/dict/json.dict "Fuzz/dict/$target.dict" 2>/dev/null >"$WORK/$target.dict"
+        dict=(-dict="$WORK/$target.dict")
+    fi
+    "$BIN/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -print_final_stats=1 "${dict[@]}" \
         -artifact_prefix="Fuzz/artifacts/$target-" "$WORK/$target" >"$WORK/$target.log" 2>&1
     status=$?
     grep -E "(INITED|DONE)[[:space:]]+cov|^Done [0-9]+ runs" "$WORK/$target.log"
