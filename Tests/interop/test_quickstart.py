@@ -46,7 +46,8 @@ def test_a_bad_config_stops_serve_with_a_message_naming_the_key(tmp_path, config
     path = tmp_path / "bad.json"
     path.write_text(config)
     binary = os.environ.get("PUSHGATE_BIN")
-    out = subprocess.run([binary, "serve", "--config", str(path), "--listen", "127.0.0.1:0"],
+    out = subprocess.run([binary, "serve", "--config", str(path), "--listen", "127.0.0.1:0",
+                          "--store", str(tmp_path / "pushgate.db")],
                          capture_output=True, text=True, timeout=30)
     assert out.returncode != 0
     assert words in out.stdout + out.stderr, out.stdout + out.stderr
