@@ -79,13 +79,22 @@ let package = Package(
             dependencies: ["PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
-        // APNs delivery: pools of long-lived HTTP/2 + TLS connections, provider tokens, retries.
+        // The provider-neutral delivery engine: pools of long-lived HTTP/2 + TLS connections with
+        // bounded queues, stream limits, retries, liveness, and per-Send result collection.
         .target(
-            name: "PushAPNs",
+            name: "PushDelivery",
             dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushAPNsTests", dependencies: ["PushAPNs", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs"],
+            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore"], swiftSettings: swiftSettings),
+
+        // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).
+        .target(
+            name: "PushAPNs",
+            dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushAPNsTests", dependencies: ["PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs"],
             swiftSettings: swiftSettings),
 
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
@@ -100,7 +109,7 @@ let package = Package(
         .target(
             name: "PushGateway",
             dependencies: [
-                "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushAPNs", "PushTLS", "PushMockAPNs", "PushStore",
+                "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushTLS", "PushMockAPNs", "PushStore",
                 "PushMetrics",
             ],
             swiftSettings: swiftSettings),

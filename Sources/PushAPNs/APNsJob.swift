@@ -1,23 +1,24 @@
 import PushCore
+import PushDelivery
 import PushHTTP2
 
 /// One notification as sent to APNs, shared by all of its tokens: the payload bytes and the header
 /// list are built once; per token only `:path` (and the current `authorization`) differ.
-final class APNsJob: Sendable {
+public final class APNsJob: ProviderJob {
     /// Index of `:path` in ``headers``; the pseudo-headers come first, as HTTP/2 requires.
     static let pathIndex = 3
     /// Index of `authorization` with token auth (its value is set per request from the cache).
     static let authorizationIndex = 4
 
-    let notificationIndex: Int
+    public let notificationIndex: Int
     let headers: [HTTP2Header]
     /// ``headers`` prepared once for nghttp2; per token only `:path` (and `authorization`) are set.
     let template: HTTP2HeaderTemplate
     let usesProviderToken: Bool
     let payload: [UInt8]
     /// Unix seconds after which APNs would drop it anyway: no retry past this.
-    let expiration: Int64?
-    let collector: DeliveryCollector
+    public let expiration: Int64?
+    public let collector: DeliveryCollector
 
     init(
         _ notification: PreparedNotification, notificationIndex: Int, authority: String, usesProviderToken: Bool,
@@ -65,66 +66,4 @@ final class APNsJob: Sendable {
     }
 
     static let pathPrefix = Array("/3/device/".utf8)
-}
-
-/// One token of a job: what is queued, sent, retried and answered.
-struct APNsRequest {
-    let job: APNsJob
-    let token: String
-    /// Where the result goes in the Send's result list.
-    let slot: Int
-    /// Sends so far.
-    var attempts = 0
-
-    func result(
-        _ status: DeliveryStatus, httpStatus: Int = 0, reason: String = "", apnsID: String = "",
-        unregisteredAt: Int64 = 0
-    ) -> DeliveryResult {
-        DeliveryResult(
-            notificationIndex: job.notificationIndex, token: token, status: status, httpStatus: httpStatus,
-            reason: reason, apnsID: apnsID, unregisteredAt: unregisteredAt, attempts: attempts)
-    }
-}
-
-/// A FIFO of requests (an array with a moving head: no per-element allocation).
-struct RequestQueue {
-    private var storage: [APNsRequest] = []
-    private var head = 0
-
-    var isEmpty: Bool { head == storage.count }
-    var count: Int { storage.count - head }
-
-    mutating func append(_ request: APNsRequest) { storage.append(request) }
-    mutating func append(contentsOf requests: some Sequence<APNsRequest>) { storage.append(contentsOf: requests) }
-
-    /// Puts a request back at the front (a refused stream keeps its turn).
-    mutating func prepend(_ request: APNsRequest) {
-        if head > 0 {
-            head -= 1
-            storage[head] = request
-        } else {
-            storage.insert(request, at: 0)
-        }
-    }
-
-    mutating func popFirst() -> APNsRequest? {
-        guard head < storage.count else { return nil }
-        let request = storage[head]
-        head += 1
-        if head == storage.count {
-            storage.removeAll(keepingCapacity: storage.capacity <= 4096)
-            head = 0
-        } else if head >= 4096 && head * 2 >= storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
-        return request
-    }
-
-    mutating func removeAll() -> [APNsRequest] {
-        let rest = Array(storage[head...])
-        storage.removeAll()
-        head = 0
-        return rest
-    }
 }

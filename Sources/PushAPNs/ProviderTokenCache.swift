@@ -17,7 +17,7 @@ public final class ProviderTokenCache: Sendable {
     private let signer: ES256Signer
     /// Unix seconds; injected so tests control token age.
     private let clock: @Sendable () -> Int64
-    private let state = Mutex<(token: String, issuedAt: Int64, signings: Int)>(("", 0, 0))
+    private let state = Mutex<(token: String, header: String, issuedAt: Int64, signings: Int)>(("", "", 0, 0))
 
     public init(teamID: String, keyID: String, signer: ES256Signer, clock: @escaping @Sendable () -> Int64) {
         self.teamID = teamID
@@ -26,16 +26,18 @@ public final class ProviderTokenCache: Sendable {
         self.clock = clock
     }
 
-    /// The token to send now, minting a new one when the current one is 50 minutes old.
-    public func current() throws(TLSError) -> (token: String, issuedAt: Int64) {
+    /// The token to send now, minting a new one when the current one is 50 minutes old; `header`
+    /// is the `authorization` value, `bearer <token>` (made once per token, not per request).
+    public func current() throws(TLSError) -> (token: String, header: String, issuedAt: Int64) {
         let now = clock()
         return try state.withLock { state throws(TLSError) in
             if state.token.isEmpty || now - state.issuedAt >= Self.renewAfter {
                 state.token = try APNsProviderToken.make(teamID: teamID, keyID: keyID, issuedAt: now, signer: signer)
+                state.header = "bearer \(state.token)"
                 state.issuedAt = now
                 state.signings += 1
             }
-            return (state.token, state.issuedAt)
+            return (state.token, state.header, state.issuedAt)
         }
     }
 

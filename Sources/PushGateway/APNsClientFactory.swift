@@ -1,4 +1,5 @@
 import PushAPNs
+import PushDelivery
 import PushPosix
 import PushTLS
 
@@ -7,9 +8,9 @@ import PushTLS
 enum APNsClientFactory {
     static func makeClients(
         _ configuration: GatewayConfiguration, group: EventLoopGroup, log: Log, metrics: GatewayMetrics? = nil
-    ) throws(ConfigurationError) -> [String: APNsClient] {
+    ) throws(ConfigurationError) -> [String: any DeliveryClient] {
         var tokenCaches: [String: ProviderTokenCache] = [:]
-        var clients: [String: APNsClient] = [:]
+        var clients: [String: any DeliveryClient] = [:]
         for (index, app) in configuration.apps.enumerated() {
             let path = "config.apps[\(index)]"
             let endpoint = try endpoint(for: app, path: path)
@@ -37,7 +38,7 @@ enum APNsClientFactory {
                         let signer = try app.keyPEM.isEmpty
                             ? ES256Signer(p8File: app.keyFile) : ES256Signer(p8PEM: app.keyPEM)
                         let cache = ProviderTokenCache(
-                            teamID: app.teamID, keyID: app.keyID, signer: signer, clock: APNsClient.unixSeconds)
+                            teamID: app.teamID, keyID: app.keyID, signer: signer, clock: unixSeconds)
                         tokenCaches[cacheKey] = cache
                         credentials = .providerToken(cache)
                     }
@@ -47,7 +48,7 @@ enum APNsClientFactory {
             } catch {
                 throw ConfigurationError("\(path): \(error)")
             }
-            var apns = APNsClientConfiguration()
+            var apns = ProviderClientConfiguration()
             apns.connections = app.connections
             apns.queueLimit = configuration.queueLimit
             let name = app.name
@@ -62,9 +63,9 @@ enum APNsClientFactory {
         return clients
     }
 
-    private static func endpoint(for app: AppConfiguration, path: String) throws(ConfigurationError) -> APNsEndpoint {
-        if app.url.isEmpty { return app.sandbox ? .sandbox : .production }
-        guard let endpoint = APNsEndpoint(url: app.url) else {
+    private static func endpoint(for app: AppConfiguration, path: String) throws(ConfigurationError) -> ProviderEndpoint {
+        if app.url.isEmpty { return app.sandbox ? .apnsSandbox : .apnsProduction }
+        guard let endpoint = ProviderEndpoint(url: app.url) else {
             throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
         }
         return endpoint

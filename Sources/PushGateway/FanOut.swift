@@ -1,4 +1,5 @@
 import PushAPNs
+import PushDelivery
 import PushCore
 import PushStore
 import Synchronization
@@ -141,13 +142,13 @@ final class FanOut: Sendable {
     private struct PreparedPage: Sendable {
         var counts: FanOutCounts
         var deliveries: [
-            (notification: PreparedNotification, recipients: [FanOutTarget], client: APNsClient,
+            (notification: PreparedPush, recipients: [FanOutTarget], client: any DeliveryClient,
              counters: NotificationCounters?)
         ] = []
     }
 
     private func prepare(
-        _ targets: [FanOutTarget], plan: inout MessagePlan, clients: [String: APNsClient]
+        _ targets: [FanOutTarget], plan: inout MessagePlan, clients: [String: any DeliveryClient]
     ) -> PreparedPage {
         var page = PreparedPage(counts: FanOutCounts(total: Int64(targets.count)))
         var byApp: [String: [FanOutTarget]] = [:]
@@ -188,11 +189,10 @@ final class FanOut: Sendable {
     /// Sends one app's share of a page, waiting for room in the app's queue rather than failing:
     /// fan-out is background work and may wait for Sends.
     private static func deliver(
-        _ template: PreparedNotification, to recipients: [FanOutTarget], through client: APNsClient,
+        _ template: PreparedPush, to recipients: [FanOutTarget], through client: any DeliveryClient,
         events: DeliveryEvents, messageID: String, counters: NotificationCounters?
     ) async -> FanOutCounts {
-        var notification = template
-        notification.tokens = recipients.map(\.endpoint.token)
+        let notification = template.with(tokens: recipients.map(\.endpoint.token))
         while !client.reserve(recipients.count) {
             try? await Task.sleep(for: .milliseconds(20))
             if Task.isCancelled { return FanOutCounts(total: 0, failed: Int64(recipients.count)) }
@@ -209,7 +209,7 @@ final class FanOut: Sendable {
             case .delivered: counts.delivered += 1
             case .rejected:
                 counts.rejected += 1
-                if APNsReason(result.reason).invalidatesToken {
+                if result.invalidatesToken {
                     counts.disable.append(
                         (recipient.endpoint.id, result.reason, recipient.endpoint.app, recipient.endpoint.token))
                 }
@@ -227,7 +227,7 @@ struct FanOutCounts: Sendable {
     var rejected: Int64 = 0
     var failed: Int64 = 0
     var skipped: Int64 = 0
-    /// Endpoints whose token APNs declared dead, with the reason.
+    /// Endpoints whose token the provider declared dead, with the reason.
     var disable: [(id: String, reason: String, app: String, token: String)] = []
 
     mutating func add(_ other: FanOutCounts) {

@@ -1,4 +1,5 @@
 import PushAPNs
+import PushDelivery
 
 extension Gateway {
     /// Applies a new configuration's apps and API keys without dropping any connection (SIGHUP).
@@ -22,7 +23,7 @@ extension Gateway {
             log.warning("reload: these keys need a restart and keep their running values",
                         ["keys": needsRestart.joined(separator: ",")])
         }
-        var clients: [String: APNsClient] = [:]
+        var clients: [String: any DeliveryClient] = [:]
         var fresh: [AppConfiguration] = []
         for app in next.apps {
             if old.configuration.apps.contains(app), let client = old.clients[app.name] {

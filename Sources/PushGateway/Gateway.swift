@@ -1,4 +1,5 @@
 import PushAPNs
+import PushDelivery
 import PushGRPC
 import PushMetrics
 import PushPosix
@@ -59,7 +60,7 @@ public final class Gateway: Sendable {
         health = HealthStatusBoard()
         let group = try EventLoopGroup(loopCount: configuration.loops, namePrefix: "pushgate-loop")
         self.group = group
-        let clients: [String: APNsClient]
+        let clients: [String: any DeliveryClient]
         do {
             if configuration.apps.isEmpty && configuration.demoWhenNoApps {
                 let demo = try DemoProvider(group: group)

@@ -1,4 +1,5 @@
 import PushAPNs
+import PushDelivery
 import PushCore
 import PushGRPC
 import PushMetrics
@@ -57,8 +58,8 @@ final class GatewayMetrics: Sendable {
     func providerRequestSeconds(app: String) -> Histogram { providerRequestSeconds.labels(app) }
 
     /// The gauges computed when scraped, from the running parts.
-    func registerGauges(clients current: @escaping @Sendable () -> [String: APNsClient], fanOut: FanOut) {
-        var clients: [(key: String, value: APNsClient)] { current().sorted { $0.key < $1.key } }
+    func registerGauges(clients current: @escaping @Sendable () -> [String: any DeliveryClient], fanOut: FanOut) {
+        var clients: [(key: String, value: any DeliveryClient)] { current().sorted { $0.key < $1.key } }
         registry.gauge(
             "pushgate_provider_connections", help: "Provider (APNs) connections open.", labels: ["app"]
         ) { clients.map { ([$0.key], Double($0.value.openConnections)) } }
@@ -77,9 +78,9 @@ final class GatewayMetrics: Sendable {
             help: "Age of the provider token (JWT) in use; apps with token auth that have signed one.",
             labels: ["app"]
         ) {
-            let now = APNsClient.unixSeconds()
+            let now = unixSeconds()
             return clients.compactMap { name, client in
-                client.providerTokenIssuedAt.map { ([name], Double(now - $0)) }
+                client.credentialIssuedAt.map { ([name], Double(now - $0)) }
             }
         }
     }

@@ -1,4 +1,5 @@
 import PushAPNs
+import PushDelivery
 import Synchronization
 
 /// What SIGHUP can change while the process and its connections stay up: the configuration's apps
@@ -7,18 +8,18 @@ import Synchronization
 final class LiveSettings: Sendable {
     struct Snapshot: Sendable {
         var configuration: GatewayConfiguration
-        var clients: [String: APNsClient]
+        var clients: [String: any DeliveryClient]
     }
 
     private let state: Mutex<Snapshot>
 
-    init(configuration: GatewayConfiguration, clients: [String: APNsClient]) {
+    init(configuration: GatewayConfiguration, clients: [String: any DeliveryClient]) {
         state = Mutex(Snapshot(configuration: configuration, clients: clients))
     }
 
     var snapshot: Snapshot { state.withLock { $0 } }
     var configuration: GatewayConfiguration { state.withLock { $0.configuration } }
-    var clients: [String: APNsClient] { state.withLock { $0.clients } }
+    var clients: [String: any DeliveryClient] { state.withLock { $0.clients } }
 
     /// Installs a new snapshot; answers the one it replaces.
     func replace(_ snapshot: Snapshot) -> Snapshot {

@@ -11,7 +11,7 @@ struct MessagePlan {
     private let publishedAtSeconds: Int64
     private let apps: [String: AppConfiguration]
     /// nil entry: the message has expired (TTL) or cannot be built for that app.
-    private var notifications: [String: PreparedNotification?] = [:]
+    private var notifications: [String: PreparedPush?] = [:]
     private var policies: [String: SNSFilterPolicy?] = [:]
     private(set) var expired = false
 
@@ -39,16 +39,17 @@ struct MessagePlan {
     }
 
     /// The notification (without tokens) for an app's endpoints; nil when the message expired.
-    mutating func notification(for appName: String) -> PreparedNotification? {
+    mutating func notification(for appName: String) -> PreparedPush? {
         if let cached = notifications[appName] { return cached }
         guard let app = apps[appName] else { return nil }
         let key = app.platformKey
-        let built: PreparedNotification?
+        let built: PreparedPush?
         do {
             let options = try SNSAttributes.parse(attributes, platformKey: key)
             built = try SNSAPNsPayload.build(
                 message: message, key: key, options: options, bundleID: app.bundleID, publishedAt: publishedAtSeconds,
-                now: unixMilliseconds() / 1000)
+                now: unixMilliseconds() / 1000
+            ).map(PreparedPush.apns)
         } catch {
             // Publish checked the message already; an app-specific problem (no bundle id) skips it.
             built = nil

@@ -1,4 +1,5 @@
 import PushAPNs
+import PushDelivery
 import PushCore
 import PushPosix
 import PushProto
@@ -23,7 +24,7 @@ final class NotificationDelivery: Sendable {
     /// away) ends it the same way and drops what was not sent yet.
     /// - Parameter clients: the APNs clients of the configuration `send` was validated against.
     func deliver(
-        _ send: ValidatedSend, clients: [String: APNsClient], deadline: ContinuousClock.Instant?
+        _ send: ValidatedSend, clients: [String: any DeliveryClient], deadline: ContinuousClock.Instant?
     ) async throws(GRPCStatus) -> [DeliveryResult] {
         let reserved = try reserve(send, clients: clients)
         var placeholders: [DeliveryResult] = []
@@ -61,10 +62,10 @@ final class NotificationDelivery: Sendable {
     }
 
     /// Room for every token in the apps' bounded queues, all or nothing.
-    private func reserve(_ send: ValidatedSend, clients: [String: APNsClient]) throws(GRPCStatus) -> [String: APNsClient] {
+    private func reserve(_ send: ValidatedSend, clients: [String: any DeliveryClient]) throws(GRPCStatus) -> [String: any DeliveryClient] {
         var counts: [String: Int] = [:]
         for item in send.items { counts[item.app.name, default: 0] += item.notification.tokens.count }
-        var reserved: [String: APNsClient] = [:]
+        var reserved: [String: any DeliveryClient] = [:]
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
             guard let client = clients[name] else {
                 // Removed by a reload between validation and delivery.

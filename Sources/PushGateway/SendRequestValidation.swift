@@ -6,7 +6,7 @@ import PushProto
 struct ValidatedSend: Sendable {
     struct Item: Sendable {
         let app: AppConfiguration
-        let notification: PreparedNotification
+        let notification: PreparedPush
     }
 
     let items: [Item]
@@ -38,7 +38,7 @@ enum SendRequestValidation {
             }
             let domain = try NotificationRequest(notification, path: path)
             switch NotificationValidator.prepare(domain, at: path, bundleID: app.bundleID) {
-            case .success(let prepared): items.append(.init(app: app, notification: prepared))
+            case .success(let prepared): items.append(.init(app: app, notification: .apns(prepared)))
             case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
             }
         }

@@ -1,5 +1,6 @@
 import PushAPNs
 import PushCore
+import PushDelivery
 import PushMockAPNs
 import PushPosix
 import PushTLS
@@ -22,7 +23,7 @@ struct APNsClientTests {
 
         init(
             mock configure: (inout MockAPNsConfiguration) -> Void = { _ in },
-            client adjust: (inout APNsClientConfiguration) -> Void = { _ in }
+            client adjust: (inout ProviderClientConfiguration) -> Void = { _ in }
         ) throws {
             group = try EventLoopGroup(loopCount: 2, namePrefix: "apns-test")
             let key = try ES256Signer.generateP8()
@@ -34,12 +35,12 @@ struct APNsClientTests {
             mock = try MockAPNsServer(configuration: mockConfiguration, group: group)
             tokens = ProviderTokenCache(
                 teamID: APNsClientTests.team, keyID: APNsClientTests.keyID, signer: try ES256Signer(p8PEM: key.privateKeyPEM),
-                clock: APNsClient.unixSeconds)
-            var configuration = APNsClientConfiguration()
+                clock: unixSeconds)
+            var configuration = ProviderClientConfiguration()
             configuration.retry = RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50))
             adjust(&configuration)
             client = APNsClient(
-                name: "test", endpoint: APNsEndpoint(host: "127.0.0.1", port: mock.localPort),
+                name: "test", endpoint: ProviderEndpoint(host: "127.0.0.1", port: mock.localPort),
                 credentials: .providerToken(tokens), tlsContext: try TLSContext.client(caPEM: mock.certificatePEM!),
                 configuration: configuration, group: group)
         }
@@ -54,7 +55,7 @@ struct APNsClientTests {
             let collector = DeliveryCollector(
                 placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
             #expect(client.reserve(tokens.count))
-            client.send(notification, notificationIndex: 0, firstSlot: 0, collector: collector)
+            client.send(.apns(notification), notificationIndex: 0, firstSlot: 0, collector: collector)
             return await collector.results(deadline: deadline)
         }
 
@@ -187,20 +188,20 @@ struct APNsClientTests {
         let listener = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in NoHandler() }
         let port = listener.localPort
         listener.close()
-        var configuration = APNsClientConfiguration()
+        var configuration = ProviderClientConfiguration()
         configuration.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
         let key = try ES256Signer.generateP8()
         let client = APNsClient(
-            name: "x", endpoint: APNsEndpoint(host: "127.0.0.1", port: port),
+            name: "x", endpoint: ProviderEndpoint(host: "127.0.0.1", port: port),
             credentials: .providerToken(
                 ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)
         let collector = DeliveryCollector(placeholders: [DeliveryResult(notificationIndex: 0, token: "a", status: .failed)])
         #expect(client.reserve(1))
         client.send(
-            PreparedNotification(
+            .apns(PreparedNotification(
                 payload: Array("{}".utf8), pushType: .alert, topic: "t", priority: 10, expiration: nil, collapseID: nil,
-                apnsID: nil, tokens: [Self.hex64(1)]), notificationIndex: 0, firstSlot: 0, collector: collector)
+                apnsID: nil, tokens: [Self.hex64(1)])), notificationIndex: 0, firstSlot: 0, collector: collector)
         let results = await collector.results(deadline: .now + .seconds(20))
         #expect(results[0].status == .failed)
         #expect(results[0].reason.hasPrefix("ProviderUnreachable"))

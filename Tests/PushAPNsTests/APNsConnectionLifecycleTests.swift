@@ -1,5 +1,6 @@
 import PushAPNs
 import PushCore
+import PushDelivery
 import PushMockAPNs
 import PushPosix
 import PushTLS
@@ -19,14 +20,14 @@ struct APNsConnectionLifecycleTests {
             collapseID: nil, apnsID: nil, tokens: tokens)
     }
 
-    static func client(port: Int, group: EventLoopGroup, _ adjust: (inout APNsClientConfiguration) -> Void) throws
+    static func client(port: Int, group: EventLoopGroup, _ adjust: (inout ProviderClientConfiguration) -> Void) throws
         -> APNsClient
     {
-        var configuration = APNsClientConfiguration()
+        var configuration = ProviderClientConfiguration()
         adjust(&configuration)
         let key = try ES256Signer.generateP8()
         return APNsClient(
-            name: "x", endpoint: APNsEndpoint(host: "127.0.0.1", port: port),
+            name: "x", endpoint: ProviderEndpoint(host: "127.0.0.1", port: port),
             credentials: .providerToken(
                 ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)
@@ -35,7 +36,7 @@ struct APNsConnectionLifecycleTests {
     static func send(_ client: APNsClient, token: Int, deadline: Duration) async -> DeliveryResult {
         let collector = DeliveryCollector(placeholders: [DeliveryResult(notificationIndex: 0, token: "t", status: .failed)])
         #expect(client.reserve(1))
-        client.send(notification([APNsClientTests.hex64(token)]), notificationIndex: 0, firstSlot: 0, collector: collector)
+        client.send(.apns(notification([APNsClientTests.hex64(token)])), notificationIndex: 0, firstSlot: 0, collector: collector)
         return await collector.results(deadline: .now + deadline)[0]
     }
 

@@ -1,5 +1,6 @@
 import PushAPNs
 import PushCore
+import PushDelivery
 import PushMockAPNs
 import PushPosix
 import PushTLS
@@ -86,16 +87,16 @@ struct APNsConnectionLivenessTests {
         let mock = try MockAPNsServer(configuration: mockConfiguration, group: group)
         defer { mock.close() }
         let relay = try FreezableRelay(group: group, targetPort: mock.localPort)
-        var configuration = APNsClientConfiguration()
+        var configuration = ProviderClientConfiguration()
         configuration.pingInterval = .milliseconds(200)
         configuration.pingTimeout = .milliseconds(200)
         configuration.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
         let key = try ES256Signer.generateP8()
         let client = APNsClient(
-            name: "t", endpoint: APNsEndpoint(host: "127.0.0.1", port: relay.port),
+            name: "t", endpoint: ProviderEndpoint(host: "127.0.0.1", port: relay.port),
             credentials: .providerToken(
                 ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM),
-                                   clock: APNsClient.unixSeconds)),
+                                   clock: unixSeconds)),
             tlsContext: try TLSContext.client(caPEM: mock.certificatePEM!), configuration: configuration, group: group)
         defer { client.shutdown() }
 
@@ -127,8 +128,8 @@ struct APNsConnectionLivenessTests {
         let tls = try TLSContext.client(
             caPEM: mock.certificatePEM!, certificateChainPEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
         let client = APNsClient(
-            name: "cert", endpoint: APNsEndpoint(host: "127.0.0.1", port: mock.localPort), credentials: .certificate,
-            tlsContext: tls, configuration: APNsClientConfiguration(), group: group)
+            name: "cert", endpoint: ProviderEndpoint(host: "127.0.0.1", port: mock.localPort), credentials: .certificate,
+            tlsContext: tls, configuration: ProviderClientConfiguration(), group: group)
         defer { client.shutdown() }
         let results = await send(client, tokens: [APNsClientTests.hex64(7)])
         #expect(results[0].status == .delivered)
@@ -142,9 +143,9 @@ struct APNsConnectionLivenessTests {
             placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
         _ = client.reserve(tokens.count)
         client.send(
-            PreparedNotification(
+            .apns(PreparedNotification(
                 payload: Array(#"{"aps":{"alert":"x"}}"#.utf8), pushType: .alert, topic: "com.example", priority: 10,
-                expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens),
+                expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens)),
             notificationIndex: 0, firstSlot: 0, collector: collector)
         return await collector.results(deadline: .now + .seconds(20))
     }

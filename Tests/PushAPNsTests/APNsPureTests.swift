@@ -1,4 +1,5 @@
 import PushCore
+import PushDelivery
 import PushTLS
 import Synchronization
 import Testing
@@ -9,14 +10,14 @@ import Testing
 struct APNsPureTests {
     @Test("endpoint URLs")
     func endpoints() {
-        #expect(APNsEndpoint(url: "https://127.0.0.1:8443") == APNsEndpoint(host: "127.0.0.1", port: 8443))
-        #expect(APNsEndpoint(url: "https://api.push.apple.com/") == .production)
-        #expect(APNsEndpoint(url: "https://[::1]:9000") == APNsEndpoint(host: "::1", port: 9000))
-        #expect(APNsEndpoint(url: "http://x") == nil)
-        #expect(APNsEndpoint(url: "https://x:0") == nil)
-        #expect(APNsEndpoint(url: "https://x/3/device") == nil)
-        #expect(APNsEndpoint.production.authority == "api.push.apple.com")
-        #expect(APNsEndpoint(host: "127.0.0.1", port: 8443).authority == "127.0.0.1:8443")
+        #expect(ProviderEndpoint(url: "https://127.0.0.1:8443") == ProviderEndpoint(host: "127.0.0.1", port: 8443))
+        #expect(ProviderEndpoint(url: "https://api.push.apple.com/") == .apnsProduction)
+        #expect(ProviderEndpoint(url: "https://[::1]:9000") == ProviderEndpoint(host: "::1", port: 9000))
+        #expect(ProviderEndpoint(url: "http://x") == nil)
+        #expect(ProviderEndpoint(url: "https://x:0") == nil)
+        #expect(ProviderEndpoint(url: "https://x/3/device") == nil)
+        #expect(ProviderEndpoint.apnsProduction.authority == "api.push.apple.com")
+        #expect(ProviderEndpoint(host: "127.0.0.1", port: 8443).authority == "127.0.0.1:8443")
     }
 
     @Test("backoff doubles, is capped, and jitters within [½, 1]")
@@ -29,27 +30,39 @@ struct APNsPureTests {
         #expect(policy.backoff(afterAttempt: 10, unit: 0) == .milliseconds(500))
     }
 
-    func outcome(_ status: Int, _ body: String, apnsID: String = "") -> APNsOutcome {
-        var response = APNsResponse()
-        response.status = status
-        response.apnsID = apnsID
-        response.body = Array(body.utf8)
-        return response.outcome
+    func outcome(_ status: Int, _ body: String, apnsID: String = "") -> ProviderOutcome {
+        APNsDialect(credentials: .certificate).outcome(
+            of: ProviderResponse(status: status, id: apnsID, body: Array(body.utf8)), now: 0)
     }
 
     @Test("responses become outcomes: delivered, rejected with reason, transient")
     func outcomes() {
-        #expect(outcome(200, "", apnsID: "x") == .delivered(apnsID: "x"))
-        #expect(outcome(400, #"{"reason":"BadDeviceToken"}"#) == .rejected(reason: "BadDeviceToken", httpStatus: 400, unregisteredAt: 0))
+        let backoff = ProviderRetry.afterBackoff(notBefore: nil)
+        #expect(outcome(200, "", apnsID: "x") == .delivered(id: "x"))
+        #expect(
+            outcome(400, #"{"reason":"BadDeviceToken"}"#)
+                == .rejected(reason: "BadDeviceToken", httpStatus: 400, unregisteredAt: 0, invalidatesToken: true))
+        #expect(
+            outcome(400, #"{"reason":"BadTopic"}"#)
+                == .rejected(reason: "BadTopic", httpStatus: 400, unregisteredAt: 0, invalidatesToken: false))
         #expect(
             outcome(410, #"{"reason":"Unregistered","timestamp":1700000000123}"#)
-                == .rejected(reason: "Unregistered", httpStatus: 410, unregisteredAt: 1_700_000_000_123))
-        #expect(outcome(503, #"{"reason":"ServiceUnavailable"}"#) == .transient(reason: "ServiceUnavailable", httpStatus: 503, retry: .afterBackoff))
+                == .rejected(
+                    reason: "Unregistered", httpStatus: 410, unregisteredAt: 1_700_000_000_123, invalidatesToken: true))
+        #expect(outcome(503, #"{"reason":"ServiceUnavailable"}"#) == .transient(reason: "ServiceUnavailable", httpStatus: 503, retry: backoff))
         #expect(outcome(503, #"{"reason":"Shutdown"}"#) == .transient(reason: "Shutdown", httpStatus: 503, retry: .onNewConnection))
-        #expect(outcome(429, #"{"reason":"TooManyRequests"}"#) == .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff))
-        #expect(outcome(500, "garbage") == .transient(reason: "HTTP 500", httpStatus: 500, retry: .afterBackoff))
-        #expect(outcome(400, #"{"reason":"SomethingNew"}"#) == .rejected(reason: "SomethingNew", httpStatus: 400, unregisteredAt: 0))
-        #expect(outcome(502, #"{"reason":"SomethingNew"}"#) == .transient(reason: "SomethingNew", httpStatus: 502, retry: .afterBackoff))
+        #expect(outcome(429, #"{"reason":"TooManyRequests"}"#) == .transient(reason: "TooManyRequests", httpStatus: 429, retry: backoff))
+        #expect(
+            outcome(403, #"{"reason":"ExpiredProviderToken"}"#)
+                == .transient(reason: "ExpiredProviderToken", httpStatus: 403, retry: .afterRenewingAuthorization))
+        #expect(
+            outcome(429, #"{"reason":"TooManyProviderTokenUpdates"}"#)
+                == .transient(reason: "TooManyProviderTokenUpdates", httpStatus: 429, retry: backoff))
+        #expect(outcome(500, "garbage") == .transient(reason: "HTTP 500", httpStatus: 500, retry: backoff))
+        #expect(
+            outcome(400, #"{"reason":"SomethingNew"}"#)
+                == .rejected(reason: "SomethingNew", httpStatus: 400, unregisteredAt: 0, invalidatesToken: false))
+        #expect(outcome(502, #"{"reason":"SomethingNew"}"#) == .transient(reason: "SomethingNew", httpStatus: 502, retry: backoff))
     }
 
     @Test("the provider token is signed once per 50 minutes and renewed on ExpiredProviderToken only after 20")
@@ -87,12 +100,12 @@ struct APNsPureTests {
             PreparedNotification(
                 payload: [], pushType: .alert, topic: "t", priority: 10, expiration: nil, collapseID: nil, apnsID: nil,
                 tokens: []), notificationIndex: 0, authority: "a", usesProviderToken: true, collector: collector)
-        var queue = RequestQueue()
-        queue.append(contentsOf: (0..<10_000).map { APNsRequest(job: job, token: "\($0)", slot: $0) })
+        var queue = RequestQueue<ProviderRequest<APNsJob>>()
+        queue.append(contentsOf: (0..<10_000).map { ProviderRequest(job: job, token: "\($0)", slot: $0) })
         var popped: [Int] = []
         while let request = queue.popFirst() {
             popped.append(request.slot)
-            if request.slot == 5000 { queue.prepend(APNsRequest(job: job, token: "again", slot: -1)) }
+            if request.slot == 5000 { queue.prepend(ProviderRequest(job: job, token: "again", slot: -1)) }
         }
         #expect(popped.count == 10_001)
         #expect(popped[5001] == -1)
@@ -116,23 +129,5 @@ struct APNsPureTests {
         #expect(headers[4].valueString == "bearer x")
         #expect(headers[6].valueString == "voip")
         #expect(!headers[3].indexable && !headers[4].indexable)
-    }
-
-    @Test("the collector answers when all results are in, or at the deadline with the rest FAILED")
-    func collector() async {
-        let placeholders = (0..<3).map { DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed) }
-        let collector = DeliveryCollector(placeholders: placeholders)
-        collector.complete(slot: 1, with: DeliveryResult(notificationIndex: 0, token: "t1", status: .delivered))
-        let results = await collector.results(deadline: .now + .milliseconds(50))
-        #expect(results.map(\.status) == [.failed, .delivered, .failed])
-        #expect(results[0].reason == "DeadlineExceeded")
-        collector.complete(slot: 0, with: DeliveryResult(notificationIndex: 0, token: "t0", status: .delivered))
-        #expect(collector.isFinished)
-
-        let quick = DeliveryCollector(placeholders: placeholders)
-        for slot in 0..<3 {
-            quick.complete(slot: slot, with: DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered))
-        }
-        #expect(await quick.results(deadline: nil).allSatisfy { $0.status == .delivered })
     }
 }

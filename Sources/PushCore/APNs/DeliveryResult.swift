@@ -19,17 +19,20 @@ public struct DeliveryResult: Sendable, Equatable {
     public var httpStatus: Int
     /// The provider's reason verbatim, or Pushgate's own reason for a failure (`DeadlineExceeded`).
     public var reason: String
-    /// The `apns-id` APNs answered with.
+    /// The `apns-id` APNs answered with, or the FCM message name (`projects/p/messages/…`).
     public var apnsID: String
     /// From a 410: when APNs learnt the token was invalid, ms since the epoch; 0 otherwise.
     public var unregisteredAt: Int64
     /// How many times the request was sent to the provider.
     public var attempts: Int
+    /// The provider said the token is dead (APNs Unregistered/BadDeviceToken, FCM UNREGISTERED…):
+    /// a registry endpoint holding it is disabled.
+    public var invalidatesToken: Bool
 
     /// Creates a result.
     public init(
         notificationIndex: Int, token: String, status: DeliveryStatus, httpStatus: Int = 0, reason: String = "",
-        apnsID: String = "", unregisteredAt: Int64 = 0, attempts: Int = 0
+        apnsID: String = "", unregisteredAt: Int64 = 0, attempts: Int = 0, invalidatesToken: Bool = false
     ) {
         self.notificationIndex = notificationIndex
         self.token = token
@@ -39,5 +42,6 @@ public struct DeliveryResult: Sendable, Equatable {
         self.apnsID = apnsID
         self.unregisteredAt = unregisteredAt
         self.attempts = attempts
+        self.invalidatesToken = invalidatesToken
     }
 }

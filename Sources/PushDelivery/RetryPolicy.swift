@@ -7,10 +7,18 @@ public struct RetryPolicy: Sendable {
     /// The longest delay. Default 5 s.
     public var maxBackoff: Duration
 
-    public init(maxAttempts: Int = 3, initialBackoff: Duration = .milliseconds(200), maxBackoff: Duration = .seconds(5)) {
+    /// The longest `Retry-After` honoured: a server asking for more gets the request FAILED now
+    /// (with its reason) instead of held that long. Default 60 s.
+    public var maxRetryAfter: Duration
+
+    public init(
+        maxAttempts: Int = 3, initialBackoff: Duration = .milliseconds(200), maxBackoff: Duration = .seconds(5),
+        maxRetryAfter: Duration = .seconds(60)
+    ) {
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff
+        self.maxRetryAfter = maxRetryAfter
     }
 
     /// The delay before send number `attempt + 1`, after `attempt` sends: exponential with jitter in

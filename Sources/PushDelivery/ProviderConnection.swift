@@ -5,7 +5,8 @@ import PushTLS
 import PushTransport
 import Synchronization
 
-/// One long-lived HTTP/2 connection to APNs and its queue of requests.
+/// One long-lived HTTP/2 connection to a provider (APNs, FCM) and its queue of requests; the
+/// dialect writes the requests and reads the answers.
 ///
 /// Requests are multiplexed up to the server's current SETTINGS_MAX_CONCURRENT_STREAMS (re-read on
 /// every SETTINGS; APNs starts at 1 until it has seen a valid token), the rest wait in the queue.
@@ -14,24 +15,30 @@ import Synchronization
 /// again without counting an attempt.
 ///
 /// Confined to `loop` (hence `@unchecked Sendable`): the client hands work over with `loop.execute`.
-final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, HTTP2TransportOwner,
+    AuthorizationWaiter, @unchecked Sendable
+{
+    typealias Request = ProviderRequest<Dialect.Job>
+
     private enum State {
         case idle, connecting, ready, draining
     }
 
     private struct InFlight {
-        var request: APNsRequest
+        var request: Request
         /// `loop.now` when it was submitted.
         var submittedAt: UInt64
-        var response = APNsResponse()
+        /// The generation of the credential it was sent with (0: none).
+        var generation: Int64
+        var response = ProviderResponse()
     }
 
     let loop: EventLoop
-    private let app: APNsAppContext
+    private let app: ProviderAppContext<Dialect>
     private var state = State.idle
     private var transport: HTTP2Transport?
     private var settingsReceived = false
-    private var queue = RequestQueue()
+    private var queue = RequestQueue<Request>()
     private var inFlight: [Int32: InFlight] = [:]
     private var connectFailures = 0
     private var reconnectTimer: TimerID?
@@ -40,9 +47,12 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     private var isShutDown = false
     private var watchdog: TimerID?
     private var pingSentAt: UInt64?
-    private var authorization: (value: [UInt8], issuedAt: Int64)?
-    /// `/3/device/<token>` of the request being submitted (reused: no allocation per token).
-    private var path = APNsJob.pathPrefix
+    /// The `authorization` value in use, as bytes; re-encoded only when its generation changes.
+    private var authorization: (value: [UInt8], generation: Int64)?
+    /// Waiting for the dialect to call back with a credential: nothing is submitted meanwhile.
+    private var awaitingAuthorization = false
+    /// Per-token bytes the dialect builds (e.g. a `:path`), reused: no allocation per token.
+    private var scratch: [UInt8] = []
     private var random = SystemRandomNumberGenerator()
     /// The most streams ever open at once on this connection (tests check it against the limit).
     private(set) var peakInFlight = 0
@@ -51,14 +61,14 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     let isOpen = Atomic<Bool>(false)
     let streamsInFlight = Atomic<Int>(0)
 
-    init(loop: EventLoop, app: APNsAppContext) {
+    init(loop: EventLoop, app: ProviderAppContext<Dialect>) {
         self.loop = loop
         self.app = app
     }
 
     // MARK: Work from the client
 
-    func enqueue(_ requests: [APNsRequest]) {
+    func enqueue(_ requests: [Request]) {
         guard !isShutDown else {
             for request in requests { finish(request, request.result(.failed, reason: "Shutdown")) }
             return
@@ -92,22 +102,22 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
         case .ready:
             break
         }
-        guard let transport, settingsReceived else { return }
+        guard let transport, settingsReceived, !queue.isEmpty, !awaitingAuthorization else { return }
         let limit = Int(min(transport.session.remoteMaxConcurrentStreams, app.configuration.maxConcurrentStreams))
+        guard inFlight.count < limit, refreshAuthorization() else { return }
         var submitted = false
         let now = loop.now
+        let generation = authorization?.generation ?? 0
         while inFlight.count < limit, var request = queue.popFirst() {
             if request.job.collector.isFinished {
                 // The Send was answered (its deadline passed): its result is already FAILED.
                 app.release(1)
                 continue
             }
-            // Signing failed: everything waiting was FAILED; flush what this pass submitted.
-            guard refreshAuthorization(for: request) else { break }
             request.attempts += 1
-            switch submit(request, on: transport.session) {
+            switch app.dialect.submit(request, authorization: authorization?.value, on: transport.session, scratch: &scratch) {
             case .success(let streamID):
-                inFlight[streamID] = InFlight(request: request, submittedAt: now)
+                inFlight[streamID] = InFlight(request: request, submittedAt: now, generation: generation)
                 submitted = true
             case .failure(let error):
                 request.attempts -= 1
@@ -121,45 +131,35 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
         if submitted { transport.setNeedsFlush() }
     }
 
-    /// Submits one token's request: the job's prepared headers with this token's `:path` (built in
-    /// a reused buffer) and the cached `authorization`; the job's payload bytes are shared.
-    private func submit(_ request: APNsRequest, on session: HTTP2Session) -> Result<Int32, HTTP2Error> {
-        path.removeSubrange(APNsJob.pathPrefix.count...)
-        path.append(contentsOf: request.token.utf8)
-        let job = request.job
-        return path.withUnsafeBytes { path -> Result<Int32, HTTP2Error> in
-            guard job.usesProviderToken, let authorization else {
-                return Result { () throws(HTTP2Error) in
-                    try session.submitRequest(
-                        template: job.template, replacing: (APNsJob.pathIndex, path), body: job.payload)
-                }
+    /// Makes sure ``authorization`` holds the dialect's current credential (once per pump pass:
+    /// a credential lasts many minutes). False when nothing can be submitted now: the credential is
+    /// being fetched (the pump resumes when it arrives), or cannot be had (what waits is FAILED).
+    private func refreshAuthorization() -> Bool {
+        switch app.dialect.authorization(for: self) {
+        case .none:
+            authorization = nil
+            return true
+        case .credential(let value, let generation):
+            if authorization?.generation != generation {
+                authorization = (Array(value.utf8), generation)
             }
-            return authorization.value.withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
-                Result { () throws(HTTP2Error) in
-                    try session.submitRequest(
-                        template: job.template, replacing: (APNsJob.pathIndex, path),
-                        (APNsJob.authorizationIndex, value), body: job.payload)
-                }
+            return true
+        case .pending:
+            awaitingAuthorization = true
+            return false
+        case .failed(let reason):
+            for request in queue.removeAll() {
+                finish(request, request.result(.failed, reason: reason))
             }
+            return false
         }
     }
 
-    /// Makes sure ``authorization`` holds the current provider token (re-read from the shared
-    /// cache, which mints a new one every 50 minutes). False when signing failed: then nothing
-    /// can be sent with token auth, and what waits is FAILED.
-    private func refreshAuthorization(for request: APNsRequest) -> Bool {
-        guard request.job.usesProviderToken, let tokens = app.providerTokens else { return true }
-        do {
-            let current = try tokens.current()
-            if authorization?.issuedAt != current.issuedAt {
-                authorization = (Array("bearer \(current.token)".utf8), current.issuedAt)
-            }
-            return true
-        } catch {
-            for request in [request] + queue.removeAll() {
-                finish(request, request.result(.failed, reason: "ProviderTokenError: \(error)"))
-            }
-            return false
+    /// The dialect has a credential, or gave up fetching one: submit again. Any thread.
+    func authorizationDidChange() {
+        loop.execute { [self] in
+            awaitingAuthorization = false
+            pump()
         }
     }
 
@@ -203,7 +203,7 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     private func connectFailed(_ error: any Error) {
         state = .idle
         connectFailures += 1
-        app.log("APNs connection failed", error)
+        app.log("connection failed", error)
         if connectFailures >= app.configuration.maxConnectAttempts {
             // The provider is unreachable: fail what waits rather than hold it without end.
             connectFailures = 0
@@ -248,14 +248,14 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
         isOpen.store(false, ordering: .relaxed)
         streamsInFlight.store(0, ordering: .relaxed)
         for request in lost {
-            retryOrFail(request, reason: "ConnectionLost", httpStatus: 0, retry: .afterBackoff)
+            retryOrFail(request, reason: "ConnectionLost", httpStatus: 0)
         }
         if !wasReady {
             connectFailed(error ?? TransportError("the connection closed during the TLS handshake"))
             return
         }
         connectFailures = 0
-        if error != nil { app.log("APNs connection closed", error) }
+        if error != nil { app.log("connection closed", error) }
         if !queue.isEmpty { scheduleReconnect(after: .zero) }
     }
 
@@ -271,10 +271,12 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
     ) {
         guard inFlight[streamID] != nil else { return }
         for header in headers {
-            if header.name == Self.statusName {
+            if header.name == ResponseHeaderName.status {
                 inFlight[streamID]?.response.status = Self.decimal(header.value)
-            } else if header.name == Self.apnsIDName {
-                inFlight[streamID]?.response.apnsID = header.valueString
+            } else if let idHeader = app.dialect.idHeader, header.name == idHeader {
+                inFlight[streamID]?.response.id = header.valueString
+            } else if header.name == ResponseHeaderName.retryAfter {
+                inFlight[streamID]?.response.retryAfter = header.valueString
             }
         }
     }
@@ -295,11 +297,11 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
                 request.attempts -= 1
                 queue.prepend(request)
             } else {
-                retryOrFail(done.request, reason: "StreamReset(\(errorCode))", httpStatus: 0, retry: .afterBackoff)
+                retryOrFail(done.request, reason: "StreamReset(\(errorCode))", httpStatus: 0)
             }
         } else {
             app.requestSeconds?.observe(nanoseconds: loop.now &- done.submittedAt)
-            handle(done.response.outcome, for: done.request)
+            handle(app.dialect.outcome(of: done.response, now: app.clock()), for: done.request, generation: done.generation)
         }
         pump()
     }
@@ -310,46 +312,61 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
         // Finish the streams at or below lastStreamID here; nghttp2 refuses the others, which are
         // then resent on the next connection. The transport closes once the session is done.
         state = .draining
-        app.log("APNs GOAWAY", TransportError("\(errorCode) \(String(decoding: debugData, as: UTF8.self))"))
+        app.log("GOAWAY", TransportError("\(errorCode) \(String(decoding: debugData, as: UTF8.self))"))
     }
 
     // MARK: Outcomes
 
-    private func handle(_ outcome: APNsOutcome, for request: APNsRequest) {
+    private func handle(_ outcome: ProviderOutcome, for request: Request, generation: Int64) {
         switch outcome {
-        case .delivered(let apnsID):
-            finish(request, request.result(.delivered, httpStatus: 200, apnsID: apnsID))
-        case .rejected(let reason, let httpStatus, let unregisteredAt):
-            finish(request, request.result(.rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt))
-        case .transient(let reason, let httpStatus, let retry):
-            if reason == APNsReason.expiredProviderToken.string, let issuedAt = authorization?.issuedAt {
-                app.providerTokens?.reportExpired(issuedAt: issuedAt)
-            }
-            retryOrFail(request, reason: reason, httpStatus: httpStatus, retry: retry)
-            if retry == .onNewConnection, state == .ready {
+        case .delivered(let id):
+            finish(request, request.result(.delivered, httpStatus: 200, id: id))
+        case .rejected(let reason, let httpStatus, let unregisteredAt, let invalidatesToken):
+            finish(request, request.result(
+                .rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,
+                invalidatesToken: invalidatesToken))
+        case .transient(let reason, let httpStatus, .afterBackoff(let notBefore)):
+            retryOrFail(request, reason: reason, httpStatus: httpStatus, notBefore: notBefore)
+        case .transient(let reason, let httpStatus, .onNewConnection):
+            retryOrFail(request, reason: reason, httpStatus: httpStatus)
+            if state == .ready {
                 // Shutdown / IdleTimeout: this connection is going away; stop using it.
                 state = .draining
                 try? transport?.session.goAway(errorCode: .noError)
                 transport?.setNeedsFlush()
             }
+        case .transient(let reason, let httpStatus, .afterRenewingAuthorization):
+            // Every request that saw this credential refused reports it; the dialect renews once.
+            if generation != 0 { app.dialect.authorizationRejected(generation: generation) }
+            guard !request.authorizationRenewed, !isShutDown, !request.job.collector.isFinished else {
+                finish(request, request.result(.rejected, httpStatus: httpStatus, reason: reason))
+                return
+            }
+            var again = request
+            again.authorizationRenewed = true
+            enqueue([again])
         }
     }
 
-    private func retryOrFail(_ request: APNsRequest, reason: String, httpStatus: Int, retry: APNsReason.Retry) {
+    private func retryOrFail(_ request: Request, reason: String, httpStatus: Int, notBefore: Duration? = nil) {
         let policy = app.configuration.retry
         let expired = request.job.expiration.map { $0 > 0 && app.clock() >= $0 } ?? false
-        guard request.attempts < policy.maxAttempts, !expired, !request.job.collector.isFinished, !isShutDown else {
+        let tooLate = notBefore.map { $0 > policy.maxRetryAfter } ?? false
+        guard request.attempts < policy.maxAttempts, !expired, !tooLate, !request.job.collector.isFinished,
+            !isShutDown
+        else {
             let why = isShutDown ? "Shutdown" : expired ? "Expired" : reason
             finish(request, request.result(.failed, httpStatus: httpStatus, reason: why))
             return
         }
-        let delay = policy.backoff(afterAttempt: request.attempts, unit: unitRandom())
+        var delay = policy.backoff(afterAttempt: request.attempts, unit: unitRandom())
+        if let notBefore, notBefore > delay { delay = notBefore }
         loop.schedule(after: delay) { [self] in
             enqueue([request])
         }
     }
 
-    private func finish(_ request: APNsRequest, _ result: DeliveryResult) {
+    private func finish(_ request: Request, _ result: DeliveryResult) {
         // Room first: whoever awaits the result may send again at once.
         app.release(1)
         request.job.collector.complete(slot: request.slot, with: result)
@@ -404,8 +421,6 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
 
     private func unitRandom() -> Double { Double.random(in: 0..<1, using: &random) }
 
-    private static let statusName = Array(":status".utf8)
-    private static let apnsIDName = Array("apns-id".utf8)
 
     private static func decimal(_ bytes: [UInt8]) -> Int {
         var value = 0
@@ -420,4 +435,10 @@ final class APNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecke
         let (seconds, attoseconds) = duration.components
         return UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
     }
+}
+
+/// Response headers every dialect needs read (static stored properties cannot live in a generic type).
+private enum ResponseHeaderName {
+    static let status = Array(":status".utf8)
+    static let retryAfter = Array("retry-after".utf8)
 }

@@ -1,6 +1,6 @@
-/// How an ``APNsClient`` talks to APNs. Every default is stated; the gateway fills these from its
+/// How a provider client (APNs, FCM) talks to its provider. Every default is stated; the gateway fills these from its
 /// config file.
-public struct APNsClientConfiguration: Sendable {
+public struct ProviderClientConfiguration: Sendable {
     /// HTTP/2 connections per app. Default 1.
     public var connections = 1
     /// Requests an app may hold (queued, waiting for a retry, or in flight) before new Sends get

@@ -1,8 +1,6 @@
-/// Where an app's notifications go: Apple's production or sandbox host, or an override such as a
-/// mock on loopback.
-public struct APNsEndpoint: Sendable, Equatable {
-    public static let production = APNsEndpoint(host: "api.push.apple.com", port: 443)
-    public static let sandbox = APNsEndpoint(host: "api.sandbox.push.apple.com", port: 443)
+/// Where an app's notifications go: a provider's host and port (Apple's, Google's), or an override
+/// such as a mock on loopback. Always HTTPS.
+public struct ProviderEndpoint: Sendable, Equatable {
 
     public var host: String
     public var port: Int
@@ -14,10 +12,26 @@ public struct APNsEndpoint: Sendable, Equatable {
 
     /// `https://host[:port]` (a trailing `/` is allowed; no path). IPv6 literals in brackets.
     public init?(url: String) {
+        guard let (endpoint, path) = Self.parse(url: url), path == "/" else { return nil }
+        self = endpoint
+    }
+
+    /// `https://host[:port][/path]`: the endpoint and the path (`/` when there is none), e.g. an
+    /// OAuth2 token URL. No query or fragment.
+    public static func parse(url: String) -> (ProviderEndpoint, path: String)? {
         guard url.hasPrefix("https://") else { return nil }
         var rest = url.dropFirst("https://".count)
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard !rest.isEmpty, !rest.contains("/") else { return nil }
+        var path = "/"
+        if let slash = rest.firstIndex(of: "/") {
+            path = String(rest[slash...])
+            rest = rest[..<slash]
+        }
+        guard !rest.isEmpty, !path.contains("?"), !path.contains("#"), !path.contains(" ") else { return nil }
+        guard let endpoint = ProviderEndpoint(authority: rest) else { return nil }
+        return (endpoint, path)
+    }
+
+    private init?(authority rest: Substring) {
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else { return nil }
             host = String(rest[rest.index(after: rest.startIndex)..<close])

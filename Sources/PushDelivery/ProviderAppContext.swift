@@ -2,15 +2,14 @@ import PushMetrics
 import PushTLS
 import Synchronization
 
-/// What every connection of one app shares: where to connect, with which TLS identity and provider
-/// token, under which limits. Immutable except the admission counter.
-final class APNsAppContext: Sendable {
+/// What every connection of one app shares: where to connect, with which TLS context and dialect,
+/// under which limits. Immutable except the admission counter.
+final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
     let name: String
-    let endpoint: APNsEndpoint
+    let endpoint: ProviderEndpoint
     let tlsContext: TLSContext
-    /// nil with certificate auth.
-    let providerTokens: ProviderTokenCache?
-    let configuration: APNsClientConfiguration
+    let dialect: Dialect
+    let configuration: ProviderClientConfiguration
     /// Unix seconds (expiration checks); injected for tests.
     let clock: @Sendable () -> Int64
     let logger: @Sendable (String, (any Error)?) -> Void
@@ -20,14 +19,14 @@ final class APNsAppContext: Sendable {
     private let held = Atomic<Int>(0)
 
     init(
-        name: String, endpoint: APNsEndpoint, tlsContext: TLSContext, providerTokens: ProviderTokenCache?,
-        configuration: APNsClientConfiguration, clock: @escaping @Sendable () -> Int64,
+        name: String, endpoint: ProviderEndpoint, tlsContext: TLSContext, dialect: Dialect,
+        configuration: ProviderClientConfiguration, clock: @escaping @Sendable () -> Int64,
         logger: @escaping @Sendable (String, (any Error)?) -> Void, requestSeconds: Histogram? = nil
     ) {
         self.name = name
         self.endpoint = endpoint
         self.tlsContext = tlsContext
-        self.providerTokens = providerTokens
+        self.dialect = dialect
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
@@ -53,6 +52,6 @@ final class APNsAppContext: Sendable {
     var heldCount: Int { held.load(ordering: .relaxed) }
 
     func log(_ message: String, _ error: (any Error)?) {
-        logger(message, error)
+        logger("\(dialect.providerName) \(message)", error)
     }
 }

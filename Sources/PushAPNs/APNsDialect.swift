@@ -1,0 +1,141 @@
+import PushCore
+import PushDelivery
+import PushHTTP2
+import PushMetrics
+import PushPosix
+import PushTLS
+
+/// How an app proves itself to APNs.
+public enum APNsCredentials: Sendable {
+    /// Token auth: an ES256 JWT from a `.p8` key, shared per (team, key).
+    case providerToken(ProviderTokenCache)
+    /// Certificate auth: the app's certificate is the TLS client identity (set in the TLS context).
+    case certificate
+}
+
+/// An app's APNs client: the delivery engine speaking APNs.
+public typealias APNsClient = ProviderClient<APNsDialect>
+
+/// APNs for the delivery engine: per token only `:path` (and the cached `authorization`) vary; the
+/// payload and the other headers are the job's, built once per notification (protocols.md A).
+public final class APNsDialect: ProviderDialect {
+    public let providerName = "APNs"
+    public let idHeader: [UInt8]? = Array("apns-id".utf8)
+    /// nil with certificate auth.
+    public let providerTokens: ProviderTokenCache?
+
+    public init(credentials: APNsCredentials) {
+        if case .providerToken(let cache) = credentials { providerTokens = cache } else { providerTokens = nil }
+    }
+
+    public func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
+        guard let providerTokens else { return .none }
+        do {
+            let current = try providerTokens.current()
+            return .credential(current.header, generation: current.issuedAt)
+        } catch {
+            return .failed("ProviderTokenError: \(error)")
+        }
+    }
+
+    public func submit(
+        _ request: ProviderRequest<APNsJob>, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
+    ) -> Result<Int32, HTTP2Error> {
+        // scratch holds `/3/device/<token>`, rebuilt in place: no allocation per token.
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: APNsJob.pathPrefix)
+        scratch.append(contentsOf: request.token.utf8)
+        let job = request.job
+        return scratch.withUnsafeBytes { path -> Result<Int32, HTTP2Error> in
+            guard job.usesProviderToken, let authorization else {
+                return Result { () throws(HTTP2Error) in
+                    try session.submitRequest(
+                        template: job.template, replacing: (APNsJob.pathIndex, path), body: job.payload)
+                }
+            }
+            return authorization.withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
+                Result { () throws(HTTP2Error) in
+                    try session.submitRequest(
+                        template: job.template, replacing: (APNsJob.pathIndex, path),
+                        (APNsJob.authorizationIndex, value), body: job.payload)
+                }
+            }
+        }
+    }
+
+    /// `:status`, `apns-id` and the `{"reason": …}` body (plus `timestamp` for 410), classified by
+    /// the reason table; an unusable body leaves it to the HTTP status.
+    public func outcome(of response: ProviderResponse, now: Int64) -> ProviderOutcome {
+        let status = response.status
+        if status == 200 { return .delivered(id: response.id) }
+        var reasonText = ""
+        var timestamp: Int64 = 0
+        if let json = try? JSONParser.parse(response.body), case .object(let members) = json {
+            for (key, value) in members {
+                if key == "reason", case .string(let text) = value { reasonText = text }
+                if key == "timestamp", case .number(let text) = value { timestamp = Int64(text) ?? 0 }
+            }
+        }
+        if reasonText.isEmpty {
+            // No usable body (a proxy's answer, or a truncated one): the HTTP status decides.
+            reasonText = "HTTP \(status)"
+            return Self.outcome(reason: reasonText, status: status, retry: APNsReason.Retry(httpStatus: status))
+        }
+        let reason = APNsReason(reasonText)
+        var retry = reason.retry
+        if case .other = reason { retry = APNsReason.Retry(httpStatus: status) }
+        if retry == .never {
+            return .rejected(
+                reason: reasonText, httpStatus: status, unregisteredAt: status == 410 ? timestamp : 0,
+                invalidatesToken: reason.invalidatesToken)
+        }
+        if reason == .expiredProviderToken {
+            return .transient(reason: reasonText, httpStatus: status, retry: .afterRenewingAuthorization)
+        }
+        return Self.outcome(reason: reasonText, status: status, retry: retry)
+    }
+
+    private static func outcome(reason: String, status: Int, retry: APNsReason.Retry) -> ProviderOutcome {
+        switch retry {
+        case .never: .rejected(reason: reason, httpStatus: status, unregisteredAt: 0, invalidatesToken: false)
+        case .onNewConnection: .transient(reason: reason, httpStatus: status, retry: .onNewConnection)
+        // TooManyProviderTokenUpdates: keep the cached token (minting more makes it worse), back off.
+        case .afterBackoff, .afterProviderTokenHandling:
+            .transient(reason: reason, httpStatus: status, retry: .afterBackoff(notBefore: nil))
+        }
+    }
+
+    public func authorizationRejected(generation: Int64) {
+        providerTokens?.reportExpired(issuedAt: generation)
+    }
+
+    public var credentialIssuedAt: Int64? { providerTokens?.issuedAt }
+
+    /// The job for an APNs push; nil for another platform's.
+    func job(_ push: PreparedPush, notificationIndex: Int, authority: String, collector: DeliveryCollector) -> APNsJob? {
+        guard case .apns(let notification) = push else { return nil }
+        return APNsJob(
+            notification, notificationIndex: notificationIndex, authority: authority,
+            usesProviderToken: providerTokens != nil, collector: collector)
+    }
+}
+
+extension ProviderClient where Dialect == APNsDialect {
+    /// An APNs client for one app. Connections open on first use and stay open.
+    public convenience init(
+        name: String, endpoint: ProviderEndpoint, credentials: APNsCredentials, tlsContext: TLSContext,
+        configuration: ProviderClientConfiguration, group: EventLoopGroup,
+        clock: @escaping @Sendable () -> Int64 = unixSeconds,
+        logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
+        requestSeconds: Histogram? = nil
+    ) {
+        let dialect = APNsDialect(credentials: credentials)
+        let authority = endpoint.authority
+        self.init(
+            name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
+            group: group, clock: clock, logger: logger, requestSeconds: requestSeconds,
+            makeJob: { push, index, collector in
+                dialect.job(push, notificationIndex: index, authority: authority, collector: collector)
+            })
+    }
+}

@@ -1,0 +1,26 @@
+/// A validated notification ready for its provider: what a Send item or a fan-out page hands to an
+/// app's delivery client. The case matches the app's platform.
+public enum PreparedPush: Sendable, Equatable {
+    case apns(PreparedNotification)
+    case fcm(PreparedFCMMessage)
+
+    /// The device tokens, in request order.
+    public var tokens: [String] {
+        switch self {
+        case .apns(let notification): notification.tokens
+        case .fcm(let message): message.tokens
+        }
+    }
+
+    /// The same push for other tokens (a fan-out page reuses one payload for many endpoints).
+    public func with(tokens: [String]) -> PreparedPush {
+        switch self {
+        case .apns(var notification):
+            notification.tokens = tokens
+            return .apns(notification)
+        case .fcm(var message):
+            message.tokens = tokens
+            return .fcm(message)
+        }
+    }
+}

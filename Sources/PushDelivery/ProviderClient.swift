@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCore
+import PushMetrics
+import PushPosix
+import PushTLS
+import Synchronization
+
+/// What the gateway sends through: one app's pool of provider connections behind a bounded queue.
+public protocol DeliveryClient: AnyObject, Sendable {
+    /// The app's name.
+    var name: String { get }
+    /// Takes room for `count` requests in the app's bounded queue; false when it is full (the caller
+    /// answers RESOURCE_EXHAUSTED and sends nothing). Each request sent gives its room back when it
+    /// has a result.
+    func reserve(_ count: Int) -> Bool
+    /// Gives back room reserved and not used.
+    func unreserve(_ count: Int)
+    /// Requests held now (queued, waiting to retry, in flight).
+    var heldRequests: Int { get }
+    /// Connections open now. Any thread.
+    var openConnections: Int { get }
+    /// Requests sent and not yet answered, over all connections. Any thread.
+    var streamsInFlight: Int { get }
+    /// Sends a prepared push to each of its tokens; token `i`'s result goes to slot `firstSlot + i`
+    /// of `collector`. Room must have been reserved. A push for another platform than the app's is
+    /// FAILED (`WrongPlatform`).
+    func send(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector)
+    /// Fails what is queued and closes the connections.
+    func shutdown()
+    /// The most streams that were ever open at once on any connection.
+    func peakStreamsInFlight() async -> Int
+    /// When the credential in use (APNs provider token, FCM access token) was obtained, Unix
+    /// seconds; nil without one.
+    var credentialIssuedAt: Int64? { get }
+}
+
+/// Sends one app's notifications to its provider over a pool of long-lived HTTP/2 connections, each
+/// on one event loop, and reports one result per token. The dialect makes it APNs or FCM.
+public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
+    public let name: String
+    public let dialect: Dialect
+    private let app: ProviderAppContext<Dialect>
+    private let connections: [ProviderConnection<Dialect>]
+    private let nextConnection = Atomic<Int>(0)
+    private let makeJob: @Sendable (PreparedPush, Int, DeliveryCollector) -> Dialect.Job?
+
+    /// Connections open on first use and stay open. `requestSeconds`, when given, gets the submit →
+    /// response time of every request that got a response.
+    /// - Parameter makeJob: the job for a push (notification index, collector), or nil when the
+    ///   push is not for this provider.
+    public init(
+        name: String, endpoint: ProviderEndpoint, dialect: Dialect, tlsContext: TLSContext,
+        configuration: ProviderClientConfiguration, group: EventLoopGroup,
+        clock: @escaping @Sendable () -> Int64 = unixSeconds,
+        logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
+        requestSeconds: Histogram? = nil,
+        makeJob: @escaping @Sendable (PreparedPush, Int, DeliveryCollector) -> Dialect.Job?
+    ) {
+        self.name = name
+        self.dialect = dialect
+        self.makeJob = makeJob
+        let app = ProviderAppContext(
+            name: name, endpoint: endpoint, tlsContext: tlsContext, dialect: dialect, configuration: configuration,
+            clock: clock, logger: logger, requestSeconds: requestSeconds)
+        self.app = app
+        let count = max(1, configuration.connections)
+        let offset = Int.random(in: 0..<group.loops.count)
+        connections = (0..<count).map { index in
+            ProviderConnection(loop: group.loops[(offset + index) % group.loops.count], app: app)
+        }
+    }
+
+    public func reserve(_ count: Int) -> Bool {
+        app.reserve(count)
+    }
+
+    public func unreserve(_ count: Int) {
+        app.release(count)
+    }
+
+    public var heldRequests: Int { app.heldCount }
+
+    public var credentialIssuedAt: Int64? { dialect.credentialIssuedAt }
+
+    public var openConnections: Int {
+        connections.reduce(0) { $0 + ($1.isOpen.load(ordering: .relaxed) ? 1 : 0) }
+    }
+
+    public var streamsInFlight: Int {
+        connections.reduce(0) { $0 + $1.streamsInFlight.load(ordering: .relaxed) }
+    }
+
+    public func send(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector) {
+        let tokens = push.tokens
+        guard let job = makeJob(push, notificationIndex, collector) else {
+            for (offset, token) in tokens.enumerated() {
+                app.release(1)
+                collector.complete(
+                    slot: firstSlot + offset,
+                    with: DeliveryResult(
+                        notificationIndex: notificationIndex, token: token, status: .failed,
+                        reason: "WrongPlatform: app \(name) is not a \(dialect.providerName) app"))
+            }
+            return
+        }
+        // A small send from a loop that has one of this app's connections stays on that loop: no
+        // thread hop on the way out, and the answer comes back to the same thread (the gRPC
+        // handlers run on their connection's loop).
+        if tokens.count <= Self.localSendLimit, let local = connections.first(where: { $0.loop.inEventLoop }) {
+            local.enqueue(tokens.indices.map { ProviderRequest(job: job, token: tokens[$0], slot: firstSlot + $0) })
+            return
+        }
+        // Split the tokens in contiguous chunks, one hop per connection (not per token).
+        let chunk = (tokens.count + connections.count - 1) / connections.count
+        let start = nextConnection.add(1, ordering: .relaxed).oldValue
+        var index = 0
+        var turn = 0
+        while index < tokens.count {
+            let end = min(index + chunk, tokens.count)
+            let requests = (index..<end).map { ProviderRequest(job: job, token: tokens[$0], slot: firstSlot + $0) }
+            let connection = connections[(start + turn) % connections.count]
+            connection.loop.execute { connection.enqueue(requests) }
+            index = end
+            turn += 1
+        }
+    }
+
+    /// Sends of at most this many tokens go to a connection on the caller's loop when there is one.
+    static var localSendLimit: Int { 64 }
+
+    public func shutdown() {
+        for connection in connections {
+            connection.loop.execute { connection.shutdown() }
+        }
+    }
+
+    public func peakStreamsInFlight() async -> Int {
+        var peak = 0
+        for connection in connections {
+            peak = max(peak, await withCheckedContinuation { continuation in
+                connection.loop.execute { continuation.resume(returning: connection.peakInFlight) }
+            })
+        }
+        return peak
+    }
+}
+
+/// Now in Unix seconds (the engine's default clock).
+@Sendable public func unixSeconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec)
+}

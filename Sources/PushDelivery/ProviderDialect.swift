@@ -1,0 +1,103 @@
+import PushCore
+import PushHTTP2
+
+/// What one provider (APNs, FCM) adds to the engine: how a request is written, how the request is
+/// authorized, and what an answer means. The engine (``ProviderConnection``) owns everything else:
+/// the queue, stream limits, retries, reconnects, liveness. One dialect object serves every
+/// connection of an app, from their loops at once, so it must be thread-safe.
+public protocol ProviderDialect: AnyObject, Sendable {
+    associatedtype Job: ProviderJob
+
+    /// `APNs`, `FCM`: for logs.
+    var providerName: String { get }
+
+    /// The response header whose value becomes the result's id (`apns-id`); nil: none.
+    var idHeader: [UInt8]? { get }
+
+    /// The credential to put in `authorization` now. Called before each pass of submits, so keep
+    /// it cheap (a lock and a retain). `.pending` promises one call of
+    /// ``AuthorizationWaiter/authorizationDidChange()`` on `waiter` (from any thread) once the
+    /// credential is there or could not be had.
+    func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization
+
+    /// Submits one token's request on `session`: the job's prepared headers and body, the token,
+    /// and `authorization` (the `authorization` header value, when there is one). `scratch` is a
+    /// per-connection buffer to build per-token bytes in without allocating.
+    func submit(
+        _ request: ProviderRequest<Job>, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
+    ) -> Result<Int32, HTTP2Error>
+
+    /// What a complete response means. `now`: Unix seconds.
+    func outcome(of response: ProviderResponse, now: Int64) -> ProviderOutcome
+
+    /// The provider refused the credential of `generation` (APNs ExpiredProviderToken, FCM 401):
+    /// replace it if it is still the current one.
+    func authorizationRejected(generation: Int64)
+
+    /// When the credential in use was obtained (Unix seconds); nil without one (for a gauge).
+    var credentialIssuedAt: Int64? { get }
+}
+
+/// A connection waiting for a credential being fetched.
+public protocol AuthorizationWaiter: AnyObject, Sendable {
+    /// The credential is there, or could not be had: ask again. Any thread.
+    func authorizationDidChange()
+}
+
+/// The `authorization` a dialect wants sent.
+public enum ProviderAuthorization: Sendable {
+    /// No header (APNs certificate auth).
+    case none
+    /// The full header value (`bearer <jwt>`). `generation` changes whenever the value does, so a
+    /// connection re-encodes it only then.
+    case credential(String, generation: Int64)
+    /// Being fetched; the dialect tells the waiter when that is over.
+    case pending
+    /// No credential can be had now; what waits is FAILED with this reason.
+    case failed(String)
+}
+
+/// What an answer means for one request.
+public enum ProviderOutcome: Sendable, Equatable {
+    /// Accepted; `id` is the provider's id for it (apns-id, FCM message name).
+    case delivered(id: String)
+    /// A permanent refusal: sending it again as is will not help.
+    case rejected(reason: String, httpStatus: Int, unregisteredAt: Int64, invalidatesToken: Bool)
+    /// May succeed when sent again; `retry` says when.
+    case transient(reason: String, httpStatus: Int, retry: ProviderRetry)
+}
+
+/// When a transient failure may be sent again.
+public enum ProviderRetry: Sendable, Equatable {
+    /// After the policy's backoff, and no sooner than `notBefore` when the server said so
+    /// (`Retry-After`).
+    case afterBackoff(notBefore: Duration?)
+    /// The connection is going away (APNs Shutdown, IdleTimeout): stop using it, retry on a new one.
+    case onNewConnection
+    /// The credential was refused: it is renewed (once, for every request that saw it refused) and
+    /// the request sent once more; a second refusal of the same request rejects it.
+    case afterRenewingAuthorization
+}
+
+/// One response as it arrives: `:status`, the dialect's id header, `retry-after`, and the body.
+public struct ProviderResponse: Sendable {
+    public var status = 0
+    public var id = ""
+    public var retryAfter: String?
+    public var body: [UInt8] = []
+
+    /// Error bodies are small JSON objects; anything much larger is not the provider's and is cut.
+    public static let maxBody = 16_384
+
+    public init(status: Int = 0, id: String = "", retryAfter: String? = nil, body: [UInt8] = []) {
+        self.status = status
+        self.id = id
+        self.retryAfter = retryAfter
+        self.body = body
+    }
+
+    mutating func append(_ data: UnsafeRawBufferPointer) {
+        guard body.count + data.count <= Self.maxBody else { return }
+        body.append(contentsOf: data)
+    }
+}

@@ -1,0 +1,85 @@
+import PushCore
+
+/// One notification as sent to a provider, shared by all of its tokens (payload and headers built
+/// once). The engine needs only these three things of it.
+public protocol ProviderJob: AnyObject, Sendable {
+    /// Index of the notification in its Send.
+    var notificationIndex: Int { get }
+    /// Unix seconds after which the provider would drop it anyway: no retry past this.
+    var expiration: Int64? { get }
+    /// Where its results go.
+    var collector: DeliveryCollector { get }
+}
+
+/// One token of a job: what is queued, sent, retried and answered.
+public struct ProviderRequest<Job: ProviderJob>: Sendable {
+    public let job: Job
+    public let token: String
+    /// Where the result goes in the Send's result list.
+    public let slot: Int
+    /// Sends so far.
+    public var attempts = 0
+    /// Whether this request was already resent after its credential was refused.
+    var authorizationRenewed = false
+
+    public init(job: Job, token: String, slot: Int) {
+        self.job = job
+        self.token = token
+        self.slot = slot
+    }
+
+    func result(
+        _ status: DeliveryStatus, httpStatus: Int = 0, reason: String = "", id: String = "",
+        unregisteredAt: Int64 = 0, invalidatesToken: Bool = false
+    ) -> DeliveryResult {
+        DeliveryResult(
+            notificationIndex: job.notificationIndex, token: token, status: status, httpStatus: httpStatus,
+            reason: reason, apnsID: id, unregisteredAt: unregisteredAt, attempts: attempts,
+            invalidatesToken: invalidatesToken)
+    }
+}
+
+/// A FIFO of requests (an array with a moving head: no per-element allocation).
+public struct RequestQueue<Element> {
+    private var storage: [Element] = []
+    private var head = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { head == storage.count }
+    public var count: Int { storage.count - head }
+
+    public mutating func append(_ element: Element) { storage.append(element) }
+    public mutating func append(contentsOf elements: some Sequence<Element>) { storage.append(contentsOf: elements) }
+
+    /// Puts an element back at the front (a refused stream keeps its turn).
+    public mutating func prepend(_ element: Element) {
+        if head > 0 {
+            head -= 1
+            storage[head] = element
+        } else {
+            storage.insert(element, at: 0)
+        }
+    }
+
+    public mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        head += 1
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: storage.capacity <= 4096)
+            head = 0
+        } else if head >= 4096 && head * 2 >= storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    public mutating func removeAll() -> [Element] {
+        let rest = Array(storage[head...])
+        storage.removeAll()
+        head = 0
+        return rest
+    }
+}
