@@ -97,6 +97,12 @@ let package = Package(
             name: "PushAPNsTests", dependencies: ["PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs"],
             swiftSettings: swiftSettings),
 
+        // FCM delivery: the FCM HTTP v1 dialect of the engine, service-account OAuth2 access tokens.
+        .target(
+            name: "PushFCM",
+            dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            swiftSettings: swiftSettings),
+
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(
             name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
@@ -109,7 +115,7 @@ let package = Package(
         .target(
             name: "PushGateway",
             dependencies: [
-                "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushTLS", "PushMockAPNs", "PushStore",
+                "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushTLS", "PushMockAPNs", "PushStore",
                 "PushMetrics",
             ],
             swiftSettings: swiftSettings),
