@@ -1,11 +1,14 @@
 /// One app that Pushgate sends for, from the `apps` list of the config file.
 ///
-/// The APNs credentials (`team_id`, `key_id`, `key_file` or `cert_file` + `key_file`) are read by
-/// the delivery engine; this type only holds what the config says. Secrets are never logged: the
+/// The credentials (APNs: `team_id`, `key_id`, `key_file` or `cert_file` + `key_file`; FCM:
+/// `service_account_file`) are read when the app's client is made; this type only holds what the
+/// config says. Secrets are never logged: the
 /// description shows names and paths only.
 public struct AppConfiguration: Sendable, Equatable {
     public enum Platform: String, Sendable {
         case apns
+        /// Firebase Cloud Messaging, HTTP v1 API.
+        case fcm
     }
 
     public var name: String
@@ -20,12 +23,19 @@ public struct AppConfiguration: Sendable, Equatable {
     public var certFile: String
     /// Apple's sandbox host instead of production.
     public var sandbox: Bool
-    /// Overrides the Apple host, e.g. `https://127.0.0.1:8443` for a mock.
+    /// Overrides the provider host (Apple's, or `https://fcm.googleapis.com`), e.g.
+    /// `https://127.0.0.1:8443` for a mock.
     public var url: String
     /// Extra trusted CA certificates (PEM) for the provider's TLS certificate.
     public var caFile: String
     /// HTTP/2 connections to keep open to the provider. Default 1.
     public var connections: Int
+    /// FCM: the Google service-account JSON key file (its key signs the OAuth2 assertions).
+    public var serviceAccountFile = ""
+    /// FCM: the Firebase project; empty: the service account's `project_id`.
+    public var projectID = ""
+    /// FCM: overrides the service account's `token_uri` (where access tokens are fetched).
+    public var tokenURL = ""
     /// The `.p8` key itself instead of `keyFile` (the built-in demo app; not a config key).
     public var keyPEM = ""
     /// Trusted CA certificates as PEM instead of `caFile` (the built-in demo app; not a config key).

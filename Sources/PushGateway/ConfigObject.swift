@@ -13,9 +13,12 @@ struct ConfigObject {
         self.members = members
     }
 
-    func checkKeys(_ known: Set<String>) throws(ConfigurationError) {
+    /// - Parameter context: what the object is (`an fcm app`), when the keys it takes depend on it.
+    func checkKeys(_ known: Set<String>, context: String? = nil) throws(ConfigurationError) {
         for (key, _) in members where !known.contains(key) {
-            throw ConfigurationError("\(path): unknown key \(key.debugDescription) (known: \(known.sorted().joined(separator: ", ")))")
+            let what = context.map { " for \($0)" } ?? ""
+            throw ConfigurationError(
+                "\(path): unknown key \(key.debugDescription)\(what) (known: \(known.sorted().joined(separator: ", ")))")
         }
     }
 

@@ -37,7 +37,7 @@ extension Gateway {
                 listenHost: next.listenHost, listenPort: next.listenPort, appNames: next.apps.map(\.name))
             var subset = next
             subset.apps = fresh
-            let made = try APNsClientFactory.makeClients(subset, group: group, log: log, metrics: metrics)
+            let made = try DeliveryClientFactory.makeClients(subset, group: group, log: log, metrics: metrics)
             clients.merge(made) { _, new in new }
         } catch {
             log.error("reload refused; the running configuration stays", ["error": "\(error)"])

@@ -75,7 +75,7 @@ public final class Gateway: Sendable {
                 demo = nil
             }
             metrics = GatewayMetrics(apps: configuration.apps)
-            clients = try APNsClientFactory.makeClients(configuration, group: group, log: log, metrics: metrics)
+            clients = try DeliveryClientFactory.makeClients(configuration, group: group, log: log, metrics: metrics)
         } catch {
             group.shutdown()
             throw error

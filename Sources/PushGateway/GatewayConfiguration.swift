@@ -129,16 +129,22 @@ public struct GatewayConfiguration: Sendable {
 
     private static func parseApp(_ value: JSONValue, path: String) throws(ConfigurationError) -> AppConfiguration {
         let reader = try ConfigObject(value, path: path)
-        try reader.checkKeys([
-            "name", "platform", "team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox", "url",
-            "ca_file", "connections",
-        ])
-        guard let name = try reader.string("name"), !name.isEmpty else {
-            throw ConfigurationError("\(path).name: required")
-        }
         let platformName = try reader.string("platform") ?? "apns"
         guard let platform = AppConfiguration.Platform(rawValue: platformName) else {
-            throw ConfigurationError("\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns)")
+            throw ConfigurationError(
+                "\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns, fcm)")
+        }
+        let common = ["name", "platform", "url", "ca_file", "connections"]
+        switch platform {
+        case .apns:
+            try reader.checkKeys(
+                common + ["team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox"],
+                context: "an apns app")
+        case .fcm:
+            try reader.checkKeys(common + ["service_account_file", "project_id", "token_url"], context: "an fcm app")
+        }
+        guard let name = try reader.string("name"), !name.isEmpty else {
+            throw ConfigurationError("\(path).name: required")
         }
         var app = AppConfiguration(name: name, platform: platform, bundleID: try reader.string("bundle_id") ?? "")
         app.teamID = try reader.string("team_id") ?? ""
@@ -149,6 +155,12 @@ public struct GatewayConfiguration: Sendable {
         app.url = try reader.string("url") ?? ""
         app.caFile = try reader.string("ca_file") ?? ""
         app.connections = try reader.int("connections", range: 1...64) ?? 1
+        app.serviceAccountFile = try reader.string("service_account_file") ?? ""
+        app.projectID = try reader.string("project_id") ?? ""
+        app.tokenURL = try reader.string("token_url") ?? ""
+        if platform == .fcm && app.serviceAccountFile.isEmpty {
+            throw ConfigurationError("\(path).service_account_file: required for an fcm app (a Google service-account JSON key)")
+        }
         return app
     }
 }

@@ -44,12 +44,20 @@ struct MessagePlan {
         guard let app = apps[appName] else { return nil }
         let key = app.platformKey
         let built: PreparedPush?
+        let now = unixMilliseconds() / 1000
         do {
-            let options = try SNSAttributes.parse(attributes, platformKey: key)
-            built = try SNSAPNsPayload.build(
-                message: message, key: key, options: options, bundleID: app.bundleID, publishedAt: publishedAtSeconds,
-                now: unixMilliseconds() / 1000
-            ).map(PreparedPush.apns)
+            switch app.platform {
+            case .apns:
+                let options = try SNSAttributes.parse(attributes, platformKey: key)
+                built = try SNSAPNsPayload.build(
+                    message: message, key: key, options: options, bundleID: app.bundleID,
+                    publishedAt: publishedAtSeconds, now: now
+                ).map(PreparedPush.apns)
+            case .fcm:
+                built = try SNSFCMPayload.build(
+                    message: message, attributes: attributes, publishedAt: publishedAtSeconds, now: now
+                ).map(PreparedPush.fcm)
+            }
         } catch {
             // Publish checked the message already; an app-specific problem (no bundle id) skips it.
             built = nil

@@ -72,7 +72,8 @@ struct PublishService: Sendable {
     }
 
     /// Everything that can be wrong with a publish whatever its recipients: the message structure,
-    /// the attributes, and the APNs payloads it would produce (bad JSON rejects the whole publish).
+    /// the attributes, and the APNs and FCM payloads it would produce (bad JSON rejects the whole
+    /// publish).
     static func check(_ request: PushgateV1.PublishRequest, target: SNSTarget) throws(GRPCStatus) {
         do {
             let message = try SNSMessage.parse(
@@ -86,6 +87,9 @@ struct PublishService: Sendable {
                     message: message, key: key, options: options, bundleID: "com.example.check", publishedAt: 0,
                     now: 0)
             }
+            if target == .topic || target == .endpoint(.gcm) {
+                _ = try SNSFCMPayload.build(message: message, attributes: request.attributes, publishedAt: 0, now: 0)
+            }
         } catch {
             throw GRPCStatus(.invalidArgument, error.description)
         }
@@ -94,7 +98,12 @@ struct PublishService: Sendable {
 
 extension AppConfiguration {
     /// The SNS platform key an app's endpoints take their payload from.
-    var platformKey: PlatformKey { sandbox ? .apnsSandbox : .apns }
+    var platformKey: PlatformKey {
+        switch platform {
+        case .apns: sandbox ? .apnsSandbox : .apns
+        case .fcm: .gcm
+        }
+    }
 }
 
 /// Random version-4 UUIDs, lowercase, for message ids.

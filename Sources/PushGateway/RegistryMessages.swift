@@ -55,12 +55,26 @@ enum RegistryValidation {
     static let maxCustomUserDataBytes = 2048
 
     /// The token as stored: APNs tokens are hex, lowercased (as SNS returns them).
-    static func normalizedToken(_ token: String, field: String = "token") throws(GRPCStatus) -> String {
+    /// The token as stored: APNs tokens in lowercase hex; FCM registration tokens as they are
+    /// (they are case-sensitive).
+    static func normalizedToken(
+        _ token: String, platform: AppConfiguration.Platform, field: String = "token"
+    ) throws(GRPCStatus) -> String {
         guard !token.isEmpty else { throw GRPCStatus(.invalidArgument, "\(field): required") }
-        guard let valid = DeviceToken(token) else {
-            throw GRPCStatus(.invalidArgument, "\(field): \(DeviceToken.requirement)")
+        switch platform {
+        case .apns:
+            guard let valid = DeviceToken(token) else {
+                throw GRPCStatus(.invalidArgument, "\(field): \(DeviceToken.requirement)")
+            }
+            return valid.hex
+        case .fcm:
+            do {
+                try FCMToken.validate(token, field: field)
+            } catch {
+                throw GRPCStatus(.invalidArgument, error.description)
+            }
+            return token
         }
-        return valid.hex
     }
 
     static func customUserData(_ data: String) throws(GRPCStatus) {

@@ -66,10 +66,10 @@ struct RegistryService: Sendable {
         async throws(GRPCStatus) -> PushgateV1.Endpoint
     {
         try RegistryValidation.required(request.app, "app")
-        guard configuration.apps.contains(where: { $0.name == request.app }) else {
+        guard let app = configuration.apps.first(where: { $0.name == request.app }) else {
             throw GRPCStatus(.notFound, "app: unknown app \(request.app.debugDescription)")
         }
-        let token = try RegistryValidation.normalizedToken(request.token)
+        let token = try RegistryValidation.normalizedToken(request.token, platform: app.platform)
         try RegistryValidation.customUserData(request.customUserData)
         let (endpoint, _) = try await storeCall("token") { () async throws(StoreError) in
             try await store.createEndpoint(
@@ -83,8 +83,14 @@ struct RegistryService: Sendable {
         async throws(GRPCStatus) -> PushgateV1.Endpoint
     {
         try RegistryValidation.required(request.id, "id")
-        let token = try request.token.map { (token: String) throws(GRPCStatus) in
-            try RegistryValidation.normalizedToken(token)
+        var token: String?
+        if let newToken = request.token {
+            // The token's form depends on the endpoint's app (APNs hex, FCM registration token).
+            let existing = try await storeCall("id") { () async throws(StoreError) in
+                try await store.endpoint(id: request.id)
+            }
+            let platform = configuration.apps.first { $0.name == existing.app }?.platform ?? .apns
+            token = try RegistryValidation.normalizedToken(newToken, platform: platform)
         }
         if let data = request.customUserData { try RegistryValidation.customUserData(data) }
         let updated = try await storeCall(token == nil ? "id" : "token") { () async throws(StoreError) in
@@ -173,7 +179,10 @@ struct RegistryService: Sendable {
         response.applications = slice.map { app in
             var application = PushgateV1.Application()
             application.name = app.name
-            application.platform = app.sandbox ? .apnsSandbox : .apns
+            switch app.platform {
+            case .apns: application.platform = app.sandbox ? .apnsSandbox : .apns
+            case .fcm: application.platform = .fcm
+            }
             application.bundleID = app.bundleID
             return application
         }

@@ -1,8 +1,8 @@
 import PushCore
 import PushProto
 
-/// A validated Send request: every notification prepared (payload built once, headers derived), each
-/// with the app it goes through.
+/// A validated Send request: every notification prepared for its app's provider (payload built
+/// once, headers derived), each with the app it goes through.
 struct ValidatedSend: Sendable {
     struct Item: Sendable {
         let app: AppConfiguration
@@ -16,8 +16,9 @@ struct ValidatedSend: Sendable {
 /// Checks every field of a Send request before anything is sent, and names the place of the first
 /// problem (`notifications[3].tokens[7]: …`).
 enum SendRequestValidation {
+    /// - Parameter now: Unix seconds (FCM's `android.ttl` is counted from it).
     static func validate(
-        _ request: PushgateV1.SendRequest, configuration: GatewayConfiguration
+        _ request: PushgateV1.SendRequest, configuration: GatewayConfiguration, now: Int64 = unixMilliseconds() / 1000
     ) throws(GRPCStatus) -> ValidatedSend {
         guard !request.notifications.isEmpty else {
             throw GRPCStatus(.invalidArgument, "notifications: at least one notification is required")
@@ -37,8 +38,15 @@ enum SendRequestValidation {
                 throw unknownApp(notification.app, path: path, configuration: configuration)
             }
             let domain = try NotificationRequest(notification, path: path)
-            switch NotificationValidator.prepare(domain, at: path, bundleID: app.bundleID) {
-            case .success(let prepared): items.append(.init(app: app, notification: .apns(prepared)))
+            let prepared: Result<PreparedPush, ValidationError>
+            switch app.platform {
+            case .apns:
+                prepared = NotificationValidator.prepare(domain, at: path, bundleID: app.bundleID).map(PreparedPush.apns)
+            case .fcm:
+                prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
+            }
+            switch prepared {
+            case .success(let push): items.append(.init(app: app, notification: push))
             case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
             }
         }

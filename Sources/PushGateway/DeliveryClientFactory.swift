@@ -1,0 +1,132 @@
+import PushAPNs
+import PushDelivery
+import PushFCM
+import PushMetrics
+import PushPosix
+import PushTLS
+
+/// Builds a delivery client per configured app: APNs (endpoint, TLS identity, one provider-token
+/// cache per (team, key) shared by every app that uses that key) or FCM (service account, OAuth2
+/// access-token cache, project).
+enum DeliveryClientFactory {
+    static func makeClients(
+        _ configuration: GatewayConfiguration, group: EventLoopGroup, log: Log, metrics: GatewayMetrics? = nil
+    ) throws(ConfigurationError) -> [String: any DeliveryClient] {
+        var tokenCaches: [String: ProviderTokenCache] = [:]
+        var clients: [String: any DeliveryClient] = [:]
+        for (index, app) in configuration.apps.enumerated() {
+            let path = "config.apps[\(index)]"
+            var settings = ProviderClientConfiguration()
+            settings.connections = app.connections
+            settings.queueLimit = configuration.queueLimit
+            let name = app.name
+            let logger: @Sendable (String, (any Error)?) -> Void = { message, error in
+                log.warning(message, ["app": name, "error": error.map { "\($0)" } ?? ""])
+            }
+            if app.platform == .fcm {
+                clients[app.name] = try makeFCMClient(
+                    app, path: path, settings: settings, group: group, logger: logger,
+                    requestSeconds: metrics?.providerRequestSeconds(app: name))
+                continue
+            }
+            let endpoint = try endpoint(for: app, path: path)
+            let credentials: APNsCredentials
+            let tls: TLSContext
+            do {
+                if !app.certFile.isEmpty {
+                    tls = try TLSContext.client(
+                        caFile: app.caFile.isEmpty ? nil : app.caFile, certificateChainFile: app.certFile,
+                        privateKeyFile: app.keyFile.isEmpty ? app.certFile : app.keyFile)
+                    credentials = .certificate
+                } else {
+                    guard !app.teamID.isEmpty, !app.keyID.isEmpty, !app.keyFile.isEmpty || !app.keyPEM.isEmpty else {
+                        throw ConfigurationError(
+                            "\(path): set team_id, key_id and key_file (token auth) or cert_file and key_file "
+                                + "(certificate auth)")
+                    }
+                    tls = try app.caPEM.isEmpty
+                        ? TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
+                        : TLSContext.client(caPEM: app.caPEM)
+                    let cacheKey = "\(app.teamID)/\(app.keyID)"
+                    if let cache = tokenCaches[cacheKey] {
+                        credentials = .providerToken(cache)
+                    } else {
+                        let signer = try app.keyPEM.isEmpty
+                            ? ES256Signer(p8File: app.keyFile) : ES256Signer(p8PEM: app.keyPEM)
+                        let cache = ProviderTokenCache(
+                            teamID: app.teamID, keyID: app.keyID, signer: signer, clock: unixSeconds)
+                        tokenCaches[cacheKey] = cache
+                        credentials = .providerToken(cache)
+                    }
+                }
+            } catch let error as ConfigurationError {
+                throw error
+            } catch {
+                throw ConfigurationError("\(path): \(error)")
+            }
+            clients[app.name] = APNsClient(
+                name: app.name, endpoint: endpoint, credentials: credentials, tlsContext: tls, configuration: settings,
+                group: group, logger: logger, requestSeconds: metrics?.providerRequestSeconds(app: name))
+        }
+        return clients
+    }
+
+    private static func isProjectIDByte(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || byte == UInt8(ascii: "-")
+    }
+
+    /// FCM's production host.
+    static let fcmEndpoint = ProviderEndpoint(host: "fcm.googleapis.com", port: 443)
+
+    private static func makeFCMClient(
+        _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
+        logger: @escaping @Sendable (String, (any Error)?) -> Void, requestSeconds: Histogram?
+    ) throws(ConfigurationError) -> any DeliveryClient {
+        var endpoint = fcmEndpoint
+        if !app.url.isEmpty {
+            guard let override = ProviderEndpoint(url: app.url) else {
+                throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
+            }
+            endpoint = override
+        }
+        let account: GoogleServiceAccount
+        let signer: RS256Signer
+        let tls: TLSContext
+        do {
+            account = try GoogleServiceAccount(file: app.serviceAccountFile)
+            signer = try RS256Signer(pem: account.privateKey)
+            tls = try TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
+        } catch {
+            throw ConfigurationError("\(path).service_account_file: \(error)")
+        }
+        let projectID = app.projectID.isEmpty ? account.projectID : app.projectID
+        guard !projectID.isEmpty else {
+            throw ConfigurationError("\(path).project_id: required (the service account file has no project_id)")
+        }
+        // Firebase project ids are lowercase letters, digits and hyphens; it goes into the :path.
+        guard projectID.utf8.allSatisfy({ isProjectIDByte($0) }) else {
+            throw ConfigurationError("\(path).project_id: \(projectID.debugDescription) is not a Firebase project id")
+        }
+        let tokenURL = app.tokenURL.isEmpty ? account.tokenURI : app.tokenURL
+        let fetch: AccessTokenCache.Fetch
+        do {
+            fetch = try GoogleOAuth.fetch(
+                account: account, signer: signer, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0])
+        } catch {
+            throw ConfigurationError("\(app.tokenURL.isEmpty ? "\(path).service_account_file token_uri" : "\(path).token_url"): \(error)")
+        }
+        let accessTokens = AccessTokenCache(logger: logger, fetch: fetch)
+        return FCMClient(
+            name: app.name, endpoint: endpoint, projectID: projectID, accessTokens: accessTokens, tlsContext: tls,
+            configuration: settings, group: group, logger: logger, requestSeconds: requestSeconds)
+    }
+
+    private static func endpoint(for app: AppConfiguration, path: String) throws(ConfigurationError) -> ProviderEndpoint {
+        if app.url.isEmpty { return app.sandbox ? .apnsSandbox : .apnsProduction }
+        guard let endpoint = ProviderEndpoint(url: app.url) else {
+            throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
+        }
+        return endpoint
+    }
+}
