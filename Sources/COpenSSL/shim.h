@@ -11,6 +11,7 @@
 #include <openssl/ecdsa.h>
 #include <openssl/bn.h>
 #include <openssl/rand.h>
+#include <openssl/rsa.h>
 
 /// SSL_set_tlsext_host_name is a macro over SSL_ctrl.
 static inline int COpenSSL_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
@@ -55,4 +56,9 @@ static inline uint64_t COpenSSL_SSL_OP_NO_RENEGOTIATION(void) {
 /// EVP_EC_gen is a macro over the variadic EVP_PKEY_Q_keygen, which Swift cannot call.
 static inline EVP_PKEY *COpenSSL_EVP_EC_gen(const char *curve) {
     return EVP_EC_gen(curve);
+}
+
+/// EVP_RSA_gen is a macro over the variadic EVP_PKEY_Q_keygen, which Swift cannot call.
+static inline EVP_PKEY *COpenSSL_EVP_RSA_gen(unsigned int bits) {
+    return EVP_RSA_gen(bits);
 }

@@ -1,5 +1,3 @@
-internal import COpenSSL
-
 /// Signs with ECDSA P-256 + SHA-256 (JWS "ES256"), e.g. APNs provider tokens with a `.p8` key.
 ///
 /// `@unchecked Sendable`: the key is immutable after init and every `sign` call uses its own
@@ -25,21 +23,7 @@ public final class ES256Signer: @unchecked Sendable {
 
     /// The JWS signature of `message`: raw r‖s, 64 bytes (not DER).
     public func sign(_ message: [UInt8]) throws(TLSError) -> [UInt8] {
-        guard let digest = EVP_MD_CTX_new() else { throw .openSSL(.signing, "EVP_MD_CTX_new failed") }
-        defer { EVP_MD_CTX_free(digest) }
-        guard EVP_DigestSignInit(digest, nil, EVP_sha256(), nil, key.pkey) == 1 else {
-            throw .openSSL(.signing, "EVP_DigestSignInit failed")
-        }
-        var length = 0
-        let sized = message.withUnsafeBufferPointer { EVP_DigestSign(digest, nil, &length, $0.baseAddress, $0.count) }
-        guard sized == 1, length > 0 else { throw .openSSL(.signing, "EVP_DigestSign (sizing) failed") }
-        var der = [UInt8](repeating: 0, count: length)
-        let signed = der.withUnsafeMutableBufferPointer { out in
-            message.withUnsafeBufferPointer { EVP_DigestSign(digest, out.baseAddress, &length, $0.baseAddress, $0.count) }
-        }
-        guard signed == 1 else { throw .openSSL(.signing, "EVP_DigestSign failed") }
-        der.removeLast(der.count - length)  // DER length varies with leading zeros of r and s
-        return try ECDSASignatureEncoding.raw(fromDER: der)
+        try ECDSASignatureEncoding.raw(fromDER: try key.signSHA256(message))
     }
 
     /// A fresh P-256 key pair for tests and the mock APNs server: the private key as PKCS#8 PEM

@@ -1,5 +1,3 @@
-internal import COpenSSL
-
 /// Verifies ES256 (ECDSA P-256 + SHA-256) signatures in JWS raw r‖s form; the mock APNs server
 /// checks provider tokens with it.
 public struct ES256Verifier: Sendable {
@@ -23,20 +21,6 @@ public struct ES256Verifier: Sendable {
     /// signatures are simply invalid.
     public func verify(_ message: [UInt8], rawSignature: [UInt8]) -> Bool {
         guard let der = ECDSASignatureEncoding.der(fromRaw: rawSignature) else { return false }
-        guard let digest = EVP_MD_CTX_new() else {
-            _ = drainOpenSSLErrorQueue()
-            return false
-        }
-        defer { EVP_MD_CTX_free(digest) }
-        guard EVP_DigestVerifyInit(digest, nil, EVP_sha256(), nil, key.pkey) == 1 else {
-            _ = drainOpenSSLErrorQueue()
-            return false
-        }
-        let status = der.withUnsafeBufferPointer { signature in
-            message.withUnsafeBufferPointer { EVP_DigestVerify(digest, signature.baseAddress, signature.count, $0.baseAddress, $0.count) }
-        }
-        // 1 valid, 0 invalid, negative for errors: only 1 counts, and no error may linger.
-        if status != 1 { _ = drainOpenSSLErrorQueue() }
-        return status == 1
+        return key.verifySHA256(der, for: message)
     }
 }

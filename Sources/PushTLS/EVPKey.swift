@@ -86,4 +86,25 @@ final class EVPKey: @unchecked Sendable {
             throw TLSError(.certificate, "\(what) must be an EC P-256 key, got curve \(curve)")
         }
     }
+
+    /// A fresh RSA key pair with a modulus of `bits` bits (public exponent 65537).
+    static func generateRSA(bits: Int) throws(TLSError) -> EVPKey {
+        guard let pkey = COpenSSL_EVP_RSA_gen(UInt32(clamping: bits)) else {
+            throw .openSSL(.certificate, "RSA-\(bits) key generation failed")
+        }
+        return EVPKey(taking: pkey)
+    }
+
+    /// Throws unless this is a plain RSA key (not RSA-PSS) of at least 2048 bits: RFC 7518 §3.3
+    /// requires 2048 or more for RS256, and Google's service-account keys are 2048-bit.
+    func requireRSA(_ what: String) throws(TLSError) {
+        guard EVP_PKEY_get_base_id(pkey) == EVP_PKEY_RSA else {
+            let type = String(cString: OBJ_nid2sn(EVP_PKEY_get_base_id(pkey)))
+            throw TLSError(.certificate, "\(what) must be an RSA key, got key type \(type)")
+        }
+        let bits = EVP_PKEY_get_bits(pkey)
+        guard bits >= 2048 else {
+            throw TLSError(.certificate, "\(what) must have at least 2048 bits, got \(bits)")
+        }
+    }
 }
