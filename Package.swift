@@ -102,6 +102,9 @@ let package = Package(
             name: "PushFCM",
             dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushFCMTests", dependencies: ["PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix"],
+            swiftSettings: swiftSettings),
 
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(

@@ -103,6 +103,30 @@ def lookalike(tmp_path_factory):
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def fcm_lookalike(tmp_path_factory):
+    """The independent FCM look-alike (Python ssl + h2 + PyJWT) with its own service account."""
+    from fcm_lookalike import LookalikeFCM, write_service_account
+    from h2_lookalike import make_certificate
+
+    directory = str(tmp_path_factory.mktemp("fcm-lookalike"))
+    cert, key = make_certificate(directory)
+    path, account = write_service_account(directory)
+    server = LookalikeFCM(cert, key, account, unregistered={"fcm-unregistered-token"}).start()
+    server.ca_file = cert
+    server.service_account_file = path
+    yield server
+    server.stop()
+
+
+def fcm_app_config(name, fcm, **extra):
+    """An fcm app delivering to `fcm` (a look-alike or a mock-fcm) on loopback."""
+    app = {"name": name, "platform": "fcm", "service_account_file": fcm.service_account_file,
+           "url": "https://127.0.0.1:%d" % fcm.port, "token_url": fcm.token_url, "ca_file": fcm.ca_file}
+    app.update(extra)
+    return app
+
+
 def app_config(name, bundle_id, lookalike, **extra):
     app = {"name": name, "platform": "apns", "bundle_id": bundle_id, "team_id": "TEAM123456",
            "key_id": "KEY1234567", "key_file": lookalike.p8, "url": "https://127.0.0.1:%d" % lookalike.port,
