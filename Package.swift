@@ -70,13 +70,26 @@ let package = Package(
         // HTTP/2 over TLS or cleartext on a PushPosix connection: the glue every HTTP/2 peer uses.
         .target(
             name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushTLS"], swiftSettings: swiftSettings),
+        // What the mock servers share: TLS identity, connection registry, generator, clocks.
+        .target(name: "PushMockSupport", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
         // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
         .target(
-            name: "PushMockAPNs", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            name: "PushMockAPNs",
+            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockAPNsTests",
             dependencies: ["PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
+
+        // `pushgate mock-fcm`: an FCM HTTP v1 + OAuth2 token endpoint look-alike over real TLS + HTTP/2.
+        .target(
+            name: "PushMockFCM",
+            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMockFCMTests",
+            dependencies: ["PushMockFCM", "PushMockSupport", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // The provider-neutral delivery engine: pools of long-lived HTTP/2 + TLS connections with
@@ -103,7 +116,8 @@ let package = Package(
             dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushFCMTests", dependencies: ["PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix"],
+            name: "PushFCMTests",
+            dependencies: ["PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM"],
             swiftSettings: swiftSettings),
 
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
@@ -126,10 +140,13 @@ let package = Package(
             name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore"],
             swiftSettings: swiftSettings),
 
-        // The command line: serve, send, mock-apns, version.
+        // The command line: serve, send, mock-apns, mock-fcm, version.
         .executableTarget(
             name: "pushgate",
-            dependencies: ["PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushStore"],
+            dependencies: [
+                "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushMockSupport",
+                "PushStore", "PushTLS", "PushPosix",
+            ],
             swiftSettings: swiftSettings),
     ]
 )

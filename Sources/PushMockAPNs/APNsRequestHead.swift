@@ -1,5 +1,6 @@
 import PushCore
 import PushHTTP2
+import PushMockSupport
 
 /// The request headers APNs looks at, picked out of a header block in one pass over the bytes.
 struct APNsRequestHead {

@@ -1,20 +1,13 @@
 import PushCore
+import PushMockSupport
 import PushTLS
 
 /// How a ``MockAPNsServer`` behaves: where it listens, what it presents, how strictly it checks
 /// provider tokens, and which faults it injects. Start from ``defaults`` and change what a test
 /// needs.
 public struct MockAPNsConfiguration: Sendable {
-    /// The TLS identity the server presents.
-    public enum Identity: Sendable {
-        /// A fresh self-signed P-256 certificate (CA:TRUE, so it is its own trust anchor) valid for
-        /// these names; ``MockAPNsServer/certificatePEM`` returns it for clients to trust.
-        case generate(subjectAltNames: [String])
-        /// A certificate chain (leaf first) and its private key, as PEM text.
-        case pem(certificateChain: String, privateKey: String)
-        /// The same, from PEM files.
-        case files(certificateChain: String, privateKey: String)
-    }
+    /// The TLS identity the server presents (shared with the mock FCM server).
+    public typealias Identity = MockServerIdentity
 
     /// Listen address. 127.0.0.1 by default: this is a test tool.
     public var host = "127.0.0.1"

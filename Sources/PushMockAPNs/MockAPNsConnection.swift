@@ -1,5 +1,6 @@
 import PushCore
 import PushHTTP2
+import PushMockSupport
 import PushPosix
 import PushTLS
 import PushTransport
@@ -83,7 +84,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
             loop: connection.loop, tls: try TLSConnection(context: shared.tls), role: .server, settings: settings,
             sessionDelegate: server, owner: server)
         server.transport = transport
-        shared.register(server)
+        shared.connections.register(server, id: id)
         server.delta.connectionsOpened += 1
         server.scheduleStatsFlush()
         transport.attach(connection)
@@ -120,7 +121,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
         delta.connectionsClosed += 1
         if !wasReady { delta.handshakeFailures += 1 }
         flushStats()
-        shared.unregister(self)
+        shared.connections.unregister(id: id)
     }
 
     // MARK: HTTP/2 events

@@ -1,4 +1,5 @@
 import PushCore
+import PushMockSupport
 import PushPosix
 import PushTransport
 import PushTLS
@@ -26,25 +27,13 @@ public final class MockAPNsServer: Sendable {
     /// Binds the listener (TLS + h2) and starts accepting on `group`'s loops.
     public init(configuration: MockAPNsConfiguration = .defaults, group: EventLoopGroup) throws {
         self.configuration = configuration
-        let tls: TLSContext
-        switch configuration.identity {
-        case .generate(let names):
-            let identity = try SelfSignedCertificate.generate(
-                commonName: "Pushgate mock APNs", subjectAltNames: names, validDays: 365)
-            tls = try TLSContext.server(certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
-            certificatePEM = identity.certificatePEM
-        case .pem(let chain, let key):
-            tls = try TLSContext.server(certificatePEM: chain, privateKeyPEM: key)
-            certificatePEM = chain
-        case .files(let chain, let key):
-            tls = try TLSContext.server(certificateChainFile: chain, privateKeyFile: key)
-            certificatePEM = nil
-        }
+        let (tls, certificatePEM) = try configuration.identity.makeServerContext(commonName: "Pushgate mock APNs")
+        self.certificatePEM = certificatePEM
         let shared = MockAPNsShared(configuration: configuration, tls: tls)
         self.shared = shared
         listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in
-            try MockAPNsConnection.serve(connection, id: shared.nextConnectionID(), shared: shared)
+            try MockAPNsConnection.serve(connection, id: shared.connections.nextID(), shared: shared)
         }
     }
 
@@ -56,7 +45,7 @@ public final class MockAPNsServer: Sendable {
     /// connection acts on its own loop).
     public func close() {
         listener.close()
-        for connection in shared.openConnections() {
+        for connection in shared.connections.open {
             connection.loop.execute { connection.shutDownGracefully() }
         }
     }
@@ -87,8 +76,7 @@ final class MockAPNsShared: Sendable {
     let recordsRequests: Bool
 
     private let faultDraws = Atomic<UInt64>(0)
-    private let connectionIDs = Atomic<Int>(0)
-    private let connections = Mutex<[Int: MockAPNsConnection]>([:])
+    let connections = ConnectionRegistry<MockAPNsConnection>()
 
     init(configuration: MockAPNsConfiguration, tls: TLSContext) {
         self.configuration = configuration
@@ -114,21 +102,5 @@ final class MockAPNsShared: Sendable {
     func nextFaultDraw() -> Double {
         let index = faultDraws.wrappingAdd(1, ordering: .relaxed).oldValue
         return SplitMix64.unitDouble(seed: configuration.faultSeed, index: index)
-    }
-
-    func nextConnectionID() -> Int {
-        connectionIDs.wrappingAdd(1, ordering: .relaxed).newValue
-    }
-
-    func register(_ connection: MockAPNsConnection) {
-        connections.withLock { $0[connection.id] = connection }
-    }
-
-    func unregister(_ connection: MockAPNsConnection) {
-        _ = connections.withLock { $0.removeValue(forKey: connection.id) }
-    }
-
-    func openConnections() -> [MockAPNsConnection] {
-        connections.withLock { Array($0.values) }
     }
 }

@@ -1,41 +1,8 @@
-import Glibc
 import PushHTTP2
+import PushMockSupport
 
-// Small helpers for the hot path: byte constants, a fast generator, UUIDs and the wall clock.
-
-/// SplitMix64: one add and a few multiplies per draw. `mix` is also used on its own as a
-/// counter-based generator (draw n = mix(seed + n·γ)), which is what makes fault shares
-/// reproducible across connections and threads.
-struct SplitMix64 {
-    static let gamma: UInt64 = 0x9E37_79B9_7F4A_7C15
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    /// Seeded from the system generator (one getrandom call).
-    init() {
-        var system = SystemRandomNumberGenerator()
-        state = system.next()
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= Self.gamma
-        return Self.mix(state)
-    }
-
-    static func mix(_ value: UInt64) -> UInt64 {
-        var z = value
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// The nth draw of the counter-based sequence for `seed`, as a double in [0, 1).
-    static func unitDouble(seed: UInt64, index: UInt64) -> Double {
-        let bits = mix(seed &+ (index &+ 1) &* gamma)
-        return Double(bits >> 11) * 0x1p-53
-    }
-}
+// Small helpers for the hot path: byte constants and UUIDs. The generator, clocks and ASCII
+// lower-casing live in PushMockSupport (shared with the mock FCM server).
 
 private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
@@ -63,28 +30,6 @@ func makeUUIDv4(_ generator: inout SplitMix64) -> [UInt8] {
     }
 }
 
-/// Wall-clock time (CLOCK_REALTIME) in milliseconds since the epoch.
-func wallClockMillis() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-}
-
-/// Wall-clock time in whole seconds since the epoch.
-func wallClockSeconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec)
-}
-
-/// Nanoseconds in a non-negative Duration (saturating).
-func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    guard seconds > 0 || (seconds == 0 && attoseconds > 0) else { return 0 }
-    let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-    return overflow ? UInt64.max / 4 : whole &+ UInt64(attoseconds / 1_000_000_000)
-}
-
 @inline(__always)
 func isHexDigit(_ byte: UInt8) -> Bool {
     (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
@@ -95,12 +40,6 @@ func isHexDigit(_ byte: UInt8) -> Bool {
 @inline(__always)
 func isDecimalDigit(_ byte: UInt8) -> Bool {
     byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-}
-
-/// ASCII lower-casing of a byte string (copies only when something changes).
-func lowercasedASCII(_ bytes: [UInt8]) -> [UInt8] {
-    guard bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return bytes }
-    return bytes.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 0x20 : $0 }
 }
 
 /// Header names and values the mock reads or writes, built once.

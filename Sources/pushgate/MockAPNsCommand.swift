@@ -52,11 +52,8 @@ enum MockAPNsCommand {
             printError("pushgate mock-apns: \(error)")
             return 2
         }
-        // Block the stop signals before any thread starts, so only this thread gets them (sigwait).
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for signal in [SIGINT, SIGTERM] { sigaddset(&signals, signal) }
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        // Block the stop signals before any thread starts, so only this thread gets them.
+        let signals = MockCommandSupport.blockStopSignals()
 
         let group: EventLoopGroup
         let server: MockAPNsServer
@@ -89,24 +86,14 @@ enum MockAPNsCommand {
         }
         printError("mock-apns: " + describe(configuration, loops: options.loops))
 
-        while true {
-            var received: Int32 = 0
-            if let interval = options.statsInterval {
-                var timeout = timespec(tv_sec: interval, tv_nsec: 0)
-                received = sigtimedwait(&signals, nil, &timeout)
-                if received < 0 {
-                    if errno == EAGAIN { printError("mock-apns stats: " + server.stats.summary) }
-                    continue
-                }
-            } else {
-                guard sigwait(&signals, &received) == 0 else { continue }
-            }
-            printError("mock-apns: stopping (\(received == SIGINT ? "SIGINT" : "SIGTERM"))")
-            server.close()
-            group.shutdown()
-            printError("mock-apns final stats: " + server.stats.summary)
-            return 0
+        let signal = MockCommandSupport.waitForStop(signals, statsInterval: options.statsInterval) {
+            printError("mock-apns stats: " + server.stats.summary)
         }
+        printError("mock-apns: stopping (\(signal))")
+        server.close()
+        group.shutdown()
+        printError("mock-apns final stats: " + server.stats.summary)
+        return 0
     }
 
     struct Options {
@@ -132,14 +119,9 @@ enum MockAPNsCommand {
             case "-h", "--help":
                 return nil
             case "--listen":
-                let value = try flags.value(for: flag)
-                guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
-                    (0...65535).contains(port)
-                else { throw CommandLineError("--listen: expected HOST:PORT, e.g. 127.0.0.1:8443") }
-                var host = String(value[..<colon])
-                if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-                options.configuration.host = host.isEmpty ? "0.0.0.0" : host
-                options.configuration.port = port
+                let address = try MockCommandSupport.listenAddress(try flags.value(for: flag), example: "127.0.0.1:8443")
+                options.configuration.host = address.host
+                options.configuration.port = address.port
             case "--loops":
                 options.loops = try flags.int(for: flag, range: 1...256)
             case "--cert":
@@ -163,11 +145,11 @@ enum MockAPNsCommand {
             case "--delay-ms":
                 options.configuration.responseDelay = .milliseconds(try flags.int(for: flag, range: 0...600_000))
             case "--fail-500":
-                options.configuration.fail500Share = try share(&flags, flag)
+                options.configuration.fail500Share = try MockCommandSupport.share(&flags, flag)
             case "--fail-503":
-                options.configuration.fail503Share = try share(&flags, flag)
+                options.configuration.fail503Share = try MockCommandSupport.share(&flags, flag)
             case "--fail-429":
-                options.configuration.fail429Share = try share(&flags, flag)
+                options.configuration.fail429Share = try MockCommandSupport.share(&flags, flag)
             case "--seed":
                 let text = try flags.value(for: flag)
                 guard let seed = UInt64(text) else { throw CommandLineError("--seed: must be a non-negative integer") }
@@ -177,9 +159,9 @@ enum MockAPNsCommand {
             case "--drop-after":
                 options.configuration.dropConnectionAfterStreams = try flags.int(for: flag, range: 1...Int(Int32.max))
             case "--unregistered":
-                options.configuration.unregisteredTokens.formUnion(try tokens(in: try flags.value(for: flag)))
+                options.configuration.unregisteredTokens.formUnion(try MockCommandSupport.tokens(in: try flags.value(for: flag)))
             case "--bad-tokens":
-                options.configuration.badTokens.formUnion(try tokens(in: try flags.value(for: flag)))
+                options.configuration.badTokens.formUnion(try MockCommandSupport.tokens(in: try flags.value(for: flag)))
             case "--no-json-check":
                 options.configuration.validatePayloadJSON = false
             case "--stats-interval":
@@ -204,23 +186,6 @@ enum MockAPNsCommand {
         return options
     }
 
-    private static func share(_ flags: inout FlagReader, _ flag: String) throws -> Double {
-        let text = try flags.value(for: flag)
-        guard let value = Double(text), value >= 0, value <= 1 else {
-            throw CommandLineError("\(flag): must be a share between 0 and 1, e.g. 0.1")
-        }
-        return value
-    }
-
-    /// Non-empty lines, trimmed; '#' starts a comment line.
-    private static func tokens(in path: String) throws -> [String] {
-        let text = String(decoding: try readFile(path), as: UTF8.self)
-        return text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingPrefix(while: \.isWhitespace) }
-            .map { String($0.reversed().trimmingPrefix(while: \.isWhitespace).reversed()) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-    }
-
     private static func describe(_ configuration: MockAPNsConfiguration, loops: Int) -> String {
         var parts = ["loops=\(loops)", "max_streams=\(configuration.maxConcurrentStreams)"]
         if configuration.verifiesTokens {
@@ -241,20 +206,5 @@ enum MockAPNsCommand {
         if !configuration.unregisteredTokens.isEmpty { parts.append("unregistered=\(configuration.unregisteredTokens.count)") }
         if !configuration.badTokens.isEmpty { parts.append("bad_tokens=\(configuration.badTokens.count)") }
         return parts.joined(separator: " ")
-    }
-
-    private static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CommandLineError("\(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw CommandLineError("\(path): \(String(cString: strerror(errno)))")
-            }
-            offset += written
-        }
     }
 }

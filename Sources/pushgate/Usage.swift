@@ -14,6 +14,7 @@ enum Usage {
           pushgate serve [--config FILE] [flags]   run the gateway
           pushgate send --token HEX [flags]        send a notification through a running gateway
           pushgate mock-apns [flags]               run a mock APNs server (tests, load tests)
+          pushgate mock-fcm [flags]                run a mock FCM + OAuth2 token server (tests, load tests)
           pushgate bench [flags]                   load-test a gateway (starts mock-apns and one)
           pushgate api-key [--name N] [--apps A,B]  make an API key and the key_sha256 for the config
           pushgate version                         print the version

@@ -24,6 +24,8 @@ case "api-key":
     status = APIKeyCommand.run(Array(arguments.dropFirst()))
 case "mock-apns":
     status = MockAPNsCommand.run(Array(arguments.dropFirst()))
+case "mock-fcm":
+    status = MockFCMCommand.run(Array(arguments.dropFirst()))
 default:
     printError("pushgate: unknown command \(arguments[0].debugDescription)\n\n\(Usage.main)")
     status = 2

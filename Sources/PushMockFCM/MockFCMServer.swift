@@ -1,0 +1,135 @@
+import PushCore
+import PushMockSupport
+import PushPosix
+import PushTLS
+import PushTransport
+import Synchronization
+
+/// An FCM HTTP v1 look-alike, with Google's OAuth2 token endpoint, over real TLS 1.2+/1.3 and
+/// HTTP/2 (ALPN h2), for tests and load tests (protocols.md B).
+///
+/// One listener serves both:
+/// - `POST <tokenPath>` (form-encoded `grant_type` + `assertion`): the RS256 assertion is checked
+///   against the configured service account; the answer is an access token or Google's
+///   `{"error":"invalid_grant",…}`.
+/// - `POST /v1/projects/{project}/messages:send`: the bearer token must be one the mock issued
+///   and unexpired (else 401), the project the configured one (else 403), the body a valid send
+///   (else 400 with FCM's error body); then faults and token rules apply; 200 answers
+///   `{"name":"projects/<p>/messages/<id>"}`.
+///
+/// Connections are spread over every loop of the group; each stays on its loop.
+public final class MockFCMServer: Sendable {
+    public let configuration: MockFCMConfiguration
+    /// The certificate clients should trust (PEM): the generated one, or the chain given as PEM;
+    /// nil when the identity came from files.
+    public let certificatePEM: String?
+    let shared: MockFCMShared
+    private let listener: TCPServer
+
+    /// Binds the listener (TLS + h2) and starts accepting on `group`'s loops.
+    public init(configuration: MockFCMConfiguration, group: EventLoopGroup) throws {
+        self.configuration = configuration
+        let (tls, certificatePEM) = try configuration.identity.makeServerContext(commonName: "Pushgate mock FCM")
+        self.certificatePEM = certificatePEM
+        let shared = MockFCMShared(configuration: configuration, tls: tls)
+        self.shared = shared
+        listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
+            connection in
+            try MockFCMConnection.serve(connection, id: shared.connections.nextID(), shared: shared)
+        }
+    }
+
+    /// The port actually bound (useful with port 0).
+    public var localPort: Int { listener.localPort }
+
+    /// The token endpoint's URL as clients on this machine address it (`https://127.0.0.1:<port>/token`
+    /// when listening on a wildcard address): what a service account's `token_uri` should say.
+    public var tokenURL: String {
+        var host = configuration.host
+        if host == "0.0.0.0" || host == "::" || host.isEmpty { host = "127.0.0.1" }
+        if host.contains(":") { host = "[\(host)]" }
+        return "https://\(host):\(localPort)\(configuration.tokenPath)"
+    }
+
+    /// A service account whose assertions this server accepts: the configured project and client
+    /// email, `token_uri` = ``tokenURL``, and `privateKeyPEM` (the private half of the configured
+    /// verifier, e.g. from ``MockFCMConfiguration/generated(projectID:)``).
+    public func serviceAccount(privateKeyPEM: String) throws(TLSError) -> GoogleServiceAccount {
+        let keyID = SHA256.hash(privateKeyPEM).prefix(20).map { byte in
+            let hex = Array("0123456789abcdef")
+            return String([hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }.joined()
+        return try GoogleServiceAccount(
+            projectID: configuration.projectID, privateKeyID: keyID, privateKey: privateKeyPEM,
+            clientEmail: configuration.clientEmail, tokenURI: tokenURL)
+    }
+
+    /// Stops accepting and tells every open connection to finish: GOAWAY, answer what is in
+    /// flight, then close. Asynchronous (each connection acts on its own loop).
+    public func close() {
+        listener.close()
+        for connection in shared.connections.open {
+            connection.loop.execute { connection.shutDownGracefully() }
+        }
+    }
+
+    /// A consistent snapshot of the counters and the recorded sends.
+    public var stats: MockFCMStats { shared.stats.snapshot() }
+
+    /// Zeroes the counters and forgets the recorded sends (open connections stay counted).
+    public func resetStats() { shared.stats.reset() }
+
+    /// Forgets every issued access token: sends with them get 401 until a new token is fetched
+    /// (what a client sees when Google revokes or expires its token early).
+    public func revokeAccessTokens() { shared.accessTokens.revokeAll() }
+}
+
+/// What every connection of one server shares: configuration, TLS context, issued tokens, the
+/// fault counters and the statistics.
+final class MockFCMShared: Sendable {
+    let configuration: MockFCMConfiguration
+    let tls: TLSContext
+    let stats: MockFCMStatsRecorder
+    let accessTokens = AccessTokens()
+    let connections = ConnectionRegistry<MockFCMConnection>()
+
+    let fail500Threshold: Double
+    let fail503Threshold: Double
+    let fail429Threshold: Double
+    let sendPrefix = "/v1/projects/"
+    let sendSuffix = "/messages:send"
+
+    private let faultDraws = Atomic<UInt64>(0)
+    private let validSends = Atomic<Int>(0)
+    private let messageIDs = Atomic<UInt64>(0)
+
+    init(configuration: MockFCMConfiguration, tls: TLSContext) {
+        self.configuration = configuration
+        self.tls = tls
+        stats = MockFCMStatsRecorder(recordLimit: configuration.recordMessages, tokenLimit: configuration.maxTrackedTokens)
+        func share(_ value: Double) -> Double { value.isNaN ? 0 : min(1, max(0, value)) }
+        fail500Threshold = share(configuration.fail500Share)
+        fail503Threshold = fail500Threshold + share(configuration.fail503Share)
+        fail429Threshold = fail503Threshold + share(configuration.fail429Share)
+    }
+
+    /// The injected fault for the next valid send, if any.
+    func nextFault() -> FCMErrorResponse? {
+        let count = validSends.wrappingAdd(1, ordering: .relaxed).newValue
+        if let every = configuration.unavailableEvery, every > 0, count.isMultiple(of: every) { return .unavailable }
+        guard fail429Threshold > 0 else { return nil }
+        let index = faultDraws.wrappingAdd(1, ordering: .relaxed).oldValue
+        let draw = SplitMix64.unitDouble(seed: configuration.faultSeed, index: index)
+        if draw < fail500Threshold { return .internalError }
+        if draw < fail503Threshold { return .unavailable }
+        if draw < fail429Threshold { return .quotaExceeded }
+        return nil
+    }
+
+    /// A message id unique for this server: `0:<ms since the epoch>%<sequence, hex>`, the shape of
+    /// FCM's own ids.
+    func nextMessageID() -> String {
+        let sequence = messageIDs.wrappingAdd(1, ordering: .relaxed).newValue
+        return "0:\(wallClockMillis())%\(String(sequence, radix: 16))"
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// What the mock-apns and mock-fcm commands share: flag parsing helpers, token lists, writing
+// files and waiting for SIGINT/SIGTERM.
+
+enum MockCommandSupport {
+    /// `HOST:PORT` (`[v6]:PORT` too; an empty host means all interfaces).
+    static func listenAddress(_ value: String, example: String) throws -> (host: String, port: Int) {
+        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { throw CommandLineError("--listen: expected HOST:PORT, e.g. \(example)") }
+        var host = String(value[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host.isEmpty ? "0.0.0.0" : host, port)
+    }
+
+    /// A share between 0 and 1.
+    static func share(_ flags: inout FlagReader, _ flag: String) throws -> Double {
+        let text = try flags.value(for: flag)
+        guard let value = Double(text), value >= 0, value <= 1 else {
+            throw CommandLineError("\(flag): must be a share between 0 and 1, e.g. 0.1")
+        }
+        return value
+    }
+
+    /// Non-empty lines, trimmed; '#' starts a comment line.
+    static func tokens(in path: String) throws -> [String] {
+        let text = String(decoding: try readFile(path), as: UTF8.self)
+        return text.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingPrefix(while: \.isWhitespace) }
+            .map { String($0.reversed().trimmingPrefix(while: \.isWhitespace).reversed()) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// Blocks SIGINT and SIGTERM in this thread (and the threads it starts later), so only
+    /// ``waitForStop(_:statsInterval:onInterval:)`` receives them. Call before any loop starts.
+    static func blockStopSignals() -> sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        return signals
+    }
+
+    /// Waits for SIGINT or SIGTERM, calling `onInterval` every `statsInterval` seconds meanwhile;
+    /// returns the signal's name.
+    static func waitForStop(_ signals: sigset_t, statsInterval: Int?, onInterval: () -> Void) -> String {
+        var signals = signals
+        while true {
+            var received: Int32 = 0
+            if let interval = statsInterval {
+                var timeout = timespec(tv_sec: interval, tv_nsec: 0)
+                received = sigtimedwait(&signals, nil, &timeout)
+                if received < 0 {
+                    if errno == EAGAIN { onInterval() }
+                    continue
+                }
+            } else {
+                guard sigwait(&signals, &received) == 0 else { continue }
+            }
+            return received == SIGINT ? "SIGINT" : "SIGTERM"
+        }
+    }
+}
+
+/// Writes `bytes` to `path` (created or truncated) with plain POSIX calls.
+func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw CommandLineError("\(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            throw CommandLineError("\(path): \(String(cString: strerror(errno)))")
+        }
+        offset += written
+    }
+}

@@ -1,0 +1,284 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushMockFCM
+import PushMockSupport
+import PushPosix
+import PushTLS
+
+/// `pushgate mock-fcm`: runs ``MockFCMServer`` until SIGINT/SIGTERM, for tests and load tests.
+enum MockFCMCommand {
+    static let usage = """
+        Usage: pushgate mock-fcm (--service-account FILE | --write-service-account FILE) [flags]
+
+        A MOCK of Firebase Cloud Messaging (HTTP v1) and Google's OAuth2 token endpoint over TLS +
+        HTTP/2, for tests and load tests. Clients exchange a service-account JWT for an access
+        token at POST /token, then POST /v1/projects/PROJECT/messages:send with it. Requests are
+        checked and answered like FCM (error bodies with FcmError details); faults can be injected.
+
+        Credentials (one of):
+          --service-account FILE    accept assertions of this service-account JSON (its public key,
+                                    client_email and project_id; its token_uri is accepted as aud)
+          --write-service-account FILE
+                                    generate an RSA key and write a service-account JSON whose
+                                    token_uri points at this mock (mode 0600)
+          --project ID              project_id of the written account (default pushgate-mock)
+
+          --listen HOST:PORT        listen address (default 127.0.0.1:8444)
+          --loops N                 event-loop threads (default one per core)
+          --cert FILE --key FILE    TLS certificate chain and key (PEM); default: a generated
+                                    self-signed certificate for 127.0.0.1 and localhost
+          --write-ca FILE           write the generated certificate (PEM) for clients to trust
+          --token-path PATH         path of the token endpoint (default /token)
+          --audience URL            also accept this JWT aud (besides https://<authority><token path>)
+          --token-lifetime S        expires_in of access tokens in seconds (default 3600)
+          --max-streams N           SETTINGS_MAX_CONCURRENT_STREAMS (default 100)
+          --delay-ms N              wait N ms before answering each request
+          --unregistered FILE       tokens (one per line) answered 404 UNREGISTERED
+          --unregistered-prefix P   tokens starting with P answered 404 UNREGISTERED
+          --sender-mismatch FILE    tokens (one per line) answered 403 SENDER_ID_MISMATCH
+          --sender-mismatch-prefix P  tokens starting with P answered 403 SENDER_ID_MISMATCH
+          --invalid-tokens FILE     tokens (one per line) answered 400 INVALID_ARGUMENT (message.token)
+          --unavailable-every N     answer every Nth valid send 503 UNAVAILABLE
+          --fail-500 SHARE          answer this share (0-1) of valid sends 500 INTERNAL
+          --fail-503 SHARE          ... 503 UNAVAILABLE
+          --fail-429 SHARE          ... 429 QUOTA_EXCEEDED
+          --retry-after S           Retry-After on 503 and 429 (default 1; 0 = none)
+          --seed N                  seed of the fault draws (default 24301)
+          --goaway-after N          GOAWAY after N streams on each connection
+          --stats-interval S        log a stats line to stderr every S seconds
+          -h, --help                this text
+
+        A project other than the account's gets 403 PERMISSION_DENIED. Prints final stats and stops
+        on SIGINT or SIGTERM.
+        """
+
+    struct Options {
+        var configuration: MockFCMConfiguration
+        /// The private key to write into --write-service-account FILE.
+        var generatedKey: String?
+        var writeServiceAccount: String?
+        var loops = EventLoopGroup.coreCount
+        var writeCA: String?
+        var statsInterval: Int?
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let options: Options
+        do {
+            guard let parsed = try parse(arguments) else {
+                print(usage)
+                return 0
+            }
+            options = parsed
+        } catch {
+            printError("pushgate mock-fcm: \(error)")
+            return 2
+        }
+        // Block the stop signals before any thread starts, so only this thread gets them.
+        let signals = MockCommandSupport.blockStopSignals()
+        let group: EventLoopGroup
+        let server: MockFCMServer
+        do {
+            group = try EventLoopGroup(loopCount: options.loops, namePrefix: "mock-fcm")
+            do {
+                server = try MockFCMServer(configuration: options.configuration, group: group)
+            } catch {
+                group.shutdown()
+                throw error
+            }
+        } catch {
+            printError("pushgate mock-fcm: cannot start: \(error)")
+            return 1
+        }
+        printError(
+            "mock-fcm listening on \(options.configuration.host):\(server.localPort) "
+                + "(a MOCK of Firebase Cloud Messaging, for tests and load tests); token endpoint \(server.tokenURL)")
+        do {
+            try writeFiles(options, server: server)
+        } catch {
+            printError("pushgate mock-fcm: \(error)")
+            server.close()
+            group.shutdown()
+            return 1
+        }
+        printError("mock-fcm: " + describe(options.configuration, loops: options.loops))
+        let signal = MockCommandSupport.waitForStop(signals, statsInterval: options.statsInterval) {
+            printError("mock-fcm stats: " + server.stats.summary)
+        }
+        printError("mock-fcm: stopping (\(signal))")
+        server.close()
+        group.shutdown()
+        printError("mock-fcm final stats: " + server.stats.summary)
+        return 0
+    }
+
+    /// The generated service account (once the port is known) and the CA certificate.
+    private static func writeFiles(_ options: Options, server: MockFCMServer) throws {
+        if let path = options.writeServiceAccount, let key = options.generatedKey {
+            let account = try server.serviceAccount(privateKeyPEM: key)
+            try writeFile(path, account.serialized(), mode: 0o600)  // it holds a private key
+            printError("mock-fcm: wrote the service account to \(path) (project \(account.projectID))")
+        }
+        if let path = options.writeCA, let pem = server.certificatePEM {
+            try writeFile(path, Array(pem.utf8))
+            printError("mock-fcm: wrote the certificate to trust to \(path)")
+        }
+    }
+
+    /// nil when --help was asked for.
+    static func parse(_ arguments: [String]) throws -> Options? {
+        var flags = FlagReader(arguments)
+        var settings: [(flag: String, apply: (inout MockFCMConfiguration) throws -> Void)] = []
+        var serviceAccount: GoogleServiceAccount?
+        var writeServiceAccount: String?
+        var project = "pushgate-mock"
+        var certificate: String?
+        var key: String?
+        var loops = EventLoopGroup.coreCount
+        var writeCA: String?
+        var statsInterval: Int?
+        while let flag = flags.next() {
+            switch flag {
+            case "-h", "--help":
+                return nil
+            case "--service-account":
+                serviceAccount = try GoogleServiceAccount(file: try flags.value(for: flag))
+            case "--write-service-account":
+                writeServiceAccount = try flags.value(for: flag)
+            case "--project":
+                project = try flags.value(for: flag)
+            case "--listen":
+                let address = try MockCommandSupport.listenAddress(try flags.value(for: flag), example: "127.0.0.1:8444")
+                settings.append((flag, { $0.host = address.host; $0.port = address.port }))
+            case "--loops":
+                loops = try flags.int(for: flag, range: 1...256)
+            case "--cert":
+                certificate = try flags.value(for: flag)
+            case "--key":
+                key = try flags.value(for: flag)
+            case "--write-ca":
+                writeCA = try flags.value(for: flag)
+            case "--stats-interval":
+                statsInterval = try flags.int(for: flag, range: 1...86_400)
+            default:
+                settings.append((flag, try setting(flag, &flags)))
+            }
+        }
+        var options: Options
+        switch (serviceAccount, writeServiceAccount) {
+        case (let account?, nil):
+            options = Options(configuration: try MockFCMConfiguration(serviceAccount: account))
+        case (nil, let path?):
+            let (configuration, privateKey) = try MockFCMConfiguration.generated(projectID: project)
+            options = Options(configuration: configuration, generatedKey: privateKey, writeServiceAccount: path)
+        case (nil, nil):
+            throw CommandLineError("needs --service-account FILE or --write-service-account FILE (see --help)")
+        default:
+            throw CommandLineError("--service-account and --write-service-account exclude each other")
+        }
+        options.configuration.port = 8444
+        // The command line has nobody to read recorded messages; per-token counts stay on.
+        options.configuration.recordMessages = 0
+        for (_, apply) in settings { try apply(&options.configuration) }
+        options.loops = loops
+        options.writeCA = writeCA
+        options.statsInterval = statsInterval
+        switch (certificate, key) {
+        case (nil, nil): break
+        case let (certificate?, key?):
+            options.configuration.identity = .files(certificateChain: certificate, privateKey: key)
+            if writeCA != nil { throw CommandLineError("--write-ca: only for a generated certificate") }
+        default: throw CommandLineError("--cert and --key go together")
+        }
+        return options
+    }
+
+    /// A configuration change for one of the behaviour flags (read now, applied once the
+    /// configuration exists).
+    private static func setting(
+        _ flag: String, _ flags: inout FlagReader
+    ) throws -> (inout MockFCMConfiguration) throws -> Void {
+        switch flag {
+        case "--token-path":
+            let path = try flags.value(for: flag)
+            guard path.hasPrefix("/") else { throw CommandLineError("--token-path: must start with /") }
+            return { $0.tokenPath = path }
+        case "--audience":
+            let audience = try flags.value(for: flag)
+            return { $0.extraAudiences.insert(audience) }
+        case "--token-lifetime":
+            let seconds = try flags.int(for: flag, range: 1...86_400)
+            return { $0.accessTokenLifetime = seconds }
+        case "--max-streams":
+            let streams = UInt32(try flags.int(for: flag, range: 1...1_000_000))
+            return { $0.maxConcurrentStreams = streams }
+        case "--delay-ms":
+            let delay = Duration.milliseconds(try flags.int(for: flag, range: 0...600_000))
+            return { $0.responseDelay = delay }
+        case "--unregistered":
+            let tokens = try MockCommandSupport.tokens(in: try flags.value(for: flag))
+            return { $0.unregisteredTokens.formUnion(tokens) }
+        case "--unregistered-prefix":
+            let prefix = try flags.value(for: flag)
+            return { $0.unregisteredPrefix = prefix }
+        case "--sender-mismatch":
+            let tokens = try MockCommandSupport.tokens(in: try flags.value(for: flag))
+            return { $0.mismatchedSenderTokens.formUnion(tokens) }
+        case "--sender-mismatch-prefix":
+            let prefix = try flags.value(for: flag)
+            return { $0.mismatchedSenderPrefix = prefix }
+        case "--invalid-tokens":
+            let tokens = try MockCommandSupport.tokens(in: try flags.value(for: flag))
+            return { $0.invalidTokens.formUnion(tokens) }
+        case "--unavailable-every":
+            let every = try flags.int(for: flag, range: 1...Int(Int32.max))
+            return { $0.unavailableEvery = every }
+        case "--fail-500":
+            let share = try MockCommandSupport.share(&flags, flag)
+            return { $0.fail500Share = share }
+        case "--fail-503":
+            let share = try MockCommandSupport.share(&flags, flag)
+            return { $0.fail503Share = share }
+        case "--fail-429":
+            let share = try MockCommandSupport.share(&flags, flag)
+            return { $0.fail429Share = share }
+        case "--retry-after":
+            let seconds = try flags.int(for: flag, range: 0...86_400)
+            return { $0.retryAfterSeconds = seconds == 0 ? nil : seconds }
+        case "--seed":
+            let text = try flags.value(for: flag)
+            guard let seed = UInt64(text) else { throw CommandLineError("--seed: must be a non-negative integer") }
+            return { $0.faultSeed = seed }
+        case "--goaway-after":
+            let streams = try flags.int(for: flag, range: 1...Int(Int32.max))
+            return { $0.goAwayAfterStreams = streams }
+        default:
+            throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate mock-fcm --help)")
+        }
+    }
+
+    private static func describe(_ configuration: MockFCMConfiguration, loops: Int) -> String {
+        var parts = [
+            "loops=\(loops)", "project=\(configuration.projectID)", "client_email=\(configuration.clientEmail)",
+            "max_streams=\(configuration.maxConcurrentStreams)", "token_lifetime=\(configuration.accessTokenLifetime)s",
+        ]
+        if !configuration.extraAudiences.isEmpty { parts.append("audiences=\(configuration.extraAudiences.sorted())") }
+        if configuration.responseDelay > .zero { parts.append("delay=\(configuration.responseDelay)") }
+        for (name, share) in [
+            ("fail500", configuration.fail500Share), ("fail503", configuration.fail503Share),
+            ("fail429", configuration.fail429Share),
+        ] where share > 0 {
+            parts.append("\(name)=\(share)")
+        }
+        if let n = configuration.unavailableEvery { parts.append("unavailable_every=\(n)") }
+        if let n = configuration.goAwayAfterStreams { parts.append("goaway_after=\(n)") }
+        if !configuration.unregisteredTokens.isEmpty { parts.append("unregistered=\(configuration.unregisteredTokens.count)") }
+        if let prefix = configuration.unregisteredPrefix { parts.append("unregistered_prefix=\(prefix)") }
+        if !configuration.mismatchedSenderTokens.isEmpty {
+            parts.append("sender_mismatch=\(configuration.mismatchedSenderTokens.count)")
+        }
+        if let prefix = configuration.mismatchedSenderPrefix { parts.append("sender_mismatch_prefix=\(prefix)") }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,171 @@
+import Glibc
+import PushCore
+import PushHTTP2
+import PushPosix
+import PushTLS
+import PushTransport
+import Synchronization
+
+/// Polls `condition` every millisecond until it holds or `seconds` pass.
+func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    let deadline = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 + seconds
+    while !condition() {
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        if Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 > deadline { return false }
+        usleep(1000)
+    }
+    return true
+}
+
+struct ClientError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One HTTP request: method, path, extra headers, body.
+struct H2Request: Sendable {
+    var method = "POST"
+    var path: String
+    var headers: [(String, String)] = []
+    var body: [UInt8] = []
+}
+
+/// One HTTP response: status, headers, the body (all DATA frames), and what ended the stream.
+struct H2Response: Sendable {
+    var headers: [HTTP2Header] = []
+    var body: [UInt8] = []
+    var closed = false
+    var resetCode: HTTP2ErrorCode?
+
+    func header(_ name: String) -> String? { headers.first { $0.nameString == name }?.valueString }
+    var status: Int? { header(":status").flatMap { Int($0) } }
+    var json: JSONValue? { try? JSONParser.parse(body) }
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A blocking HTTP/2-over-TLS client on PushTransport (client role), so tests talk to the mock
+/// through the same transport the gateway uses. Loop state is mirrored behind a Mutex for the
+/// test thread.
+final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+    private struct State {
+        var responses: [Int32: H2Response] = [:]
+        var serverMaxStreams: UInt32?
+        var goAwayLastStreamID: Int32?
+        var closed = false
+    }
+
+    let authority: String
+    private let loop: EventLoop
+    private var transport: HTTP2Transport!
+    private let state = Mutex(State())
+
+    private init(loop: EventLoop, authority: String) {
+        self.loop = loop
+        self.authority = authority
+    }
+
+    /// Connects to 127.0.0.1:`port` trusting `caPEM` and waits for the server's SETTINGS.
+    static func connect(port: Int, caPEM: String, loop: EventLoop, serverName: String = "127.0.0.1") throws -> H2Client {
+        let client = H2Client(loop: loop, authority: "\(serverName):\(port)")
+        let tls = try TLSConnection(
+            context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: serverName)
+        client.transport = try HTTP2Transport(
+            loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: client, owner: client)
+        let failure = Mutex<String?>(nil)
+        client.transport.connect(host: "127.0.0.1", port: port, timeout: .seconds(5)) { result in
+            if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
+        }
+        let settled = eventually {
+            failure.withLock { $0 != nil } || client.state.withLock { $0.closed || $0.serverMaxStreams != nil }
+        }
+        if let message = failure.withLock({ $0 }) { throw ClientError("connect failed: \(message)") }
+        guard settled, client.serverMaxStreams != nil else { throw ClientError("no SETTINGS from the server") }
+        return client
+    }
+
+    var serverMaxStreams: UInt32? { state.withLock { $0.serverMaxStreams } }
+    var goAwayLastStreamID: Int32? { state.withLock { $0.goAwayLastStreamID } }
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Submits every request in one loop turn (so they are in flight together) and waits for
+    /// all the answers, in request order.
+    func send(_ requests: [H2Request], seconds: Double = 10) throws -> [H2Response] {
+        let submitted = Mutex<Result<[Int32], HTTP2Error>?>(nil)
+        loop.execute { [self] in
+            do throws(HTTP2Error) {
+                var ids: [Int32] = []
+                for request in requests {
+                    let headers =
+                        [
+                            HTTP2Header(":method", request.method), HTTP2Header(":scheme", "https"),
+                            HTTP2Header(":path", request.path), HTTP2Header(":authority", authority),
+                        ] + request.headers.map { HTTP2Header($0.0, $0.1) }
+                    ids.append(
+                        try transport.session.submitRequest(headers: headers, body: request.body.isEmpty ? nil : request.body))
+                }
+                state.withLock { s in for id in ids { s.responses[id] = s.responses[id] ?? H2Response(closed: s.closed) } }
+                submitted.withLock { $0 = .success(ids) }
+            } catch {
+                submitted.withLock { $0 = .failure(error) }
+            }
+            transport.setNeedsFlush()
+        }
+        guard eventually({ submitted.withLock { $0 != nil } }) else { throw ClientError("submit timed out") }
+        let ids = try submitted.withLock { $0! }.get()
+        guard eventually(seconds: seconds, { state.withLock { s in ids.allSatisfy { s.responses[$0]?.closed == true } } }) else {
+            throw ClientError("streams did not finish")
+        }
+        return state.withLock { s in ids.map { s.responses[$0]! } }
+    }
+
+    func send(_ request: H2Request) throws -> H2Response { try send([request])[0] }
+
+    func close() {
+        loop.execute { [self] in transport.close() }
+        _ = eventually(seconds: 5) { isClosed }
+    }
+
+    // MARK: Delegate (on the loop)
+
+    func transportDidBecomeReady(_ transport: HTTP2Transport) {}
+
+    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+        state.withLock { s in
+            s.closed = true
+            for id in s.responses.keys { s.responses[id]!.closed = true }
+        }
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
+    ) {
+        state.withLock { $0.responses[streamID, default: H2Response()].headers += headers }
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
+    ) {
+        let bytes = Array(data)
+        state.withLock { $0.responses[streamID, default: H2Response()].body += bytes }
+    }
+
+    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+        state.withLock { s in
+            s.responses[streamID, default: H2Response()].closed = true
+            if errorCode != .noError { s.responses[streamID]!.resetCode = errorCode }
+        }
+    }
+
+    func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
+        let limit = session.remoteMaxConcurrentStreams
+        state.withLock { $0.serverMaxStreams = limit }
+    }
+
+    func http2Session(
+        _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
+    ) {
+        state.withLock { $0.goAwayLastStreamID = lastStreamID }
+    }
+}
