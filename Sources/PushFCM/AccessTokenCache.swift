@@ -15,9 +15,11 @@ public final class AccessTokenCache: Sendable {
         var header = ""
         var generation: Int64 = 0
         var obtainedAt: Int64 = 0
-        /// Renew from here on (the token still works until `expiresAt`).
+        /// Renew from here on (in the background: the token still works until `usableUntil`).
         var renewAt: Int64 = 0
-        var expiresAt: Int64 = 0
+        /// Not used from here on: it could expire on the way (10 s before `expires_in` runs out,
+        /// or a quarter of its life when that is shorter).
+        var usableUntil: Int64 = 0
         var fetching = false
         var waiters: [any AuthorizationWaiter] = []
         /// The last fetch failed: the reason, and when (new requests fail fast for a moment rather
@@ -30,8 +32,6 @@ public final class AccessTokenCache: Sendable {
     static let failureHoldoff: Int64 = 1
     /// A background renewal that failed is tried again after this long (the old token still works).
     static let backgroundRetryDelay: Int64 = 30
-    /// A token this close to its expiry is not used any more.
-    static let expiryMargin: Int64 = 10
 
     private let fetch: Fetch
     private let clock: @Sendable () -> Int64
@@ -55,7 +55,7 @@ public final class AccessTokenCache: Sendable {
     func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
         let now = clock()
         let (answer, startFetch) = state.withLock { state -> (ProviderAuthorization, Bool) in
-            let usable = !state.header.isEmpty && now < state.expiresAt - Self.expiryMargin
+            let usable = !state.header.isEmpty && now < state.usableUntil
             if usable {
                 // Renew in the background; keep using this one meanwhile.
                 let recentlyFailed = state.failure.map { now - $0.at < Self.backgroundRetryDelay } ?? false
@@ -117,7 +117,7 @@ public final class AccessTokenCache: Sendable {
             state.generation += 1
             state.fetches += 1
             state.obtainedAt = now
-            state.expiresAt = now + expiresIn
+            state.usableUntil = now + expiresIn - min(10, expiresIn / 4)
             state.renewAt = now + max(expiresIn - 300, expiresIn / 2)
             state.fetching = false
             state.failure = nil
