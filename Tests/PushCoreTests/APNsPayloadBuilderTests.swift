@@ -102,6 +102,13 @@ struct APNsPayloadBuilderTests {
         #expect(try build(NotificationRequest(alert: .init(), payloadJSON: "{}")) == "{}")
     }
 
+    @Test("alert.image is FCM-only: APNs leaves it out and it conflicts with nothing")
+    func imageIgnored() throws {
+        #expect(try build(NotificationRequest(alert: .init(title: "T", image: "https://i"))) == #"{"aps":{"alert":{"title":"T"}}}"#)
+        #expect(try build(NotificationRequest(alert: .init(image: "https://i"), sound: "s")) == #"{"aps":{"sound":"s"}}"#)
+        #expect(try build(NotificationRequest(alert: .init(image: "https://i"), payloadJSON: "{}")) == "{}")
+    }
+
     @Test("nothing to send is an error")
     func nothing() {
         let expected = ValidationError(

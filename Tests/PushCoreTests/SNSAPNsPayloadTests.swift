@@ -224,12 +224,3 @@ struct SNSAPNsPayloadTests {
         #expect(try build(over, .apns, SNSDeliveryOptions(pushType: .voip))?.payload.count == 4097)
     }
 }
-
-@Suite("SNS → FCM payload")
-struct SNSFCMPayloadTests {
-    @Test("default text becomes a data message under the key 'default'")
-    func defaultData() {
-        let bytes = SNSFCMPayload.defaultData(text: "Hooray! \"q\" ✓")
-        #expect(String(decoding: bytes, as: UTF8.self) == #"{"data":{"default":"Hooray! \"q\" ✓"}}"#)
-    }
-}

@@ -31,7 +31,8 @@ func domainRequest(_ n: PushgateV1.Notification) -> NotificationRequest? {
         alert: n.alert.map {
             NotificationRequest.Alert(
                 title: $0.title, subtitle: $0.subtitle, body: $0.body, launchImage: $0.launchImage,
-                titleLocKey: $0.titleLocKey, titleLocArgs: $0.titleLocArgs, locKey: $0.locKey, locArgs: $0.locArgs)
+                titleLocKey: $0.titleLocKey, titleLocArgs: $0.titleLocArgs, locKey: $0.locKey, locArgs: $0.locArgs,
+                image: $0.image)
         },
         badge: n.badge, sound: n.sound, category: n.category, threadID: n.threadID,
         contentAvailable: n.contentAvailable, mutableContent: n.mutableContent,

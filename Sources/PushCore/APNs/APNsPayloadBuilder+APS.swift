@@ -2,7 +2,7 @@
 extension APNsPayloadBuilder {
     static func writeAPS(_ n: NotificationRequest, to writer: inout JSONWriter) {
         writer.beginObject()
-        if let alert = n.alert, !alert.isEmpty {
+        if let alert = n.alert, !alert.isEmptyForAPNs {
             writer.key("alert")
             writeAlert(alert, to: &writer)
         }
@@ -57,14 +57,14 @@ extension NotificationRequest {
 
     /// True when no `aps` field other than `content-available` is set.
     var apsIsEmptyIgnoringContentAvailable: Bool {
-        (alert?.isEmpty ?? true) && badge == nil && sound.isEmpty && threadID.isEmpty && category.isEmpty
+        (alert?.isEmptyForAPNs ?? true) && badge == nil && sound.isEmpty && threadID.isEmpty && category.isEmpty
             && !mutableContent && interruptionLevel.isEmpty
     }
 
     /// The first payload-building field that is set, by its proto name; these must stay empty
     /// when `payload_json` supplies the whole payload.
     var firstPayloadBuildingField: String? {
-        if !(alert?.isEmpty ?? true) { return "alert" }
+        if !(alert?.isEmptyForAPNs ?? true) { return "alert" }
         if badge != nil { return "badge" }
         if !sound.isEmpty { return "sound" }
         if !category.isEmpty { return "category" }

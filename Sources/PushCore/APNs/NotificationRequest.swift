@@ -21,11 +21,15 @@ public struct NotificationRequest: Sendable, Equatable {
         public var locKey: String
         /// `loc-args`.
         public var locArgs: [String]
+        /// An image URL: FCM's `notification.image`. APNs has no alert image, so the APNs payload
+        /// leaves it out (a rich iOS notification downloads its image in a service extension).
+        public var image: String
 
         /// Creates an alert; every field defaults to unset.
         public init(
             title: String = "", subtitle: String = "", body: String = "", launchImage: String = "",
-            titleLocKey: String = "", titleLocArgs: [String] = [], locKey: String = "", locArgs: [String] = []
+            titleLocKey: String = "", titleLocArgs: [String] = [], locKey: String = "", locArgs: [String] = [],
+            image: String = ""
         ) {
             self.title = title
             self.subtitle = subtitle
@@ -35,11 +39,16 @@ public struct NotificationRequest: Sendable, Equatable {
             self.titleLocArgs = titleLocArgs
             self.locKey = locKey
             self.locArgs = locArgs
+            self.image = image
         }
 
         /// True when no field is set. An empty alert is treated exactly like no alert: it adds
         /// nothing to the payload and doesn't conflict with `payload_json`.
-        public var isEmpty: Bool {
+        public var isEmpty: Bool { isEmptyForAPNs && image.isEmpty }
+
+        /// True when no field that APNs sends is set (`image` is FCM-only), so an alert holding
+        /// only an image builds no `aps.alert` rather than `"alert":{}`.
+        public var isEmptyForAPNs: Bool {
             title.isEmpty && subtitle.isEmpty && body.isEmpty && launchImage.isEmpty && titleLocKey.isEmpty
                 && titleLocArgs.isEmpty && locKey.isEmpty && locArgs.isEmpty
         }

@@ -62,7 +62,8 @@ public enum NotificationValidator {
     }
 
     /// The fields checked on their own: badge, interruption level, priority, expiration, collapse id.
-    private static func checkScalars(_ n: NotificationRequest) throws(ValidationError) {
+    /// FCM messages carry the same APNs fields, so ``FCMMessageBuilder`` checks them here too.
+    static func checkScalars(_ n: NotificationRequest) throws(ValidationError) {
         if let badge = n.badge, badge < 0 {
             throw ValidationError(field: "badge", message: "must not be negative")
         }

@@ -24,6 +24,9 @@ extension SNSMessage {
                     field: "message",
                     message: "the value of '\(key)' must be a JSON string (platform payloads are JSON encoded as a string)")
             }
+            // The FCM payload is parsed only when a fan-out builds it; checking its shape here
+            // fails a bad publish at once instead of silently at every Android endpoint later.
+            if key == PlatformKey.gcm.rawValue { _ = try SNSFCMPayload.parseGCM(text) }
             if key == "default" { result.defaultText = text } else { result.platformTexts[key] = text }
         }
         try result.checkRequiredKeys(for: target)

@@ -129,6 +129,7 @@ extension PushgateV1 {
         public var titleLocArgs: [String] = []
         public var locKey: String = ""
         public var locArgs: [String] = []
+        public var image: String = ""
         public init() {}
     }
 
@@ -383,6 +384,7 @@ extension PushgateV1.Alert: ProtoMessage {
         self.titleLocArgs = (0..<m.n_title_loc_args).map { ProtoC.string(m.title_loc_args[$0]) }
         self.locKey = ProtoC.string(m.loc_key)
         self.locArgs = (0..<m.n_loc_args).map { ProtoC.string(m.loc_args[$0]) }
+        self.image = ProtoC.string(m.image)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Alert> {
@@ -402,6 +404,7 @@ extension PushgateV1.Alert: ProtoMessage {
             c.pointee.n_loc_args = self.locArgs.count
             c.pointee.loc_args = arena.array(self.locArgs) { arena.string($0) }
         }
+        if !self.image.isEmpty { c.pointee.image = arena.string(self.image) }
         return c
     }
 }

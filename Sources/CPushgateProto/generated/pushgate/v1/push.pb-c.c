@@ -843,7 +843,7 @@ const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
   (ProtobufCMessageInit) pushgate__v1__notification__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__alert__field_descriptors[8] =
+static const ProtobufCFieldDescriptor pushgate__v1__alert__field_descriptors[9] =
 {
   {
     "title",
@@ -941,9 +941,22 @@ static const ProtobufCFieldDescriptor pushgate__v1__alert__field_descriptors[8] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "image",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Alert, image),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__alert__field_indices_by_name[] = {
   2,   /* field[2] = body */
+  8,   /* field[8] = image */
   3,   /* field[3] = launch_image */
   7,   /* field[7] = loc_args */
   6,   /* field[6] = loc_key */
@@ -955,7 +968,7 @@ static const unsigned pushgate__v1__alert__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__alert__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__alert__descriptor =
 {
@@ -965,7 +978,7 @@ const ProtobufCMessageDescriptor pushgate__v1__alert__descriptor =
   "Pushgate__V1__Alert",
   "pushgate.v1",
   sizeof(Pushgate__V1__Alert),
-  8,
+  9,
   pushgate__v1__alert__field_descriptors,
   pushgate__v1__alert__field_indices_by_name,
   1,  pushgate__v1__alert__number_ranges,

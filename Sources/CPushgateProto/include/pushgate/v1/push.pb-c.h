@@ -221,10 +221,14 @@ struct  Pushgate__V1__Alert
   char *loc_key;
   size_t n_loc_args;
   char **loc_args;
+  /*
+   * An image URL for FCM (`notification.image`); APNs has no such alert field and ignores it.
+   */
+  char *image;
 };
 #define PUSHGATE__V1__ALERT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__alert__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__Result

@@ -1,0 +1,164 @@
+// Building the rest of `message` from a notification's fields (the table on FCMMessageBuilder).
+extension FCMMessageBuilder {
+    /// The members after `token`, as one object `{…}`: `notification`, `data`, `android`, `apns`.
+    static func buildRest(_ n: NotificationRequest, now: Int64) throws(ValidationError) -> [UInt8] {
+        let data = try dataMembers(n.dataJSON)
+        guard !(n.alert?.isEmpty ?? true) || !n.apsIsEmpty || !data.isEmpty else {
+            throw ValidationError(
+                field: "",
+                message: "notification has nothing to send: set alert, badge, sound, content_available, "
+                    + "data_json or payload_json")
+        }
+        let priority = Priority(n)
+        var writer = JSONWriter(reservingCapacity: 512 + n.dataJSON.utf8.count)
+        writer.beginObject()
+        if let alert = n.alert {
+            writeObject("notification", to: &writer) { writer in
+                writeString("title", alert.title, to: &writer)
+                writeString("body", alert.body, to: &writer)
+                writeString("image", alert.image, to: &writer)
+            }
+        }
+        writeObject("data", to: &writer) { writer in
+            // Not writeString: an empty string is a real data value.
+            for (key, value) in data {
+                writer.key(key)
+                writer.string(value)
+            }
+        }
+        writeAndroid(n, priority: priority, now: now, to: &writer)
+        writeAPNs(n, priority: priority, to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `data_json`'s members; FCM takes only string values and refuses some keys.
+    private static func dataMembers(_ text: String) throws(ValidationError) -> [(String, String)] {
+        guard !text.isEmpty else { return [] }
+        let value: JSONValue
+        do throws(JSONError) {
+            value = try JSONParser.parse(text.utf8)
+        } catch {
+            throw ValidationError(field: "data_json", message: error.description)
+        }
+        guard let members = value.objectMembers else {
+            throw ValidationError(field: "data_json", message: "must be a JSON object")
+        }
+        var strings: [(String, String)] = []
+        for (key, member) in members {
+            try FCMMessageRules.checkDataKey(key, field: "data_json.\(key)")
+            guard case .string(let text) = member else {
+                throw ValidationError(
+                    field: "data_json.\(key)",
+                    message: "must be a JSON string: FCM data values are strings (quote numbers and booleans)")
+            }
+            strings.append((key, text))
+        }
+        return strings
+    }
+
+    /// `android`: collapse key, priority, TTL, and the Android notification fields.
+    private static func writeAndroid(
+        _ n: NotificationRequest, priority: Priority, now: Int64, to writer: inout JSONWriter
+    ) {
+        writeObject("android", to: &writer) { writer in
+            writeString("collapse_key", n.collapseID, to: &writer)
+            writeString("priority", priority.android, to: &writer)
+            if n.expiration != 0 {
+                // An expiration already past still goes out with 0s: "deliver now or drop".
+                let left = max(0, n.expiration - now)
+                writeString("ttl", "\(min(left, FCMDuration.maxTTL.seconds))s", to: &writer)
+            }
+            writeObject("notification", to: &writer) { writer in
+                if let alert = n.alert {
+                    writeString("title_loc_key", alert.titleLocKey, to: &writer)
+                    writeStrings("title_loc_args", alert.titleLocArgs, to: &writer)
+                    writeString("body_loc_key", alert.locKey, to: &writer)
+                    writeStrings("body_loc_args", alert.locArgs, to: &writer)
+                }
+                writeString("sound", n.sound, to: &writer)
+                writeString("click_action", n.category, to: &writer)
+                // 0 clears an iOS badge; Android has nothing to clear, and a count of 0 means "unset".
+                if let badge = n.badge, badge > 0 {
+                    writer.key("notification_count")
+                    writer.int(badge)
+                }
+            }
+        }
+    }
+
+    /// `apns`: the APNs headers, and `payload.aps` for what only APNs has.
+    private static func writeAPNs(_ n: NotificationRequest, priority: Priority, to writer: inout JSONWriter) {
+        writeObject("apns", to: &writer) { writer in
+            writeObject("headers", to: &writer) { writer in
+                writeString("apns-priority", String(priority.apns), to: &writer)
+                if n.expiration != 0 { writeString("apns-expiration", String(n.expiration), to: &writer) }
+                writeString("apns-collapse-id", n.collapseID, to: &writer)
+                writeString("apns-push-type", priority.apnsPushType ?? "", to: &writer)
+                writeString("apns-topic", n.topic, to: &writer)
+            }
+            // title and body reach iOS through `notification`; aps.alert only for the rest.
+            var aps = n
+            if !(n.alert?.hasAPNsOnlyFields ?? false) { aps.alert = nil }
+            if !aps.apsIsEmpty {
+                writeObject("payload", to: &writer) { writer in
+                    writer.key("aps")
+                    APNsPayloadBuilder.writeAPS(aps, to: &writer)
+                }
+            }
+        }
+    }
+}
+
+extension FCMMessageBuilder {
+    /// The priorities and push type of a built message (the rules on ``FCMMessageBuilder``).
+    struct Priority {
+        /// `android.priority`.
+        var android: String
+        /// `apns-priority`.
+        var apns: Int
+        /// `apns-push-type`, nil to let FCM choose.
+        var apnsPushType: String?
+
+        init(_ n: NotificationRequest) {
+            // Silent: nothing to show, so iOS treats it as a background push.
+            let silent = (n.alert?.isEmpty ?? true) && n.apsIsEmptyIgnoringContentAvailable
+            let background = n.pushType == .background || (n.pushType == nil && silent)
+            let effective = n.priority != 0 ? Int(n.priority) : (background ? 5 : 10)
+            android = effective == 10 ? "HIGH" : "NORMAL"
+            apns = background && effective == 10 ? 5 : effective
+            apnsPushType = n.pushType?.rawValue ?? (silent && n.contentAvailable ? PushType.background.rawValue : nil)
+        }
+    }
+
+    /// Writes `"key":{…}` with what `body` writes, or nothing when `body` writes nothing.
+    static func writeObject(_ key: String, to writer: inout JSONWriter, _ body: (inout JSONWriter) -> Void) {
+        var inner = JSONWriter()
+        inner.beginObject()
+        body(&inner)
+        inner.endObject()
+        guard inner.bytes.count > 2 else { return }
+        writer.key(key)
+        writer.raw(String(decoding: inner.bytes, as: UTF8.self))
+    }
+
+    static func writeString(_ key: String, _ value: String, to writer: inout JSONWriter) {
+        guard !value.isEmpty else { return }
+        writer.key(key)
+        writer.string(value)
+    }
+
+    private static func writeStrings(_ key: String, _ values: [String], to writer: inout JSONWriter) {
+        guard !values.isEmpty else { return }
+        writer.key(key)
+        writer.stringArray(values)
+    }
+}
+
+extension NotificationRequest.Alert {
+    /// True when a field only APNs can show is set: these need an `aps.alert` in the FCM message.
+    var hasAPNsOnlyFields: Bool {
+        !subtitle.isEmpty || !launchImage.isEmpty || !titleLocKey.isEmpty || !titleLocArgs.isEmpty || !locKey.isEmpty
+            || !locArgs.isEmpty
+    }
+}
