@@ -138,10 +138,10 @@ public struct GatewayConfiguration: Sendable {
         switch platform {
         case .apns:
             try reader.checkKeys(
-                common + ["team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox"],
+                Set(common + ["team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox"]),
                 context: "an apns app")
         case .fcm:
-            try reader.checkKeys(common + ["service_account_file", "project_id", "token_url"], context: "an fcm app")
+            try reader.checkKeys(Set(common + ["service_account_file", "project_id", "token_url"]), context: "an fcm app")
         }
         guard let name = try reader.string("name"), !name.isEmpty else {
             throw ConfigurationError("\(path).name: required")

@@ -59,8 +59,10 @@ def test_send_many_tokens_over_one_connection_with_one_access_token(stubs, fcm_l
     assert [r.status for r in response.results] == [push_pb2.STATUS_DELIVERED] * 500
     assert all(r.id.startswith("projects/lookalike-project/messages/") for r in response.results)
     assert [r.token for r in response.results] == tokens
-    assert fcm_lookalike.connections - connections <= 1, "one HTTP/2 connection carries every send"
-    assert fcm_lookalike.token_requests - token_requests <= 1, "one access token for all of them"
+    fetched = fcm_lookalike.token_requests - token_requests
+    assert fetched <= 1, "one access token for all of them"
+    # The token exchange has a short connection of its own; one connection carries every send.
+    assert fcm_lookalike.connections - connections - fetched <= 1
     received = messages_for(fcm_lookalike, tokens, since)
     assert len(received) == 500
     message = received[0]
