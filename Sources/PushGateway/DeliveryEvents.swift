@@ -47,13 +47,40 @@ final class DeliveryEvents: Sendable {
         return stream
     }
 
+    /// What to fix when a provider's reason means the app's set-up is wrong, not the token.
+    static func configurationHint(reason: String) -> String? {
+        switch reason {
+        case "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR":
+            "FCM refused the APNs key or certificate (or Web Push credentials) uploaded to the Firebase "
+                + "project: fix them in the Firebase console (Project settings, Cloud Messaging)"
+        case "PERMISSION_DENIED":
+            "the service account may not send for this Firebase project: check project_id and that the "
+                + "account has the Firebase Cloud Messaging API Admin role"
+        case "InvalidProviderToken", "BadCertificate", "BadCertificateEnvironment", "BadEnvironmentKeyIdInToken",
+            "BadEnvironmentKeyInToken", "UnrelatedKeyIdInToken":
+            "APNs refused the app's credentials: check team_id, key_id and key_file (or cert_file) and "
+                + "sandbox against the Apple developer account"
+        default: nil
+        }
+    }
+
     /// One final per-token result. Failures are logged (the token masked unless `log_tokens`).
     func result(_ result: DeliveryResult, app: String, messageID: String = "", endpointID: String = "") {
         if result.status != .delivered {
-            log.info(
-                result.status == .rejected ? "notification rejected" : "notification failed",
-                ["app": app, "token": maskedToken(result.token), "http_status": "\(result.httpStatus)",
-                 "reason": result.reason, "attempts": "\(result.attempts)", "message_id": messageID])
+            let message = result.status == .rejected ? "notification rejected" : "notification failed"
+            let token = maskedToken(result.token)
+            if let hint = Self.configurationHint(reason: result.reason) {
+                // Not the token's fault: every send of the app fails until someone fixes a setting.
+                log.warning(
+                    message,
+                    ["app": app, "token": token, "http_status": "\(result.httpStatus)", "reason": result.reason,
+                     "attempts": "\(result.attempts)", "message_id": messageID, "hint": hint])
+            } else {
+                log.info(
+                    message,
+                    ["app": app, "token": token, "http_status": "\(result.httpStatus)", "reason": result.reason,
+                     "attempts": "\(result.attempts)", "message_id": messageID])
+            }
         }
         guard watcherCount.load(ordering: .relaxed) > 0 else { return }
         var event = PushgateV1.DeliveryEvent()

@@ -9,15 +9,16 @@ import PushProto
 /// `pushgate send`: calls Push/Send on a running gateway and prints one line per token.
 enum SendCommand {
     static let usage = """
-        Usage: pushgate send --token HEX [--token HEX ...] [flags]
+        Usage: pushgate send --token TOKEN [--token TOKEN ...] [flags]
 
         Calls Push/Send on a running gateway and prints one result per token.
         Exit status: 0 all delivered, 1 some rejected or failed, 2 bad usage, 3 the call failed.
 
           --server HOST:PORT        the gateway (default 127.0.0.1:50051)
           --app NAME                the app (default: the gateway's first app)
-          --token HEX               a device token; repeat for more
+          --token TOKEN             a device token (APNs: hex; FCM: the registration token); repeat
           --title T --subtitle S --body B
+          --image URL               an image shown in the notification (FCM notification.image)
           --badge N --sound NAME --category C --thread-id T
           --content-available       a background update flag
           --mutable-content
@@ -53,6 +54,7 @@ enum SendCommand {
                 case "--title": alert.title = try flags.value(for: flag)
                 case "--subtitle": alert.subtitle = try flags.value(for: flag)
                 case "--body": alert.body = try flags.value(for: flag)
+                case "--image": alert.image = try flags.value(for: flag)
                 case "--badge": notification.badge = Int32(try flags.int(for: flag, range: 0...Int(Int32.max)))
                 case "--sound": notification.sound = try flags.value(for: flag)
                 case "--category": notification.category = try flags.value(for: flag)
@@ -134,7 +136,8 @@ enum SendCommand {
         var line = "\(status) token=\(result.token)"
         if result.httpStatus != 0 { line += " http=\(result.httpStatus)" }
         if !result.reason.isEmpty { line += " reason=\(result.reason)" }
-        if !result.id.isEmpty { line += " apns-id=\(result.id)" }
+        // FCM answers the message's resource name, APNs its apns-id.
+        if !result.id.isEmpty { line += result.id.hasPrefix("projects/") ? " name=\(result.id)" : " apns-id=\(result.id)" }
         if result.unregisteredAt != 0 { line += " unregistered_at=\(result.unregisteredAt)" }
         line += " attempts=\(result.attempts)"
         return line

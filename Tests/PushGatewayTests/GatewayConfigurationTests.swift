@@ -67,4 +67,29 @@ struct GatewayConfigurationTests {
         #expect(error("[1]") == "config: expected a JSON object")
         #expect(error("{").hasPrefix("config: not valid JSON"))
     }
+
+    @Test("fcm apps: their keys, required service account, and no APNs keys")
+    func fcmApps() throws {
+        let config = try parse(
+            """
+            {"apps": [{"name": "android", "platform": "fcm", "service_account_file": "sa.json",
+                       "project_id": "p-1", "token_url": "https://127.0.0.1:9/token",
+                       "url": "https://127.0.0.1:8444", "ca_file": "ca.pem", "connections": 2}]}
+            """)
+        let app = try #require(config.apps.first)
+        #expect(app.platform == .fcm)
+        #expect(app.serviceAccountFile == "sa.json")
+        #expect(app.projectID == "p-1")
+        #expect(app.tokenURL == "https://127.0.0.1:9/token")
+        #expect(app.connections == 2)
+        #expect(
+            error(#"{"apps": [{"name": "a", "platform": "fcm"}]}"#)
+                .hasPrefix("config.apps[0].service_account_file: required for an fcm app"))
+        #expect(
+            error(#"{"apps": [{"name": "a", "platform": "fcm", "service_account_file": "s", "team_id": "T"}]}"#)
+                .hasPrefix(#"config.apps[0]: unknown key "team_id" for an fcm app"#))
+        #expect(
+            error(#"{"apps": [{"name": "a", "service_account_file": "s"}]}"#)
+                .hasPrefix(#"config.apps[0]: unknown key "service_account_file" for an apns app"#))
+    }
 }

@@ -54,3 +54,15 @@ struct GatewayMetricsTests {
         #expect(text.contains(#"pushgate_rpc_seconds_sum{method="pushgate.v1.Push/Send"} 0.005"#))
     }
 }
+
+@Suite("Delivery log hints")
+struct DeliveryLogHintTests {
+    @Test("credential refusals get a hint saying what to fix; token problems do not")
+    func hints() {
+        #expect(DeliveryEvents.configurationHint(reason: "THIRD_PARTY_AUTH_ERROR")?.contains("Firebase console") == true)
+        #expect(DeliveryEvents.configurationHint(reason: "PERMISSION_DENIED")?.contains("project_id") == true)
+        #expect(DeliveryEvents.configurationHint(reason: "InvalidProviderToken")?.contains("key_id") == true)
+        #expect(DeliveryEvents.configurationHint(reason: "UNREGISTERED") == nil)
+        #expect(DeliveryEvents.configurationHint(reason: "BadDeviceToken") == nil)
+    }
+}

@@ -170,3 +170,59 @@ def test_a_topic_delivers_the_apns_and_gcm_payloads_to_each(stubs, lookalike, fc
     # default only: an Android data message with key "default".
     apns, fcm = publish({"default": "just text"})
     assert fcm[0] == {"token": fcm[0]["token"], "data": {"default": "just text"}}
+
+
+def test_pushgate_mock_fcm_with_faults(tmp_path):
+    """The product pair: `pushgate mock-fcm` writes a service account, the gateway uses it, and 503s
+    with Retry-After are retried until delivered, while dead tokens are rejected at once."""
+    import os
+    import re
+    import subprocess
+    import threading
+
+    binary = os.environ.get("PUSHGATE_BIN")
+    directory = str(tmp_path)
+    account, ca = os.path.join(directory, "sa.json"), os.path.join(directory, "ca.pem")
+    mock = subprocess.Popen([binary, "mock-fcm", "--listen", "127.0.0.1:0", "--write-service-account", account,
+                             "--write-ca", ca, "--unavailable-every", "5", "--retry-after", "1",
+                             "--unregistered-prefix", "dead-"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = []
+    port = None
+    while True:
+        line = mock.stderr.readline()
+        assert line, "mock-fcm stopped:\n" + "".join(lines)
+        lines.append(line)
+        m = re.search(r"mock-fcm listening on 127\.0\.0\.1:(\d+)", line)
+        port = int(m.group(1)) if m else port
+        if "wrote the certificate to trust" in line:
+            break
+    threading.Thread(target=lambda: lines.extend(mock.stderr), daemon=True).start()
+    gateway = None
+    try:
+        config = {"apps": [{"name": "android", "platform": "fcm", "service_account_file": account,
+                            "url": "https://127.0.0.1:%d" % port, "ca_file": ca}]}
+        gateway = Server(config, directory)
+        channel = grpc.insecure_channel(gateway.address)
+        push = push_pb2_grpc.PushStub(channel)
+        # Every 5th send is answered 503: 4 of the first 20, and at most one of their retries, so
+        # every token is delivered within the 3 attempts.
+        tokens = [fcm_token(n) for n in range(20)] + ["dead-%d" % n for n in range(3)]
+        started = time.time()
+        response = push.Send(push_pb2.SendRequest(notifications=[
+            push_pb2.Notification(app="android", tokens=tokens, alert=push_pb2.Alert(title="t", body="b"))]),
+            timeout=30)
+        statuses = [r.status for r in response.results]
+        assert statuses == [push_pb2.STATUS_DELIVERED] * 20 + [push_pb2.STATUS_REJECTED] * 3, response
+        assert {r.reason for r in response.results[20:]} == {"UNREGISTERED"}
+        assert any(r.attempts == 2 for r in response.results[:20]), "some met a 503 first"
+        assert time.time() - started >= 1, "the retries waited for Retry-After"
+        channel.close()
+    finally:
+        if gateway:
+            gateway.stop()
+        mock.terminate()
+        mock.wait(timeout=10)
+    final = [l for l in lines if "final stats" in l]
+    assert final, "".join(lines)
+    assert re.search(r"503=\d+", final[0]) and "token_requests=1 " in final[0], final[0]
