@@ -3,12 +3,14 @@
 public enum PreparedPush: Sendable, Equatable {
     case apns(PreparedNotification)
     case fcm(PreparedFCMMessage)
+    case adm(PreparedADMMessage)
 
     /// The device tokens, in request order.
     public var tokens: [String] {
         switch self {
         case .apns(let notification): notification.tokens
         case .fcm(let message): message.tokens
+        case .adm(let message): message.tokens
         }
     }
 
@@ -21,6 +23,9 @@ public enum PreparedPush: Sendable, Equatable {
         case .fcm(var message):
             message.tokens = tokens
             return .fcm(message)
+        case .adm(var message):
+            message.tokens = tokens
+            return .adm(message)
         }
     }
 }

@@ -319,8 +319,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
 
     private func handle(_ outcome: ProviderOutcome, for request: Request, generation: Int64) {
         switch outcome {
-        case .delivered(let id):
-            finish(request, request.result(.delivered, httpStatus: 200, id: id))
+        case .delivered(let id, let canonicalToken):
+            finish(request, request.result(.delivered, httpStatus: 200, id: id, canonicalToken: canonicalToken))
         case .rejected(let reason, let httpStatus, let unregisteredAt, let invalidatesToken):
             finish(request, request.result(
                 .rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,

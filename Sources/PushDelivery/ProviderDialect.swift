@@ -59,8 +59,9 @@ public enum ProviderAuthorization: Sendable {
 
 /// What an answer means for one request.
 public enum ProviderOutcome: Sendable, Equatable {
-    /// Accepted; `id` is the provider's id for it (apns-id, FCM message name).
-    case delivered(id: String)
+    /// Accepted; `id` is the provider's id for it (apns-id, FCM message name); `canonicalToken`
+    /// the device's new token when the provider gave one (ADM), else empty.
+    case delivered(id: String, canonicalToken: String = "")
     /// A permanent refusal: sending it again as is will not help.
     case rejected(reason: String, httpStatus: Int, unregisteredAt: Int64, invalidatesToken: Bool)
     /// May succeed when sent again; `retry` says when.

@@ -30,12 +30,12 @@ public struct ProviderRequest<Job: ProviderJob>: Sendable {
 
     func result(
         _ status: DeliveryStatus, httpStatus: Int = 0, reason: String = "", id: String = "",
-        unregisteredAt: Int64 = 0, invalidatesToken: Bool = false
+        unregisteredAt: Int64 = 0, invalidatesToken: Bool = false, canonicalToken: String = ""
     ) -> DeliveryResult {
         DeliveryResult(
             notificationIndex: job.notificationIndex, token: token, status: status, httpStatus: httpStatus,
             reason: reason, apnsID: id, unregisteredAt: unregisteredAt, attempts: attempts,
-            invalidatesToken: invalidatesToken)
+            invalidatesToken: invalidatesToken, canonicalToken: canonicalToken)
     }
 }
 

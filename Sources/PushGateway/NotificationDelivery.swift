@@ -110,5 +110,6 @@ extension PushgateV1.Result {
         id = result.apnsID
         unregisteredAt = result.unregisteredAt
         attempts = Int32(result.attempts)
+        canonicalToken = result.canonicalToken
     }
 }

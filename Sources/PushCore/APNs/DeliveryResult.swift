@@ -28,11 +28,15 @@ public struct DeliveryResult: Sendable, Equatable {
     /// The provider said the token is dead (APNs Unregistered/BadDeviceToken, FCM UNREGISTERED…):
     /// a registry endpoint holding it is disabled.
     public var invalidatesToken: Bool
+    /// The provider's new token for this device (an ADM canonical registration id), to replace the
+    /// one sent; empty when there is none.
+    public var canonicalToken: String
 
     /// Creates a result.
     public init(
         notificationIndex: Int, token: String, status: DeliveryStatus, httpStatus: Int = 0, reason: String = "",
-        apnsID: String = "", unregisteredAt: Int64 = 0, attempts: Int = 0, invalidatesToken: Bool = false
+        apnsID: String = "", unregisteredAt: Int64 = 0, attempts: Int = 0, invalidatesToken: Bool = false,
+        canonicalToken: String = ""
     ) {
         self.notificationIndex = notificationIndex
         self.token = token
@@ -43,5 +47,6 @@ public struct DeliveryResult: Sendable, Equatable {
         self.unregisteredAt = unregisteredAt
         self.attempts = attempts
         self.invalidatesToken = invalidatesToken
+        self.canonicalToken = canonicalToken
     }
 }

@@ -143,6 +143,7 @@ extension PushgateV1 {
         public var id: String = ""
         public var unregisteredAt: Int64 = 0
         public var attempts: Int32 = 0
+        public var canonicalToken: String = ""
         public init() {}
     }
 
@@ -434,6 +435,7 @@ extension PushgateV1.Result: ProtoMessage {
         self.id = ProtoC.string(m.id)
         self.unregisteredAt = m.unregistered_at
         self.attempts = m.attempts
+        self.canonicalToken = ProtoC.string(m.canonical_token)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Result> {
@@ -447,6 +449,7 @@ extension PushgateV1.Result: ProtoMessage {
         if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
         c.pointee.unregistered_at = self.unregisteredAt
         c.pointee.attempts = self.attempts
+        if !self.canonicalToken.isEmpty { c.pointee.canonical_token = arena.string(self.canonicalToken) }
         return c
     }
 }

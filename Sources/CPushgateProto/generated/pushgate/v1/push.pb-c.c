@@ -985,7 +985,7 @@ const ProtobufCMessageDescriptor pushgate__v1__alert__descriptor =
   (ProtobufCMessageInit) pushgate__v1__alert__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__result__field_descriptors[8] =
+static const ProtobufCFieldDescriptor pushgate__v1__result__field_descriptors[9] =
 {
   {
     "notification_index",
@@ -1083,9 +1083,22 @@ static const ProtobufCFieldDescriptor pushgate__v1__result__field_descriptors[8]
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "canonical_token",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Result, canonical_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__result__field_indices_by_name[] = {
   7,   /* field[7] = attempts */
+  8,   /* field[8] = canonical_token */
   3,   /* field[3] = http_status */
   5,   /* field[5] = id */
   0,   /* field[0] = notification_index */
@@ -1097,7 +1110,7 @@ static const unsigned pushgate__v1__result__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__result__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__result__descriptor =
 {
@@ -1107,7 +1120,7 @@ const ProtobufCMessageDescriptor pushgate__v1__result__descriptor =
   "Pushgate__V1__Result",
   "pushgate.v1",
   sizeof(Pushgate__V1__Result),
-  8,
+  9,
   pushgate__v1__result__field_descriptors,
   pushgate__v1__result__field_indices_by_name,
   1,  pushgate__v1__result__number_ranges,

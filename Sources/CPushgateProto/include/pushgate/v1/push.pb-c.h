@@ -149,7 +149,8 @@ struct  Pushgate__V1__Notification
    */
   char *app;
   /*
-   * Device tokens (APNs: 64-200 hex digits). One Result per token.
+   * Device tokens (APNs: 64-200 hex digits; FCM: registration tokens; ADM: registration ids). One
+   * Result per token.
    */
   size_t n_tokens;
   char **tokens;
@@ -261,10 +262,15 @@ struct  Pushgate__V1__Result
    * How many times the request was sent to the provider.
    */
   int32_t attempts;
+  /*
+   * The provider's new token for this device (an ADM canonical registration id): replace the token
+   * you sent with it. Empty when there is none. (Registry endpoints are updated by Pushgate.)
+   */
+  char *canonical_token;
 };
 #define PUSHGATE__V1__RESULT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__result__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, PUSHGATE__V1__STATUS__STATUS_UNSPECIFIED, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
+    , 0, (char *)protobuf_c_empty_string, PUSHGATE__V1__STATUS__STATUS_UNSPECIFIED, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__PublishRequest__AttributesEntry
