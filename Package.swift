@@ -120,6 +120,12 @@ let package = Package(
             dependencies: ["PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM"],
             swiftSettings: swiftSettings),
 
+        // ADM delivery: the Amazon Device Messaging dialect of the engine, Login-with-Amazon tokens.
+        .target(
+            name: "PushADM",
+            dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            swiftSettings: swiftSettings),
+
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(
             name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
@@ -132,7 +138,7 @@ let package = Package(
         .target(
             name: "PushGateway",
             dependencies: [
-                "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushTLS", "PushMockAPNs", "PushStore",
+                "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushMockAPNs", "PushStore",
                 "PushMetrics",
             ],
             swiftSettings: swiftSettings),

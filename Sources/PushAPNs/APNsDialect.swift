@@ -65,7 +65,7 @@ public final class APNsDialect: ProviderDialect {
 
     /// `:status`, `apns-id` and the `{"reason": …}` body (plus `timestamp` for 410), classified by
     /// the reason table; an unusable body leaves it to the HTTP status.
-    public func outcome(of response: ProviderResponse, now: Int64) -> ProviderOutcome {
+    public func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
         let status = response.status
         if status == 200 { return .delivered(id: response.id) }
         var reasonText = ""

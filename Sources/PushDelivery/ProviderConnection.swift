@@ -301,7 +301,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             }
         } else {
             app.requestSeconds?.observe(nanoseconds: loop.now &- done.submittedAt)
-            handle(app.dialect.outcome(of: done.response, now: app.clock()), for: done.request, generation: done.generation)
+            let outcome = app.dialect.outcome(of: done.response, token: done.request.token, now: app.clock())
+            handle(outcome, for: done.request, generation: done.generation)
         }
         pump()
     }

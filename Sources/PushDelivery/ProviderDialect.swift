@@ -27,8 +27,8 @@ public protocol ProviderDialect: AnyObject, Sendable {
         _ request: ProviderRequest<Job>, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
     ) -> Result<Int32, HTTP2Error>
 
-    /// What a complete response means. `now`: Unix seconds.
-    func outcome(of response: ProviderResponse, now: Int64) -> ProviderOutcome
+    /// What a complete response to `token`'s request means. `now`: Unix seconds.
+    func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome
 
     /// The provider refused the credential of `generation` (APNs ExpiredProviderToken, FCM 401):
     /// replace it if it is still the current one.

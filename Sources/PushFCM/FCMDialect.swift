@@ -60,7 +60,7 @@ public final class FCMDialect: ProviderDialect {
         }
     }
 
-    public func outcome(of response: ProviderResponse, now: Int64) -> ProviderOutcome {
+    public func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
         switch FCMResponseClassifier.outcome(
             status: response.status, body: response.body, retryAfter: response.retryAfter, now: now)
         {

@@ -32,7 +32,7 @@ struct APNsPureTests {
 
     func outcome(_ status: Int, _ body: String, apnsID: String = "") -> ProviderOutcome {
         APNsDialect(credentials: .certificate).outcome(
-            of: ProviderResponse(status: status, id: apnsID, body: Array(body.utf8)), now: 0)
+            of: ProviderResponse(status: status, id: apnsID, body: Array(body.utf8)), token: "t", now: 0)
     }
 
     @Test("responses become outcomes: delivered, rejected with reason, transient")

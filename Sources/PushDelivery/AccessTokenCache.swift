@@ -1,7 +1,6 @@
-import PushDelivery
 import Synchronization
 
-/// The OAuth2 access token of one FCM app, shared by all of its connections (protocols.md B.5).
+/// The OAuth2 access token of one app (FCM, ADM), shared by all of its connections.
 ///
 /// Fetched on first use, then renewed in the background a few minutes before it expires (5 min,
 /// or half its life when that is shorter) while the old one is still used; a 401 renews it once
@@ -52,7 +51,7 @@ public final class AccessTokenCache: Sendable {
     }
 
     /// The credential for a connection about to submit (see ``ProviderDialect``).
-    func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
+    public func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
         let now = clock()
         let (answer, startFetch) = state.withLock { state -> (ProviderAuthorization, Bool) in
             let usable = !state.header.isEmpty && now < state.usableUntil
@@ -77,7 +76,7 @@ public final class AccessTokenCache: Sendable {
 
     /// FCM refused the token of `generation` (401): drop it unless a newer one is already there,
     /// so the next request fetches one. Many refused requests, one renewal.
-    func reportRejected(generation: Int64) {
+    public func reportRejected(generation: Int64) {
         state.withLock { state in
             guard state.generation == generation, !state.header.isEmpty else { return }
             state.header = ""
@@ -103,7 +102,7 @@ public final class AccessTokenCache: Sendable {
                     return
                 } catch {
                     lastError = error
-                    logger("FCM access token request failed", error)
+                    logger("access token request failed", error)
                 }
             }
             failed("OAuthTokenError: \(lastError.map { "\($0)" } ?? "no answer")")

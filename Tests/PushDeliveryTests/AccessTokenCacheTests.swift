@@ -1,8 +1,7 @@
-import PushDelivery
 import Synchronization
 import Testing
 
-@testable import PushFCM
+@testable import PushDelivery
 
 /// Counts the wake-ups a connection would get.
 private final class Waiter: AuthorizationWaiter {
@@ -20,7 +19,7 @@ private final class FakeEndpoint: Sendable {
 
     func fetch() async throws -> (accessToken: String, expiresIn: Int64) {
         let n = fetches.add(1, ordering: .relaxed).newValue
-        if failing.load(ordering: .relaxed) { throw GoogleOAuth.ExchangeError(description: "invalid_grant") }
+        if failing.load(ordering: .relaxed) { throw OAuthTokenEndpoint.ExchangeError(description: "invalid_grant") }
         return ("token-\(n)", lifetime)
     }
 }
@@ -135,15 +134,15 @@ struct AccessTokenCacheTests {
 
     @Test("token endpoint answers: success, Google's error body, no token")
     func parse() throws {
-        let ok = try GoogleOAuth.parse(
+        let ok = try OAuthTokenEndpoint.parse(
             status: 200, body: Array(#"{"access_token":"ya29.x","expires_in":3599,"token_type":"Bearer"}"#.utf8))
         #expect(ok.accessToken == "ya29.x")
         #expect(ok.expiresIn == 3599)
-        #expect(throws: GoogleOAuth.ExchangeError.self) {
-            try GoogleOAuth.parse(status: 200, body: Array(#"{"token_type":"Bearer"}"#.utf8))
+        #expect(throws: OAuthTokenEndpoint.ExchangeError.self) {
+            try OAuthTokenEndpoint.parse(status: 200, body: Array(#"{"token_type":"Bearer"}"#.utf8))
         }
         do {
-            _ = try GoogleOAuth.parse(
+            _ = try OAuthTokenEndpoint.parse(
                 status: 400, body: Array(#"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#.utf8))
             Issue.record("a 400 must throw")
         } catch {

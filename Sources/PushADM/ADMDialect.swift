@@ -1,0 +1,110 @@
+import PushCore
+import PushDelivery
+import PushHTTP2
+import PushMetrics
+import PushPosix
+import PushTLS
+
+/// An app's ADM client: the delivery engine speaking Amazon Device Messaging.
+public typealias ADMClient = ProviderClient<ADMDialect>
+
+/// Amazon Device Messaging for the delivery engine: `POST /messaging/registrations/<id>/messages`
+/// with the app's Login-with-Amazon access token. The body is the message's, shared by every
+/// registration id; per token only `:path` differs, built in the connection's scratch buffer.
+public final class ADMDialect: ProviderDialect {
+    public let providerName = "ADM"
+    /// Amazon's request id, reported as the result's id.
+    public let idHeader: [UInt8]? = Array("x-amzn-requestid".utf8)
+    public let accessTokens: AccessTokenCache
+    private let template: HTTP2HeaderTemplate
+    private static let pathIndex = 3
+    private static let authorizationIndex = 4
+    private static let pathPrefix = Array("/messaging/registrations/".utf8)
+    private static let pathSuffix = Array("/messages".utf8)
+
+    public init(authority: String, accessTokens: AccessTokenCache) {
+        self.accessTokens = accessTokens
+        template = HTTP2HeaderTemplate([
+            HTTP2Header(":method", "POST"),
+            HTTP2Header(":scheme", "https"),
+            HTTP2Header(":authority", authority),
+            // Per token; a literal, as every value differs.
+            HTTP2Header(name: Array(":path".utf8), value: [], indexable: false),
+            // Secret and renewed hourly: a literal, never in the HPACK table.
+            HTTP2Header(name: Array("authorization".utf8), value: [], indexable: false),
+            HTTP2Header("content-type", "application/json"),
+            HTTP2Header("accept", "application/json"),
+            HTTP2Header("x-amzn-type-version", "com.amazon.device.messaging.ADMMessage@1.0"),
+            HTTP2Header("x-amzn-accept-type", "com.amazon.device.messaging.ADMSendResult@1.0"),
+        ])
+    }
+
+    public func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
+        accessTokens.authorization(for: waiter)
+    }
+
+    public func submit(
+        _ request: ProviderRequest<ADMJob>, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
+    ) -> Result<Int32, HTTP2Error> {
+        // Registration ids are checked to need no escaping in a path segment (ADMRegistrationID).
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: Self.pathPrefix)
+        scratch.append(contentsOf: request.token.utf8)
+        scratch.append(contentsOf: Self.pathSuffix)
+        let template = self.template
+        let body = request.job.body
+        return scratch.withUnsafeBytes { path -> Result<Int32, HTTP2Error> in
+            (authorization ?? []).withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
+                Result { () throws(HTTP2Error) in
+                    try session.submitRequest(
+                        template: template, replacing: (Self.pathIndex, path), (Self.authorizationIndex, value),
+                        body: body)
+                }
+            }
+        }
+    }
+
+    public func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
+        switch ADMResponseClassifier.outcome(
+            status: response.status, body: response.body, retryAfter: response.retryAfter, now: now)
+        {
+        case .delivered(let registrationID):
+            // A different id in the answer is the device's canonical one: it replaces the old.
+            let canonical = !registrationID.isEmpty && registrationID != token ? registrationID : ""
+            return .delivered(id: response.id, canonicalToken: canonical)
+        case .rejected(let reason, let httpStatus, let invalidatesToken):
+            return .rejected(reason: reason, httpStatus: httpStatus, unregisteredAt: 0, invalidatesToken: invalidatesToken)
+        case .transient(let reason, let httpStatus, let retryAfter):
+            return .transient(reason: reason, httpStatus: httpStatus, retry: .afterBackoff(notBefore: retryAfter))
+        case .unauthenticated(let reason):
+            return .transient(reason: reason, httpStatus: 401, retry: .afterRenewingAuthorization)
+        }
+    }
+
+    public func authorizationRejected(generation: Int64) {
+        accessTokens.reportRejected(generation: generation)
+    }
+
+    public var credentialIssuedAt: Int64? { accessTokens.obtainedAt }
+}
+
+extension ProviderClient where Dialect == ADMDialect {
+    /// An ADM client for one app. Connections open on first use and stay open; the access token is
+    /// fetched on first use and renewed before it expires.
+    public convenience init(
+        name: String, endpoint: ProviderEndpoint, accessTokens: AccessTokenCache, tlsContext: TLSContext,
+        configuration: ProviderClientConfiguration, group: EventLoopGroup,
+        clock: @escaping @Sendable () -> Int64 = unixSeconds,
+        logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
+        requestSeconds: Histogram? = nil
+    ) {
+        let dialect = ADMDialect(authority: endpoint.authority, accessTokens: accessTokens)
+        self.init(
+            name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
+            group: group, clock: clock, logger: logger, requestSeconds: requestSeconds,
+            makeJob: { push, index, collector in
+                guard case .adm(let message) = push else { return nil }
+                return ADMJob(message, notificationIndex: index, collector: collector)
+            })
+    }
+}

@@ -1,0 +1,24 @@
+import PushDelivery
+import PushPosix
+import PushTLS
+
+/// Login with Amazon's client-credentials grant, which ADM senders use: the app's client id and
+/// secret exchanged for an access token with scope `messaging:push`.
+public enum AmazonOAuth {
+    public static let defaultTokenURL = "https://api.amazon.com/auth/o2/token"
+    public static let scope = "messaging:push"
+
+    /// A fetch for ``AccessTokenCache``.
+    /// - Throws: when `tokenURL` is not an `https://host[:port]/path` URL.
+    public static func fetch(
+        clientID: String, clientSecret: String, tokenURL: String = defaultTokenURL, tlsContext: TLSContext,
+        loop: EventLoop, timeout: Duration = .seconds(10)
+    ) throws(OAuthTokenEndpoint.ExchangeError) -> AccessTokenCache.Fetch {
+        let endpoint = try OAuthTokenEndpoint(url: tokenURL, tlsContext: tlsContext, loop: loop, timeout: timeout)
+        let form = [
+            ("grant_type", "client_credentials"), ("scope", scope), ("client_id", clientID),
+            ("client_secret", clientSecret),
+        ]
+        return { try await endpoint.requestToken(form: form) }
+    }
+}

@@ -1,0 +1,82 @@
+import PushCore
+import PushHTTP2
+import PushPosix
+import PushTLS
+import PushTransport
+
+/// An OAuth2 token endpoint (Google's for FCM, Login with Amazon's for ADM): a form POSTed over
+/// HTTP/2 + TLS on a short connection of its own, answered with `access_token` and `expires_in`.
+public struct OAuthTokenEndpoint: Sendable {
+    /// Why a token request failed: the endpoint's own words when it gave any.
+    public struct ExchangeError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
+
+    public let url: String
+    private let endpoint: ProviderEndpoint
+    private let path: String
+    private let tlsContext: TLSContext
+    private let loop: EventLoop
+    private let timeout: Duration
+
+    /// - Throws: when `url` is not an `https://host[:port]/path` URL.
+    public init(url: String, tlsContext: TLSContext, loop: EventLoop, timeout: Duration = .seconds(10)) throws(ExchangeError) {
+        guard let (endpoint, path) = ProviderEndpoint.parse(url: url) else {
+            throw ExchangeError(description: "token URL \(url.debugDescription) is not https://host[:port]/path")
+        }
+        self.url = url
+        self.endpoint = endpoint
+        self.path = path
+        self.tlsContext = tlsContext
+        self.loop = loop
+        self.timeout = timeout
+    }
+
+    /// POSTs `form` (application/x-www-form-urlencoded) and answers the token and its lifetime.
+    public func requestToken(form: [(String, String)]) async throws -> (accessToken: String, expiresIn: Int64) {
+        let headers = [
+            HTTP2Header(":method", "POST"),
+            HTTP2Header(":scheme", "https"),
+            HTTP2Header(":authority", endpoint.authority),
+            HTTP2Header(":path", path),
+            HTTP2Header("content-type", "application/x-www-form-urlencoded"),
+            HTTP2Header("accept", "application/json"),
+        ]
+        let response = try await HTTP2Exchange.send(
+            host: endpoint.host, port: endpoint.port, headers: headers, body: Array(FormURLEncoding.encode(form).utf8),
+            tlsContext: tlsContext, loop: loop, timeout: timeout, maxBody: 64 << 10)
+        return try Self.parse(status: response.status, body: response.body)
+    }
+
+    /// The access token and its lifetime from a token endpoint's answer (default lifetime 3600 s
+    /// when `expires_in` is missing); an error with the endpoint's `error` and
+    /// `error_description` otherwise.
+    public static func parse(status: Int, body: [UInt8]) throws(ExchangeError) -> (accessToken: String, expiresIn: Int64) {
+        let members: [(String, JSONValue)]
+        if let json = try? JSONParser.parse(body), case .object(let object) = json {
+            members = object
+        } else {
+            members = []
+        }
+        func string(_ key: String) -> String? {
+            for (name, value) in members where name == key {
+                if case .string(let text) = value { return text }
+            }
+            return nil
+        }
+        guard status == 200 else {
+            let error = string("error") ?? "HTTP \(status)"
+            let detail = string("error_description").map { ": \($0)" } ?? ""
+            throw ExchangeError(description: "the token endpoint answered \(status) \(error)\(detail)")
+        }
+        guard let token = string("access_token"), !token.isEmpty else {
+            throw ExchangeError(description: "the token endpoint's answer has no access_token")
+        }
+        var expiresIn: Int64 = 3600
+        for (name, value) in members where name == "expires_in" {
+            if case .number(let text) = value, let seconds = Int64(text), seconds > 0 { expiresIn = seconds }
+        }
+        return (token, expiresIn)
+    }
+}
