@@ -1,7 +1,7 @@
 /// One app that Pushgate sends for, from the `apps` list of the config file.
 ///
 /// The credentials (APNs: `team_id`, `key_id`, `key_file` or `cert_file` + `key_file`; FCM:
-/// `service_account_file`) are read when the app's client is made; this type only holds what the
+/// `service_account_file`; ADM: `client_id` + `client_secret_file`) are read when the app's client is made; this type only holds what the
 /// config says. Secrets are never logged: the
 /// description shows names and paths only.
 public struct AppConfiguration: Sendable, Equatable {
@@ -9,6 +9,8 @@ public struct AppConfiguration: Sendable, Equatable {
         case apns
         /// Firebase Cloud Messaging, HTTP v1 API.
         case fcm
+        /// Amazon Device Messaging.
+        case adm
     }
 
     public var name: String
@@ -34,8 +36,13 @@ public struct AppConfiguration: Sendable, Equatable {
     public var serviceAccountFile = ""
     /// FCM: the Firebase project; empty: the service account's `project_id`.
     public var projectID = ""
-    /// FCM: overrides the service account's `token_uri` (where access tokens are fetched).
+    /// FCM: overrides the service account's `token_uri`; ADM: overrides Login with Amazon's token
+    /// URL (where access tokens are fetched).
     public var tokenURL = ""
+    /// ADM: the security profile's client id.
+    public var clientID = ""
+    /// ADM: a file holding the client secret (only the secret, whitespace around it ignored).
+    public var clientSecretFile = ""
     /// The `.p8` key itself instead of `keyFile` (the built-in demo app; not a config key).
     public var keyPEM = ""
     /// Trusted CA certificates as PEM instead of `caFile` (the built-in demo app; not a config key).

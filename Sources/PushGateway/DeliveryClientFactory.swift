@@ -1,3 +1,4 @@
+import PushADM
 import PushAPNs
 import PushDelivery
 import PushFCM
@@ -23,8 +24,15 @@ enum DeliveryClientFactory {
             let logger: @Sendable (String, (any Error)?) -> Void = { message, error in
                 log.warning(message, ["app": name, "error": error.map { "\($0)" } ?? ""])
             }
-            if app.platform == .fcm {
+            switch app.platform {
+            case .apns: break
+            case .fcm:
                 clients[app.name] = try makeFCMClient(
+                    app, path: path, settings: settings, group: group, logger: logger,
+                    requestSeconds: metrics?.providerRequestSeconds(app: name))
+                continue
+            case .adm:
+                clients[app.name] = try makeADMClient(
                     app, path: path, settings: settings, group: group, logger: logger,
                     requestSeconds: metrics?.providerRequestSeconds(app: name))
                 continue
@@ -71,6 +79,49 @@ enum DeliveryClientFactory {
         return clients
     }
 
+    /// ADM's host (Login with Amazon's token endpoint is on it too).
+    static let admEndpoint = ProviderEndpoint(host: "api.amazon.com", port: 443)
+
+    private static func makeADMClient(
+        _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
+        logger: @escaping @Sendable (String, (any Error)?) -> Void, requestSeconds: Histogram?
+    ) throws(ConfigurationError) -> any DeliveryClient {
+        let endpoint = try providerEndpoint(app, default: admEndpoint, path: path)
+        let secret: String
+        let tls: TLSContext
+        do {
+            secret = try SecretFile.read(app.clientSecretFile)
+            tls = try TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
+        } catch {
+            throw ConfigurationError("\(path).client_secret_file: \(error)")
+        }
+        guard !secret.isEmpty else {
+            throw ConfigurationError("\(path).client_secret_file: \(app.clientSecretFile) is empty")
+        }
+        let tokenURL = app.tokenURL.isEmpty ? AmazonOAuth.defaultTokenURL : app.tokenURL
+        let fetch: AccessTokenCache.Fetch
+        do {
+            fetch = try AmazonOAuth.fetch(
+                clientID: app.clientID, clientSecret: secret, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0])
+        } catch {
+            throw ConfigurationError("\(path).token_url: \(error)")
+        }
+        return ADMClient(
+            name: app.name, endpoint: endpoint, accessTokens: AccessTokenCache(logger: logger, fetch: fetch),
+            tlsContext: tls, configuration: settings, group: group, logger: logger, requestSeconds: requestSeconds)
+    }
+
+    /// The app's `url`, or the provider's own host.
+    private static func providerEndpoint(
+        _ app: AppConfiguration, default endpoint: ProviderEndpoint, path: String
+    ) throws(ConfigurationError) -> ProviderEndpoint {
+        guard !app.url.isEmpty else { return endpoint }
+        guard let override = ProviderEndpoint(url: app.url) else {
+            throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
+        }
+        return override
+    }
+
     private static func isProjectIDByte(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
             || byte == UInt8(ascii: "-")
@@ -83,13 +134,7 @@ enum DeliveryClientFactory {
         _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
         logger: @escaping @Sendable (String, (any Error)?) -> Void, requestSeconds: Histogram?
     ) throws(ConfigurationError) -> any DeliveryClient {
-        var endpoint = fcmEndpoint
-        if !app.url.isEmpty {
-            guard let override = ProviderEndpoint(url: app.url) else {
-                throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
-            }
-            endpoint = override
-        }
+        let endpoint = try providerEndpoint(app, default: fcmEndpoint, path: path)
         let account: GoogleServiceAccount
         let signer: RS256Signer
         let tls: TLSContext

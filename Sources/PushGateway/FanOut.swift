@@ -131,6 +131,9 @@ final class FanOut: Sendable {
                     messageID: message.id)
             }
         }
+        for endpoint in counts.retoken {
+            await adoptCanonicalToken(endpoint, messageID: message.id)
+        }
         let state: MessageState = last ? (plan.expired ? .expired : .completed) : .fanningOut
         try await store.recordProgress(
             messageID: message.id, cursor: cursor, delivered: counts.delivered, rejected: counts.rejected,
@@ -186,6 +189,27 @@ final class FanOut: Sendable {
         return counts
     }
 
+    /// The provider answered a delivery with the device's new token (an ADM canonical registration
+    /// id): the endpoint takes it, so the next publish goes to the new one. When another endpoint of
+    /// the app already holds that token, it covers the device and this one is disabled.
+    private func adoptCanonicalToken(
+        _ endpoint: (id: String, token: String, app: String), messageID: String
+    ) async {
+        do {
+            _ = try await store.updateEndpoint(
+                id: endpoint.id, normalizedToken: endpoint.token, enabled: nil, customUserData: nil)
+            log.info("endpoint token replaced by the provider's canonical one",
+                     ["app": endpoint.app, "endpoint_id": endpoint.id, "message_id": messageID])
+        } catch where error.code == .alreadyExists {
+            let reason = "CanonicalTokenOfEndpoint:\(error.existingID ?? "")"
+            try? await store.disableEndpoints([(endpoint.id, reason)])
+            events.endpointDisabled(
+                app: endpoint.app, endpointID: endpoint.id, token: endpoint.token, reason: reason, messageID: messageID)
+        } catch {
+            log.warning("could not store a canonical token", ["endpoint_id": endpoint.id, "error": "\(error)"])
+        }
+    }
+
     /// Sends one app's share of a page, waiting for room in the app's queue rather than failing:
     /// fan-out is background work and may wait for Sends.
     private static func deliver(
@@ -206,7 +230,11 @@ final class FanOut: Sendable {
         for (recipient, result) in zip(recipients, results) {
             events.result(result, app: recipient.endpoint.app, messageID: messageID, endpointID: recipient.endpoint.id)
             switch result.status {
-            case .delivered: counts.delivered += 1
+            case .delivered:
+                counts.delivered += 1
+                if !result.canonicalToken.isEmpty {
+                    counts.retoken.append((recipient.endpoint.id, result.canonicalToken, recipient.endpoint.app))
+                }
             case .rejected:
                 counts.rejected += 1
                 if result.invalidatesToken {
@@ -229,6 +257,8 @@ struct FanOutCounts: Sendable {
     var skipped: Int64 = 0
     /// Endpoints whose token the provider declared dead, with the reason.
     var disable: [(id: String, reason: String, app: String, token: String)] = []
+    /// Endpoints whose token the provider replaced with a canonical one, with the new token.
+    var retoken: [(id: String, token: String, app: String)] = []
 
     mutating func add(_ other: FanOutCounts) {
         total += other.total
@@ -237,5 +267,6 @@ struct FanOutCounts: Sendable {
         failed += other.failed
         skipped += other.skipped
         disable += other.disable
+        retoken += other.retoken
     }
 }

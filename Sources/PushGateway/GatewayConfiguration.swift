@@ -132,7 +132,7 @@ public struct GatewayConfiguration: Sendable {
         let platformName = try reader.string("platform") ?? "apns"
         guard let platform = AppConfiguration.Platform(rawValue: platformName) else {
             throw ConfigurationError(
-                "\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns, fcm)")
+                "\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns, fcm, adm)")
         }
         let common = ["name", "platform", "url", "ca_file", "connections"]
         switch platform {
@@ -142,6 +142,8 @@ public struct GatewayConfiguration: Sendable {
                 context: "an apns app")
         case .fcm:
             try reader.checkKeys(Set(common + ["service_account_file", "project_id", "token_url"]), context: "an fcm app")
+        case .adm:
+            try reader.checkKeys(Set(common + ["client_id", "client_secret_file", "token_url"]), context: "an adm app")
         }
         guard let name = try reader.string("name"), !name.isEmpty else {
             throw ConfigurationError("\(path).name: required")
@@ -158,6 +160,17 @@ public struct GatewayConfiguration: Sendable {
         app.serviceAccountFile = try reader.string("service_account_file") ?? ""
         app.projectID = try reader.string("project_id") ?? ""
         app.tokenURL = try reader.string("token_url") ?? ""
+        app.clientID = try reader.string("client_id") ?? ""
+        app.clientSecretFile = try reader.string("client_secret_file") ?? ""
+        if platform == .adm {
+            guard !app.clientID.isEmpty else {
+                throw ConfigurationError("\(path).client_id: required for an adm app (the security profile's client id)")
+            }
+            guard !app.clientSecretFile.isEmpty else {
+                throw ConfigurationError(
+                    "\(path).client_secret_file: required for an adm app (a file holding the client secret)")
+            }
+        }
         if platform == .fcm && app.serviceAccountFile.isEmpty {
             throw ConfigurationError("\(path).service_account_file: required for an fcm app (a Google service-account JSON key)")
         }

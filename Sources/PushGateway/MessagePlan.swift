@@ -57,6 +57,10 @@ struct MessagePlan {
                 built = try SNSFCMPayload.build(
                     message: message, attributes: attributes, publishedAt: publishedAtSeconds, now: now
                 ).map(PreparedPush.fcm)
+            case .adm:
+                built = try SNSADMPayload.build(
+                    message: message, attributes: attributes, publishedAt: publishedAtSeconds, now: now
+                ).map(PreparedPush.adm)
             }
         } catch {
             // Publish checked the message already; an app-specific problem (no bundle id) skips it.

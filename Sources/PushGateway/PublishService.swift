@@ -90,6 +90,9 @@ struct PublishService: Sendable {
             if target == .topic || target == .endpoint(.gcm) {
                 _ = try SNSFCMPayload.build(message: message, attributes: request.attributes, publishedAt: 0, now: 0)
             }
+            if target == .topic || target == .endpoint(.adm) {
+                _ = try SNSADMPayload.build(message: message, attributes: request.attributes, publishedAt: 0, now: 0)
+            }
         } catch {
             throw GRPCStatus(.invalidArgument, error.description)
         }
@@ -102,6 +105,7 @@ extension AppConfiguration {
         switch platform {
         case .apns: sandbox ? .apnsSandbox : .apns
         case .fcm: .gcm
+        case .adm: .adm
         }
     }
 }

@@ -55,8 +55,8 @@ enum RegistryValidation {
     static let maxCustomUserDataBytes = 2048
 
     /// The token as stored: APNs tokens are hex, lowercased (as SNS returns them).
-    /// The token as stored: APNs tokens in lowercase hex; FCM registration tokens as they are
-    /// (they are case-sensitive).
+    /// The token as stored: APNs tokens in lowercase hex; FCM registration tokens and ADM
+    /// registration ids as they are (they are case-sensitive).
     static func normalizedToken(
         _ token: String, platform: AppConfiguration.Platform, field: String = "token"
     ) throws(GRPCStatus) -> String {
@@ -70,6 +70,13 @@ enum RegistryValidation {
         case .fcm:
             do {
                 try FCMToken.validate(token, field: field)
+            } catch {
+                throw GRPCStatus(.invalidArgument, error.description)
+            }
+            return token
+        case .adm:
+            do {
+                try ADMRegistrationID.validate(token, field: field)
             } catch {
                 throw GRPCStatus(.invalidArgument, error.description)
             }

@@ -182,6 +182,7 @@ struct RegistryService: Sendable {
             switch app.platform {
             case .apns: application.platform = app.sandbox ? .apnsSandbox : .apns
             case .fcm: application.platform = .fcm
+            case .adm: application.platform = .adm
             }
             application.bundleID = app.bundleID
             return application

@@ -44,6 +44,8 @@ enum SendRequestValidation {
                 prepared = NotificationValidator.prepare(domain, at: path, bundleID: app.bundleID).map(PreparedPush.apns)
             case .fcm:
                 prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
+            case .adm:
+                prepared = ADMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.adm)
             }
             switch prepared {
             case .success(let push): items.append(.init(app: app, notification: push))

@@ -119,6 +119,32 @@ def fcm_lookalike(tmp_path_factory):
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def adm_lookalike(tmp_path_factory):
+    """The independent ADM look-alike (Python ssl + h2) with a client id and a secret file."""
+    from adm_lookalike import LookalikeADM
+    from h2_lookalike import make_certificate
+
+    directory = str(tmp_path_factory.mktemp("adm-lookalike"))
+    cert, key = make_certificate(directory)
+    secret = "secret-" + os.urandom(8).hex()
+    server = LookalikeADM(cert, key, "amzn1.application-oa2-client.lookalike", secret).start()
+    server.ca_file = cert
+    server.client_secret_file = os.path.join(directory, "client-secret")
+    with open(server.client_secret_file, "w") as fh:
+        fh.write(secret + "\n")
+    yield server
+    server.stop()
+
+
+def adm_app_config(name, adm, **extra):
+    """An adm app delivering to `adm` (a look-alike or a mock-adm) on loopback."""
+    app = {"name": name, "platform": "adm", "client_id": adm.client_id, "client_secret_file": adm.client_secret_file,
+           "url": "https://127.0.0.1:%d" % adm.port, "token_url": adm.token_url, "ca_file": adm.ca_file}
+    app.update(extra)
+    return app
+
+
 def fcm_app_config(name, fcm, **extra):
     """An fcm app delivering to `fcm` (a look-alike or a mock-fcm) on loopback."""
     app = {"name": name, "platform": "fcm", "service_account_file": fcm.service_account_file,

@@ -11,6 +11,7 @@ extension PushgateV1 {
         public static let apns = Self(rawValue: 1)
         public static let apnsSandbox = Self(rawValue: 2)
         public static let fcm = Self(rawValue: 3)
+        public static let adm = Self(rawValue: 4)
         /// The proto name of the value, or its number when unknown.
         public var description: String {
             switch rawValue {
@@ -18,6 +19,7 @@ extension PushgateV1 {
             case 1: return "PLATFORM_APNS"
             case 2: return "PLATFORM_APNS_SANDBOX"
             case 3: return "PLATFORM_FCM"
+            case 4: return "PLATFORM_ADM"
             default: return String(rawValue)
             }
         }

@@ -2233,18 +2233,20 @@ const ProtobufCMessageDescriptor pushgate__v1__list_subscriptions_response__desc
   (ProtobufCMessageInit) pushgate__v1__list_subscriptions_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue pushgate__v1__platform__enum_values_by_number[4] =
+static const ProtobufCEnumValue pushgate__v1__platform__enum_values_by_number[5] =
 {
   { "PLATFORM_UNSPECIFIED", "PUSHGATE__V1__PLATFORM__PLATFORM_UNSPECIFIED", 0 },
   { "PLATFORM_APNS", "PUSHGATE__V1__PLATFORM__PLATFORM_APNS", 1 },
   { "PLATFORM_APNS_SANDBOX", "PUSHGATE__V1__PLATFORM__PLATFORM_APNS_SANDBOX", 2 },
   { "PLATFORM_FCM", "PUSHGATE__V1__PLATFORM__PLATFORM_FCM", 3 },
+  { "PLATFORM_ADM", "PUSHGATE__V1__PLATFORM__PLATFORM_ADM", 4 },
 };
 static const ProtobufCIntRange pushgate__v1__platform__value_ranges[] = {
-{0, 0},{0, 4}
+{0, 0},{0, 5}
 };
-static const ProtobufCEnumValueIndex pushgate__v1__platform__enum_values_by_name[4] =
+static const ProtobufCEnumValueIndex pushgate__v1__platform__enum_values_by_name[5] =
 {
+  { "PLATFORM_ADM", 4 },
   { "PLATFORM_APNS", 1 },
   { "PLATFORM_APNS_SANDBOX", 2 },
   { "PLATFORM_FCM", 3 },
@@ -2257,9 +2259,9 @@ const ProtobufCEnumDescriptor pushgate__v1__platform__descriptor =
   "Platform",
   "Pushgate__V1__Platform",
   "pushgate.v1",
-  4,
+  5,
   pushgate__v1__platform__enum_values_by_number,
-  4,
+  5,
   pushgate__v1__platform__enum_values_by_name,
   1,
   pushgate__v1__platform__value_ranges,

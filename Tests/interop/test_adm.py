@@ -1,0 +1,161 @@
+"""ADM delivery end to end: stock grpcio stubs against `pushgate serve` with an adm app, delivering
+to the independent ADM look-alike (Login-with-Amazon token endpoint and the send API), and in one
+topic to the APNs, FCM and ADM look-alikes together."""
+import json
+import time
+
+import grpc
+import pytest
+
+from conftest import Server, adm_app_config, app_config, fcm_app_config
+from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory, lookalike, fcm_lookalike, adm_lookalike):
+    config = {"apps": [adm_app_config("fire", adm_lookalike), fcm_app_config("android", fcm_lookalike),
+                       app_config("ios", "com.example.ios", lookalike)]}
+    s = Server(config, str(tmp_path_factory.mktemp("pushgate-adm")))
+    yield s
+    s.stop()
+    assert s.proc.returncode == 0, "pushgate exited with %s:\n%s" % (s.proc.returncode, "".join(s.log))
+
+
+@pytest.fixture
+def stubs(gateway):
+    channel = grpc.insecure_channel(gateway.address)
+    yield push_pb2_grpc.PushStub(channel), registry_pb2_grpc.RegistryStub(channel)
+    channel.close()
+
+
+def adm_id(n, kind="ok"):
+    return "adm-%s-amzn1.adm-registration.v3.Y29tLmV4YW1wbGU%06d" % (kind, n)
+
+
+def wait_done(push, message_id, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        message = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
+        if message.state in (push_pb2.MESSAGE_STATE_COMPLETED, push_pb2.MESSAGE_STATE_EXPIRED):
+            return message
+        time.sleep(0.05)
+    raise AssertionError("message %s not done: %s" % (message_id, message))
+
+
+def send(push, tokens, **fields):
+    n = push_pb2.Notification(app="fire", tokens=tokens, **fields)
+    return push.Send(push_pb2.SendRequest(notifications=[n]), timeout=30).results
+
+
+def test_send_reuses_one_access_token_over_one_connection(stubs, adm_lookalike):
+    push, _ = stubs
+    requests, connections = adm_lookalike.token_requests, adm_lookalike.connections
+    since = len(adm_lookalike.messages)
+    ids = [adm_id(n) for n in range(300)]
+    results = send(push, ids, data_json=json.dumps({"order": "42"}), collapse_id="sync",
+                   expiration=int(time.time()) + 600)
+    assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 300
+    assert all(r.id for r in results), "the x-amzn-RequestId is the result's id"
+    assert all(r.canonical_token == "" for r in results)
+    results = send(push, ids[:10], data_json=json.dumps({"again": "1"}))
+    assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 10
+    fetched = adm_lookalike.token_requests - requests
+    assert fetched <= 1, "one access token for both Sends"
+    assert adm_lookalike.connections - connections - fetched <= 1, "one connection carries every send"
+    received = [m for t, m in adm_lookalike.messages[since:]]
+    assert len(received) == 310
+    first = received[0]
+    assert first["data"]["order"] == "42"
+    assert first["consolidationKey"] == "sync"
+    assert 590 <= first["expiresAfter"] <= 600
+    assert adm_lookalike.max_open_streams > 1
+
+
+def test_max_rate_exceeded_is_retried_after_retry_after(stubs, adm_lookalike):
+    push, _ = stubs
+    started = time.time()
+    results = send(push, [adm_id(n, "slow") for n in range(5)], data_json='{"k": "v"}')
+    assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 5
+    assert all(r.attempts == 2 for r in results)
+    assert time.time() - started >= 1
+
+
+def test_an_expired_access_token_is_renewed_once(stubs, adm_lookalike):
+    push, _ = stubs
+    assert send(push, [adm_id(1)], data_json='{"k": "v"}')[0].status == push_pb2.STATUS_DELIVERED
+    before = adm_lookalike.token_requests
+    adm_lookalike.revoke_tokens()
+    time.sleep(0.1)
+    results = send(push, [adm_id(n) for n in range(400, 440)], data_json='{"k": "v"}')
+    assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 40
+    assert adm_lookalike.token_requests == before + 1
+
+
+def test_bad_adm_input_names_the_field(stubs):
+    push, _ = stubs
+    for fields, where in [({"tokens": ["has/slash"], "data_json": '{"k": "v"}'}, "notifications[0].tokens[0]"),
+                          ({"tokens": [adm_id(1)], "data_json": '{"k": 1}'}, "notifications[0].data_json")]:
+        with pytest.raises(grpc.RpcError) as info:
+            push.Send(push_pb2.SendRequest(notifications=[push_pb2.Notification(app="fire", **fields)]), timeout=10)
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert where in info.value.details(), info.value.details()
+
+
+def test_canonical_ids_are_reported_and_update_the_endpoint(stubs, adm_lookalike):
+    push, registry = stubs
+    results = send(push, [adm_id(7, "old")], data_json='{"k": "v"}')
+    assert results[0].status == push_pb2.STATUS_DELIVERED
+    assert results[0].canonical_token == adm_id(7, "new")
+    endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="fire", token=adm_id(8, "old")),
+                                       timeout=10)
+    done = wait_done(push, push.Publish(push_pb2.PublishRequest(endpoint_id=endpoint.id, message="hi"),
+                                        timeout=10).message_id)
+    assert done.delivered == 1
+    after = registry.GetEndpoint(registry_pb2.GetEndpointRequest(id=endpoint.id), timeout=10)
+    assert after.token == adm_id(8, "new") and after.enabled
+
+
+def test_unregistered_disables_the_endpoint(stubs):
+    push, registry = stubs
+    endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="fire", token=adm_id(9, "dead")),
+                                       timeout=10)
+    done = wait_done(push, push.Publish(push_pb2.PublishRequest(endpoint_id=endpoint.id, message="hi"),
+                                        timeout=10).message_id)
+    assert done.rejected == 1
+    after = registry.GetEndpoint(registry_pb2.GetEndpointRequest(id=endpoint.id), timeout=10)
+    assert not after.enabled and after.disabled_reason == "Unregistered"
+
+
+def test_a_three_platform_topic_delivers_each_its_payload(stubs, lookalike, fcm_lookalike, adm_lookalike):
+    push, registry = stubs
+    topic = "three-%d" % time.time_ns()
+    registry.CreateTopic(registry_pb2.CreateTopicRequest(name=topic), timeout=10)
+    ios, android, fire = "%064x" % time.time_ns(), "fcm-three-%d:APA91b" % time.time_ns(), adm_id(time.time_ns() % 10**6)
+    for app, token in (("ios", ios), ("android", android), ("fire", fire)):
+        endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app=app, token=token), timeout=10)
+        registry.Subscribe(registry_pb2.SubscribeRequest(topic=topic, endpoint_id=endpoint.id), timeout=10)
+    since = (len(lookalike.requests), len(fcm_lookalike.messages), len(adm_lookalike.messages))
+
+    def publish(message, attributes=None):
+        published = push.Publish(push_pb2.PublishRequest(topic=topic, message=json.dumps(message),
+                                                         message_structure="json", attributes=attributes or {}),
+                                 timeout=10)
+        done = wait_done(push, published.message_id)
+        assert done.delivered == 3, done
+
+    publish({"default": "fallback", "APNS": json.dumps({"aps": {"alert": "for iOS"}}),
+             "GCM": json.dumps({"fcmV1Message": {"message": {"data": {"to": "android"}}}}),
+             "ADM": json.dumps({"data": {"to": "fire"}, "consolidationKey": "c", "expiresAfter": 3600})},
+            attributes={"AWS.SNS.MOBILE.ADM.TTL": "60"})
+    apns = [json.loads(b) for h, b in lookalike.requests[since[0]:] if h[":path"].endswith(ios)]
+    fcm = [m for t, m in fcm_lookalike.messages[since[1]:] if t == android]
+    adm = [m for t, m in adm_lookalike.messages[since[2]:] if t == fire]
+    assert apns == [{"aps": {"alert": "for iOS"}}]
+    assert fcm[0]["data"] == {"to": "android"}
+    assert adm[0]["data"] == {"to": "fire"} and adm[0]["consolidationKey"] == "c"
+    assert 55 <= adm[0]["expiresAfter"] <= 60, "AWS.SNS.MOBILE.ADM.TTL wins over expiresAfter"
+
+    since = len(adm_lookalike.messages)
+    publish({"default": "just text"})
+    adm = [m for t, m in adm_lookalike.messages[since:] if t == fire]
+    assert adm == [{"data": {"default": "just text"}}]
