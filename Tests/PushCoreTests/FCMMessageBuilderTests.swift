@@ -104,7 +104,9 @@ struct FCMMessageBuilderTests {
 
     @Test("data_json must be a JSON object")
     func dataNotObject() {
-        #expect(error(request(dataJSON: "[1]")) == ValidationError(field: "notifications[2].data_json", message: "must be a JSON object"))
+        #expect(
+            error(request(dataJSON: "[1]"))
+                == ValidationError(field: "notifications[2].data_json", message: "must be a JSON object of strings"))
         #expect(error(request(dataJSON: "{"))?.field == "notifications[2].data_json")
     }
 

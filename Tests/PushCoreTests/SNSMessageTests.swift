@@ -44,13 +44,17 @@ struct SNSMessageTests {
         #expect(message.text(for: .gcm)! == ("Hooray!", false))
     }
 
-    @Test("GCM and the VoIP keys are kept; unknown keys and other platforms' keys are ignored")
+    @Test("GCM, ADM and the VoIP keys are kept; unknown keys and other platforms' keys are ignored")
     func keptKeys() throws {
-        let json = #"{"default":"d","GCM":"{\"data\":{}}","APNS_VOIP":"v","APNS_VOIP_SANDBOX":"vs","#
-            + #""email":"e","ADM":{"not":"a string"},"gcm":5,"extra":[1]}"#
+        let json = #"{"default":"d","GCM":"{\"data\":{}}","ADM":"{\"data\":{}}","APNS_VOIP":"v","#
+            + #""APNS_VOIP_SANDBOX":"vs","email":"e","BAIDU":{"not":"a string"},"gcm":5,"adm":6,"extra":[1]}"#
         let message = try parse(json)
         #expect(message.text(for: .gcm)! == (#"{"data":{}}"#, true))
-        #expect(message.platformTexts == ["GCM": #"{"data":{}}"#, "APNS_VOIP": "v", "APNS_VOIP_SANDBOX": "vs"])
+        #expect(message.text(for: .adm)! == (#"{"data":{}}"#, true))
+        #expect(
+            message.platformTexts == [
+                "GCM": #"{"data":{}}"#, "ADM": #"{"data":{}}"#, "APNS_VOIP": "v", "APNS_VOIP_SANDBOX": "vs",
+            ])
     }
 
     @Test("keys are case-sensitive: 'apns' is not APNS")

@@ -34,27 +34,9 @@ extension FCMMessageBuilder {
 
     /// `data_json`'s members; FCM takes only string values and refuses some keys.
     private static func dataMembers(_ text: String) throws(ValidationError) -> [(String, String)] {
-        guard !text.isEmpty else { return [] }
-        let value: JSONValue
-        do throws(JSONError) {
-            value = try JSONParser.parse(text.utf8)
-        } catch {
-            throw ValidationError(field: "data_json", message: error.description)
-        }
-        guard let members = value.objectMembers else {
-            throw ValidationError(field: "data_json", message: "must be a JSON object")
-        }
-        var strings: [(String, String)] = []
-        for (key, member) in members {
-            try FCMMessageRules.checkDataKey(key, field: "data_json.\(key)")
-            guard case .string(let text) = member else {
-                throw ValidationError(
-                    field: "data_json.\(key)",
-                    message: "must be a JSON string: FCM data values are strings (quote numbers and booleans)")
-            }
-            strings.append((key, text))
-        }
-        return strings
+        try JSONStringMap.members(
+            ofJSON: text, field: "data_json", why: ": FCM data values are strings (quote numbers and booleans)",
+            keyRule: FCMMessageRules.checkDataKey(_:field:))
     }
 
     /// `android`: collapse key, priority, TTL, and the Android notification fields.
@@ -64,10 +46,9 @@ extension FCMMessageBuilder {
         writeObject("android", to: &writer) { writer in
             writeString("collapse_key", n.collapseID, to: &writer)
             writeString("priority", priority.android, to: &writer)
-            if n.expiration != 0 {
-                // An expiration already past still goes out with 0s: "deliver now or drop".
-                let left = max(0, n.expiration - now)
-                writeString("ttl", "\(min(left, FCMDuration.maxTTL.seconds))s", to: &writer)
+            // An expiration already past still goes out with 0s: "deliver now or drop".
+            if let ttl = n.secondsToExpiration(now: now, within: 0...FCMDuration.maxTTL.seconds) {
+                writeString("ttl", "\(ttl)s", to: &writer)
             }
             writeObject("notification", to: &writer) { writer in
                 if let alert = n.alert {
@@ -157,8 +138,16 @@ extension FCMMessageBuilder {
 
 extension NotificationRequest.Alert {
     /// True when a field only APNs can show is set: these need an `aps.alert` in the FCM message.
-    var hasAPNsOnlyFields: Bool {
-        !subtitle.isEmpty || !launchImage.isEmpty || !titleLocKey.isEmpty || !titleLocArgs.isEmpty || !locKey.isEmpty
-            || !locArgs.isEmpty
+    var hasAPNsOnlyFields: Bool { firstAPNsOnlyField != nil }
+
+    /// The first set field that only APNs shows, by its proto name (`subtitle`, `loc_key`, …).
+    var firstAPNsOnlyField: String? {
+        if !subtitle.isEmpty { return "subtitle" }
+        if !launchImage.isEmpty { return "launch_image" }
+        if !titleLocKey.isEmpty { return "title_loc_key" }
+        if !titleLocArgs.isEmpty { return "title_loc_args" }
+        if !locKey.isEmpty { return "loc_key" }
+        if !locArgs.isEmpty { return "loc_args" }
+        return nil
     }
 }

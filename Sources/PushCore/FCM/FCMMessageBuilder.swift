@@ -60,7 +60,7 @@ public enum FCMMessageBuilder {
     }
 
     private static func prepare(_ n: NotificationRequest, now: Int64) throws(ValidationError) -> PreparedFCMMessage {
-        try checkTokens(n.tokens)
+        try FCMToken.shape.validate(tokens: n.tokens)
         try checkFields(n)
         let rest: [UInt8]
         let expiration: Int64?
@@ -78,15 +78,6 @@ public enum FCMMessageBuilder {
         let (prefix, suffix) = FCMMessageRules.split(rest: rest)
         try FCMMessageRules.checkSize(prefix: prefix, suffix: suffix, field: blame)
         return PreparedFCMMessage(bodyPrefix: prefix, bodySuffix: suffix, expiration: expiration, tokens: n.tokens)
-    }
-
-    private static func checkTokens(_ tokens: [String]) throws(ValidationError) {
-        guard !tokens.isEmpty else {
-            throw ValidationError(field: "tokens", message: "at least one token is required")
-        }
-        for (i, token) in tokens.enumerated() {
-            try FCMToken.validate(token, field: "tokens[\(i)]")
-        }
     }
 
     /// The checks on single fields, shared with the APNs validator where the rule is APNs's (the

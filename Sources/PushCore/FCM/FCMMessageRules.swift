@@ -40,16 +40,8 @@ public enum FCMMessageRules {
     /// - Parameter field: the map's place, e.g. `payload_json.data`; a member's error names
     ///   `<field>.<key>`.
     static func checkData(_ value: JSONValue, field: String) throws(ValidationError) {
-        guard let members = value.objectMembers else {
-            throw ValidationError(field: field, message: "must be a JSON object of strings")
-        }
-        for (key, member) in members {
-            try checkDataKey(key, field: "\(field).\(key)")
-            guard case .string = member else {
-                throw ValidationError(
-                    field: "\(field).\(key)", message: "must be a JSON string (FCM data values are strings)")
-            }
-        }
+        _ = try JSONStringMap.members(
+            of: value, field: field, why: " (FCM data values are strings)", keyRule: checkDataKey(_:field:))
     }
 
     /// Checks a caller-made v1 `message` object without its target and returns its `android.ttl`.
@@ -105,14 +97,7 @@ public enum FCMMessageRules {
 
     /// Checks a map whose values must be strings (header maps).
     private static func checkStringMap(_ value: JSONValue, field: String) throws(ValidationError) {
-        guard let members = value.objectMembers else {
-            throw ValidationError(field: field, message: "must be a JSON object of strings")
-        }
-        for (key, member) in members {
-            guard case .string = member else {
-                throw ValidationError(field: "\(field).\(key)", message: "must be a JSON string")
-            }
-        }
+        _ = try JSONStringMap.members(of: value, field: field)
     }
 }
 

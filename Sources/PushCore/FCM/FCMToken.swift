@@ -19,32 +19,15 @@ public enum FCMToken {
     /// - Throws: ``ValidationError`` naming `field` when the token is empty, too long or has a
     ///   byte outside `[A-Za-z0-9_:.-]`.
     public static func validate(_ token: String, field: String) throws(ValidationError) {
-        let bytes = token.utf8
-        guard !bytes.isEmpty else {
-            throw ValidationError(field: field, message: "must not be empty; " + requirement)
-        }
-        guard bytes.count <= maxBytes else {
-            throw ValidationError(field: field, message: "is \(bytes.count) bytes; " + requirement)
-        }
-        if let bad = bytes.firstIndex(where: { !isTokenByte($0) }) {
-            let offset = bytes.distance(from: bytes.startIndex, to: bad)
-            throw ValidationError(field: field, message: "has a disallowed byte at offset \(offset); " + requirement)
-        }
+        try shape.validate(token, field: field)
     }
 
     /// True when `token` passes ``validate(_:field:)``.
-    public static func isValid(_ token: String) -> Bool {
-        let bytes = token.utf8
-        return !bytes.isEmpty && bytes.count <= maxBytes && bytes.allSatisfy(isTokenByte)
-    }
+    public static func isValid(_ token: String) -> Bool { shape.isValid(token) }
 
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "."),
-            UInt8(ascii: "-"):
-            true
-        default: false
-        }
+    /// The length and alphabet rules.
+    static let shape = TokenShape(maxBytes: maxBytes, requirement: requirement) { byte in
+        TokenShape.isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
     }
 }

@@ -8,6 +8,8 @@ public enum PlatformKey: String, Sendable, CaseIterable {
     case apnsSandbox = "APNS_SANDBOX"
     /// Firebase Cloud Messaging; SNS keeps the legacy name.
     case gcm = "GCM"
+    /// Amazon Device Messaging (Fire tablets and Fire TV).
+    case adm = "ADM"
 }
 
 /// Where a publish goes; it decides which JSON keys a `json` message must carry.

@@ -8,7 +8,7 @@ public enum SNSAPNsPayload {
     /// - Parameters:
     ///   - message: the parsed publish; the `key` entry is the payload (a JSON object sent verbatim),
     ///     else `default` becomes `{"aps":{"alert":"<text>"}}`.
-    ///   - key: `.apns` or `.apnsSandbox`; `.gcm` is a programming error.
+    ///   - key: `.apns` or `.apnsSandbox`; another key is a programming error.
     ///   - options: the reserved attributes for `key` (``SNSAttributes/parse(_:platformKey:)``).
     ///   - bundleID: the app's bundle id, the topic unless the TOPIC attribute is set.
     ///   - publishedAt: when the publish was accepted, Unix seconds; TTLs count from here.
@@ -21,7 +21,7 @@ public enum SNSAPNsPayload {
         message: SNSMessage, key: PlatformKey, options: SNSDeliveryOptions, bundleID: String,
         publishedAt: Int64, now: Int64
     ) throws(ValidationError) -> PreparedNotification? {
-        precondition(key != .gcm, "SNSAPNsPayload serves the APNs platform keys only")
+        precondition(key == .apns || key == .apnsSandbox, "SNSAPNsPayload serves the APNs platform keys only")
         let (payload, document) = try payloadBytes(message: message, key: key)
         let pushType = options.pushType ?? SNSPushTypeInference.infer(fromPayload: document)
         let priority = try priority(options.priority, pushType: pushType)

@@ -14,6 +14,7 @@ enum SNSAttributeName {
         case .apns: "AWS.SNS.MOBILE.APNS.TTL"
         case .apnsSandbox: "AWS.SNS.MOBILE.APNS_SANDBOX.TTL"
         case .gcm: "AWS.SNS.MOBILE.FCM.TTL"
+        case .adm: "AWS.SNS.MOBILE.ADM.TTL"
         }
     }
 

@@ -24,9 +24,11 @@ extension SNSMessage {
                     field: "message",
                     message: "the value of '\(key)' must be a JSON string (platform payloads are JSON encoded as a string)")
             }
-            // The FCM payload is parsed only when a fan-out builds it; checking its shape here
-            // fails a bad publish at once instead of silently at every Android endpoint later.
+            // The FCM and ADM payloads are parsed only when a fan-out builds them; checking
+            // their shape here fails a bad publish at once instead of silently at every Android
+            // or Fire endpoint later.
             if key == PlatformKey.gcm.rawValue { _ = try SNSFCMPayload.parseGCM(text) }
+            if key == PlatformKey.adm.rawValue { _ = try SNSADMPayload.parseADM(text) }
             if key == "default" { result.defaultText = text } else { result.platformTexts[key] = text }
         }
         try result.checkRequiredKeys(for: target)

@@ -7,9 +7,9 @@ public struct SNSMessage: Sendable, Equatable {
     /// SNS's publish limit: message plus attribute names and values, in UTF-8 bytes (C.1).
     public static let maxPublishBytes = 262_144
     /// The keys whose values are kept. The VoIP keys are kept for a later PushKit path; other
-    /// SNS keys (`ADM`, `email`, `sqs`, …) are ignored like unknown ones, whatever their value.
+    /// SNS keys (`BAIDU`, `email`, `sqs`, …) are ignored like unknown ones, whatever their value.
     public static let knownKeys: Set<String> = [
-        "default", "APNS", "APNS_SANDBOX", "GCM", "APNS_VOIP", "APNS_VOIP_SANDBOX",
+        "default", "APNS", "APNS_SANDBOX", "GCM", "ADM", "APNS_VOIP", "APNS_VOIP_SANDBOX",
     ]
 
     /// The `default` text, if the message has one.
