@@ -36,11 +36,7 @@ public enum ADMMessageBuilder {
     public static func prepare(
         _ request: NotificationRequest, at path: String, now: Int64
     ) -> Result<PreparedADMMessage, ValidationError> {
-        do throws(ValidationError) {
-            return .success(try prepare(request, now: now))
-        } catch {
-            return .failure(error.located(at: path))
-        }
+        ValidationError.result(at: path) { () throws(ValidationError) in try prepare(request, now: now) }
     }
 
     private static func prepare(_ n: NotificationRequest, now: Int64) throws(ValidationError) -> PreparedADMMessage {

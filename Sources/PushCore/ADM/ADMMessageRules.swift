@@ -26,19 +26,8 @@ public enum ADMMessageRules {
     ///
     /// - Parameter field: the body's place, the error's field (`payload_json`, `message.ADM`).
     static func parseBody(_ text: String, field: String) throws(ValidationError) -> [(String, JSONValue)] {
-        let document: JSONValue
-        do throws(JSONError) {
-            document = try JSONParser.parse(text.utf8)
-        } catch {
-            throw ValidationError(field: field, message: "is not valid JSON: \(error)")
-        }
-        guard let members = document.objectMembers else {
-            throw ValidationError(
-                field: field,
-                message: "must be a JSON object: the ADM message "
-                    + "{\"data\":{…},\"consolidationKey\":…,\"expiresAfter\":…}")
-        }
-        return members
+        try JSONParser.parseObject(
+            text, field: field, expected: ": the ADM message {\"data\":{…},\"consolidationKey\":…,\"expiresAfter\":…}")
     }
 
     /// Checks a caller-made body and returns its `expiresAfter`.

@@ -17,11 +17,7 @@ public enum NotificationValidator {
     public static func prepare(
         _ n: NotificationRequest, at path: String, bundleID: String
     ) -> Result<PreparedNotification, ValidationError> {
-        do throws(ValidationError) {
-            return .success(try prepare(n, bundleID: bundleID))
-        } catch {
-            return .failure(error.located(at: path))
-        }
+        ValidationError.result(at: path) { () throws(ValidationError) in try prepare(n, bundleID: bundleID) }
     }
 
     private static func prepare(_ n: NotificationRequest, bundleID: String) throws(ValidationError)

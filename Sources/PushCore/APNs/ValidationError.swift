@@ -24,3 +24,15 @@ public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertib
         return ValidationError(field: field.isEmpty ? path : "\(path).\(field)", message: message)
     }
 }
+
+extension ValidationError {
+    /// The result of `body`, its error located at `path` (``located(at:)``): how the per-provider
+    /// `prepare(_:at:…)` functions report a notification's first problem.
+    static func result<T>(at path: String, _ body: () throws(ValidationError) -> T) -> Result<T, ValidationError> {
+        do throws(ValidationError) {
+            return .success(try body())
+        } catch {
+            return .failure(error.located(at: path))
+        }
+    }
+}

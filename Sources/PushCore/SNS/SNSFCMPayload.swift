@@ -104,16 +104,7 @@ public enum SNSFCMPayload {
     /// Parses the `GCM` text, which must be a JSON object. Publish checks this too
     /// (``SNSMessage/parse(message:structure:target:attributes:)``).
     static func parseGCM(_ text: String) throws(ValidationError) -> JSONValue {
-        let document: JSONValue
-        do throws(JSONError) {
-            document = try JSONParser.parse(text.utf8)
-        } catch {
-            throw ValidationError(field: field, message: "is not valid JSON: \(error)")
-        }
-        guard document.objectMembers != nil else {
-            throw ValidationError(
-                field: field, message: "must be a JSON object (legacy FCM format or {\"fcmV1Message\":{…}})")
-        }
-        return document
+        .object(
+            try JSONParser.parseObject(text, field: field, expected: " (legacy FCM format or {\"fcmV1Message\":{…}})"))
     }
 }
