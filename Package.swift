@@ -71,7 +71,11 @@ let package = Package(
         .target(
             name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushTLS"], swiftSettings: swiftSettings),
         // What the mock servers share: TLS identity, connection registry, generator, clocks.
-        .target(name: "PushMockSupport", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+        // What the request/response mocks (mock-fcm, mock-adm) share: the HTTP/2 connection and
+        // listener, requests and answers, access tokens, fault schedules, statistics.
+        .target(
+            name: "PushMockSupport", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
         // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
         .target(
             name: "PushMockAPNs",

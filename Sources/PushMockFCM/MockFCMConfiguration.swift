@@ -104,6 +104,12 @@ public struct MockFCMConfiguration: Sendable {
         return (configuration, keys.privateKeyPEM)
     }
 
+    var connectionLimits: MockConnectionLimits {
+        MockConnectionLimits(
+            maxConcurrentStreams: maxConcurrentStreams, responseDelay: responseDelay,
+            goAwayAfterStreams: goAwayAfterStreams, maxBodyBytes: maxBodyBytes)
+    }
+
     /// Whether `token` is one the token rules refuse, and how.
     func tokenRule(_ token: String) -> FCMErrorResponse? {
         if invalidTokens.contains(token) { return .invalidRegistrationToken }
