@@ -86,6 +86,12 @@ let package = Package(
             dependencies: ["PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
+        // Test support for the mocks' tests: a blocking HTTP/2-over-TLS client on PushTransport.
+        // Never imported by product targets.
+        .target(
+            name: "PushMockTesting", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
+
         // `pushgate mock-fcm`: an FCM HTTP v1 + OAuth2 token endpoint look-alike over real TLS + HTTP/2.
         .target(
             name: "PushMockFCM",
@@ -93,7 +99,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockFCMTests",
-            dependencies: ["PushMockFCM", "PushMockSupport", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            dependencies: [
+                "PushMockFCM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS",
+                "PushTransport",
+            ],
             swiftSettings: swiftSettings),
 
         // The provider-neutral delivery engine: pools of long-lived HTTP/2 + TLS connections with

@@ -32,9 +32,8 @@ public final class MockFCMServer: Sendable {
         let shared = MockFCMShared(configuration: configuration)
         self.shared = shared
         listener = try MockHTTP2Server(
-            host: configuration.host, port: configuration.port, identity: configuration.identity,
-            commonName: "Pushgate mock FCM", limits: configuration.connectionLimits, handler: shared,
-            events: shared.stats, group: group)
+            settings: configuration.server, commonName: "Pushgate mock FCM", handler: shared, events: shared.stats,
+            group: group)
     }
 
     /// The port actually bound (useful with port 0).
@@ -42,12 +41,7 @@ public final class MockFCMServer: Sendable {
 
     /// The token endpoint's URL as clients on this machine address it (`https://127.0.0.1:<port>/token`
     /// when listening on a wildcard address): what a service account's `token_uri` should say.
-    public var tokenURL: String {
-        var host = configuration.host
-        if host == "0.0.0.0" || host == "::" || host.isEmpty { host = "127.0.0.1" }
-        if host.contains(":") { host = "[\(host)]" }
-        return "https://\(host):\(localPort)\(configuration.tokenPath)"
-    }
+    public var tokenURL: String { listener.baseURL + configuration.tokenPath }
 
     /// A service account whose assertions this server accepts: the configured project and client
     /// email, `token_uri` = ``tokenURL``, and `privateKeyPEM` (the private half of the configured

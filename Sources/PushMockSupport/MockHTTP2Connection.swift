@@ -21,7 +21,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unc
     let id: Int
     let loop: EventLoop
     private let context: MockHTTP2Context
-    private var limits: MockConnectionLimits { context.limits }
+    private var settings: MockServerSettings { context.settings }
     private var transport: HTTP2Transport!
     private var session: HTTP2Session { transport.session }
 
@@ -36,7 +36,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unc
     static func serve(_ connection: Connection, id: Int, context: MockHTTP2Context) throws -> HTTP2Transport {
         let server = MockHTTP2Connection(id: id, loop: connection.loop, context: context)
         var settings = HTTP2Settings.serverDefaults
-        settings.maxConcurrentStreams = context.limits.maxConcurrentStreams
+        settings.maxConcurrentStreams = context.settings.maxConcurrentStreams
         let transport = try HTTP2Transport(
             loop: connection.loop, tls: try TLSConnection(context: context.tls), role: .server, settings: settings,
             sessionDelegate: server, owner: server)
@@ -51,7 +51,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unc
         self.id = id
         self.loop = loop
         self.context = context
-        delayNanos = nanoseconds(context.limits.responseDelay)
+        delayNanos = nanoseconds(context.settings.responseDelay)
     }
 
     /// Server shutdown: GOAWAY, answer what is in flight, then close.
@@ -102,7 +102,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unc
         streams[streamID] = stream
         maxInFlight = max(maxInFlight, streams.count)
         context.events.streamOpened(inFlight: maxInFlight)
-        if let limit = limits.goAwayAfterStreams, streamsSeen == limit, goAwayLastStreamID == nil {
+        if let limit = settings.goAwayAfterStreams, streamsSeen == limit, goAwayLastStreamID == nil {
             sendGoAway(lastStreamID: streamID)
         }
         if endStream { finish(stream) }
@@ -112,10 +112,10 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unc
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         guard let stream = streams[streamID], !stream.answered else { return }
-        let room = limits.maxBodyBytes + 1 - stream.request.body.count
+        let room = settings.maxBodyBytes + 1 - stream.request.body.count
         if room > 0 { stream.request.body.append(contentsOf: data.prefix(room)) }
         stream.request.bodyLength += data.count
-        if stream.request.bodyLength > limits.maxBodyBytes {
+        if stream.request.bodyLength > settings.maxBodyBytes {
             // Don't wait for (or keep) the rest: answer now and reset once the answer is out.
             finish(stream)
             if !endStream { transport.resetAfterFlush(streamID) }

@@ -8,38 +8,17 @@ package protocol MockRequestHandler: AnyObject, Sendable {
     func handle(_ request: MockRequest, now: UInt64) -> MockResponse
 }
 
-/// How every connection of a mock server behaves, whatever it mocks.
-package struct MockConnectionLimits: Sendable {
-    /// SETTINGS_MAX_CONCURRENT_STREAMS.
-    package var maxConcurrentStreams: UInt32
-    /// Waits this long (on loop timers, never blocking) before answering each request.
-    package var responseDelay: Duration
-    /// After this many streams on a connection, send GOAWAY (NO_ERROR, last-stream-id = the Nth
-    /// stream), answer the streams up to it and close.
-    package var goAwayAfterStreams: Int?
-    /// Request bodies longer than this are not kept: the handler sees the first
-    /// `maxBodyBytes + 1` bytes and the full length, and answers at once.
-    package var maxBodyBytes: Int
-
-    package init(maxConcurrentStreams: UInt32, responseDelay: Duration, goAwayAfterStreams: Int?, maxBodyBytes: Int) {
-        self.maxConcurrentStreams = maxConcurrentStreams
-        self.responseDelay = responseDelay
-        self.goAwayAfterStreams = goAwayAfterStreams
-        self.maxBodyBytes = maxBodyBytes
-    }
-}
-
 /// What every connection of one ``MockHTTP2Server`` shares.
 final class MockHTTP2Context: Sendable {
     let tls: TLSContext
-    let limits: MockConnectionLimits
+    let settings: MockServerSettings
     let handler: any MockRequestHandler
     let events: any MockConnectionEvents
     let connections = ConnectionRegistry<MockHTTP2Connection>()
 
-    init(tls: TLSContext, limits: MockConnectionLimits, handler: any MockRequestHandler, events: any MockConnectionEvents) {
+    init(tls: TLSContext, settings: MockServerSettings, handler: any MockRequestHandler, events: any MockConnectionEvents) {
         self.tls = tls
-        self.limits = limits
+        self.settings = settings
         self.handler = handler
         self.events = events
     }
@@ -55,22 +34,32 @@ package final class MockHTTP2Server: Sendable {
     private let context: MockHTTP2Context
     private let listener: TCPServer
 
-    /// Binds the listener and starts accepting on `group`'s loops.
+    /// Binds the listener and starts accepting on `group`'s loops; `commonName` names the
+    /// generated certificate.
     package init(
-        host: String, port: Int, identity: MockServerIdentity, commonName: String, limits: MockConnectionLimits,
-        handler: any MockRequestHandler, events: any MockConnectionEvents, group: EventLoopGroup
+        settings: MockServerSettings, commonName: String, handler: any MockRequestHandler,
+        events: any MockConnectionEvents, group: EventLoopGroup
     ) throws {
-        let (tls, certificatePEM) = try identity.makeServerContext(commonName: commonName)
+        let (tls, certificatePEM) = try settings.identity.makeServerContext(commonName: commonName)
         self.certificatePEM = certificatePEM
-        let context = MockHTTP2Context(tls: tls, limits: limits, handler: handler, events: events)
+        let context = MockHTTP2Context(tls: tls, settings: settings, handler: handler, events: events)
         self.context = context
-        listener = try HTTP2Listener.listen(host: host, port: port, group: group) { connection in
+        listener = try HTTP2Listener.listen(host: settings.host, port: settings.port, group: group) { connection in
             try MockHTTP2Connection.serve(connection, id: context.connections.nextID(), context: context)
         }
     }
 
     /// The port actually bound (useful with port 0).
     package var localPort: Int { listener.localPort }
+
+    /// `https://<host>:<port>` as clients on this machine address it (127.0.0.1 when listening on
+    /// a wildcard address).
+    package var baseURL: String {
+        var host = context.settings.host
+        if host == "0.0.0.0" || host == "::" || host.isEmpty { host = "127.0.0.1" }
+        if host.contains(":") { host = "[\(host)]" }
+        return "https://\(host):\(localPort)"
+    }
 
     /// Stops accepting and tells every open connection to finish: GOAWAY, answer what is in
     /// flight, then close. Asynchronous (each connection acts on its own loop).
