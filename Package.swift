@@ -105,6 +105,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // `pushgate mock-adm`: an Amazon Device Messaging + Login-with-Amazon token endpoint look-alike
+        // over real TLS + HTTP/2.
+        .target(
+            name: "PushMockADM", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushMockSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMockADMTests",
+            dependencies: ["PushMockADM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS"],
+            swiftSettings: swiftSettings),
+
         // The provider-neutral delivery engine: pools of long-lived HTTP/2 + TLS connections with
         // bounded queues, stream limits, retries, liveness, and per-Send result collection.
         .target(
