@@ -163,11 +163,12 @@ let package = Package(
             name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore"],
             swiftSettings: swiftSettings),
 
-        // The command line: serve, send, mock-apns, mock-fcm, version.
+        // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(
             name: "pushgate",
             dependencies: [
-                "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushMockSupport",
+                "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushMockADM",
+                "PushMockSupport",
                 "PushStore", "PushTLS", "PushPosix",
             ],
             swiftSettings: swiftSettings),
