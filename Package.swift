@@ -71,7 +71,11 @@ let package = Package(
         .target(
             name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushTLS"], swiftSettings: swiftSettings),
         // What the mock servers share: TLS identity, connection registry, generator, clocks.
-        .target(name: "PushMockSupport", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+        // What the request/response mocks (mock-fcm, mock-adm) share: the HTTP/2 connection and
+        // listener, requests and answers, access tokens, fault schedules, statistics.
+        .target(
+            name: "PushMockSupport", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
         // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
         .target(
             name: "PushMockAPNs",
@@ -82,6 +86,12 @@ let package = Package(
             dependencies: ["PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
+        // Test support for the mocks' tests: a blocking HTTP/2-over-TLS client on PushTransport.
+        // Never imported by product targets.
+        .target(
+            name: "PushMockTesting", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
+
         // `pushgate mock-fcm`: an FCM HTTP v1 + OAuth2 token endpoint look-alike over real TLS + HTTP/2.
         .target(
             name: "PushMockFCM",
@@ -89,7 +99,20 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockFCMTests",
-            dependencies: ["PushMockFCM", "PushMockSupport", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            dependencies: [
+                "PushMockFCM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS",
+                "PushTransport",
+            ],
+            swiftSettings: swiftSettings),
+
+        // `pushgate mock-adm`: an Amazon Device Messaging + Login-with-Amazon token endpoint look-alike
+        // over real TLS + HTTP/2.
+        .target(
+            name: "PushMockADM", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushMockSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMockADMTests",
+            dependencies: ["PushMockADM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS"],
             swiftSettings: swiftSettings),
 
         // The provider-neutral delivery engine: pools of long-lived HTTP/2 + TLS connections with
@@ -146,11 +169,12 @@ let package = Package(
             name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore"],
             swiftSettings: swiftSettings),
 
-        // The command line: serve, send, mock-apns, mock-fcm, version.
+        // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(
             name: "pushgate",
             dependencies: [
-                "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushMockSupport",
+                "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushMockADM",
+                "PushMockSupport",
                 "PushStore", "PushTLS", "PushPosix",
             ],
             swiftSettings: swiftSettings),

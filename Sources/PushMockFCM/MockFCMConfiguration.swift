@@ -4,12 +4,10 @@ import PushTLS
 /// How a ``MockFCMServer`` behaves: where it listens, whose assertions it accepts, which tokens
 /// it refuses and which faults it injects. Start from ``init(serviceAccount:)`` (or
 /// ``generated(projectID:)``) and change what a test needs.
-public struct MockFCMConfiguration: Sendable {
-    /// Listen address. 127.0.0.1 by default: this is a test tool.
-    public var host = "127.0.0.1"
-    /// 0 = an ephemeral port (see ``MockFCMServer/localPort``).
-    public var port = 0
-    public var identity = MockServerIdentity.loopback
+public struct MockFCMConfiguration: MockServerConfiguration {
+    /// Listen address, TLS identity, stream limit, response delay, GOAWAY, body limit (read and
+    /// written as the configuration's own members: `configuration.maxConcurrentStreams`).
+    public var server = MockServerSettings()
 
     // MARK: OAuth2 token endpoint
 
@@ -33,18 +31,6 @@ public struct MockFCMConfiguration: Sendable {
     ]
     /// `expires_in` of issued access tokens, in seconds; they are refused (401) after that.
     public var accessTokenLifetime = 3600
-
-    // MARK: Connections
-
-    /// SETTINGS_MAX_CONCURRENT_STREAMS (about 100 has been observed at FCM, protocols.md B.6).
-    public var maxConcurrentStreams: UInt32 = 100
-    /// Waits this long (on loop timers, never blocking) before answering each request.
-    public var responseDelay: Duration = .zero
-    /// After this many streams on a connection, send GOAWAY (NO_ERROR, last-stream-id = the Nth
-    /// stream), answer the streams up to it and close.
-    public var goAwayAfterStreams: Int?
-    /// Request bodies longer than this are answered 400 without being kept.
-    public var maxBodyBytes = 64 << 10
 
     // MARK: Faults (applied to sends that passed authentication and validation)
 

@@ -22,21 +22,18 @@ public final class MockFCMServer: Sendable {
     public let configuration: MockFCMConfiguration
     /// The certificate clients should trust (PEM): the generated one, or the chain given as PEM;
     /// nil when the identity came from files.
-    public let certificatePEM: String?
+    public var certificatePEM: String? { listener.certificatePEM }
     let shared: MockFCMShared
-    private let listener: TCPServer
+    private let listener: MockHTTP2Server
 
     /// Binds the listener (TLS + h2) and starts accepting on `group`'s loops.
     public init(configuration: MockFCMConfiguration, group: EventLoopGroup) throws {
         self.configuration = configuration
-        let (tls, certificatePEM) = try configuration.identity.makeServerContext(commonName: "Pushgate mock FCM")
-        self.certificatePEM = certificatePEM
-        let shared = MockFCMShared(configuration: configuration, tls: tls)
+        let shared = MockFCMShared(configuration: configuration)
         self.shared = shared
-        listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
-            connection in
-            try MockFCMConnection.serve(connection, id: shared.connections.nextID(), shared: shared)
-        }
+        listener = try MockHTTP2Server(
+            settings: configuration.server, commonName: "Pushgate mock FCM", handler: shared, events: shared.stats,
+            group: group)
     }
 
     /// The port actually bound (useful with port 0).
@@ -44,12 +41,7 @@ public final class MockFCMServer: Sendable {
 
     /// The token endpoint's URL as clients on this machine address it (`https://127.0.0.1:<port>/token`
     /// when listening on a wildcard address): what a service account's `token_uri` should say.
-    public var tokenURL: String {
-        var host = configuration.host
-        if host == "0.0.0.0" || host == "::" || host.isEmpty { host = "127.0.0.1" }
-        if host.contains(":") { host = "[\(host)]" }
-        return "https://\(host):\(localPort)\(configuration.tokenPath)"
-    }
+    public var tokenURL: String { listener.baseURL + configuration.tokenPath }
 
     /// A service account whose assertions this server accepts: the configured project and client
     /// email, `token_uri` = ``tokenURL``, and `privateKeyPEM` (the private half of the configured
@@ -66,12 +58,7 @@ public final class MockFCMServer: Sendable {
 
     /// Stops accepting and tells every open connection to finish: GOAWAY, answer what is in
     /// flight, then close. Asynchronous (each connection acts on its own loop).
-    public func close() {
-        listener.close()
-        for connection in shared.connections.open {
-            connection.loop.execute { connection.shutDownGracefully() }
-        }
-    }
+    public func close() { listener.close() }
 
     /// A consistent snapshot of the counters and the recorded sends.
     public var stats: MockFCMStats { shared.stats.snapshot() }
@@ -84,46 +71,28 @@ public final class MockFCMServer: Sendable {
     public func revokeAccessTokens() { shared.accessTokens.revokeAll() }
 }
 
-/// What every connection of one server shares: configuration, TLS context, issued tokens, the
-/// fault counters and the statistics.
-final class MockFCMShared: Sendable {
+/// What every connection of one server shares: configuration, issued tokens, the fault
+/// schedule and the statistics; it answers each request (MockFCMShared+Requests.swift).
+final class MockFCMShared: MockRequestHandler, Sendable {
     let configuration: MockFCMConfiguration
-    let tls: TLSContext
-    let stats: MockFCMStatsRecorder
-    let accessTokens = AccessTokens()
-    let connections = ConnectionRegistry<MockFCMConnection>()
+    let stats: MockStatsRecorder<MockFCMStats>
+    let accessTokens = AccessTokenTable(prefix: "ya29.mock-")
+    let faults: FaultSchedule<FCMErrorResponse>
 
-    let fail500Threshold: Double
-    let fail503Threshold: Double
-    let fail429Threshold: Double
     let sendPrefix = "/v1/projects/"
     let sendSuffix = "/messages:send"
 
-    private let faultDraws = Atomic<UInt64>(0)
-    private let validSends = Atomic<Int>(0)
     private let messageIDs = Atomic<UInt64>(0)
 
-    init(configuration: MockFCMConfiguration, tls: TLSContext) {
+    init(configuration: MockFCMConfiguration) {
         self.configuration = configuration
-        self.tls = tls
-        stats = MockFCMStatsRecorder(recordLimit: configuration.recordMessages, tokenLimit: configuration.maxTrackedTokens)
-        func share(_ value: Double) -> Double { value.isNaN ? 0 : min(1, max(0, value)) }
-        fail500Threshold = share(configuration.fail500Share)
-        fail503Threshold = fail500Threshold + share(configuration.fail503Share)
-        fail429Threshold = fail503Threshold + share(configuration.fail429Share)
-    }
-
-    /// The injected fault for the next valid send, if any.
-    func nextFault() -> FCMErrorResponse? {
-        let count = validSends.wrappingAdd(1, ordering: .relaxed).newValue
-        if let every = configuration.unavailableEvery, every > 0, count.isMultiple(of: every) { return .unavailable }
-        guard fail429Threshold > 0 else { return nil }
-        let index = faultDraws.wrappingAdd(1, ordering: .relaxed).oldValue
-        let draw = SplitMix64.unitDouble(seed: configuration.faultSeed, index: index)
-        if draw < fail500Threshold { return .internalError }
-        if draw < fail503Threshold { return .unavailable }
-        if draw < fail429Threshold { return .quotaExceeded }
-        return nil
+        stats = MockStatsRecorder(recordLimit: configuration.recordMessages)
+        faults = FaultSchedule(
+            shares: [
+                (.internalError, configuration.fail500Share), (.unavailable, configuration.fail503Share),
+                (.quotaExceeded, configuration.fail429Share),
+            ],
+            seed: configuration.faultSeed, every: configuration.unavailableEvery.map { (.unavailable, $0) })
     }
 
     /// A message id unique for this server: `0:<ms since the epoch>%<sequence, hex>`, the shape of

@@ -3,92 +3,36 @@ import PushHTTP2
 import PushMockSupport
 import PushTLS
 
-/// One request as a connection hands it over: the headers the mock reads and the body.
-struct MockFCMRequest {
-    var method = ""
-    var path = ""
-    var authority = ""
-    var contentType = ""
-    var authorization: String?
-    /// The first `maxBodyBytes + 1` bytes; `bodyLength` counts all of them.
-    var body: [UInt8] = []
-    var bodyLength = 0
-    var connectionID = 0
-    var streamID: Int32 = 0
-}
-
-/// An answer: status, headers (after `:status`), body; `statsError` is what stats count it as.
-struct MockFCMResponse {
-    var status: Int
-    var headers: [HTTP2Header] = []
-    var body: [UInt8] = []
-    var statsError: String?
-
-    static let jsonContentType = HTTP2Header("content-type", "application/json; charset=UTF-8")
-
-    static func json(_ status: Int, _ body: [UInt8], statsError: String? = nil) -> Self {
-        MockFCMResponse(status: status, headers: [jsonContentType], body: body, statsError: statsError)
-    }
-
+extension MockResponse {
     /// An FCM API error, with `Retry-After` when it is a retryable one and the mock sends it.
     static func fcm(_ error: FCMErrorResponse, retryAfter: Int?) -> Self {
-        var response = json(error.httpStatus, error.body, statsError: error.statsKey)
-        if error.retryable, let retryAfter { response.headers.append(HTTP2Header("retry-after", String(retryAfter))) }
-        return response
-    }
-
-    /// A token-endpoint error as Google's OAuth2 server writes it.
-    static func oauth(_ status: Int, error: String, _ description: String) -> Self {
-        var writer = JSONWriter(reservingCapacity: 128)
-        writer.beginObject()
-        writer.key("error")
-        writer.string(error)
-        writer.key("error_description")
-        writer.string(description)
-        writer.endObject()
-        return json(status, writer.bytes, statsError: error)
+        json(error.httpStatus, error.body, statsError: error.statsKey).retryingAfter(error.retryable ? retryAfter : nil)
     }
 }
 
 extension MockFCMShared {
     static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
-    /// Routes and answers one request, and counts it. `now` is the loop's monotonic clock.
-    func handle(_ request: MockFCMRequest, now: UInt64) -> MockFCMResponse {
-        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let response: MockFCMResponse
-        if path == configuration.tokenPath {
-            response = exchangeToken(request, now: now)
-        } else if path.hasPrefix(sendPrefix), path.hasSuffix(sendSuffix), request.method == "POST",
+    /// Routes and answers one request. `now` is the loop's monotonic clock.
+    func handle(_ request: MockRequest, now: UInt64) -> MockResponse {
+        let path = request.route
+        if path == configuration.tokenPath { return exchangeToken(request, now: now) }
+        if path.hasPrefix(sendPrefix), path.hasSuffix(sendSuffix), request.method == "POST",
             path.count > sendPrefix.count + sendSuffix.count
         {
-            let project = String(path.dropFirst(sendPrefix.count).dropLast(sendSuffix.count))
-            response = send(request, project: project, now: now)
-        } else {
-            response = .fcm(.notFound, retryAfter: nil)
+            return send(request, project: String(path.dropFirst(sendPrefix.count).dropLast(sendSuffix.count)), now: now)
         }
-        stats.answered(status: response.status, error: response.statsError)
-        return response
+        return .fcm(.notFound, retryAfter: nil)
     }
 
     // MARK: Token endpoint
 
-    private func exchangeToken(_ request: MockFCMRequest, now: UInt64) -> MockFCMResponse {
+    private func exchangeToken(_ request: MockRequest, now: UInt64) -> MockResponse {
         stats.update { $0.tokenRequests += 1 }
-        guard request.method == "POST" else {
-            return .oauth(405, error: "invalid_request", "The token endpoint only accepts POST.")
-        }
-        guard request.contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
-            return .oauth(400, error: "invalid_request", "Content-Type must be application/x-www-form-urlencoded.")
-        }
-        guard request.bodyLength <= configuration.maxBodyBytes, let form = FormURLEncoding.decode(request.body) else {
-            return .oauth(400, error: "invalid_request", "The request body is not a valid form.")
-        }
-        guard let grantType = FormURLEncoding.value("grant_type", in: form) else {
-            return .oauth(400, error: "invalid_request", "Missing required parameter: grant_type")
-        }
-        guard grantType == Self.jwtBearerGrant else {
-            return .oauth(400, error: "unsupported_grant_type", "Invalid grant_type: \(grantType)")
+        let form: [(name: String, value: String)]
+        switch request.oauthForm(grantType: Self.jwtBearerGrant, maxBodyBytes: configuration.maxBodyBytes) {
+        case .failure(let refusal): return refusal
+        case .success(let valid): form = valid
         }
         guard let assertion = FormURLEncoding.value("assertion", in: form) else {
             return .oauth(400, error: "invalid_request", "Missing required parameter: assertion")
@@ -113,35 +57,17 @@ extension MockFCMShared {
                 400, error: "invalid_scope",
                 "Invalid OAuth scope or ID token audience provided: \(OAuthAssertion.firebaseMessagingScope) is required.")
         }
-        let lifetime = max(1, configuration.accessTokenLifetime)
-        let token: String
-        do {
-            token = try accessTokens.issue(expiresAt: now &+ UInt64(lifetime) &* 1_000_000_000, now: now)
-        } catch {
-            return .oauth(500, error: "internal_failure", "Could not make a token: \(error)")
-        }
-        stats.update { $0.tokensIssued += 1 }
-        var writer = JSONWriter(reservingCapacity: 128)
-        writer.beginObject()
-        writer.key("access_token")
-        writer.string(token)
-        writer.key("expires_in")
-        writer.int(lifetime)
-        writer.key("token_type")
-        writer.string("Bearer")
-        writer.endObject()
-        return .json(200, writer.bytes)
+        let answer = accessTokens.grant(lifetime: configuration.accessTokenLifetime, now: now, tokenType: "Bearer")
+        if answer.status == 200 { stats.update { $0.tokensIssued += 1 } }
+        return answer
     }
 
     // MARK: messages:send
 
-    private func send(_ request: MockFCMRequest, project: String, now: UInt64) -> MockFCMResponse {
+    private func send(_ request: MockRequest, project: String, now: UInt64) -> MockResponse {
         stats.update { $0.sendRequests += 1 }
         let retryAfter = configuration.retryAfterSeconds
-        guard let authorization = request.authorization, authorization.count > 7,
-            authorization.prefix(7).lowercased() == "bearer ",
-            accessTokens.isValid(authorization.dropFirst(7), now: now)
-        else { return .fcm(.unauthenticated, retryAfter: nil) }
+        guard accessTokens.authorizes(request, now: now) else { return .fcm(.unauthenticated, retryAfter: nil) }
         guard project == configuration.projectID else {
             return .fcm(.permissionDenied(project: project), retryAfter: nil)
         }
@@ -153,7 +79,7 @@ extension MockFCMShared {
         case .failure(let error): return .fcm(error, retryAfter: nil)
         case .success(let valid): send = valid
         }
-        if let fault = nextFault() { return .fcm(fault, retryAfter: retryAfter) }
+        if let fault = faults.next() { return .fcm(fault, retryAfter: retryAfter) }
         let (kind, target): (String, String)
         switch send.target {
         case .token(let token):
@@ -164,7 +90,7 @@ extension MockFCMShared {
         }
         // FCM answers a dry run with this fixed id.
         let name = "projects/\(project)/messages/" + (send.validateOnly ? "fake_message_id" : nextMessageID())
-        stats.accepted(
+        accepted(
             MockFCMMessage(
                 connectionID: request.connectionID, streamID: request.streamID, targetKind: kind, target: target,
                 validateOnly: send.validateOnly, body: request.body, name: name))
@@ -174,5 +100,22 @@ extension MockFCMShared {
         writer.string(name)
         writer.endObject()
         return .json(200, writer.bytes)
+    }
+
+    /// Counts and records an accepted send.
+    private func accepted(_ message: MockFCMMessage) {
+        let tokenLimit = configuration.maxTrackedTokens
+        stats.record(message) { stats in
+            if message.validateOnly {
+                stats.validatedOnly += 1
+                return
+            }
+            stats.delivered += 1
+            if message.targetKind == "token",
+                stats.deliveredPerToken[message.target] != nil || stats.deliveredPerToken.count < tokenLimit
+            {
+                stats.deliveredPerToken[message.target, default: 0] += 1
+            }
+        }
     }
 }

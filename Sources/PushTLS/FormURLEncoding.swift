@@ -54,12 +54,18 @@ public enum FormURLEncoding {
         }
     }
 
-    private static func unescape(_ bytes: some Collection<UInt8>) -> String? {
+    /// A percent-encoded URL path segment (RFC 3986 §2.1) decoded: `%XX` escapes only (`+`
+    /// stays `+`); nil when an escape is malformed or the result is not UTF-8.
+    public static func decodePathSegment(_ segment: some StringProtocol) -> String? {
+        unescape(segment.utf8, plusIsSpace: false)
+    }
+
+    private static func unescape(_ bytes: some Collection<UInt8>, plusIsSpace: Bool = true) -> String? {
         var out: [UInt8] = []
         var iterator = bytes.makeIterator()
         while let byte = iterator.next() {
             switch byte {
-            case UInt8(ascii: "+"): out.append(UInt8(ascii: " "))
+            case UInt8(ascii: "+") where plusIsSpace: out.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
                 guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
                     return nil

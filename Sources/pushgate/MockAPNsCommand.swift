@@ -42,15 +42,9 @@ enum MockAPNsCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let options: Options
-        do {
-            guard let parsed = try parse(arguments) else {
-                print(usage)
-                return 0
-            }
-            options = parsed
-        } catch {
-            printError("pushgate mock-apns: \(error)")
-            return 2
+        switch MockCommandSupport.options("mock-apns", usage: usage, { try parse(arguments) }) {
+        case .success(let parsed): options = parsed
+        case .failure(let exit): return exit.code
         }
         // Block the stop signals before any thread starts, so only this thread gets them.
         let signals = MockCommandSupport.blockStopSignals()

@@ -58,86 +58,44 @@ enum MockFCMCommand {
         /// The private key to write into --write-service-account FILE.
         var generatedKey: String?
         var writeServiceAccount: String?
-        var loops = EventLoopGroup.coreCount
-        var writeCA: String?
-        var statsInterval: Int?
+        var run = MockServerRun(name: "mock-fcm")
     }
 
     static func run(_ arguments: [String]) -> Int32 {
         let options: Options
-        do {
-            guard let parsed = try parse(arguments) else {
-                print(usage)
-                return 0
-            }
-            options = parsed
-        } catch {
-            printError("pushgate mock-fcm: \(error)")
-            return 2
+        switch MockCommandSupport.options("mock-fcm", usage: usage, { try parse(arguments) }) {
+        case .success(let parsed): options = parsed
+        case .failure(let exit): return exit.code
         }
-        // Block the stop signals before any thread starts, so only this thread gets them.
-        let signals = MockCommandSupport.blockStopSignals()
-        let group: EventLoopGroup
-        let server: MockFCMServer
-        do {
-            group = try EventLoopGroup(loopCount: options.loops, namePrefix: "mock-fcm")
-            do {
-                server = try MockFCMServer(configuration: options.configuration, group: group)
-            } catch {
-                group.shutdown()
-                throw error
-            }
-        } catch {
-            printError("pushgate mock-fcm: cannot start: \(error)")
-            return 1
-        }
-        printError(
-            "mock-fcm listening on \(options.configuration.host):\(server.localPort) "
-                + "(a MOCK of Firebase Cloud Messaging, for tests and load tests); token endpoint \(server.tokenURL)")
-        do {
-            try writeFiles(options, server: server)
-        } catch {
-            printError("pushgate mock-fcm: \(error)")
-            server.close()
-            group.shutdown()
-            return 1
-        }
-        printError("mock-fcm: " + describe(options.configuration, loops: options.loops))
-        let signal = MockCommandSupport.waitForStop(signals, statsInterval: options.statsInterval) {
-            printError("mock-fcm stats: " + server.stats.summary)
-        }
-        printError("mock-fcm: stopping (\(signal))")
-        server.close()
-        group.shutdown()
-        printError("mock-fcm final stats: " + server.stats.summary)
-        return 0
+        return options.run.serve(
+            start: { try MockFCMServer(configuration: options.configuration, group: $0) },
+            certificatePEM: \.certificatePEM,
+            ready: { server in
+                printError(
+                    "mock-fcm listening on \(options.configuration.host):\(server.localPort) "
+                        + "(a MOCK of Firebase Cloud Messaging, for tests and load tests); token endpoint \(server.tokenURL)")
+                try writeServiceAccount(options, server: server)
+                printError("mock-fcm: " + describe(options.configuration, run: options.run))
+            },
+            summary: { $0.stats.summary }, close: { $0.close() })
     }
 
-    /// The generated service account (once the port is known) and the CA certificate.
-    private static func writeFiles(_ options: Options, server: MockFCMServer) throws {
-        if let path = options.writeServiceAccount, let key = options.generatedKey {
-            let account = try server.serviceAccount(privateKeyPEM: key)
-            try writeFile(path, account.serialized(), mode: 0o600)  // it holds a private key
-            printError("mock-fcm: wrote the service account to \(path) (project \(account.projectID))")
-        }
-        if let path = options.writeCA, let pem = server.certificatePEM {
-            try writeFile(path, Array(pem.utf8))
-            printError("mock-fcm: wrote the certificate to trust to \(path)")
-        }
+    /// The generated service account, once the port is known.
+    private static func writeServiceAccount(_ options: Options, server: MockFCMServer) throws {
+        guard let path = options.writeServiceAccount, let key = options.generatedKey else { return }
+        let account = try server.serviceAccount(privateKeyPEM: key)
+        try writeFile(path, account.serialized(), mode: 0o600)  // it holds a private key
+        printError("mock-fcm: wrote the service account to \(path) (project \(account.projectID))")
     }
 
     /// nil when --help was asked for.
     static func parse(_ arguments: [String]) throws -> Options? {
         var flags = FlagReader(arguments)
-        var settings: [(flag: String, apply: (inout MockFCMConfiguration) throws -> Void)] = []
+        var settings: [(inout MockFCMConfiguration) throws -> Void] = []
         var serviceAccount: GoogleServiceAccount?
         var writeServiceAccount: String?
         var project = "pushgate-mock"
-        var certificate: String?
-        var key: String?
-        var loops = EventLoopGroup.coreCount
-        var writeCA: String?
-        var statsInterval: Int?
+        var run = MockServerRun(name: "mock-fcm")
         while let flag = flags.next() {
             switch flag {
             case "-h", "--help":
@@ -148,21 +106,15 @@ enum MockFCMCommand {
                 writeServiceAccount = try flags.value(for: flag)
             case "--project":
                 project = try flags.value(for: flag)
-            case "--listen":
-                let address = try MockCommandSupport.listenAddress(try flags.value(for: flag), example: "127.0.0.1:8444")
-                settings.append((flag, { $0.host = address.host; $0.port = address.port }))
-            case "--loops":
-                loops = try flags.int(for: flag, range: 1...256)
-            case "--cert":
-                certificate = try flags.value(for: flag)
-            case "--key":
-                key = try flags.value(for: flag)
-            case "--write-ca":
-                writeCA = try flags.value(for: flag)
-            case "--stats-interval":
-                statsInterval = try flags.int(for: flag, range: 1...86_400)
             default:
-                settings.append((flag, try setting(flag, &flags)))
+                if try run.read(flag, &flags) { continue }
+                if let shared: (inout MockFCMConfiguration) -> Void = try MockServerRun.setting(
+                    flag, &flags, listenExample: "127.0.0.1:8444")
+                {
+                    settings.append(shared)
+                } else {
+                    settings.append(try setting(flag, &flags))
+                }
             }
         }
         var options: Options
@@ -180,17 +132,9 @@ enum MockFCMCommand {
         options.configuration.port = 8444
         // The command line has nobody to read recorded messages; per-token counts stay on.
         options.configuration.recordMessages = 0
-        for (_, apply) in settings { try apply(&options.configuration) }
-        options.loops = loops
-        options.writeCA = writeCA
-        options.statsInterval = statsInterval
-        switch (certificate, key) {
-        case (nil, nil): break
-        case let (certificate?, key?):
-            options.configuration.identity = .files(certificateChain: certificate, privateKey: key)
-            if writeCA != nil { throw CommandLineError("--write-ca: only for a generated certificate") }
-        default: throw CommandLineError("--cert and --key go together")
-        }
+        for apply in settings { try apply(&options.configuration) }
+        try run.applyIdentity(to: &options.configuration.server)
+        options.run = run
         return options
     }
 
@@ -207,15 +151,6 @@ enum MockFCMCommand {
         case "--audience":
             let audience = try flags.value(for: flag)
             return { $0.extraAudiences.insert(audience) }
-        case "--token-lifetime":
-            let seconds = try flags.int(for: flag, range: 1...86_400)
-            return { $0.accessTokenLifetime = seconds }
-        case "--max-streams":
-            let streams = UInt32(try flags.int(for: flag, range: 1...1_000_000))
-            return { $0.maxConcurrentStreams = streams }
-        case "--delay-ms":
-            let delay = Duration.milliseconds(try flags.int(for: flag, range: 0...600_000))
-            return { $0.responseDelay = delay }
         case "--unregistered":
             let tokens = try MockCommandSupport.tokens(in: try flags.value(for: flag))
             return { $0.unregisteredTokens.formUnion(tokens) }
@@ -234,45 +169,20 @@ enum MockFCMCommand {
         case "--unavailable-every":
             let every = try flags.int(for: flag, range: 1...Int(Int32.max))
             return { $0.unavailableEvery = every }
-        case "--fail-500":
-            let share = try MockCommandSupport.share(&flags, flag)
-            return { $0.fail500Share = share }
-        case "--fail-503":
-            let share = try MockCommandSupport.share(&flags, flag)
-            return { $0.fail503Share = share }
         case "--fail-429":
             let share = try MockCommandSupport.share(&flags, flag)
             return { $0.fail429Share = share }
-        case "--retry-after":
-            let seconds = try flags.int(for: flag, range: 0...86_400)
-            return { $0.retryAfterSeconds = seconds == 0 ? nil : seconds }
-        case "--seed":
-            let text = try flags.value(for: flag)
-            guard let seed = UInt64(text) else { throw CommandLineError("--seed: must be a non-negative integer") }
-            return { $0.faultSeed = seed }
-        case "--goaway-after":
-            let streams = try flags.int(for: flag, range: 1...Int(Int32.max))
-            return { $0.goAwayAfterStreams = streams }
         default:
             throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate mock-fcm --help)")
         }
     }
 
-    private static func describe(_ configuration: MockFCMConfiguration, loops: Int) -> String {
-        var parts = [
-            "loops=\(loops)", "project=\(configuration.projectID)", "client_email=\(configuration.clientEmail)",
-            "max_streams=\(configuration.maxConcurrentStreams)", "token_lifetime=\(configuration.accessTokenLifetime)s",
-        ]
+    private static func describe(_ configuration: MockFCMConfiguration, run: MockServerRun) -> String {
+        var parts = run.describe(configuration)
+        parts += ["project=\(configuration.projectID)", "client_email=\(configuration.clientEmail)"]
         if !configuration.extraAudiences.isEmpty { parts.append("audiences=\(configuration.extraAudiences.sorted())") }
-        if configuration.responseDelay > .zero { parts.append("delay=\(configuration.responseDelay)") }
-        for (name, share) in [
-            ("fail500", configuration.fail500Share), ("fail503", configuration.fail503Share),
-            ("fail429", configuration.fail429Share),
-        ] where share > 0 {
-            parts.append("\(name)=\(share)")
-        }
+        if configuration.fail429Share > 0 { parts.append("fail429=\(configuration.fail429Share)") }
         if let n = configuration.unavailableEvery { parts.append("unavailable_every=\(n)") }
-        if let n = configuration.goAwayAfterStreams { parts.append("goaway_after=\(n)") }
         if !configuration.unregisteredTokens.isEmpty { parts.append("unregistered=\(configuration.unregisteredTokens.count)") }
         if let prefix = configuration.unregisteredPrefix { parts.append("unregistered_prefix=\(prefix)") }
         if !configuration.mismatchedSenderTokens.isEmpty {

@@ -26,6 +26,8 @@ case "mock-apns":
     status = MockAPNsCommand.run(Array(arguments.dropFirst()))
 case "mock-fcm":
     status = MockFCMCommand.run(Array(arguments.dropFirst()))
+case "mock-adm":
+    status = MockADMCommand.run(Array(arguments.dropFirst()))
 default:
     printError("pushgate: unknown command \(arguments[0].debugDescription)\n\n\(Usage.main)")
     status = 2

@@ -1,4 +1,5 @@
 import PushMockFCM
+import PushMockTesting
 import Testing
 
 @Suite("Mock FCM: connections and streams", .timeLimit(.minutes(1)))

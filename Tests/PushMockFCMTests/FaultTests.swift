@@ -1,5 +1,6 @@
 import PushCore
 import PushMockFCM
+import PushMockTesting
 import Testing
 
 @Suite("Mock FCM: token rules and injected faults", .timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
 import Glibc
 import PushCore
 import PushMockFCM
+import PushMockTesting
 import PushPosix
 import PushTLS
 
@@ -9,18 +10,6 @@ let testKey = try! RSAKeyPair.generate()
 let testProject = "pushgate-mock"
 let testClientEmail = "pushgate-mock@pushgate-mock.iam.gserviceaccount.com"
 let sampleToken = "fcm-token-" + String(repeating: "a1B2", count: 35)
-
-func wallSeconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec)
-}
-
-func monotonic() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
 
 /// A `messages:send` body for `token` with optional extra message members (JSON text).
 func sendBody(token: String = sampleToken, extra: String = #","data":{"k":"v"}"#, validateOnly: Bool? = nil) -> [UInt8] {
@@ -123,16 +112,6 @@ extension H2Response {
                 return field
             }
         }
-        return nil
-    }
-
-    var oauthError: String? {
-        if case .string(let error)? = json?["error"] { return error }
-        return nil
-    }
-
-    var oauthDescription: String? {
-        if case .string(let text)? = json?["error_description"] { return text }
         return nil
     }
 }

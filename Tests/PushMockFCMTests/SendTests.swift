@@ -1,6 +1,7 @@
 import Glibc
 import PushCore
 import PushMockFCM
+import PushMockTesting
 import Testing
 
 @Suite("Mock FCM: messages:send", .timeLimit(.minutes(1)))

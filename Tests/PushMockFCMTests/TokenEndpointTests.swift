@@ -1,5 +1,6 @@
 import PushCore
 import PushMockFCM
+import PushMockTesting
 import PushTLS
 import Testing
 

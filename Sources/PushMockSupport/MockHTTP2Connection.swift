@@ -4,24 +4,24 @@ import PushPosix
 import PushTLS
 import PushTransport
 
-/// One client connection: TLS + HTTP/2 via ``HTTP2Transport``; each stream's request is
-/// collected, handed to ``MockFCMShared/handle(_:now:)`` at END_STREAM, and answered (after the
-/// response delay, if any) as HEADERS + one DATA frame with the JSON body.
+/// One client connection of a ``MockHTTP2Server``: TLS + HTTP/2 via ``HTTP2Transport``; each
+/// stream's request is collected, handed to ``MockRequestHandler/handle(_:now:)`` at END_STREAM,
+/// and answered (after the response delay, if any) as HEADERS + one DATA frame with the body.
 ///
 /// Confined to its loop (every entry point is a loop callback or a task the server hops onto the
 /// loop), hence `@unchecked Sendable`.
-final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
     private final class Stream {
-        var request: MockFCMRequest
+        var request: MockRequest
         var answered = false
         var closed = false
-        init(_ request: MockFCMRequest) { self.request = request }
+        init(_ request: MockRequest) { self.request = request }
     }
 
     let id: Int
     let loop: EventLoop
-    private let shared: MockFCMShared
-    private var configuration: MockFCMConfiguration { shared.configuration }
+    private let context: MockHTTP2Context
+    private var settings: MockServerSettings { context.settings }
     private var transport: HTTP2Transport!
     private var session: HTTP2Session { transport.session }
 
@@ -33,25 +33,25 @@ final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unche
     private var maxInFlight = 0
     private let delayNanos: UInt64
 
-    static func serve(_ connection: Connection, id: Int, shared: MockFCMShared) throws -> HTTP2Transport {
-        let server = MockFCMConnection(id: id, loop: connection.loop, shared: shared)
+    static func serve(_ connection: Connection, id: Int, context: MockHTTP2Context) throws -> HTTP2Transport {
+        let server = MockHTTP2Connection(id: id, loop: connection.loop, context: context)
         var settings = HTTP2Settings.serverDefaults
-        settings.maxConcurrentStreams = shared.configuration.maxConcurrentStreams
+        settings.maxConcurrentStreams = context.settings.maxConcurrentStreams
         let transport = try HTTP2Transport(
-            loop: connection.loop, tls: try TLSConnection(context: shared.tls), role: .server, settings: settings,
+            loop: connection.loop, tls: try TLSConnection(context: context.tls), role: .server, settings: settings,
             sessionDelegate: server, owner: server)
         server.transport = transport
-        shared.connections.register(server, id: id)
-        shared.stats.update { $0.connectionsOpened += 1 }
+        context.connections.register(server, id: id)
+        context.events.connectionOpened()
         transport.attach(connection)
         return transport
     }
 
-    private init(id: Int, loop: EventLoop, shared: MockFCMShared) {
+    private init(id: Int, loop: EventLoop, context: MockHTTP2Context) {
         self.id = id
         self.loop = loop
-        self.shared = shared
-        delayNanos = nanoseconds(shared.configuration.responseDelay)
+        self.context = context
+        delayNanos = nanoseconds(context.settings.responseDelay)
     }
 
     /// Server shutdown: GOAWAY, answer what is in flight, then close.
@@ -69,12 +69,8 @@ final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unche
         isClosed = true
         let cancelled = streams.values.filter { !$0.answered }.count
         streams.removeAll()
-        shared.stats.update { stats in
-            stats.connectionsClosed += 1
-            stats.streamsCancelled += cancelled
-            if !wasReady { stats.handshakeFailures += 1 }
-        }
-        shared.connections.unregister(id: id)
+        context.events.connectionClosed(cancelledStreams: cancelled, handshakeFailed: !wasReady)
+        context.connections.unregister(id: id)
     }
 
     // MARK: HTTP/2 events
@@ -91,27 +87,22 @@ final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unche
             return
         }
         streamsSeen += 1
-        var request = MockFCMRequest(connectionID: id, streamID: streamID)
+        var request = MockRequest(connectionID: id, streamID: streamID)
         for header in headers {
-            switch header.nameString {
+            let name = header.nameString
+            switch name {
             case ":method": request.method = header.valueString
             case ":path": request.path = header.valueString
             case ":authority": request.authority = header.valueString
             case "host" where request.authority.isEmpty: request.authority = header.valueString
-            case "content-type": request.contentType = header.valueString
-            case "authorization": request.authorization = header.valueString
-            default: break
+            default: if !name.hasPrefix(":") { request.headers[name] = header.valueString }
             }
         }
         let stream = Stream(request)
         streams[streamID] = stream
         maxInFlight = max(maxInFlight, streams.count)
-        let inFlight = maxInFlight
-        shared.stats.update { stats in
-            stats.streamsOpened += 1
-            stats.maxInFlight = max(stats.maxInFlight, inFlight)
-        }
-        if let limit = configuration.goAwayAfterStreams, streamsSeen == limit, goAwayLastStreamID == nil {
+        context.events.streamOpened(inFlight: maxInFlight)
+        if let limit = settings.goAwayAfterStreams, streamsSeen == limit, goAwayLastStreamID == nil {
             sendGoAway(lastStreamID: streamID)
         }
         if endStream { finish(stream) }
@@ -121,10 +112,10 @@ final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unche
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         guard let stream = streams[streamID], !stream.answered else { return }
-        let room = configuration.maxBodyBytes + 1 - stream.request.body.count
+        let room = settings.maxBodyBytes + 1 - stream.request.body.count
         if room > 0 { stream.request.body.append(contentsOf: data.prefix(room)) }
         stream.request.bodyLength += data.count
-        if stream.request.bodyLength > configuration.maxBodyBytes {
+        if stream.request.bodyLength > settings.maxBodyBytes {
             // Don't wait for (or keep) the rest: answer now and reset once the answer is out.
             finish(stream)
             if !endStream { transport.resetAfterFlush(streamID) }
@@ -136,7 +127,7 @@ final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unche
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         stream.closed = true
-        if !stream.answered { shared.stats.update { $0.streamsCancelled += 1 } }
+        if !stream.answered { context.events.streamCancelled() }
     }
 
     // MARK: Answers
@@ -144,7 +135,8 @@ final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unche
     private func finish(_ stream: Stream) {
         guard !stream.answered else { return }
         stream.answered = true
-        let response = shared.handle(stream.request, now: loop.now)
+        let response = context.handler.handle(stream.request, now: loop.now)
+        context.events.answered(status: response.status, error: response.statsError)
         guard delayNanos > 0 else {
             respond(stream, response)
             return
@@ -157,7 +149,7 @@ final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unche
         }
     }
 
-    private func respond(_ stream: Stream, _ response: MockFCMResponse) {
+    private func respond(_ stream: Stream, _ response: MockResponse) {
         guard !isClosed, !stream.closed else { return }
         let headers = [HTTP2Header(":status", String(response.status))] + response.headers
         do {
@@ -173,6 +165,6 @@ final class MockFCMConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unche
     private func sendGoAway(lastStreamID: Int32) {
         goAwayLastStreamID = lastStreamID
         try? session.goAway(errorCode: .noError, lastStreamID: lastStreamID)
-        shared.stats.update { $0.goAwaysSent += 1 }
+        context.events.goAwaySent()
     }
 }

@@ -7,7 +7,7 @@ import PushTransport
 import Synchronization
 
 /// Polls `condition` every millisecond until it holds or `seconds` pass.
-func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+public func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     let deadline = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 + seconds
@@ -19,36 +19,53 @@ func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     return true
 }
 
-struct ClientError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct ClientError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// One HTTP request: method, path, extra headers, body.
-struct H2Request: Sendable {
-    var method = "POST"
-    var path: String
-    var headers: [(String, String)] = []
-    var body: [UInt8] = []
+public struct H2Request: Sendable {
+    public var method = "POST"
+    public var path: String
+    public var headers: [(String, String)] = []
+    public var body: [UInt8] = []
+
+    public init(method: String = "POST", path: String, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// One HTTP response: status, headers, the body (all DATA frames), and what ended the stream.
-struct H2Response: Sendable {
-    var headers: [HTTP2Header] = []
-    var body: [UInt8] = []
-    var closed = false
-    var resetCode: HTTP2ErrorCode?
+public struct H2Response: Sendable {
+    public var headers: [HTTP2Header] = []
+    public var body: [UInt8] = []
+    public var closed = false
+    public var resetCode: HTTP2ErrorCode?
 
-    func header(_ name: String) -> String? { headers.first { $0.nameString == name }?.valueString }
-    var status: Int? { header(":status").flatMap { Int($0) } }
-    var json: JSONValue? { try? JSONParser.parse(body) }
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public func header(_ name: String) -> String? { headers.first { $0.nameString == name }?.valueString }
+    public var status: Int? { header(":status").flatMap { Int($0) } }
+    public var json: JSONValue? { try? JSONParser.parse(body) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body's top-level member `name` when it is a string.
+    public func jsonString(_ name: String) -> String? {
+        if case .string(let value)? = json?[name] { return value }
+        return nil
+    }
+
+    /// An OAuth2 token-endpoint error's `error` and `error_description` (RFC 6749 §5.2).
+    public var oauthError: String? { jsonString("error") }
+    public var oauthDescription: String? { jsonString("error_description") }
 }
 
-/// A blocking HTTP/2-over-TLS client on PushTransport (client role), so tests talk to the mock
+/// A blocking HTTP/2-over-TLS client on PushTransport (client role), so tests talk to a mock
 /// through the same transport the gateway uses. Loop state is mirrored behind a Mutex for the
 /// test thread.
-final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
     private struct State {
         var responses: [Int32: H2Response] = [:]
         var serverMaxStreams: UInt32?
@@ -56,7 +73,7 @@ final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Send
         var closed = false
     }
 
-    let authority: String
+    public let authority: String
     private let loop: EventLoop
     private var transport: HTTP2Transport!
     private let state = Mutex(State())
@@ -67,7 +84,7 @@ final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Send
     }
 
     /// Connects to 127.0.0.1:`port` trusting `caPEM` and waits for the server's SETTINGS.
-    static func connect(port: Int, caPEM: String, loop: EventLoop, serverName: String = "127.0.0.1") throws -> H2Client {
+    public static func connect(port: Int, caPEM: String, loop: EventLoop, serverName: String = "127.0.0.1") throws -> H2Client {
         let client = H2Client(loop: loop, authority: "\(serverName):\(port)")
         let tls = try TLSConnection(
             context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: serverName)
@@ -85,13 +102,13 @@ final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Send
         return client
     }
 
-    var serverMaxStreams: UInt32? { state.withLock { $0.serverMaxStreams } }
-    var goAwayLastStreamID: Int32? { state.withLock { $0.goAwayLastStreamID } }
-    var isClosed: Bool { state.withLock { $0.closed } }
+    public var serverMaxStreams: UInt32? { state.withLock { $0.serverMaxStreams } }
+    public var goAwayLastStreamID: Int32? { state.withLock { $0.goAwayLastStreamID } }
+    public var isClosed: Bool { state.withLock { $0.closed } }
 
     /// Submits every request in one loop turn (so they are in flight together) and waits for
     /// all the answers, in request order.
-    func send(_ requests: [H2Request], seconds: Double = 10) throws -> [H2Response] {
+    public func send(_ requests: [H2Request], seconds: Double = 10) throws -> [H2Response] {
         let submitted = Mutex<Result<[Int32], HTTP2Error>?>(nil)
         loop.execute { [self] in
             do throws(HTTP2Error) {
@@ -120,52 +137,66 @@ final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Send
         return state.withLock { s in ids.map { s.responses[$0]! } }
     }
 
-    func send(_ request: H2Request) throws -> H2Response { try send([request])[0] }
+    public func send(_ request: H2Request) throws -> H2Response { try send([request])[0] }
 
-    func close() {
+    public func close() {
         loop.execute { [self] in transport.close() }
         _ = eventually(seconds: 5) { isClosed }
     }
 
     // MARK: Delegate (on the loop)
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) {}
+    public func transportDidBecomeReady(_ transport: HTTP2Transport) {}
 
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    public func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
         state.withLock { s in
             s.closed = true
             for id in s.responses.keys { s.responses[id]!.closed = true }
         }
     }
 
-    func http2Session(
+    public func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         state.withLock { $0.responses[streamID, default: H2Response()].headers += headers }
     }
 
-    func http2Session(
+    public func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         let bytes = Array(data)
         state.withLock { $0.responses[streamID, default: H2Response()].body += bytes }
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    public func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         state.withLock { s in
             s.responses[streamID, default: H2Response()].closed = true
             if errorCode != .noError { s.responses[streamID]!.resetCode = errorCode }
         }
     }
 
-    func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
+    public func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
         let limit = session.remoteMaxConcurrentStreams
         state.withLock { $0.serverMaxStreams = limit }
     }
 
-    func http2Session(
+    public func http2Session(
         _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
     ) {
         state.withLock { $0.goAwayLastStreamID = lastStreamID }
     }
+}
+
+/// Wall-clock seconds since the epoch.
+public func wallSeconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec)
+}
+
+/// Monotonic seconds, for measuring how long something took.
+public func monotonic() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -1,0 +1,34 @@
+/// Where a request/response mock (mock-fcm, mock-adm) listens and how its connections behave.
+public struct MockServerSettings: Sendable {
+    /// Listen address. 127.0.0.1 by default: this is a test tool.
+    public var host = "127.0.0.1"
+    /// 0 = an ephemeral port (see the server's `localPort`).
+    public var port = 0
+    public var identity = MockServerIdentity.loopback
+    /// SETTINGS_MAX_CONCURRENT_STREAMS (about 100 has been observed at FCM, protocols.md B.6).
+    public var maxConcurrentStreams: UInt32 = 100
+    /// Waits this long (on loop timers, never blocking) before answering each request.
+    public var responseDelay: Duration = .zero
+    /// After this many streams on a connection, send GOAWAY (NO_ERROR, last-stream-id = the Nth
+    /// stream), answer the streams up to it and close.
+    public var goAwayAfterStreams: Int?
+    /// Request bodies longer than this are not kept: the mock sees the first `maxBodyBytes + 1`
+    /// bytes and the full length, and answers at once (its "too big" answer).
+    public var maxBodyBytes = 64 << 10
+
+    public init() {}
+}
+
+/// A mock's configuration: its own settings, and the ``MockServerSettings`` it shares with the
+/// other mocks, whose members read and write as its own (`configuration.maxConcurrentStreams = 40`).
+@dynamicMemberLookup
+public protocol MockServerConfiguration: Sendable {
+    var server: MockServerSettings { get set }
+}
+
+extension MockServerConfiguration {
+    public subscript<Value>(dynamicMember member: WritableKeyPath<MockServerSettings, Value>) -> Value {
+        get { server[keyPath: member] }
+        set { server[keyPath: member] = newValue }
+    }
+}

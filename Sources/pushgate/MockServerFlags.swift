@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushMockADM
+import PushMockFCM
+import PushMockSupport
+import PushPosix
+
+/// What mock-fcm and mock-adm configurations share beyond ``MockServerSettings``: the flags
+/// below set these members, whichever mock they configure.
+protocol MockServerFlags: MockServerConfiguration {
+    var accessTokenLifetime: Int { get set }
+    var fail500Share: Double { get set }
+    var fail503Share: Double { get set }
+    var faultSeed: UInt64 { get set }
+    var retryAfterSeconds: Int? { get set }
+}
+
+extension MockFCMConfiguration: MockServerFlags {}
+extension MockADMConfiguration: MockServerFlags {}
+
+/// The command-line side of a request/response mock (mock-fcm, mock-adm): the flags that
+/// configure no server member, and running the server until SIGINT/SIGTERM.
+struct MockServerRun {
+    /// The command's name (`mock-adm`), for messages.
+    let name: String
+    var loops = EventLoopGroup.coreCount
+    var certificate: String?
+    var key: String?
+    var writeCA: String?
+    var statsInterval: Int?
+
+    init(name: String) { self.name = name }
+
+    /// Reads `flag` when it is one of these (`--loops`, `--cert`, `--key`, `--write-ca`,
+    /// `--stats-interval`); false for any other.
+    mutating func read(_ flag: String, _ flags: inout FlagReader) throws -> Bool {
+        switch flag {
+        case "--loops": loops = try flags.int(for: flag, range: 1...256)
+        case "--cert": certificate = try flags.value(for: flag)
+        case "--key": key = try flags.value(for: flag)
+        case "--write-ca": writeCA = try flags.value(for: flag)
+        case "--stats-interval": statsInterval = try flags.int(for: flag, range: 1...86_400)
+        default: return false
+        }
+        return true
+    }
+
+    /// The TLS identity of `--cert`/`--key` (a generated one when neither is given).
+    func applyIdentity(to settings: inout MockServerSettings) throws {
+        switch (certificate, key) {
+        case (nil, nil): break
+        case let (certificate?, key?):
+            settings.identity = .files(certificateChain: certificate, privateKey: key)
+            if writeCA != nil { throw CommandLineError("--write-ca: only for a generated certificate") }
+        default: throw CommandLineError("--cert and --key go together")
+        }
+    }
+
+    /// A configuration change for one of the shared behaviour flags (read now, applied once the
+    /// configuration exists), or nil when `flag` is not one of them.
+    static func setting<Configuration: MockServerFlags>(
+        _ flag: String, _ flags: inout FlagReader, listenExample: String
+    ) throws -> ((inout Configuration) -> Void)? {
+        switch flag {
+        case "--listen":
+            let address = try MockCommandSupport.listenAddress(try flags.value(for: flag), example: listenExample)
+            return { $0.host = address.host; $0.port = address.port }
+        case "--max-streams":
+            let streams = UInt32(try flags.int(for: flag, range: 1...1_000_000))
+            return { $0.maxConcurrentStreams = streams }
+        case "--delay-ms":
+            let delay = Duration.milliseconds(try flags.int(for: flag, range: 0...600_000))
+            return { $0.responseDelay = delay }
+        case "--goaway-after":
+            let streams = try flags.int(for: flag, range: 1...Int(Int32.max))
+            return { $0.goAwayAfterStreams = streams }
+        case "--token-lifetime":
+            let seconds = try flags.int(for: flag, range: 1...86_400)
+            return { $0.accessTokenLifetime = seconds }
+        case "--fail-500":
+            let share = try MockCommandSupport.share(&flags, flag)
+            return { $0.fail500Share = share }
+        case "--fail-503":
+            let share = try MockCommandSupport.share(&flags, flag)
+            return { $0.fail503Share = share }
+        case "--retry-after":
+            let seconds = try flags.int(for: flag, range: 0...86_400)
+            return { $0.retryAfterSeconds = seconds == 0 ? nil : seconds }
+        case "--seed":
+            let text = try flags.value(for: flag)
+            guard let seed = UInt64(text) else { throw CommandLineError("--seed: must be a non-negative integer") }
+            return { $0.faultSeed = seed }
+        default:
+            return nil
+        }
+    }
+
+    /// `loops=… max_streams=… token_lifetime=…s` and the shared settings that are not defaults.
+    func describe(_ configuration: some MockServerFlags) -> [String] {
+        var parts = [
+            "loops=\(loops)", "max_streams=\(configuration.maxConcurrentStreams)",
+            "token_lifetime=\(configuration.accessTokenLifetime)s",
+        ]
+        if configuration.responseDelay > .zero { parts.append("delay=\(configuration.responseDelay)") }
+        if configuration.fail500Share > 0 { parts.append("fail500=\(configuration.fail500Share)") }
+        if configuration.fail503Share > 0 { parts.append("fail503=\(configuration.fail503Share)") }
+        if let n = configuration.goAwayAfterStreams { parts.append("goaway_after=\(n)") }
+        return parts
+    }
+
+    /// Starts the server on its own loops, calls `ready` (announce, write files), then waits for
+    /// SIGINT/SIGTERM, logging `summary` every `statsInterval` and at the end. The exit status.
+    func serve<Server>(
+        start: (EventLoopGroup) throws -> Server, certificatePEM: (Server) -> String?, ready: (Server) throws -> Void,
+        summary: @escaping (Server) -> String, close: (Server) -> Void
+    ) -> Int32 {
+        // Block the stop signals before any thread starts, so only this thread gets them.
+        let signals = MockCommandSupport.blockStopSignals()
+        let group: EventLoopGroup
+        let server: Server
+        do {
+            group = try EventLoopGroup(loopCount: loops, namePrefix: name)
+            do {
+                server = try start(group)
+            } catch {
+                group.shutdown()
+                throw error
+            }
+        } catch {
+            printError("pushgate \(name): cannot start: \(error)")
+            return 1
+        }
+        do {
+            try ready(server)
+            if let path = writeCA, let pem = certificatePEM(server) {
+                try writeFile(path, Array(pem.utf8))
+                printError("\(name): wrote the certificate to trust to \(path)")
+            }
+        } catch {
+            printError("pushgate \(name): \(error)")
+            close(server)
+            group.shutdown()
+            return 1
+        }
+        let signal = MockCommandSupport.waitForStop(signals, statsInterval: statsInterval) {
+            printError("\(name) stats: " + summary(server))
+        }
+        printError("\(name): stopping (\(signal))")
+        close(server)
+        group.shutdown()
+        printError("\(name) final stats: " + summary(server))
+        return 0
+    }
+}
