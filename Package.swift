@@ -149,6 +149,11 @@ let package = Package(
             dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
 
+        .testTarget(
+            name: "PushADMTests",
+            dependencies: ["PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM"],
+            swiftSettings: swiftSettings),
+
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(
             name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],

@@ -153,3 +153,15 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     clock_gettime(CLOCK_REALTIME, &now)
     return Int64(now.tv_sec)
 }
+
+extension DeliveryClient {
+    /// Sends one push, with room already reserved for its tokens, and waits for one result per
+    /// token (until `deadline`, then the rest are FAILED `DeadlineExceeded`). For callers that
+    /// deliver one push at a time: fan-out pages, tools, tests.
+    public func sendAndWait(_ push: PreparedPush, deadline: ContinuousClock.Instant?) async -> [DeliveryResult] {
+        let collector = DeliveryCollector(
+            placeholders: push.tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
+        send(push, notificationIndex: 0, firstSlot: 0, collector: collector)
+        return await collector.results(deadline: deadline)
+    }
+}

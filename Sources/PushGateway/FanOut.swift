@@ -221,10 +221,7 @@ final class FanOut: Sendable {
             try? await Task.sleep(for: .milliseconds(20))
             if Task.isCancelled { return FanOutCounts(total: 0, failed: Int64(recipients.count)) }
         }
-        let collector = DeliveryCollector(
-            placeholders: recipients.map { DeliveryResult(notificationIndex: 0, token: $0.endpoint.token, status: .failed) })
-        client.send(notification, notificationIndex: 0, firstSlot: 0, collector: collector)
-        let results = await collector.results(deadline: .now + .seconds(600))
+        let results = await client.sendAndWait(notification, deadline: .now + .seconds(600))
         counters?.record(results)
         var counts = FanOutCounts(total: 0)
         for (recipient, result) in zip(recipients, results) {

@@ -43,11 +43,8 @@ struct FCMClientTests {
             let message = PreparedFCMMessage(
                 bodyPrefix: Array(#"{"message":{"token":""#.utf8), bodySuffix: Array(#"","data":{"k":"v"}}}"#.utf8),
                 expiration: nil, tokens: tokens)
-            let collector = DeliveryCollector(
-                placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
             #expect(client.reserve(tokens.count))
-            client.send(.fcm(message), notificationIndex: 0, firstSlot: 0, collector: collector)
-            return await collector.results(deadline: .now + deadline)
+            return await client.sendAndWait(.fcm(message), deadline: .now + deadline)
         }
 
         deinit {
