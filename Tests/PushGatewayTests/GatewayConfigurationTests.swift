@@ -92,4 +92,24 @@ struct GatewayConfigurationTests {
             error(#"{"apps": [{"name": "a", "service_account_file": "s"}]}"#)
                 .hasPrefix(#"config.apps[0]: unknown key "service_account_file" for an apns app"#))
     }
+
+    @Test("adm apps: client id and secret file required, only their own keys")
+    func admApps() throws {
+        let config = try parse(
+            """
+            {"apps": [{"name": "fire", "platform": "adm", "client_id": "amzn1.application-oa2-client.x",
+                       "client_secret_file": "secret", "token_url": "https://127.0.0.1:9/auth/o2/token",
+                       "url": "https://127.0.0.1:8445"}]}
+            """)
+        let app = try #require(config.apps.first)
+        #expect(app.platform == .adm)
+        #expect(app.clientID == "amzn1.application-oa2-client.x")
+        #expect(app.clientSecretFile == "secret")
+        #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_secret_file": "s"}]}"#)
+            .hasPrefix("config.apps[0].client_id: required for an adm app"))
+        #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c"}]}"#)
+            .hasPrefix("config.apps[0].client_secret_file: required for an adm app"))
+        #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c", "client_secret_file": "s", "project_id": "p"}]}"#)
+            .hasPrefix(#"config.apps[0]: unknown key "project_id" for an adm app"#))
+    }
 }

@@ -2,12 +2,14 @@
 delivering to the independent FCM look-alike (its own token endpoint checks our RS256 assertions)
 and, in the same topic, to the independent APNs look-alike."""
 import json
+import os
+import re
 import time
 
 import grpc
 import pytest
 
-from conftest import Server, app_config, fcm_app_config
+from conftest import MockProcess, Server, app_config, fcm_app_config
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 
@@ -175,33 +177,14 @@ def test_a_topic_delivers_the_apns_and_gcm_payloads_to_each(stubs, lookalike, fc
 def test_pushgate_mock_fcm_with_faults(tmp_path):
     """The product pair: `pushgate mock-fcm` writes a service account, the gateway uses it, and 503s
     with Retry-After are retried until delivered, while dead tokens are rejected at once."""
-    import os
-    import re
-    import subprocess
-    import threading
-
-    binary = os.environ.get("PUSHGATE_BIN")
     directory = str(tmp_path)
     account, ca = os.path.join(directory, "sa.json"), os.path.join(directory, "ca.pem")
-    mock = subprocess.Popen([binary, "mock-fcm", "--listen", "127.0.0.1:0", "--write-service-account", account,
-                             "--write-ca", ca, "--unavailable-every", "5", "--retry-after", "1",
-                             "--unregistered-prefix", "dead-"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    lines = []
-    port = None
-    while True:
-        line = mock.stderr.readline()
-        assert line, "mock-fcm stopped:\n" + "".join(lines)
-        lines.append(line)
-        m = re.search(r"mock-fcm listening on 127\.0\.0\.1:(\d+)", line)
-        port = int(m.group(1)) if m else port
-        if "wrote the certificate to trust" in line:
-            break
-    threading.Thread(target=lambda: lines.extend(mock.stderr), daemon=True).start()
+    mock = MockProcess("mock-fcm", ["--write-service-account", account, "--write-ca", ca, "--unavailable-every", "5",
+                                    "--retry-after", "1", "--unregistered-prefix", "dead-"], [account, ca])
     gateway = None
     try:
         config = {"apps": [{"name": "android", "platform": "fcm", "service_account_file": account,
-                            "url": "https://127.0.0.1:%d" % port, "ca_file": ca}]}
+                            "url": mock.url, "ca_file": ca}]}
         gateway = Server(config, directory)
         channel = grpc.insecure_channel(gateway.address)
         push = push_pb2_grpc.PushStub(channel)
@@ -221,8 +204,5 @@ def test_pushgate_mock_fcm_with_faults(tmp_path):
     finally:
         if gateway:
             gateway.stop()
-        mock.terminate()
-        mock.wait(timeout=10)
-    final = [l for l in lines if "final stats" in l]
-    assert final, "".join(lines)
-    assert re.search(r"503=\d+", final[0]) and "token_requests=1 " in final[0], final[0]
+        final = mock.stop()
+    assert re.search(r"503=\d+", final) and "token_requests=1 " in final, final
