@@ -31,7 +31,7 @@ final class GatewayMetrics: Sendable {
             uniquingKeysWith: { first, _ in first }))
         providerRequestSeconds = registry.histogram(
             "pushgate_provider_request_seconds",
-            help: "Provider (APNs) request time, submit to response, per request that got a response.",
+            help: "Provider (APNs, FCM, ADM) request time, submit to response, per request that got a response.",
             labels: ["app"], buckets: Self.providerBuckets)
         sendSeconds = registry.histogram(
             "pushgate_send_seconds",
@@ -141,11 +141,21 @@ final class NotificationCounters: Sendable {
     /// Pushgate's own failure reasons (README, "Send results"), without their details.
     static let pushgateReasons: Set<String> = [
         "ConnectionLost", "ProviderUnreachable", "Expired", "DeadlineExceeded", "Shutdown", "StreamReset",
-        "ProviderTokenError",
+        "ProviderTokenError", "OAuthTokenError", "WrongPlatform",
     ]
-    static let knownReasons = Set(APNsReason.known.map(\.string)).union(pushgateReasons)
+    /// FCM's error codes and canonical statuses that a result can carry (protocols.md B.3).
+    static let fcmReasons: Set<String> = [
+        "UNREGISTERED", "SENDER_ID_MISMATCH", "INVALID_ARGUMENT", "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL",
+        "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR", "PERMISSION_DENIED", "UNAUTHENTICATED", "NOT_FOUND",
+        "RESOURCE_EXHAUSTED",
+    ]
+    /// ADM's reasons.
+    static let admReasons = ADMResponseClassifier.tokenReasons.union(ADMResponseClassifier.messageReasons)
+        .union(["AccessTokenExpired", "MaxRateExceeded"])
+    static let knownReasons = Set(APNsReason.known.map(\.string)).union(pushgateReasons).union(fcmReasons)
+        .union(admReasons)
 
-    /// The `reason` label: an APNs reason or one of Pushgate's (details such as the error after
+    /// The `reason` label: a provider's reason or one of Pushgate's (details such as the error after
     /// `ProviderUnreachable:` dropped), `other` for anything else: the label set stays bounded.
     static func reasonLabel(_ reason: String) -> String {
         if reason.isEmpty || knownReasons.contains(reason) { return reason }

@@ -24,6 +24,10 @@ struct GatewayMetricsTests {
         #expect(NotificationCounters.reasonLabel("ProviderUnreachable: connect: refused") == "ProviderUnreachable")
         #expect(NotificationCounters.reasonLabel("StreamReset(internalError)") == "StreamReset")
         #expect(NotificationCounters.reasonLabel("SomethingApple added in 2030") == "other")
+        #expect(NotificationCounters.reasonLabel("UNREGISTERED") == "UNREGISTERED")
+        #expect(NotificationCounters.reasonLabel("MaxRateExceeded") == "MaxRateExceeded")
+        #expect(NotificationCounters.reasonLabel("OAuthTokenError: the token endpoint answered 401") == "OAuthTokenError")
+        #expect(NotificationCounters.reasonLabel("HTTP 502") == "other")
     }
 
     @Test("results are counted per status and reason; RPCs per method and code")
