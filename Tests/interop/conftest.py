@@ -217,3 +217,18 @@ def channel(server):
     ch = grpc.insecure_channel(server.address)
     yield ch
     ch.close()
+
+
+def wait_done(push, message_id, timeout=60):
+    """Polls GetMessage until the published message is COMPLETED or EXPIRED; answers it."""
+    from pushgate.v1 import push_pb2
+
+    deadline = time.time() + timeout
+    message = None
+    while time.time() < deadline:
+        message = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
+        if message.state in (push_pb2.MESSAGE_STATE_COMPLETED, push_pb2.MESSAGE_STATE_EXPIRED):
+            return message
+        time.sleep(0.05)
+    raise AssertionError("message %s not done: %s" % (message_id, message))
+

@@ -9,7 +9,7 @@ import time
 import grpc
 import pytest
 
-from conftest import MockProcess, Server, app_config, fcm_app_config
+from conftest import MockProcess, Server, app_config, fcm_app_config, wait_done
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 
@@ -38,14 +38,6 @@ def messages_for(fcm, tokens, since):
     return [m for t, m in fcm.messages[since:] if t in wanted]
 
 
-def wait_done(push, message_id, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        message = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
-        if message.state in (push_pb2.MESSAGE_STATE_COMPLETED, push_pb2.MESSAGE_STATE_EXPIRED):
-            return message
-        time.sleep(0.05)
-    raise AssertionError("message %s not done: %s" % (message_id, message))
 
 
 def test_send_many_tokens_over_one_connection_with_one_access_token(stubs, fcm_lookalike):

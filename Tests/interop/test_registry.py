@@ -7,6 +7,7 @@ import uuid
 import grpc
 import pytest
 
+from conftest import wait_done
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 
@@ -30,14 +31,6 @@ def error(call, request):
     return info.value.code(), info.value.details()
 
 
-def wait_done(push, message_id, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        message = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
-        if message.state in (push_pb2.MESSAGE_STATE_COMPLETED, push_pb2.MESSAGE_STATE_EXPIRED):
-            return message
-        time.sleep(0.05)
-    raise AssertionError("message %s not done: %s" % (message_id, message))
 
 
 def received_for(lookalike, tokens, since):
