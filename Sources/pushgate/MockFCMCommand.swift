@@ -47,6 +47,8 @@ enum MockFCMCommand {
           --seed N                  seed of the fault draws (default 24301)
           --goaway-after N          GOAWAY after N streams on each connection
           --stats-interval S        log a stats line to stderr every S seconds
+          --stats-file FILE         write the stats as JSON (with sends delivered per token) to
+                                    FILE at exit, and every --stats-interval S when given
           -h, --help                this text
 
         A project other than the account's gets 403 PERMISSION_DENIED. Prints final stats and stops
@@ -61,6 +63,27 @@ enum MockFCMCommand {
         var loops = EventLoopGroup.coreCount
         var writeCA: String?
         var statsInterval: Int?
+        var statsFile: String?
+    }
+
+    /// The stats as one JSON object: the counters, `by_status`, `by_error` and
+    /// `delivered_per_token` (sends answered 200 per device token).
+    static func writeStatsFile(_ stats: MockFCMStats, to path: String) {
+        MockCommandSupport.writeStatsJSON(
+            to: path, tool: "mock-fcm",
+            numbers: [
+                ("requests", stats.requests), ("sends", stats.sendRequests), ("delivered", stats.delivered),
+                ("token_requests", stats.tokenRequests), ("tokens_issued", stats.tokensIssued),
+                ("streams_opened", stats.streamsOpened), ("streams_cancelled", stats.streamsCancelled),
+                ("connections_opened", stats.connectionsOpened), ("connections_closed", stats.connectionsClosed),
+                ("handshake_failures", stats.handshakeFailures), ("goaways_sent", stats.goAwaysSent),
+                ("max_in_flight", stats.maxInFlight),
+            ],
+            objects: [
+                ("by_status", stats.byStatus.map { (String($0.key), $0.value) }),
+                ("by_error", stats.byError.map { ($0.key, $0.value) }),
+                ("delivered_per_token", stats.deliveredPerToken.map { ($0.key, $0.value) }),
+            ])
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -104,12 +127,16 @@ enum MockFCMCommand {
         }
         printError("mock-fcm: " + describe(options.configuration, loops: options.loops))
         let signal = MockCommandSupport.waitForStop(signals, statsInterval: options.statsInterval) {
-            printError("mock-fcm stats: " + server.stats.summary)
+            let stats = server.stats
+            printError("mock-fcm stats: " + stats.summary)
+            if let path = options.statsFile { writeStatsFile(stats, to: path) }
         }
         printError("mock-fcm: stopping (\(signal))")
         server.close()
         group.shutdown()
-        printError("mock-fcm final stats: " + server.stats.summary)
+        let stats = server.stats
+        printError("mock-fcm final stats: " + stats.summary)
+        if let path = options.statsFile { writeStatsFile(stats, to: path) }
         return 0
     }
 
@@ -138,6 +165,7 @@ enum MockFCMCommand {
         var loops = EventLoopGroup.coreCount
         var writeCA: String?
         var statsInterval: Int?
+        var statsFile: String?
         while let flag = flags.next() {
             switch flag {
             case "-h", "--help":
@@ -161,6 +189,8 @@ enum MockFCMCommand {
                 writeCA = try flags.value(for: flag)
             case "--stats-interval":
                 statsInterval = try flags.int(for: flag, range: 1...86_400)
+            case "--stats-file":
+                statsFile = try flags.value(for: flag)
             default:
                 settings.append((flag, try setting(flag, &flags)))
             }
@@ -184,6 +214,7 @@ enum MockFCMCommand {
         options.loops = loops
         options.writeCA = writeCA
         options.statsInterval = statsInterval
+        options.statsFile = statsFile
         switch (certificate, key) {
         case (nil, nil): break
         case let (certificate?, key?):
