@@ -84,5 +84,13 @@ CRASH_ARGS ?=
 crash-loop: venv build
 	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) scripts/crash-loop.py $(CRASH_ARGS)
 
+# Sanitizers (own build dirs .build-asan / .build-tsan): unit tests + interop; any report fails.
+# Not part of make test: a sanitized build and run take far longer than CI's budget.
+test-asan: deps venv
+	SWIFT=$(SWIFT) PY=$(PY) scripts/sanitize.sh address
+
+test-tsan: deps venv
+	SWIFT=$(SWIFT) PY=$(PY) scripts/sanitize.sh thread
+
 clean:
-	rm -rf .build $(VENV) Tests/interop/gen Fuzz/.build Fuzz/artifacts
+	rm -rf .build .build-asan .build-tsan $(VENV) Tests/interop/gen Fuzz/.build Fuzz/artifacts

@@ -234,6 +234,7 @@ extension PushgateV1.SendRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendRequest") }
         defer { pushgate__v1__send_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SendRequest")
         self.init(c: m)
     }
 
@@ -265,6 +266,7 @@ extension PushgateV1.SendResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendResponse") }
         defer { pushgate__v1__send_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SendResponse")
         self.init(c: m)
     }
 
@@ -296,6 +298,7 @@ extension PushgateV1.Notification: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__notification__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Notification") }
         defer { pushgate__v1__notification__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Notification")
         self.init(c: m)
     }
 
@@ -364,6 +367,7 @@ extension PushgateV1.Alert: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__alert__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Alert") }
         defer { pushgate__v1__alert__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Alert")
         self.init(c: m)
     }
 
@@ -414,6 +418,7 @@ extension PushgateV1.Result: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__result__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Result") }
         defer { pushgate__v1__result__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Result")
         self.init(c: m)
     }
 
@@ -456,6 +461,7 @@ extension PushgateV1.PublishRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishRequest") }
         defer { pushgate__v1__publish_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.PublishRequest")
         self.init(c: m)
     }
 
@@ -501,6 +507,7 @@ extension PushgateV1.PublishResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishResponse") }
         defer { pushgate__v1__publish_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.PublishResponse")
         self.init(c: m)
     }
 
@@ -529,6 +536,7 @@ extension PushgateV1.GetMessageRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_message_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetMessageRequest") }
         defer { pushgate__v1__get_message_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.GetMessageRequest")
         self.init(c: m)
     }
 
@@ -557,6 +565,7 @@ extension PushgateV1.Message: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__message__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Message") }
         defer { pushgate__v1__message__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Message")
         self.init(c: m)
     }
 
@@ -599,6 +608,7 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__watch_events_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest") }
         defer { pushgate__v1__watch_events_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.WatchEventsRequest")
         self.init(c: m)
     }
 
@@ -632,6 +642,7 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delivery_event__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent") }
         defer { pushgate__v1__delivery_event__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeliveryEvent")
         self.init(c: m)
     }
 

@@ -193,6 +193,7 @@ extension PushgateV1.Application: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__application__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Application") }
         defer { pushgate__v1__application__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Application")
         self.init(c: m)
     }
 
@@ -225,6 +226,7 @@ extension PushgateV1.ListApplicationsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsRequest") }
         defer { pushgate__v1__list_applications_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListApplicationsRequest")
         self.init(c: m)
     }
 
@@ -255,6 +257,7 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsResponse") }
         defer { pushgate__v1__list_applications_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListApplicationsResponse")
         self.init(c: m)
     }
 
@@ -288,6 +291,7 @@ extension PushgateV1.Endpoint: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__endpoint__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Endpoint") }
         defer { pushgate__v1__endpoint__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Endpoint")
         self.init(c: m)
     }
 
@@ -328,6 +332,7 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateEndpointRequest") }
         defer { pushgate__v1__create_endpoint_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CreateEndpointRequest")
         self.init(c: m)
     }
 
@@ -360,6 +365,7 @@ extension PushgateV1.GetEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetEndpointRequest") }
         defer { pushgate__v1__get_endpoint_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.GetEndpointRequest")
         self.init(c: m)
     }
 
@@ -388,6 +394,7 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__update_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UpdateEndpointRequest") }
         defer { pushgate__v1__update_endpoint_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UpdateEndpointRequest")
         self.init(c: m)
     }
 
@@ -431,6 +438,7 @@ extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointRequest") }
         defer { pushgate__v1__delete_endpoint_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteEndpointRequest")
         self.init(c: m)
     }
 
@@ -459,6 +467,7 @@ extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointResponse") }
         defer { pushgate__v1__delete_endpoint_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteEndpointResponse")
         self.init(c: m)
     }
 
@@ -484,6 +493,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsRequest") }
         defer { pushgate__v1__list_endpoints_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListEndpointsRequest")
         self.init(c: m)
     }
 
@@ -516,6 +526,7 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsResponse") }
         defer { pushgate__v1__list_endpoints_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListEndpointsResponse")
         self.init(c: m)
     }
 
@@ -549,6 +560,7 @@ extension PushgateV1.Topic: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__topic__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Topic") }
         defer { pushgate__v1__topic__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Topic")
         self.init(c: m)
     }
 
@@ -577,6 +589,7 @@ extension PushgateV1.CreateTopicRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_topic_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateTopicRequest") }
         defer { pushgate__v1__create_topic_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CreateTopicRequest")
         self.init(c: m)
     }
 
@@ -605,6 +618,7 @@ extension PushgateV1.DeleteTopicRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicRequest") }
         defer { pushgate__v1__delete_topic_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteTopicRequest")
         self.init(c: m)
     }
 
@@ -633,6 +647,7 @@ extension PushgateV1.DeleteTopicResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicResponse") }
         defer { pushgate__v1__delete_topic_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteTopicResponse")
         self.init(c: m)
     }
 
@@ -658,6 +673,7 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsRequest") }
         defer { pushgate__v1__list_topics_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListTopicsRequest")
         self.init(c: m)
     }
 
@@ -688,6 +704,7 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsResponse") }
         defer { pushgate__v1__list_topics_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListTopicsResponse")
         self.init(c: m)
     }
 
@@ -721,6 +738,7 @@ extension PushgateV1.Subscription: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscription__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Subscription") }
         defer { pushgate__v1__subscription__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Subscription")
         self.init(c: m)
     }
 
@@ -755,6 +773,7 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscribe_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SubscribeRequest") }
         defer { pushgate__v1__subscribe_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SubscribeRequest")
         self.init(c: m)
     }
 
@@ -787,6 +806,7 @@ extension PushgateV1.UnsubscribeRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeRequest") }
         defer { pushgate__v1__unsubscribe_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UnsubscribeRequest")
         self.init(c: m)
     }
 
@@ -815,6 +835,7 @@ extension PushgateV1.UnsubscribeResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeResponse") }
         defer { pushgate__v1__unsubscribe_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UnsubscribeResponse")
         self.init(c: m)
     }
 
@@ -840,6 +861,7 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsRequest") }
         defer { pushgate__v1__list_subscriptions_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListSubscriptionsRequest")
         self.init(c: m)
     }
 
@@ -874,6 +896,7 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsResponse") }
         defer { pushgate__v1__list_subscriptions_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListSubscriptionsResponse")
         self.init(c: m)
     }
 
