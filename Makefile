@@ -8,7 +8,8 @@ PY := $(VENV)/bin/python
 ARGS ?=
 FUZZ_SECONDS ?= 30
 
-.PHONY: all deps venv build release run test unit interop proto check-proto clean help bench bench-smoke fuzz
+.PHONY: all deps venv build release run test unit interop proto check-proto clean help bench bench-smoke fuzz \
+	test-faults crash-loop test-asan test-tsan soak
 
 all: build
 
@@ -19,6 +20,11 @@ help:
 	@echo "make build        debug build;  make release: release build"
 	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~5 min)"
 	@echo "make fuzz         libFuzzer targets in Fuzz/, FUZZ_SECONDS (30) each"
+	@echo "make test-faults  the fault suite's long form (the short form is part of make test)"
+	@echo "make crash-loop   kill -9 the gateway during fan-outs and SendStreams, restart, reconcile"
+	@echo "make test-asan    unit tests and interop under AddressSanitizer (own build dir)"
+	@echo "make test-tsan    unit tests and interop under ThreadSanitizer (own build dir)"
+	@echo "make soak         release build, steady load with faults, SOAK_SECONDS (600); RELIABILITY.md"
 
 deps:
 	@scripts/install-deps.sh
@@ -68,5 +74,23 @@ bench-smoke: release
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
+# The fault suite's long form (FAULTS_LONG=1: 20,000-token batches, a 30 s provider outage).
+test-faults: venv build
+	FAULTS_LONG=1 PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) -m pytest -q Tests/interop/test_faults.py
+
+# Kill -9 the gateway during Publish fan-outs and SendStream batches, restart it on the same store,
+# and reconcile what the mock received (CRASH_ARGS, e.g. "--kills 10 --subscribers 20000").
+CRASH_ARGS ?=
+crash-loop: venv build
+	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) scripts/crash-loop.py $(CRASH_ARGS)
+
+# Sanitizers (own build dirs .build-asan / .build-tsan): unit tests + interop; any report fails.
+# Not part of make test: a sanitized build and run take far longer than CI's budget.
+test-asan: deps venv
+	SWIFT=$(SWIFT) PY=$(PY) scripts/sanitize.sh address
+
+test-tsan: deps venv
+	SWIFT=$(SWIFT) PY=$(PY) scripts/sanitize.sh thread
+
 clean:
-	rm -rf .build $(VENV) Tests/interop/gen Fuzz/.build Fuzz/artifacts
+	rm -rf .build .build-asan .build-tsan $(VENV) Tests/interop/gen Fuzz/.build Fuzz/artifacts

@@ -282,6 +282,7 @@ def emit_message(out, ext, reg, pkg, path, m, indent):
     ext.append("        let unpacked = ProtoC.withInput(bytes) { %sunpack(nil, $0, $1) }" % fn)
     ext.append('        guard let m = unpacked else { throw ProtoDecodingError(messageName: "%s") }' % ".".join([pkg] + path))
     ext.append("        defer { %sfree_unpacked(m, nil) }" % fn)
+    ext.append('        try ProtoC.checkUTF8(m, messageName: "%s")' % ".".join([pkg] + path))
     ext.append("        self.init(c: m)")
     ext.append("    }")
     ext.append("")

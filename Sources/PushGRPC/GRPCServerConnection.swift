@@ -111,6 +111,20 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
             }
             try? session.goAway(errorCode: .noError, debugData: Array("max_idle".utf8))
             flush()
+            closeIfStillIdle(after: timeout)
+        }
+    }
+
+    /// After the idle GOAWAY the session winds down by itself, unless the peer holds a stream open
+    /// without ever finishing its header block (a slowloris: no call begins, so nothing times out,
+    /// and nghttp2 keeps wanting to read). Still there and still without a call `timeout` later:
+    /// closed. A call that begins meanwhile cancels this (``addCall(_:)``).
+    private func closeIfStillIdle(after timeout: Duration) {
+        idleTimer = loop.schedule(after: timeout) { [weak self] in
+            guard let self else { return }
+            idleTimer = nil
+            guard calls.isEmpty, let transport, !transport.isClosed else { return }
+            transport.close(flushFirst: true)
         }
     }
 

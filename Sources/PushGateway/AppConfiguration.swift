@@ -32,6 +32,13 @@ public struct AppConfiguration: Sendable, Equatable {
     public var caFile: String
     /// HTTP/2 connections to keep open to the provider. Default 1.
     public var connections: Int
+    /// TCP connect plus TLS handshake, seconds (`connect_timeout_seconds`). Default 10.
+    public var connectTimeoutSeconds = 10
+    /// Silence on a provider connection before a PING, seconds (`ping_interval_seconds`). Default 60.
+    public var pingIntervalSeconds = 60
+    /// No bytes within this of a PING: the connection is dead and replaced, seconds
+    /// (`ping_timeout_seconds`; also the silence before a PING while requests wait). Default 10.
+    public var pingTimeoutSeconds = 10
     /// FCM: the Google service-account JSON key file (its key signs the OAuth2 assertions).
     public var serviceAccountFile = ""
     /// FCM: the Firebase project; empty: the service account's `project_id`.

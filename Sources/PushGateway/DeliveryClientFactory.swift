@@ -19,6 +19,9 @@ enum DeliveryClientFactory {
             let path = "config.apps[\(index)]"
             var settings = ProviderClientConfiguration()
             settings.connections = app.connections
+            settings.connectTimeout = .seconds(app.connectTimeoutSeconds)
+            settings.pingInterval = .seconds(app.pingIntervalSeconds)
+            settings.pingTimeout = .seconds(app.pingTimeoutSeconds)
             settings.queueLimit = configuration.queueLimit
             let name = app.name
             let logger: @Sendable (String, (any Error)?) -> Void = { message, error in

@@ -134,7 +134,10 @@ public struct GatewayConfiguration: Sendable {
             throw ConfigurationError(
                 "\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns, fcm, adm)")
         }
-        let common = ["name", "platform", "url", "ca_file", "connections"]
+        let common = [
+            "name", "platform", "url", "ca_file", "connections", "connect_timeout_seconds", "ping_interval_seconds",
+            "ping_timeout_seconds",
+        ]
         switch platform {
         case .apns:
             try reader.checkKeys(
@@ -157,6 +160,9 @@ public struct GatewayConfiguration: Sendable {
         app.url = try reader.string("url") ?? ""
         app.caFile = try reader.string("ca_file") ?? ""
         app.connections = try reader.int("connections", range: 1...64) ?? 1
+        app.connectTimeoutSeconds = try reader.int("connect_timeout_seconds", range: 1...600) ?? 10
+        app.pingIntervalSeconds = try reader.int("ping_interval_seconds", range: 1...3600) ?? 60
+        app.pingTimeoutSeconds = try reader.int("ping_timeout_seconds", range: 1...600) ?? 10
         app.serviceAccountFile = try reader.string("service_account_file") ?? ""
         app.projectID = try reader.string("project_id") ?? ""
         app.tokenURL = try reader.string("token_url") ?? ""

@@ -42,6 +42,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var fail503Share = 0.0
     public var fail429Share = 0.0
     public var faultSeed: UInt64 = 0x5EED
+    /// Share (0–1) of otherwise valid requests answered `403 ExpiredProviderToken` whatever their
+    /// token: an ExpiredProviderToken storm. Drawn from the same sequence, after the shares above.
+    public var expiredTokenShare = 0.0
 
     /// After this many streams on a connection, send GOAWAY (NO_ERROR, last-stream-id = the Nth
     /// stream, debug data `{"reason":"Shutdown"}`), answer the streams up to it and close.
@@ -49,6 +52,20 @@ public struct MockAPNsConfiguration: Sendable {
     /// After this many streams on a connection, close the socket abruptly when the next stream's
     /// HEADERS arrive (no GOAWAY; responses still pending are lost).
     public var dropConnectionAfterStreams: Int?
+    /// With ``goAwayAfterStreams``: the GOAWAY's last-stream-id is the last stream answered, below
+    /// the streams still waiting for their answer (needs ``responseDelay`` to have any); those are
+    /// refused and never answered, so the client must send them again on a new connection.
+    public var goAwayBelowInFlight = false
+    /// After this many streams on a connection, lower SETTINGS_MAX_CONCURRENT_STREAMS to 1 and go on
+    /// serving (streams over the new limit that were already on their way are refused).
+    public var lowerStreamsAfter: Int?
+    /// After this many streams on a connection, go silent: stop reading (so PINGs go unanswered)
+    /// and answer nothing more, keeping the socket open — a peer that hangs. The connection ends
+    /// only when the client gives up on it.
+    public var stallAfterStreams: Int?
+    /// The per-connection faults (GOAWAY, drop, stall, lowered limit) hit only the first this many
+    /// connections (numbered from 1 in accept order); nil = every connection.
+    public var faultyConnections: Int?
 
     /// Tokens (hex, any case) answered `410 Unregistered` with a `timestamp`.
     public var unregisteredTokens: Set<String> = []

@@ -54,6 +54,12 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     /// same read as the stream that triggered the GOAWAY).
     private var goAwayLastStreamID: Int32?
     private var dropped = false
+    /// Gone silent (``MockAPNsConfiguration/stallAfterStreams``): nothing is read or answered.
+    private var stalled = false
+    /// The highest stream id answered so far (the last-stream-id of ``goAwayBelowInFlight()``).
+    private var highestAnsweredStreamID: Int32 = 0
+    /// Whether the per-connection faults apply to this connection.
+    private var isFaulty: Bool { configuration.faultyConnections.map { id <= $0 } ?? true }
 
     // Provider tokens.
     private var limitRaised: Bool
@@ -129,7 +135,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
-        guard !dropped else { return }
+        guard !dropped, !stalled else { return }
         if let stream = streams[streamID] {
             // Trailers: allowed by HTTP/2, meaningless to APNs.
             if endStream { finish(stream) }
@@ -140,7 +146,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
             return
         }
         streamsSeen += 1
-        if let limit = configuration.dropConnectionAfterStreams, streamsSeen > limit {
+        if let limit = configuration.dropConnectionAfterStreams, streamsSeen > limit, isFaulty {
             dropConnection()
             return
         }
@@ -152,8 +158,22 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
         scheduleStatsFlush()
         checkHeaders(stream)
         stream.bodyKeepLimit = (stream.pushType ?? .alert).maxPayloadBytes + 1
-        if let limit = configuration.goAwayAfterStreams, streamsSeen == limit, goAwayLastStreamID == nil {
-            sendGoAway(lastStreamID: streamID)
+        if let limit = configuration.goAwayAfterStreams, streamsSeen == limit, goAwayLastStreamID == nil, isFaulty {
+            if configuration.goAwayBelowInFlight {
+                goAwayBelowInFlight()
+            } else {
+                sendGoAway(lastStreamID: streamID)
+            }
+        }
+        if let limit = configuration.lowerStreamsAfter, streamsSeen == limit, isFaulty {
+            var settings = HTTP2Settings.serverDefaults
+            settings.maxConcurrentStreams = 1
+            try? session.sendSettings(settings)
+            delta.streamLimitsLowered += 1
+        }
+        if let limit = configuration.stallAfterStreams, streamsSeen == limit, isFaulty {
+            stall()
+            return
         }
         if endStream { finish(stream) }
     }
@@ -161,7 +181,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
-        guard !dropped, let stream = streams[streamID], !stream.answered else { return }
+        guard !dropped, !stalled, let stream = streams[streamID], !stream.answered else { return }
         if data.count > 0 {
             let room = stream.bodyKeepLimit - stream.body.count
             if room > 0 { stream.body.append(contentsOf: data.prefix(room)) }
@@ -256,6 +276,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
             if draw < shared.fail500Threshold { return .internalServerError }
             if draw < shared.fail503Threshold { return .serviceUnavailable }
             if draw < shared.fail429Threshold { return .tooManyRequests }
+            if draw < shared.expiredTokenThreshold { return .expiredProviderToken }
         }
         if shared.hasTokenRules {
             if let reason = shared.rejections[stream.token] { return reason }
@@ -292,8 +313,9 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     /// Sends the answer: 200 as one HEADERS frame with END_STREAM; errors as HEADERS + one DATA
     /// frame with the JSON reason and END_STREAM.
     private func respond(_ stream: MockAPNsStream) {
-        guard !isClosed, !dropped, !stream.closed else { return }
+        guard !isClosed, !dropped, !stalled, !stream.closed else { return }
         stream.responded = true
+        highestAnsweredStreamID = max(highestAnsweredStreamID, stream.streamID)
         let apnsID = stream.requestAPNsID ?? makeUUIDv4(&generator)
         let status: Int
         do {
@@ -393,6 +415,27 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
         try? session.goAway(errorCode: .noError, lastStreamID: lastStreamID, debugData: Bytes.shutdownDebugData)
         delta.goAwaysSent += 1
         scheduleStatsFlush()
+    }
+
+    /// GOAWAY whose last-stream-id is the last stream answered: every stream still waiting for its
+    /// answer is above it, so it is refused here and never answered (the client resends them).
+    private func goAwayBelowInFlight() {
+        let last = highestAnsweredStreamID
+        sendGoAway(lastStreamID: last)
+        for stream in streams.values where !stream.responded && stream.streamID > last {
+            // Never answered, never counted: as if the server had not processed it.
+            stream.answered = true
+            stream.closed = true
+            try? session.resetStream(streamID: stream.streamID, errorCode: .refusedStream)
+        }
+    }
+
+    /// Goes silent: no more reading (PINGs stay unanswered) and no answers, socket left open.
+    private func stall() {
+        stalled = true
+        delta.connectionsStalled += 1
+        scheduleStatsFlush()
+        transport.connection?.pauseReading()
     }
 
     private func dropConnection() {

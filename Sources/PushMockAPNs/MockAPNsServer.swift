@@ -68,6 +68,7 @@ final class MockAPNsShared: Sendable {
     let fail500Threshold: Double
     let fail503Threshold: Double
     let fail429Threshold: Double
+    let expiredTokenThreshold: Double
     let hasTokenRules: Bool
     let rejections: [[UInt8]: APNsReason]
     let badTokens: Set<[UInt8]>
@@ -88,7 +89,8 @@ final class MockAPNsShared: Sendable {
         fail500Threshold = share(configuration.fail500Share)
         fail503Threshold = fail500Threshold + share(configuration.fail503Share)
         fail429Threshold = fail503Threshold + share(configuration.fail429Share)
-        injectsFaults = fail429Threshold > 0
+        expiredTokenThreshold = fail429Threshold + share(configuration.expiredTokenShare)
+        injectsFaults = expiredTokenThreshold > 0
         func key(_ token: String) -> [UInt8] { lowercasedASCII(Array(token.utf8)) }
         rejections = Dictionary(configuration.rejections.map { (key($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         badTokens = Set(configuration.badTokens.map(key))

@@ -49,6 +49,10 @@ public struct MockAPNsStats: Sendable {
     public var authenticatedConnections = 0
     public var goAwaysSent = 0
     public var connectionsDropped = 0
+    /// Connections that went silent (`stallAfterStreams`).
+    public var connectionsStalled = 0
+    /// SETTINGS frames that lowered MAX_CONCURRENT_STREAMS to 1 (`lowerStreamsAfter`).
+    public var streamLimitsLowered = 0
     /// The highest number of concurrently open streams seen on any one connection.
     public var maxInFlight = 0
     /// The same per connection id (for up to `maxTrackedConnections` connections).
@@ -74,7 +78,8 @@ public struct MockAPNsStats: Sendable {
         return "requests=\(requests) [\(statuses)]" + (reasons.isEmpty ? "" : " reasons[\(reasons)]")
             + " streams=\(streamsOpened) cancelled=\(streamsCancelled) refused=\(streamsRefused)"
             + " connections=\(connectionsOpened) open=\(connectionsOpened - connectionsClosed)"
-            + " goaways=\(goAwaysSent) dropped=\(connectionsDropped) max_in_flight=\(maxInFlight)"
+            + " goaways=\(goAwaysSent) dropped=\(connectionsDropped) stalled=\(connectionsStalled)"
+            + " lowered=\(streamLimitsLowered) max_in_flight=\(maxInFlight)"
             + " tokens=\(deliveredPerToken.count)"
     }
 }
@@ -94,13 +99,16 @@ struct StatsDelta {
     var authenticatedConnections = 0
     var goAwaysSent = 0
     var connectionsDropped = 0
+    var connectionsStalled = 0
+    var streamLimitsLowered = 0
     var maxInFlight = 0
     var recorded: [MockAPNsRequest] = []
 
     var isEmpty: Bool {
         connectionsOpened == 0 && connectionsClosed == 0 && handshakeFailures == 0 && streamsOpened == 0
             && requests == 0 && streamsRefused == 0 && streamsCancelled == 0 && authenticatedConnections == 0
-            && goAwaysSent == 0 && connectionsDropped == 0 && maxInFlight == 0
+            && goAwaysSent == 0 && connectionsDropped == 0 && connectionsStalled == 0 && streamLimitsLowered == 0
+            && maxInFlight == 0
     }
 }
 
@@ -145,6 +153,8 @@ final class StatsRecorder: Sendable {
             stats.authenticatedConnections += delta.authenticatedConnections
             stats.goAwaysSent += delta.goAwaysSent
             stats.connectionsDropped += delta.connectionsDropped
+            stats.connectionsStalled += delta.connectionsStalled
+            stats.streamLimitsLowered += delta.streamLimitsLowered
             if delta.maxInFlight > 0 {
                 stats.maxInFlight = max(stats.maxInFlight, delta.maxInFlight)
                 if let current = stats.maxInFlightPerConnection[connectionID] {

@@ -9,10 +9,19 @@ enum ProtoC {
     /// A protobuf-c string field (NUL-terminated; NULL for an absent message's field).
     ///
     /// protobuf-c keeps strings as C strings, so a string with an embedded NUL is cut there; invalid
-    /// UTF-8 is repaired with U+FFFD by `String(cString:)`.
+    /// UTF-8 never gets here (``checkUTF8(_:messageName:)`` refuses the message first).
     static func string(_ pointer: UnsafePointer<CChar>?) -> String {
         guard let pointer else { return "" }
         return String(cString: pointer)
+    }
+
+    /// Throws when a `string` field anywhere in the unpacked message `m` is not valid UTF-8, naming
+    /// it: proto3 requires valid UTF-8, and protobuf-c does not check it.
+    static func checkUTF8<Message>(_ m: UnsafeMutablePointer<Message>, messageName: String) throws(ProtoDecodingError) {
+        let base = UnsafeRawPointer(m).assumingMemoryBound(to: ProtobufCMessage.self)
+        if let field = cprotobufc_first_invalid_utf8(base) {
+            throw ProtoDecodingError(messageName: messageName, detail: "string field \(String(cString: field)) is not valid UTF-8")
+        }
     }
 
     static func bytes(_ data: ProtobufCBinaryData) -> [UInt8] {

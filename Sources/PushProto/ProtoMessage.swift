@@ -30,6 +30,15 @@ extension ProtoMessage {
 public struct ProtoDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The full proto name of the message that was expected, e.g. `pushgate.v1.SendRequest`.
     public let messageName: String
+    /// What is wrong, when known (e.g. a string field that is not valid UTF-8); empty otherwise.
+    public var detail: String
 
-    public var description: String { "the request is not a valid \(messageName) message" }
+    public init(messageName: String, detail: String = "") {
+        self.messageName = messageName
+        self.detail = detail
+    }
+
+    public var description: String {
+        "the request is not a valid \(messageName) message" + (detail.isEmpty ? "" : ": \(detail)")
+    }
 }

@@ -31,10 +31,24 @@ enum MockAPNsCommand {
           --seed N                  seed of the fault draws (default 24301)
           --goaway-after N          GOAWAY (Shutdown) after N streams on each connection
           --drop-after N            close each connection abruptly after N streams
+          --goaway-below-in-flight  with --goaway-after: the GOAWAY's last-stream-id is the last
+                                    stream answered; streams still waiting (see --delay-ms) are
+                                    refused and never answered, so the client must resend them
+          --lower-streams-after N   after N streams on a connection, lower MAX_CONCURRENT_STREAMS
+                                    to 1 (SETTINGS) and go on serving
+          --stall-after N           after N streams on a connection, go silent: read nothing
+                                    (PINGs unanswered), answer nothing, keep the socket open
+          --faulty-connections K    --goaway-after, --drop-after, --lower-streams-after and
+                                    --stall-after hit only the first K connections (default all)
+          --expired-token-share SHARE
+                                    answer this share (0-1) of valid requests 403
+                                    ExpiredProviderToken, whatever their token (a token storm)
           --unregistered FILE       tokens (one per line) answered 410 Unregistered
           --bad-tokens FILE         tokens (one per line) answered 400 BadDeviceToken
           --no-json-check           don't parse payloads (only size limits)
           --stats-interval S        log a stats line to stderr every S seconds
+          --stats-file FILE         write the stats as JSON (with 200s per token) to FILE at exit,
+                                    and every --stats-interval S when given (replaced atomically)
           -h, --help                this text
 
         Prints final stats and stops on SIGINT or SIGTERM.
@@ -81,12 +95,16 @@ enum MockAPNsCommand {
         printError("mock-apns: " + describe(configuration, loops: options.loops))
 
         let signal = MockCommandSupport.waitForStop(signals, statsInterval: options.statsInterval) {
-            printError("mock-apns stats: " + server.stats.summary)
+            let stats = server.stats
+            printError("mock-apns stats: " + stats.summary)
+            if let path = options.statsFile { writeStatsFile(stats, to: path) }
         }
         printError("mock-apns: stopping (\(signal))")
         server.close()
         group.shutdown()
-        printError("mock-apns final stats: " + server.stats.summary)
+        let stats = server.stats
+        printError("mock-apns final stats: " + stats.summary)
+        if let path = options.statsFile { writeStatsFile(stats, to: path) }
         return 0
     }
 
@@ -95,6 +113,7 @@ enum MockAPNsCommand {
         var loops = EventLoopGroup.coreCount
         var writeCA: String?
         var statsInterval: Int?
+        var statsFile: String?
     }
 
     /// nil when --help was asked for.
@@ -158,6 +177,18 @@ enum MockAPNsCommand {
                 options.configuration.badTokens.formUnion(try MockCommandSupport.tokens(in: try flags.value(for: flag)))
             case "--no-json-check":
                 options.configuration.validatePayloadJSON = false
+            case "--goaway-below-in-flight":
+                options.configuration.goAwayBelowInFlight = true
+            case "--lower-streams-after":
+                options.configuration.lowerStreamsAfter = try flags.int(for: flag, range: 1...Int(Int32.max))
+            case "--stall-after":
+                options.configuration.stallAfterStreams = try flags.int(for: flag, range: 1...Int(Int32.max))
+            case "--faulty-connections":
+                options.configuration.faultyConnections = try flags.int(for: flag, range: 1...Int(Int32.max))
+            case "--expired-token-share":
+                options.configuration.expiredTokenShare = try MockCommandSupport.share(&flags, flag)
+            case "--stats-file":
+                options.statsFile = try flags.value(for: flag)
             case "--stats-interval":
                 options.statsInterval = try flags.int(for: flag, range: 1...86_400)
             default:
@@ -170,6 +201,9 @@ enum MockAPNsCommand {
             options.configuration.identity = .files(certificateChain: certificate, privateKey: key)
             if options.writeCA != nil { throw CommandLineError("--write-ca: only for a generated certificate") }
         default: throw CommandLineError("--cert and --key go together")
+        }
+        if options.configuration.goAwayBelowInFlight && options.configuration.goAwayAfterStreams == nil {
+            throw CommandLineError("--goaway-below-in-flight needs --goaway-after N")
         }
         switch (keyID, verifier) {
         case (nil, nil):
@@ -197,8 +231,36 @@ enum MockAPNsCommand {
         }
         if let n = configuration.goAwayAfterStreams { parts.append("goaway_after=\(n)") }
         if let n = configuration.dropConnectionAfterStreams { parts.append("drop_after=\(n)") }
+        if configuration.goAwayBelowInFlight { parts.append("goaway_below_in_flight") }
+        if let n = configuration.lowerStreamsAfter { parts.append("lower_streams_after=\(n)") }
+        if let n = configuration.stallAfterStreams { parts.append("stall_after=\(n)") }
+        if let n = configuration.faultyConnections { parts.append("faulty_connections=\(n)") }
+        if configuration.expiredTokenShare > 0 { parts.append("expired_token=\(configuration.expiredTokenShare)") }
         if !configuration.unregisteredTokens.isEmpty { parts.append("unregistered=\(configuration.unregisteredTokens.count)") }
         if !configuration.badTokens.isEmpty { parts.append("bad_tokens=\(configuration.badTokens.count)") }
         return parts.joined(separator: " ")
+    }
+}
+
+extension MockAPNsCommand {
+    /// The stats as one JSON object (for scripts and the fault tests): the counters, `by_status`,
+    /// `by_reason` and `delivered_per_token` (200s per device token).
+    static func writeStatsFile(_ stats: MockAPNsStats, to path: String) {
+        MockCommandSupport.writeStatsJSON(
+            to: path, tool: "mock-apns",
+            numbers: [
+                ("requests", stats.requests), ("delivered", stats.delivered), ("streams_opened", stats.streamsOpened),
+                ("streams_refused", stats.streamsRefused), ("streams_cancelled", stats.streamsCancelled),
+                ("connections_opened", stats.connectionsOpened), ("connections_closed", stats.connectionsClosed),
+                ("handshake_failures", stats.handshakeFailures),
+                ("authenticated_connections", stats.authenticatedConnections), ("goaways_sent", stats.goAwaysSent),
+                ("connections_dropped", stats.connectionsDropped), ("connections_stalled", stats.connectionsStalled),
+                ("stream_limits_lowered", stats.streamLimitsLowered), ("max_in_flight", stats.maxInFlight),
+            ],
+            objects: [
+                ("by_status", stats.byStatus.map { (String($0.key), $0.value) }),
+                ("by_reason", stats.byReason.map { ($0.key, $0.value) }),
+                ("delivered_per_token", stats.deliveredPerToken.map { ($0.key, $0.value) }),
+            ])
     }
 }

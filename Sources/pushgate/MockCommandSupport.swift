@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushCore
 
 // What the mock-apns and mock-fcm commands share: flag parsing helpers, token lists, writing
 // files and waiting for SIGINT/SIGTERM.
@@ -86,6 +87,40 @@ enum MockCommandSupport {
 /// A process exit status that ends a command early.
 struct ExitStatus: Error {
     let code: Int32
+}
+
+extension MockCommandSupport {
+    /// Writes `{"name": n, …, "object": {"key": n, …}, …}` (keys of each object sorted) to
+    /// `path.tmp`, then renames it over `path`, so a reader never sees half a file. A failure is
+    /// logged, not fatal.
+    static func writeStatsJSON(to path: String, tool: String, numbers: [(String, Int)], objects: [(String, [(String, Int)])]) {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        func pair(_ key: String, _ value: Int, first: Bool) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            JSONWriter.appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONWriter.appendDecimal(value, to: &out)
+        }
+        for (index, (key, value)) in numbers.enumerated() { pair(key, value, first: index == 0) }
+        for (name, pairs) in objects {
+            out.append(UInt8(ascii: ","))
+            JSONWriter.appendQuoted(name, to: &out)
+            out.append(contentsOf: Array(":{".utf8))
+            for (index, (key, value)) in pairs.sorted(by: { $0.0 < $1.0 }).enumerated() {
+                pair(key, value, first: index == 0)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(contentsOf: Array("}\n".utf8))
+        do {
+            try writeFile(path + ".tmp", out)
+            guard rename(path + ".tmp", path) == 0 else {
+                throw CommandLineError("\(path): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            printError("\(tool): cannot write the stats file: \(error)")
+        }
+    }
 }
 
 /// Writes `bytes` to `path` (created or truncated) with plain POSIX calls.

@@ -47,6 +47,8 @@ enum MockFCMCommand {
           --seed N                  seed of the fault draws (default 24301)
           --goaway-after N          GOAWAY after N streams on each connection
           --stats-interval S        log a stats line to stderr every S seconds
+          --stats-file FILE         write the stats as JSON (with sends delivered per token) to
+                                    FILE at exit, and every --stats-interval S when given
           -h, --help                this text
 
         A project other than the account's gets 403 PERMISSION_DENIED. Prints final stats and stops
@@ -59,6 +61,26 @@ enum MockFCMCommand {
         var generatedKey: String?
         var writeServiceAccount: String?
         var run = MockServerRun(name: "mock-fcm")
+    }
+
+    /// The stats as one JSON object: the counters, `by_status`, `by_error` and
+    /// `delivered_per_token` (sends answered 200 per device token).
+    static func writeStatsFile(_ stats: MockFCMStats, to path: String) {
+        MockCommandSupport.writeStatsJSON(
+            to: path, tool: "mock-fcm",
+            numbers: [
+                ("requests", stats.counters.requests), ("sends", stats.sendRequests), ("delivered", stats.delivered),
+                ("token_requests", stats.tokenRequests), ("tokens_issued", stats.tokensIssued),
+                ("streams_opened", stats.counters.streamsOpened), ("streams_cancelled", stats.counters.streamsCancelled),
+                ("connections_opened", stats.counters.connectionsOpened), ("connections_closed", stats.counters.connectionsClosed),
+                ("handshake_failures", stats.counters.handshakeFailures), ("goaways_sent", stats.counters.goAwaysSent),
+                ("max_in_flight", stats.counters.maxInFlight),
+            ],
+            objects: [
+                ("by_status", stats.counters.byStatus.map { (String($0.key), $0.value) }),
+                ("by_error", stats.counters.byError.map { ($0.key, $0.value) }),
+                ("delivered_per_token", stats.deliveredPerToken.map { ($0.key, $0.value) }),
+            ])
     }
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -77,7 +99,7 @@ enum MockFCMCommand {
                 try writeServiceAccount(options, server: server)
                 printError("mock-fcm: " + describe(options.configuration, run: options.run))
             },
-            summary: { $0.stats.summary }, close: { $0.close() })
+            summary: { $0.stats.summary }, statsFile: { writeStatsFile($0.stats, to: $1) }, close: { $0.close() })
     }
 
     /// The generated service account, once the port is known.

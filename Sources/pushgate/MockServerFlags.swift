@@ -29,11 +29,12 @@ struct MockServerRun {
     var key: String?
     var writeCA: String?
     var statsInterval: Int?
+    var statsFile: String?
 
     init(name: String) { self.name = name }
 
     /// Reads `flag` when it is one of these (`--loops`, `--cert`, `--key`, `--write-ca`,
-    /// `--stats-interval`); false for any other.
+    /// `--stats-interval`, `--stats-file`); false for any other.
     mutating func read(_ flag: String, _ flags: inout FlagReader) throws -> Bool {
         switch flag {
         case "--loops": loops = try flags.int(for: flag, range: 1...256)
@@ -41,6 +42,7 @@ struct MockServerRun {
         case "--key": key = try flags.value(for: flag)
         case "--write-ca": writeCA = try flags.value(for: flag)
         case "--stats-interval": statsInterval = try flags.int(for: flag, range: 1...86_400)
+        case "--stats-file": statsFile = try flags.value(for: flag)
         default: return false
         }
         return true
@@ -110,10 +112,12 @@ struct MockServerRun {
     }
 
     /// Starts the server on its own loops, calls `ready` (announce, write files), then waits for
-    /// SIGINT/SIGTERM, logging `summary` every `statsInterval` and at the end. The exit status.
+    /// SIGINT/SIGTERM, logging `summary` (and writing `--stats-file` with `statsFile`) every
+    /// `statsInterval` and at the end. The exit status.
     func serve<Server>(
         start: (EventLoopGroup) throws -> Server, certificatePEM: (Server) -> String?, ready: (Server) throws -> Void,
-        summary: @escaping (Server) -> String, close: (Server) -> Void
+        summary: @escaping (Server) -> String, statsFile writeStats: ((Server, String) -> Void)? = nil,
+        close: (Server) -> Void
     ) -> Int32 {
         // Block the stop signals before any thread starts, so only this thread gets them.
         let signals = MockCommandSupport.blockStopSignals()
@@ -143,13 +147,21 @@ struct MockServerRun {
             group.shutdown()
             return 1
         }
+        if statsFile != nil && writeStats == nil {
+            printError("pushgate \(name): --stats-file is not supported by \(name)")
+            close(server)
+            group.shutdown()
+            return 2
+        }
         let signal = MockCommandSupport.waitForStop(signals, statsInterval: statsInterval) {
             printError("\(name) stats: " + summary(server))
+            if let statsFile, let writeStats { writeStats(server, statsFile) }
         }
         printError("\(name): stopping (\(signal))")
         close(server)
         group.shutdown()
         printError("\(name) final stats: " + summary(server))
+        if let statsFile, let writeStats { writeStats(server, statsFile) }
         return 0
     }
 }

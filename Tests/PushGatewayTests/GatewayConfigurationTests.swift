@@ -34,7 +34,8 @@ struct GatewayConfigurationTests {
              "max_tokens_per_send": 5, "log_level": "debug",
              "apps": [{"name": "a", "platform": "apns", "bundle_id": "com.a", "team_id": "T", "key_id": "K",
                        "key_file": "k.p8", "sandbox": true, "url": "https://127.0.0.1:8443", "ca_file": "ca.pem",
-                       "connections": 4},
+                       "connections": 4, "connect_timeout_seconds": 2, "ping_interval_seconds": 3,
+                       "ping_timeout_seconds": 1},
                       {"name": "b", "cert_file": "c.pem", "key_file": "k.pem"}]}
             """)
         #expect(config.listenHost == "::1")
@@ -47,6 +48,12 @@ struct GatewayConfigurationTests {
         #expect(config.apps.count == 2)
         #expect(config.apps[0].sandbox)
         #expect(config.apps[0].connections == 4)
+        #expect(config.apps[0].connectTimeoutSeconds == 2)
+        #expect(config.apps[0].pingIntervalSeconds == 3)
+        #expect(config.apps[0].pingTimeoutSeconds == 1)
+        #expect(config.apps[1].connectTimeoutSeconds == 10, "defaults: 10 s connect, 60 s PING interval, 10 s PING timeout")
+        #expect(config.apps[1].pingIntervalSeconds == 60)
+        #expect(config.apps[1].pingTimeoutSeconds == 10)
         #expect(config.apps[0].url == "https://127.0.0.1:8443")
         #expect(config.apps[1].certFile == "c.pem")
         #expect(config.app(named: "")?.name == "a", "empty app name means the first app")

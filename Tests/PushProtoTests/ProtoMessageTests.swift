@@ -97,6 +97,30 @@ struct ProtoMessageTests {
         let truncated = Array(Self.pythonSendRequest.dropLast(7))
         #expect(throws: ProtoDecodingError.self) { try PushgateV1.SendRequest(serializedBytes: truncated) }
     }
+
+    @Test("a string field that is not valid UTF-8 is refused, naming the field, nested or repeated")
+    func invalidUTF8() throws {
+        // SendRequest{notifications: [Notification{app: "demo", alert: Alert{title: <bytes>}}]}
+        func request(title: [UInt8], token: [UInt8] = Array("ab".utf8)) -> [UInt8] {
+            let alert: [UInt8] = [0x0a, UInt8(title.count)] + title
+            let notification: [UInt8] =
+                [0x0a, 4] + Array("demo".utf8) + [0x12, UInt8(token.count)] + token + [0x1a, UInt8(alert.count)] + alert
+            return [0x0a, UInt8(notification.count)] + notification
+        }
+        let valid = try PushgateV1.SendRequest(serializedBytes: request(title: Array("Grüße 👋".utf8)))
+        #expect(valid.notifications.first?.alert?.title == "Grüße 👋")
+        for bad: [UInt8] in [
+            [0xff], [0xc3], [0xc0, 0xaf] /* overlong "/" */, [0xed, 0xa0, 0x80] /* a surrogate */,
+            [0xf4, 0x90, 0x80, 0x80] /* above U+10FFFF */, Array("ok".utf8) + [0xe2, 0x82],
+        ] {
+            #expect(throws: ProtoDecodingError(
+                messageName: "pushgate.v1.SendRequest", detail: "string field title is not valid UTF-8")
+            ) { try PushgateV1.SendRequest(serializedBytes: request(title: bad)) }
+        }
+        #expect(throws: ProtoDecodingError(
+            messageName: "pushgate.v1.SendRequest", detail: "string field tokens is not valid UTF-8")
+        ) { try PushgateV1.SendRequest(serializedBytes: request(title: Array("x".utf8), token: [0x61, 0xfe])) }
+    }
 }
 
 func hex(_ text: String) -> [UInt8] {

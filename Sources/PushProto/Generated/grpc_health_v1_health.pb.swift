@@ -44,6 +44,7 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__health__v1__health_check_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckRequest") }
         defer { grpc__health__v1__health_check_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "grpc.health.v1.HealthCheckRequest")
         self.init(c: m)
     }
 
@@ -72,6 +73,7 @@ extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__health__v1__health_check_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckResponse") }
         defer { grpc__health__v1__health_check_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "grpc.health.v1.HealthCheckResponse")
         self.init(c: m)
     }
 

@@ -235,6 +235,7 @@ extension PushgateV1.SendRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendRequest") }
         defer { pushgate__v1__send_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SendRequest")
         self.init(c: m)
     }
 
@@ -266,6 +267,7 @@ extension PushgateV1.SendResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendResponse") }
         defer { pushgate__v1__send_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SendResponse")
         self.init(c: m)
     }
 
@@ -297,6 +299,7 @@ extension PushgateV1.Notification: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__notification__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Notification") }
         defer { pushgate__v1__notification__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Notification")
         self.init(c: m)
     }
 
@@ -365,6 +368,7 @@ extension PushgateV1.Alert: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__alert__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Alert") }
         defer { pushgate__v1__alert__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Alert")
         self.init(c: m)
     }
 
@@ -415,6 +419,7 @@ extension PushgateV1.Result: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__result__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Result") }
         defer { pushgate__v1__result__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Result")
         self.init(c: m)
     }
 
@@ -459,6 +464,7 @@ extension PushgateV1.PublishRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishRequest") }
         defer { pushgate__v1__publish_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.PublishRequest")
         self.init(c: m)
     }
 
@@ -504,6 +510,7 @@ extension PushgateV1.PublishResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishResponse") }
         defer { pushgate__v1__publish_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.PublishResponse")
         self.init(c: m)
     }
 
@@ -532,6 +539,7 @@ extension PushgateV1.GetMessageRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_message_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetMessageRequest") }
         defer { pushgate__v1__get_message_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.GetMessageRequest")
         self.init(c: m)
     }
 
@@ -560,6 +568,7 @@ extension PushgateV1.Message: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__message__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Message") }
         defer { pushgate__v1__message__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Message")
         self.init(c: m)
     }
 
@@ -602,6 +611,7 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__watch_events_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest") }
         defer { pushgate__v1__watch_events_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.WatchEventsRequest")
         self.init(c: m)
     }
 
@@ -635,6 +645,7 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delivery_event__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent") }
         defer { pushgate__v1__delivery_event__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeliveryEvent")
         self.init(c: m)
     }
 

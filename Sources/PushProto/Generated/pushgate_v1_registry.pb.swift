@@ -195,6 +195,7 @@ extension PushgateV1.Application: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__application__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Application") }
         defer { pushgate__v1__application__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Application")
         self.init(c: m)
     }
 
@@ -227,6 +228,7 @@ extension PushgateV1.ListApplicationsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsRequest") }
         defer { pushgate__v1__list_applications_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListApplicationsRequest")
         self.init(c: m)
     }
 
@@ -257,6 +259,7 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsResponse") }
         defer { pushgate__v1__list_applications_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListApplicationsResponse")
         self.init(c: m)
     }
 
@@ -290,6 +293,7 @@ extension PushgateV1.Endpoint: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__endpoint__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Endpoint") }
         defer { pushgate__v1__endpoint__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Endpoint")
         self.init(c: m)
     }
 
@@ -330,6 +334,7 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateEndpointRequest") }
         defer { pushgate__v1__create_endpoint_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CreateEndpointRequest")
         self.init(c: m)
     }
 
@@ -362,6 +367,7 @@ extension PushgateV1.GetEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetEndpointRequest") }
         defer { pushgate__v1__get_endpoint_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.GetEndpointRequest")
         self.init(c: m)
     }
 
@@ -390,6 +396,7 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__update_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UpdateEndpointRequest") }
         defer { pushgate__v1__update_endpoint_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UpdateEndpointRequest")
         self.init(c: m)
     }
 
@@ -433,6 +440,7 @@ extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointRequest") }
         defer { pushgate__v1__delete_endpoint_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteEndpointRequest")
         self.init(c: m)
     }
 
@@ -461,6 +469,7 @@ extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointResponse") }
         defer { pushgate__v1__delete_endpoint_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteEndpointResponse")
         self.init(c: m)
     }
 
@@ -486,6 +495,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsRequest") }
         defer { pushgate__v1__list_endpoints_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListEndpointsRequest")
         self.init(c: m)
     }
 
@@ -518,6 +528,7 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsResponse") }
         defer { pushgate__v1__list_endpoints_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListEndpointsResponse")
         self.init(c: m)
     }
 
@@ -551,6 +562,7 @@ extension PushgateV1.Topic: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__topic__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Topic") }
         defer { pushgate__v1__topic__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Topic")
         self.init(c: m)
     }
 
@@ -579,6 +591,7 @@ extension PushgateV1.CreateTopicRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_topic_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateTopicRequest") }
         defer { pushgate__v1__create_topic_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CreateTopicRequest")
         self.init(c: m)
     }
 
@@ -607,6 +620,7 @@ extension PushgateV1.DeleteTopicRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicRequest") }
         defer { pushgate__v1__delete_topic_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteTopicRequest")
         self.init(c: m)
     }
 
@@ -635,6 +649,7 @@ extension PushgateV1.DeleteTopicResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicResponse") }
         defer { pushgate__v1__delete_topic_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteTopicResponse")
         self.init(c: m)
     }
 
@@ -660,6 +675,7 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsRequest") }
         defer { pushgate__v1__list_topics_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListTopicsRequest")
         self.init(c: m)
     }
 
@@ -690,6 +706,7 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsResponse") }
         defer { pushgate__v1__list_topics_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListTopicsResponse")
         self.init(c: m)
     }
 
@@ -723,6 +740,7 @@ extension PushgateV1.Subscription: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscription__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Subscription") }
         defer { pushgate__v1__subscription__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Subscription")
         self.init(c: m)
     }
 
@@ -757,6 +775,7 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscribe_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SubscribeRequest") }
         defer { pushgate__v1__subscribe_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SubscribeRequest")
         self.init(c: m)
     }
 
@@ -789,6 +808,7 @@ extension PushgateV1.UnsubscribeRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeRequest") }
         defer { pushgate__v1__unsubscribe_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UnsubscribeRequest")
         self.init(c: m)
     }
 
@@ -817,6 +837,7 @@ extension PushgateV1.UnsubscribeResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeResponse") }
         defer { pushgate__v1__unsubscribe_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UnsubscribeResponse")
         self.init(c: m)
     }
 
@@ -842,6 +863,7 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsRequest") }
         defer { pushgate__v1__list_subscriptions_request__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListSubscriptionsRequest")
         self.init(c: m)
     }
 
@@ -876,6 +898,7 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsResponse") }
         defer { pushgate__v1__list_subscriptions_response__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListSubscriptionsResponse")
         self.init(c: m)
     }
 
