@@ -66,9 +66,11 @@ test: check-proto unit interop
 bench: release venv
 	scripts/bench.sh
 
-# A 3-second `pushgate bench` run (what the interop suite's test_bench_smoke.py also checks).
+# A 3-second `pushgate bench` run against mock-apns and a 5-second one against mock-fcm (what the
+# interop suite's test_bench_smoke.py also checks).
 bench-smoke: release
 	.build/release/pushgate bench --duration 3 --tokens-per-send 100
+	.build/release/pushgate bench --provider fcm --duration 5 --tokens-per-send 100
 
 # libFuzzer targets (Fuzz/, a separate package): each runs FUZZ_SECONDS on a copy of its corpus.
 fuzz: deps

@@ -6,8 +6,9 @@ import PushProto
 import PushTLS
 
 /// `pushgate bench`: drives a gateway through its real gRPC API and reports throughput, latency,
-/// errors and the gateway's memory and CPU. With no `--target` it starts `pushgate mock-apns` and a
-/// gateway configured to it (generated .p8 key, loopback only) as child processes.
+/// errors and the gateway's memory and CPU. With no `--target` it starts `pushgate mock-apns` (or,
+/// with `--provider fcm`, `pushgate mock-fcm`) and a gateway configured to it (generated .p8 key or
+/// service account, loopback only) as child processes.
 enum BenchCommand {
     static let usage = """
         Usage: pushgate bench [flags]
@@ -16,11 +17,18 @@ enum BenchCommand {
         line per second, then a table: notifications/s, RPC latency p50/p90/p99/p999, errors by reason
         (from the Results and the gRPC statuses), and the gateway's RSS and CPU.
 
-        With no --target it starts, as child processes of this binary, `pushgate mock-apns` on
-        127.0.0.1 and `pushgate serve` configured to it (a generated .p8 key in a temp dir), and stops
-        them at the end. Nothing leaves 127.0.0.1. Runs stop by themselves (count or duration).
+        With no --target it starts, as child processes of this binary, `pushgate mock-apns` (or
+        `pushgate mock-fcm`, with --provider fcm) on 127.0.0.1 and `pushgate serve` configured to it
+        (a generated .p8 key or service account in a temp dir), and stops them at the end. Nothing
+        leaves 127.0.0.1. Runs stop by themselves (count or duration).
 
         What to send:
+          --provider P              apns (default) or fcm. apns: 64-hex-digit device tokens, an alert
+                                    (title, body). fcm: the app is an FCM app ("platform": "fcm"),
+                                    tokens are FCM registration tokens (bench-<n>:APA91b…, 152
+                                    bytes), and the notification has an alert and data
+                                    ({"bench":"1"}); the gateway fetches an OAuth2 access token
+                                    from the mock's token endpoint with the generated service account
           --mode MODE               send (Push/Send, default), stream (Push/SendStream) or publish
                                     (one Push/Publish to a topic of --subscribers endpoints, timed
                                     until GetMessage says the fan-out completed)
@@ -39,15 +47,20 @@ enum BenchCommand {
           --client-loops N          client event-loop threads (default 1)
 
         The gateway and mock it starts (ignored with --target):
-          --connections N           APNs connections of the gateway's app (default 1)
+          --connections N           provider (APNs or FCM) connections of the gateway's app (default 1)
           --gateway-loops N         gateway event loops (default: one per core)
           --queue-limit N           the gateway's queue_limit
           --mock-loops N            mock event loops (default: one per core)
           --delay-ms N              the mock waits N ms before each answer
-          --max-streams N           the mock's MAX_CONCURRENT_STREAMS (default 1000)
-          --verify-tokens           the mock verifies provider tokens (JWT) with the generated key
+          --max-streams N           the mock's MAX_CONCURRENT_STREAMS (default: mock-apns 1000,
+                                    mock-fcm 100, as APNs and FCM)
+          --verify-tokens           apns: the mock verifies provider tokens (JWT) with the generated
+                                    key (mock-fcm always checks its OAuth2 access tokens)
           --apns URL --apns-ca FILE deliver to an APNs look-alike that is already running (e.g. one
                                     started by scripts/bench.sh) instead of starting a mock
+          --fcm URL --fcm-ca FILE --service-account FILE
+                                    --provider fcm: deliver to a mock-fcm that is already running,
+                                    with a service account it accepts (its token_uri is used)
           --keep-files              keep the temp dir (key, config, child logs) and print its path
 
         A gateway that is already running:
@@ -65,6 +78,7 @@ enum BenchCommand {
         """
 
     struct Options {
+        var provider = BenchProvider.apns
         var mode = BenchMode.send
         var subscribers = 100_000
         var tokensPerSend = 1000
@@ -86,6 +100,9 @@ enum BenchCommand {
         var verifyTokens = false
         var apnsURL: String?
         var apnsCA: String?
+        var fcmURL: String?
+        var fcmCA: String?
+        var serviceAccount: String?
         var keepFiles = false
         var target: (host: String, port: Int)?
         var gatewayPID: pid_t?
@@ -141,6 +158,37 @@ enum BenchCommand {
             }
             let files = try BenchFiles.make()
             self.files = files
+            let app: String
+            switch options.provider {
+            case .apns: app = try startAPNs(options, files)
+            case .fcm: app = try startFCM(options, files)
+            }
+            // The store lives in the temp dir, never in the working directory.
+            let store = files.path("pushgate.db")
+            if options.mode == .publish {
+                try await BenchPublish.preload(store: store, subscribers: options.subscribers, provider: options.provider)
+            }
+            var config = [
+                "\"listen\": \"127.0.0.1:0\"", "\"apps\": [\(app)]", "\"store\": \(jsonString(store))",
+            ]
+            if let limit = options.queueLimit { config.append("\"queue_limit\": \(limit)") }
+            if let loops = options.gatewayLoops { config.append("\"loops\": \(loops)") }
+            try files.write("pushgate.json", "{" + config.joined(separator: ", ") + "}\n")
+            let gateway = try BenchChild.spawn(
+                name: "gateway", arguments: [currentExecutablePath(), "serve", "--config", files.path("pushgate.json")],
+                logPath: files.path("gateway.log"))
+            self.gateway = gateway
+            let address = try gateway.waitForLog(after: "msg=listening address=127.0.0.1:")
+            guard let port = Int(address) else { throw CommandLineError("gateway: cannot read its port from \(address)") }
+            self.port = port
+            gatewayPID = gateway.pid
+            let url = mockURL ?? ""
+            description = "gateway (child, pid \(gateway.pid), \(options.connections) \(options.provider.name) connection(s)) → "
+                + (mock == nil ? url : "\(mock!.name) (child, pid \(mock!.pid)) \(url)")
+        }
+
+        /// Starts mock-apns (unless --apns names one) and returns the gateway's APNs app.
+        private mutating func startAPNs(_ options: Options, _ files: BenchFiles) throws -> String {
             let binary = currentExecutablePath()
             let key = try ES256Signer.generateP8()
             try files.write("AuthKey.p8", key.privateKeyPEM)
@@ -151,52 +199,63 @@ enum BenchCommand {
             if let apnsURL = options.apnsURL, let apnsCA = options.apnsCA {
                 url = apnsURL
                 ca = apnsCA
-                description = "gateway (child) → \(apnsURL)"
             } else {
                 var arguments = [binary, "mock-apns", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem")]
                 if options.verifyTokens {
                     arguments += ["--p8", files.path("AuthKey.p8"), "--key-id", keyID, "--team-id", teamID]
                 }
-                if let n = options.mockLoops { arguments += ["--loops", "\(n)"] }
-                if let n = options.delayMs { arguments += ["--delay-ms", "\(n)"] }
-                if let n = options.maxStreams { arguments += ["--max-streams", "\(n)"] }
+                arguments += mockFlags(options)
                 let mock = try BenchChild.spawn(name: "mock-apns", arguments: arguments, logPath: files.path("mock-apns.log"))
                 self.mock = mock
                 let port = try mock.waitForLog(after: "mock-apns listening on 127.0.0.1:")
                 _ = try mock.waitForLog(after: "mock-apns: wrote the certificate to trust to ")
                 url = "https://127.0.0.1:\(port)"
                 ca = files.path("mock-ca.pem")
-                description = "gateway (child) → mock-apns (child) \(url) " + arguments.dropFirst().joined(separator: " ")
             }
             mockURL = url
-            var app = [
+            return "{" + [
                 "\"name\": \"bench\"", "\"platform\": \"apns\"", "\"bundle_id\": \"com.example.bench\"",
                 "\"team_id\": \(jsonString(teamID))", "\"key_id\": \(jsonString(keyID))",
                 "\"key_file\": \(jsonString(files.path("AuthKey.p8")))", "\"url\": \(jsonString(url))",
                 "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
-            ].joined(separator: ", ")
-            app = "{" + app + "}"
-            // The store lives in the temp dir, never in the working directory.
-            let store = files.path("pushgate.db")
-            if options.mode == .publish {
-                try await BenchPublish.preload(store: store, subscribers: options.subscribers)
+            ].joined(separator: ", ") + "}"
+        }
+
+        /// Starts mock-fcm with a service account it writes (unless --fcm names a running mock) and
+        /// returns the gateway's FCM app; the account's token_uri points at the mock.
+        private mutating func startFCM(_ options: Options, _ files: BenchFiles) throws -> String {
+            let url: String
+            let ca: String
+            let account: String
+            if let fcmURL = options.fcmURL, let fcmCA = options.fcmCA, let serviceAccount = options.serviceAccount {
+                (url, ca, account) = (fcmURL, fcmCA, serviceAccount)
+            } else {
+                let arguments = [
+                    currentExecutablePath(), "mock-fcm", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem"),
+                    "--write-service-account", files.path("service-account.json"),
+                ] + mockFlags(options)
+                let mock = try BenchChild.spawn(name: "mock-fcm", arguments: arguments, logPath: files.path("mock-fcm.log"))
+                self.mock = mock
+                let port = try mock.waitForLog(after: "mock-fcm listening on 127.0.0.1:")
+                _ = try mock.waitForLog(after: "mock-fcm: wrote the certificate to trust to ")
+                url = "https://127.0.0.1:\(port)"
+                ca = files.path("mock-ca.pem")
+                account = files.path("service-account.json")
             }
-            var config = [
-                "\"listen\": \"127.0.0.1:0\"", "\"apps\": [\(app)]", "\"store\": \(jsonString(store))",
-            ]
-            if let limit = options.queueLimit { config.append("\"queue_limit\": \(limit)") }
-            if let loops = options.gatewayLoops { config.append("\"loops\": \(loops)") }
-            try files.write("pushgate.json", "{" + config.joined(separator: ", ") + "}\n")
-            let gateway = try BenchChild.spawn(
-                name: "gateway", arguments: [binary, "serve", "--config", files.path("pushgate.json")],
-                logPath: files.path("gateway.log"))
-            self.gateway = gateway
-            let address = try gateway.waitForLog(after: "msg=listening address=127.0.0.1:")
-            guard let port = Int(address) else { throw CommandLineError("gateway: cannot read its port from \(address)") }
-            self.port = port
-            gatewayPID = gateway.pid
-            description = "gateway (child, pid \(gateway.pid), \(options.connections) APNs connection(s)) → "
-                + (mock == nil ? url : "mock-apns (child, pid \(mock!.pid)) \(url)")
+            mockURL = url
+            return "{" + [
+                "\"name\": \"bench\"", "\"platform\": \"fcm\"", "\"service_account_file\": \(jsonString(account))",
+                "\"url\": \(jsonString(url))", "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
+            ].joined(separator: ", ") + "}"
+        }
+
+        /// The flags both mocks take.
+        private func mockFlags(_ options: Options) -> [String] {
+            var arguments: [String] = []
+            if let n = options.mockLoops { arguments += ["--loops", "\(n)"] }
+            if let n = options.delayMs { arguments += ["--delay-ms", "\(n)"] }
+            if let n = options.maxStreams { arguments += ["--max-streams", "\(n)"] }
+            return arguments
         }
 
         mutating func tearDown(keepFiles: Bool) {
@@ -329,7 +388,8 @@ enum BenchCommand {
         return outcome.report.requests > 0 ? 0 : 1
     }
 
-    /// The request every RPC sends: one notification to `tokens-per-send` distinct tokens.
+    /// The request every RPC sends: one notification to `tokens-per-send` distinct tokens; for FCM
+    /// with data too.
     static func requestMessage(_ options: Options) -> [UInt8] {
         if options.mode == .publish {
             var request = PushgateV1.PublishRequest()
@@ -343,7 +403,8 @@ enum BenchCommand {
         alert.title = "Bench"
         alert.body = "Hello from pushgate bench"
         notification.alert = alert
-        notification.tokens = (0..<options.tokensPerSend).map(benchToken)
+        if options.provider == .fcm { notification.dataJSON = #"{"bench":"1"}"# }
+        notification.tokens = (0..<options.tokensPerSend).map(options.provider.token)
         var request = PushgateV1.SendRequest()
         request.notifications = [notification]
         return request.serializedBytes()
@@ -356,6 +417,16 @@ enum BenchCommand {
         return "b" + String(repeating: "0", count: 63 - hex.count) + hex
     }
 
+    /// FCM token `i`: `bench-<i in hex>:APA91b` and filler from FCM's alphabet up to 152 bytes (real
+    /// registration tokens are 150-250 bytes), distinct for each i.
+    static func benchFCMToken(_ i: Int) -> String {
+        let head = "bench-" + String(i, radix: 16) + ":APA91b"
+        return head + String(fcmTokenFiller.prefix(152 - head.count))
+    }
+
+    private static let fcmTokenFiller = String(
+        repeating: "Bq3xK9_mZ-7vLw2cT8nRj4Yh0dEsUa5o", count: 5)
+
     // MARK: Flags
 
     static func parse(_ arguments: [String]) throws -> Options? {
@@ -364,6 +435,12 @@ enum BenchCommand {
         while let flag = flags.next() {
             switch flag {
             case "-h", "--help": return nil
+            case "--provider":
+                let value = try flags.value(for: flag)
+                guard let provider = BenchProvider(rawValue: value) else {
+                    throw CommandLineError("--provider: apns or fcm (not \(value.debugDescription))")
+                }
+                options.provider = provider
             case "--mode":
                 let value = try flags.value(for: flag)
                 guard let mode = BenchMode(rawValue: value) else {
@@ -390,6 +467,9 @@ enum BenchCommand {
             case "--verify-tokens": options.verifyTokens = true
             case "--apns": options.apnsURL = try flags.value(for: flag)
             case "--apns-ca": options.apnsCA = try flags.value(for: flag)
+            case "--fcm": options.fcmURL = try flags.value(for: flag)
+            case "--fcm-ca": options.fcmCA = try flags.value(for: flag)
+            case "--service-account": options.serviceAccount = try flags.value(for: flag)
             case "--keep-files": options.keepFiles = true
             case "--target":
                 let value = try flags.value(for: flag)
@@ -406,10 +486,23 @@ enum BenchCommand {
         if (options.apnsURL == nil) != (options.apnsCA == nil) {
             throw CommandLineError("--apns and --apns-ca go together")
         }
+        let fcmFlags = [options.fcmURL, options.fcmCA, options.serviceAccount].filter { $0 != nil }.count
+        if fcmFlags != 0 && fcmFlags != 3 {
+            throw CommandLineError("--fcm, --fcm-ca and --service-account go together")
+        }
+        if options.provider == .fcm {
+            if options.apnsURL != nil { throw CommandLineError("--apns: only with --provider apns (use --fcm)") }
+            if options.verifyTokens {
+                throw CommandLineError("--verify-tokens: only with --provider apns (mock-fcm always checks access tokens)")
+            }
+        } else if fcmFlags != 0 {
+            throw CommandLineError("--fcm: only with --provider fcm")
+        }
         if options.target != nil {
             let spawnOnly = [
                 options.queueLimit != nil, options.gatewayLoops != nil, options.mockLoops != nil, options.delayMs != nil,
                 options.maxStreams != nil, options.verifyTokens, options.apnsURL != nil, options.connections != 1,
+                options.fcmURL != nil,
             ]
             if spawnOnly.contains(true) {
                 throw CommandLineError("--target: the gateway and mock flags only apply to what bench starts itself")
@@ -417,8 +510,8 @@ enum BenchCommand {
         } else if options.gatewayPID != nil {
             throw CommandLineError("--gateway-pid goes with --target")
         }
-        if options.apnsURL != nil, options.delayMs != nil || options.maxStreams != nil || options.verifyTokens || options.mockLoops != nil {
-            throw CommandLineError("--apns: the mock flags only apply to a mock that bench starts itself")
+        if options.apnsURL != nil || options.fcmURL != nil, options.delayMs != nil || options.maxStreams != nil || options.verifyTokens || options.mockLoops != nil {
+            throw CommandLineError("--apns/--fcm: the mock flags only apply to a mock that bench starts itself")
         }
         if options.rate != nil && options.mode == .stream {
             throw CommandLineError("--rate: only with --mode send (or publish)")
@@ -432,5 +525,18 @@ enum BenchCommand {
             throw CommandLineError("\(flag): must be a number above 0 and at most \(formatCount(Int(max)))")
         }
         return value
+    }
+}
+
+/// The provider the bench's app delivers to.
+enum BenchProvider: String, Sendable {
+    case apns, fcm
+
+    /// `APNs`, `FCM`.
+    var name: String { self == .apns ? "APNs" : "FCM" }
+
+    /// Token `i` in this provider's shape.
+    func token(_ i: Int) -> String {
+        self == .apns ? BenchCommand.benchToken(i) : BenchCommand.benchFCMToken(i)
     }
 }

@@ -160,7 +160,10 @@ struct BenchFiles {
 
     /// Removes the files this bench wrote, then the directory.
     func remove() {
-        for name in ["AuthKey.p8", "mock-ca.pem", "pushgate.json", "mock-apns.log", "gateway.log"] {
+        for name in [
+            "AuthKey.p8", "mock-ca.pem", "service-account.json", "pushgate.json", "mock-apns.log", "mock-fcm.log",
+            "gateway.log",
+        ] {
             unlink(path(name))
         }
         rmdir(directory)

@@ -12,9 +12,9 @@ import PushStore
 enum BenchPublish {
     static let topic = "bench"
 
-    static func preload(store path: String, subscribers: Int) async throws {
+    static func preload(store path: String, subscribers: Int, provider: BenchProvider) async throws {
         let store = try await SQLiteStore.open(path: path)
-        let tokens = (0..<subscribers).map(BenchCommand.benchToken)
+        let tokens = (0..<subscribers).map(provider.token)
         _ = try await store.bulkCreateSubscribed(topic: topic, app: "bench", tokens: tokens, now: 0)
         await store.close()
     }

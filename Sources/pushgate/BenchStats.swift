@@ -355,7 +355,7 @@ struct BenchResult {
     }
 
     var workloadDescription: String {
-        var parts = ["mode=\(options.mode.rawValue)"]
+        var parts = ["provider=\(options.provider.rawValue)", "mode=\(options.mode.rawValue)"]
         if options.mode != .publish { parts.append("tokens/send=\(options.tokensPerSend)") }
         if let rate = options.rate {
             parts.append("rate=\(formatDecimal(rate, places: 0))/s (max in flight \(concurrency))")
@@ -401,9 +401,10 @@ struct BenchResult {
             rows.append(("gateway RSS", "idle \(mib(rssIdleKiB))  after warm-up \(mib(rssAfterWarmupKiB))  after run \(mib(rssEndKiB))  peak \(mib(rssPeakKiB))"))
             rows.append(("gateway CPU", gatewayCPU.map { formatDecimal($0, places: 0) + "% of one core" } ?? "-"))
         }
-        if let mockCPU { rows.append(("mock-apns CPU", formatDecimal(mockCPU, places: 0) + "% of one core")) }
+        let mock = options.provider == .apns ? "mock-apns" : "mock-fcm"
+        if let mockCPU { rows.append(("\(mock) CPU", formatDecimal(mockCPU, places: 0) + "% of one core")) }
         if let clientCPU { rows.append(("bench client CPU", formatDecimal(clientCPU, places: 0) + "% of one core")) }
-        if let mockRequests { rows.append(("mock-apns requests", formatCount(mockRequests) + " (incl. warm-up)")) }
+        if let mockRequests { rows.append(("\(mock) requests", formatCount(mockRequests) + " (incl. warm-up)")) }
         if outcome.drainTimedOut { rows.append(("note", "the drain limit passed with calls in flight")) }
         let width = rows.map(\.0.count).max() ?? 0
         var out = "pushgate bench: \(workloadDescription)\n\(setup)\n"
@@ -428,6 +429,9 @@ struct BenchResult {
         fields.append(("pipeline", options.mode == .stream ? "\(options.pipeline)" : "null"))
         fields.append(("rate", number(options.rate)))
         fields.append(("grpc_connections", "\(min(grpcConnections, concurrency))"))
+        fields.append(("provider", jsonString(options.provider.rawValue)))
+        fields.append(("provider_connections", options.target == nil ? "\(options.connections)" : "null"))
+        // The old name, kept for scripts that read it (the provider's connections, APNs or FCM).
         fields.append(("apns_connections", options.target == nil ? "\(options.connections)" : "null"))
         fields.append(("setup", jsonString(setup)))
         fields.append(("elapsed_s", number(seconds)))

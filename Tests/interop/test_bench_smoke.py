@@ -40,3 +40,25 @@ def test_bench_json_is_one_object():
 def test_bench_help():
     proc = subprocess.run([_binary(), "bench", "--help"], capture_output=True, text=True, timeout=10)
     assert proc.returncode == 0 and "--tokens-per-send" in proc.stdout
+
+
+def test_bench_fcm_runs_against_mock_fcm():
+    """--provider fcm: bench starts mock-fcm (service account written by the mock) and an FCM app;
+    the gateway gets an access token and delivers every FCM token."""
+    proc = subprocess.run([_binary(), "bench", "--provider", "fcm", "--duration", "5", "--tokens-per-send", "100",
+                           "--json", "--quiet"], capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["provider"] == "fcm"
+    assert "mock-fcm" in result["setup"] and "FCM connection" in result["setup"]
+    assert result["delivered"] > 0 and result["delivered"] == result["results"]
+    assert result["errors"] == {}
+    assert result["mock"]["requests"] >= result["delivered"]
+
+
+def test_bench_provider_flag_is_checked():
+    proc = subprocess.run([_binary(), "bench", "--provider", "gcm"], capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 2 and "--provider: apns or fcm" in proc.stderr
+    proc = subprocess.run([_binary(), "bench", "--provider", "fcm", "--verify-tokens"], capture_output=True,
+                          text=True, timeout=10)
+    assert proc.returncode == 2 and "--verify-tokens" in proc.stderr

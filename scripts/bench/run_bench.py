@@ -5,6 +5,9 @@
   Pushgate  `pushgate bench` rows (Send batches with 1 and 4 APNs connections, SendStream, 1-token
             Sends at a fixed rate, the mock delaying 20 ms, memory, a flood past queue_limit)
   peer      aioapns (Python) to the same mock with one connection
+  FCM       the same against `pushgate mock-fcm`: h2load's ceiling (with an OAuth2 access token the
+            script gets from the mock's token endpoint) and Pushgate Send batches with 1 and 4
+            FCM connections (`pushgate bench --provider fcm`)
 
 and writes BENCHMARKS.md: the machine, date, commit, the exact commands, what they printed, ratios
 and the issue's targets marked met / missed. The mock runs WITHOUT provider-token verification for
@@ -28,6 +31,12 @@ TOPIC = "com.example.bench"
 TOKEN = "b" * 63 + "0"
 # The payload the gateway builds for the bench notification (title + body), byte for byte.
 PAYLOAD = '{"aps":{"alert":{"title":"Bench","body":"Hello from pushgate bench"}}}'
+# FCM: the messages:send body the gateway builds for `pushgate bench --provider fcm`'s notification
+# (title, body, data {"bench":"1"}) with its first token, byte for byte (FCMMessageBuilder's order).
+FCM_TOKEN = "bench-0:APA91b" + ("Bq3xK9_mZ-7vLw2cT8nRj4Yh0dEsUa5o" * 5)[:152 - len("bench-0:APA91b")]
+FCM_BODY = ('{"message":{"token":"%s","notification":{"title":"Bench","body":"Hello from pushgate bench"},'
+            '"data":{"bench":"1"},"android":{"priority":"HIGH"},"apns":{"headers":{"apns-priority":"10"}}}}' % FCM_TOKEN)
+FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 
 
 def rel(path):
@@ -100,10 +109,10 @@ def machine():
             "swift": swift[0] if swift else "?", "h2load": h2load}
 
 
-def start_mock(work, name, extra=()):
+def start_mock(work, name, extra=(), kind="mock-apns"):
     log = open(os.path.join(work, name + ".log"), "w")
     ca = os.path.join(work, name + "-ca.pem")
-    proc = subprocess.Popen([BIN, "mock-apns", "--listen", "127.0.0.1:0", "--write-ca", ca] + list(extra),
+    proc = subprocess.Popen([BIN, kind, "--listen", "127.0.0.1:0", "--write-ca", ca] + list(extra),
                             stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 20
     port = None
@@ -111,13 +120,38 @@ def start_mock(work, name, extra=()):
         time.sleep(0.05)
         with open(log.name) as fh:
             text = fh.read()
-        m = re.search(r"mock-apns listening on 127\.0\.0\.1:(\d+)", text)
+        m = re.search(kind + r" listening on 127\.0\.0\.1:(\d+)", text)
         if m and "wrote the certificate" in text:
             port = int(m.group(1))
     if port is None:
         proc.kill()
-        raise SystemExit("bench: mock-apns did not start:\n" + open(log.name).read())
+        raise SystemExit("bench: %s did not start:\n%s" % (kind, open(log.name).read()))
     return proc, port, ca
+
+
+def fcm_access_token(work, account_path):
+    """An access token from mock-fcm's token endpoint, the way a Google client gets one: an RS256
+    assertion signed with the service account's key, exchanged with `nghttp` (the endpoint is
+    HTTP/2 only). h2load then sends it as `authorization: Bearer …` on every request."""
+    import jwt  # PyJWT + cryptography (scripts/requirements.txt)
+    import urllib.parse
+
+    with open(account_path) as fh:
+        account = json.load(fh)
+    now = int(time.time())
+    assertion = jwt.encode({"iss": account["client_email"], "scope": FCM_SCOPE, "aud": account["token_uri"],
+                            "iat": now, "exp": now + 3600}, account["private_key"], algorithm="RS256",
+                           headers={"kid": account.get("private_key_id", "")})
+    form = os.path.join(work, "token-form.txt")
+    with open(form, "w") as fh:
+        fh.write(urllib.parse.urlencode({"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer",
+                                         "assertion": assertion}))
+    proc = subprocess.run(["nghttp", "-H", "content-type: application/x-www-form-urlencoded", "-d", form,
+                           account["token_uri"]], capture_output=True, text=True, timeout=30)
+    try:
+        return json.loads(proc.stdout)["access_token"]
+    except (ValueError, KeyError):
+        raise SystemExit("bench: no access token from %s: %s %s" % (account["token_uri"], proc.stdout, proc.stderr))
 
 
 def stop(proc):
@@ -195,6 +229,38 @@ def main():
     with open(os.path.join(work, "mock.log")) as fh:
         finals = [l for l in fh if "final stats" in l]
     results["shared_mock_final"] = finals[-1].strip() if finals else ""
+
+    # FCM: one mock-fcm (MAX_CONCURRENT_STREAMS 100, FCM's) for the ceiling and the Send rows.
+    account = os.path.join(work, "fcm-service-account.json")
+    fcm_mock, fcm_port, fcm_ca = start_mock(work, "mock-fcm", ["--write-service-account", account], kind="mock-fcm")
+    fcm_url = "https://127.0.0.1:%d" % fcm_port
+    try:
+        with open(account) as fh:
+            project = json.load(fh)["project_id"]
+        with open(os.path.join(work, "fcm-body.json"), "w") as fh:
+            fh.write(FCM_BODY)
+        bearer = fcm_access_token(work, account)
+        n = "100000" if quick else "400000"
+        for conns in (1, 4):
+            label = "fcm-ceiling-h2load-c%d" % conns
+            argv = ["h2load", "-n", n, "-c", str(conns), "-m", "100", "-t", str(min(conns, 2)),
+                    "-d", os.path.join(work, "fcm-body.json"), "-H", "content-type: application/json; charset=UTF-8",
+                    "-H", "authorization: Bearer " + bearer,
+                    fcm_url + "/v1/projects/%s/messages:send" % project]
+            proc = r.run(label, argv, timeout=120)
+            r.commands[-1] = (label, r.commands[-1][1].replace(bearer, "$ACCESS_TOKEN"))
+            results[label] = parse_h2load(proc.stdout)
+        fcm_common = ["--provider", "fcm", "--fcm", fcm_url, "--fcm-ca", fcm_ca, "--service-account", account,
+                      "--tokens-per-send", "1000", "--duration", seconds]
+        results["fcm-send-1conn"] = r.bench("pushgate-fcm-send-1000-1conn",
+                                            fcm_common + ["--connections", "1", "--concurrency", "4"])
+        results["fcm-send-4conn"] = r.bench("pushgate-fcm-send-1000-4conn",
+                                            fcm_common + ["--connections", "4", "--concurrency", "8"])
+    finally:
+        stop(fcm_mock)
+    with open(os.path.join(work, "mock-fcm.log")) as fh:
+        finals = [l for l in fh if "final stats" in l]
+    results["fcm_mock_final"] = finals[-1].strip() if finals else ""
 
     # Rows with a mock of their own (pushgate bench starts it with these flags).
     results["delay20"] = r.bench("pushgate-delay20-1conn-1000streams",
@@ -300,6 +366,15 @@ def render(info, res, commands, quick):
             fmt(pub["subscribers_per_second"]), "-", "-",
             "delivered %s of %s, failed %s" % (fmt(pub["delivered"]), fmt(pub["subscribers"]), fmt(pub["failed"])), "-",
             "fan-out done in %.2f s; Publish answered (committed) in %.1f ms" % (pub["seconds"], pub["publish_ms"]))
+    for label in ("fcm-ceiling-h2load-c1", "fcm-ceiling-h2load-c4"):
+        d = res.get(label) or {}
+        row("**FCM ceiling**: h2load → mock-fcm, %s conn, -m 100 (the mock handles at least this)" % label[-1],
+            fmt(d.get("rps")), "-", "mean %s" % d.get("request_mean", "-"),
+            "%s failed, %s of %s 2xx" % (fmt(d.get("failed")), fmt(d.get("2xx")), fmt(d.get("total"))), "-", "")
+    bench_row("Pushgate **FCM** Send, 1,000 tokens/RPC, 1 FCM conn (100 streams), 4 RPCs in flight",
+              res.get("fcm-send-1conn"))
+    bench_row("Pushgate **FCM** Send, 1,000 tokens/RPC, 4 FCM conns (100 streams each), 8 RPCs in flight",
+              res.get("fcm-send-4conn"))
     if peer:
         row("**peer**: aioapns 4.0 (Python), max_connections=1, 1,000 in flight", fmt(peer_rate), "-", "-",
             "none" if not peer["errors"] else json.dumps(peer["errors"]), "-", "%s notifications" % fmt(peer["notifications"]))
@@ -364,7 +439,12 @@ def render(info, res, commands, quick):
                "(equal for all clients); every client still sends a real ES256 JWT in `authorization`. The ceiling, "
                "peer and the first four Pushgate rows share one mock (its final stats: `%s`); the other rows use "
                "a mock that `pushgate bench` starts with the flags shown." % res.get("shared_mock_final", "")[:300])
-    out.append("- Payload for every row: `%s`, headers `apns-topic: %s`, `apns-push-type: alert`." % (PAYLOAD, TOPIC))
+    out.append("- Payload for every APNs row: `%s`, headers `apns-topic: %s`, `apns-push-type: alert`." % (PAYLOAD, TOPIC))
+    out.append("- FCM rows: `pushgate mock-fcm` (it always checks the OAuth2 access token; MAX_CONCURRENT_STREAMS "
+               "100, as FCM's), one mock for the ceiling and both Send rows (its final stats: `%s`). Tokens are "
+               "152-byte registration tokens `bench-<n>:APA91b…`; body per token (h2load posts it with the "
+               "first token and a Bearer token fetched from the mock's token endpoint): `%s`." % (
+                   res.get("fcm_mock_final", "")[:300], FCM_BODY.replace(FCM_TOKEN, "bench-0:APA91b…")))
     out.append("- Latency percentiles are per RPC (SendStream: per request message), from `pushgate bench`'s log-linear "
                "histogram (within 3%). CPU is % of one core (gateway / mock) over the measured run.\n")
     out.append("## Throughput and latency\n")
@@ -372,8 +452,13 @@ def render(info, res, commands, quick):
     out.append("| --- | ---: | ---: | ---: | --- | --- | --- |")
     out += rows
     out.append("\nRatios (one run): Pushgate Send 4 conns / h2load ceiling 4 conns = **%s×**; 1 conn / ceiling 1 conn = **%s×**; "
-               "Pushgate / aioapns = **%s×**.\n" % (fmt(r_ceiling, 2), fmt(ratio(g(s1, "notifications_per_s"), c1.get("rps")), 2),
-                                                   fmt(r_peer, 1)))
+               "Pushgate / aioapns = **%s×**. FCM: Pushgate Send 4 conns / h2load → mock-fcm 4 conns = **%s×**; "
+               "1 conn / 1 conn = **%s×**.\n" % (
+                   fmt(r_ceiling, 2), fmt(ratio(g(s1, "notifications_per_s"), c1.get("rps")), 2), fmt(r_peer, 1),
+                   fmt(ratio(g(res.get("fcm-send-4conn"), "notifications_per_s"),
+                             (res.get("fcm-ceiling-h2load-c4") or {}).get("rps")), 2),
+                   fmt(ratio(g(res.get("fcm-send-1conn"), "notifications_per_s"),
+                             (res.get("fcm-ceiling-h2load-c1") or {}).get("rps")), 2)))
     out.append("## Memory (gateway RSS, from /proc/PID/status)\n")
     out.append("| When | RSS |")
     out.append("| --- | --- |")
