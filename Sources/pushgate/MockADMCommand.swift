@@ -55,6 +55,8 @@ enum MockADMCommand {
           --seed N                  seed of the fault draws (default 24301)
           --goaway-after N          GOAWAY after N streams on each connection
           --stats-interval S        log a stats line to stderr every S seconds
+          --stats-file FILE         write the stats as JSON to FILE at exit, and every
+                                    --stats-interval S when given
           -h, --help                this text
 
         Sends are checked in this order: access token (401 AccessTokenExpired), X-Amzn-Type-Version
@@ -89,7 +91,18 @@ enum MockADMCommand {
                 try writeCredentials(options)
                 printError("mock-adm: " + describe(options.configuration, run: options.run))
             },
-            summary: { $0.stats.summary }, close: { $0.close() })
+            summary: { $0.stats.summary }, statsFile: { writeStatsFile($0.stats, to: $1) }, close: { $0.close() })
+    }
+
+    /// The stats as one JSON object: the shared counters, `by_status`, `by_error`, and ADM's own.
+    static func writeStatsFile(_ stats: MockADMStats, to path: String) {
+        MockCommandSupport.writeStatsJSON(
+            to: path, tool: "mock-adm", counters: stats.counters,
+            numbers: [
+                ("sends", stats.sendRequests), ("delivered", stats.delivered), ("canonical_ids", stats.canonicalIDs),
+                ("token_requests", stats.tokenRequests), ("tokens_issued", stats.tokensIssued),
+            ],
+            objects: [])
     }
 
     /// The credentials files; both hold the secret, hence mode 0600.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PushCore
+import PushMockSupport
 
 // What the mock-apns and mock-fcm commands share: flag parsing helpers, token lists, writing
 // files and waiting for SIGINT/SIGTERM.
@@ -120,6 +121,28 @@ extension MockCommandSupport {
         } catch {
             printError("\(tool): cannot write the stats file: \(error)")
         }
+    }
+}
+
+extension MockCommandSupport {
+    /// The stats file of a request/response mock (mock-fcm, mock-adm): the connection and answer
+    /// counters they share, then the mock's own `numbers` and `objects`.
+    static func writeStatsJSON(
+        to path: String, tool: String, counters: MockServerCounters, numbers: [(String, Int)],
+        objects: [(String, [(String, Int)])]
+    ) {
+        writeStatsJSON(
+            to: path, tool: tool,
+            numbers: [
+                ("requests", counters.requests), ("streams_opened", counters.streamsOpened),
+                ("streams_cancelled", counters.streamsCancelled), ("connections_opened", counters.connectionsOpened),
+                ("connections_closed", counters.connectionsClosed), ("handshake_failures", counters.handshakeFailures),
+                ("goaways_sent", counters.goAwaysSent), ("max_in_flight", counters.maxInFlight),
+            ] + numbers,
+            objects: [
+                ("by_status", counters.byStatus.map { (String($0.key), $0.value) }),
+                ("by_error", counters.byError.map { ($0.key, $0.value) }),
+            ] + objects)
     }
 }
 

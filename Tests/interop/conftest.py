@@ -86,44 +86,6 @@ class Server:
                 raise AssertionError("pushgate did not stop on SIGTERM within 10 s")
 
 
-class MockProcess:
-    """`pushgate mock-fcm` / `mock-adm` / `mock-apns` as a child process: started, its port read from
-    its "listening on" line, the files it was asked to write waited for; `stop()` answers its final
-    stats line."""
-
-    def __init__(self, command, args, wait_for_files=()):
-        binary = os.environ.get("PUSHGATE_BIN", os.path.join(ROOT, ".build", "debug", "pushgate"))
-        self.proc = subprocess.Popen([binary, command, "--listen", "127.0.0.1:0"] + list(args),
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.lines = []
-        self.port = None
-        deadline = time.time() + 20
-        while self.port is None and time.time() < deadline:
-            line = self.proc.stderr.readline()
-            if not line:
-                break
-            self.lines.append(line)
-            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-        threading.Thread(target=lambda: self.lines.extend(self.proc.stderr), daemon=True).start()
-        while time.time() < deadline and not all(os.path.exists(f) and os.path.getsize(f) > 0 for f in wait_for_files):
-            time.sleep(0.05)
-        if self.port is None or not all(os.path.exists(f) for f in wait_for_files):
-            self.proc.kill()
-            raise RuntimeError("%s did not start:\n%s" % (command, "".join(self.lines)))
-        self.url = "https://127.0.0.1:%d" % self.port
-
-    def stop(self):
-        """SIGTERM; answers the final stats line."""
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        time.sleep(0.1)
-        final = [line for line in self.lines if "final stats" in line]
-        assert final, "".join(self.lines)
-        return final[-1]
-
-
 @pytest.fixture(scope="session")
 def lookalike(tmp_path_factory):
     """The independent APNs look-alike (Python ssl + h2), with a certificate and a .p8 key."""

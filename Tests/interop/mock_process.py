@@ -1,5 +1,5 @@
-"""`pushgate mock-apns` / `pushgate mock-fcm` as child processes, for the fault suite, the crash loop
-and the soak: started on an ephemeral port with fault flags, stopped with SIGTERM, and read back
+"""`pushgate mock-apns` / `mock-fcm` / `mock-adm` as child processes, for the fault suite, the crash
+loop, the soak and the provider interop tests: started on an ephemeral port with fault flags, stopped with SIGTERM, and read back
 through `--stats-file` (the counters plus 200s per device token)."""
 import json
 import os
@@ -16,7 +16,7 @@ def pushgate_binary():
 
 
 class MockProcess:
-    """A mock provider child process. `kind` is "mock-apns" or "mock-fcm"."""
+    """A mock provider child process. `kind` is "mock-apns", "mock-fcm" or "mock-adm"."""
 
     def __init__(self, kind, directory, flags=(), binary=None, port=0):
         self.kind = kind
@@ -32,9 +32,13 @@ class MockProcess:
                 subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
                                 "-out", self.p8], check=True, capture_output=True)
             args += ["--p8", self.p8, "--key-id", "KEY1234567", "--team-id", "TEAM123456"]
-        else:
+        elif kind == "mock-fcm":
             self.service_account_file = os.path.join(directory, "service-account.json")
             args += ["--write-service-account", self.service_account_file]
+        else:
+            self.client_id = "amzn1.application-oa2-client.interop"
+            self.client_secret_file = os.path.join(directory, "adm-client-secret")
+            args += ["--client-id", self.client_id, "--write-client-secret", self.client_secret_file]
         self.args = args + list(flags)
         self.log = []
         self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -54,7 +58,8 @@ class MockProcess:
             self.proc.kill()
             raise RuntimeError("%s did not start:\n%s" % (kind, "".join(self.log)))
         threading.Thread(target=self._drain, daemon=True).start()
-        self.token_url = "https://127.0.0.1:%d/token" % self.port
+        self.url = "https://127.0.0.1:%d" % self.port
+        self.token_url = self.url + ("/auth/o2/token" if kind == "mock-adm" else "/token")
 
     def _drain(self):
         for line in self.proc.stderr:
@@ -84,5 +89,12 @@ class MockProcess:
         app = {"name": name, "platform": "fcm", "service_account_file": self.service_account_file,
                "ca_file": self.ca_file, "url": "https://127.0.0.1:%d" % (url_port or self.port),
                "token_url": self.token_url}
+        app.update(extra)
+        return app
+
+    def adm_app(self, name, url_port=None, **extra):
+        app = {"name": name, "platform": "adm", "client_id": self.client_id,
+               "client_secret_file": self.client_secret_file, "ca_file": self.ca_file,
+               "url": "https://127.0.0.1:%d" % (url_port or self.port), "token_url": self.token_url}
         app.update(extra)
         return app

@@ -2,14 +2,13 @@
 to the independent ADM look-alike (Login-with-Amazon token endpoint and the send API), and in one
 topic to the APNs, FCM and ADM look-alikes together."""
 import json
-import os
-import re
 import time
 
 import grpc
 import pytest
 
-from conftest import MockProcess, Server, adm_app_config, app_config, fcm_app_config, wait_done
+from conftest import Server, adm_app_config, app_config, fcm_app_config, wait_done
+from mock_process import MockProcess
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 
@@ -159,22 +158,16 @@ def test_pushgate_mock_adm_canonical_ids_dead_ids_and_rate_limits(tmp_path):
     """The product pair: `pushgate mock-adm` writes the client secret, the gateway's adm app uses it;
     through the registry a canonical id replaces the endpoint's, a dead id disables its endpoint, and
     429 MaxRateExceeded is retried after Retry-After."""
-    directory = str(tmp_path)
-    secret, ca = os.path.join(directory, "adm-secret"), os.path.join(directory, "ca.pem")
-    client_id = "amzn1.application-oa2-client.interop"
-    mock = MockProcess("mock-adm", ["--client-id", client_id, "--write-client-secret", secret, "--write-ca", ca,
-                                    "--canonical-prefix", "old-", "--unregistered-prefix", "dead-",
-                                    "--rate-limit-every", "5", "--retry-after", "1"], [secret, ca])
+    mock = MockProcess("mock-adm", str(tmp_path / "mock"), [
+        "--canonical-prefix", "old-", "--unregistered-prefix", "dead-", "--rate-limit-every", "5",
+        "--retry-after", "1"])
     gateway = None
     try:
-        config = {"apps": [{"name": "fire", "platform": "adm", "client_id": client_id, "client_secret_file": secret,
-                            "url": mock.url, "token_url": mock.url + "/auth/o2/token", "ca_file": ca}]}
-        gateway = Server(config, directory)
+        gateway = Server({"apps": [mock.adm_app("fire")]}, str(tmp_path))
         channel = grpc.insecure_channel(gateway.address)
         push, registry = push_pb2_grpc.PushStub(channel), registry_pb2_grpc.RegistryStub(channel)
-        ids = ["ok-%d" % n for n in range(20)]
         started = time.time()
-        results = send(push, ids, data_json='{"k": "v"}')
+        results = send(push, ["ok-%d" % n for n in range(20)], data_json='{"k": "v"}')
         assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 20
         assert any(r.attempts == 2 for r in results) and time.time() - started >= 1
 
@@ -191,5 +184,6 @@ def test_pushgate_mock_adm_canonical_ids_dead_ids_and_rate_limits(tmp_path):
     finally:
         if gateway:
             gateway.stop()
-        final = mock.stop()
-    assert re.search(r"429=\d+", final) and "token_requests=1 " in final, final
+        stats = mock.stop()
+    assert stats["by_status"].get("429", 0) >= 1 and stats["token_requests"] == 1, stats
+    assert stats["canonical_ids"] == 1 and stats["delivered"] == 21, stats

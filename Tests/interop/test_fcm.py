@@ -2,14 +2,13 @@
 delivering to the independent FCM look-alike (its own token endpoint checks our RS256 assertions)
 and, in the same topic, to the independent APNs look-alike."""
 import json
-import os
-import re
 import time
 
 import grpc
 import pytest
 
-from conftest import MockProcess, Server, app_config, fcm_app_config, wait_done
+from conftest import Server, app_config, fcm_app_config, wait_done
+from mock_process import MockProcess
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 
@@ -169,15 +168,11 @@ def test_a_topic_delivers_the_apns_and_gcm_payloads_to_each(stubs, lookalike, fc
 def test_pushgate_mock_fcm_with_faults(tmp_path):
     """The product pair: `pushgate mock-fcm` writes a service account, the gateway uses it, and 503s
     with Retry-After are retried until delivered, while dead tokens are rejected at once."""
-    directory = str(tmp_path)
-    account, ca = os.path.join(directory, "sa.json"), os.path.join(directory, "ca.pem")
-    mock = MockProcess("mock-fcm", ["--write-service-account", account, "--write-ca", ca, "--unavailable-every", "5",
-                                    "--retry-after", "1", "--unregistered-prefix", "dead-"], [account, ca])
+    mock = MockProcess("mock-fcm", str(tmp_path / "mock"), ["--unavailable-every", "5", "--retry-after", "1",
+                                                            "--unregistered-prefix", "dead-"])
     gateway = None
     try:
-        config = {"apps": [{"name": "android", "platform": "fcm", "service_account_file": account,
-                            "url": mock.url, "ca_file": ca}]}
-        gateway = Server(config, directory)
+        gateway = Server({"apps": [mock.fcm_app("android")]}, str(tmp_path))
         channel = grpc.insecure_channel(gateway.address)
         push = push_pb2_grpc.PushStub(channel)
         # Every 5th send is answered 503: 4 of the first 20, and at most one of their retries, so
@@ -196,5 +191,6 @@ def test_pushgate_mock_fcm_with_faults(tmp_path):
     finally:
         if gateway:
             gateway.stop()
-        final = mock.stop()
-    assert re.search(r"503=\d+", final) and "token_requests=1 " in final, final
+        stats = mock.stop()
+    assert stats["by_status"].get("503", 0) >= 1 and stats["token_requests"] == 1, stats
+    assert sorted(stats["delivered_per_token"].values()) == [1] * 20, "each token delivered exactly once"
