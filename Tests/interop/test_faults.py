@@ -130,7 +130,9 @@ class Rig:
                 duplicates += accepted
         unknown = set(per_token) - set(self.results)
         assert not unknown, "the provider accepted tokens nobody sent: %s" % sorted(unknown)[:3]
-        assert duplicates <= window, "%d duplicates, window %d" % (duplicates, window)
+        warnings = "".join([line for line in self.gateway.log if "level=warning" in line][-20:])
+        assert duplicates <= window, "%d duplicates, window %d; the gateway's warnings:\n%s" % (
+            duplicates, window, warnings)
         assert len(misreported) <= window, misreported[:5]
         if window == 0:
             # Nothing was lost with a connection: every request the mock answered is an attempt
