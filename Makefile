@@ -86,6 +86,11 @@ CRASH_ARGS ?=
 crash-loop: venv build
 	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) scripts/crash-loop.py $(CRASH_ARGS)
 
+# Soak: release build, steady load with faults for SOAK_SECONDS (600); figures into RELIABILITY.md.
+SOAK_SECONDS ?= 600
+soak: release venv
+	SOAK_SECONDS=$(SOAK_SECONDS) PUSHGATE_BIN=$$($(SWIFT) build -c release --show-bin-path)/pushgate $(PY) scripts/soak.py
+
 # Sanitizers (own build dirs .build-asan / .build-tsan): unit tests + interop; any report fails.
 # Not part of make test: a sanitized build and run take far longer than CI's budget.
 test-asan: deps venv

@@ -33,11 +33,18 @@ export TSAN_OPTIONS="log_path=$reports/tsan:suppressions=$PWD/scripts/sanitizers
 
 status=0
 echo "== unit tests under $kind sanitizer"
-$SWIFT test --skip-build --sanitize="$kind" --scratch-path "$scratch" --no-parallel || status=1
+# Leak checking is off for the unit-test process: several tests leave fixtures alive on purpose or
+# by a cycle of their own (event loops never shut down, recorders holding their sessions), which
+# says nothing about the product. Leaks are checked where they matter: in every pushgate process
+# the interop suite runs (below).
+ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+    $SWIFT test --skip-build --sanitize="$kind" --scratch-path "$scratch" --no-parallel || status=1
 echo "== interop suite under $kind sanitizer ($bin/pushgate)"
-# The sanitized binary is 2-3x (ASan) or 5-15x (TSan) slower: the generous timeouts of the suite hold,
-# the bench smoke test (a throughput floor) does not mean anything here.
-PUSHGATE_BIN=$bin/pushgate FAULTS_SANITIZER=$short $PY -m pytest -q Tests/interop -k "not bench_smoke" "$@" || status=1
+# The sanitized binary is 2-3x (ASan) or 5-15x (TSan) slower and uses far more memory: the generous
+# timeouts of the suite hold, but two tests measure what a sanitizer changes and are left out: the
+# bench smoke test (a throughput floor) and the queue-limit flood (a 200 MB peak-RSS bound; ASan's
+# shadow memory and quarantine alone go past it).
+PUSHGATE_BIN=$bin/pushgate $PY -m pytest -q Tests/interop -k "not bench_smoke and not bounded_memory" "$@" || status=1
 
 if compgen -G "$reports/*" >/dev/null; then
     echo "== $kind sanitizer reports:"

@@ -70,8 +70,10 @@ final class GatewayMetrics: Sendable {
             "pushgate_queue_depth", help: "Notifications an app holds: queued, waiting to retry, in flight.",
             labels: ["app"]
         ) { clients.map { ([$0.key], Double($0.value.heldRequests)) } }
-        registry.gauge("pushgate_fanouts_running", help: "Publish fan-outs in progress.") {
-            [([], Double(fanOut.activeCount))]
+        // Weak: the fan-out holds these metrics, and a strong capture here would make a cycle
+        // (metrics → registry → this closure → fan-out → metrics) that outlives the gateway.
+        registry.gauge("pushgate_fanouts_running", help: "Publish fan-outs in progress.") { [weak fanOut] in
+            [([], Double(fanOut?.activeCount ?? 0))]
         }
         registry.gauge(
             "pushgate_provider_token_age_seconds",

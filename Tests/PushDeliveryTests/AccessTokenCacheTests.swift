@@ -13,11 +13,14 @@ private final class Waiter: AuthorizationWaiter {
 private final class FakeEndpoint: Sendable {
     let fetches = Atomic<Int>(0)
     let failing = Atomic<Bool>(false)
+    /// While set, a fetch waits (so a test can line up several requests behind it first).
+    let held = Atomic<Bool>(false)
     let lifetime: Int64
 
     init(lifetime: Int64 = 3600) { self.lifetime = lifetime }
 
     func fetch() async throws -> (accessToken: String, expiresIn: Int64) {
+        while held.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(1)) }
         let n = fetches.add(1, ordering: .relaxed).newValue
         if failing.load(ordering: .relaxed) { throw OAuthTokenEndpoint.ExchangeError(description: "invalid_grant") }
         return ("token-\(n)", lifetime)
@@ -36,6 +39,9 @@ struct AccessTokenCacheTests {
     @Test("one fetch serves every waiter and every later request until renewal is due")
     func oneFetch() async {
         let endpoint = FakeEndpoint()
+        // Held until all three have asked: on a loaded machine (or under a sanitizer) the fetch
+        // task could otherwise finish between two of them.
+        endpoint.held.store(true, ordering: .relaxed)
         let now = Mutex<Int64>(1_000)
         let cache = AccessTokenCache(clock: { now.withLock { $0 } }, fetch: endpoint.fetch)
         let waiters = (0..<3).map { _ in Waiter() }
@@ -45,6 +51,7 @@ struct AccessTokenCacheTests {
                 return
             }
         }
+        endpoint.held.store(false, ordering: .relaxed)
         await eventually { waiters.allSatisfy { $0.calls.load(ordering: .relaxed) == 1 } }
         #expect(waiters.allSatisfy { $0.calls.load(ordering: .relaxed) == 1 })
         for _ in 0..<1000 {
