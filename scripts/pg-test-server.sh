@@ -4,7 +4,10 @@
 #
 #   scripts/pg-test-server.sh start DIR [PORT]   initdb DIR (once) and start; prints the URL to use
 #   scripts/pg-test-server.sh stop DIR           stop it (fast shutdown)
-#   scripts/pg-test-server.sh run DIR -- CMD…    start, run CMD with PUSHGATE_TEST_PG_URL set, stop
+#   scripts/pg-test-server.sh run -- CMD…        initdb a temporary directory, start on a free port,
+#                                                run CMD with PUSHGATE_TEST_PG_URL set, stop, remove
+#
+# `run` with PUSHGATE_TEST_PG_URL already set just runs CMD against that server.
 #
 # PostgreSQL's binaries refuse to run as root; as root the server runs as the `postgres` user that
 # Debian's package creates (DIR must then be somewhere that user can write; it is chowned).
@@ -17,8 +20,17 @@ as_owner() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# The first port from 55432 on that nothing listens on (several worktrees may test at once).
+free_port() {
+  local port
+  for port in $(seq 55432 55631); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+  echo "pg-test-server: no free port in 55432-55631" >&2; exit 1
+}
+
 start() {
-  local dir=$1 port=${2:-55432}
+  local dir=$1 port=${2:-$(free_port)}
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
   [ "$(id -u)" -eq 0 ] && chown postgres: "$dir"
@@ -44,12 +56,18 @@ case "${1:-}" in
   start) start "$2" "${3:-}" ;;
   stop) stop "$2" ;;
   run)
-    dir=$2; shift 2
+    shift
     [ "${1:-}" = "--" ] && shift
-    port=${PG_TEST_PORT:-55432}
-    url=$(start "$dir" "$port")
-    trap 'stop "$dir"' EXIT
-    PUSHGATE_TEST_PG_URL=$url "$@"
+    if [ -n "${PUSHGATE_TEST_PG_URL:-}" ]; then exec "$@"; fi
+    dir=$(mktemp -d /tmp/pushgate-pg.XXXXXX)
+    chmod 755 "$dir"
+    cleanup() { stop "$dir" || true; rm -rf "$dir"; }
+    trap cleanup EXIT
+    url=$(start "$dir")
+    echo "pg-test-server: PostgreSQL for the tests at $url (data in $dir)" >&2
+    status=0
+    PUSHGATE_TEST_PG_URL=$url "$@" || status=$?
+    exit $status
     ;;
-  *) echo "usage: $0 start DIR [PORT] | stop DIR | run DIR -- CMD..." >&2; exit 2 ;;
+  *) echo "usage: $0 start DIR [PORT] | stop DIR | run -- CMD..." >&2; exit 2 ;;
 esac
