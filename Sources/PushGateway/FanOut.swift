@@ -51,7 +51,7 @@ final class FanOut: Sendable {
         self.pageSize = pageSize
         self.settings = settings
         policy = FanOutLeasePolicy(
-            owner: "pg-" + RandomUUID.make(), leaseMillis: Int64(settings.leaseSeconds) * 1000,
+            owner: "pushgate-" + RandomUUID.make(), leaseMillis: Int64(settings.leaseSeconds) * 1000,
             chunkSize: settings.chunkSize)
     }
 

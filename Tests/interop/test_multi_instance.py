@@ -50,7 +50,7 @@ def database():
 def owner_of(server):
     """The fan-out lease owner id the instance logged at start."""
     for line in server.log:
-        m = re.search(r"instance=(pg-[0-9a-f-]+)", line)
+        m = re.search(r"instance=(pushgate-[0-9a-f-]+)", line)
         if m:
             return m.group(1)
     raise AssertionError("no instance id in the log:\n" + "".join(server.log))
