@@ -27,7 +27,9 @@ BIN = os.path.join(ROOT, ".build", "release", "pushgate")
 BEGIN, END = "<!-- bench-scale:begin -->", "<!-- bench-scale:end -->"
 SUBSCRIBERS = int(os.environ.get("SCALE_SUBSCRIBERS", "100000"))
 RUNS = int(os.environ.get("SCALE_RUNS", "3"))
-INSTANCES = [1, 2, 3]
+# (instances, fan-out workers per instance). The last row is a control: one instance with as many
+# workers as three instances have, to tell the gain of more instances from that of more concurrency.
+VARIANTS = [(1, 2), (2, 2), (3, 2), (1, 6)]
 FANOUT = {"workers": 2, "chunk_size": 5000, "lease_seconds": 30, "poll_ms": 100}
 
 
@@ -81,7 +83,8 @@ class Child:
                 self.proc.wait()
 
 
-def one_run(work, base_url, mock_port, count, run):
+def one_run(work, base_url, mock_port, variant, run):
+    count, workers = variant
     import grpc
     from pushgate.v1 import push_pb2, push_pb2_grpc
 
@@ -94,7 +97,7 @@ def one_run(work, base_url, mock_port, count, run):
         subprocess.run([BIN, "load-subscribers", "--store", url, "--topic", "bench", "--app", "bench",
                         "--count", str(SUBSCRIBERS)], check=True, capture_output=True, timeout=600)
         load_s = time.monotonic() - started
-        config = {"listen": "127.0.0.1:0", "store": url, "fanout": FANOUT,
+        config = {"listen": "127.0.0.1:0", "store": url, "fanout": dict(FANOUT, workers=workers),
                   "apps": [{"name": "bench", "platform": "apns", "bundle_id": "com.example.bench",
                             "team_id": "TEAM123456", "key_id": "KEY1234567",
                             "key_file": os.path.join(work, "AuthKey.p8"),
@@ -124,11 +127,11 @@ def one_run(work, base_url, mock_port, count, run):
                            "(SELECT sum(total) AS n FROM fanout_chunks GROUP BY lease_owner) s")
         chunks = int(psql(url, "SELECT count(*) FROM fanout_chunks"))
         ok = message.state == push_pb2.MESSAGE_STATE_COMPLETED and message.delivered == SUBSCRIBERS
-        result = {"instances": count, "run": run, "seconds": seconds, "rate": message.delivered / seconds,
+        result = {"variant": variant, "run": run, "seconds": seconds, "rate": message.delivered / seconds,
                   "publish_ms": accepted_ms, "delivered": message.delivered, "total": message.total, "ok": ok,
                   "shares": shares, "chunks": chunks, "load_s": load_s}
-        log("%d instance(s), run %d: %.2f s, %.0f/s, shares %s, %s" % (
-            count, run, seconds, result["rate"], shares, "ok" if ok else "NOT COMPLETE: %s" % message))
+        log("%d instance(s) x %d workers, run %d: %.2f s, %.0f/s, shares %s, %s" % (
+            count, workers, run, seconds, result["rate"], shares, "ok" if ok else "NOT COMPLETE: %s" % message))
         return result
     finally:
         for s in servers:
@@ -149,7 +152,9 @@ def machine():
                         capture_output=True, text=True).stdout.strip()
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
-    return "%s, %d cores, %s; PostgreSQL %s; commit %s" % (cpu, os.cpu_count(), platform.platform(), pg, commit)
+    load = open("/proc/loadavg").read().split()[:3] if os.path.exists("/proc/loadavg") else ["?"] * 3
+    return "%s, %d cores, %s; PostgreSQL %s; commit %s; load average at the end %s" % (
+        cpu, os.cpu_count(), platform.platform(), pg, commit, " ".join(load))
 
 
 def section(results, started):
@@ -163,17 +168,20 @@ def section(results, started):
              "chunks covered. Everything (PostgreSQL, mock, gateways, this script) shares the same cores, so "
              "the figures show the overhead and the spreading of work more than the gain a machine per "
              "instance would bring." % ("{:,}".format(SUBSCRIBERS), json.dumps(FANOUT), RUNS), "",
-             "| Instances | Fan-out time (s) | Subscribers/s | Publish answered (ms) | Chunks | Shares (median run) | All runs (s) |",
-             "| ---: | ---: | ---: | ---: | ---: | --- | --- |"]
-    for count in INSTANCES:
-        rows = sorted([r for r in results if r["instances"] == count], key=lambda r: r["seconds"])
+             "| Instances | Workers each | Fan-out time (s) | Subscribers/s | Publish answered (ms) | Chunks | Shares (median run) | All runs (s) |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+    for variant in VARIANTS:
+        rows = sorted([r for r in results if r["variant"] == variant], key=lambda r: r["seconds"])
         if not rows:
             continue
         median = rows[len(rows) // 2]
-        lines.append("| %d | %.2f | %s | %.1f | %d | %s | %s |" % (
-            count, median["seconds"], "{:,}".format(int(median["rate"])), median["publish_ms"], median["chunks"],
+        lines.append("| %d | %d | %.2f | %s | %.1f | %d | %s | %s |" % (
+            variant[0], variant[1], median["seconds"], "{:,}".format(int(median["rate"])), median["publish_ms"], median["chunks"],
             median["shares"], ", ".join("%.2f%s" % (r["seconds"], "" if r["ok"] else " (incomplete)") for r in rows)))
-    lines += ["", "Load time of %s subscribers into PostgreSQL (bulk loader, batches of 10,000): %.1f s (median)." % (
+    lines += ["", "The last row is a control: one instance with the workers of three. Each worker keeps 3 pages "
+              "of 1,000 in flight, so more instances also mean more requests in flight; the control tells that "
+              "gain from the gain of more processes.", "",
+              "Load time of %s subscribers into PostgreSQL (bulk loader, batches of 10,000): %.1f s (median)." % (
         "{:,}".format(SUBSCRIBERS), statistics.median(r["load_s"] for r in results)), END]
     return "\n".join(lines) + "\n"
 
@@ -207,7 +215,7 @@ def main():
             while not os.path.exists(os.path.join(work, "mock-ca.pem")) and time.time() < deadline:
                 time.sleep(0.05)
             port = int(mock.match.group(1))
-            results = [one_run(work, base, port, count, run) for run in range(RUNS) for count in INSTANCES]
+            results = [one_run(work, base, port, variant, run) for run in range(RUNS) for variant in VARIANTS]
         finally:
             mock.stop()
     write(section(results, started))
