@@ -153,8 +153,7 @@ final class FanOut: Sendable {
             try? await Task.sleep(for: every)
             if Task.isCancelled { return }
             do {
-                _ = try await store.renewFanOutLease(
-                    messageID: chunk.message.id, chunk: chunk.number, policy: policy, now: unixMilliseconds())
+                _ = try await store.renewFanOutLease(chunk, policy: policy, now: unixMilliseconds())
             } catch where error.code == .conflict || error.code == .notFound {
                 log.warning(
                     "fan-out chunk taken over by another instance; stopping it here",
@@ -258,7 +257,7 @@ final class FanOut: Sendable {
         }
         let state: MessageState = last ? (plan.expired ? .expired : .completed) : .fanningOut
         try await store.recordChunkProgress(
-            messageID: message.id, chunk: chunk.number, policy: policy, cursor: cursor,
+            chunk, policy: policy, cursor: cursor,
             counts: ProgressCounts(
                 total: counts.total, delivered: counts.delivered, rejected: counts.rejected, failed: counts.failed,
                 skipped: counts.skipped),

@@ -17,14 +17,21 @@ public struct FanOutChunk: Sendable, Equatable {
     public var end: String?
     /// When the lease runs out (Unix milliseconds) unless renewed.
     public var leaseExpiresAt: Int64
+    /// This claim's lease holder: the owner's id and a random suffix, new with every claim. Renewals
+    /// and progress must present it, so a claim that was taken over — even by another worker of the
+    /// same process — can record nothing more.
+    public var claim: String
 
     /// Makes a chunk.
-    public init(message: MessageRecord, number: Int, cursor: String, end: String?, leaseExpiresAt: Int64) {
+    public init(
+        message: MessageRecord, number: Int, cursor: String, end: String?, leaseExpiresAt: Int64, claim: String
+    ) {
         self.message = message
         self.number = number
         self.cursor = cursor
         self.end = end
         self.leaseExpiresAt = leaseExpiresAt
+        self.claim = claim
     }
 }
 

@@ -117,22 +117,22 @@ public protocol Store: Sendable {
     /// get the same chunk at once (PostgreSQL: `FOR UPDATE SKIP LOCKED`). `nil`: nothing to do.
     func claimFanOutChunk(_ policy: FanOutLeasePolicy, now: Int64) async throws(StoreError) -> FanOutChunk?
 
-    /// Extends `policy.owner`'s lease on a chunk to `now + policy.leaseMillis` and answers the new
-    /// expiry. `conflict` if another instance took the chunk over (or it is finished): stop working it.
-    func renewFanOutLease(messageID: String, chunk: Int, policy: FanOutLeasePolicy, now: Int64)
-        async throws(StoreError) -> Int64
+    /// Extends the lease of a chunk this claim holds to `now + policy.leaseMillis` and answers the new
+    /// expiry. `conflict` if the chunk was taken over (by another instance, or another claim of this
+    /// one) or is finished: stop working it.
+    func renewFanOutLease(_ chunk: FanOutChunk, policy: FanOutLeasePolicy, now: Int64) async throws(StoreError) -> Int64
 
     /// Records a chunk's progress in one transaction: adds `counts` to the chunk's, moves its resume
     /// cursor, renews the lease; `state` `completed` or `expired` finishes the chunk, and the message
     /// with its last chunk (expired if any chunk expired). A message's counts are the sum over its
-    /// chunks, so `message(id:)` is consistent whichever instance asks. An instance that took over a
-    /// chunk resumes after its last recorded cursor: delivery is at-least-once, and the duplicate
-    /// window is the pages in flight when its owner stopped. `conflict` if `policy.owner` no longer
+    /// chunks, so `message(id:)` is consistent whichever instance asks. A claim that took a chunk over
+    /// resumes after its last recorded cursor: delivery is at-least-once, and the duplicate window is
+    /// the pages in flight when the previous holder stopped. `conflict` if `chunk.claim` no longer
     /// holds the chunk (nothing is recorded); `notFound` for an unknown message or chunk;
     /// `invalidArgument` for negative counts or `state` `accepted`.
     func recordChunkProgress(
-        messageID: String, chunk: Int, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts,
-        state: MessageState, now: Int64
+        _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
+        now: Int64
     ) async throws(StoreError)
 
     /// Ends `owner`'s leases at once, so other instances take its unfinished chunks over without

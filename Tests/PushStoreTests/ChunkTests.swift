@@ -57,11 +57,11 @@ struct ChunkTests {
             #expect(try await store.claimFanOutChunk(b, now: 500) == nil)
             let firstTwo = Array(try await Self.targets(of: mine, in: store).prefix(2))
             try await store.recordChunkProgress(
-                messageID: "m", chunk: 0, policy: a, cursor: firstTwo[1].cursor,
+                mine, policy: a, cursor: firstTwo[1].cursor,
                 counts: ProgressCounts(total: 2, delivered: 2), state: .fanningOut, now: 600)
             // The commit renewed the lease to 1600.
             #expect(try await store.claimFanOutChunk(b, now: 1500) == nil)
-            #expect(try await store.renewFanOutLease(messageID: "m", chunk: 0, policy: a, now: 700) == 1700)
+            #expect(try await store.renewFanOutLease(mine, policy: a, now: 700) == 1700)
             let taken = try #require(try await store.claimFanOutChunk(b, now: 1700))
             #expect(taken.number == 0 && taken.cursor == firstTwo[1].cursor && taken.leaseExpiresAt == 2700)
             #expect(try await Self.targets(of: taken, in: store).map(\.endpoint.token) == ["c", "d", "e"])
@@ -69,17 +69,25 @@ struct ChunkTests {
             // The old owner finds out at its next commit or renewal, and records nothing.
             let late = await storeError { () async throws(StoreError) in
                 try await store.recordChunkProgress(
-                    messageID: "m", chunk: 0, policy: a, cursor: "", counts: ProgressCounts(total: 3, delivered: 3),
+                    mine, policy: a, cursor: "", counts: ProgressCounts(total: 3, delivered: 3),
                     state: .completed, now: 1800)
             }
             #expect(late?.code == .conflict)
             let renewal = await storeError { () async throws(StoreError) in
-                try await store.renewFanOutLease(messageID: "m", chunk: 0, policy: a, now: 1800)
+                try await store.renewFanOutLease(mine, policy: a, now: 1800)
             }
             #expect(renewal?.code == .conflict)
+            // Even the same owner's earlier claim is refused once the chunk was claimed again.
+            try await store.releaseFanOutLeases(owner: "b")
+            let again = try #require(try await store.claimFanOutChunk(b, now: 1750))
+            #expect(again.claim != taken.claim && again.claim.hasPrefix("b/"))
+            let stale = await storeError { () async throws(StoreError) in
+                try await store.renewFanOutLease(taken, policy: b, now: 1760)
+            }
+            #expect(stale?.code == .conflict)
 
             try await store.recordChunkProgress(
-                messageID: "m", chunk: 0, policy: b, cursor: "", counts: ProgressCounts(total: 3, delivered: 2, failed: 1),
+                again, policy: b, cursor: "", counts: ProgressCounts(total: 3, delivered: 2, failed: 1),
                 state: .completed, now: 1900)
             let message = try await store.message(id: "m")
             #expect(message.state == .completed)
@@ -100,13 +108,13 @@ struct ChunkTests {
             let second = try #require(try await store.claimFanOutChunk(policy("b"), now: 0))
             #expect([first.number, second.number] == [0, 1])
             try await store.recordChunkProgress(
-                messageID: "m", chunk: 1, policy: policy("b"), cursor: "",
+                second, policy: policy("b"), cursor: "",
                 counts: ProgressCounts(total: 10, delivered: 7, rejected: 1, failed: 1, skipped: 1), state: .expired,
                 now: 1)
             var message = try await store.message(id: "m")
             #expect(message.state == .fanningOut)
             try await store.recordChunkProgress(
-                messageID: "m", chunk: 0, policy: policy("a"), cursor: "",
+                first, policy: policy("a"), cursor: "",
                 counts: ProgressCounts(total: 10, delivered: 10), state: .completed, now: 2)
             message = try await store.message(id: "m")
             #expect(message.state == .expired)
@@ -125,31 +133,39 @@ struct ChunkTests {
             let taken = try #require(try await store.claimFanOutChunk(policy("b"), now: 1))
             #expect(taken.number == 0)
             try await store.recordChunkProgress(
-                messageID: "d", chunk: 0, policy: policy("b"), cursor: "", counts: ProgressCounts(total: 1, delivered: 1),
+                taken, policy: policy("b"), cursor: "", counts: ProgressCounts(total: 1, delivered: 1),
                 state: .completed, now: 2)
             #expect(try await store.message(id: "d").state == .completed)
             #expect(try await store.claimFanOutChunk(policy("b"), now: 3) == nil)
         }
     }
 
-    @Test("bad progress is refused: negative counts, state accepted, unknown message or chunk", arguments: StoreEngine.available)
+    @Test("bad progress is refused: negative counts, state accepted, unknown message or chunk, another claim", arguments: StoreEngine.available)
     func badProgress(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             try await store.insertMessage(MessageRecord(id: "d", endpointID: "e1", message: "hi", publishedAt: 1))
             let a = policy("a")
-            _ = try #require(try await store.claimFanOutChunk(a, now: 0))
-            let cases: [(String, Int, ProgressCounts, MessageState, StoreError.Code)] = [
-                ("d", 0, ProgressCounts(total: -1), .fanningOut, .invalidArgument),
-                ("d", 0, ProgressCounts(), .accepted, .invalidArgument),
-                ("nope", 0, ProgressCounts(), .fanningOut, .notFound),
-                ("d", 7, ProgressCounts(), .fanningOut, .notFound),
+            let held = try #require(try await store.claimFanOutChunk(a, now: 0))
+            var unknownMessage = held
+            unknownMessage.message.id = "nope"
+            var unknownChunk = held
+            unknownChunk.number = 7
+            var otherClaim = held
+            otherClaim.claim = "a/another"
+            let cases: [(FanOutChunk, ProgressCounts, MessageState, StoreError.Code)] = [
+                (held, ProgressCounts(total: -1), .fanningOut, .invalidArgument),
+                (held, ProgressCounts(), .accepted, .invalidArgument),
+                (unknownMessage, ProgressCounts(), .fanningOut, .notFound),
+                (unknownChunk, ProgressCounts(), .fanningOut, .notFound),
+                // The same owner with another claim (another worker of the same process) is refused.
+                (otherClaim, ProgressCounts(total: 1), .completed, .conflict),
             ]
-            for (id, number, counts, state, code) in cases {
+            for (chunk, counts, state, code) in cases {
                 let error = await storeError { () async throws(StoreError) in
                     try await store.recordChunkProgress(
-                        messageID: id, chunk: number, policy: a, cursor: "", counts: counts, state: state, now: 1)
+                        chunk, policy: a, cursor: "", counts: counts, state: state, now: 1)
                 }
-                #expect(error?.code == code, "\(id) \(number) \(state)")
+                #expect(error?.code == code, "\(chunk.message.id) \(chunk.number) \(chunk.claim) \(state)")
             }
             #expect(try await store.message(id: "d").total == 0)
         }
@@ -174,7 +190,7 @@ struct ChunkTests {
                             ledger.record(chunk.number, by: mine.owner)
                             let range = try await Self.targets(of: chunk, in: store, limit: 50)
                             try await store.recordChunkProgress(
-                                messageID: "m", chunk: chunk.number, policy: mine, cursor: range.last?.cursor ?? "",
+                                chunk, policy: mine, cursor: range.last?.cursor ?? "",
                                 counts: ProgressCounts(total: Int64(range.count), delivered: Int64(range.count)),
                                 state: .completed, now: 2)
                         }

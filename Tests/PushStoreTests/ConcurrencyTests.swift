@@ -37,7 +37,7 @@ struct ConcurrencyTests {
                             app: "ios", normalizedToken: "t\(i)", customUserData: "", now: Int64(i))
                         _ = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
                         try await store.recordChunkProgress(
-                            messageID: "m", chunk: chunk.number, policy: policy, cursor: "",
+                            chunk, policy: policy, cursor: "",
                             counts: ProgressCounts(total: 1, delivered: 1), state: .fanningOut, now: 2)
                     }
                 }

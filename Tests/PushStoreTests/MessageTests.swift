@@ -57,7 +57,7 @@ struct MessageTests {
                 let first = try #require(try await store.claimFanOutChunk(policy, now: 10))
                 #expect(first.message.id == "running" && first.number == 0)
                 try await store.recordChunkProgress(
-                    messageID: "running", chunk: 0, policy: policy, cursor: "",
+                    first, policy: policy, cursor: "",
                     counts: ProgressCounts(total: 2, delivered: 1, rejected: 1), state: .completed, now: 11)
                 await store.close()
                 let closed = await storeError { () async throws(StoreError) in try await store.message(id: "running") }

@@ -84,7 +84,7 @@ struct MigrationTests {
         let rest = try await store.fanOutPage(topic: "news", after: chunk.cursor, through: chunk.end, limit: 10)
         #expect(rest.items.map(\.endpoint.token) == ["c"])
         try await store.recordChunkProgress(
-            messageID: "old", chunk: 0, policy: policy, cursor: rest.items[0].cursor,
+            chunk, policy: policy, cursor: rest.items[0].cursor,
             counts: ProgressCounts(total: 1, delivered: 1), state: .completed, now: 2)
         let message = try await store.message(id: "old")
         #expect(message.state == .completed && message.total == 3 && message.delivered == 3)

@@ -28,13 +28,14 @@ extension SQLDatabase {
         ) { (messageSeq: $0.int64(0), number: $0.int64(1), cursor: $0.int64(2), last: $0.isNull(3) ? nil : $0.int64(3)) }
         guard let expired else { return nil }
         let expiresAt = now + policy.leaseMillis
+        let claim = Self.newClaim(policy)
         try run(
             "UPDATE fanout_chunks SET lease_owner = ?, lease_expires_at = ? WHERE message_seq = ? AND number = ?",
-            [.text(policy.owner), .integer(expiresAt), .integer(expired.messageSeq), .integer(expired.number)])
+            [.text(claim), .integer(expiresAt), .integer(expired.messageSeq), .integer(expired.number)])
         return FanOutChunk(
             message: try message(seq: expired.messageSeq), number: Int(expired.number),
             cursor: Self.position(expired.cursor), end: expired.last.map { PageCursor.encode(.fanOut, after: $0) },
-            leaseExpiresAt: expiresAt)
+            leaseExpiresAt: expiresAt, claim: claim)
     }
 
     private func planNext(_ policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> FanOutChunk? {
@@ -63,6 +64,7 @@ extension SQLDatabase {
             if bounds.count == 2 { last = bounds[0] }
         }
         let expiresAt = now + policy.leaseMillis
+        let claim = Self.newClaim(policy)
         try run(
             """
             INSERT INTO fanout_chunks (message_seq, number, range_after, range_last, cursor, state, lease_owner,
@@ -71,7 +73,7 @@ extension SQLDatabase {
             """,
             [
                 .integer(candidate.seq), .integer(candidate.chunks), .integer(candidate.after),
-                last.map(SQLValue.integer) ?? .null, .integer(candidate.after), .text(policy.owner),
+                last.map(SQLValue.integer) ?? .null, .integer(candidate.after), .text(claim),
                 .integer(expiresAt),
             ])
         try run(
@@ -83,14 +85,18 @@ extension SQLDatabase {
         return FanOutChunk(
             message: try message(seq: candidate.seq), number: Int(candidate.chunks),
             cursor: Self.position(candidate.after), end: last.map { PageCursor.encode(.fanOut, after: $0) },
-            leaseExpiresAt: expiresAt)
+            leaseExpiresAt: expiresAt, claim: claim)
     }
+
+    /// A lease holder for one claim: `owner/random`, so `releaseFanOutLeases(owner:)` finds the
+    /// owner's claims by prefix.
+    private static func newClaim(_ policy: FanOutLeasePolicy) -> String { policy.owner + "/" + RandomID.make() }
 
     /// A stored position as a cursor (`""` for the beginning).
     private static func position(_ seq: Int64) -> String { seq == 0 ? "" : PageCursor.encode(.fanOut, after: seq) }
 
-    /// The chunk's message seq, checking that `owner` still holds it; `conflict` otherwise.
-    private func heldChunk(messageID: String, number: Int, owner: String, lockMessage: Bool)
+    /// The chunk's message seq, checking that `claim` still holds it; `conflict` otherwise.
+    private func heldChunk(messageID: String, number: Int, claim owner: String, lockMessage: Bool)
         throws(StoreError) -> Int64
     {
         let messageSeq = try row(
@@ -113,11 +119,11 @@ extension SQLDatabase {
         return messageSeq
     }
 
-    func renewFanOutLease(messageID: String, chunk number: Int, policy: FanOutLeasePolicy, now: Int64)
-        throws(StoreError) -> Int64
-    {
-        try transaction { () throws(StoreError) -> Int64 in
-            let messageSeq = try heldChunk(messageID: messageID, number: number, owner: policy.owner, lockMessage: false)
+    func renewFanOutLease(_ chunk: FanOutChunk, policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> Int64 {
+        let number = chunk.number
+        return try transaction { () throws(StoreError) -> Int64 in
+            let messageSeq = try heldChunk(
+                messageID: chunk.message.id, number: number, claim: chunk.claim, lockMessage: false)
             let expiresAt = now + policy.leaseMillis
             try run(
                 "UPDATE fanout_chunks SET lease_expires_at = ? WHERE message_seq = ? AND number = ?",
@@ -127,9 +133,10 @@ extension SQLDatabase {
     }
 
     func recordChunkProgress(
-        messageID: String, chunk number: Int, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts,
-        state: MessageState, now: Int64
+        _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
+        now: Int64
     ) throws(StoreError) {
+        let number = chunk.number
         guard counts.isValid else { throw StoreError(.invalidArgument, message: "progress counts must not be negative") }
         guard state != .accepted else {
             throw StoreError(.invalidArgument, message: "a chunk is fanningOut, completed or expired")
@@ -140,7 +147,7 @@ extension SQLDatabase {
             // Finishing locks the message first, so the last two chunks finishing at once on two
             // instances see each other and exactly one of them completes the message.
             let messageSeq = try heldChunk(
-                messageID: messageID, number: number, owner: policy.owner, lockMessage: finishing)
+                messageID: chunk.message.id, number: number, claim: chunk.claim, lockMessage: finishing)
             try run(
                 """
                 UPDATE fanout_chunks SET cursor = ?, state = ?, lease_expires_at = ?, total = total + ?,
@@ -177,8 +184,14 @@ extension SQLDatabase {
 
     /// Lets other instances claim `owner`'s unfinished chunks at once (a graceful stop).
     func releaseFanOutLeases(owner: String) throws(StoreError) {
+        var pattern = ""
+        for character in owner {
+            if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+            pattern.append(character)
+        }
         try run(
-            "UPDATE fanout_chunks SET lease_expires_at = 0 WHERE lease_owner = ? AND state = 'working'", [.text(owner)])
+            "UPDATE fanout_chunks SET lease_expires_at = 0 WHERE lease_owner LIKE ? ESCAPE '\\' AND state = 'working'",
+            [.text(pattern + "/%")])
     }
 
     /// Makes every unfinished chunk claimable (SQLite at open: one process owns the file, so no

@@ -142,22 +142,21 @@ extension SQLStore {
         try await withDatabase { database throws(StoreError) in try database.claimFanOutChunk(policy, now: now) }
     }
 
-    public func renewFanOutLease(messageID: String, chunk: Int, policy: FanOutLeasePolicy, now: Int64)
+    public func renewFanOutLease(_ chunk: FanOutChunk, policy: FanOutLeasePolicy, now: Int64)
         async throws(StoreError) -> Int64
     {
         try await withDatabase { database throws(StoreError) in
-            try database.renewFanOutLease(messageID: messageID, chunk: chunk, policy: policy, now: now)
+            try database.renewFanOutLease(chunk, policy: policy, now: now)
         }
     }
 
     public func recordChunkProgress(
-        messageID: String, chunk: Int, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts,
-        state: MessageState, now: Int64
+        _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
+        now: Int64
     ) async throws(StoreError) {
         try await withDatabase { database throws(StoreError) in
             try database.recordChunkProgress(
-                messageID: messageID, chunk: chunk, policy: policy, cursor: cursor, counts: counts, state: state,
-                now: now)
+                chunk, policy: policy, cursor: cursor, counts: counts, state: state, now: now)
         }
     }
 
