@@ -9,7 +9,11 @@ ARGS ?=
 FUZZ_SECONDS ?= 30
 
 .PHONY: all deps venv build release run test unit interop proto check-proto clean help bench bench-smoke fuzz \
-	test-faults crash-loop test-asan test-tsan soak
+	test-faults crash-loop test-asan test-tsan soak scale bench-scale
+
+# The tests that need PostgreSQL get a private server (scripts/pg-test-server.sh: temporary data
+# directory, free port, stopped afterwards) unless PUSHGATE_TEST_PG_URL already names one.
+WITH_PG := scripts/pg-test-server.sh run --
 
 all: build
 
@@ -25,6 +29,8 @@ help:
 	@echo "make test-asan    unit tests and interop under AddressSanitizer (own build dir)"
 	@echo "make test-tsan    unit tests and interop under ThreadSanitizer (own build dir)"
 	@echo "make soak         release build, steady load with faults, SOAK_SECONDS (600); RELIABILITY.md"
+	@echo "make scale        kill-one-instance test at 100,000 subscribers, 3 instances on one PostgreSQL"
+	@echo "make bench-scale  Publish throughput with 1, 2, 3 instances on one PostgreSQL; BENCHMARKS.md section"
 
 deps:
 	@scripts/install-deps.sh
@@ -55,16 +61,26 @@ check-proto: venv
 # two cooperative threads that the timing-sensitive async suites (deadlines, PING) need.
 unit: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	$(WITH_PG) $(SWIFT) test --skip-build --no-parallel
 
 interop: venv build
-	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) -m pytest -q Tests/interop
+	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(WITH_PG) $(PY) -m pytest -q Tests/interop
 
 test: check-proto unit interop
 
 # Benchmarks (release build): h2load ceiling, Pushgate rows, aioapns peer; writes BENCHMARKS.md.
 bench: release venv
 	scripts/bench.sh
+
+# The multi-instance kill test in its long form: 100,000 subscribers, 3 instances (release build).
+scale: release venv
+	PUSHGATE_SCALE_SUBSCRIBERS=100000 PUSHGATE_BIN=.build/release/pushgate $(WITH_PG) \
+		$(PY) -m pytest -q -s Tests/interop/test_multi_instance.py -k kill
+
+# A 100,000-subscriber Publish on 1, 2, 3 instances sharing one PostgreSQL; writes its own section
+# of BENCHMARKS.md (release build).
+bench-scale: release venv
+	$(WITH_PG) $(PY) scripts/bench/scale.py
 
 # A 3-second `pushgate bench` run against mock-apns and a 5-second one against mock-fcm (what the
 # interop suite's test_bench_smoke.py also checks).

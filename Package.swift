@@ -26,6 +26,9 @@ let package = Package(
             name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // PostgreSQL's client library: the store engine for several instances sharing one database.
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
         .systemLibrary(name: "CLinux"),
         .systemLibrary(
@@ -40,8 +43,9 @@ let package = Package(
         // Domain types and pure logic: no C, no I/O.
         .target(name: "PushCore", swiftSettings: swiftSettings),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: swiftSettings),
-        // The embedded store: SQLite (WAL) behind a narrow protocol; registry, messages, fan-out progress.
-        .target(name: "PushStore", dependencies: ["CSQLite", "PushCore"], swiftSettings: swiftSettings),
+        // The store behind a narrow protocol: SQLite (WAL, embedded) or PostgreSQL (shared by instances);
+        // registry, messages, leased fan-out chunks.
+        .target(name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore"], swiftSettings: swiftSettings),
 
         // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.

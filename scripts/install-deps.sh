@@ -8,6 +8,8 @@ packages=(
   protobuf-c-compiler   # protoc-c, for `make proto` and the staleness check
   libssl-dev            # TLS, ALPN, ES256/RS256
   libsqlite3-dev        # embedded store
+  libpq-dev             # PostgreSQL client library: the store several instances share
+  postgresql            # PostgreSQL server + psql, for the tests (scripts/pg-test-server.sh runs a private one)
   pkg-config            # SwiftPM finds the libraries through it
   nghttp2-client        # nghttp / h2load: independent HTTP/2 peers for tests and benchmarks
   python3-venv          # the test venv (grpcio clients)

@@ -4,24 +4,44 @@ import PushCore
 import PushStore
 import Synchronization
 
-/// Delivers published messages in the background: reads a topic's subscriptions a page at a time,
-/// sends each page through the apps' APNs clients, and commits the page's counts and cursor before
-/// reading the next. After a crash or restart, ``resumeUnfinished()`` goes on after the last
-/// committed cursor: every subscribed endpoint gets the message at least once, and the duplicate
-/// window is one page.
+/// Delivers published messages in the background, in leased chunks that any instance sharing the
+/// store may work.
+///
+/// A message's fan-out is split into chunks (`fanout.chunk_size` subscriptions of its topic; a
+/// direct publish is one chunk). Up to `fanout.workers` workers per instance each claim a chunk
+/// (`Store.claimFanOutChunk`, `FOR UPDATE SKIP LOCKED` on PostgreSQL), read it a page at a time, send
+/// each page through the apps' clients, and commit the page's counts and cursor before the chunk's
+/// resume point moves past it; the lease is renewed with every commit and every third of the lease.
+/// An instance that dies loses its leases, and another claims the chunks and resumes after their
+/// last committed cursors: every subscribed endpoint gets the message at least once, and the
+/// duplicate window is the pages in flight (``pagesInFlight`` × page size per chunk being worked).
+/// SQLite runs the same code with one instance: its leases are released when the store opens.
 final class FanOut: Sendable {
     /// Subscriptions read, sent and committed together.
     let pageSize: Int
+    let settings: FanOutSettings
+    /// This process's claims; a new owner id every start.
+    let policy: FanOutLeasePolicy
     private let store: any Store
     private let live: LiveSettings
     private let log: Log
     private let events: DeliveryEvents
     private let metrics: GatewayMetrics?
-    private let running = Mutex<[String: Task<Void, Never>]>([:])
+
+    private struct State {
+        var workers: [Int: Task<Void, Never>] = [:]
+        var nextWorker = 0
+        /// Set by `kick`: work may have appeared since a worker last found none.
+        var pending = false
+        var stopped = false
+        var chunksInProgress = 0
+        var poller: Task<Void, Never>?
+    }
+    private let state = Mutex(State())
 
     init(
         store: any Store, live: LiveSettings, events: DeliveryEvents, log: Log,
-        metrics: GatewayMetrics? = nil, pageSize: Int = 1000
+        metrics: GatewayMetrics? = nil, pageSize: Int = 1000, settings: FanOutSettings = FanOutSettings()
     ) {
         self.store = store
         self.events = events
@@ -29,74 +49,170 @@ final class FanOut: Sendable {
         self.log = log
         self.metrics = metrics
         self.pageSize = pageSize
+        self.settings = settings
+        policy = FanOutLeasePolicy(
+            owner: "pushgate-" + RandomUUID.make(), leaseMillis: Int64(settings.leaseSeconds) * 1000,
+            chunkSize: settings.chunkSize)
     }
 
-    /// Starts delivering a committed message.
-    func start(_ message: MessageRecord) {
-        running.withLock { running in
-            guard running[message.id] == nil else { return }
-            running[message.id] = Task { [self] in
-                await deliver(message)
-                _ = self.running.withLock { $0.removeValue(forKey: message.id) }
-            }
-        }
-    }
+    /// A message was committed here: start on it now rather than at the next poll.
+    func published() { kick() }
 
-    /// Restarts the messages a previous run left unfinished.
+    /// Starts working: logs what a previous run (or a dead instance) left unfinished, then looks for
+    /// work now and every `poll_ms`.
     func resumeUnfinished() async {
         do {
             let unfinished = try await store.unfinishedMessages()
             if !unfinished.isEmpty { log.info("resuming fan-outs", ["messages": "\(unfinished.count)"]) }
-            for message in unfinished { start(message) }
         } catch {
             log.error("cannot read unfinished messages", ["error": "\(error)"])
         }
+        let interval = Duration.milliseconds(settings.pollMilliseconds)
+        let poller = Task { [weak self] in
+            while !Task.isCancelled {
+                self?.kick()
+                try? await Task.sleep(for: interval)
+            }
+        }
+        state.withLock { $0.poller = poller }
     }
 
-    /// Stops working (the store keeps the progress; a restart resumes).
+    /// Stops claiming and cancels the chunks in progress (their progress stays committed).
     func stop() {
-        running.withLock { running in
-            for task in running.values { task.cancel() }
+        state.withLock { state in
+            state.stopped = true
+            state.poller?.cancel()
+            for task in state.workers.values { task.cancel() }
         }
     }
 
-    /// Fan-outs in progress.
-    var activeCount: Int { running.withLock { $0.count } }
+    /// After ``stop()`` and the delivery engine's shutdown: waits (briefly) for the workers to end,
+    /// then releases this instance's leases so other instances resume its chunks at once.
+    func drain() async {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while state.withLock({ !$0.workers.isEmpty }) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        do {
+            try await store.releaseFanOutLeases(owner: policy.owner)
+        } catch {
+            log.warning("could not release fan-out leases; they run out by themselves", ["error": "\(error)"])
+        }
+    }
 
-    // MARK: One message
+    /// Chunks this instance is working on.
+    var activeCount: Int { state.withLock { $0.chunksInProgress } }
 
-    /// Pages sent at once: while one page waits for APNs, the next is read and sent. Pages are
-    /// committed in order, so the resume cursor only moves past pages that are done; the duplicate
-    /// window after a crash is these pages.
+    /// Marks work as pending and starts a worker if there is room.
+    private func kick() {
+        state.withLock { state in
+            state.pending = true
+            guard !state.stopped, state.workers.count < settings.workers else { return }
+            let id = state.nextWorker
+            state.nextWorker += 1
+            state.workers[id] = Task { [self] in
+                await work()
+                _ = self.state.withLock { $0.workers.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Claims and works chunks until there are none (or the store fails: the poller retries).
+    private func work() async {
+        while !Task.isCancelled {
+            state.withLock { $0.pending = false }
+            let chunk: FanOutChunk?
+            do {
+                chunk = try await store.claimFanOutChunk(policy, now: unixMilliseconds())
+            } catch {
+                log.error("cannot claim fan-out work", ["error": "\(error)"])
+                return
+            }
+            guard let chunk else {
+                // A kick since the claim began may have missed this worker: claim again.
+                if state.withLock({ $0.pending && !$0.stopped }) { continue }
+                return
+            }
+            state.withLock { $0.chunksInProgress += 1 }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.deliver(chunk) }
+                group.addTask { await self.keepLease(chunk) }
+                // Whichever ends first ends the other: the chunk is done, or its lease was lost.
+                await group.next()
+                group.cancelAll()
+            }
+            state.withLock { $0.chunksInProgress -= 1 }
+        }
+    }
+
+    /// Renews the chunk's lease every third of its length until cancelled; returns if another
+    /// instance took the chunk over.
+    private func keepLease(_ chunk: FanOutChunk) async {
+        let every = Duration.milliseconds(max(1, policy.leaseMillis / 3))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: every)
+            if Task.isCancelled { return }
+            do {
+                _ = try await store.renewFanOutLease(chunk, policy: policy, now: unixMilliseconds())
+            } catch where error.code == .conflict || error.code == .notFound {
+                log.warning(
+                    "fan-out chunk taken over by another instance; stopping it here",
+                    ["message_id": chunk.message.id, "chunk": "\(chunk.number)"])
+                return
+            } catch {
+                log.warning("cannot renew a fan-out lease", ["message_id": chunk.message.id, "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: One chunk
+
+    /// Pages sent at once: while one page waits for the provider, the next is read and sent. Pages
+    /// are committed in order, so the resume cursor only moves past pages that are done; the
+    /// duplicate window after a crash is these pages, per chunk being worked.
     static let pagesInFlight = 3
 
-    private func deliver(_ message: MessageRecord) async {
-        // One message works with the apps and clients configured when it starts (a reload during
-        // a fan-out applies to the next message).
+    private func deliver(_ chunk: FanOutChunk) async {
+        let message = chunk.message
+        // One chunk works with the apps and clients configured when it starts (a reload during a
+        // fan-out applies to the next chunk).
         let snapshot = live.snapshot
         let apps = Dictionary(
             snapshot.configuration.apps.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let clients = snapshot.clients
         do {
             if let endpointID = message.endpointID {
-                let endpoint = try await store.endpoint(id: endpointID)
-                let key = apps[endpoint.app]?.platformKey ?? .apns
-                var plan = try MessagePlan(message, target: .endpoint(key), apps: apps)
-                let target = FanOutTarget(
-                    subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
-                    endpoint: endpoint, cursor: "done")
-                let counts = await send(prepare([target], plan: &plan, clients: clients), messageID: message.id)
+                var plan: MessagePlan
+                let targets: [FanOutTarget]
+                do {
+                    let endpoint = try await store.endpoint(id: endpointID)
+                    let key = apps[endpoint.app]?.platformKey ?? .apns
+                    plan = try MessagePlan(message, target: .endpoint(key), apps: apps)
+                    targets = [FanOutTarget(
+                        subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
+                        endpoint: endpoint, cursor: "")]
+                } catch let error as StoreError where error.code == .notFound {
+                    // Deleted since the publish: nothing to send; the message is still finished.
+                    plan = try MessagePlan(message, target: .endpoint(.apns), apps: apps)
+                    targets = []
+                }
+                var counts = await send(prepare(targets, plan: &plan, clients: clients), messageID: message.id)
+                if targets.isEmpty {
+                    counts.total = 1
+                    counts.skipped = 1
+                }
                 // Stopped (shutdown): leave it uncommitted, so the restart sends it again.
                 if Task.isCancelled { return }
-                try await commit(message, cursor: "done", counts: counts, last: true, plan: plan)
+                try await commit(chunk, cursor: "", counts: counts, last: true, plan: plan)
                 return
             }
             var plan = try MessagePlan(message, target: .topic, apps: apps)
-            var cursor = message.cursor
+            var cursor = chunk.cursor
             var inFlight: [(sending: Task<FanOutCounts, Never>, cursor: String)] = []
             var finished = false
             while !finished && !Task.isCancelled {
-                let page = try await store.fanOutPage(topic: message.topic ?? "", after: cursor, limit: pageSize)
+                let page = try await store.fanOutPage(
+                    topic: message.topic ?? "", after: cursor, through: chunk.end, limit: pageSize)
                 // The clients as of now (a reload may have replaced a retired one).
                 let prepared = prepare(page.items, plan: &plan, clients: live.clients)
                 inFlight.append((Task { await self.send(prepared, messageID: message.id) }, page.items.last?.cursor ?? cursor))
@@ -105,24 +221,29 @@ final class FanOut: Sendable {
                 while inFlight.count >= Self.pagesInFlight || (finished && !inFlight.isEmpty) {
                     let oldest = inFlight.removeFirst()
                     let counts = await oldest.sending.value
-                    // Stopped (shutdown): its requests may have failed only because of that; the
-                    // page stays uncommitted and the restart resends it.
-                    if Task.isCancelled { return }
+                    // Stopped (shutdown, or the lease was lost): its requests may have failed only
+                    // because of that; the page stays uncommitted and whoever resumes resends it.
+                    if Task.isCancelled { break }
                     try await commit(
-                        message, cursor: oldest.cursor, counts: counts, last: finished && inFlight.isEmpty, plan: plan)
+                        chunk, cursor: oldest.cursor, counts: counts, last: finished && inFlight.isEmpty, plan: plan)
                 }
             }
             for page in inFlight { page.sending.cancel() }
+        } catch let error as StoreError where error.code == .conflict {
+            log.warning(
+                "fan-out chunk taken over by another instance; stopping it here",
+                ["message_id": message.id, "chunk": "\(chunk.number)", "error": "\(error)"])
         } catch {
-            // The store failed (or the message vanished): leave the progress as committed; a restart
-            // resumes after the last committed page.
-            log.error("fan-out stopped", ["message_id": message.id, "error": "\(error)"])
+            // The store failed (or the message vanished): leave the progress as committed; the lease
+            // runs out and the chunk is resumed after the last committed page.
+            log.error("fan-out stopped", ["message_id": message.id, "chunk": "\(chunk.number)", "error": "\(error)"])
         }
     }
 
     private func commit(
-        _ message: MessageRecord, cursor: String, counts: FanOutCounts, last: Bool, plan: MessagePlan
+        _ chunk: FanOutChunk, cursor: String, counts: FanOutCounts, last: Bool, plan: MessagePlan
     ) async throws(StoreError) {
+        let message = chunk.message
         if !counts.disable.isEmpty {
             try await store.disableEndpoints(counts.disable.map { ($0.id, $0.reason) })
             for endpoint in counts.disable {
@@ -135,9 +256,12 @@ final class FanOut: Sendable {
             await adoptCanonicalToken(endpoint, messageID: message.id)
         }
         let state: MessageState = last ? (plan.expired ? .expired : .completed) : .fanningOut
-        try await store.recordProgress(
-            messageID: message.id, cursor: cursor, delivered: counts.delivered, rejected: counts.rejected,
-            failed: counts.failed, skipped: counts.skipped, total: counts.total, state: state)
+        try await store.recordChunkProgress(
+            chunk, policy: policy, cursor: cursor,
+            counts: ProgressCounts(
+                total: counts.total, delivered: counts.delivered, rejected: counts.rejected, failed: counts.failed,
+                skipped: counts.skipped),
+            state: state, now: unixMilliseconds())
     }
 
     /// One page sorted out: who is skipped or failed now, and per app the notification (built once

@@ -37,11 +37,11 @@ public final class Gateway: Sendable {
         try configuration.security.check(
             listenHost: configuration.listenHost, listenPort: configuration.listenPort, appNames: appNames)
         let tls = try configuration.security.makeServerTLSContext()
-        let store: SQLiteStore
+        let store: any Store
         do {
-            store = try await SQLiteStore.open(path: configuration.storePath)
+            store = try await StoreSetting.open(configuration.storePath)
         } catch {
-            throw ConfigurationError("store \(configuration.storePath.debugDescription): \(error)")
+            throw ConfigurationError("store \(StoreSetting.redacted(configuration.storePath).debugDescription): \(error)")
         }
         do {
             let gateway = try Gateway(configuration: configuration, tls: tls, store: store, log: log)
@@ -88,7 +88,7 @@ public final class Gateway: Sendable {
         // A page must fit in an app's queue, or its room could never be reserved.
         let fanOut = FanOut(
             store: store, live: live, events: events, log: log, metrics: metrics,
-            pageSize: min(1000, configuration.queueLimit))
+            pageSize: min(1000, configuration.queueLimit), settings: configuration.fanOut)
         metrics.registerGauges(clients: { live.clients }, fanOut: fanOut)
         self.fanOut = fanOut
         let publish = PublishService(live: live, store: store, fanOut: fanOut)
@@ -135,7 +135,8 @@ public final class Gateway: Sendable {
         log.info(
             "listening",
             ["address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
-             "apps": configuration.apps.map(\.name).joined(separator: ","), "store": configuration.storePath,
+             "apps": configuration.apps.map(\.name).joined(separator: ","), "store": StoreSetting.redacted(configuration.storePath),
+             "instance": fanOut.policy.owner,
              "tls": configuration.security.tlsMode, "api_keys": "\(configuration.security.apiKeys.keys.count)"])
         if configuration.security.apiKeys.isEmpty && !SecurityConfiguration.isLoopbackHost(configuration.listenHost) {
             log.warning(
@@ -156,7 +157,8 @@ public final class Gateway: Sendable {
     public var metricsPort: Int? { metricsServer?.localPort }
 
     /// Reports NOT_SERVING, stops accepting, stops the loops and closes the store. Unfinished
-    /// fan-outs stay in the store and resume at the next start.
+    /// fan-outs stay in the store; their leases are released, so another instance sharing the store
+    /// (or the next start) resumes them.
     ///
     /// Graceful: health turns NOT_SERVING and its watchers end, the listener closes, every client
     /// gets a two-phase GOAWAY, and calls in flight (a large Send included) finish, for at most
@@ -180,6 +182,7 @@ public final class Gateway: Sendable {
         }
         fanOut.stop()
         delivery.shutdown()
+        await fanOut.drain()
         demo?.server.close()
         metricsServer?.close()
         group.shutdown()

@@ -19,9 +19,12 @@ public struct GatewayConfiguration: Sendable {
     /// `queue_limit`: notifications one app may hold (queued, retrying, in flight) before Sends get
     /// RESOURCE_EXHAUSTED. Default 1,000,000.
     public var queueLimit = 1_000_000
-    /// `store`: the SQLite database file (registry, published messages, fan-out progress). Default
+    /// `store`: where the registry, published messages and fan-out progress live: an SQLite file, or
+    /// a PostgreSQL URL (`postgres://…` or `postgresql://…`) that several instances share. Default
     /// `./pushgate.db`.
     public var storePath = "./pushgate.db"
+    /// `fanout`: how Publish fan-outs are split into leased chunks and worked (see ``FanOutSettings``).
+    public var fanOut = FanOutSettings()
     /// `max_connections`: client connections open at once. Default 10,000.
     public var maxConnections = 10_000
     /// `idle_timeout_seconds`: a client connection with no call for this long is closed (GOAWAY).
@@ -66,7 +69,7 @@ public struct GatewayConfiguration: Sendable {
         try reader.checkKeys(Set([
             "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
             "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
-            "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen",
+            "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen", "fanout",
         ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -80,6 +83,7 @@ public struct GatewayConfiguration: Sendable {
             guard !path.isEmpty else { throw ConfigurationError("config.store: must not be empty") }
             config.storePath = path
         }
+        if let fanOut = try reader.object("fanout") { config.fanOut = try FanOutSettings.parse(fanOut) }
         if let logTokens = try reader.bool("log_tokens") { config.logTokens = logTokens }
         if let n = try reader.int("max_connections", range: 1...1_000_000) { config.maxConnections = n }
         if let n = try reader.int("idle_timeout_seconds", range: 0...86_400) { config.idleTimeoutSeconds = n }

@@ -58,7 +58,7 @@ struct PublishService: Sendable {
             messageStructure: request.messageStructure, attributes: request.attributes,
             publishedAt: unixMilliseconds())
         try await storeCall("message") { () async throws(StoreError) in try await store.insertMessage(record) }
-        fanOut.start(record)
+        fanOut.published()
         var response = PushgateV1.PublishResponse()
         response.messageID = record.id
         return response

@@ -31,7 +31,8 @@ public struct MessageRecord: Sendable, Equatable {
     public var publishedAt: Int64
     /// Where the message is in its life.
     public var state: MessageState
-    /// Recipients found so far; grows as fan-out pages are read.
+    /// Recipients found so far; grows as fan-out pages are committed (the sum over the fan-out's
+    /// chunks).
     public var total: Int64
     /// Accepted by the push service.
     public var delivered: Int64
@@ -41,14 +42,12 @@ public struct MessageRecord: Sendable, Equatable {
     public var failed: Int64
     /// Not attempted: disabled endpoint, filter policy mismatch, or TTL ran out.
     public var skipped: Int64
-    /// Fan-out progress: the position to resume after; `""` before the first page. Opaque.
-    public var cursor: String
 
     /// Makes a record; a new message starts `accepted` with zero counts.
     public init(
         id: String, topic: String? = nil, endpointID: String? = nil, message: String, messageStructure: String = "",
         attributes: [String: String] = [:], publishedAt: Int64, state: MessageState = .accepted, total: Int64 = 0,
-        delivered: Int64 = 0, rejected: Int64 = 0, failed: Int64 = 0, skipped: Int64 = 0, cursor: String = ""
+        delivered: Int64 = 0, rejected: Int64 = 0, failed: Int64 = 0, skipped: Int64 = 0
     ) {
         self.id = id
         self.topic = topic
@@ -63,6 +62,5 @@ public struct MessageRecord: Sendable, Equatable {
         self.rejected = rejected
         self.failed = failed
         self.skipped = skipped
-        self.cursor = cursor
     }
 }

@@ -10,7 +10,8 @@
 /// page size defaults — is the caller's.
 ///
 /// Every write is committed durably before the call returns: Publish may answer once
-/// `insertMessage` returns.
+/// `insertMessage` returns. Two engines implement it: ``SQLiteStore`` (embedded, one process) and
+/// ``PostgresStore`` (several instances sharing one database); both run the same queries.
 public protocol Store: Sendable {
     // MARK: Endpoints
 
@@ -85,11 +86,13 @@ public protocol Store: Sendable {
     func listSubscriptions(topic: String?, endpointID: String?, cursor: String?, limit: Int)
         async throws(StoreError) -> Page<SubscriptionRecord>
 
-    /// The next `limit` recipients of a topic after `cursor` (`nil` or `""`: from the start), each a
-    /// subscription joined with its endpoint, in subscription creation order. Disabled endpoints are
-    /// included. A topic that does not exist (or was deleted mid-fan-out) gives an empty last page.
-    /// Subscriptions added during a fan-out are seen if they sort after the cursor.
-    func fanOutPage(topic: String, after cursor: String?, limit: Int) async throws(StoreError) -> Page<FanOutTarget>
+    /// The next `limit` recipients of a topic after `cursor` (`nil` or `""`: from the start) and up to
+    /// `end` included (`nil`: to the end; a chunk's range), each a subscription joined with its
+    /// endpoint, in subscription creation order. Disabled endpoints are included. A topic that does
+    /// not exist (or was deleted mid-fan-out) gives an empty last page. Subscriptions added during a
+    /// fan-out are seen if they sort after the cursor and within the range.
+    func fanOutPage(topic: String, after cursor: String?, through end: String?, limit: Int)
+        async throws(StoreError) -> Page<FanOutTarget>
 
     /// A bulk loader for tests and benchmarks: creates the topic if needed, an endpoint (no custom
     /// data) for every token not yet registered with `app`, and a subscription for every endpoint not
@@ -105,14 +108,36 @@ public protocol Store: Sendable {
     /// The message with this id; `notFound` if there is none.
     func message(id: String) async throws(StoreError) -> MessageRecord
 
-    /// Records one fan-out chunk in one transaction: adds the counts (each ≥ 0) to the message's,
-    /// and sets its cursor and state. A fan-out restarted after a crash resumes after the last
-    /// recorded cursor, so delivery is at-least-once with a duplicate window of one chunk.
-    /// `notFound` for an unknown message; `conflict` if it is already completed or expired.
-    func recordProgress(
-        messageID: String, cursor: String, delivered: Int64, rejected: Int64, failed: Int64, skipped: Int64,
-        total: Int64, state: MessageState
+    // MARK: Fan-out chunks
+
+    /// Claims fan-out work for `policy.owner`, leased until `now + policy.leaseMillis`: a chunk whose
+    /// lease ran out (its owner died or stalled), or else a new chunk of an unfinished message
+    /// (`policy.chunkSize` subscriptions of its topic, or the rest of it; a direct publish is one
+    /// chunk). The first chunk moves the message to `fanningOut`. Instances sharing a database never
+    /// get the same chunk at once (PostgreSQL: `FOR UPDATE SKIP LOCKED`). `nil`: nothing to do.
+    func claimFanOutChunk(_ policy: FanOutLeasePolicy, now: Int64) async throws(StoreError) -> FanOutChunk?
+
+    /// Extends the lease of a chunk this claim holds to `now + policy.leaseMillis` and answers the new
+    /// expiry. `conflict` if the chunk was taken over (by another instance, or another claim of this
+    /// one) or is finished: stop working it.
+    func renewFanOutLease(_ chunk: FanOutChunk, policy: FanOutLeasePolicy, now: Int64) async throws(StoreError) -> Int64
+
+    /// Records a chunk's progress in one transaction: adds `counts` to the chunk's, moves its resume
+    /// cursor, renews the lease; `state` `completed` or `expired` finishes the chunk, and the message
+    /// with its last chunk (expired if any chunk expired). A message's counts are the sum over its
+    /// chunks, so `message(id:)` is consistent whichever instance asks. A claim that took a chunk over
+    /// resumes after its last recorded cursor: delivery is at-least-once, and the duplicate window is
+    /// the pages in flight when the previous holder stopped. `conflict` if `chunk.claim` no longer
+    /// holds the chunk (nothing is recorded); `notFound` for an unknown message or chunk;
+    /// `invalidArgument` for negative counts or `state` `accepted`.
+    func recordChunkProgress(
+        _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
+        now: Int64
     ) async throws(StoreError)
+
+    /// Ends `owner`'s leases at once, so other instances take its unfinished chunks over without
+    /// waiting for them to run out (a graceful stop).
+    func releaseFanOutLeases(owner: String) async throws(StoreError)
 
     /// Messages still `accepted` or `fanningOut`, in publish order: what to resume after a restart.
     func unfinishedMessages() async throws(StoreError) -> [MessageRecord]

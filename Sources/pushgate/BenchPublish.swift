@@ -13,7 +13,7 @@ enum BenchPublish {
     static let topic = "bench"
 
     static func preload(store path: String, subscribers: Int, provider: BenchProvider) async throws {
-        let store = try await SQLiteStore.open(path: path)
+        let store = try await StoreSetting.open(path)
         let tokens = (0..<subscribers).map(provider.token)
         _ = try await store.bulkCreateSubscribed(topic: topic, app: "bench", tokens: tokens, now: 0)
         await store.close()

@@ -18,6 +18,7 @@ enum Usage {
           pushgate mock-adm [flags]                run a mock ADM + Login-with-Amazon token server (tests, load tests)
           pushgate bench [flags]                   load-test a gateway (starts mock-apns and one)
           pushgate api-key [--name N] [--apps A,B]  make an API key and the key_sha256 for the config
+          pushgate load-subscribers [flags]        bulk-load test subscribers into a store (tests, benchmarks)
           pushgate version                         print the version
           pushgate --help                          this text
 
@@ -37,7 +38,8 @@ enum Usage {
                                     (config: metrics_listen; default off)
           --loops N                 event-loop threads (config: loops; default one per core)
           --max-message-bytes N     largest request message (config: max_message_bytes; default 4194304)
-          --store FILE              the SQLite database (config: store; default ./pushgate.db)
+          --store FILE|URL          the SQLite database file, or a postgres:// URL shared by several
+                                    instances (config: store; default ./pushgate.db)
           --log-level LEVEL         debug, info, warning or error (config: log_level)
           --no-demo                 with no apps configured, do not start the demo app and mock APNs
           --tls-cert-file FILE      serve TLS (ALPN h2) with this PEM chain (config: tls_cert_file)

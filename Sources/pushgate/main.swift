@@ -20,6 +20,9 @@ case "send":
 case "bench":
     let benchArguments = Array(arguments.dropFirst())
     status = runBlocking { await BenchCommand.run(benchArguments) }
+case "load-subscribers":
+    let loadArguments = Array(arguments.dropFirst())
+    status = runBlocking { await LoadSubscribersCommand.run(loadArguments) }
 case "api-key":
     status = APIKeyCommand.run(Array(arguments.dropFirst()))
 case "mock-apns":

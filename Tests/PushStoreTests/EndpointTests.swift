@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Endpoints")
 struct EndpointTests {
-    @Test("same app, token and custom data answers the existing endpoint, even when disabled")
-    func idempotentCreate() async throws {
-        try await withStore { store, _ in
+    @Test("same app, token and custom data answers the existing endpoint, even when disabled", arguments: StoreEngine.available)
+    func idempotentCreate(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let (first, created) = try await store.createEndpoint(
                 app: "ios", normalizedToken: "abcd", customUserData: "u1", now: 1000)
             #expect(created)
@@ -27,9 +27,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("same token with different custom data is alreadyExists naming the existing id")
-    func differentCustomData() async throws {
-        try await withStore { store, _ in
+    @Test("same token with different custom data is alreadyExists naming the existing id", arguments: StoreEngine.available)
+    func differentCustomData(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let (first, _) = try await store.createEndpoint(
                 app: "ios", normalizedToken: "abcd", customUserData: "u1", now: 1)
             let error = try #require(
@@ -44,9 +44,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("the same token in another app is another endpoint")
-    func perApp() async throws {
-        try await withStore { store, _ in
+    @Test("the same token in another app is another endpoint", arguments: StoreEngine.available)
+    func perApp(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let (a, _) = try await store.createEndpoint(app: "ios", normalizedToken: "abcd", customUserData: "", now: 1)
             let (b, created) = try await store.createEndpoint(
                 app: "android", normalizedToken: "abcd", customUserData: "x", now: 1)
@@ -55,17 +55,17 @@ struct EndpointTests {
         }
     }
 
-    @Test("get answers notFound for an unknown id")
-    func getMissing() async throws {
-        try await withStore { store, _ in
+    @Test("get answers notFound for an unknown id", arguments: StoreEngine.available)
+    func getMissing(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let error = await storeError { () async throws(StoreError) in try await store.endpoint(id: "nope") }
             #expect(error?.code == .notFound)
         }
     }
 
-    @Test("update changes only the given fields")
-    func updateFields() async throws {
-        try await withStore { store, _ in
+    @Test("update changes only the given fields", arguments: StoreEngine.available)
+    func updateFields(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "u", now: 5)
             let changed = try await store.updateEndpoint(
                 id: e.id, normalizedToken: "bb", enabled: nil, customUserData: nil)
@@ -81,9 +81,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("updating the token to another endpoint's is alreadyExists naming it")
-    func updateTokenTaken() async throws {
-        try await withStore { store, _ in
+    @Test("updating the token to another endpoint's is alreadyExists naming it", arguments: StoreEngine.available)
+    func updateTokenTaken(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let (a, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
             let (b, _) = try await store.createEndpoint(app: "ios", normalizedToken: "bb", customUserData: "", now: 1)
             let error = await storeError { () async throws(StoreError) in
@@ -99,9 +99,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("re-enabling clears the disabled reason; a token change alone does not re-enable")
-    func reenable() async throws {
-        try await withStore { store, _ in
+    @Test("re-enabling clears the disabled reason; a token change alone does not re-enable", arguments: StoreEngine.available)
+    func reenable(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
             try await store.disableEndpoint(id: e.id, reason: "BadDeviceToken")
             try await store.disableEndpoint(id: e.id, reason: "Unregistered")  // idempotent; the latest reason wins
@@ -122,9 +122,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("disabling an unknown endpoint is notFound; a batch ignores unknown ids")
-    func disableMany() async throws {
-        try await withStore { store, _ in
+    @Test("disabling an unknown endpoint is notFound; a batch ignores unknown ids", arguments: StoreEngine.available)
+    func disableMany(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let (a, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
             let (b, _) = try await store.createEndpoint(app: "ios", normalizedToken: "bb", customUserData: "", now: 1)
             let (c, _) = try await store.createEndpoint(app: "ios", normalizedToken: "cc", customUserData: "", now: 1)
@@ -139,9 +139,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("delete is idempotent and removes the endpoint's subscriptions")
-    func deleteCascades() async throws {
-        try await withStore { store, _ in
+    @Test("delete is idempotent and removes the endpoint's subscriptions", arguments: StoreEngine.available)
+    func deleteCascades(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             _ = try await store.createTopic(name: "news")
             _ = try await store.createTopic(name: "sport")
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
@@ -164,9 +164,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("250 endpoints page as 100, 100, 50, each once, in creation order")
-    func paging() async throws {
-        try await withStore { store, _ in
+    @Test("250 endpoints page as 100, 100, 50, each once, in creation order", arguments: StoreEngine.available)
+    func paging(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             var created: [String] = []
             for i in 0..<250 {
                 let app = i % 5 == 0 ? "android" : "ios"
@@ -195,9 +195,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("a malformed or foreign cursor and a bad limit are invalidArgument")
-    func badCursor() async throws {
-        try await withStore { store, _ in
+    @Test("a malformed or foreign cursor and a bad limit are invalidArgument", arguments: StoreEngine.available)
+    func badCursor(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             _ = try await store.createTopic(name: "a")
             _ = try await store.createTopic(name: "b")
             let topics = try await store.listTopics(cursor: nil, limit: 1)
@@ -216,6 +216,29 @@ struct EndpointTests {
             }
             // "" is the start, like an empty page_token.
             #expect(try await store.listTopics(cursor: "", limit: 10).items.count == 2)
+        }
+    }
+
+    @Test("a 4096-character token (FCM's longest) registers, is found again and stays unique",
+          arguments: StoreEngine.available)
+    func longToken(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:.-")
+            var generator = SystemRandomNumberGenerator()
+            let token = String((0..<4096).map { _ in alphabet.randomElement(using: &generator)! })
+            let (created, isNew) = try await store.createEndpoint(
+                app: "android", normalizedToken: token, customUserData: "", now: 1)
+            #expect(isNew)
+            let (again, againNew) = try await store.createEndpoint(
+                app: "android", normalizedToken: token, customUserData: "", now: 2)
+            #expect(!againNew && again.id == created.id && again.token == token)
+            let (other, _) = try await store.createEndpoint(
+                app: "android", normalizedToken: String(token.dropLast()) + "!", customUserData: "", now: 3)
+            #expect(other.id != created.id)
+            let clash = await storeError { () async throws(StoreError) in
+                try await store.updateEndpoint(id: other.id, normalizedToken: token, enabled: nil, customUserData: nil)
+            }
+            #expect(clash?.code == .alreadyExists && clash?.existingID == created.id)
         }
     }
 }

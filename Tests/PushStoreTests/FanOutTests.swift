@@ -4,9 +4,9 @@ import Testing
 
 @Suite("Fan-out reads")
 struct FanOutTests {
-    @Test("20,000 bulk-loaded subscribers page through fanOutPage each exactly once")
-    func bulkAndPage() async throws {
-        try await withStore { store, _ in
+    @Test("20,000 bulk-loaded subscribers page through fanOutPage each exactly once", arguments: StoreEngine.available)
+    func bulkAndPage(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let tokens = (0..<20_000).map { String(hexToken($0)) }
             #expect(try await store.bulkCreateSubscribed(topic: "all", app: "ios", tokens: tokens, now: 7) == 20_000)
             // Loading again creates nothing.
@@ -19,7 +19,7 @@ struct FanOutTests {
             var pages = 0
             var cursor: String? = nil
             repeat {
-                let page = try await store.fanOutPage(topic: "all", after: cursor, limit: 1000)
+                let page = try await store.fanOutPage(topic: "all", after: cursor, through: nil, limit: 1000)
                 pages += 1
                 for target in page.items {
                     #expect(seenTokens.insert(target.endpoint.token).inserted)
@@ -35,33 +35,49 @@ struct FanOutTests {
         }
     }
 
-    @Test("disabled endpoints are included; a per-target cursor resumes right after it")
-    func disabledAndResume() async throws {
-        try await withStore { store, _ in
+    @Test("disabled endpoints are included; a per-target cursor resumes right after it", arguments: StoreEngine.available)
+    func disabledAndResume(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             _ = try await store.bulkCreateSubscribed(topic: "t", app: "ios", tokens: ["a", "b", "c", "d", "e"], now: 1)
-            let first = try await store.fanOutPage(topic: "t", after: nil, limit: 5)
+            let first = try await store.fanOutPage(topic: "t", after: nil, through: nil, limit: 5)
             #expect(first.items.map(\.endpoint.token) == ["a", "b", "c", "d", "e"])
             #expect(first.nextCursor == nil)
             try await store.disableEndpoint(id: first.items[1].endpoint.id, reason: "Unregistered")
 
-            let resumed = try await store.fanOutPage(topic: "t", after: first.items[0].cursor, limit: 2)
+            let resumed = try await store.fanOutPage(topic: "t", after: first.items[0].cursor, through: nil, limit: 2)
             #expect(resumed.items.map(\.endpoint.token) == ["b", "c"])
             #expect(!resumed.items[0].endpoint.enabled)
-            let rest = try await store.fanOutPage(topic: "t", after: resumed.nextCursor, limit: 2)
+            let rest = try await store.fanOutPage(topic: "t", after: resumed.nextCursor, through: nil, limit: 2)
             #expect(rest.items.map(\.endpoint.token) == ["d", "e"])
             #expect(rest.nextCursor == nil)
         }
     }
 
-    @Test("a missing topic gives an empty last page; other listings' cursors are refused")
-    func missingTopic() async throws {
-        try await withStore { store, _ in
-            let page = try await store.fanOutPage(topic: "nope", after: nil, limit: 10)
+    @Test("a missing topic gives an empty last page; other listings' cursors are refused", arguments: StoreEngine.available)
+    func missingTopic(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let page = try await store.fanOutPage(topic: "nope", after: nil, through: nil, limit: 10)
             #expect(page.items.isEmpty && page.nextCursor == nil)
             let error = await storeError { () async throws(StoreError) in
-                try await store.fanOutPage(topic: "nope", after: "sb.1", limit: 10)
+                try await store.fanOutPage(topic: "nope", after: "sb.1", through: nil, limit: 10)
             }
             #expect(error?.code == .invalidArgument)
+        }
+    }
+
+    @Test("a range's upper end is inclusive; chunks of a topic page through their own subscriptions only", arguments: StoreEngine.available)
+    func bounded(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.bulkCreateSubscribed(
+                topic: "t", app: "ios", tokens: (0..<10).map { "tok\($0)" }, now: 1)
+            let all = try await store.fanOutPage(topic: "t", after: nil, through: nil, limit: 100).items
+            let first = try await store.fanOutPage(topic: "t", after: nil, through: all[3].cursor, limit: 100)
+            #expect(first.items.map(\.endpoint.token) == ["tok0", "tok1", "tok2", "tok3"])
+            #expect(first.nextCursor == nil)
+            let paged = try await store.fanOutPage(topic: "t", after: all[3].cursor, through: all[8].cursor, limit: 2)
+            #expect(paged.items.map(\.endpoint.token) == ["tok4", "tok5"])
+            let rest = try await store.fanOutPage(topic: "t", after: paged.nextCursor, through: all[8].cursor, limit: 10)
+            #expect(rest.items.map(\.endpoint.token) == ["tok6", "tok7", "tok8"])
         }
     }
 
@@ -72,12 +88,12 @@ struct FanOutTests {
         let database = try Database(path: directory.databasePath)
         try Migrator.migrate(database)
         let plan = try database.rows(
-            "EXPLAIN QUERY PLAN " + Database.fanOutSQL, [.text("t"), .integer(0), .integer(10)]
+            "EXPLAIN QUERY PLAN " + Database.fanOutSQL, [.text("t"), .integer(0), .integer(100), .integer(10)]
         ) {
             $0.text(3)
         }
         let text = plan.joined(separator: "\n")
-        #expect(text.contains("SEARCH s USING INDEX subscriptions_topic (topic_seq=? AND rowid>?)"), "\(text)")
+        #expect(text.contains("SEARCH s USING INDEX subscriptions_topic (topic_seq=? AND rowid>? AND rowid<?)"), "\(text)")
         #expect(text.contains("SEARCH e USING INTEGER PRIMARY KEY"), "\(text)")
         #expect(!text.contains("SCAN"), "\(text)")
         #expect(!text.contains("TEMP B-TREE"), "\(text)")

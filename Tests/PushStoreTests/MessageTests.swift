@@ -1,7 +1,7 @@
 import PushStore
 import Testing
 
-@Suite("Messages and fan-out progress")
+@Suite("Messages")
 struct MessageTests {
     private func topicMessage(_ id: String, at time: Int64 = 100) -> MessageRecord {
         MessageRecord(
@@ -9,9 +9,9 @@ struct MessageTests {
             attributes: ["AWS.SNS.MOBILE.APNS.PUSH_TYPE": "alert", "kind": "breaking"], publishedAt: time)
     }
 
-    @Test("a message reads back as inserted, attributes included")
-    func roundTrip() async throws {
-        try await withStore { store, _ in
+    @Test("a message reads back as inserted, attributes included", arguments: StoreEngine.available)
+    func roundTrip(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let m = topicMessage("m1")
             try await store.insertMessage(m)
             #expect(try await store.message(id: "m1") == m)
@@ -24,9 +24,9 @@ struct MessageTests {
         }
     }
 
-    @Test("a duplicate id is alreadyExists; a message needs exactly one target")
-    func insertErrors() async throws {
-        try await withStore { store, _ in
+    @Test("a duplicate id is alreadyExists; a message needs exactly one target", arguments: StoreEngine.available)
+    func insertErrors(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             try await store.insertMessage(topicMessage("m1"))
             let duplicate = await storeError { () async throws(StoreError) in
                 try await store.insertMessage(topicMessage("m1"))
@@ -42,78 +42,41 @@ struct MessageTests {
         }
     }
 
-    @Test("progress accumulates chunk by chunk, and a finished message takes no more")
-    func progress() async throws {
-        try await withStore { store, _ in
-            try await store.insertMessage(topicMessage("m1"))
-            try await store.recordProgress(
-                messageID: "m1", cursor: "fo.a", delivered: 5, rejected: 1, failed: 0, skipped: 2, total: 8,
-                state: .fanningOut)
-            try await store.recordProgress(
-                messageID: "m1", cursor: "fo.k", delivered: 3, rejected: 0, failed: 1, skipped: 0, total: 4,
-                state: .completed)
-            let m = try await store.message(id: "m1")
-            #expect(m.state == .completed && m.cursor == "fo.k")
-            #expect([m.total, m.delivered, m.rejected, m.failed, m.skipped] == [12, 8, 1, 1, 2])
-
-            let late = await storeError { () async throws(StoreError) in
-                try await store.recordProgress(
-                    messageID: "m1", cursor: "fo.z", delivered: 1, rejected: 0, failed: 0, skipped: 0, total: 1,
-                    state: .completed)
+    @Test(
+        "messages, chunk progress and unfinished work survive closing and reopening the store",
+        arguments: StoreEngine.available)
+    func durableAcrossRestart(engine: StoreEngine) async throws {
+        try await withLocation(engine) { location in
+            let policy = FanOutLeasePolicy(owner: "first", leaseMillis: 60_000, chunkSize: 2)
+            do {
+                let store = try await location.open()
+                _ = try await store.bulkCreateSubscribed(topic: "news", app: "ios", tokens: ["a", "b", "c"], now: 1)
+                try await store.insertMessage(topicMessage("running", at: 2))
+                try await store.insertMessage(topicMessage("waiting", at: 3))
+                // Both chunks of "running" (2 + the last 1), then one of "waiting" (fewest chunks first).
+                let first = try #require(try await store.claimFanOutChunk(policy, now: 10))
+                #expect(first.message.id == "running" && first.number == 0)
+                try await store.recordChunkProgress(
+                    first, policy: policy, cursor: "",
+                    counts: ProgressCounts(total: 2, delivered: 1, rejected: 1), state: .completed, now: 11)
+                await store.close()
+                let closed = await storeError { () async throws(StoreError) in try await store.message(id: "running") }
+                #expect(closed?.code == .internal)
             }
-            #expect(late?.code == .conflict)
-            #expect(try await store.message(id: "m1") == m)
-
-            let missing = await storeError { () async throws(StoreError) in
-                try await store.recordProgress(
-                    messageID: "nope", cursor: "", delivered: 0, rejected: 0, failed: 0, skipped: 0, total: 0,
-                    state: .fanningOut)
-            }
-            #expect(missing?.code == .notFound)
-            try await store.insertMessage(topicMessage("m2"))
-            let negative = await storeError { () async throws(StoreError) in
-                try await store.recordProgress(
-                    messageID: "m2", cursor: "", delivered: -1, rejected: 0, failed: 0, skipped: 0, total: 0,
-                    state: .fanningOut)
-            }
-            #expect(negative?.code == .invalidArgument)
+            let reopened = try await location.open()
+            let running = try await reopened.message(id: "running")
+            #expect(running.state == .fanningOut)
+            #expect([running.total, running.delivered, running.rejected] == [2, 1, 1])
+            #expect(running.attributes["kind"] == "breaking")
+            let unfinished = try await reopened.unfinishedMessages()
+            #expect(unfinished.map(\.id) == ["running", "waiting"])
+            #expect(unfinished[1] == topicMessage("waiting", at: 3))
+            // The rest of "running" is planned after the finished chunk's range.
+            let next = try #require(
+                try await reopened.claimFanOutChunk(
+                    FanOutLeasePolicy(owner: "second", leaseMillis: 60_000, chunkSize: 2), now: 20))
+            #expect(next.message.id == "waiting" && next.number == 0)
+            await reopened.close()
         }
-    }
-
-    @Test("progress and unfinished messages survive closing and reopening the file")
-    func durableAcrossRestart() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        do {
-            let store = try await SQLiteStore.open(path: directory.databasePath)
-            try await store.insertMessage(topicMessage("done", at: 1))
-            try await store.insertMessage(topicMessage("running", at: 2))
-            try await store.insertMessage(topicMessage("waiting", at: 3))
-            try await store.insertMessage(topicMessage("late", at: 4))
-            try await store.recordProgress(
-                messageID: "done", cursor: "fo.1", delivered: 1, rejected: 0, failed: 0, skipped: 0, total: 1,
-                state: .completed)
-            try await store.recordProgress(
-                messageID: "running", cursor: "fo.3", delivered: 2, rejected: 1, failed: 0, skipped: 0, total: 3,
-                state: .fanningOut)
-            try await store.recordProgress(
-                messageID: "running", cursor: "fo.6", delivered: 3, rejected: 0, failed: 0, skipped: 0, total: 3,
-                state: .fanningOut)
-            try await store.recordProgress(
-                messageID: "late", cursor: "fo.2", delivered: 0, rejected: 0, failed: 0, skipped: 9, total: 9,
-                state: .expired)
-            await store.close()
-            let closed = await storeError { () async throws(StoreError) in try await store.message(id: "done") }
-            #expect(closed?.code == .internal)
-        }
-        let reopened = try await SQLiteStore.open(path: directory.databasePath)
-        let running = try await reopened.message(id: "running")
-        #expect(running.state == .fanningOut && running.cursor == "fo.6")
-        #expect([running.total, running.delivered, running.rejected] == [6, 5, 1])
-        #expect(running.attributes["kind"] == "breaking")
-        let unfinished = try await reopened.unfinishedMessages()
-        #expect(unfinished.map(\.id) == ["running", "waiting"])
-        #expect(unfinished[1] == topicMessage("waiting", at: 3))
-        await reopened.close()
     }
 }

@@ -57,6 +57,40 @@ struct MigrationTests {
         #expect(try database.rows("SELECT x FROM a") { $0.int64(0) }.isEmpty)
     }
 
+    @Test("a version-1 file mid-fan-out resumes at its page cursor once it has chunks, its counts kept")
+    func fromPageCursors() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let database = try Database(path: directory.databasePath)
+            #expect(try Migrator.migrate(database, steps: Array(Schema.migrations.prefix(1))) == [1])
+            try database.execute(
+                """
+                INSERT INTO topics (seq, name) VALUES (1, 'news');
+                INSERT INTO endpoints (seq, id, app, token, enabled, custom_user_data, created_at, disabled_reason)
+                VALUES (1, 'e1', 'ios', 'a', 1, '', 0, ''), (2, 'e2', 'ios', 'b', 1, '', 0, ''),
+                       (3, 'e3', 'ios', 'c', 1, '', 0, '');
+                INSERT INTO subscriptions (seq, id, topic_seq, endpoint_seq, filter_policy_json)
+                VALUES (1, 's1', 1, 1, ''), (2, 's2', 1, 2, ''), (3, 's3', 1, 3, '');
+                INSERT INTO messages (id, topic, message, message_structure, published_at, state,
+                                      total, delivered, rejected, failed, skipped, cursor)
+                VALUES ('old', 'news', 'hi', '', 1, 'fanningOut', 2, 2, 0, 0, 0, 'fo.2');
+                """)
+        }
+        let store = try await SQLiteStore.open(path: directory.databasePath)
+        let policy = FanOutLeasePolicy(owner: "new", leaseMillis: 1000, chunkSize: 10)
+        let chunk = try #require(try await store.claimFanOutChunk(policy, now: 1))
+        #expect(chunk.message.id == "old" && chunk.cursor == "fo.2" && chunk.end == nil)
+        let rest = try await store.fanOutPage(topic: "news", after: chunk.cursor, through: chunk.end, limit: 10)
+        #expect(rest.items.map(\.endpoint.token) == ["c"])
+        try await store.recordChunkProgress(
+            chunk, policy: policy, cursor: rest.items[0].cursor,
+            counts: ProgressCounts(total: 1, delivered: 1), state: .completed, now: 2)
+        let message = try await store.message(id: "old")
+        #expect(message.state == .completed && message.total == 3 && message.delivered == 3)
+        await store.close()
+    }
+
     @Test("a file from a newer version is refused with a clear error")
     func newerFile() async throws {
         let directory = try TemporaryDirectory()

@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Topics and subscriptions")
 struct TopicSubscriptionTests {
-    @Test("create topic is idempotent; delete is idempotent")
-    func topics() async throws {
-        try await withStore { store, _ in
+    @Test("create topic is idempotent; delete is idempotent", arguments: StoreEngine.available)
+    func topics(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             #expect(try await store.createTopic(name: "news") == TopicRecord(name: "news"))
             #expect(try await store.createTopic(name: "news") == TopicRecord(name: "news"))
             _ = try await store.createTopic(name: "sport")
@@ -18,9 +18,9 @@ struct TopicSubscriptionTests {
         }
     }
 
-    @Test("subscribing to a missing topic or endpoint is notFound naming it")
-    func subscribeMissing() async throws {
-        try await withStore { store, _ in
+    @Test("subscribing to a missing topic or endpoint is notFound naming it", arguments: StoreEngine.available)
+    func subscribeMissing(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
             let noTopic = await storeError { () async throws(StoreError) in
                 try await store.subscribe(topic: "nope", endpointID: e.id, filterPolicyJSON: "")
@@ -36,9 +36,9 @@ struct TopicSubscriptionTests {
         }
     }
 
-    @Test("subscribe is idempotent per topic and endpoint; the latest filter policy wins")
-    func idempotentSubscribe() async throws {
-        try await withStore { store, _ in
+    @Test("subscribe is idempotent per topic and endpoint; the latest filter policy wins", arguments: StoreEngine.available)
+    func idempotentSubscribe(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             _ = try await store.createTopic(name: "news")
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
             let (first, created) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
@@ -60,9 +60,9 @@ struct TopicSubscriptionTests {
         }
     }
 
-    @Test("unsubscribe is idempotent")
-    func unsubscribe() async throws {
-        try await withStore { store, _ in
+    @Test("unsubscribe is idempotent", arguments: StoreEngine.available)
+    func unsubscribe(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             _ = try await store.createTopic(name: "news")
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
             let (s, _) = try await store.subscribe(topic: "news", endpointID: e.id, filterPolicyJSON: "")
@@ -76,9 +76,9 @@ struct TopicSubscriptionTests {
         }
     }
 
-    @Test("deleting a topic removes its subscriptions but not the endpoints")
-    func deleteTopicCascades() async throws {
-        try await withStore { store, _ in
+    @Test("deleting a topic removes its subscriptions but not the endpoints", arguments: StoreEngine.available)
+    func deleteTopicCascades(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             _ = try await store.createTopic(name: "news")
             _ = try await store.createTopic(name: "sport")
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
@@ -98,9 +98,9 @@ struct TopicSubscriptionTests {
         }
     }
 
-    @Test("list subscriptions filters by topic, endpoint or both, and pages")
-    func listFilters() async throws {
-        try await withStore { store, _ in
+    @Test("list subscriptions filters by topic, endpoint or both, and pages", arguments: StoreEngine.available)
+    func listFilters(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
             _ = try await store.createTopic(name: "news")
             _ = try await store.createTopic(name: "sport")
             var all: [SubscriptionRecord] = []

@@ -2,7 +2,8 @@ import CSQLite
 
 /// One SQLite connection and its cache of prepared statements. Not thread-safe: `SQLiteStore` uses
 /// it from one serial queue only.
-final class Database {
+final class Database: SQLDatabase {
+    var engine: SQLEngine { .sqlite }
     private let connection: OpaquePointer
     /// Prepared once per SQL text and reused; finalized before the connection closes.
     private var statements: [String: Statement] = [:]
@@ -78,9 +79,6 @@ final class Database {
         defer { statement.reset() }
         return try statement.step() ? try map(statement) : nil
     }
-
-    /// The rowid of the last successful INSERT on this connection.
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(connection) }
 
     // MARK: Transactions
 

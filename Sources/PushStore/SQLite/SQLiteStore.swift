@@ -12,7 +12,7 @@ import Synchronization
 /// Durability: `synchronous=FULL` fsyncs the WAL on every commit, so a call that returned survives
 /// power loss; Publish answers only after `insertMessage` returns. `NORMAL` would be faster but could
 /// lose the last commits on power loss (not on a process crash).
-public final class SQLiteStore: Store {
+public final class SQLiteStore: SQLStore {
     /// The serial queue every job runs on.
     private let queue: DispatchQueue
     /// The connection; `nil` once closed. Only jobs on `queue` take the lock, so it is never contended:
@@ -33,6 +33,9 @@ public final class SQLiteStore: Store {
                 let database = try Database(path: path)
                 try configure(database)
                 try Migrator.migrate(database)
+                // One process owns the file: no lease from a previous run can still be held, so its
+                // unfinished fan-out chunks are claimable at once.
+                try database.releaseAllFanOutLeases()
                 slot = database
             }
         }

@@ -70,7 +70,11 @@ enum Schema {
                         value TEXT NOT NULL,
                         PRIMARY KEY (message_seq, name)
                     ) WITHOUT ROWID;
-                    """)
+                    """),
+            Migration(version: 2, name: "leased fan-out chunks") { (database: Database) throws(StoreError) in
+                try database.execute(FanOutChunksSchema.sqlite)
+                try FanOutChunksSchema.adoptPageCursors(database)
+            },
         ]
     }
 }

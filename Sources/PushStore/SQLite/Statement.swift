@@ -2,7 +2,7 @@ import CSQLite
 
 /// A prepared statement, owned by the `Database` that caches it and reused for every call with the
 /// same SQL text. Not thread-safe: only the store's queue touches it.
-final class Statement {
+final class Statement: SQLRow {
     private let handle: OpaquePointer
     private let connection: OpaquePointer
     let sql: String
@@ -39,6 +39,8 @@ final class Statement {
                     handle, index, s, UInt64(s.utf8.count), CSQLite_TRANSIENT(), UInt8(SQLITE_UTF8))
             case .null:
                 rc = sqlite3_bind_null(handle, index)
+            case .textArray:
+                throw StoreError(.internal, message: "SQLite has no arrays (parameter \(index) of \(sql))")
             }
             guard rc == SQLITE_OK else {
                 throw SQLiteResult.error(rc, connection: connection, doing: "binding parameter \(index) of \(sql)")

@@ -1,5 +1,5 @@
-/// Subscription queries. They run on the store's queue; see `Store` for the semantics.
-extension Database {
+/// Subscription queries; see `Store` for the semantics.
+extension SQLDatabase {
     func subscription(id: String) throws(StoreError) -> SubscriptionRecord {
         let found = try row(
             "SELECT \(Columns.subscription) FROM \(Columns.subscriptionJoins) WHERE s.id = ?", [.text(id)]
@@ -16,25 +16,30 @@ extension Database {
                 throw StoreError(.notFound, message: "topic \(topic) does not exist")
             }
             let endpointSeq = try endpoint(id: endpointID).seq
-            let existing = try row(
-                "SELECT seq, id, filter_policy_json FROM subscriptions WHERE topic_seq = ? AND endpoint_seq = ?",
-                [.integer(topicSeq), .integer(endpointSeq)]
-            ) { (seq: $0.int64(0), id: $0.text(1), filterPolicyJSON: $0.text(2)) }
-            if let existing {
-                if existing.filterPolicyJSON != filterPolicyJSON {
-                    try run(
-                        "UPDATE subscriptions SET filter_policy_json = ? WHERE seq = ?",
-                        [.text(filterPolicyJSON), .integer(existing.seq)])
-                }
-                let record = SubscriptionRecord(
-                    id: existing.id, topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON)
-                return (record, false)
-            }
             let record = SubscriptionRecord(
                 id: RandomID.make(), topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON)
-            try insertSubscription(
-                id: record.id, topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: filterPolicyJSON)
-            return (record, true)
+            // ON CONFLICT: a concurrent Subscribe of the same pair (another instance) is not an error.
+            let inserted = try insertSubscription(
+                id: record.id, topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: filterPolicyJSON,
+                ifAbsent: true)
+            if inserted == 1 { return (record, true) }
+            let existing = try row(
+                "SELECT seq, id, filter_policy_json FROM subscriptions WHERE topic_seq = ? AND endpoint_seq = ?"
+                    + engine.forUpdate,
+                [.integer(topicSeq), .integer(endpointSeq)]
+            ) { (seq: $0.int64(0), id: $0.text(1), filterPolicyJSON: $0.text(2)) }
+            guard let existing else {
+                throw StoreError(.conflict, message: "subscription was created and removed concurrently; retry")
+            }
+            if existing.filterPolicyJSON != filterPolicyJSON {
+                try run(
+                    "UPDATE subscriptions SET filter_policy_json = ? WHERE seq = ?",
+                    [.text(filterPolicyJSON), .integer(existing.seq)])
+            }
+            return (
+                SubscriptionRecord(
+                    id: existing.id, topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON), false
+            )
         }
     }
 

@@ -1,8 +1,9 @@
-/// Endpoint queries. They run on the store's queue; see `Store` for the semantics.
-extension Database {
+/// Endpoint queries; see `Store` for the semantics. Written to stay right when several processes
+/// share one PostgreSQL database: inserts settle races with `ON CONFLICT`, not a prior check alone.
+extension SQLDatabase {
     func endpoint(app: String, token: String) throws(StoreError) -> (seq: Int64, record: EndpointRecord)? {
         try row(
-            "SELECT \(Columns.endpoint) FROM endpoints e WHERE e.app = ? AND e.token = ?", [.text(app), .text(token)]
+            "SELECT \(Columns.endpoint) FROM endpoints e WHERE \(engine.tokenMatch)", [.text(app), .text(token)]
         ) {
             Columns.endpoint($0)
         }
@@ -19,30 +20,40 @@ extension Database {
     func createEndpoint(app: String, token: String, customUserData: String, now: Int64)
         throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
     {
-        // No transaction needed: the store's queue runs one call at a time, and the INSERT is atomic.
         if let (_, existing) = try endpoint(app: app, token: token) {
-            guard existing.customUserData == customUserData else {
-                throw StoreError(
-                    .alreadyExists, existingID: existing.id,
-                    message:
-                        "endpoint \(existing.id) already exists with the same token, but different custom_user_data")
-            }
-            return (existing, false)
+            return try Self.sameEndpoint(existing, customUserData: customUserData)
         }
         let record = EndpointRecord(
             id: RandomID.make(), app: app, token: token, enabled: true, customUserData: customUserData, createdAt: now,
             disabledReason: "")
-        try insertEndpoint(record)
-        return (record, true)
+        // Another instance may have registered the token since the lookup: then nothing is inserted
+        // and its endpoint answers, as if it had been there first.
+        if try insertEndpoint(record, ifAbsent: true) == 1 { return (record, true) }
+        guard let (_, existing) = try endpoint(app: app, token: token) else {
+            throw StoreError(.conflict, message: "endpoint for this token was created and deleted concurrently; retry")
+        }
+        return try Self.sameEndpoint(existing, customUserData: customUserData)
     }
 
-    /// Inserts a new endpoint; `ifAbsent` skips one whose (app, token) is taken (bulk loading).
+    /// SNS idempotency: the same token and data answer the existing endpoint; other data is refused.
+    private static func sameEndpoint(_ existing: EndpointRecord, customUserData: String)
+        throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
+    {
+        guard existing.customUserData == customUserData else {
+            throw StoreError(
+                .alreadyExists, existingID: existing.id,
+                message: "endpoint \(existing.id) already exists with the same token, but different custom_user_data")
+        }
+        return (existing, false)
+    }
+
+    /// Inserts a new endpoint; `ifAbsent` skips one whose (app, token) is taken. Answers rows inserted.
     @discardableResult
     func insertEndpoint(_ record: EndpointRecord, ifAbsent: Bool = false) throws(StoreError) -> Int {
         try run(
             """
             INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?)\(ifAbsent ? " ON CONFLICT (app, token) DO NOTHING" : "")
+            VALUES (?, ?, ?, ?, ?, ?, ?)\(ifAbsent ? " ON CONFLICT \(engine.tokenConflict) DO NOTHING" : "")
             """,
             [
                 .text(record.id), .text(record.app), .text(record.token), .bool(record.enabled),
@@ -80,10 +91,12 @@ extension Database {
         try run("UPDATE endpoints SET enabled = 0, disabled_reason = ? WHERE id = ?", [.text(reason), .text(id)]) > 0
     }
 
-    /// Disables a batch in one transaction: one fsync for the lot. Unknown ids are skipped.
+    /// Disables a batch in one transaction: one commit for the lot. Unknown ids are skipped. Rows
+    /// are locked in id order, so two instances disabling overlapping batches cannot deadlock.
     func disableEndpoints(_ endpoints: [(id: String, reason: String)]) throws(StoreError) {
+        let ordered = endpoints.sorted { $0.id < $1.id }
         try transaction { () throws(StoreError) in
-            for (id, reason) in endpoints { _ = try disableEndpoint(id: id, reason: reason) }
+            for (id, reason) in ordered { _ = try disableEndpoint(id: id, reason: reason) }
         }
     }
 

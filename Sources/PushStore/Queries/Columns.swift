@@ -5,7 +5,7 @@ enum Columns {
     static let endpoint = "e.seq, e.id, e.app, e.token, e.enabled, e.custom_user_data, e.created_at, e.disabled_reason"
 
     /// Reads `Columns.endpoint` starting at column `first`.
-    static func endpoint(_ row: Statement, from first: Int32 = 0) -> (seq: Int64, record: EndpointRecord) {
+    static func endpoint(_ row: some SQLRow, from first: Int32 = 0) -> (seq: Int64, record: EndpointRecord) {
         let record = EndpointRecord(
             id: row.text(first + 1), app: row.text(first + 2), token: row.text(first + 3),
             enabled: row.bool(first + 4), customUserData: row.text(first + 5), createdAt: row.int64(first + 6),
@@ -20,20 +20,21 @@ enum Columns {
         "subscriptions s JOIN topics t ON t.seq = s.topic_seq JOIN endpoints e ON e.seq = s.endpoint_seq"
 
     /// Reads `Columns.subscription`.
-    static func subscription(_ row: Statement) -> (seq: Int64, record: SubscriptionRecord) {
+    static func subscription(_ row: some SQLRow) -> (seq: Int64, record: SubscriptionRecord) {
         let record = SubscriptionRecord(
             id: row.text(1), topic: row.text(2), endpointID: row.text(3), filterPolicyJSON: row.text(4))
         return (row.int64(0), record)
     }
 
-    /// `seq` then the message's own fields (attributes live in `message_attributes`).
+    /// `seq` then the message's own fields (attributes live in `message_attributes`; the counts are
+    /// the row's own — non-zero only for messages fanned out before chunks — plus its chunks').
     static let message = """
         seq, id, topic, endpoint_id, message, message_structure, published_at, state,
-        total, delivered, rejected, failed, skipped, cursor
+        total, delivered, rejected, failed, skipped
         """
 
-    /// Reads `Columns.message`; the caller fills in the attributes.
-    static func message(_ row: Statement) throws(StoreError) -> (seq: Int64, record: MessageRecord) {
+    /// Reads `Columns.message`; the caller adds the chunks' counts and fills in the attributes.
+    static func message(_ row: some SQLRow) throws(StoreError) -> (seq: Int64, record: MessageRecord) {
         let stateText = row.text(7)
         guard let state = MessageState(rawValue: stateText) else {
             throw StoreError(.internal, message: "message \(row.text(1)) has an unknown state \"\(stateText)\"")
@@ -42,7 +43,7 @@ enum Columns {
             id: row.text(1), topic: row.optionalText(2), endpointID: row.optionalText(3), message: row.text(4),
             messageStructure: row.text(5), attributes: [:], publishedAt: row.int64(6), state: state,
             total: row.int64(8), delivered: row.int64(9), rejected: row.int64(10), failed: row.int64(11),
-            skipped: row.int64(12), cursor: row.text(13))
+            skipped: row.int64(12))
         return (row.int64(0), record)
     }
 }

@@ -1,6 +1,6 @@
-/// Topic queries. They run on the store's queue; see `Store` for the semantics.
-extension Database {
-    /// The topic's rowid, or `nil` if there is no such topic.
+/// Topic queries; see `Store` for the semantics.
+extension SQLDatabase {
+    /// The topic's seq, or `nil` if there is no such topic.
     func topicSeq(name: String) throws(StoreError) -> Int64? {
         try row("SELECT seq FROM topics WHERE name = ?", [.text(name)]) { $0.int64(0) }
     }

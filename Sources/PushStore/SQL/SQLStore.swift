@@ -1,6 +1,17 @@
-/// The `Store` requirements: each moves its arguments onto the store's queue and runs the matching
-/// query there (the SQL lives in `Queries/`).
-extension SQLiteStore {
+/// A `Store` whose calls run the shared queries (`Queries/`) on a connection of its engine. The
+/// engines differ only in how they run a job on a connection (`withDatabase`): SQLite on one serial
+/// queue, PostgreSQL on a small pool of connections, each with its own thread.
+protocol SQLStore: Store {
+    associatedtype Connection: SQLDatabase
+
+    /// Runs `body` with a connection on the store's own thread(s) and suspends the calling task until
+    /// it is done, so blocking database calls never occupy the cooperative pool or an event loop.
+    func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(StoreError) -> T)
+        async throws(StoreError) -> T
+}
+
+/// The `Store` requirements: each moves its arguments onto a connection and runs the matching query.
+extension SQLStore {
     // MARK: Endpoints
 
     public func createEndpoint(app: String, normalizedToken: String, customUserData: String, now: Int64)
@@ -95,11 +106,11 @@ extension SQLiteStore {
         }
     }
 
-    public func fanOutPage(topic: String, after cursor: String?, limit: Int) async throws(StoreError) -> Page<
-        FanOutTarget
-    > {
+    public func fanOutPage(topic: String, after cursor: String?, through end: String?, limit: Int)
+        async throws(StoreError) -> Page<FanOutTarget>
+    {
         try await withDatabase { database throws(StoreError) in
-            try database.fanOutPage(topic: topic, after: cursor, limit: limit)
+            try database.fanOutPage(topic: topic, after: cursor, through: end, limit: limit)
         }
     }
 
@@ -121,18 +132,35 @@ extension SQLiteStore {
         try await withDatabase { database throws(StoreError) in try database.message(id: id) }
     }
 
-    public func recordProgress(
-        messageID: String, cursor: String, delivered: Int64, rejected: Int64, failed: Int64, skipped: Int64,
-        total: Int64, state: MessageState
-    ) async throws(StoreError) {
+    public func unfinishedMessages() async throws(StoreError) -> [MessageRecord] {
+        try await withDatabase { database throws(StoreError) in try database.unfinishedMessages() }
+    }
+
+    // MARK: Fan-out chunks
+
+    public func claimFanOutChunk(_ policy: FanOutLeasePolicy, now: Int64) async throws(StoreError) -> FanOutChunk? {
+        try await withDatabase { database throws(StoreError) in try database.claimFanOutChunk(policy, now: now) }
+    }
+
+    public func renewFanOutLease(_ chunk: FanOutChunk, policy: FanOutLeasePolicy, now: Int64)
+        async throws(StoreError) -> Int64
+    {
         try await withDatabase { database throws(StoreError) in
-            try database.recordProgress(
-                messageID: messageID, cursor: cursor, delivered: delivered, rejected: rejected, failed: failed,
-                skipped: skipped, total: total, state: state)
+            try database.renewFanOutLease(chunk, policy: policy, now: now)
         }
     }
 
-    public func unfinishedMessages() async throws(StoreError) -> [MessageRecord] {
-        try await withDatabase { database throws(StoreError) in try database.unfinishedMessages() }
+    public func recordChunkProgress(
+        _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
+        now: Int64
+    ) async throws(StoreError) {
+        try await withDatabase { database throws(StoreError) in
+            try database.recordChunkProgress(
+                chunk, policy: policy, cursor: cursor, counts: counts, state: state, now: now)
+        }
+    }
+
+    public func releaseFanOutLeases(owner: String) async throws(StoreError) {
+        try await withDatabase { database throws(StoreError) in try database.releaseFanOutLeases(owner: owner) }
     }
 }

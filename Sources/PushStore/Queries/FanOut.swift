@@ -1,0 +1,99 @@
+/// The fan-out read and the bulk loader that feeds it; see `Store` for the semantics.
+extension SQLDatabase {
+    /// One indexed range scan of `subscriptions_topic` (topic_seq, seq) joined to endpoints by
+    /// primary key: the cost of a page is its size, however large the topic.
+    static var fanOutSQL: String {
+        """
+        SELECT s.seq, s.id, s.filter_policy_json, \(Columns.endpoint)
+        FROM subscriptions s JOIN endpoints e ON e.seq = s.endpoint_seq
+        WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ? AND s.seq <= ?
+        ORDER BY s.seq LIMIT ?
+        """
+    }
+
+    func fanOutPage(topic: String, after cursor: String?, through end: String?, limit: Int)
+        throws(StoreError) -> Page<FanOutTarget>
+    {
+        try PageCursor.check(limit: limit)
+        let after = try PageCursor.decode(cursor, as: .fanOut)
+        let last: Int64 = if let end { try PageCursor.decode(end, as: .fanOut) } else { .max }
+        let fetched = try rows(Self.fanOutSQL, [.text(topic), .integer(after), .integer(last), .int(limit + 1)]) {
+            row in
+            let seq = row.int64(0)
+            let endpoint = Columns.endpoint(row, from: 3).record
+            let subscription = SubscriptionRecord(
+                id: row.text(1), topic: topic, endpointID: endpoint.id, filterPolicyJSON: row.text(2))
+            return (
+                seq: seq,
+                target: FanOutTarget(
+                    subscription: subscription, endpoint: endpoint, cursor: PageCursor.encode(.fanOut, after: seq))
+            )
+        }
+        let page = PageCursor.page(fetched, limit: limit, kind: .fanOut) { $0.seq }
+        return Page(items: page.items.map(\.target), nextCursor: page.nextCursor)
+    }
+
+    func bulkCreateSubscribed(topic: String, app: String, tokens: [String], now: Int64) throws(StoreError) -> Int {
+        try transaction { () throws(StoreError) -> Int in
+            try createTopic(name: topic)
+            guard let topicSeq = try topicSeq(name: topic) else {
+                throw StoreError(.internal, message: "topic \(topic) vanished while bulk loading")
+            }
+            switch engine {
+            case .sqlite: return try bulkCreateRowByRow(topicSeq: topicSeq, app: app, tokens: tokens, now: now)
+            case .postgres: return try bulkCreateByArrays(topicSeq: topicSeq, app: app, tokens: tokens, now: now)
+            }
+        }
+    }
+
+    /// SQLite: prepared statements in one transaction are as fast as it gets (no round trips).
+    private func bulkCreateRowByRow(topicSeq: Int64, app: String, tokens: [String], now: Int64)
+        throws(StoreError) -> Int
+    {
+        var created = 0
+        for token in tokens {
+            let record = EndpointRecord(
+                id: RandomID.make(), app: app, token: token, enabled: true, customUserData: "", createdAt: now,
+                disabledReason: "")
+            try insertEndpoint(record, ifAbsent: true)
+            guard let endpointSeq = try endpoint(app: app, token: token)?.seq else {
+                throw StoreError(.internal, message: "endpoint for token \(token) vanished while bulk loading")
+            }
+            created += try insertSubscription(
+                id: RandomID.make(), topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: "",
+                ifAbsent: true)
+        }
+        return created
+    }
+
+    /// PostgreSQL: a statement per row would be a network round trip per row, so each batch of
+    /// tokens goes as arrays in two set-based statements (endpoints, then subscriptions).
+    private func bulkCreateByArrays(topicSeq: Int64, app: String, tokens: [String], now: Int64)
+        throws(StoreError) -> Int
+    {
+        var created = 0
+        var start = 0
+        while start < tokens.count {
+            let batch = Array(tokens[start..<min(start + 10_000, tokens.count)])
+            start += batch.count
+            let endpointIDs = batch.map { _ in RandomID.make() }
+            let subscriptionIDs = batch.map { _ in RandomID.make() }
+            try run(
+                """
+                INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason)
+                SELECT i.id, ?, i.token, 1, '', ?, '' FROM unnest(?::text[], ?::text[]) AS i (id, token)
+                ON CONFLICT (app, md5(token)) DO NOTHING
+                """,
+                [.text(app), .integer(now), .textArray(endpointIDs), .textArray(batch)])
+            created += try run(
+                """
+                INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json)
+                SELECT i.id, ?, e.seq, '' FROM unnest(?::text[], ?::text[]) AS i (id, token)
+                JOIN endpoints e ON e.app = ? AND md5(e.token) = md5(i.token) AND e.token = i.token
+                ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
+                """,
+                [.integer(topicSeq), .textArray(subscriptionIDs), .textArray(batch), .text(app)])
+        }
+        return created
+    }
+}

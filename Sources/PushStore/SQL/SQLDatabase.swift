@@ -1,0 +1,69 @@
+/// Which database engine a connection talks to: the few places where the SQL differs ask this.
+enum SQLEngine: Sendable {
+    case sqlite
+    case postgres
+}
+
+/// One row of a query's result, read by 0-based column index.
+protocol SQLRow {
+    func int64(_ column: Int32) -> Int64
+    /// The column as text; NULL reads as `""`.
+    func text(_ column: Int32) -> String
+    func isNull(_ column: Int32) -> Bool
+}
+
+extension SQLRow {
+    /// Schema booleans are integers 0/1 in both engines.
+    func bool(_ column: Int32) -> Bool { int64(column) != 0 }
+
+    /// The column as text, or `nil` for NULL.
+    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+}
+
+/// A connection the queries in `Queries/` run on: SQLite's `Database` or PostgreSQL's
+/// `PostgresConnection`. SQL is written once with `?` (or `?N`) parameters; each engine adapts it
+/// (PostgreSQL turns `?` into `$n`). Not thread-safe: each store uses a connection from one thread at
+/// a time.
+protocol SQLDatabase: AnyObject {
+    associatedtype Row: SQLRow
+
+    /// The engine, for the few statements that differ (row locks, bulk loading).
+    var engine: SQLEngine { get }
+
+    /// Runs a statement that returns no rows; answers how many rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Int
+
+    /// Runs a query and maps every row.
+    func rows<T>(_ sql: String, _ values: [SQLValue], _ map: (Row) throws(StoreError) -> T) throws(StoreError) -> [T]
+
+    /// Runs a query and maps its first row, or answers `nil` when there is none.
+    func row<T>(_ sql: String, _ values: [SQLValue], _ map: (Row) throws(StoreError) -> T) throws(StoreError) -> T?
+
+    /// Runs `body` in one transaction: committed if it returns, rolled back if it throws. Writes in
+    /// `body` see a consistent state: SQLite takes the write lock up front; PostgreSQL runs READ
+    /// COMMITTED, so queries that read-then-write lock what they read (`SQLEngine.forUpdate`).
+    /// Not reentrant.
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
+}
+
+extension SQLEngine {
+    /// Appended to a SELECT that reads rows a transaction is about to change. SQLite's write lock
+    /// (BEGIN IMMEDIATE) already excludes other writers; PostgreSQL locks the rows read.
+    var forUpdate: String { self == .postgres ? " FOR UPDATE" : "" }
+
+    /// Like `forUpdate`, but rows another transaction holds are passed over rather than waited for:
+    /// how instances claim distinct fan-out chunks.
+    var forUpdateSkipLocked: String { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
+}
+
+extension SQLEngine {
+    /// The condition that finds the endpoint of app `?1` with token `?2` in `endpoints e` through the
+    /// unique index (PostgreSQL indexes the token's MD5; see its schema).
+    var tokenMatch: String {
+        self == .postgres ? "e.app = ?1 AND md5(e.token) = md5(?2) AND e.token = ?2" : "e.app = ?1 AND e.token = ?2"
+    }
+
+    /// The conflict target of that unique index, for `INSERT … ON CONFLICT`.
+    var tokenConflict: String { self == .postgres ? "(app, md5(token))" : "(app, token)" }
+}

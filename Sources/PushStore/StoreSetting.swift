@@ -1,0 +1,14 @@
+/// The `store` setting: an SQLite file path, or a PostgreSQL URL (`postgres://…` or
+/// `postgresql://…`, libpq's URI syntax) that several instances share.
+public enum StoreSetting {
+    /// Opens the store the setting names, bringing its schema up to date.
+    public static func open(_ setting: String) async throws(StoreError) -> any Store {
+        if PostgresStore.isPostgresURL(setting) { return try await PostgresStore.open(url: setting) }
+        return try await SQLiteStore.open(path: setting)
+    }
+
+    /// The setting as logs may show it (a URL's password removed).
+    public static func redacted(_ setting: String) -> String {
+        PostgresStore.isPostgresURL(setting) ? PostgresStore.redactedURL(setting) : setting
+    }
+}

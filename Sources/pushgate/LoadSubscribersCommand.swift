@@ -1,0 +1,65 @@
+import PushStore
+
+/// `pushgate load-subscribers`: bulk-loads endpoints subscribed to a topic straight into a store
+/// (SQLite file or PostgreSQL URL), for scale tests and benchmarks. Token `i` is the bench token
+/// (`"b"` + 63 hex digits of i), so a test can tell which subscriber a delivery was for.
+enum LoadSubscribersCommand {
+    static let usage = """
+        Usage: pushgate load-subscribers --store FILE|URL --topic T --app A --count N [--first I]
+
+        Creates topic T if needed, an endpoint of app A for each of the tokens first..first+count-1
+        ("b" + 63 hex digits of the number) and a subscription of each to T, in batches of 10,000
+        (one transaction each). Existing endpoints and subscriptions are kept. Prints the number of
+        subscriptions created.
+        """
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        var flags = FlagReader(arguments)
+        var store: String?
+        var topic: String?
+        var app: String?
+        var count: Int?
+        var first = 0
+        do {
+            while let flag = flags.next() {
+                switch flag {
+                case "-h", "--help":
+                    print(usage)
+                    return 0
+                case "--store": store = try flags.value(for: flag)
+                case "--topic": topic = try flags.value(for: flag)
+                case "--app": app = try flags.value(for: flag)
+                case "--count": count = try flags.int(for: flag, range: 1...100_000_000)
+                case "--first": first = try flags.int(for: flag, range: 0...1_000_000_000)
+                default: throw CommandLineError("unknown flag \(flag.debugDescription)\n\n\(usage)")
+                }
+            }
+            guard let store, let topic, let app, let count else {
+                throw CommandLineError("--store, --topic, --app and --count are required\n\n\(usage)")
+            }
+            let opened = try await StoreSetting.open(store)
+            var created = 0
+            var start = first
+            do {
+                while start < first + count {
+                    let end = min(start + 10_000, first + count)
+                    created += try await opened.bulkCreateSubscribed(
+                        topic: topic, app: app, tokens: (start..<end).map(BenchCommand.benchToken), now: 0)
+                    start = end
+                }
+            } catch {
+                await opened.close()
+                throw error
+            }
+            await opened.close()
+            print(created)
+            return 0
+        } catch let error as CommandLineError {
+            printError("pushgate load-subscribers: \(error)")
+            return 2
+        } catch {
+            printError("pushgate load-subscribers: \(error)")
+            return 1
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Testing
+
+@testable import PushStore
+
+@Suite("PostgreSQL layer")
+struct PostgresLayerTests {
+    @Test("? parameters become $n in order; ?N keeps its number")
+    func parameters() {
+        #expect(PostgresConnection.numberedParameters("SELECT ? , ?") == "SELECT $1 , $2")
+        #expect(
+            PostgresConnection.numberedParameters("UPDATE t SET a = coalesce(?2, a) WHERE seq = ?1 AND b = ?12")
+                == "UPDATE t SET a = coalesce($2, a) WHERE seq = $1 AND b = $12")
+        #expect(PostgresConnection.numberedParameters("no parameters") == "no parameters")
+    }
+
+    @Test("text arrays quote every element and escape quotes and backslashes")
+    func arrays() {
+        #expect(PostgresConnection.arrayLiteral([]) == "{}")
+        #expect(PostgresConnection.arrayLiteral(["a", "b c", #"q"u"#, #"back\slash"#, "NULL", ""])
+            == #"{"a","b c","q\"u","back\\slash","NULL",""}"#)
+    }
+
+    @Test("passwords are redacted from store URLs; the scheme chooses the engine")
+    func urls() {
+        #expect(PostgresStore.redactedURL("postgres://pg:s3cret@db.example:5432/push?sslmode=require")
+            == "postgres://pg:…@db.example:5432/push?sslmode=require")
+        #expect(PostgresStore.redactedURL("postgresql://pg@db/push") == "postgresql://pg@db/push")
+        #expect(PostgresStore.redactedURL("postgres://u:p@h/d/x") == "postgres://u:…@h/d/x")
+        #expect(PostgresStore.isPostgresURL("postgres://h/d") && PostgresStore.isPostgresURL("postgresql://h/d"))
+        #expect(!PostgresStore.isPostgresURL("./pushgate.db") && !PostgresStore.isPostgresURL("postgres.db"))
+    }
+
+    @Test("SQLSTATEs map to store codes")
+    func codes() {
+        #expect(PostgresErrorCode.storeCode(sqlState: "23505") == .conflict)
+        #expect(PostgresErrorCode.storeCode(sqlState: "53100") == .io)  // disk full
+        #expect(PostgresErrorCode.storeCode(sqlState: "08006") == .io)  // connection failure
+        #expect(PostgresErrorCode.storeCode(sqlState: "57P01") == .io)  // admin shutdown
+        #expect(PostgresErrorCode.storeCode(sqlState: "22P02") == .invalidArgument)
+        #expect(PostgresErrorCode.storeCode(sqlState: "42601") == .internal)  // syntax
+        #expect(PostgresErrorCode.isRetryable(sqlState: "40P01") && !PostgresErrorCode.isRetryable(sqlState: "23505"))
+    }
+
+    @Test("an unreachable server is an io error naming the redacted URL")
+    func unreachable() async {
+        let error = await storeError { () async throws(StoreError) in
+            try await PostgresStore.open(url: "postgres://nobody:pw@127.0.0.1:1/none?connect_timeout=2", connections: 1)
+        }
+        #expect(error?.code == .io)
+        #expect(error?.message.contains("postgres://nobody:…@127.0.0.1:1/none") == true)
+        #expect(error?.message.contains("pw@") == false)
+    }
+
+    @Test("a fresh database gets every step; reopening applies none; a newer one is refused",
+          .enabled(if: StoreEngine.postgresURL != nil))
+    func migrations() async throws {
+        try await withLocation(.postgres) { location in
+            let store = try await location.open()
+            _ = try await store.createTopic(name: "kept")
+            await store.close()
+            let url = location.storeSetting
+            let connection = try PostgresConnection(url: url, displayURL: "test")
+            #expect(try PostgresSchema.version(connection) == PostgresSchema.steps.last?.version)
+            #expect(try PostgresSchema.migrate(connection) == [])
+            let reopened = try await location.open()
+            #expect(try await reopened.topicExists(name: "kept"))
+            await reopened.close()
+            try connection.execute("UPDATE pushgate_schema SET version = 99")
+            let error = await storeError { () async throws(StoreError) in
+                try await PostgresStore.open(url: url, connections: 1)
+            }
+            #expect(error?.code == .incompatible)
+            #expect(error?.message.contains("schema version 99") == true)
+        }
+    }
+
+    @Test("SQL errors carry the server's message and SQLSTATE; a failed transaction rolls back",
+          .enabled(if: StoreEngine.postgresURL != nil))
+    func errorsAndTransactions() async throws {
+        try await withLocation(.postgres) { location in
+            let connection = try PostgresConnection(url: location.storeSetting, displayURL: "test")
+            let syntax = #expect(throws: StoreError.self) { try connection.run("SELEC 1", []) }
+            #expect(syntax?.code == .internal)
+            #expect(syntax?.message.contains("42601") == true)
+            try connection.execute("CREATE TABLE u (x text UNIQUE)")
+            try connection.run("INSERT INTO u VALUES (?)", [.text("a")])
+            let duplicate = #expect(throws: StoreError.self) { try connection.run("INSERT INTO u VALUES (?)", [.text("a")]) }
+            #expect(duplicate?.code == .conflict)
+            let nul = #expect(throws: StoreError.self) { try connection.run("INSERT INTO u VALUES (?)", [.text("a\u{0}b")]) }
+            #expect(nul?.code == .invalidArgument)
+            #expect(throws: StoreError.self) {
+                try connection.transaction { () throws(StoreError) in
+                    try connection.run("INSERT INTO u VALUES (?)", [.text("b")])
+                    throw StoreError(.conflict, message: "stop")
+                }
+            }
+            #expect(try connection.rows("SELECT x FROM u ORDER BY x", []) { $0.text(0) } == ["a"])
+            for value in ["", "é✓ 🚀"] {
+                #expect(try connection.row("SELECT ?::text, ?::text IS NULL", [.text(value), .text(value)]) {
+                    ($0.text(0), $0.text(1))
+                }.map { $0.0 == value && $0.1 == "f" } == true)
+            }
+            #expect(try connection.row("SELECT ?::text", [.null]) { $0.optionalText(0) } == .some(nil))
+        }
+    }
+}
