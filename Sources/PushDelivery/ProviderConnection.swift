@@ -24,22 +24,17 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         case idle, connecting, ready, draining
     }
 
-    private struct InFlight {
-        var request: Request
-        /// `loop.now` when it was submitted.
-        var submittedAt: UInt64
-        /// The generation of the credential it was sent with (0: none).
-        var generation: Int64
-        var response = ProviderResponse()
-    }
-
     let loop: EventLoop
     private let app: ProviderAppContext<Dialect>
     private var state = State.idle
     private var transport: HTTP2Transport?
     private var settingsReceived = false
     private var queue = RequestQueue<Request>()
-    private var inFlight: [Int32: InFlight] = [:]
+    /// The open streams: a slot each, and per slot the request sent on it and its answer so far.
+    /// Two arrays rather than one of a generic struct: headers and data touch only `answers`.
+    private var streams = StreamSlots()
+    private var requests: [Request?] = []
+    private var answers: [StreamAnswer] = []
     private var connectFailures = 0
     private var reconnectTimer: TimerID?
     private var handshakeTimer: TimerID?
@@ -51,13 +46,15 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     private var authorization: (value: [UInt8], generation: Int64)?
     /// Waiting for the dialect to call back with a credential: nothing is submitted meanwhile.
     private var awaitingAuthorization = false
+    /// A ``pump()`` is due at the end of this turn.
+    private var pumpScheduled = false
     /// Per-token bytes the dialect builds (e.g. a `:path`), reused: no allocation per token.
     private var scratch: [UInt8] = []
     private var random = SystemRandomNumberGenerator()
     /// The most streams ever open at once on this connection (tests check it against the limit).
     private(set) var peakInFlight = 0
     /// For gauges read from other threads: whether the connection is open (ready or draining), and
-    /// `inFlight.count` (published after each change of it; a plain store on the loop thread).
+    /// the streams open (published after each change; a plain store on the loop thread).
     let isOpen = Atomic<Bool>(false)
     let streamsInFlight = Atomic<Int>(0)
 
@@ -104,11 +101,11 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         }
         guard let transport, settingsReceived, !queue.isEmpty, !awaitingAuthorization else { return }
         let limit = Int(min(transport.session.remoteMaxConcurrentStreams, app.configuration.maxConcurrentStreams))
-        guard inFlight.count < limit, refreshAuthorization() else { return }
+        guard streams.count < limit, refreshAuthorization() else { return }
         var submitted = false
         let now = loop.now
         let generation = authorization?.generation ?? 0
-        while inFlight.count < limit, var request = queue.popFirst() {
+        while streams.count < limit, var request = queue.popFirst() {
             if request.job.collector.isFinished {
                 // The Send was answered (its deadline passed): its result is already FAILED.
                 app.release(1)
@@ -117,7 +114,15 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             request.attempts += 1
             switch app.dialect.submit(request, authorization: authorization?.value, on: transport.session, scratch: &scratch) {
             case .success(let streamID):
-                inFlight[streamID] = InFlight(request: request, submittedAt: now, generation: generation)
+                let answer = StreamAnswer(submittedAt: now, generation: generation)
+                let (slot, isNew) = streams.open(streamID)
+                if isNew {
+                    requests.append(request)
+                    answers.append(answer)
+                } else {
+                    requests[slot] = request
+                    answers[slot] = answer
+                }
                 submitted = true
             case .failure(let error):
                 request.attempts -= 1
@@ -126,9 +131,20 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
                 return
             }
         }
-        peakInFlight = max(peakInFlight, inFlight.count)
-        streamsInFlight.store(inFlight.count, ordering: .relaxed)
+        peakInFlight = max(peakInFlight, streams.count)
+        streamsInFlight.store(streams.count, ordering: .relaxed)
         if submitted { transport.setNeedsFlush() }
+    }
+
+    /// Runs ``pump()`` at the end of this loop turn (once however often it is asked for), before
+    /// the transport's flush, so what it submits goes out in the same write.
+    private func setNeedsPump() {
+        guard !pumpScheduled else { return }
+        pumpScheduled = true
+        loop.executeAtEndOfTurn { [self] in
+            pumpScheduled = false
+            pump()
+        }
     }
 
     /// Makes sure ``authorization`` holds the dialect's current credential (once per pump pass:
@@ -243,8 +259,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         let wasReady = state == .ready || state == .draining
         state = .idle
         // Streams still open got no answer: the connection died under them.
-        let lost = inFlight.values.map(\.request)
-        inFlight.removeAll()
+        let lost = streams.open.sorted { $0.id < $1.id }.compactMap { requests[$0.slot].take() }
+        streams.removeAll()
         isOpen.store(false, ordering: .relaxed)
         streamsInFlight.store(0, ordering: .relaxed)
         for request in lost {
@@ -269,14 +285,15 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
-        guard inFlight[streamID] != nil else { return }
+        guard let slot = streams.slot(of: streamID) else { return }
+        let idHeader = app.dialect.idHeader
         for header in headers {
             if header.name == ResponseHeaderName.status {
-                inFlight[streamID]?.response.status = Self.decimal(header.value)
-            } else if let idHeader = app.dialect.idHeader, header.name == idHeader {
-                inFlight[streamID]?.response.id = header.valueString
+                answers[slot].response.status = Self.decimal(header.value)
+            } else if let idHeader, header.name == idHeader {
+                answers[slot].response.id = header.valueString
             } else if header.name == ResponseHeaderName.retryAfter {
-                inFlight[streamID]?.response.retryAfter = header.valueString
+                answers[slot].response.retryAfter = header.valueString
             }
         }
     }
@@ -284,27 +301,30 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
-        if data.count > 0 { inFlight[streamID]?.response.append(data) }
+        if data.count > 0, let slot = streams.slot(of: streamID) { answers[slot].response.append(data) }
     }
 
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
-        guard let done = inFlight.removeValue(forKey: streamID) else { return }
-        streamsInFlight.store(inFlight.count, ordering: .relaxed)
+        guard let slot = streams.close(streamID), var request = requests[slot].take() else { return }
+        // Moved out, not copied: the slot is left empty for its next stream.
+        var done = StreamAnswer()
+        swap(&done, &answers[slot])
+        streamsInFlight.store(streams.count, ordering: .relaxed)
         if done.response.status == 0 {
             if errorCode == .refusedStream {
                 // Never processed (refused, or above a GOAWAY's last stream id): send again, same attempt.
-                var request = done.request
                 request.attempts -= 1
                 queue.prepend(request)
             } else {
-                retryOrFail(done.request, reason: "StreamReset(\(errorCode))", httpStatus: 0)
+                retryOrFail(request, reason: "StreamReset(\(errorCode))", httpStatus: 0)
             }
         } else {
             app.requestSeconds?.observe(nanoseconds: loop.now &- done.submittedAt)
-            let outcome = app.dialect.outcome(of: done.response, token: done.request.token, now: app.clock())
-            handle(outcome, for: done.request, generation: done.generation)
+            let outcome = app.dialect.outcome(of: done.response, token: request.token, now: app.clock())
+            handle(outcome, for: request, generation: done.generation)
         }
-        pump()
+        // Once per turn, not once per answer: a read of many answers refills the streams in one pass.
+        setNeedsPump()
     }
 
     func http2Session(
@@ -410,7 +430,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             }
             return
         }
-        let quiet = inFlight.isEmpty ? app.configuration.pingInterval : app.configuration.pingTimeout
+        let quiet = streams.isEmpty ? app.configuration.pingInterval : app.configuration.pingTimeout
         if silence >= Self.nanoseconds(quiet) {
             try? transport.session.ping()
             pingSentAt = now
@@ -436,6 +456,15 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         let (seconds, attoseconds) = duration.components
         return UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
     }
+}
+
+/// One open stream's answer so far, and what the engine needs of its sending.
+private struct StreamAnswer {
+    /// `loop.now` when it was submitted.
+    var submittedAt: UInt64 = 0
+    /// The generation of the credential it was sent with (0: none).
+    var generation: Int64 = 0
+    var response = ProviderResponse()
 }
 
 /// Response headers every dialect needs read (static stored properties cannot live in a generic type).

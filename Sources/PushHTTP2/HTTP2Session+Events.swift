@@ -5,8 +5,24 @@ import CNGHTTP2
 // call back into the session.
 
 extension HTTP2Session {
+    /// The state of stream `id`. nghttp2 reports a header block as begin, one call per field, then
+    /// the frame, all for one stream, so the last stream found is kept to spare those lookups.
+    func stream(_ id: Int32) -> StreamState? {
+        if let last = lastStream, last.id == id { return last.state }
+        guard let state = streams[id] else { return nil }
+        lastStream = (id, state)
+        return state
+    }
+
+    /// Removes stream `id`'s state; false when there was none.
+    @discardableResult
+    func forget(_ id: Int32) -> Bool {
+        if lastStream?.id == id { lastStream = nil }
+        return streams.removeValue(forKey: id) != nil
+    }
+
     func onBeginHeaders(streamID: Int32) {
-        if let state = streams[streamID] {
+        if let state = stream(streamID) {
             // A second block on the stream: trailers (or a final response after 1xx).
             state.headerBlock.removeAll(keepingCapacity: true)
             state.headerBlockSize = 0
@@ -21,7 +37,7 @@ extension HTTP2Session {
     func onHeader(
         streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, flags: UInt8
     ) throws(HTTP2Error) -> Int32 {
-        guard let state = streams[streamID] else {
+        guard let state = stream(streamID) else {
             throw HTTP2Error(code: NGHTTP2_ERR_CALLBACK_FAILURE.rawValue, message: "header for stream \(streamID) without a header block")
         }
         state.headerBlockSize += name.count + value.count + 32
@@ -49,7 +65,7 @@ extension HTTP2Session {
         let endStream = hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(hd.type) {
         case NGHTTP2_HEADERS.rawValue:
-            guard let state = streams[hd.stream_id] else { return }
+            guard let state = stream(hd.stream_id) else { return }
             let headers = state.headerBlock
             state.headerBlock = []
             state.headerBlockSize = 0
@@ -80,7 +96,7 @@ extension HTTP2Session {
     }
 
     func onStreamClose(streamID: Int32, errorCode: HTTP2ErrorCode) {
-        streams.removeValue(forKey: streamID)
+        forget(streamID)
         delegate?.http2Session(self, streamDidClose: streamID, errorCode: errorCode)
     }
 
@@ -90,14 +106,14 @@ extension HTTP2Session {
         let hd = frame.pointee.hd
         guard role == .client, UInt32(hd.type) == NGHTTP2_HEADERS.rawValue,
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
-              streams.removeValue(forKey: hd.stream_id) != nil
+              forget(hd.stream_id)
         else { return }
         delegate?.http2Session(self, streamDidClose: hd.stream_id, errorCode: .refusedStream)
     }
 
     /// nghttp2_data_source_read_callback: fills one DATA frame from the stream's queue.
     func readBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard let state = streams[streamID], state.outbound != nil else {
+        guard let state = stream(streamID), state.outbound != nil else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
         switch state.outbound!.read(into: buffer) {

@@ -19,6 +19,8 @@ public final class HTTP2Session {
     /// Live streams: created when a request is submitted (client) or its headers begin
     /// arriving (server); removed in on_stream_close.
     var streams: [Int32: StreamState] = [:]
+    /// The stream ``stream(_:)`` found last (see there); cleared when that stream is forgotten.
+    var lastStream: (id: Int32, state: StreamState)?
     /// The last value received per known header name, shared when it repeats.
     var receivedValues = ReceivedValues()
     /// RFC 9113 header-list size above which a received header block resets its stream.

@@ -286,15 +286,23 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
         return nil
     }
 
+    /// Delayed answers sent per timer run. The loop flushes between runs, so the client gets the
+    /// first answers of a large batch due at once while the mock writes the rest: answering a
+    /// thousand in one run held the first back for the whole batch's work, which reads as several
+    /// milliseconds more round trip. A timer whose answers are still due runs again next turn.
+    private static let delayedAnswersPerTurn = 64
+
     private func armDelayTimer(_ deadline: UInt64) {
         delayTimerArmed = true
         loop.schedule(at: deadline) { [self] in
             delayTimerArmed = false
             guard !isClosed else { return }
             let now = loop.now
-            while delayedHead < delayed.count, delayed[delayedHead].deadline <= now {
+            var answered = 0
+            while delayedHead < delayed.count, delayed[delayedHead].deadline <= now, answered < Self.delayedAnswersPerTurn {
                 respond(delayed[delayedHead].stream)
                 delayedHead += 1
+                answered += 1
             }
             if delayedHead == delayed.count {
                 delayed.removeAll(keepingCapacity: true)

@@ -1,11 +1,15 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
+import PushPosix
 import PushTLS
 
 // `pushgate bench`: the child processes it starts — `pushgate mock-apns` and `pushgate serve`
 // configured to it — from this same binary, on 127.0.0.1 only. Each child gets PR_SET_PDEATHSIG
-// (SIGTERM), so it stops with the bench even when the bench is killed.
+// (SIGTERM), so it stops with the bench even when the bench is killed. That signal comes when the
+// *thread* that forked the child exits, not the process, so children are forked on one thread that
+// lives as long as the bench (see ``BenchChild/spawn(name:arguments:logPath:)``).
 
 /// A child process whose standard output and error go to a log file.
 final class BenchChild {
@@ -20,8 +24,36 @@ final class BenchChild {
         self.logPath = logPath
     }
 
-    /// Starts `arguments[0]` (a path) with `arguments`; output to `logPath`.
+    /// The thread children are forked on. The bench's async code runs on worker threads that exit
+    /// when idle, and a child forked on one got SIGTERM (PR_SET_PDEATHSIG) when it did: a mock
+    /// that stopped while the Publish row bulk-loaded its store, so every send was refused.
+    private static let forkLoop: Result<EventLoop, any Error> = Result { try EventLoop.spawn(name: "bench-fork") }
+
+    /// Starts `arguments[0]` (a path) with `arguments`; output to `logPath`. Forks on
+    /// ``forkLoop``'s thread and waits for it.
     static func spawn(name: String, arguments: [String], logPath: String) throws -> BenchChild {
+        let loop: EventLoop
+        do {
+            loop = try forkLoop.get()
+        } catch {
+            throw CommandLineError("cannot start \(name): no thread to fork on: \(error)")
+        }
+        let outcome = SpawnOutcome()
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            outcome.result = Result { try spawnOnThisThread(name: name, arguments: arguments, logPath: logPath) }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.result!.get()
+    }
+
+    /// The fork's result, handed from the fork thread to the waiting one (the semaphore orders it).
+    private final class SpawnOutcome: @unchecked Sendable {
+        var result: Result<BenchChild, any Error>?
+    }
+
+    private static func spawnOnThisThread(name: String, arguments: [String], logPath: String) throws -> BenchChild {
         // Everything the child touches is allocated before fork: between fork and exec the child
         // only makes system calls (another thread may hold the allocator's lock at fork time).
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]

@@ -109,6 +109,12 @@ def machine():
             "swift": swift[0] if swift else "?", "h2load": h2load}
 
 
+def load_average():
+    """The 1-, 5- and 15-minute load averages (/proc/loadavg): other work on this 2-core machine."""
+    with open("/proc/loadavg") as fh:
+        return " ".join(fh.read().split()[:3])
+
+
 def start_mock(work, name, extra=(), kind="mock-apns"):
     log = open(os.path.join(work, name + ".log"), "w")
     ca = os.path.join(work, name + "-ca.pem")
@@ -182,6 +188,7 @@ def main():
     work = tempfile.mkdtemp(prefix="pushgate-benchmarks.")
     r = Runner(work, quick)
     info = machine()
+    info["load_start"] = load_average()
 
     p8 = os.path.join(work, "AuthKey.p8")
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8],
@@ -262,6 +269,21 @@ def main():
         finals = [l for l in fh if "final stats" in l]
     results["fcm_mock_final"] = finals[-1].strip() if finals else ""
 
+    # The 20 ms row's own ceiling: h2load on a mock with the same delay, 1 connection, 1,000 streams
+    # (is the mock the limit of that row?).
+    delay_mock, delay_port, _ = start_mock(work, "mock-delay20", ["--delay-ms", "20"])
+    try:
+        label = "ceiling-h2load-delay20-c1"
+        argv = ["h2load", "-n", "100000" if quick else "300000", "-c", "1", "-m", "1000", "-t", "1",
+                "-d", os.path.join(work, "payload.json"), "-H", "apns-topic: " + TOPIC,
+                "-H", "apns-push-type: alert", "-H", "authorization: bearer " + token,
+                "https://127.0.0.1:%d/3/device/%s" % (delay_port, TOKEN)]
+        proc = r.run(label, argv, timeout=120)
+        r.commands[-1] = (label, r.commands[-1][1].replace(token, "$JWT"))
+        results[label] = parse_h2load(proc.stdout)
+    finally:
+        stop(delay_mock)
+
     # Rows with a mock of their own (pushgate bench starts it with these flags).
     results["delay20"] = r.bench("pushgate-delay20-1conn-1000streams",
                                  ["--delay-ms", "20", "--max-streams", "1000", "--connections", "1",
@@ -279,6 +301,7 @@ def main():
     results["publish1"] = r.bench("pushgate-publish-1conn", ["--mode", "publish", "--subscribers", subscribers,
                                                              "--connections", "1"], timeout=300)
 
+    info["load_end"] = load_average()
     with open(os.path.join(work, "results.json"), "w") as fh:
         json.dump({"machine": info, "results": results}, fh, indent=1)
     text = render(info, results, r.commands, quick)
@@ -287,6 +310,14 @@ def main():
     if os.path.exists(analysis):
         with open(analysis) as fh:
             text = text.rstrip("\n") + "\n\n" + fh.read()
+    # Sections other scripts own (make bench-scale's, between its markers) are kept as they are.
+    if os.path.exists(args.output):
+        with open(args.output) as fh:
+            previous = fh.read()
+        begin, end = "<!-- bench-scale:begin -->", "<!-- bench-scale:end -->"
+        if begin in previous and end in previous:
+            kept = previous[previous.index(begin):previous.index(end) + len(end)]
+            text = text.rstrip("\n") + "\n\n" + kept + "\n"
     with open(args.output, "w") as fh:
         fh.write(text)
     print(text)
@@ -356,16 +387,11 @@ def render(info, res, commands, quick):
     if rate:
         bench_row("Pushgate Send, 1 token/RPC at a fixed 1,000 RPC/s, 1 APNs conn", rate,
                   "achieved %s RPC/s; schedule lag max %s ms" % (fmt(rate["rpcs_per_s"]), fmt(rate["max_schedule_lag_ms"], 2)))
+    dc = res.get("ceiling-h2load-delay20-c1") or {}
+    row("**ceiling**: h2load → mock-apns delaying 20 ms, 1 conn, -m 1000 (bound 50,000/s)", fmt(dc.get("rps")), "-",
+        "mean %s" % dc.get("request_mean", "-"),
+        "%s failed, %s of %s 2xx" % (fmt(dc.get("failed")), fmt(dc.get("2xx")), fmt(dc.get("total"))), "-", "")
     bench_row("Pushgate Send, mock delaying 20 ms, 1 APNs conn, 1,000 streams (bound 50,000/s)", delay)
-    for key, conns in (("publish", 4), ("publish1", 1)):
-        pub = res.get(key)
-        if pub is None:
-            row("**Publish** fan-out, %d APNs conn(s)" % conns, "run failed", "-", "-", "-", "-", "")
-            continue
-        row("**Publish** to %s subscribers (bulk-loaded), %d APNs conn(s): subscribers/s" % (fmt(pub["subscribers"]), conns),
-            fmt(pub["subscribers_per_second"]), "-", "-",
-            "delivered %s of %s, failed %s" % (fmt(pub["delivered"]), fmt(pub["subscribers"]), fmt(pub["failed"])), "-",
-            "fan-out done in %.2f s; Publish answered (committed) in %.1f ms" % (pub["seconds"], pub["publish_ms"]))
     for label in ("fcm-ceiling-h2load-c1", "fcm-ceiling-h2load-c4"):
         d = res.get(label) or {}
         row("**FCM ceiling**: h2load → mock-fcm, %s conn, -m 100 (the mock handles at least this)" % label[-1],
@@ -375,6 +401,15 @@ def render(info, res, commands, quick):
               res.get("fcm-send-1conn"))
     bench_row("Pushgate **FCM** Send, 1,000 tokens/RPC, 4 FCM conns (100 streams each), 8 RPCs in flight",
               res.get("fcm-send-4conn"))
+    for key, conns in (("publish", 4), ("publish1", 1)):
+        pub = res.get(key)
+        if pub is None:
+            row("**Publish** fan-out, %d APNs conn(s)" % conns, "run failed", "-", "-", "-", "-", "")
+            continue
+        row("**Publish** to %s subscribers (bulk-loaded), %d APNs conn(s): subscribers/s" % (fmt(pub["subscribers"]), conns),
+            fmt(pub["subscribers_per_second"]), "-", "-",
+            "delivered %s of %s, failed %s" % (fmt(pub["delivered"]), fmt(pub["subscribers"]), fmt(pub["failed"])), "-",
+            "fan-out done in %.2f s; Publish answered (committed) in %.1f ms" % (pub["seconds"], pub["publish_ms"]))
     if peer:
         row("**peer**: aioapns 4.0 (Python), max_connections=1, 1,000 in flight", fmt(peer_rate), "-", "-",
             "none" if not peer["errors"] else json.dumps(peer["errors"]), "-", "%s notifications" % fmt(peer["notifications"]))
@@ -396,7 +431,8 @@ def render(info, res, commands, quick):
     target("1-token Send at 1,000 RPC/s: p99 < 2 ms", "p50 %s ms, p99 %s ms (%s RPC/s achieved)" % (
         fmt(g(rate, "latency_ms", "p50"), 3), fmt(p99, 3), fmt(g(rate, "rpcs_per_s"))), None if p99 is None else p99 < 2)
     d = g(delay, "notifications_per_s")
-    target("mock delaying 20 ms, 1 conn, 1,000 streams ≥ 40,000/s", fmt(d), None if d is None else d >= 40000)
+    target("mock delaying 20 ms, 1 conn, 1,000 streams ≥ 40,000/s",
+           "%s (h2load on the same kind of mock: %s)" % (fmt(d), fmt(dc.get("rps"))), None if d is None else d >= 40000)
     pub = res.get("publish")
     if pub is None:
         target("Publish to 100,000 subscribers < 2 s", "run failed", None)
@@ -435,6 +471,9 @@ def render(info, res, commands, quick):
     out.append("- Machine: %s cores (`nproc`), %s, %s GiB RAM, Linux %s; all processes (load generator, gateway, "
                "mock) on this one machine." % (info["nproc"], info["cpu"], info["mem_gib"], info["kernel"]))
     out.append("- Date: %s; commit `%s`; %s; %s; release build." % (info["date"], info["commit"], info["swift"], info["h2load"]))
+    out.append("- Load average (1/5/15 min, `/proc/loadavg`) at the start: %s; at the end: %s. The machine is shared: "
+               "other engineers' builds and tests may have run during this one, and every row competes with them "
+               "for the same 2 cores." % (info.get("load_start", "?"), info.get("load_end", "?")))
     out.append("- APNs side: `pushgate mock-apns` on 127.0.0.1 **without provider-token verification** for every row "
                "(equal for all clients); every client still sends a real ES256 JWT in `authorization`. The ceiling, "
                "peer and the first four Pushgate rows share one mock (its final stats: `%s`); the other rows use "
