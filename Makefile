@@ -94,7 +94,10 @@ fuzz: deps
 
 # The fault suite's long form (FAULTS_LONG=1: 20,000-token batches, a 30 s provider outage).
 test-faults: venv build
-	FAULTS_LONG=1 PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) -m pytest -q Tests/interop/test_faults.py
+	rm -f .build/faults-figures.jsonl
+	FAULTS_LONG=1 FAULTS_FIGURES=$(CURDIR)/.build/faults-figures.jsonl \
+		PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(PY) -m pytest -q Tests/interop/test_faults.py
+	@echo "figures per fault: .build/faults-figures.jsonl"
 
 # Kill -9 the gateway during Publish fan-outs and SendStream batches, restart it on the same store,
 # and reconcile what the mock received (CRASH_ARGS, e.g. "--kills 10 --subscribers 20000").

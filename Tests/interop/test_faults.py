@@ -15,6 +15,7 @@ For every fault:
 30-second provider outage instead of 3 seconds. The assertions count; they never time anything.
 """
 import collections
+import json
 import os
 import threading
 import time
@@ -134,12 +135,26 @@ class Rig:
         assert duplicates <= window, "%d duplicates, window %d; the gateway's warnings:\n%s" % (
             duplicates, window, warnings)
         assert len(misreported) <= window, misreported[:5]
+        sends = stats["requests"] if "sends" not in stats else stats["sends"]
         if window == 0:
             # Nothing was lost with a connection: every request the mock answered is an attempt
             # the gateway counted, and the other way round.
-            sends = stats["requests"] if "sends" not in stats else stats["sends"]
             assert sends == self.attempts, (sends, self.attempts)
+        self.record_figures(duplicates, window, sends)
         return duplicates
+
+    def record_figures(self, duplicates, window, provider_requests):
+        """With FAULTS_FIGURES=FILE, appends this fault's figures as a JSON line (for RELIABILITY.md)."""
+        path = os.environ.get("FAULTS_FIGURES")
+        if not path:
+            return
+        counts = collections.Counter(push_pb2.Status.Name(r.status) for r in self.results.values())
+        with open(path, "a") as fh:
+            fh.write(json.dumps({
+                "test": os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0].split("::")[-1],
+                "long": LONG, "tokens": len(self.results), "results": dict(counts),
+                "lost": 0, "duplicates": duplicates, "window": window, "provider_requests": provider_requests,
+                "attempts": self.attempts}) + "\n")
 
 
 def statuses(results):
