@@ -39,7 +39,8 @@ public struct SNSMessage: Sendable, Equatable {
     ///   - target: a topic needs `default`; an endpoint needs `default` or its own platform key.
     ///   - attributes: the publish's message attributes; SNS counts their names and values
     ///     toward the 256 KB limit, so they are needed here for the size check only.
-    /// - Throws: ``ValidationError`` naming `message` or `message_structure`.
+    /// - Throws: ``ValidationError`` naming `message` or `message_structure`, or `message.GCM…`
+    ///   for a GCM value that is not a usable FCM message.
     public static func parse(
         message: String, structure: String, target: SNSTarget, attributes: [String: String]
     ) throws(ValidationError) -> SNSMessage {
