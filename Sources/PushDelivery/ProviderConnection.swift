@@ -44,9 +44,6 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     private var pingSentAt: UInt64?
     /// The `authorization` value in use, as bytes; re-encoded only when its generation changes.
     private var authorization: (value: [UInt8], generation: Int64)?
-    /// Answers received since the current connection became ready: a peer that refuses streams
-    /// while answering none is not making progress.
-    private var answeredOnThisConnection = 0
     /// Waiting for the dialect to call back with a credential: nothing is submitted meanwhile.
     private var awaitingAuthorization = false
     /// A ``pump()`` is due at the end of this turn.
@@ -249,7 +246,6 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         guard transport === self.transport else { return }
         cancelHandshakeTimer()
         state = .ready
-        answeredOnThisConnection = 0
         isOpen.store(true, ordering: .relaxed)
         startWatchdog()
         pump()
@@ -315,24 +311,19 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         swap(&done, &answers[slot])
         streamsInFlight.store(streams.count, ordering: .relaxed)
         if done.response.status == 0 {
-            let progressing = answeredOnThisConnection > 0
-            if errorCode == .refusedStream && (progressing || request.freeResends < Self.maxFreeResends) {
-                // Never processed (refused, or above a GOAWAY's last stream id): send again, same
-                // attempt. Free while the connection answers others (a GOAWAY mid-batch refuses
-                // whatever was in flight, again and again on a busy peer); a few times only when it
-                // answered nothing at all.
+            if errorCode == .refusedStream && request.freeResends < Self.maxFreeResends {
+                // Never processed (refused, or above a GOAWAY's last stream id): send again, same attempt.
                 request.attempts -= 1
-                if !progressing { request.freeResends += 1 }
+                request.freeResends += 1
                 queue.prepend(request)
             } else if errorCode == .refusedStream {
-                // Refused by connections that answer nothing (a peer refusing all it gets): from now
-                // on each refusal counts, so the request ends, FAILED.
+                // Refused again and again (a peer that GOAWAYs below what is in flight on every
+                // connection): from now on each refusal counts, so the request ends, FAILED.
                 retryOrFail(request, reason: "RefusedStream", httpStatus: 0)
             } else {
                 retryOrFail(request, reason: "StreamReset(\(errorCode))", httpStatus: 0)
             }
         } else {
-            answeredOnThisConnection += 1
             app.requestSeconds?.observe(nanoseconds: loop.now &- done.submittedAt)
             let outcome = app.dialect.outcome(of: done.response, token: request.token, now: app.clock())
             handle(outcome, for: request, generation: done.generation)
@@ -454,8 +445,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
 
     // MARK: Small things
 
-    /// Refused-unprocessed resends of one request, on connections that answered nothing, that do
-    /// not count as attempts.
+    /// Refused-unprocessed resends of one request that do not count as attempts.
     static var maxFreeResends: Int { 3 }
 
     private func unitRandom() -> Double { Double.random(in: 0..<1, using: &random) }

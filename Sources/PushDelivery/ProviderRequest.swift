@@ -22,7 +22,7 @@ public struct ProviderRequest<Job: ProviderJob>: Sendable {
     /// Whether this request was already resent after its credential was refused.
     var authorizationRenewed = false
     /// Times its stream was refused unprocessed (REFUSED_STREAM, above a GOAWAY's last stream id)
-    /// by a connection that had answered nothing, and it was resent without counting an attempt.
+    /// and it was resent without counting an attempt.
     var freeResends = 0
 
     public init(job: Job, token: String, slot: Int) {
