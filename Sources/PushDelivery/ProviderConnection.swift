@@ -311,15 +311,10 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         swap(&done, &answers[slot])
         streamsInFlight.store(streams.count, ordering: .relaxed)
         if done.response.status == 0 {
-            if errorCode == .refusedStream && request.freeResends < Self.maxFreeResends {
+            if errorCode == .refusedStream {
                 // Never processed (refused, or above a GOAWAY's last stream id): send again, same attempt.
                 request.attempts -= 1
-                request.freeResends += 1
                 queue.prepend(request)
-            } else if errorCode == .refusedStream {
-                // Refused again and again (a peer that GOAWAYs below what is in flight on every
-                // connection): from now on each refusal counts, so the request ends, FAILED.
-                retryOrFail(request, reason: "RefusedStream", httpStatus: 0)
             } else {
                 retryOrFail(request, reason: "StreamReset(\(errorCode))", httpStatus: 0)
             }
@@ -444,9 +439,6 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     }
 
     // MARK: Small things
-
-    /// Refused-unprocessed resends of one request that do not count as attempts.
-    static var maxFreeResends: Int { 3 }
 
     private func unitRandom() -> Double { Double.random(in: 0..<1, using: &random) }
 

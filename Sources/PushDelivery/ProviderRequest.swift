@@ -21,9 +21,6 @@ public struct ProviderRequest<Job: ProviderJob>: Sendable {
     public var attempts = 0
     /// Whether this request was already resent after its credential was refused.
     var authorizationRenewed = false
-    /// Times its stream was refused unprocessed (REFUSED_STREAM, above a GOAWAY's last stream id)
-    /// and it was resent without counting an attempt.
-    var freeResends = 0
 
     public init(job: Job, token: String, slot: Int) {
         self.job = job

@@ -56,36 +56,6 @@ struct APNsConnectionLifecycleTests {
         #expect(client.heldRequests == 0, "room is given back")
     }
 
-    @Test("a peer that refuses what is in flight on every connection cannot hold a request for ever")
-    func refusedOnEveryConnection() async throws {
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        var mock = MockAPNsConfiguration.defaults
-        mock.streamsBeforeAuth = nil
-        mock.goAwayAfterStreams = 1
-        mock.goAwayBelowInFlight = true
-        mock.responseDelay = .milliseconds(50)
-        let server = try MockAPNsServer(configuration: mock, group: group)
-        defer { server.close() }
-        var configuration = ProviderClientConfiguration()
-        configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10))
-        let client = APNsClient(
-            name: "x", endpoint: ProviderEndpoint(host: "127.0.0.1", port: server.localPort), credentials: .certificate,
-            tlsContext: try TLSContext.client(caPEM: server.certificatePEM!), configuration: configuration, group: group)
-        let tokens = (1...6).map(APNsClientTests.hex64)
-        let collector = DeliveryCollector(
-            placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
-        #expect(client.reserve(tokens.count))
-        client.send(.apns(Self.notification(tokens)), notificationIndex: 0, firstSlot: 0, collector: collector)
-        let results = await collector.results(deadline: .now + .seconds(40))
-        // Every connection refuses all it was sent (GOAWAY below the one stream in flight). Refused
-        // requests are resent a few times for free, then each refusal counts: every request ends
-        // FAILED RefusedStream after its attempts, long before the deadline.
-        #expect(results.allSatisfy { $0.status == .failed && $0.reason == "RefusedStream" }, "\(results.map(\.reason))")
-        #expect(results.allSatisfy { $0.attempts == 2 })
-        client.shutdown()
-    }
-
     @Test("shutdown is final: in-flight requests fail with Shutdown and nothing reconnects")
     func shutdownIsFinal() async throws {
         let fixture = try APNsClientTests.Fixture(mock: { $0.responseDelay = .milliseconds(500) })

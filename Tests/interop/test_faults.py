@@ -212,9 +212,8 @@ def test_goaway_mid_batch_resends_only_what_was_not_processed(tmp_path):
 def test_goaway_below_in_flight_streams_resends_them(tmp_path):
     # last-stream-id below streams still waiting for their answer (the mock delays answers): the
     # gateway must resend exactly those, none twice. Only the first two connections: a provider that
-    # did this on every connection would refuse nearly everything; then a request is resent for free
-    # three times and its later refusals count as attempts, so it ends FAILED RefusedStream (the
-    # unit test `refusedOnEveryConnection` shows that case).
+    # did this on every connection would be answering one request per connection (the first, which
+    # raises the stream limit), and refused streams are resent without counting an attempt.
     rig = Rig(tmp_path, flags=["--goaway-after", "300", "--goaway-below-in-flight", "--delay-ms", "20",
                                "--faulty-connections", "2"])
     try:
