@@ -86,3 +86,19 @@ extension HTTP2Session {
         return streamID
     }
 }
+
+extension HTTP2Session {
+    /// Server role: a headers-only response (END_STREAM) whose headers are `template` with entry
+    /// `replacing.index` set to the given bytes, e.g. `:status: 200` and a per-response id. See
+    /// ``sendResponseHeaders(streamID:headers:endStream:)``.
+    public func sendResponseHeaders(
+        streamID: Int32, template: HTTP2HeaderTemplate, replacing: (index: Int, value: UnsafeRawBufferPointer)
+    ) throws(HTTP2Error) {
+        precondition(replacing.index < template.count, "no such header entry")
+        guard streams[streamID] != nil else { throw HTTP2Error.streamNotOpen(streamID) }
+        let rv = template.withNVs(replacing: replacing, nil) { nvs, count in
+            nghttp2_submit_response(session, streamID, nvs, count, nil)
+        }
+        try HTTP2Error.check(rv)
+    }
+}

@@ -26,10 +26,12 @@ extension HTTP2Session {
             // A second block on the stream: trailers (or a final response after 1xx).
             state.headerBlock.removeAll(keepingCapacity: true)
             state.headerBlockSize = 0
+            state.fieldSink = delegate?.http2Session(self, headerFieldSinkForStream: streamID)
         } else {
             let state = StreamState()
+            state.fieldSink = delegate?.http2Session(self, headerFieldSinkForStream: streamID)
             // One allocation for the block instead of the 4-5 regrowths appending a dozen fields takes.
-            state.headerBlock.reserveCapacity(12)
+            if state.fieldSink == nil { state.headerBlock.reserveCapacity(12) }
             streams[streamID] = state
         }
     }
@@ -46,7 +48,12 @@ extension HTTP2Session {
             // Stop buffering and refuse the stream; the delegate never sees the block.
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.enhanceYourCalm.rawValue)
             state.headerBlock = []
+            state.fieldSink = nil
             return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+        }
+        if let sink = state.fieldSink {
+            sink.headerField(name: name, value: value, neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
+            return 0
         }
         let field: (name: [UInt8], value: [UInt8])
         if let index = HTTP2HeaderInterning.index(of: name) {
@@ -69,6 +76,7 @@ extension HTTP2Session {
             let headers = state.headerBlock
             state.headerBlock = []
             state.headerBlockSize = 0
+            state.fieldSink = nil
             delegate?.http2Session(self, didReceiveHeaders: headers, streamID: hd.stream_id, endStream: endStream)
         case NGHTTP2_DATA.rawValue:
             // Chunks were delivered by on_data_chunk_recv; only END_STREAM is left to report.

@@ -22,9 +22,22 @@ public protocol HTTP2SessionDelegate: AnyObject {
     func http2SessionDidReceiveSettings(_ session: HTTP2Session)
     /// GOAWAY from the peer. Streams above lastStreamID are then closed with refusedStream.
     func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8])
+    /// A header block begins on `streamID`. Return a sink to take its fields one by one as they
+    /// are decoded (nothing is copied or collected for them, and `didReceiveHeaders` then comes
+    /// with an empty list), or nil (the default) for the whole block as `[HTTP2Header]`. For
+    /// peers that look at a few fields of every request and can do so in place (the mocks).
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)?
+}
+
+/// Takes a header block's fields as nghttp2 decodes them (see
+/// ``HTTP2SessionDelegate/http2Session(_:headerFieldSinkForStream:)``). The buffers are valid only
+/// during the call. `neverIndexed`: the peer sent the field as "never indexed".
+public protocol HTTP2HeaderFieldSink: AnyObject {
+    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool)
 }
 
 extension HTTP2SessionDelegate {
     public func http2SessionDidReceiveSettings(_ session: HTTP2Session) {}
     public func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {}
+    public func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)? { nil }
 }

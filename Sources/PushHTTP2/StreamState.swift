@@ -6,6 +6,9 @@ final class StreamState {
     var headerBlock: [HTTP2Header] = []
     /// Its size as RFC 9113 counts it (name + value + 32 per field), checked against the limit.
     var headerBlockSize = 0
+    /// Where the fields of the block being received go instead of `headerBlock`, if the delegate
+    /// asked for them one by one.
+    var fieldSink: (any HTTP2HeaderFieldSink)?
     /// The body being sent, if this side's HEADERS were submitted with a data provider.
     var outbound: OutboundStream?
     /// The owner's value for this stream (e.g. an index into its own table).

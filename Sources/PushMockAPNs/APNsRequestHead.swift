@@ -1,8 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushCore
 import PushHTTP2
 import PushMockSupport
 
-/// The request headers APNs looks at, picked out of a header block in one pass over the bytes.
+/// The request headers APNs looks at, picked out of a header block field by field: from the
+/// fields as nghttp2 decodes them (``add(name:value:values:)``, the mock's hot path) or from a
+/// collected block (``init(_:values:)``).
 struct APNsRequestHead {
     var method: [UInt8]?
     var path: [UInt8]?
@@ -15,32 +20,75 @@ struct APNsRequestHead {
     var apnsID: [UInt8]?
     /// Some header field (any name) appears more than once.
     var hasDuplicate = false
+    /// One bit per name below seen so far.
+    private var seen: UInt32 = 0
+    /// Names outside the table, for the duplicate check (rare: a request has a dozen fields).
+    private var otherNames: [[UInt8]] = []
 
-    init(_ headers: [HTTP2Header]) {
-        var seen: UInt16 = 0
-        for (index, header) in headers.enumerated() {
-            let name = header.name
-            let bit: UInt16
-            switch name.count {
-            case 5 where name == Bytes.path: bit = 1 << 0; path = header.value
-            case 7 where name == Bytes.method: bit = 1 << 1; method = header.value
-            case 7 where name == Bytes.apnsID: bit = 1 << 2; apnsID = header.value
-            case 7 where name == Bytes.scheme: bit = 1 << 3
-            case 10 where name == Bytes.apnsTopic: bit = 1 << 4; topic = header.value
-            case 10 where name == Bytes.authority: bit = 1 << 5
-            case 13 where name == Bytes.authorization: bit = 1 << 6; authorization = header.value
-            case 13 where name == Bytes.apnsPriority: bit = 1 << 7; priority = header.value
-            case 14 where name == Bytes.apnsPushType: bit = 1 << 8; pushType = header.value
-            case 15 where name == Bytes.apnsExpiration: bit = 1 << 9; expiration = header.value
-            case 16 where name == Bytes.apnsCollapseID: bit = 1 << 10; collapseID = header.value
-            default:
-                // Any other name: compare with the earlier fields (a request has a dozen at most).
-                if !hasDuplicate, headers[..<index].contains(where: { $0.name == name }) { hasDuplicate = true }
-                continue
+    init() {}
+
+    init(_ headers: [HTTP2Header], values: RepeatedFieldValues) {
+        for header in headers {
+            header.name.withUnsafeBufferPointer { name in
+                header.value.withUnsafeBufferPointer { value in add(name: name, value: value, values: values) }
             }
-            if seen & bit != 0 { hasDuplicate = true }
-            seen |= bit
         }
+    }
+
+    /// Takes one field. Values that repeat from request to request (everything but `:path` and
+    /// `apns-id`) come from `values`, shared with the previous request's when equal.
+    mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, values: RepeatedFieldValues) {
+        let bit: UInt32
+        switch name.count {
+        case 5 where equalBytes(name, Bytes.path): bit = 1 << 0; path = Array(value)
+        case 7 where equalBytes(name, Bytes.method): bit = 1 << 1; method = values.value(value, slot: 0)
+        case 7 where equalBytes(name, Bytes.apnsID): bit = 1 << 2; apnsID = Array(value)
+        case 7 where equalBytes(name, Bytes.scheme): bit = 1 << 3
+        case 10 where equalBytes(name, Bytes.apnsTopic): bit = 1 << 4; topic = values.value(value, slot: 1)
+        case 10 where equalBytes(name, Bytes.authority): bit = 1 << 5
+        case 13 where equalBytes(name, Bytes.authorization): bit = 1 << 6; authorization = values.value(value, slot: 2)
+        case 13 where equalBytes(name, Bytes.apnsPriority): bit = 1 << 7; priority = values.value(value, slot: 3)
+        case 14 where equalBytes(name, Bytes.apnsPushType): bit = 1 << 8; pushType = values.value(value, slot: 4)
+        case 15 where equalBytes(name, Bytes.apnsExpiration): bit = 1 << 9; expiration = values.value(value, slot: 5)
+        case 16 where equalBytes(name, Bytes.apnsCollapseID): bit = 1 << 10; collapseID = values.value(value, slot: 6)
+        // Not read, but common: named here so that they need no copy for the duplicate check.
+        case 14 where equalBytes(name, Bytes.contentLength): bit = 1 << 11
+        case 10 where equalBytes(name, Bytes.userAgent): bit = 1 << 12
+        case 12 where equalBytes(name, Bytes.contentType): bit = 1 << 13
+        case 6 where equalBytes(name, Bytes.accept): bit = 1 << 14
+        case 15 where equalBytes(name, Bytes.acceptEncoding): bit = 1 << 15
+        default:
+            if !hasDuplicate, otherNames.contains(where: { equalBytes(name, $0) }) { hasDuplicate = true }
+            otherNames.append(Array(name))
+            return
+        }
+        if seen & bit != 0 { hasDuplicate = true }
+        seen |= bit
+    }
+}
+
+/// Whether `bytes` equals `array` (memcmp: the generic `elementsEqual` walks byte by byte
+/// through iterators, dozens of instructions a byte).
+@inline(__always)
+func equalBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ array: [UInt8]) -> Bool {
+    guard bytes.count == array.count else { return false }
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return true }
+    return array.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
+}
+
+/// The last value received for each of a few header fields, per connection: a value equal to the
+/// last one is shared (a compare and a retain instead of an allocation and a copy), as a
+/// client's requests repeat their method, topic, push type and credential.
+final class RepeatedFieldValues {
+    private var last: [[UInt8]?] = Array(repeating: nil, count: 8)
+
+    func value(_ value: UnsafeBufferPointer<UInt8>, slot: Int) -> [UInt8] {
+        if let previous = last[slot], equalBytes(value, previous) {
+            return previous
+        }
+        let fresh = Array(value)
+        last[slot] = fresh
+        return fresh
     }
 }
 
@@ -59,15 +107,29 @@ struct APNsRequestValidator {
         guard head.method == Bytes.post else { return .rejected(.methodNotAllowed) }
         guard let path = head.path else { return .rejected(.badPath) }
         if path == Bytes.devicePathBare || path == Bytes.devicePrefix { return .rejected(.missingDeviceToken) }
-        guard path.count > Bytes.devicePrefix.count, path.starts(with: Bytes.devicePrefix) else {
+        let prefixLength = Bytes.devicePrefix.count
+        guard path.count > prefixLength, path.starts(with: Bytes.devicePrefix) else {
             return .rejected(.badPath)
         }
-        let token = path[Bytes.devicePrefix.count...]
-        guard DeviceToken.lengthRange.contains(token.count), token.allSatisfy(isHexDigit) else {
-            return .rejected(.badDeviceToken)
+        let tokenLength = path.count - prefixLength
+        guard DeviceToken.lengthRange.contains(tokenLength) else { return .rejected(.badDeviceToken) }
+        // One pass over the token's bytes: check each is hex and copy it lower-cased.
+        var invalid: UInt8 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: tokenLength) { out, count in
+            path.withUnsafeBufferPointer { source in
+                lowerHexTable.withUnsafeBufferPointer { table in
+                    for index in 0..<tokenLength {
+                        let mapped = table[Int(source[prefixLength + index])]
+                        invalid |= mapped == 0 ? 1 : 0
+                        out[index] = mapped
+                    }
+                }
+            }
+            count = tokenLength
         }
+        guard invalid == 0 else { return .rejected(.badDeviceToken) }
         if head.hasDuplicate { return .rejected(.duplicateHeaders) }
-        return .token(lowercasedASCII(Array(token)))
+        return .token(bytes)
     }
 
     /// Everything after authentication: topic, push type, topic suffix, priority, expiration,
@@ -128,6 +190,13 @@ struct APNsRequestValidator {
     }
 
     // MARK: Byte helpers
+
+    /// Each byte's lower-case hex digit, 0 for a byte that is not a hex digit.
+    private static let lowerHexTable: [UInt8] = (0..<256).map { value in
+        let byte = UInt8(value)
+        guard isHexDigit(byte) else { return 0 }
+        return byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
+    }
 
     private static let p10 = Array("10".utf8)
     private static let p5 = Array("5".utf8)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushCore
 import PushHTTP2
 import PushMockSupport
@@ -6,9 +9,16 @@ import PushTLS
 import PushTransport
 
 /// One request on a connection, from its HEADERS to the answer.
-final class MockAPNsStream {
+///
+/// Takes its own header fields as nghttp2 decodes them (an ``HTTP2HeaderFieldSink``), picking out
+/// what APNs reads without collecting the block, unless requests are recorded (then the session
+/// collects the block and ``headers`` keeps it).
+final class MockAPNsStream: HTTP2HeaderFieldSink {
     let streamID: Int32
-    let headers: [HTTP2Header]
+    var head = APNsRequestHead()
+    /// Every field as received; only when requests are recorded.
+    var headers: [HTTP2Header] = []
+    private let values: RepeatedFieldValues
     /// Device token bytes (lower-case hex); empty when the path was rejected.
     var token: [UInt8] = []
     /// The request's apns-id when it is a UUID, else nil (a generated one is used).
@@ -16,21 +26,54 @@ final class MockAPNsStream {
     var pushType: PushType?
     /// Why the headers were rejected, if they were.
     var headerRejection: APNsReason?
-    /// The first (limit + 1) body bytes; `bodyLength` counts all of them.
+    /// The first (limit + 1) body bytes; `bodyLength` counts all of them. While the bytes
+    /// received equal the start of `bodyReference` (the last body that passed the checks), they
+    /// are only compared, not copied: `body` stays empty and `matchedBytes` counts them.
     var body: [UInt8] = []
     var bodyLength = 0
     var bodyKeepLimit: Int
+    var bodyReference: [UInt8]
+    var matchedBytes = 0
     /// The answer was decided (possibly queued behind the response delay).
     var answered = false
     /// The answer was handed to the session.
     var responded = false
     var closed = false
 
-    init(streamID: Int32, headers: [HTTP2Header], bodyKeepLimit: Int) {
+    init(streamID: Int32, values: RepeatedFieldValues, bodyReference: [UInt8], bodyKeepLimit: Int) {
         self.streamID = streamID
-        self.headers = headers
+        self.values = values
+        self.bodyReference = bodyReference
         self.bodyKeepLimit = bodyKeepLimit
     }
+
+    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
+        head.add(name: name, value: value, values: values)
+    }
+
+    /// Takes body bytes, up to `bodyKeepLimit` of them.
+    func appendBody(_ data: UnsafeRawBufferPointer) {
+        defer { bodyLength += data.count }
+        if body.isEmpty, bodyLength == matchedBytes {
+            let end = matchedBytes + data.count
+            if end <= bodyReference.count,
+                bodyReference.withUnsafeBytes({ memcmp($0.baseAddress! + matchedBytes, data.baseAddress!, data.count) == 0 })
+            {
+                matchedBytes = end
+                return
+            }
+            // Different after all: copy what matched so far, then go on copying.
+            body.append(contentsOf: bodyReference[..<matchedBytes])
+        }
+        let room = bodyKeepLimit - body.count
+        if room > 0 { body.append(contentsOf: data.prefix(room)) }
+    }
+
+    /// Whether the body is exactly the reference body (so it needs no checks beyond its size).
+    var bodyIsReference: Bool { body.isEmpty && bodyLength == matchedBytes && matchedBytes == bodyReference.count && bodyLength > 0 }
+
+    /// The body bytes kept (the reference itself when equal to it).
+    var keptBody: [UInt8] { bodyIsReference ? bodyReference : body }
 }
 
 /// One client connection: TLS + HTTP/2 via ``HTTP2Transport``, APNs semantics on its streams.
@@ -63,7 +106,6 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
 
     // Provider tokens.
     private var limitRaised: Bool
-    private var cachedToken: [UInt8] = []
     private var cachedIssuedAt: Int64 = 0
 
     // Response delay: answers in deadline order (the delay is constant), one timer at a time.
@@ -73,6 +115,14 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     private var delayTimerArmed = false
     /// The last body that passed the payload checks (see bodyOrPolicyRejection).
     private var lastValidBody: [UInt8] = []
+    /// Header values repeated from request to request, shared (see ``RepeatedFieldValues``).
+    private let fieldValues = RepeatedFieldValues()
+    /// The stream whose header block is being received field by field (the session asks for a
+    /// sink as a block begins and reports the block once it is complete).
+    private var incoming: MockAPNsStream?
+    /// The `authorization` value that last passed verification (shared with the requests that
+    /// repeat it, so a check is mostly a buffer-identity compare).
+    private var verifiedAuthorization: [UInt8]?
 
     // Stats, merged once per turn.
     private var delta = StatsDelta()
@@ -132,9 +182,25 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
 
     // MARK: HTTP/2 events
 
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)? {
+        // Recording keeps every field as received, so the session collects the block then.
+        guard !shared.recordsRequests, !dropped, !stalled, streams[streamID] == nil else { return nil }
+        let stream = newStream(streamID)
+        incoming = stream
+        return stream
+    }
+
+    private func newStream(_ streamID: Int32) -> MockAPNsStream {
+        MockAPNsStream(
+            streamID: streamID, values: fieldValues, bodyReference: lastValidBody,
+            bodyKeepLimit: PushType.voip.maxPayloadBytes + 1)
+    }
+
     func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
+        let received = incoming
+        incoming = nil
         guard !dropped, !stalled else { return }
         if let stream = streams[streamID] {
             // Trailers: allowed by HTTP/2, meaningless to APNs.
@@ -151,7 +217,14 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
             return
         }
         delta.streamsOpened += 1
-        let stream = MockAPNsStream(streamID: streamID, headers: headers, bodyKeepLimit: PushType.voip.maxPayloadBytes + 1)
+        let stream: MockAPNsStream
+        if let received, received.streamID == streamID {
+            stream = received
+        } else {
+            stream = newStream(streamID)
+            stream.head = APNsRequestHead(headers, values: fieldValues)
+            stream.headers = headers
+        }
         streams[streamID] = stream
         maxInFlight = max(maxInFlight, streams.count)
         delta.maxInFlight = maxInFlight
@@ -183,9 +256,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     ) {
         guard !dropped, !stalled, let stream = streams[streamID], !stream.answered else { return }
         if data.count > 0 {
-            let room = stream.bodyKeepLimit - stream.body.count
-            if room > 0 { stream.body.append(contentsOf: data.prefix(room)) }
-            stream.bodyLength += data.count
+            stream.appendBody(data)
             if stream.bodyLength > configuration.maxBodyBytes {
                 // Don't wait for (or keep) the rest: answer now and reset once the answer is out.
                 decide(stream)
@@ -217,7 +288,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     // MARK: Requests
 
     private func checkHeaders(_ stream: MockAPNsStream) {
-        let head = APNsRequestHead(stream.headers)
+        let head = stream.head
         if let apnsID = head.apnsID, APNsRequestValidator.isUUID(apnsID) { stream.requestAPNsID = apnsID }
         switch APNsRequestValidator.checkRequestLine(head) {
         case .rejected(let reason):
@@ -261,16 +332,16 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
 
     private func bodyOrPolicyRejection(_ stream: MockAPNsStream) -> APNsReason? {
         if stream.bodyLength > configuration.maxBodyBytes { return .payloadTooLarge }
-        // A body equal to the last one that passed is valid again (a notification's payload is
-        // the same bytes for all of its tokens): skip re-parsing the JSON.
-        let sameAsLast = stream.body == lastValidBody
+        // A body equal to one that passed is valid again (a notification's payload is the same
+        // bytes for all of its tokens): skip re-parsing the JSON.
+        let known = stream.bodyIsReference || stream.body == lastValidBody
         if let reason = APNsRequestValidator.checkBody(
-            stream.body, bodyLength: stream.bodyLength, pushType: stream.pushType,
-            validateJSON: configuration.validatePayloadJSON && !sameAsLast)
+            stream.keptBody, bodyLength: stream.bodyLength, pushType: stream.pushType,
+            validateJSON: configuration.validatePayloadJSON && !known)
         {
             return reason
         }
-        if !sameAsLast { lastValidBody = stream.body }
+        if !known { lastValidBody = stream.body }
         if shared.injectsFaults {
             let draw = shared.nextFaultDraw()
             if draw < shared.fail500Threshold { return .internalServerError }
@@ -324,27 +395,37 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
         guard !isClosed, !dropped, !stalled, !stream.closed else { return }
         stream.responded = true
         highestAnsweredStreamID = max(highestAnsweredStreamID, stream.streamID)
-        let apnsID = stream.requestAPNsID ?? makeUUIDv4(&generator)
         let status: Int
         do {
             if let reason = stream.headerRejection {
                 status = reason.httpStatus ?? 400
+                let apnsID = stream.requestAPNsID ?? makeUUIDv4(&generator)
                 try session.sendResponseHeaders(
                     streamID: stream.streamID,
                     headers: [Bytes.status(status), Bytes.contentTypeJSON, Bytes.apnsIDHeader(apnsID)], endStream: false)
                 try session.sendData(streamID: stream.streamID, errorBody(reason, status: status), endStream: true)
                 delta.byReason[reason.string, default: 0] += 1
+                delta.byStatus[status, default: 0] += 1
             } else {
                 status = 200
-                try session.sendResponseHeaders(
-                    streamID: stream.streamID, headers: [Bytes.status200, Bytes.apnsIDHeader(apnsID)], endStream: true)
-                record(stream, apnsID: apnsID)
+                // The 200 is the hot path: a prepared header list, the id written on the stack.
+                try withUnsafeTemporaryAllocation(byteCount: 36, alignment: 1) { (scratch) throws(HTTP2Error) in
+                    if let requested = stream.requestAPNsID {
+                        scratch.copyBytes(from: requested)
+                    } else {
+                        writeUUIDv4(&generator, into: scratch)
+                    }
+                    try session.sendResponseHeaders(
+                        streamID: stream.streamID, template: Bytes.ok200,
+                        replacing: (Bytes.ok200IDIndex, UnsafeRawBufferPointer(scratch)))
+                    record(stream, apnsID: UnsafeRawBufferPointer(scratch))
+                }
+                delta.ok += 1
             }
         } catch {
             return  // the stream is gone (reset by the client)
         }
         delta.requests += 1
-        delta.byStatus[status, default: 0] += 1
         scheduleStatsFlush()
         transport.setNeedsFlush()
     }
@@ -362,15 +443,13 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
         return body
     }
 
-    private func record(_ stream: MockAPNsStream, apnsID: [UInt8]) {
-        guard shared.tracksTokens || shared.recordsRequests else { return }
-        let token = String(decoding: stream.token, as: UTF8.self)
-        if shared.tracksTokens { delta.delivered[token, default: 0] += 1 }
+    private func record(_ stream: MockAPNsStream, apnsID: UnsafeRawBufferPointer) {
+        if shared.tracksTokens { delta.delivered[TokenKey(bytes: stream.token), default: 0] += 1 }
         if shared.recordsRequests {
             delta.recorded.append(
                 MockAPNsRequest(
-                    connectionID: id, streamID: stream.streamID, token: token, headers: stream.headers,
-                    payload: stream.body, apnsID: String(decoding: apnsID, as: UTF8.self)))
+                    connectionID: id, streamID: stream.streamID, token: String(decoding: stream.token, as: UTF8.self),
+                    headers: stream.headers, payload: stream.keptBody, apnsID: String(decoding: apnsID, as: UTF8.self)))
         }
     }
 
@@ -380,13 +459,14 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
     private func providerTokenRejection(_ authorization: [UInt8]?) -> APNsReason? {
         guard configuration.verifiesTokens else { return nil }
         guard let authorization, !authorization.isEmpty else { return .missingProviderToken }
-        guard authorization.count > Bytes.bearer.count,
-            lowercasedASCII(Array(authorization[..<Bytes.bearer.count])) == Bytes.bearer
-        else { return .invalidProviderToken }
-        let token = authorization[Bytes.bearer.count...]
-        if !token.elementsEqual(cachedToken) {
-            guard let issuedAt = verify(String(decoding: token, as: UTF8.self)) else { return .invalidProviderToken }
-            cachedToken = Array(token)
+        // The same value as the last one verified (mostly the very same buffer): only its age
+        // needs checking again.
+        if authorization != verifiedAuthorization {
+            guard authorization.count > Bytes.bearer.count,
+                lowercasedASCII(Array(authorization[..<Bytes.bearer.count])) == Bytes.bearer,
+                let issuedAt = verify(String(decoding: authorization[Bytes.bearer.count...], as: UTF8.self))
+            else { return .invalidProviderToken }
+            verifiedAuthorization = authorization
             cachedIssuedAt = issuedAt
         }
         if wallClockSeconds() - cachedIssuedAt > configuration.tokenMaxAgeSeconds { return .expiredProviderToken }

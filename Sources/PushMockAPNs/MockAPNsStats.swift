@@ -84,6 +84,16 @@ public struct MockAPNsStats: Sendable {
     }
 }
 
+/// A device token's bytes as a dictionary key, hashed in one pass over the bytes (`[UInt8]`'s own
+/// hashing feeds the hasher one element at a time, several times slower for a 64-byte token).
+struct TokenKey: Hashable {
+    let bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
 /// What one connection changed during a loop turn; merged into the recorder in one lock.
 struct StatsDelta {
     var connectionsOpened = 0
@@ -91,9 +101,14 @@ struct StatsDelta {
     var handshakeFailures = 0
     var streamsOpened = 0
     var requests = 0
+    /// 200 answers (kept apart from `byStatus`: one add instead of a dictionary update each).
+    var ok = 0
+    /// Other answers by status.
     var byStatus: [Int: Int] = [:]
     var byReason: [String: Int] = [:]
-    var delivered: [String: Int] = [:]
+    /// 200s per token, keyed by the token's bytes (a String per request costs an allocation and a
+    /// UTF-8 check; the recorder turns keys into Strings only when a snapshot is taken).
+    var delivered: [TokenKey: Int] = [:]
     var streamsRefused = 0
     var streamsCancelled = 0
     var authenticatedConnections = 0
@@ -106,7 +121,7 @@ struct StatsDelta {
 
     var isEmpty: Bool {
         connectionsOpened == 0 && connectionsClosed == 0 && handshakeFailures == 0 && streamsOpened == 0
-            && requests == 0 && streamsRefused == 0 && streamsCancelled == 0 && authenticatedConnections == 0
+            && requests == 0 && ok == 0 && streamsRefused == 0 && streamsCancelled == 0 && authenticatedConnections == 0
             && goAwaysSent == 0 && connectionsDropped == 0 && connectionsStalled == 0 && streamLimitsLowered == 0
             && maxInFlight == 0
     }
@@ -116,6 +131,8 @@ struct StatsDelta {
 final class StatsRecorder: Sendable {
     private struct State {
         var stats = MockAPNsStats()
+        /// `stats.deliveredPerToken` by token bytes; converted in ``snapshot()``.
+        var deliveredPerToken: [TokenKey: Int] = [:]
         /// Ring of recorded requests; `next` is where the next one goes.
         var ring: [MockAPNsRequest] = []
         var next = 0
@@ -141,11 +158,12 @@ final class StatsRecorder: Sendable {
             stats.handshakeFailures += delta.handshakeFailures
             stats.streamsOpened += delta.streamsOpened
             stats.requests += delta.requests
+            if delta.ok > 0 { stats.byStatus[200, default: 0] += delta.ok }
             for (status, count) in delta.byStatus { stats.byStatus[status, default: 0] += count }
             for (reason, count) in delta.byReason { stats.byReason[reason, default: 0] += count }
             for (token, count) in delta.delivered {
-                if stats.deliveredPerToken[token] != nil || stats.deliveredPerToken.count < tokenLimit {
-                    stats.deliveredPerToken[token, default: 0] += count
+                if state.deliveredPerToken[token] != nil || state.deliveredPerToken.count < tokenLimit {
+                    state.deliveredPerToken[token, default: 0] += count
                 }
             }
             stats.streamsRefused += delta.streamsRefused
@@ -178,6 +196,8 @@ final class StatsRecorder: Sendable {
     func snapshot() -> MockAPNsStats {
         state.withLock { state in
             var stats = state.stats
+            stats.deliveredPerToken = Dictionary(
+                uniqueKeysWithValues: state.deliveredPerToken.map { (String(decoding: $0.key.bytes, as: UTF8.self), $0.value) })
             if state.ring.count < recordLimit {
                 stats.recentRequests = state.ring
             } else {

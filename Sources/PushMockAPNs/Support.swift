@@ -4,30 +4,40 @@ import PushMockSupport
 // Small helpers for the hot path: byte constants and UUIDs. The generator, clocks and ASCII
 // lower-casing live in PushMockSupport (shared with the mock FCM server).
 
-private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
 /// A random lowercase UUID v4 (`8-4-4-4-12`), as bytes.
 func makeUUIDv4(_ generator: inout SplitMix64) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: 36) { buffer, count in
+        writeUUIDv4(&generator, into: UnsafeMutableRawBufferPointer(buffer))
+        count = 36
+    }
+}
+
+/// Writes a random lowercase UUID v4 into the first 36 bytes of `buffer` (no allocation: the
+/// mock answers every request with one).
+func writeUUIDv4(_ generator: inout SplitMix64, into buffer: UnsafeMutableRawBufferPointer) {
+    precondition(buffer.count >= 36)
     var high = generator.next()
     var low = generator.next()
     // Version 4 in the high nibble of byte 6, variant 10 in the top bits of byte 8.
     high = (high & ~(0xF << 12)) | (0x4 << 12)
     low = (low & ~(0xC << 60)) | (0x8 << 60)
-    return [UInt8](unsafeUninitializedCapacity: 36) { buffer, count in
-        var out = 0
-        for index in 0..<16 {
-            if index == 4 || index == 6 || index == 8 || index == 10 {
-                buffer[out] = UInt8(ascii: "-")
-                out += 1
-            }
-            let word = index < 8 ? high : low
-            let byte = UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8)))
-            buffer[out] = hexDigits[Int(byte >> 4)]
-            buffer[out + 1] = hexDigits[Int(byte & 0xF)]
-            out += 2
+    var out = 0
+    for index in 0..<16 {
+        if index == 4 || index == 6 || index == 8 || index == 10 {
+            buffer[out] = UInt8(ascii: "-")
+            out += 1
         }
-        count = 36
+        let word = index < 8 ? high : low
+        let byte = UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64(index % 8)))
+        buffer[out] = hexDigit(byte >> 4)
+        buffer[out + 1] = hexDigit(byte & 0xF)
+        out += 2
     }
+}
+
+@inline(__always)
+private func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
 }
 
 @inline(__always)
@@ -59,6 +69,11 @@ enum Bytes {
     static let devicePrefix = Array("/3/device/".utf8)
     static let devicePathBare = Array("/3/device".utf8)
     static let bearer = Array("bearer ".utf8)
+    static let contentLength = Array("content-length".utf8)
+    static let userAgent = Array("user-agent".utf8)
+    static let contentType = Array("content-type".utf8)
+    static let accept = Array("accept".utf8)
+    static let acceptEncoding = Array("accept-encoding".utf8)
 
     static let status200 = HTTP2Header(name: Array(":status".utf8), value: Array("200".utf8))
     static let contentTypeJSON = HTTP2Header(name: Array("content-type".utf8), value: Array("application/json".utf8))
@@ -95,4 +110,9 @@ enum Bytes {
     static func apnsIDHeader(_ value: [UInt8]) -> HTTP2Header {
         HTTP2Header(name: apnsID, value: value, indexable: false)
     }
+
+    /// The 200 answer, `:status: 200` and `apns-id`, prepared once; entry ``ok200IDIndex`` takes
+    /// each answer's id.
+    static let ok200 = HTTP2HeaderTemplate([status200, apnsIDHeader(Array(repeating: UInt8(ascii: "0"), count: 36))])
+    static let ok200IDIndex = 1
 }
