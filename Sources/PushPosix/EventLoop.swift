@@ -2,6 +2,13 @@ import Dispatch
 import Glibc
 import Synchronization
 
+/// The thread-specific slot holding each loop thread's ``EventLoop`` (see ``EventLoop/current``).
+private let currentLoopKey: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+    return key
+}()
+
 /// One thread running epoll. Everything registered with a loop (connections, listeners,
 /// timers) is touched only on that thread, so none of it needs locks; the single exception is
 /// the task queue other threads use to hand work to the loop (`execute`), guarded by a Mutex
@@ -99,6 +106,13 @@ public final class EventLoop: @unchecked Sendable {
         }
         loop.threadID.store(UInt(thread), ordering: .releasing)
         return loop
+    }
+
+    /// The loop whose thread this is; nil on any other thread. Lets code that runs inside a loop
+    /// (a gRPC handler task prefers its connection's loop) use that loop's timers instead of
+    /// involving another thread.
+    public static var current: EventLoop? {
+        pthread_getspecific(currentLoopKey).map { Unmanaged<EventLoop>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// True when called on this loop's thread.
@@ -301,6 +315,8 @@ public final class EventLoop: @unchecked Sendable {
 
     private func threadMain() {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
+        // Unretained: the thread holds a strong reference to the loop until it exits.
+        pthread_setspecific(currentLoopKey, Unmanaged.passUnretained(self).toOpaque())
         // Linux limits thread names to 15 bytes; the name only helps debugging (top -H, gdb).
         var shortName = Array(name.utf8.prefix(15)).map { CChar(bitPattern: $0) }
         shortName.append(0)
