@@ -39,7 +39,13 @@ public struct GRPCResponseWriter: Sendable {
     /// returns once the call has less than ``maxQueuedBytes`` waiting for the client.
     public func send(_ message: [UInt8]) async {
         let call = self.call
-        call.loop.execute { call.sendMessage(message) }
+        if call.loop.inEventLoop {
+            // The usual case (the handler task prefers the call's loop): queue it now, so it joins
+            // this turn's flush with whatever else the call writes in the turn.
+            call.sendMessage(message)
+        } else {
+            call.loop.execute { call.sendMessage(message) }
+        }
         while !Task.isCancelled {
             guard await call.isBackedUp(limit: Self.maxQueuedBytes) else { return }
             try? await Task.sleep(for: .milliseconds(5))

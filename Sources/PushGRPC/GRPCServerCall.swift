@@ -61,13 +61,21 @@ final class GRPCServerCall: @unchecked Sendable {
             } catch {
                 status = GRPCStatus(.internalError, "\(error)")
             }
-            loop.execute { self.finish(status) }
+            if loop.inEventLoop {
+                // Usually so (the task prefers this loop): the trailers join this turn's flush, in
+                // the same write as the last message, instead of a turn, a write and a client
+                // wake-up of their own.
+                self.finish(status)
+            } else {
+                loop.execute { self.finish(status) }
+            }
         }
     }
 
     /// Whether more than `limit` response bytes wait for the client (false once the call ended).
     func isBackedUp(limit: Int) async -> Bool {
-        await withCheckedContinuation { continuation in
+        if loop.inEventLoop { return !isFinished && connection.session.queuedBodyBytes(streamID: streamID) > limit }
+        return await withCheckedContinuation { continuation in
             loop.execute { [self] in
                 continuation.resume(
                     returning: !isFinished && connection.session.queuedBodyBytes(streamID: streamID) > limit)

@@ -5,6 +5,16 @@
 extension EventLoop: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
+        if inEventLoop && takesJobsAtEndOfTurn {
+            // Enqueued from this loop's own thread (a continuation resumed by a socket event or a
+            // task of this turn): run it before this turn's flush, so what it writes leaves in
+            // this turn's write, with no eventfd write and no extra turn. Jobs enqueued while the
+            // end-of-turn work runs take the task queue (next turn), so a task that keeps
+            // yielding cannot hold the loop away from its sockets; once the loop is closing they
+            // go to the global executor (below), as the end-of-turn work is then dropped.
+            executeAtEndOfTurn { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+            return
+        }
         let accepted = tryExecute { [self] in
             job.runSynchronously(on: asUnownedTaskExecutor())
         }

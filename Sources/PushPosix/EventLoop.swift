@@ -58,6 +58,11 @@ public final class EventLoop: @unchecked Sendable {
     /// flushed (``executeAtEndOfTurn(_:)``).
     private var endOfTurn: [() -> Void] = []
     private var spareEndOfTurn: [() -> Void] = []
+    /// True while ``runEndOfTurn()`` runs, and once the loop is closing (loop thread only): task
+    /// jobs enqueued from the loop then take the task queue (see ``enqueue(_:)``).
+    private var isRunningEndOfTurn = false
+    private var isClosing = false
+    var takesJobsAtEndOfTurn: Bool { !isRunningEndOfTurn && !isClosing }
     private let events = EpollEvents(capacity: 256)
     /// The one read buffer every connection of this loop reads into (valid during didReceive).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
@@ -220,6 +225,8 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runEndOfTurn() {
+        isRunningEndOfTurn = true
+        defer { isRunningEndOfTurn = false }
         while !endOfTurn.isEmpty {
             var batch = spareEndOfTurn
             swap(&batch, &endOfTurn)
@@ -360,6 +367,7 @@ public final class EventLoop: @unchecked Sendable {
     /// After stop: run the tasks that were accepted before it, flush, then close every
     /// connection and listener. Pending timers are dropped without running.
     private func closeEverything() {
+        isClosing = true
         runTasks()
         runEndOfTurn()
         flushPending()
