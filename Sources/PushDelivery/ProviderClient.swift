@@ -42,7 +42,13 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     public let name: String
     public let dialect: Dialect
     private let app: ProviderAppContext<Dialect>
-    private let connections: [ProviderConnection<Dialect>]
+    /// The app's connections, each made on first need (it connects on its first request). A small
+    /// send made on a loop that has none of them yet makes the next one on that loop: its requests
+    /// and answers then never leave the thread that waits for them (no hop, no wake-up of another
+    /// thread either way). Sends that need them all make the rest on the loops in turn.
+    private let connections: [ConnectionSlot]
+    private let loops: [EventLoop]
+    private let nextLoop: Atomic<Int>
     private let nextConnection = Atomic<Int>(0)
     private let makeJob: @Sendable (PreparedPush, Int, DeliveryCollector) -> Dialect.Job?
 
@@ -65,11 +71,46 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             name: name, endpoint: endpoint, tlsContext: tlsContext, dialect: dialect, configuration: configuration,
             clock: clock, logger: logger, requestSeconds: requestSeconds)
         self.app = app
-        let count = max(1, configuration.connections)
-        let offset = Int.random(in: 0..<group.loops.count)
-        connections = (0..<count).map { index in
-            ProviderConnection(loop: group.loops[(offset + index) % group.loops.count], app: app)
+        connections = (0..<max(1, configuration.connections)).map { _ in ConnectionSlot() }
+        loops = group.loops
+        // Apps' connections made for large sends start on different loops.
+        nextLoop = Atomic(Int.random(in: 0..<group.loops.count))
+    }
+
+    /// One connection, made once (`AtomicLazyReference` cannot be an array element by itself).
+    private final class ConnectionSlot: Sendable {
+        let reference = AtomicLazyReference<ProviderConnection<Dialect>>()
+    }
+
+    /// The loops of the connections made so far, in slot order (for tests).
+    var connectionLoops: [EventLoop] { madeConnections.map(\.loop) }
+
+    /// Connections made so far.
+    private var madeConnections: [ProviderConnection<Dialect>] {
+        connections.compactMap { $0.reference.load() }
+    }
+
+    /// Connection `index`, made on `loop` (or the next loop in turn) if it is not made yet.
+    private func connection(_ index: Int, on loop: EventLoop? = nil) -> ProviderConnection<Dialect> {
+        if let made = connections[index].reference.load() { return made }
+        let chosen = loop ?? loops[nextLoop.add(1, ordering: .relaxed).oldValue % loops.count]
+        return connections[index].reference.storeIfNil(ProviderConnection(loop: chosen, app: app))
+    }
+
+    /// A connection on the calling thread's loop: one made there, or the next one not made yet,
+    /// made there. Nil when the caller is on no loop of this client or every connection is elsewhere.
+    private func localConnection() -> ProviderConnection<Dialect>? {
+        guard let loop = EventLoop.current, loops.contains(where: { $0 === loop }) else { return nil }
+        for slot in connections.indices {
+            guard let made = connections[slot].reference.load() else {
+                let candidate = connection(slot, on: loop)
+                // Another thread may have made it first, on its own loop: look further.
+                if candidate.loop === loop { return candidate }
+                continue
+            }
+            if made.loop === loop { return made }
         }
+        return nil
     }
 
     public func reserve(_ count: Int) -> Bool {
@@ -85,11 +126,11 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     public var credentialIssuedAt: Int64? { dialect.credentialIssuedAt }
 
     public var openConnections: Int {
-        connections.reduce(0) { $0 + ($1.isOpen.load(ordering: .relaxed) ? 1 : 0) }
+        madeConnections.reduce(0) { $0 + ($1.isOpen.load(ordering: .relaxed) ? 1 : 0) }
     }
 
     public var streamsInFlight: Int {
-        connections.reduce(0) { $0 + $1.streamsInFlight.load(ordering: .relaxed) }
+        madeConnections.reduce(0) { $0 + $1.streamsInFlight.load(ordering: .relaxed) }
     }
 
     public func send(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector) {
@@ -108,7 +149,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
         // A small send from a loop that has one of this app's connections stays on that loop: no
         // thread hop on the way out, and the answer comes back to the same thread (the gRPC
         // handlers run on their connection's loop).
-        if tokens.count <= Self.localSendLimit, let local = connections.first(where: { $0.loop.inEventLoop }) {
+        if tokens.count <= Self.localSendLimit, let local = localConnection() {
             local.enqueue(tokens.indices.map { ProviderRequest(job: job, token: tokens[$0], slot: firstSlot + $0) })
             return
         }
@@ -120,7 +161,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
         while index < tokens.count {
             let end = min(index + chunk, tokens.count)
             let requests = (index..<end).map { ProviderRequest(job: job, token: tokens[$0], slot: firstSlot + $0) }
-            let connection = connections[(start + turn) % connections.count]
+            let connection = connection((start + turn) % connections.count)
             connection.loop.execute { connection.enqueue(requests) }
             index = end
             turn += 1
@@ -131,14 +172,17 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     static var localSendLimit: Int { 64 }
 
     public func shutdown() {
-        for connection in connections {
+        // A connection not made yet has nothing to fail; one made after this fails its work at
+        // once only if shut down too, so every slot gets one now (they never connect).
+        for slot in connections.indices {
+            let connection = connection(slot)
             connection.loop.execute { connection.shutdown() }
         }
     }
 
     public func peakStreamsInFlight() async -> Int {
         var peak = 0
-        for connection in connections {
+        for connection in madeConnections {
             peak = max(peak, await withCheckedContinuation { continuation in
                 connection.loop.execute { continuation.resume(returning: connection.peakInFlight) }
             })

@@ -220,7 +220,7 @@ def main():
                                                                      "--concurrency", "2", "--pipeline", "4"])
         results["rate1000"] = r.bench("pushgate-send-1token-1000rps",
                                       ["--apns", url, "--apns-ca", ca, "--tokens-per-send", "1", "--rate", "1000",
-                                       "--duration", seconds, "--connections", "1"])
+                                       "--duration", seconds, "--connections", "1", "--grpc-connections", "1"])
         peer_count = "5000" if quick else "20000"
         proc = r.run("peer-aioapns", [os.path.join(ROOT, ".venv", "bin", "python"),
                                       os.path.join(ROOT, "scripts", "bench", "aioapns_peer.py"),
@@ -385,7 +385,7 @@ def render(info, res, commands, quick):
     bench_row("Pushgate SendStream, 1,000 tokens/request, 4 APNs conns, 2 streams × 4 outstanding", st,
               "latency per request message")
     if rate:
-        bench_row("Pushgate Send, 1 token/RPC at a fixed 1,000 RPC/s, 1 APNs conn", rate,
+        bench_row("Pushgate Send, 1 token/RPC at a fixed 1,000 RPC/s, 1 APNs conn, 1 gRPC connection (a client's one channel)", rate,
                   "achieved %s RPC/s; schedule lag max %s ms" % (fmt(rate["rpcs_per_s"]), fmt(rate["max_schedule_lag_ms"], 2)))
     dc = res.get("ceiling-h2load-delay20-c1") or {}
     row("**ceiling**: h2load → mock-apns delaying 20 ms, 1 conn, -m 1000 (bound 50,000/s)", fmt(dc.get("rps")), "-",
