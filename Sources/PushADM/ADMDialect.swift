@@ -44,7 +44,8 @@ public final class ADMDialect: ProviderDialect {
     }
 
     public func submit(
-        _ request: ProviderRequest<ADMJob>, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
+        _ request: ProviderRequest, job: ADMJob, authorization: [UInt8]?, on session: HTTP2Session,
+        scratch: inout [UInt8]
     ) -> Result<Int32, HTTP2Error> {
         // Registration ids are checked to need no escaping in a path segment (ADMRegistrationID).
         scratch.removeAll(keepingCapacity: true)
@@ -52,7 +53,7 @@ public final class ADMDialect: ProviderDialect {
         scratch.append(contentsOf: request.token.utf8)
         scratch.append(contentsOf: Self.pathSuffix)
         let template = self.template
-        let body = request.job.body
+        let body = job.body
         return scratch.withUnsafeBytes { path -> Result<Int32, HTTP2Error> in
             (authorization ?? []).withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
                 Result { () throws(HTTP2Error) in

@@ -39,13 +39,13 @@ public final class APNsDialect: ProviderDialect {
     }
 
     public func submit(
-        _ request: ProviderRequest<APNsJob>, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
+        _ request: ProviderRequest, job: APNsJob, authorization: [UInt8]?, on session: HTTP2Session,
+        scratch: inout [UInt8]
     ) -> Result<Int32, HTTP2Error> {
         // scratch holds `/3/device/<token>`, rebuilt in place: no allocation per token.
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: APNsJob.pathPrefix)
         scratch.append(contentsOf: request.token.utf8)
-        let job = request.job
         return scratch.withUnsafeBytes { path -> Result<Int32, HTTP2Error> in
             guard job.usesProviderToken, let authorization else {
                 return Result { () throws(HTTP2Error) in

@@ -18,7 +18,7 @@ import Synchronization
 final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, HTTP2TransportOwner,
     AuthorizationWaiter, @unchecked Sendable
 {
-    typealias Request = ProviderRequest<Dialect.Job>
+    typealias Request = ProviderRequest
 
     private enum State {
         case idle, connecting, ready, draining
@@ -112,7 +112,11 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
                 continue
             }
             request.attempts += 1
-            switch app.dialect.submit(request, authorization: authorization?.value, on: transport.session, scratch: &scratch) {
+            // The client made every job of this connection with the dialect's makeJob.
+            let job = unsafeDowncast(request.job as AnyObject, to: Dialect.Job.self)
+            switch app.dialect.submit(
+                request, job: job, authorization: authorization?.value, on: transport.session, scratch: &scratch)
+            {
             case .success(let streamID):
                 let answer = StreamAnswer(submittedAt: now, generation: generation)
                 let (slot, isNew) = streams.open(streamID)

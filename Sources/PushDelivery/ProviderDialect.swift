@@ -20,11 +20,12 @@ public protocol ProviderDialect: AnyObject, Sendable {
     /// credential is there or could not be had.
     func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization
 
-    /// Submits one token's request on `session`: the job's prepared headers and body, the token,
-    /// and `authorization` (the `authorization` header value, when there is one). `scratch` is a
-    /// per-connection buffer to build per-token bytes in without allocating.
+    /// Submits one token's request on `session`: `job`'s prepared headers and body (`job` is
+    /// `request.job`, typed), the token, and `authorization` (the `authorization` header value,
+    /// when there is one). `scratch` is a per-connection buffer to build per-token bytes in
+    /// without allocating.
     func submit(
-        _ request: ProviderRequest<Job>, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
+        _ request: ProviderRequest, job: Job, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
     ) -> Result<Int32, HTTP2Error>
 
     /// What a complete response to `token`'s request means. `now`: Unix seconds.

@@ -12,8 +12,13 @@ public protocol ProviderJob: AnyObject, Sendable {
 }
 
 /// One token of a job: what is queued, sent, retried and answered.
-public struct ProviderRequest<Job: ProviderJob>: Sendable {
-    public let job: Job
+///
+/// Not generic over the job type on purpose: the engine is generic over its dialect and cannot be
+/// specialized from its own module, so every use of a generic request type in its hot loops cost a
+/// run-time metadata look-up (about 2,000 instructions per token). The engine hands the dialect
+/// its job back typed (``ProviderConnection`` casts; the jobs are the dialect's own).
+public struct ProviderRequest: Sendable {
+    public let job: any ProviderJob
     public let token: String
     /// Where the result goes in the Send's result list.
     public let slot: Int
@@ -22,7 +27,7 @@ public struct ProviderRequest<Job: ProviderJob>: Sendable {
     /// Whether this request was already resent after its credential was refused.
     var authorizationRenewed = false
 
-    public init(job: Job, token: String, slot: Int) {
+    public init(job: any ProviderJob, token: String, slot: Int) {
         self.job = job
         self.token = token
         self.slot = slot

@@ -47,11 +47,12 @@ public final class FCMDialect: ProviderDialect {
     }
 
     public func submit(
-        _ request: ProviderRequest<FCMJob>, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
+        _ request: ProviderRequest, job: FCMJob, authorization: [UInt8]?, on session: HTTP2Session,
+        scratch: inout [UInt8]
     ) -> Result<Int32, HTTP2Error> {
         // The body is handed to nghttp2 and outlives this call, so it is its own array (one per
         // token), not the connection's scratch buffer.
-        let body = request.job.message.body(token: request.token)
+        let body = job.message.body(token: request.token)
         let template = self.template
         return (authorization ?? []).withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
             Result { () throws(HTTP2Error) in
