@@ -100,7 +100,7 @@ struct APNsPureTests {
             PreparedNotification(
                 payload: [], pushType: .alert, topic: "t", priority: 10, expiration: nil, collapseID: nil, apnsID: nil,
                 tokens: []), notificationIndex: 0, authority: "a", usesProviderToken: true, collector: collector)
-        var queue = RequestQueue<ProviderRequest<APNsJob>>()
+        var queue = RequestQueue<ProviderRequest>()
         queue.append(contentsOf: (0..<10_000).map { ProviderRequest(job: job, token: "\($0)", slot: $0) })
         var popped: [Int] = []
         while let request = queue.popFirst() {
