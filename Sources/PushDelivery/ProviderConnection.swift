@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushCore
 import PushHTTP2
 import PushPosix
@@ -48,6 +51,9 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     private var awaitingAuthorization = false
     /// A ``pump()`` is due at the end of this turn.
     private var pumpScheduled = false
+    /// Where the fields of the response header block being received go (one block at a time:
+    /// HTTP/2 does not interleave header blocks).
+    private let responseHead: ResponseHead
     /// Per-token bytes the dialect builds (e.g. a `:path`), reused: no allocation per token.
     private var scratch: [UInt8] = []
     private var random = SystemRandomNumberGenerator()
@@ -61,6 +67,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     init(loop: EventLoop, app: ProviderAppContext<Dialect>) {
         self.loop = loop
         self.app = app
+        responseHead = ResponseHead(idHeader: app.dialect.idHeader)
     }
 
     // MARK: Work from the client
@@ -286,10 +293,25 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         pump()
     }
 
+    /// Response header blocks of our streams are read field by field into ``responseHead``.
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)? {
+        guard streams.slot(of: streamID) != nil else { return nil }
+        responseHead.reset()
+        return responseHead
+    }
+
     func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         guard let slot = streams.slot(of: streamID) else { return }
+        if headers.isEmpty {
+            // Read through responseHead (a block has no fields only if it came that way).
+            let head = responseHead
+            if head.status != 0 { answers[slot].response.status = head.status }
+            if let id = head.id { answers[slot].response.id = id }
+            if let retryAfter = head.retryAfter { answers[slot].response.retryAfter = retryAfter }
+            return
+        }
         let idHeader = app.dialect.idHeader
         for header in headers {
             if header.name == ResponseHeaderName.status {
@@ -469,6 +491,47 @@ private struct StreamAnswer {
     /// The generation of the credential it was sent with (0: none).
     var generation: Int64 = 0
     var response = ProviderResponse()
+}
+
+/// The fields of one response header block the engine reads, taken as nghttp2 decodes them: no
+/// header array, no copy of names, one String for the id. Not generic, so the per-field work
+/// needs no run-time metadata.
+private final class ResponseHead: HTTP2HeaderFieldSink {
+    let idHeader: [UInt8]?
+    var status = 0
+    var id: String?
+    var retryAfter: String?
+
+    init(idHeader: [UInt8]?) {
+        self.idHeader = idHeader
+    }
+
+    func reset() {
+        status = 0
+        id = nil
+        retryAfter = nil
+    }
+
+    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
+        if Self.equal(name, ResponseHeaderName.status) {
+            var number = 0
+            for byte in value {
+                guard byte >= 0x30 && byte <= 0x39 else { number = 0; break }
+                number = number * 10 + Int(byte - 0x30)
+            }
+            status = number
+        } else if let idHeader, Self.equal(name, idHeader) {
+            id = String(decoding: value, as: UTF8.self)
+        } else if Self.equal(name, ResponseHeaderName.retryAfter) {
+            retryAfter = String(decoding: value, as: UTF8.self)
+        }
+    }
+
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ array: [UInt8]) -> Bool {
+        guard bytes.count == array.count else { return false }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return true }
+        return array.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
+    }
 }
 
 /// Response headers every dialect needs read (static stored properties cannot live in a generic type).
