@@ -115,8 +115,10 @@ soak: release venv
 test-asan: deps venv
 	SWIFT=$(SWIFT) PY=$(PY) scripts/sanitize.sh address
 
+# test-tsan brings its own PostgreSQL (WITH_PG) so the PostgreSQL store's connection pool and the
+# multi-instance tests run under the race detector too.
 test-tsan: deps venv
-	SWIFT=$(SWIFT) PY=$(PY) scripts/sanitize.sh thread
+	$(WITH_PG) env SWIFT=$(SWIFT) PY=$(PY) scripts/sanitize.sh thread
 
 clean:
 	rm -rf .build .build-asan .build-tsan $(VENV) Tests/interop/gen Fuzz/.build Fuzz/artifacts

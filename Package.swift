@@ -50,8 +50,11 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: swiftSettings),
         // The store behind a narrow protocol: SQLite (WAL, embedded) or PostgreSQL (shared by instances);
         // registry, messages, leased fan-out chunks.
-        .target(name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "PushCore"], swiftSettings: swiftSettings),
+        // PushPosix only for its lock (`Locked`).
+        .target(
+            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushCore", "PushPosix"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushStoreTests", dependencies: ["PushStore", "PushCore", "PushPosix"], swiftSettings: swiftSettings),
 
         // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.
         .target(name: "PushPosix", dependencies: ["CLinux"], swiftSettings: swiftSettings),
@@ -131,7 +134,7 @@ let package = Package(
             dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore"], swiftSettings: swiftSettings),
+            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushPosix"], swiftSettings: swiftSettings),
 
         // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).
         .target(

@@ -1,5 +1,5 @@
+import PushPosix
 import PushTLS
-import Synchronization
 
 /// The APNs provider token (ES256 JWT) of one (team, key), shared by every connection that uses it.
 ///
@@ -17,7 +17,7 @@ public final class ProviderTokenCache: Sendable {
     private let signer: ES256Signer
     /// Unix seconds; injected so tests control token age.
     private let clock: @Sendable () -> Int64
-    private let state = Mutex<(token: String, header: String, issuedAt: Int64, signings: Int)>(("", "", 0, 0))
+    private let state = Locked<(token: String, header: String, issuedAt: Int64, signings: Int)>(("", "", 0, 0))
 
     public init(teamID: String, keyID: String, signer: ES256Signer, clock: @escaping @Sendable () -> Int64) {
         self.teamID = teamID

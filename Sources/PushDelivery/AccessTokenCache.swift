@@ -1,4 +1,4 @@
-import Synchronization
+import PushPosix
 
 /// The OAuth2 access token of one app (FCM, ADM), shared by all of its connections.
 ///
@@ -36,7 +36,7 @@ public final class AccessTokenCache: Sendable {
     private let clock: @Sendable () -> Int64
     private let logger: @Sendable (String, (any Error)?) -> Void
     private let attempts: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// - Parameters:
     ///   - attempts: tries per renewal before the waiting requests are FAILED.

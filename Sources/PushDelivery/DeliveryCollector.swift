@@ -1,6 +1,5 @@
 import PushCore
 import PushPosix
-import Synchronization
 
 /// Gathers the results of one Send (one per token, in request order) from whichever loops deliver
 /// them, and hands them over once all are in, or at the deadline with the rest FAILED.
@@ -15,7 +14,7 @@ public final class DeliveryCollector: Sendable {
         var waiter: CheckedContinuation<[DeliveryResult], Never>?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let onResult: @Sendable (DeliveryResult) -> Void
 
     /// - Parameters:
@@ -23,7 +22,7 @@ public final class DeliveryCollector: Sendable {
     ///     become FAILED `DeadlineExceeded` when the deadline passes first).
     ///   - onResult: told of every final result as it happens (metrics, events); keep it cheap.
     public init(placeholders: [DeliveryResult], onResult: @escaping @Sendable (DeliveryResult) -> Void = { _ in }) {
-        state = Mutex(State(
+        state = Locked(State(
             results: placeholders, filled: Array(repeating: false, count: placeholders.count),
             remaining: placeholders.count))
         self.onResult = onResult

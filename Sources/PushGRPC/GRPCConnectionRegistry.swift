@@ -1,3 +1,4 @@
+import PushPosix
 import Synchronization
 
 /// The server's open connections and running calls, across loops: for the connection limit, and
@@ -8,7 +9,7 @@ final class GRPCConnectionRegistry: Sendable {
         var shuttingDown = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let calls = Atomic<Int>(0)
     let maxConnections: Int
 

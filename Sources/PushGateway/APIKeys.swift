@@ -1,6 +1,6 @@
 import PushCore
 import PushGRPC
-import Synchronization
+import PushPosix
 import PushTLS
 
 /// The apps an API key may send for.
@@ -195,10 +195,10 @@ public struct Caller: Sendable {
 
 /// Resolves the ``Caller`` of each call against the configured keys (which SIGHUP may replace).
 final class Authorizer: Sendable {
-    private let current: Mutex<APIKeys>
+    private let current: Locked<APIKeys>
 
     init(keys: APIKeys) {
-        current = Mutex(keys)
+        current = Locked(keys)
     }
 
     var keys: APIKeys { current.withLock { $0 } }

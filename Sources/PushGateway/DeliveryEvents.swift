@@ -1,4 +1,5 @@
 import PushCore
+import PushPosix
 import PushProto
 import Synchronization
 
@@ -18,7 +19,7 @@ final class DeliveryEvents: Sendable {
         let continuation: AsyncStream<PushgateV1.DeliveryEvent>.Continuation
     }
 
-    private let watchers = Mutex<[Int: Watcher]>([:])
+    private let watchers = Locked<[Int: Watcher]>([:])
     private let watcherCount = Atomic<Int>(0)
     private let nextID = Atomic<Int>(0)
     private let log: Log

@@ -1,8 +1,8 @@
 import PushAPNs
 import PushDelivery
 import PushCore
+import PushPosix
 import PushStore
-import Synchronization
 
 /// Delivers published messages in the background, in leased chunks that any instance sharing the
 /// store may work.
@@ -37,7 +37,7 @@ final class FanOut: Sendable {
         var chunksInProgress = 0
         var poller: Task<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         store: any Store, live: LiveSettings, events: DeliveryEvents, log: Log,

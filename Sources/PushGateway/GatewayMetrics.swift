@@ -3,7 +3,7 @@ import PushDelivery
 import PushCore
 import PushGRPC
 import PushMetrics
-import Synchronization
+import PushPosix
 
 /// Pushgate's metrics (README, "Metrics"): the registry `/metrics` renders and the handles the
 /// delivery path, the gRPC server and the fan-out record on. Handles are resolved when the gateway
@@ -14,7 +14,7 @@ final class GatewayMetrics: Sendable {
     let sendSeconds: Histogram
     let rpc: RPCMetrics
     private let notificationFamily: CounterFamily
-    private let notifications: Mutex<[String: NotificationCounters]>
+    private let notifications: Locked<[String: NotificationCounters]>
     private let providerRequestSeconds: HistogramFamily
 
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
@@ -26,7 +26,7 @@ final class GatewayMetrics: Sendable {
             help: "Final per-token results, from Send and from Publish fan-outs.",
             labels: ["app", "platform", "status", "reason"])
         notificationFamily = family
-        notifications = Mutex(Dictionary(
+        notifications = Locked(Dictionary(
             apps.map { ($0.name, NotificationCounters(family: family, app: $0.name, platform: $0.platform.rawValue)) },
             uniquingKeysWith: { first, _ in first }))
         providerRequestSeconds = registry.histogram(
@@ -95,7 +95,7 @@ final class NotificationCounters: Sendable {
     private let app: String
     private let platform: String
     private let delivered: Counter
-    private let others = Mutex<[Outcome: Counter]>([:])
+    private let others = Locked<[Outcome: Counter]>([:])
 
     private struct Outcome: Hashable {
         var status: DeliveryStatus
@@ -173,7 +173,7 @@ final class RPCMetrics: GRPCCallObserver {
     private let calls: CounterFamily
     private let seconds: HistogramFamily
     /// Per path: the latency series, and the call counters by status code, resolved at first use.
-    private let methods = Mutex<[String: (seconds: Histogram, calls: [GRPCStatusCode: Counter])]>([:])
+    private let methods = Locked<[String: (seconds: Histogram, calls: [GRPCStatusCode: Counter])]>([:])
 
     init(registry: MetricsRegistry, buckets: [Double]) {
         calls = registry.counter(

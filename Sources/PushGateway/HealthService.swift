@@ -1,7 +1,7 @@
 import PushCore
 import PushGRPC
+import PushPosix
 import PushProto
-import Synchronization
 
 /// The serving status of each service name, with watchers (grpc.health.v1).
 ///
@@ -16,7 +16,7 @@ public final class HealthStatusBoard: Sendable {
         var nextWatcher = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

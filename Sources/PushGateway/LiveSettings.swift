@@ -1,6 +1,6 @@
 import PushAPNs
 import PushDelivery
-import Synchronization
+import PushPosix
 
 /// What SIGHUP can change while the process and its connections stay up: the configuration's apps
 /// (with an APNs client each) and its API keys. Every call reads the current snapshot once and works
@@ -11,10 +11,10 @@ final class LiveSettings: Sendable {
         var clients: [String: any DeliveryClient]
     }
 
-    private let state: Mutex<Snapshot>
+    private let state: Locked<Snapshot>
 
     init(configuration: GatewayConfiguration, clients: [String: any DeliveryClient]) {
-        state = Mutex(Snapshot(configuration: configuration, clients: clients))
+        state = Locked(Snapshot(configuration: configuration, clients: clients))
     }
 
     var snapshot: Snapshot { state.withLock { $0 } }

@@ -1,4 +1,4 @@
-import Synchronization
+import PushPosix
 
 /// Processes a stream of inputs concurrently (at most `window` at once) and emits the outputs in
 /// input order, each as soon as it and those before it are done. The first error ends everything.
@@ -46,9 +46,9 @@ final class AsyncSlots: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(_ count: Int) { state = Mutex(State(free: count)) }
+    init(_ count: Int) { state = Locked(State(free: count)) }
 
     func acquire() async throws {
         try Task.checkCancellation()

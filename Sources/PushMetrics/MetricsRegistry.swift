@@ -1,4 +1,4 @@
-import Synchronization
+import PushPosix
 
 /// Counters, gauges and histograms, each a family of series told apart by their label values, and
 /// their rendering in the Prometheus text exposition format 0.0.4.
@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Knows nothing about what is measured; callers name and label their metrics.
 public final class MetricsRegistry: Sendable {
-    private let families = Mutex<[any MetricFamily]>([])
+    private let families = Locked<[any MetricFamily]>([])
 
     public init() {}
 
@@ -81,7 +81,7 @@ protocol MetricFamily: Sendable {
 final class SeriesTable<Series: AnyObject & Sendable>: Sendable {
     let name: String
     let labelNames: [String]
-    private let table = Mutex<(byValues: [[String]: Series], ordered: [Series])>(([:], []))
+    private let table = Locked<(byValues: [[String]: Series], ordered: [Series])>(([:], []))
 
     init(name: String, labelNames: [String]) {
         self.name = name

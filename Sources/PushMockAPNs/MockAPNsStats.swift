@@ -1,5 +1,5 @@
 import PushHTTP2
-import Synchronization
+import PushPosix
 
 /// An accepted (200) request as the mock received it.
 public struct MockAPNsRequest: Sendable {
@@ -127,7 +127,7 @@ struct StatsDelta {
     }
 }
 
-/// The server-wide statistics behind a Mutex. Updated at most once per connection per loop turn.
+/// The server-wide statistics behind a lock. Updated at most once per connection per loop turn.
 final class StatsRecorder: Sendable {
     private struct State {
         var stats = MockAPNsStats()
@@ -138,7 +138,7 @@ final class StatsRecorder: Sendable {
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let recordLimit: Int
     private let tokenLimit: Int
     private let connectionLimit: Int

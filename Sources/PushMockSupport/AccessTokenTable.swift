@@ -1,11 +1,11 @@
 import PushCore
+import PushPosix
 import PushTLS
-import Synchronization
 
 /// The OAuth2 access tokens a mock server has issued and when each expires (loop-monotonic
-/// nanoseconds). Shared by all connections behind one Mutex: one lookup per send.
+/// nanoseconds). Shared by all connections behind one lock: one lookup per send.
 package final class AccessTokenTable: Sendable {
-    private let tokens = Mutex<[String: UInt64]>([:])
+    private let tokens = Locked<[String: UInt64]>([:])
     /// What every token starts with, the provider's shape (`ya29.mock-`, `Atc|mock-`).
     private let prefix: String
 

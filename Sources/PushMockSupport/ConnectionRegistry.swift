@@ -1,10 +1,11 @@
+import PushPosix
 import Synchronization
 
 /// A mock server's open connections by id (numbered from 1 in accept order), so that closing the
 /// server can reach each of them on its own loop.
 package final class ConnectionRegistry<Connection: AnyObject & Sendable>: Sendable {
     private let ids = Atomic<Int>(0)
-    private let connections = Mutex<[Int: Connection]>([:])
+    private let connections = Locked<[Int: Connection]>([:])
 
     package init() {}
 

@@ -1,5 +1,4 @@
 import PushHTTP2
-import PushMockSupport
 import PushPosix
 import PushTLS
 import PushTransport

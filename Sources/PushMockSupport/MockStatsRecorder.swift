@@ -1,4 +1,4 @@
-import Synchronization
+import PushPosix
 
 /// What a ``MockHTTP2Connection`` reports as it goes: connection and stream events, and each
 /// answer it hands to HTTP/2.
@@ -12,7 +12,7 @@ package protocol MockConnectionEvents: Sendable {
     func answered(status: Int, error: String?)
 }
 
-/// A mock server's statistics behind a Mutex, with a ring of the last recorded messages.
+/// A mock server's statistics behind a lock, with a ring of the last recorded messages.
 ///
 /// Counters are updated before a response is handed to HTTP/2: by the time a client has read a
 /// response, a snapshot counts it.
@@ -23,7 +23,7 @@ package final class MockStatsRecorder<Stats: MockServerStats>: MockConnectionEve
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let recordLimit: Int
 
     /// Keeps the last `recordLimit` messages (0 = none).

@@ -4,7 +4,6 @@ import PushHTTP2
 import PushPosix
 import PushTLS
 import PushTransport
-import Synchronization
 
 /// Polls `condition` every millisecond until it holds or `seconds` pass.
 public func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
@@ -63,7 +62,7 @@ public struct H2Response: Sendable {
 }
 
 /// A blocking HTTP/2-over-TLS client on PushTransport (client role), so tests talk to a mock
-/// through the same transport the gateway uses. Loop state is mirrored behind a Mutex for the
+/// through the same transport the gateway uses. Loop state is mirrored behind a lock for the
 /// test thread.
 public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
     private struct State {
@@ -76,7 +75,7 @@ public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
     public let authority: String
     private let loop: EventLoop
     private var transport: HTTP2Transport!
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private init(loop: EventLoop, authority: String) {
         self.loop = loop
@@ -90,7 +89,7 @@ public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
             context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: serverName)
         client.transport = try HTTP2Transport(
             loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: client, owner: client)
-        let failure = Mutex<String?>(nil)
+        let failure = Locked<String?>(nil)
         client.transport.connect(host: "127.0.0.1", port: port, timeout: .seconds(5)) { result in
             if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
         }
@@ -109,7 +108,7 @@ public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
     /// Submits every request in one loop turn (so they are in flight together) and waits for
     /// all the answers, in request order.
     public func send(_ requests: [H2Request], seconds: Double = 10) throws -> [H2Response] {
-        let submitted = Mutex<Result<[Int32], HTTP2Error>?>(nil)
+        let submitted = Locked<Result<[Int32], HTTP2Error>?>(nil)
         loop.execute { [self] in
             do throws(HTTP2Error) {
                 var ids: [Int32] = []

@@ -11,13 +11,13 @@ private let currentLoopKey: pthread_key_t = {
 
 /// One thread running epoll. Everything registered with a loop (connections, listeners,
 /// timers) is touched only on that thread, so none of it needs locks; the single exception is
-/// the task queue other threads use to hand work to the loop (`execute`), guarded by a Mutex
-/// and paired with an eventfd wake-up.
+/// the task queue other threads use to hand work to the loop (`execute`), guarded by a lock
+/// (`Locked`) and paired with an eventfd wake-up.
 ///
 /// A turn: wait for readiness (timeout = nearest timer), dispatch the events, run the queued
 /// tasks, run expired timers, then flush every connection that has pending output, once.
 ///
-/// `@unchecked Sendable`: the immutable members, `shared` (Mutex) and `threadID` (Atomic) may
+/// `@unchecked Sendable`: the immutable members, `shared` (Locked) and `threadID` (Atomic) may
 /// be used from any thread; every other stored property is confined to the loop's thread.
 public final class EventLoop: @unchecked Sendable {
     public let name: String
@@ -25,7 +25,7 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: any thread
     let epoll: Epoll
     private let wakeup: Wakeup
-    private let shared = Mutex(SharedState())
+    private let shared = Locked(SharedState())
     /// pthread_t of the loop thread, 0 until it is known. Written by both the spawner and the
     /// thread itself (same value), so the thread can answer `inEventLoop` from its first line.
     private let threadID = Atomic<UInt>(0)

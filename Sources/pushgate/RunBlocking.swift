@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import PushPosix
 
 /// Runs async work from the synchronous command line and waits for it on the calling thread.
 ///
@@ -7,7 +7,7 @@ import Synchronization
 /// thread exists (every thread inherits the mask, so only the main thread's sigwait sees them), and
 /// an async top level would start the concurrency runtime's threads first.
 func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let result = Mutex<T?>(nil)
+    let result = Locked<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
         let value = await body()

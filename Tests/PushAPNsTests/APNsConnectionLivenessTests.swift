@@ -16,7 +16,7 @@ final class FreezableRelay: Sendable {
     }
 
     final class Flags: Sendable {
-        let list = Mutex<[Flag]>([])
+        let list = Locked<[Flag]>([])
     }
 
     let listener: TCPServer

@@ -1,7 +1,7 @@
 import PushCore
 import PushDelivery
+import PushPosix
 import PushTLS
-import Synchronization
 import Testing
 
 @testable import PushAPNs
@@ -68,7 +68,7 @@ struct APNsPureTests {
     @Test("the provider token is signed once per 50 minutes and renewed on ExpiredProviderToken only after 20")
     func providerToken() throws {
         let key = try ES256Signer.generateP8()
-        let now = Mutex<Int64>(1_700_000_000)
+        let now = Locked<Int64>(1_700_000_000)
         let cache = ProviderTokenCache(
             teamID: "TEAM123456", keyID: "KEY1234567", signer: try ES256Signer(p8PEM: key.privateKeyPEM),
             clock: { now.withLock { $0 } })

@@ -1,3 +1,4 @@
+import PushPosix
 import Synchronization
 import Testing
 
@@ -42,7 +43,7 @@ struct AccessTokenCacheTests {
         // Held until all three have asked: on a loaded machine (or under a sanitizer) the fetch
         // task could otherwise finish between two of them.
         endpoint.held.store(true, ordering: .relaxed)
-        let now = Mutex<Int64>(1_000)
+        let now = Locked<Int64>(1_000)
         let cache = AccessTokenCache(clock: { now.withLock { $0 } }, fetch: endpoint.fetch)
         let waiters = (0..<3).map { _ in Waiter() }
         for waiter in waiters {
@@ -69,7 +70,7 @@ struct AccessTokenCacheTests {
     @Test("renewed in the background 5 minutes before expiry, the old token used meanwhile")
     func backgroundRenewal() async {
         let endpoint = FakeEndpoint()
-        let now = Mutex<Int64>(1_000)
+        let now = Locked<Int64>(1_000)
         let cache = AccessTokenCache(clock: { now.withLock { $0 } }, fetch: endpoint.fetch)
         let waiter = Waiter()
         _ = cache.authorization(for: waiter)
@@ -117,7 +118,7 @@ struct AccessTokenCacheTests {
     func failure() async throws {
         let endpoint = FakeEndpoint()
         endpoint.failing.store(true, ordering: .relaxed)
-        let now = Mutex<Int64>(1_000)
+        let now = Locked<Int64>(1_000)
         let cache = AccessTokenCache(attempts: 2, clock: { now.withLock { $0 } }, fetch: endpoint.fetch)
         let waiter = Waiter()
         _ = cache.authorization(for: waiter)

@@ -5,7 +5,6 @@ import PushMockAPNs
 import PushPosix
 import PushTLS
 import PushTransport
-import Synchronization
 
 /// Polls `condition` every millisecond until it holds or `seconds` pass.
 func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
@@ -80,7 +79,7 @@ struct TestResponse: Sendable {
 }
 
 /// A small HTTP/2-over-TLS client on PushTransport, for driving the mock from tests. Its state
-/// is written on the loop and read by the test thread, behind a Mutex.
+/// is written on the loop and read by the test thread, behind a lock.
 final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
     struct State {
         var responses: [Int32: TestResponse] = [:]
@@ -93,7 +92,7 @@ final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Se
 
     let loop: EventLoop
     private(set) var transport: HTTP2Transport!
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private init(loop: EventLoop) { self.loop = loop }
 
@@ -104,7 +103,7 @@ final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Se
             context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: "127.0.0.1")
         client.transport = try HTTP2Transport(
             loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: client, owner: client)
-        let failure = Mutex<String?>(nil)
+        let failure = Locked<String?>(nil)
         client.transport.connect(host: "127.0.0.1", port: port, timeout: .seconds(5)) { result in
             if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
         }
@@ -123,7 +122,7 @@ final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Se
 
     /// Submits all requests in one loop turn; returns their stream ids.
     func submit(_ requests: [TestRequest]) throws -> [Int32] {
-        let result = Mutex<Result<[Int32], HTTP2Error>?>(nil)
+        let result = Locked<Result<[Int32], HTTP2Error>?>(nil)
         loop.execute { [self] in
             do throws(HTTP2Error) {
                 var ids: [Int32] = []

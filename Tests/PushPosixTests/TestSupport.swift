@@ -1,17 +1,16 @@
 import Dispatch
 import Glibc
 import PushPosix
-import Synchronization
 
 /// Waits for a semaphore with a deadline so a broken test fails instead of hanging.
 func waitFor(_ semaphore: DispatchSemaphore, seconds: Double = 10) -> Bool {
     semaphore.wait(timeout: .now() + seconds) == .success
 }
 
-/// A value shared between the loop thread and the test thread, behind a Mutex.
+/// A value shared between the loop thread and the test thread, behind a lock.
 final class Shared<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
+    private let storage: Locked<Value>
+    init(_ value: Value) { storage = Locked(value) }
     var value: Value { storage.withLock { $0 } }
     func update<R>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
 }
@@ -32,7 +31,7 @@ final class Collector: ConnectionHandler, @unchecked Sendable {
     let done = DispatchSemaphore(value: 0)
     let closed = DispatchSemaphore(value: 0)
     let drained = DispatchSemaphore(value: 0)
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     struct State {
         var received: [UInt8] = []

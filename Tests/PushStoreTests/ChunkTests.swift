@@ -1,5 +1,5 @@
+import PushPosix
 import PushStore
-import Synchronization
 import Testing
 
 @Suite("Fan-out chunks and leases")
@@ -211,7 +211,7 @@ struct ChunkTests {
 
 /// Which worker claimed which chunk, from many tasks.
 private final class Ledger: Sendable {
-    private let state = Mutex<(owners: [Int: String], duplicates: Int)>(([:], 0))
+    private let state = Locked<(owners: [Int: String], duplicates: Int)>(([:], 0))
 
     func record(_ chunk: Int, by owner: String) {
         state.withLock { if $0.owners.updateValue(owner, forKey: chunk) != nil { $0.duplicates += 1 } }

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import PushPosix
 
 /// The `Store` on PostgreSQL, for several Pushgate instances sharing one database (`store:
 /// "postgres://…"`). Same queries and semantics as ``SQLiteStore``.
@@ -16,20 +16,20 @@ public final class PostgresStore: SQLStore {
         let queue: DispatchQueue
         /// The connection; `nil` once closed. Only jobs on `queue` take the lock, so it is never
         /// contended: it is here so the compiler can check that the connection is shared safely.
-        let connection = Mutex<PostgresConnection?>(nil)
+        let connection = Locked<PostgresConnection?>(nil)
 
         init(label: String) { queue = DispatchQueue(label: label) }
     }
 
     private let slots: [Slot]
     /// Jobs queued or running per slot, to pick the least busy.
-    private let load: Mutex<[Int]>
+    private let load: Locked<[Int]>
     /// The URL without its password, for logs and errors.
     public let displayURL: String
 
     private init(slots: [Slot], displayURL: String) {
         self.slots = slots
-        self.load = Mutex(Array(repeating: 0, count: slots.count))
+        self.load = Locked(Array(repeating: 0, count: slots.count))
         self.displayURL = displayURL
     }
 

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import PushPosix
 
 /// The `Store` on an embedded SQLite file (WAL journal).
 ///
@@ -17,7 +17,7 @@ public final class SQLiteStore: SQLStore {
     private let queue: DispatchQueue
     /// The connection; `nil` once closed. Only jobs on `queue` take the lock, so it is never contended:
     /// it is here so the compiler can check that the connection is shared safely.
-    private let connection = Mutex<Database?>(nil)
+    private let connection = Locked<Database?>(nil)
 
     private init(label: String) {
         queue = DispatchQueue(label: label)
