@@ -12,7 +12,7 @@ final class GRPCServerCall: @unchecked Sendable {
     let streamID: Int32
     private unowned let connection: GRPCServerConnection
     private var deframer: GRPCMessageDeframer
-    private var requests: AsyncStream<[UInt8]>.Continuation?
+    private var requests: GRPCRequestMessages?
     private var task: Task<Void, Never>?
     private var deadlineTimer: TimerID?
     private var responseHeadersSent = false
@@ -38,15 +38,15 @@ final class GRPCServerCall: @unchecked Sendable {
     /// Starts the handler in a task, and the deadline timer.
     func start(_ method: GRPCMethod, context: GRPCCallContext, timeout: Duration?) {
         path = context.path
-        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
-        requests = continuation
+        let messages = GRPCRequestMessages()
+        requests = messages
         if let timeout {
             deadlineTimer = loop.schedule(after: timeout) { [weak self] in
                 self?.deadlineTimer = nil
                 self?.finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
             }
         }
-        let requestStream = GRPCRequestStream(messages: stream)
+        let requestStream = GRPCRequestStream(messages: messages)
         let writer = GRPCResponseWriter(call: self)
         let handler = method.handler
         // The handler runs on this call's loop (the loop is a TaskExecutor): no hop to the
