@@ -346,7 +346,6 @@ public final class EventLoop: @unchecked Sendable {
     private func runTurns() {
         while true {
             let count = epoll.wait(into: events, timeoutMillis: waitTimeout())
-            let turnStart = now
             for index in 0..<count {
                 let id = events.id(at: index)
                 // Missing id: closed earlier in this turn; the event is stale.
@@ -356,19 +355,11 @@ public final class EventLoop: @unchecked Sendable {
             }
             // A stop seen here still lets this turn's timers and flush happen; tasks queued
             // after the check are run by closeEverything().
-            let t1 = now
             let stop = runTasks()
-            let t2 = now
             runTimers()
-            let t3 = now
             runEndOfTurn()
-            let t4 = now
             flushPending()
             runDeferred()
-            let t5 = now
-            if t5 - turnStart > 1_500_000 {
-                let line = "SLOWTURN \(name) total=\((t5 - turnStart)/1000)us events=\(count) ev=\((t1-turnStart)/1000) tasks=\((t2-t1)/1000) timers=\((t3-t2)/1000) eot=\((t4-t3)/1000) flush=\((t5-t4)/1000)\n"; _ = line.withCString { write(2, $0, strlen($0)) }
-            }
             if stop { return }
         }
     }
