@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCore
 import PushHTTP2
 import PushPosix
@@ -493,49 +490,8 @@ private struct StreamAnswer {
     var response = ProviderResponse()
 }
 
-/// The fields of one response header block the engine reads, taken as nghttp2 decodes them: no
-/// header array, no copy of names, one String for the id. Not generic, so the per-field work
-/// needs no run-time metadata.
-private final class ResponseHead: HTTP2HeaderFieldSink {
-    let idHeader: [UInt8]?
-    var status = 0
-    var id: String?
-    var retryAfter: String?
-
-    init(idHeader: [UInt8]?) {
-        self.idHeader = idHeader
-    }
-
-    func reset() {
-        status = 0
-        id = nil
-        retryAfter = nil
-    }
-
-    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
-        if Self.equal(name, ResponseHeaderName.status) {
-            var number = 0
-            for byte in value {
-                guard byte >= 0x30 && byte <= 0x39 else { number = 0; break }
-                number = number * 10 + Int(byte - 0x30)
-            }
-            status = number
-        } else if let idHeader, Self.equal(name, idHeader) {
-            id = String(decoding: value, as: UTF8.self)
-        } else if Self.equal(name, ResponseHeaderName.retryAfter) {
-            retryAfter = String(decoding: value, as: UTF8.self)
-        }
-    }
-
-    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ array: [UInt8]) -> Bool {
-        guard bytes.count == array.count else { return false }
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return true }
-        return array.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
-    }
-}
-
 /// Response headers every dialect needs read (static stored properties cannot live in a generic type).
-private enum ResponseHeaderName {
+enum ResponseHeaderName {
     static let status = Array(":status".utf8)
     static let retryAfter = Array("retry-after".utf8)
 }

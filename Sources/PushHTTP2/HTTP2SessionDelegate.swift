@@ -29,13 +29,6 @@ public protocol HTTP2SessionDelegate: AnyObject {
     func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)?
 }
 
-/// Takes a header block's fields as nghttp2 decodes them (see
-/// ``HTTP2SessionDelegate/http2Session(_:headerFieldSinkForStream:)``). The buffers are valid only
-/// during the call. `neverIndexed`: the peer sent the field as "never indexed".
-public protocol HTTP2HeaderFieldSink: AnyObject {
-    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool)
-}
-
 extension HTTP2SessionDelegate {
     public func http2SessionDidReceiveSettings(_ session: HTTP2Session) {}
     public func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {}

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCore
 import PushHTTP2
 import PushMockSupport
@@ -40,40 +37,31 @@ struct APNsRequestHead {
     mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, values: RepeatedFieldValues) {
         let bit: UInt32
         switch name.count {
-        case 5 where equalBytes(name, Bytes.path): bit = 1 << 0; path = Array(value)
-        case 7 where equalBytes(name, Bytes.method): bit = 1 << 1; method = values.value(value, slot: 0)
-        case 7 where equalBytes(name, Bytes.apnsID): bit = 1 << 2; apnsID = Array(value)
-        case 7 where equalBytes(name, Bytes.scheme): bit = 1 << 3
-        case 10 where equalBytes(name, Bytes.apnsTopic): bit = 1 << 4; topic = values.value(value, slot: 1)
-        case 10 where equalBytes(name, Bytes.authority): bit = 1 << 5
-        case 13 where equalBytes(name, Bytes.authorization): bit = 1 << 6; authorization = values.value(value, slot: 2)
-        case 13 where equalBytes(name, Bytes.apnsPriority): bit = 1 << 7; priority = values.value(value, slot: 3)
-        case 14 where equalBytes(name, Bytes.apnsPushType): bit = 1 << 8; pushType = values.value(value, slot: 4)
-        case 15 where equalBytes(name, Bytes.apnsExpiration): bit = 1 << 9; expiration = values.value(value, slot: 5)
-        case 16 where equalBytes(name, Bytes.apnsCollapseID): bit = 1 << 10; collapseID = values.value(value, slot: 6)
+        case 5 where name.equals(Bytes.path): bit = 1 << 0; path = Array(value)
+        case 7 where name.equals(Bytes.method): bit = 1 << 1; method = values.value(value, slot: 0)
+        case 7 where name.equals(Bytes.apnsID): bit = 1 << 2; apnsID = Array(value)
+        case 7 where name.equals(Bytes.scheme): bit = 1 << 3
+        case 10 where name.equals(Bytes.apnsTopic): bit = 1 << 4; topic = values.value(value, slot: 1)
+        case 10 where name.equals(Bytes.authority): bit = 1 << 5
+        case 13 where name.equals(Bytes.authorization): bit = 1 << 6; authorization = values.value(value, slot: 2)
+        case 13 where name.equals(Bytes.apnsPriority): bit = 1 << 7; priority = values.value(value, slot: 3)
+        case 14 where name.equals(Bytes.apnsPushType): bit = 1 << 8; pushType = values.value(value, slot: 4)
+        case 15 where name.equals(Bytes.apnsExpiration): bit = 1 << 9; expiration = values.value(value, slot: 5)
+        case 16 where name.equals(Bytes.apnsCollapseID): bit = 1 << 10; collapseID = values.value(value, slot: 6)
         // Not read, but common: named here so that they need no copy for the duplicate check.
-        case 14 where equalBytes(name, Bytes.contentLength): bit = 1 << 11
-        case 10 where equalBytes(name, Bytes.userAgent): bit = 1 << 12
-        case 12 where equalBytes(name, Bytes.contentType): bit = 1 << 13
-        case 6 where equalBytes(name, Bytes.accept): bit = 1 << 14
-        case 15 where equalBytes(name, Bytes.acceptEncoding): bit = 1 << 15
+        case 14 where name.equals(Bytes.contentLength): bit = 1 << 11
+        case 10 where name.equals(Bytes.userAgent): bit = 1 << 12
+        case 12 where name.equals(Bytes.contentType): bit = 1 << 13
+        case 6 where name.equals(Bytes.accept): bit = 1 << 14
+        case 15 where name.equals(Bytes.acceptEncoding): bit = 1 << 15
         default:
-            if !hasDuplicate, otherNames.contains(where: { equalBytes(name, $0) }) { hasDuplicate = true }
+            if !hasDuplicate, otherNames.contains(where: { name.equals($0) }) { hasDuplicate = true }
             otherNames.append(Array(name))
             return
         }
         if seen & bit != 0 { hasDuplicate = true }
         seen |= bit
     }
-}
-
-/// Whether `bytes` equals `array` (memcmp: the generic `elementsEqual` walks byte by byte
-/// through iterators, dozens of instructions a byte).
-@inline(__always)
-func equalBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ array: [UInt8]) -> Bool {
-    guard bytes.count == array.count else { return false }
-    guard let base = bytes.baseAddress, !bytes.isEmpty else { return true }
-    return array.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
 }
 
 /// The last value received for each of a few header fields, per connection: a value equal to the
@@ -83,7 +71,7 @@ final class RepeatedFieldValues {
     private var last: [[UInt8]?] = Array(repeating: nil, count: 8)
 
     func value(_ value: UnsafeBufferPointer<UInt8>, slot: Int) -> [UInt8] {
-        if let previous = last[slot], equalBytes(value, previous) {
+        if let previous = last[slot], value.equals(previous) {
             return previous
         }
         let fresh = Array(value)

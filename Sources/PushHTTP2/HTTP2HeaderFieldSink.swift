@@ -1,0 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+/// Takes a header block's fields as nghttp2 decodes them (see
+/// ``HTTP2SessionDelegate/http2Session(_:headerFieldSinkForStream:)``). The buffers are valid only
+/// during the call. `neverIndexed`: the peer sent the field as "never indexed".
+public protocol HTTP2HeaderFieldSink: AnyObject {
+    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool)
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// Whether these bytes equal `array`, by `memcmp`: what a sink compares names and values with
+    /// (the generic `elementsEqual` walks byte by byte through iterators, dozens of instructions a
+    /// byte).
+    @inlinable
+    public func equals(_ array: [UInt8]) -> Bool {
+        guard count == array.count else { return false }
+        guard let base = baseAddress, count > 0 else { return true }
+        return array.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, count) == 0 }
+    }
+}
