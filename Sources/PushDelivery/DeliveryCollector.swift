@@ -11,7 +11,7 @@ public final class DeliveryCollector: Sendable {
         var filled: [Bool]
         var remaining: Int
         var finished = false
-        var waiter: CheckedContinuation<[DeliveryResult], Never>?
+        var waiter: (@Sendable ([DeliveryResult]) -> Void)?
     }
 
     private let state: Locked<State>
@@ -34,7 +34,7 @@ public final class DeliveryCollector: Sendable {
     /// Records the final result of `slot`. Later results for a finished Send are ignored.
     func complete(slot: Int, with result: DeliveryResult) {
         let (counted, waiter, results) = state.withLock {
-            state -> (Bool, CheckedContinuation<[DeliveryResult], Never>?, [DeliveryResult]) in
+            state -> (Bool, (@Sendable ([DeliveryResult]) -> Void)?, [DeliveryResult]) in
             guard !state.finished, !state.filled[slot] else { return (false, nil, []) }
             state.filled[slot] = true
             state.results[slot] = result
@@ -46,31 +46,46 @@ public final class DeliveryCollector: Sendable {
         }
         guard counted else { return }
         onResult(result)
-        waiter?.resume(returning: results)
+        waiter?(results)
     }
 
     /// Waits for every result, or until `deadline` (then the missing ones are FAILED with reason
     /// `DeadlineExceeded`).
     public func results(deadline: ContinuousClock.Instant?) async -> [DeliveryResult] {
-        let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline) { [self] in expire() } }
-        defer { timer?.cancel() }
-        return await withCheckedContinuation { continuation in
-            let ready: [DeliveryResult]? = state.withLock { state in
-                if state.finished || state.remaining == 0 {
-                    state.finished = true
-                    return state.results
-                }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
+        await withCheckedContinuation { continuation in
+            whenDone(deadline: deadline) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// Calls `done` once with every result, or at `deadline` (then the missing ones are FAILED
+    /// with reason `DeadlineExceeded`); at once if the Send is already over. Call it once.
+    /// `done` runs on whichever thread gives the last result (or expires the Send).
+    public func whenDone(deadline: ContinuousClock.Instant?, _ done: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline) { [self] in expire() } }
+        let finish: @Sendable ([DeliveryResult]) -> Void
+        if let timer {
+            finish = { results in
+                timer.cancel()
+                done(results)
+            }
+        } else {
+            finish = done
+        }
+        let ready: [DeliveryResult]? = state.withLock { state in
+            if state.finished || state.remaining == 0 {
+                state.finished = true
+                return state.results
+            }
+            state.waiter = finish
+            return nil
+        }
+        if let ready { finish(ready) }
     }
 
     /// Ends the Send now: missing results become FAILED `DeadlineExceeded`.
     public func expire() {
         let (waiter, results, expired) = state.withLock {
-            state -> (CheckedContinuation<[DeliveryResult], Never>?, [DeliveryResult], [DeliveryResult]) in
+            state -> ((@Sendable ([DeliveryResult]) -> Void)?, [DeliveryResult], [DeliveryResult]) in
             guard !state.finished else { return (nil, [], []) }
             state.finished = true
             var expired: [DeliveryResult] = []
@@ -85,7 +100,7 @@ public final class DeliveryCollector: Sendable {
         }
         // These are final results too (events, logs).
         for result in expired { onResult(result) }
-        waiter?.resume(returning: results)
+        waiter?(results)
     }
 }
 
@@ -93,7 +108,7 @@ public final class DeliveryCollector: Sendable {
 /// runs on its connection's loop) it is one of the loop's timers: no other thread is woken to
 /// start it or to cancel it, which on an idle machine is a scheduler wake-up (hundreds of
 /// microseconds on a VM) per Send. Elsewhere it is a task that sleeps.
-private enum DeadlineTimer {
+private enum DeadlineTimer: Sendable {
     case loop(EventLoop, TimerID)
     case task(Task<Void, Never>)
 

@@ -18,16 +18,43 @@ public typealias GRPCHandler =
     @Sendable (_ requests: GRPCRequestStream, _ responses: GRPCResponseWriter, _ context: GRPCCallContext)
     async throws -> Void
 
+/// Answers one unary call without a task of its own: called on the call's event loop once the
+/// request message is complete; it answers through `responder`, now or later, from any thread.
+public typealias GRPCImmediateUnaryHandler =
+    @Sendable (_ request: [UInt8], _ context: GRPCCallContext, _ responder: GRPCUnaryResponder) -> Void
+
 /// One method of a service: its name, kind and handler.
 public struct GRPCMethod: Sendable {
+    /// How a call of the method runs.
+    enum Body: Sendable {
+        /// In a task of its own, which reads the requests and writes the responses.
+        case task(GRPCHandler)
+        /// Unary, on the call's loop, answering through a responder (``immediateUnary(_:_:)``).
+        case immediate(GRPCImmediateUnaryHandler)
+    }
+
     public let name: String
     public let kind: GRPCMethodKind
-    public let handler: GRPCHandler
+    let body: Body
 
     public init(name: String, kind: GRPCMethodKind, handler: @escaping GRPCHandler) {
         self.name = name
         self.kind = kind
-        self.handler = handler
+        self.body = .task(handler)
+    }
+
+    /// A unary method whose handler answers through a ``GRPCUnaryResponder`` instead of
+    /// returning. The busiest method (Push/Send) is one: a call then costs no Swift task, no
+    /// request queue and no hops between task and loop, which on a small machine is a good part
+    /// of a one-token Send's work and of the tail of its latency.
+    public static func immediateUnary(_ name: String, _ body: @escaping GRPCImmediateUnaryHandler) -> GRPCMethod {
+        GRPCMethod(name: name, kind: .unary, body: .immediate(body))
+    }
+
+    private init(name: String, kind: GRPCMethodKind, body: Body) {
+        self.name = name
+        self.kind = kind
+        self.body = body
     }
 
     /// A unary method: exactly one request message, one response message.

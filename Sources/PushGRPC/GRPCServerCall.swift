@@ -14,7 +14,15 @@ final class GRPCServerCall: @unchecked Sendable {
     private var deframer: GRPCMessageDeframer
     private var requests: GRPCRequestMessages?
     private var task: Task<Void, Never>?
+    /// An immediate unary method (no task): its handler until the request is complete, the
+    /// request message and the call's context meanwhile, and what to do if the call ends before
+    /// the handler answers.
+    private var immediateHandler: GRPCImmediateUnaryHandler?
+    private var immediateRequest: [UInt8]?
+    private var immediateContext: GRPCCallContext?
+    private var cancelAction: (@Sendable () -> Void)?
     private var deadlineTimer: TimerID?
+    private var requestTimer: TimerID?
     private var responseHeadersSent = false
     private var clientHalfClosed = false
     private(set) var isFinished = false
@@ -38,17 +46,26 @@ final class GRPCServerCall: @unchecked Sendable {
     /// Starts the handler in a task, and the deadline timer.
     func start(_ method: GRPCMethod, context: GRPCCallContext, timeout: Duration?) {
         path = context.path
-        let messages = GRPCRequestMessages()
-        requests = messages
         if let timeout {
             deadlineTimer = loop.schedule(after: timeout) { [weak self] in
                 self?.deadlineTimer = nil
                 self?.finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
             }
         }
+        let handler: GRPCHandler
+        switch method.body {
+        case .immediate(let immediate):
+            // Runs once the request is complete (``receiveEnd()``), on this loop.
+            immediateHandler = immediate
+            immediateContext = context
+            return
+        case .task(let body):
+            handler = body
+        }
+        let messages = GRPCRequestMessages()
+        requests = messages
         let requestStream = GRPCRequestStream(messages: messages)
         let writer = GRPCResponseWriter(call: self)
-        let handler = method.handler
         // The handler runs on this call's loop (the loop is a TaskExecutor): no hop to the
         // cooperative pool and back for each await, and its writes need no cross-thread handoff.
         task = Task(executorPreference: loop) { [self] in
@@ -85,8 +102,12 @@ final class GRPCServerCall: @unchecked Sendable {
 
     /// Ends the call if its request is not complete within `limit` (a stalled client).
     func limitRequestTime(_ limit: Duration) {
-        loop.schedule(after: limit) { [weak self] in
-            guard let self, !clientHalfClosed, !isFinished else { return }
+        // Cancelled when the request is complete: a timer left for every call would hold a
+        // closure and a heap entry per call for the whole limit (30 s by default).
+        requestTimer = loop.schedule(after: limit) { [weak self] in
+            guard let self else { return }
+            requestTimer = nil
+            guard !clientHalfClosed, !isFinished else { return }
             finish(GRPCStatus(.deadlineExceeded, "the request was not completed within \(limit) (request_timeout)"))
         }
     }
@@ -104,7 +125,15 @@ final class GRPCServerCall: @unchecked Sendable {
                         GRPCStatus(.unimplemented, "compressed messages are not supported; send uncompressed (identity)"))
                     return
                 }
-                requests?.yield(message.bytes)
+                if immediateHandler != nil {
+                    guard immediateRequest == nil else {
+                        finish(GRPCStatus(.invalidArgument, "the method takes one request message; the client sent more"))
+                        return
+                    }
+                    immediateRequest = message.bytes
+                } else {
+                    requests?.yield(message.bytes)
+                }
             }
         } catch {
             finish(error)
@@ -114,13 +143,52 @@ final class GRPCServerCall: @unchecked Sendable {
     /// The client half-closed the stream.
     func receiveEnd() {
         clientHalfClosed = true
+        if let requestTimer {
+            loop.cancelTimer(requestTimer)
+            self.requestTimer = nil
+        }
         guard !isFinished else { return }
         if deframer.hasPartialMessage {
             finish(GRPCStatus(.invalidArgument, "the request ended inside a message (truncated length-prefixed message)"))
             return
         }
+        if let handler = immediateHandler, let context = immediateContext {
+            immediateHandler = nil
+            immediateContext = nil
+            guard let request = immediateRequest else {
+                finish(GRPCStatus(.invalidArgument, "the call ended without a request message"))
+                return
+            }
+            immediateRequest = nil
+            handler(request, context, GRPCUnaryResponder(call: self))
+            return
+        }
         requests?.finish()
         requests = nil
+    }
+
+    /// An immediate unary method's answer: its message and OK. Ignored once the call ended.
+    func answer(_ message: [UInt8]) {
+        guard !isFinished else { return }
+        cancelAction = nil
+        sendMessage(message)
+        finish(.ok)
+    }
+
+    /// An immediate unary method's failure. Ignored once the call ended.
+    func answer(_ status: GRPCStatus) {
+        guard !isFinished else { return }
+        cancelAction = nil
+        finish(status)
+    }
+
+    /// What to do if the call ends before an immediate unary method answers; at once if it has.
+    func setCancelAction(_ action: @escaping @Sendable () -> Void) {
+        guard !isFinished else {
+            action()
+            return
+        }
+        cancelAction = action
     }
 
     /// One response message.
@@ -183,10 +251,19 @@ final class GRPCServerCall: @unchecked Sendable {
     private func stopHandler() {
         if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
+        if let requestTimer { loop.cancelTimer(requestTimer) }
+        requestTimer = nil
         requests?.finish()
         requests = nil
         task?.cancel()
         task = nil
+        immediateHandler = nil
+        immediateContext = nil
+        immediateRequest = nil
+        if let action = cancelAction {
+            cancelAction = nil
+            action()
+        }
     }
 
     private func sendResponseHeadersIfNeeded() throws {

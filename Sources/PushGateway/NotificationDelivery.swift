@@ -26,6 +26,31 @@ final class NotificationDelivery: Sendable {
     func deliver(
         _ send: ValidatedSend, clients: [String: any DeliveryClient], deadline: ContinuousClock.Instant?
     ) async throws(GRPCStatus) -> [DeliveryResult] {
+        let box = CollectorBox()
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<[DeliveryResult], GRPCStatus>, Never>) in
+                do throws(GRPCStatus) {
+                    box.set(try deliver(send, clients: clients, deadline: deadline) { continuation.resume(returning: .success($0)) })
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        } onCancel: {
+            box.expire()
+        }
+        return try outcome.get()
+    }
+
+    /// Starts delivering every (notification, token); `completion` gets one result per token once
+    /// each has one, or just before `deadline` with the rest FAILED (`DeadlineExceeded`), on
+    /// whichever loop gives the last result. Expiring the returned collector (the client went
+    /// away) ends it the same way and drops what was not sent yet.
+    /// - Throws: when the apps' queues have no room (nothing was started then).
+    @discardableResult
+    func deliver(
+        _ send: ValidatedSend, clients: [String: any DeliveryClient], deadline: ContinuousClock.Instant?,
+        completion: @escaping @Sendable ([DeliveryResult]) -> Void
+    ) throws(GRPCStatus) -> DeliveryCollector {
         let reserved = try reserve(send, clients: clients)
         var placeholders: [DeliveryResult] = []
         placeholders.reserveCapacity(send.tokenCount)
@@ -34,10 +59,17 @@ final class NotificationDelivery: Sendable {
                 placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
             }
         }
-        let apps = send.items.map(\.app.name)
         let events = self.events
-        let collector = DeliveryCollector(placeholders: placeholders) { result in
-            events.result(result, app: apps[result.notificationIndex])
+        let collector: DeliveryCollector
+        if send.items.count == 1 {
+            // The common case: no array of app names to keep for the events.
+            let app = send.items[0].app.name
+            collector = DeliveryCollector(placeholders: placeholders) { result in events.result(result, app: app) }
+        } else {
+            let apps = send.items.map(\.app.name)
+            collector = DeliveryCollector(placeholders: placeholders) { result in
+                events.result(result, app: apps[result.notificationIndex])
+            }
         }
         var slot = 0
         for (index, item) in send.items.enumerated() {
@@ -45,20 +77,19 @@ final class NotificationDelivery: Sendable {
             client.send(item.notification, notificationIndex: index, firstSlot: slot, collector: collector)
             slot += item.notification.tokens.count
         }
-        let results = await withTaskCancellationHandler {
-            await collector.results(deadline: deadline.map(Self.answerTime))
-        } onCancel: {
-            collector.expire()
-        }
-        if let metrics {
-            var slot = 0
-            for item in send.items {
-                let count = item.notification.tokens.count
-                metrics.notifications(app: item.app.name)?.record(results[slot..<(slot + count)])
-                slot += count
+        let metrics = self.metrics
+        let counts = metrics == nil ? [] : send.items.map { ($0.app.name, $0.notification.tokens.count) }
+        collector.whenDone(deadline: deadline.map(Self.answerTime)) { results in
+            if let metrics {
+                var slot = 0
+                for (app, count) in counts {
+                    metrics.notifications(app: app)?.record(results[slot..<(slot + count)])
+                    slot += count
+                }
             }
+            completion(results)
         }
-        return results
+        return collector
     }
 
     /// Room for every token in the apps' bounded queues, all or nothing.
@@ -111,5 +142,27 @@ extension PushgateV1.Result {
         unregisteredAt = result.unregisteredAt
         attempts = Int32(result.attempts)
         canonicalToken = result.canonicalToken
+    }
+}
+
+/// The collector of a delivery started inside a continuation, for a cancellation handler that may
+/// run before it exists (then it expires the collector as soon as it is set).
+private final class CollectorBox: Sendable {
+    private let state = Locked<(collector: DeliveryCollector?, expired: Bool)>((nil, false))
+
+    func set(_ collector: DeliveryCollector) {
+        let expired = state.withLock { state in
+            state.collector = collector
+            return state.expired
+        }
+        if expired { collector.expire() }
+    }
+
+    func expire() {
+        let collector = state.withLock { state in
+            state.expired = true
+            return state.collector
+        }
+        collector?.expire()
     }
 }

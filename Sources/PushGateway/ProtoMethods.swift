@@ -36,6 +36,24 @@ extension GRPCMethod {
         }
     }
 
+    /// An immediate unary method (``GRPCMethod/immediateUnary(_:_:)``: no task per call) behind the
+    /// API keys, checked as ``unary(_:_:_:_:_:)`` checks. `body` runs on the call's loop and
+    /// answers through its responder, now or later; what it throws is the call's status.
+    static func immediateUnary<Request: ProtoMessage, Response: ProtoMessage>(
+        _ name: String, _ request: Request.Type, _ response: Response.Type, _ authorizer: Authorizer, _ access: Access,
+        _ body: @escaping @Sendable (Request, Caller, GRPCCallContext, ProtoUnaryResponder<Response>) throws(GRPCStatus) -> Void
+    ) -> GRPCMethod {
+        .immediateUnary(name) { bytes, context, responder in
+            do throws(GRPCStatus) {
+                let caller = try authorizer.caller(context)
+                if access == .admin { try caller.requireAdmin(name) }
+                try body(try decode(Request.self, bytes), caller, context, ProtoUnaryResponder(responder: responder))
+            } catch {
+                responder.fail(error)
+            }
+        }
+    }
+
     /// A method whose capability arrives later: UNIMPLEMENTED with a message that says when.
     static func notYetAvailable(_ name: String, _ message: String) -> GRPCMethod {
         GRPCMethod(name: name, kind: .unary) { _, _, _ in
@@ -58,6 +76,24 @@ struct ProtoResponseWriter<Response: ProtoMessage>: Sendable {
 
     func send(_ response: Response) async {
         await writer.send(response.serializedBytes())
+    }
+}
+
+/// Answers one call of a typed immediate unary method: usable from any thread, first answer counts.
+struct ProtoUnaryResponder<Response: ProtoMessage>: Sendable {
+    let responder: GRPCUnaryResponder
+
+    func respond(_ response: Response) {
+        responder.respond(response.serializedBytes())
+    }
+
+    func fail(_ status: GRPCStatus) {
+        responder.fail(status)
+    }
+
+    /// `action` runs if the call ends before it is answered (see ``GRPCUnaryResponder/onCancel(_:)``).
+    func onCancel(_ action: @escaping @Sendable () -> Void) {
+        responder.onCancel(action)
     }
 }
 

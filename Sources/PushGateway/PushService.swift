@@ -1,4 +1,5 @@
 import PushCore
+import PushDelivery
 import PushGRPC
 import PushProto
 
@@ -13,10 +14,15 @@ enum PushService {
         events: DeliveryEvents, authorizer: Authorizer, metrics: GatewayMetrics? = nil
     ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
-            .unary("Send", PushgateV1.SendRequest.self, authorizer, .anyCaller) { request, caller, context in
-                return try await send(
+            // Without a task per call: the busiest method, and a one-token Send is mostly overhead.
+            .immediateUnary("Send", PushgateV1.SendRequest.self, PushgateV1.SendResponse.self, authorizer, .anyCaller) {
+                request, caller, context, responder throws(GRPCStatus) in
+                let collector = try startSend(
                     request, caller: caller, settings: live.snapshot, delivery: delivery,
-                    deadline: context.deadline, metrics: metrics)
+                    deadline: context.deadline, metrics: metrics
+                ) { response in responder.respond(response) }
+                // The client went away or its deadline passed: the rest is dropped, not sent.
+                responder.onCancel { collector.expire() }
             },
             .bidirectionalStreaming("SendStream") { requests, responses, context in
                 // Once per stream: every SendRequest on it is checked against the same caller.
@@ -61,17 +67,48 @@ enum PushService {
         ])
     }
 
+    /// One SendRequest of a SendStream: checked, delivered, answered.
     static func send(
         _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
         delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil
     ) async throws(GRPCStatus) -> PushgateV1.SendResponse {
         // One snapshot for the whole call: validated and delivered with the same apps.
-        let configuration = settings.configuration
         let started = ContinuousClock.now
         defer { metrics?.sendSeconds.observe(.now - started) }
+        let validated = try check(request, caller: caller, configuration: settings.configuration)
+        return response(try await delivery.deliver(validated, clients: settings.clients, deadline: deadline))
+    }
+
+    /// Push/Send: checks the request and starts its delivery; `completion` gets the response, on
+    /// the loop that gives the last result.
+    /// - Returns: the delivery's collector, to expire if the call ends first.
+    static func startSend(
+        _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
+        delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil,
+        completion: @escaping @Sendable (PushgateV1.SendResponse) -> Void
+    ) throws(GRPCStatus) -> DeliveryCollector {
+        let started = ContinuousClock.now
+        do {
+            // One snapshot for the whole call: validated and delivered with the same apps.
+            let validated = try check(request, caller: caller, configuration: settings.configuration)
+            return try delivery.deliver(validated, clients: settings.clients, deadline: deadline) { results in
+                metrics?.sendSeconds.observe(.now - started)
+                completion(response(results))
+            }
+        } catch {
+            metrics?.sendSeconds.observe(.now - started)
+            throw error
+        }
+    }
+
+    private static func check(
+        _ request: PushgateV1.SendRequest, caller: Caller, configuration: GatewayConfiguration
+    ) throws(GRPCStatus) -> ValidatedSend {
         try authorize(request, caller: caller, configuration: configuration)
-        let validated = try SendRequestValidation.validate(request, configuration: configuration)
-        let results = try await delivery.deliver(validated, clients: settings.clients, deadline: deadline)
+        return try SendRequestValidation.validate(request, configuration: configuration)
+    }
+
+    private static func response(_ results: [DeliveryResult]) -> PushgateV1.SendResponse {
         var response = PushgateV1.SendResponse()
         response.results = results.map(PushgateV1.Result.init)
         return response

@@ -266,3 +266,65 @@ def test_non_grpc_content_type_is_415(server):
                           "http://%s/pushgate.v1.Push/Send" % server.address],
                          capture_output=True, text=True, timeout=30)
     assert ":status: 415" in out.stdout + out.stderr
+
+
+# --- Push/Send runs without a task per call (an immediate unary method): the same answers as the
+# task-based methods for a wrong number of request messages, a deadline and a client that leaves.
+
+def framed(message):
+    body = message.SerializeToString()
+    return b"\x00" + struct.pack(">I", len(body)) + body
+
+
+def test_send_with_two_request_messages_is_invalid_argument(server):
+    one = framed(push_pb2.SendRequest(notifications=[notification(app="demo")]))
+    out = nghttp_call(server, "/pushgate.v1.Push/Send", one + one)
+    assert "grpc-status: 3" in out, out
+    assert "sent more" in out, out
+    assert_serving(server)
+
+
+def test_send_without_a_request_message_is_invalid_argument(server):
+    out = nghttp_call(server, "/pushgate.v1.Push/Send", b"")
+    assert "grpc-status: 3" in out, out
+    assert "without a request message" in out, out
+
+
+@pytest.fixture(scope="module")
+def slow_gateway(tmp_path_factory):
+    """A gateway whose APNs (a mock-apns) waits 3 s before every answer."""
+    from conftest import Server
+    from mock_process import MockProcess
+    directory = tmp_path_factory.mktemp("slow-apns")
+    mock = MockProcess("mock-apns", str(directory / "mock"), ["--delay-ms", "3000"])
+    server = Server({"apps": [mock.apns_app("slow")]}, str(directory))
+    yield server
+    server.stop()
+    mock.stop()
+    assert server.proc.returncode == 0, "".join(server.log[-40:])
+
+
+def test_send_answers_before_its_deadline_with_the_rest_failed(slow_gateway):
+    import time
+    with grpc.insecure_channel(slow_gateway.address) as ch:
+        started = time.monotonic()
+        reply = push_pb2_grpc.PushStub(ch).Send(
+            push_pb2.SendRequest(notifications=[notification(app="slow")]), timeout=1.0)
+        assert time.monotonic() - started < 1.0
+    assert [(r.status, r.reason) for r in reply.results] == [(push_pb2.STATUS_FAILED, "DeadlineExceeded")]
+
+
+def test_send_cancelled_by_its_client_leaves_the_gateway_serving(slow_gateway):
+    with grpc.insecure_channel(slow_gateway.address) as ch:
+        push = push_pb2_grpc.PushStub(ch)
+        calls = [push.Send.future(push_pb2.SendRequest(notifications=[notification(app="slow")]), timeout=30)
+                 for _ in range(20)]
+        for call in calls:
+            assert call.cancel()
+        for call in calls:
+            with pytest.raises(grpc.FutureCancelledError):
+                call.result()
+        reply = push.Send(push_pb2.SendRequest(notifications=[notification(app="slow")]), timeout=0.5)
+        assert reply.results[0].reason == "DeadlineExceeded"
+    assert_serving(slow_gateway)
+    assert slow_gateway.alive()
