@@ -11,7 +11,6 @@ public final class APNsJob: ProviderJob {
     static let authorizationIndex = 4
 
     public let notificationIndex: Int
-    let headers: [HTTP2Header]
     /// ``headers`` prepared once for nghttp2; per token only `:path` (and `authorization`) are set.
     let template: HTTP2HeaderTemplate
     let usesProviderToken: Bool
@@ -24,30 +23,30 @@ public final class APNsJob: ProviderJob {
         _ notification: PreparedNotification, notificationIndex: Int, authority: String, usesProviderToken: Bool,
         collector: DeliveryCollector
     ) {
-        var headers = [
-            HTTP2Header(":method", "POST"),
-            HTTP2Header(":scheme", "https"),
-            HTTP2Header(":authority", authority),
-            // Apple's HPACK guidance: :path and authorization as literals without indexing.
-            HTTP2Header(name: Array(":path".utf8), value: [], indexable: false),
-        ]
+        // Straight into the template's buffer: a notification is often one token (a 1-token Send),
+        // and a [UInt8] per header name and value was a good part of its cost.
+        var fields = HTTP2HeaderTemplate.Builder()
+        fields.add(":method", "POST")
+        fields.add(":scheme", "https")
+        fields.add(":authority", authority)
+        // Apple's HPACK guidance: :path and authorization as literals without indexing.
+        fields.add(":path", "", indexable: false)
         if usesProviderToken {
-            headers.append(HTTP2Header(name: Array("authorization".utf8), value: [], indexable: false))
+            fields.add("authorization", "", indexable: false)
         }
-        headers.append(HTTP2Header("apns-topic", notification.topic))
-        headers.append(HTTP2Header("apns-push-type", notification.pushType.rawValue))
-        headers.append(HTTP2Header("apns-priority", String(notification.priority)))
+        fields.add("apns-topic", notification.topic)
+        fields.add("apns-push-type", notification.pushType.rawValue)
+        fields.add("apns-priority", String(notification.priority))
         if let expiration = notification.expiration {
-            headers.append(HTTP2Header("apns-expiration", String(expiration)))
+            fields.add("apns-expiration", String(expiration))
         }
         if let collapseID = notification.collapseID {
-            headers.append(HTTP2Header("apns-collapse-id", collapseID))
+            fields.add("apns-collapse-id", collapseID)
         }
         if let apnsID = notification.apnsID {
-            headers.append(HTTP2Header("apns-id", apnsID))
+            fields.add("apns-id", apnsID)
         }
-        self.headers = headers
-        self.template = HTTP2HeaderTemplate(headers)
+        self.template = HTTP2HeaderTemplate(fields)
         self.notificationIndex = notificationIndex
         self.usesProviderToken = usesProviderToken
         self.payload = notification.payload
@@ -57,7 +56,7 @@ public final class APNsJob: ProviderJob {
 
     /// The header list for one token (what ``template`` submits; for tests and logs).
     func headers(token: String, authorization: [UInt8]?) -> [HTTP2Header] {
-        var list = headers
+        var list = template.headers
         list[Self.pathIndex].value = Self.pathPrefix + token.utf8
         if usesProviderToken, let authorization {
             list[Self.authorizationIndex].value = authorization

@@ -40,18 +40,45 @@ public struct GRPCCallContext: Sendable {
     }
 }
 
-/// Request ids for calls without a usable `x-request-id`.
-enum GRPCRequestID {
+/// Request ids for calls without a usable `x-request-id`: 16 hex digits from a per-connection
+/// generator seeded once from the system's random source, so a call costs no `getrandom` system
+/// call (which every call paid before). Ids only tie log lines together; they need not be secret.
+struct GRPCRequestID {
+    private var state: UInt64
+
+    init() {
+        var system = SystemRandomNumberGenerator()
+        state = system.next()
+    }
+
     /// The client's id when it is 1-64 printable ASCII characters without spaces, else a new one.
-    static func make(from metadata: [(name: String, value: String)]) -> String {
+    mutating func make(from metadata: [(name: String, value: String)]) -> String {
         if let given = metadata.first(where: { $0.name == "x-request-id" })?.value,
             (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
         {
             return given
         }
-        var generator = SystemRandomNumberGenerator()
-        let value = generator.next() as UInt64
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return Self.hex(next())
+    }
+
+    /// SplitMix64: a full-period sequence of well-mixed 64-bit values.
+    private mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            digits.withUTF8Buffer { digits in
+                for index in 0..<16 {
+                    buffer[index] = digits[Int((value >> (60 - 4 * UInt64(index))) & 0xf)]
+                }
+            }
+            return 16
+        }
     }
 }

@@ -11,21 +11,28 @@ struct GRPCRequestHead {
     var httpRejection: Int?
 
     init(headers: [HTTP2Header]) {
+        var strings = GRPCHeaderStrings()
+        self.init(headers: headers, strings: &strings)
+    }
+
+    /// - Parameter strings: the connection's strings of repeated header fields.
+    init(headers: [HTTP2Header], strings: inout GRPCHeaderStrings) {
         var method = ""
         var contentType = ""
+        metadata.reserveCapacity(headers.count)
         for header in headers {
-            let name = header.nameString
+            let name = strings.name(header)
             switch name {
-            case ":path": path = header.valueString
-            case ":method": method = header.valueString
+            case ":path": path = strings.value(header)
+            case ":method": method = strings.value(header)
             case ":scheme", ":authority": continue
             case "content-type":
-                contentType = header.valueString
+                contentType = strings.value(header)
                 metadata.append((name, contentType))
             case "grpc-timeout":
                 timeout = .some(GRPCTimeout.parse(header.valueString))
             default:
-                metadata.append((name, header.valueString))
+                metadata.append((name, strings.value(header)))
             }
         }
         if method != "POST" {
@@ -34,5 +41,43 @@ struct GRPCRequestHead {
             // PROTOCOL-HTTP2.md: a content type that does not start with application/grpc gets 415.
             httpRejection = 415
         }
+    }
+}
+
+/// The `String`s of header fields a connection's calls repeat, keyed by the identity of their byte
+/// arrays: the HTTP/2 session shares one array for a name from its table and for a value equal to
+/// the previous one under that name (``HTTP2Header/isInterned``), so a call's `:path`, content
+/// type, user agent and the like come out of here without a new string (several allocations per
+/// call). Other fields are decoded each time; a shared one seen for the first time is remembered in
+/// place of the oldest.
+struct GRPCHeaderStrings {
+    private var entries: [(bytes: [UInt8], string: String)] = []
+    private var next = 0
+    static let capacity = 32
+
+    mutating func name(_ header: HTTP2Header) -> String {
+        header.isInterned ? string(header.name) : header.nameString
+    }
+
+    mutating func value(_ header: HTTP2Header) -> String {
+        header.isInterned ? string(header.value) : header.valueString
+    }
+
+    private mutating func string(_ bytes: [UInt8]) -> String {
+        let identity = bytes.withUnsafeBufferPointer { $0.baseAddress }
+        if identity != nil {
+            for entry in entries where entry.bytes.count == bytes.count {
+                if entry.bytes.withUnsafeBufferPointer({ $0.baseAddress }) == identity { return entry.string }
+            }
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        // Kept alive here, an array's address cannot be reused by another while it is an entry.
+        if entries.count < Self.capacity {
+            entries.append((bytes, string))
+        } else {
+            entries[next] = (bytes, string)
+            next = (next + 1) % Self.capacity
+        }
+        return string
     }
 }

@@ -273,7 +273,11 @@ final class GRPCServerCall: @unchecked Sendable {
             streamID: streamID, headers: GRPCHeaders.responseHeaders, endStream: false)
     }
 
+    /// The trailers of nearly every call, made once.
+    private static let okTrailers = [HTTP2Header("grpc-status", "0")]
+
     static func trailers(for status: GRPCStatus) -> [HTTP2Header] {
+        if status.code == .ok && status.message.isEmpty { return okTrailers }
         var headers = [HTTP2Header("grpc-status", String(status.code.rawValue))]
         if !status.message.isEmpty {
             headers.append(HTTP2Header("grpc-message", GRPCPercentEncoding.encode(status.message)))

@@ -24,6 +24,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private let registry: GRPCConnectionRegistry
     private var idleTimer: TimerID?
     private var shuttingDown = false
+    private var requestIDs = GRPCRequestID()
+    /// Strings of the header names and values this connection's calls repeat (see ``GRPCHeaderStrings``).
+    private var headerStrings = GRPCHeaderStrings()
 
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
@@ -193,9 +196,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     // MARK: Calls
 
     private func startCall(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
-        let request = GRPCRequestHead(headers: headers)
+        let request = GRPCRequestHead(headers: headers, strings: &headerStrings)
         let call = GRPCServerCall(connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize)
-        call.requestID = GRPCRequestID.make(from: request.metadata)
+        call.requestID = requestIDs.make(from: request.metadata)
         call.peer = peer
         addCall(call)
         if let httpStatus = request.httpRejection {

@@ -12,6 +12,10 @@ public struct HTTP2Header: Sendable, Equatable {
     /// probing. Sent as `NGHTTP2_NV_FLAG_NO_INDEX`. On received headers it reflects the
     /// peer's "never indexed" marking.
     public var indexable: Bool = true
+    /// A received field whose name is in the session's table (``HTTP2HeaderInterning``): its name
+    /// and value arrays are shared, so a later field with the same bytes comes as the very same
+    /// arrays, and a receiver may key what it derives from them by the arrays' identity.
+    public internal(set) var isInterned = false
 
     /// Names must be lowercase (HTTP/2 requires it; nghttp2 lower-cases copies anyway).
     public init(_ name: String, _ value: String) {
@@ -28,6 +32,11 @@ public struct HTTP2Header: Sendable, Equatable {
         self.name = name
         self.value = value
         self.indexable = indexable
+    }
+
+    /// Equal names, values and indexing (how the arrays are shared does not matter).
+    public static func == (lhs: HTTP2Header, rhs: HTTP2Header) -> Bool {
+        lhs.name == rhs.name && lhs.value == rhs.value && lhs.indexable == rhs.indexable
     }
 
     public var nameString: String { String(decoding: name, as: UTF8.self) }

@@ -13,37 +13,89 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
     private let nvs: UnsafeMutableBufferPointer<nghttp2_nv>
     private let storage: UnsafeMutableRawBufferPointer
 
-    public init(_ headers: [HTTP2Header]) {
-        count = headers.count
-        let bytes = headers.reduce(0) { $0 + $1.name.count + $1.value.count }
-        storage = .allocate(byteCount: max(bytes, 1), alignment: 1)
-        nvs = .allocate(capacity: max(headers.count, 1))
-        var offset = 0
-        for (index, header) in headers.enumerated() {
-            let name = Self.copy(header.name, into: storage, at: &offset)
-            let value = Self.copy(header.value, into: storage, at: &offset)
+    public convenience init(_ headers: [HTTP2Header]) {
+        var builder = Builder()
+        for header in headers { builder.add(name: header.name, value: header.value, indexable: header.indexable) }
+        self.init(builder)
+    }
+
+    /// The fields collected by `builder`, copied into one buffer.
+    public init(_ builder: Builder) {
+        count = builder.fields.count
+        storage = .allocate(byteCount: max(builder.bytes.count, 1), alignment: 1)
+        nvs = .allocate(capacity: max(count, 1))
+        let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        builder.bytes.withUnsafeBytes { source in
+            if let from = source.baseAddress { storage.baseAddress!.copyMemory(from: from, byteCount: source.count) }
+        }
+        for (index, field) in builder.fields.enumerated() {
             nvs.initializeElement(
                 at: index,
                 to: nghttp2_nv(
-                    name: name, value: value, namelen: header.name.count, valuelen: header.value.count,
-                    flags: UInt8(header.indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue)))
+                    name: base + field.nameStart, value: base + field.valueStart, namelen: field.nameCount,
+                    valuelen: field.valueCount,
+                    flags: UInt8(field.indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue)))
+        }
+    }
+
+    /// Collects the fields of a template in one growing byte buffer, so that a template made per
+    /// message (APNs: one per notification) costs no `[UInt8]` per name and value on the way.
+    public struct Builder {
+        fileprivate struct Field {
+            var nameStart: Int
+            var nameCount: Int
+            var valueStart: Int
+            var valueCount: Int
+            var indexable: Bool
+        }
+
+        fileprivate var bytes: [UInt8] = []
+        fileprivate var fields: [Field] = []
+
+        public init(capacity: Int = 256, fields: Int = 10) {
+            bytes.reserveCapacity(capacity)
+            self.fields.reserveCapacity(fields)
+        }
+
+        /// How many fields so far (the index the next one gets).
+        public var count: Int { fields.count }
+
+        /// Adds a field; `indexable: false` is sent without HPACK indexing (see ``HTTP2Header/indexable``).
+        public mutating func add(_ name: StaticString, _ value: String, indexable: Bool = true) {
+            let nameStart = bytes.count
+            name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            let valueStart = bytes.count
+            bytes.append(contentsOf: value.utf8)
+            fields.append(Field(
+                nameStart: nameStart, nameCount: valueStart - nameStart, valueStart: valueStart,
+                valueCount: bytes.count - valueStart, indexable: indexable))
+        }
+
+        public mutating func add(name: [UInt8], value: [UInt8], indexable: Bool = true) {
+            let nameStart = bytes.count
+            bytes.append(contentsOf: name)
+            let valueStart = bytes.count
+            bytes.append(contentsOf: value)
+            fields.append(Field(
+                nameStart: nameStart, nameCount: name.count, valueStart: valueStart, valueCount: value.count,
+                indexable: indexable))
+        }
+    }
+
+    /// The fields as header values (for tests and logs; submissions use the prepared array).
+    public var headers: [HTTP2Header] {
+        (0..<count).map { index in
+            let nv = nvs[index]
+            return HTTP2Header(
+                name: Array(UnsafeBufferPointer(start: nv.name, count: nv.namelen)),
+                value: Array(UnsafeBufferPointer(start: nv.value, count: nv.valuelen)),
+                indexable: nv.flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) == 0)
         }
     }
 
     deinit {
         nvs.deallocate()
         storage.deallocate()
-    }
-
-    private static func copy(
-        _ bytes: [UInt8], into storage: UnsafeMutableRawBufferPointer, at offset: inout Int
-    ) -> UnsafeMutablePointer<UInt8> {
-        let start = storage.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
-        bytes.withUnsafeBytes { source in
-            if let base = source.baseAddress { start.update(from: base.assumingMemoryBound(to: UInt8.self), count: source.count) }
-        }
-        offset += bytes.count
-        return start
     }
 
     /// Calls `body` with the nv array, entry `first.index` (and `second.index`) pointing at the

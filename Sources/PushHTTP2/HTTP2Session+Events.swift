@@ -55,15 +55,17 @@ extension HTTP2Session {
             sink.headerField(name: name, value: value, neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
             return 0
         }
-        let field: (name: [UInt8], value: [UInt8])
+        var header: HTTP2Header
         if let index = HTTP2HeaderInterning.index(of: name) {
-            field = (HTTP2HeaderInterning.names[index], receivedValues.value(value, forName: index))
+            header = HTTP2Header(
+                name: HTTP2HeaderInterning.names[index], value: receivedValues.value(value, forName: index),
+                indexable: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) == 0)
+            header.isInterned = true
         } else {
-            field = (Array(name), Array(value))
+            header = HTTP2Header(
+                name: Array(name), value: Array(value), indexable: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) == 0)
         }
-        state.headerBlock.append(HTTP2Header(
-            name: field.name, value: field.value,
-            indexable: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) == 0))
+        state.headerBlock.append(header)
         return 0
     }
 

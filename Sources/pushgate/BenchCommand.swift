@@ -38,7 +38,10 @@ enum BenchCommand {
           --concurrency N           send: RPCs in flight (default 4); with --rate: at most this many
                                     in flight (default 1000). stream: SendStream calls (default 4)
           --pipeline N              stream: requests outstanding on each call (default 16)
-          --rate R                  send: a fixed rate of R RPC/s (open loop) instead of a closed loop
+          --rate R                  send: a fixed rate of R RPC/s (open loop) instead of a closed loop.
+                                    The table then also shows the machine stall probe: a thread
+                                    timing the same fixed ~25 µs of arithmetic every ms, so a
+                                    latency tail can be told apart from the machine's own stalls
           --count N                 stop after N notifications (tokens) have been sent
           --duration S              stop sending after S seconds (default 10 without --count)
           --warmup N                RPCs sent and answered before measuring (default 4)
@@ -338,6 +341,8 @@ enum BenchCommand {
             pipeline: options.pipeline, rate: options.rate, maxRequests: maxRequests, timeout: timeout)
         let gatewayPID = setup.gatewayPID
         var last = (requests: 0, results: 0, at: UInt64(0))
+        let stallProbe = options.rate != nil ? BenchStallProbe() : nil
+        stallProbe?.start()
         let outcome = await driver.run(
             workload, duration: .milliseconds(Int(durationSeconds * 1000)), drainLimit: drainLimit
         ) { shared, elapsed in
@@ -358,6 +363,7 @@ enum BenchCommand {
             printError(line)
             last = (requests, results, elapsed)
         }
+        let stalls = stallProbe?.stop()
         let gatewayEnd = gatewayPID.flatMap { ProcessSample.read(pid: $0) }
         let mockEnd = mockPID.flatMap { ProcessSample.read(pid: $0) }
         let selfEnd = ProcessSample.readSelf()
@@ -382,6 +388,7 @@ enum BenchCommand {
         result.gatewayCPU = cpu(afterWarmup, gatewayEnd)
         result.mockCPU = cpu(mockBefore, mockEnd)
         result.clientCPU = cpu(selfBefore, selfEnd)
+        result.stallProbe = stalls
         result.mockRequests = mockFinalStat(setup.mockFinalLog, key: "requests")
         result.gatewayExit = setup.gatewayExit
         print(options.json ? result.json() : result.table())

@@ -59,6 +59,16 @@ struct LatencyHistogram {
     }
 
     var mean: Double? { total > 0 ? sum / Double(total) : nil }
+
+    /// The share of samples in buckets wholly above `value` (0 without samples).
+    func fraction(above value: UInt64) -> Double {
+        guard total > 0 else { return 0 }
+        var above: UInt64 = 0
+        for (i, count) in counts.enumerated() where count > 0 && (i == 0 ? 0 : Self.upperEdge(i - 1)) >= value {
+            above += count
+        }
+        return Double(above) / Double(total)
+    }
 }
 
 /// Counts the Results of a serialized `SendResponse` straight from the protobuf wire format
@@ -331,6 +341,15 @@ struct BenchResult {
     var clientCPU: Double?
     var mockRequests: Int?
     var gatewayExit: Int32?
+    /// The durations of the stall probe's fixed pieces of work (``BenchStallProbe``), with --rate.
+    var stallProbe: LatencyHistogram?
+
+    /// Of the stall probe: its median piece, its 99th percentile and slowest, and the share of
+    /// pieces that took over 5× the median (the machine was stalled).
+    var stallSummary: (p50: UInt64, p99: UInt64, max: UInt64, slowFraction: Double)? {
+        guard let probe = stallProbe, let p50 = probe.quantile(0.5), let p99 = probe.quantile(0.99) else { return nil }
+        return (p50, p99, probe.maxValue, probe.fraction(above: p50 * 5))
+    }
 
     init(options: BenchCommand.Options, concurrency: Int, grpcConnections: Int, outcome: BenchDriver.Outcome) {
         self.options = options
@@ -405,6 +424,13 @@ struct BenchResult {
         if let mockCPU { rows.append(("\(mock) CPU", formatDecimal(mockCPU, places: 0) + "% of one core")) }
         if let clientCPU { rows.append(("bench client CPU", formatDecimal(clientCPU, places: 0) + "% of one core")) }
         if let mockRequests { rows.append(("\(mock) requests", formatCount(mockRequests) + " (incl. warm-up)")) }
+        if let stall = stallSummary {
+            func us(_ nanos: UInt64) -> String { formatDecimal(Double(nanos) / 1000, places: 0) }
+            rows.append((
+                "machine stall probe",
+                "fixed work: p50 \(us(stall.p50)) µs  p99 \(us(stall.p99)) µs  max \(us(stall.max)) µs; "
+                    + "over 5× the median \(formatDecimal(stall.slowFraction * 100, places: 2))% of the time"))
+        }
         if outcome.drainTimedOut { rows.append(("note", "the drain limit passed with calls in flight")) }
         let width = rows.map(\.0.count).max() ?? 0
         var out = "pushgate bench: \(workloadDescription)\n\(setup)\n"
@@ -454,6 +480,14 @@ struct BenchResult {
         fields.append(("rpc_errors", "\(report.rpcErrors.values.reduce(0, +))"))
         fields.append(("skipped_sends", "\(report.skippedSends)"))
         fields.append(("max_schedule_lag_ms", ms(report.maxScheduleLagNanos)))
+        if let stall = stallSummary {
+            fields.append((
+                "stall_probe",
+                "{\"p50_us\": \(number(Double(stall.p50) / 1000)), \"p99_us\": \(number(Double(stall.p99) / 1000)), "
+                    + "\"max_us\": \(number(Double(stall.max) / 1000)), \"slow_fraction\": \(formatDecimal(stall.slowFraction, places: 5))}"))
+        } else {
+            fields.append(("stall_probe", "null"))
+        }
         fields.append(("unfinished", "\(report.unfinished)"))
         fields.append(("drain_timed_out", outcome.drainTimedOut ? "true" : "false"))
         fields.append((

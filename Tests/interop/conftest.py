@@ -66,12 +66,19 @@ class Server:
         if self.port is None:
             self.proc.kill()
             raise RuntimeError("pushgate did not start:\n" + "".join(self.log))
-        threading.Thread(target=self._drain, daemon=True).start()
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
+        self._drainer.start()
         self.address = "127.0.0.1:%d" % self.port
 
     def _drain(self):
         for line in self.proc.stdout:
             self.log.append(line)
+
+    def full_log(self, timeout=10):
+        """The whole log of a process that has exited: waits for the reader to reach its end (it may
+        still be behind when `wait` returns)."""
+        self._drainer.join(timeout)
+        return self.log
 
     def alive(self):
         return self.proc.poll() is None

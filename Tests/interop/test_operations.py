@@ -124,7 +124,7 @@ def test_sigterm_during_a_10000_token_send_finishes_it(tmp_path, lookalike):
     assert len(results) == 10_000
     assert all(r.status == push_pb2.STATUS_DELIVERED for r in results)
     assert server.proc.wait(timeout=60) == 0
-    assert any("msg=stopped" in line for line in server.log)
+    assert any("msg=stopped" in line for line in server.full_log())
 
 
 def test_a_failed_call_is_logged_with_its_request_id(server, channel):
