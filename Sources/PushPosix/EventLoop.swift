@@ -96,18 +96,13 @@ public final class EventLoop: @unchecked Sendable {
     public static func spawn(name: String) throws -> EventLoop {
         let loop = try EventLoop(name: name)
         loop.finished.enter()
-        var thread = pthread_t()
-        // The thread owns one strong reference until it exits.
-        let context = Unmanaged.passRetained(loop).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.threadMain()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<EventLoop>.fromOpaque(context).release()
+        let thread: pthread_t
+        do {
+            // The thread owns one strong reference until it exits.
+            thread = try startThread(name) { loop.threadMain() }
+        } catch {
             loop.finished.leave()
-            throw IOError(errno: rc, reason: "pthread_create(\(name))")
+            throw error
         }
         loop.threadID.store(UInt(thread), ordering: .releasing)
         return loop

@@ -21,16 +21,9 @@ final class BenchStallProbe: @unchecked Sendable {
     private var started = false
 
     func start() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let rc = pthread_create(&thread, nil, { context in
-            let probe = Unmanaged<BenchStallProbe>.fromOpaque(context!).takeRetainedValue()
-            probe.run()
-            return nil
-        }, context)
-        if rc == 0 {
+        if let thread = try? startThread("bench stall probe", { [self] in run() }) {
+            self.thread = thread
             started = true
-        } else {
-            Unmanaged<BenchStallProbe>.fromOpaque(context).release()
         }
     }
 
