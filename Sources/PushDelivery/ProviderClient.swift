@@ -46,7 +46,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     /// send made on a loop that has none of them yet makes the next one on that loop: its requests
     /// and answers then never leave the thread that waits for them (no hop, no wake-up of another
     /// thread either way). Sends that need them all make the rest on the loops in turn.
-    private let connections: [ConnectionSlot]
+    private let connections: [ProviderConnectionSlot]
     private let loops: [EventLoop]
     private let nextLoop: Atomic<Int>
     private let nextConnection = Atomic<Int>(0)
@@ -71,15 +71,10 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             name: name, endpoint: endpoint, tlsContext: tlsContext, dialect: dialect, configuration: configuration,
             clock: clock, logger: logger, requestSeconds: requestSeconds)
         self.app = app
-        connections = (0..<max(1, configuration.connections)).map { _ in ConnectionSlot() }
+        connections = (0..<max(1, configuration.connections)).map { _ in ProviderConnectionSlot() }
         loops = group.loops
         // Apps' connections made for large sends start on different loops.
         nextLoop = Atomic(Int.random(in: 0..<group.loops.count))
-    }
-
-    /// One connection, made once (`AtomicLazyReference` cannot be an array element by itself).
-    private final class ConnectionSlot: Sendable {
-        let reference = AtomicLazyReference<ProviderConnection<Dialect>>()
     }
 
     /// The loops of the connections made so far, in slot order (for tests).
@@ -87,14 +82,14 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
 
     /// Connections made so far.
     private var madeConnections: [ProviderConnection<Dialect>] {
-        connections.compactMap { $0.reference.load() }
+        connections.compactMap { $0.load(Dialect.self) }
     }
 
     /// Connection `index`, made on `loop` (or the next loop in turn) if it is not made yet.
     private func connection(_ index: Int, on loop: EventLoop? = nil) -> ProviderConnection<Dialect> {
-        if let made = connections[index].reference.load() { return made }
+        if let made = connections[index].load(Dialect.self) { return made }
         let chosen = loop ?? loops[nextLoop.add(1, ordering: .relaxed).oldValue % loops.count]
-        return connections[index].reference.storeIfNil(ProviderConnection(loop: chosen, app: app))
+        return connections[index].storeIfNil(ProviderConnection(loop: chosen, app: app))
     }
 
     /// A connection on the calling thread's loop: one made there, or the next one not made yet,
@@ -102,7 +97,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     private func localConnection() -> ProviderConnection<Dialect>? {
         guard let loop = EventLoop.current, loops.contains(where: { $0 === loop }) else { return nil }
         for slot in connections.indices {
-            guard let made = connections[slot].reference.load() else {
+            guard let made = connections[slot].load(Dialect.self) else {
                 let candidate = connection(slot, on: loop)
                 // Another thread may have made it first, on its own loop: look further.
                 if candidate.loop === loop { return candidate }
@@ -207,5 +202,26 @@ extension DeliveryClient {
             placeholders: push.tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
         send(push, notificationIndex: 0, firstSlot: 0, collector: collector)
         return await collector.results(deadline: deadline)
+    }
+}
+
+/// One connection of a ``ProviderClient``, made once (`AtomicLazyReference` cannot be an array
+/// element by itself).
+///
+/// Not generic, and not nested in the generic client (which would make it generic): the client's
+/// methods run unspecialized (callers hold an `any DeliveryClient`), and there every use of a slot
+/// generic over the dialect looked up the metadata of the slot, its `AtomicLazyReference`, the
+/// connection type and the slot array at run time, ~3,000 instructions per Send. The slot only
+/// ever holds a `ProviderConnection` of its client's dialect.
+private final class ProviderConnectionSlot: @unchecked Sendable {
+    private let reference = AtomicLazyReference<AnyObject>()
+
+    func load<Dialect: ProviderDialect>(_: Dialect.Type) -> ProviderConnection<Dialect>? {
+        guard let connection = reference.load() else { return nil }
+        return unsafeDowncast(connection, to: ProviderConnection<Dialect>.self)
+    }
+
+    func storeIfNil<Dialect: ProviderDialect>(_ connection: ProviderConnection<Dialect>) -> ProviderConnection<Dialect> {
+        unsafeDowncast(reference.storeIfNil(connection), to: ProviderConnection<Dialect>.self)
     }
 }

@@ -73,8 +73,7 @@ final class NotificationDelivery: Sendable {
         }
         var slot = 0
         for (index, item) in send.items.enumerated() {
-            guard let client = reserved[item.app.name] else { continue }
-            client.send(item.notification, notificationIndex: index, firstSlot: slot, collector: collector)
+            reserved[index].send(item.notification, notificationIndex: index, firstSlot: slot, collector: collector)
             slot += item.notification.tokens.count
         }
         let metrics = self.metrics
@@ -93,25 +92,45 @@ final class NotificationDelivery: Sendable {
     }
 
     /// Room for every token in the apps' bounded queues, all or nothing.
-    private func reserve(_ send: ValidatedSend, clients: [String: any DeliveryClient]) throws(GRPCStatus) -> [String: any DeliveryClient] {
+    /// - Returns: each item's client, in item order.
+    private func reserve(_ send: ValidatedSend, clients: [String: any DeliveryClient]) throws(GRPCStatus) -> [any DeliveryClient] {
+        if send.items.count == 1 {
+            // The common case, without the dictionaries below.
+            let item = send.items[0]
+            let client = try client(item.app.name, in: clients)
+            try reserve(item.notification.tokens.count, on: client, app: item.app.name)
+            return [client]
+        }
         var counts: [String: Int] = [:]
         for item in send.items { counts[item.app.name, default: 0] += item.notification.tokens.count }
         var reserved: [String: any DeliveryClient] = [:]
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
-            guard let client = clients[name] else {
-                // Removed by a reload between validation and delivery.
-                throw GRPCStatus(.unavailable, "app \(name) was just removed from the configuration; retry")
-            }
-            guard client.reserve(count) else {
+            do {
+                let client = try client(name, in: clients)
+                try reserve(count, on: client, app: name)
+                reserved[name] = client
+            } catch {
                 for (done, client) in reserved { client.unreserve(counts[done] ?? 0) }
-                throw GRPCStatus(
-                    .resourceExhausted,
-                    "app \(name) already holds \(client.heldRequests) notifications (queue_limit \(queueLimit)); "
-                        + "retry later")
+                throw error
             }
-            reserved[name] = client
         }
-        return reserved
+        return send.items.map { reserved[$0.app.name]! }
+    }
+
+    private func client(_ name: String, in clients: [String: any DeliveryClient]) throws(GRPCStatus) -> any DeliveryClient {
+        guard let client = clients[name] else {
+            // Removed by a reload between validation and delivery.
+            throw GRPCStatus(.unavailable, "app \(name) was just removed from the configuration; retry")
+        }
+        return client
+    }
+
+    private func reserve(_ count: Int, on client: any DeliveryClient, app: String) throws(GRPCStatus) {
+        guard client.reserve(count) else {
+            throw GRPCStatus(
+                .resourceExhausted,
+                "app \(app) already holds \(client.heldRequests) notifications (queue_limit \(queueLimit)); retry later")
+        }
     }
 
     /// Answer a little before the client's deadline, so the results reach it before it gives up.

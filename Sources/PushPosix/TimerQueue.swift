@@ -1,46 +1,68 @@
 /// Identifies a timer scheduled on one event loop; pass it back to `EventLoop.cancelTimer`.
 public struct TimerID: Hashable, Sendable {
-    let raw: UInt64
+    /// Where the timer's callback is kept, and which timer it was (slots are reused).
+    let slot: Int
+    let sequence: UInt64
 }
 
-/// The loop's timers: a binary min-heap keyed by (deadline, id) so equal deadlines fire in the
-/// order they were scheduled. Cancelling only removes the callback from `live`; the heap entry
-/// is skipped when it surfaces (or dropped by `compact()` if too many pile up), which keeps
-/// cancel O(1) instead of searching the heap.
+/// The loop's timers: a binary min-heap keyed by (deadline, sequence) so equal deadlines fire in the
+/// order they were scheduled, and the callbacks in an array of slots reused through a free list.
+///
+/// Cancelling empties the timer's slot (O(1), no hashing: a dictionary of callbacks keyed by id
+/// cost a hash on every schedule and cancel, and a call schedules and cancels a few); the heap
+/// entry is skipped when it surfaces, or dropped by `compact()` if too many pile up. A slot reused
+/// by a later timer has a different sequence number, so a stale entry never fires it.
 /// Not thread-safe: owned by one EventLoop and used on its thread only.
 struct TimerQueue {
     private struct Entry {
         let deadline: UInt64
-        let id: UInt64
+        let sequence: UInt64
+        let slot: Int
         func fires(before other: Entry) -> Bool {
-            deadline != other.deadline ? deadline < other.deadline : id < other.id
+            deadline != other.deadline ? deadline < other.deadline : sequence < other.sequence
         }
     }
 
-    private var heap: [Entry] = []
-    private var live: [UInt64: () -> Void] = [:]
-    private var nextID: UInt64 = 1
+    private struct Slot {
+        var sequence: UInt64
+        var work: (() -> Void)?
+    }
 
-    var isEmpty: Bool { live.isEmpty }
-    var count: Int { live.count }
+    private var heap: [Entry] = []
+    private var slots: [Slot] = []
+    private var freeSlots: [Int] = []
+    private var liveCount = 0
+    private var nextSequence: UInt64 = 1
+
+    var isEmpty: Bool { liveCount == 0 }
+    var count: Int { liveCount }
 
     mutating func schedule(deadline: UInt64, _ work: @escaping () -> Void) -> TimerID {
-        let id = nextID
-        nextID += 1
-        live[id] = work
-        push(Entry(deadline: deadline, id: id))
-        return TimerID(raw: id)
+        let sequence = nextSequence
+        nextSequence += 1
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[slot] = Slot(sequence: sequence, work: work)
+        } else {
+            slot = slots.count
+            slots.append(Slot(sequence: sequence, work: work))
+        }
+        liveCount += 1
+        push(Entry(deadline: deadline, sequence: sequence, slot: slot))
+        return TimerID(slot: slot, sequence: sequence)
     }
 
     mutating func cancel(_ id: TimerID) {
-        guard live.removeValue(forKey: id.raw) != nil else { return }
-        if heap.count > 64 && heap.count > 4 * live.count { compact() }
+        guard id.slot < slots.count, slots[id.slot].sequence == id.sequence, slots[id.slot].work != nil else { return }
+        release(id.slot)
+        if heap.count > 64 && heap.count > 4 * liveCount { compact() }
     }
 
     /// The earliest deadline among live timers, discarding cancelled entries on the way.
     mutating func nextDeadline() -> UInt64? {
         while let top = heap.first {
-            if live[top.id] != nil { return top.deadline }
+            if isLive(top) { return top.deadline }
             popTop()
         }
         return nil
@@ -53,18 +75,35 @@ struct TimerQueue {
         var due: [() -> Void] = []
         while let top = heap.first, top.deadline <= now {
             popTop()
-            if let work = live.removeValue(forKey: top.id) { due.append(work) }
+            if isLive(top), let work = slots[top.slot].work {
+                release(top.slot)
+                due.append(work)
+            }
         }
         return due
     }
 
     mutating func removeAll() {
         heap.removeAll()
-        live.removeAll()
+        slots.removeAll()
+        freeSlots.removeAll()
+        liveCount = 0
+    }
+
+    private func isLive(_ entry: Entry) -> Bool {
+        slots[entry.slot].sequence == entry.sequence && slots[entry.slot].work != nil
+    }
+
+    /// Empties a live timer's slot for reuse.
+    private mutating func release(_ slot: Int) {
+        slots[slot].work = nil
+        freeSlots.append(slot)
+        liveCount -= 1
     }
 
     private mutating func compact() {
-        heap.removeAll { live[$0.id] == nil }
+        let slots = self.slots
+        heap.removeAll { slots[$0.slot].sequence != $0.sequence || slots[$0.slot].work == nil }
         // Heapify bottom-up.
         var i = heap.count / 2 - 1
         while i >= 0 {

@@ -14,6 +14,11 @@ public protocol ProtoMessage: Sendable, Equatable {
 
 extension ProtoMessage {
     /// Decodes the protobuf wire format from an array.
+    ///
+    /// Inlinable, so that callers in other modules get it specialized for their message type:
+    /// unspecialized, it looked up the metadata of `Result<Self, ProtoDecodingError>` at run time
+    /// on every call.
+    @inlinable
     public init(serializedBytes bytes: [UInt8]) throws(ProtoDecodingError) {
         let decoded: Result<Self, ProtoDecodingError> = bytes.withUnsafeBytes { raw in
             do throws(ProtoDecodingError) {
