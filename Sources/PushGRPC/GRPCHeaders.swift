@@ -9,4 +9,7 @@ enum GRPCHeaders {
         HTTP2Header("content-type", "application/grpc"),
         HTTP2Header("grpc-accept-encoding", "identity"),
     ]
+
+    /// ``responseHeaders`` prepared for nghttp2 once (no header array per call).
+    static let responseHeadersTemplate = HTTP2HeaderTemplate(responseHeaders)
 }

@@ -3,6 +3,15 @@ import PushHTTP2
 
 /// What the request headers of a new call say: path, timeout, metadata, and whether it is gRPC at all.
 struct GRPCRequestHead {
+    private enum Names {
+        static let path = Array(":path".utf8)
+        static let method = Array(":method".utf8)
+        static let scheme = Array(":scheme".utf8)
+        static let authority = Array(":authority".utf8)
+        static let contentType = Array("content-type".utf8)
+        static let timeout = Array("grpc-timeout".utf8)
+    }
+
     var path = ""
     /// nil: no `grpc-timeout`; .some(nil): present but invalid.
     var timeout: Duration??
@@ -21,18 +30,22 @@ struct GRPCRequestHead {
         var contentType = ""
         metadata.reserveCapacity(headers.count)
         for header in headers {
-            let name = strings.name(header)
-            switch name {
-            case ":path": path = strings.value(header)
-            case ":method": method = strings.value(header)
-            case ":scheme", ":authority": continue
-            case "content-type":
+            // By bytes, not by String: the session shares the arrays of the names it knows, so
+            // most of these are an identity check (a switch over Strings compared each case).
+            let name = header.name
+            if name == Names.path {
+                path = strings.value(header)
+            } else if name == Names.method {
+                method = strings.value(header)
+            } else if name == Names.scheme || name == Names.authority {
+                continue
+            } else if name == Names.contentType {
                 contentType = strings.value(header)
-                metadata.append((name, contentType))
-            case "grpc-timeout":
+                metadata.append((strings.name(header), contentType))
+            } else if name == Names.timeout {
                 timeout = .some(GRPCTimeout.parse(header.valueString))
-            default:
-                metadata.append((name, strings.value(header)))
+            } else {
+                metadata.append((strings.name(header), strings.value(header)))
             }
         }
         if method != "POST" {

@@ -270,7 +270,7 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !responseHeadersSent else { return }
         responseHeadersSent = true
         try connection.session.sendResponseHeaders(
-            streamID: streamID, headers: GRPCHeaders.responseHeaders, endStream: false)
+            streamID: streamID, template: GRPCHeaders.responseHeadersTemplate, endStream: false)
     }
 
     /// The trailers of nearly every call, made once.

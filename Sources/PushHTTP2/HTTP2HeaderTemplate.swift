@@ -98,6 +98,11 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
         storage.deallocate()
     }
 
+    /// Calls `body` with the nv array as prepared.
+    func withNVs<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        body(UnsafePointer(nvs.baseAddress!), count)
+    }
+
     /// Calls `body` with the nv array, entry `first.index` (and `second.index`) pointing at the
     /// given bytes instead of the template's value. The pointers are valid only inside `body`;
     /// nghttp2 copies the fields while `nghttp2_submit_*` runs (no NO_COPY flags).
@@ -140,6 +145,23 @@ extension HTTP2Session {
 }
 
 extension HTTP2Session {
+    /// Server role: response headers prepared once (gRPC's `:status: 200` block), with a body to
+    /// follow (``sendData(streamID:_:endStream:)``) unless `endStream`. See
+    /// ``sendResponseHeaders(streamID:headers:endStream:)``.
+    public func sendResponseHeaders(streamID: Int32, template: HTTP2HeaderTemplate, endStream: Bool) throws(HTTP2Error) {
+        guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
+        let rv: Int32
+        if endStream {
+            rv = template.withNVs { nghttp2_submit_response(session, streamID, $0, $1, nil) }
+        } else {
+            state.outbound = OutboundStream()
+            var provider = Self.bodyProvider
+            rv = template.withNVs { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+            if rv < 0 { state.outbound = nil }
+        }
+        try HTTP2Error.check(rv)
+    }
+
     /// Server role: a headers-only response (END_STREAM) whose headers are `template` with entry
     /// `replacing.index` set to the given bytes, e.g. `:status: 200` and a per-response id. See
     /// ``sendResponseHeaders(streamID:headers:endStream:)``.
