@@ -63,10 +63,10 @@ final class NotificationDelivery: Sendable {
         let collector: DeliveryCollector
         if send.items.count == 1 {
             // The common case: no array of app names to keep for the events.
-            let app = send.items[0].app.name
+            let app = send.items[0].app
             collector = DeliveryCollector(placeholders: placeholders) { result in events.result(result, app: app) }
         } else {
-            let apps = send.items.map(\.app.name)
+            let apps = send.items.map(\.app)
             collector = DeliveryCollector(placeholders: placeholders) { result in
                 events.result(result, app: apps[result.notificationIndex])
             }
@@ -77,7 +77,7 @@ final class NotificationDelivery: Sendable {
             slot += item.notification.tokens.count
         }
         let metrics = self.metrics
-        let counts = metrics == nil ? [] : send.items.map { ($0.app.name, $0.notification.tokens.count) }
+        let counts = metrics == nil ? [] : send.items.map { ($0.app, $0.notification.tokens.count) }
         collector.whenDone(deadline: deadline.map(Self.answerTime)) { results in
             if let metrics {
                 var slot = 0
@@ -97,12 +97,12 @@ final class NotificationDelivery: Sendable {
         if send.items.count == 1 {
             // The common case, without the dictionaries below.
             let item = send.items[0]
-            let client = try client(item.app.name, in: clients)
-            try reserve(item.notification.tokens.count, on: client, app: item.app.name)
+            let client = try client(item.app, in: clients)
+            try reserve(item.notification.tokens.count, on: client, app: item.app)
             return [client]
         }
         var counts: [String: Int] = [:]
-        for item in send.items { counts[item.app.name, default: 0] += item.notification.tokens.count }
+        for item in send.items { counts[item.app, default: 0] += item.notification.tokens.count }
         var reserved: [String: any DeliveryClient] = [:]
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
             do {
@@ -114,7 +114,7 @@ final class NotificationDelivery: Sendable {
                 throw error
             }
         }
-        return send.items.map { reserved[$0.app.name]! }
+        return send.items.map { reserved[$0.app]! }
     }
 
     private func client(_ name: String, in clients: [String: any DeliveryClient]) throws(GRPCStatus) -> any DeliveryClient {

@@ -5,7 +5,9 @@ import PushProto
 /// once, headers derived), each with the app it goes through.
 struct ValidatedSend: Sendable {
     struct Item: Sendable {
-        let app: AppConfiguration
+        /// The app's name (not its whole configuration: an item is copied a few times per Send,
+        /// and a copy of `AppConfiguration` is a retain per field).
+        let app: String
         let notification: PreparedPush
     }
 
@@ -32,12 +34,13 @@ enum SendRequestValidation {
         }
         var items: [ValidatedSend.Item] = []
         items.reserveCapacity(request.notifications.count)
-        for (index, notification) in request.notifications.enumerated() {
+        // By index and borrowed: a copy of a notification is a retain (and a release) per field.
+        for index in request.notifications.indices {
             let path = index < notificationPaths.count ? notificationPaths[index] : "notifications[\(index)]"
-            guard let app = configuration.app(named: notification.app) else {
-                throw unknownApp(notification.app, path: path, configuration: configuration)
+            guard let app = configuration.app(named: request.notifications[index].app) else {
+                throw unknownApp(request.notifications[index].app, path: path, configuration: configuration)
             }
-            let domain = try NotificationRequest(notification, path: path)
+            let domain = try NotificationRequest(request.notifications[index], path: path)
             let prepared: Result<PreparedPush, ValidationError>
             switch app.platform {
             case .apns:
@@ -48,7 +51,7 @@ enum SendRequestValidation {
                 prepared = ADMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.adm)
             }
             switch prepared {
-            case .success(let push): items.append(.init(app: app, notification: push))
+            case .success(let push): items.append(.init(app: app.name, notification: push))
             case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
             }
         }
@@ -71,7 +74,7 @@ enum SendRequestValidation {
 extension NotificationRequest {
     /// The domain form of a protobuf notification. Only the enum needs checking here; every other
     /// field is checked by ``NotificationValidator``.
-    init(_ n: PushgateV1.Notification, path: String) throws(GRPCStatus) {
+    init(_ n: borrowing PushgateV1.Notification, path: String) throws(GRPCStatus) {
         let pushType: PushType?
         if n.pushType == .unspecified {
             pushType = nil
