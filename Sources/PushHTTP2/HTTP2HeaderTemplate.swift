@@ -149,17 +149,9 @@ extension HTTP2Session {
     /// follow (``sendData(streamID:_:endStream:)``) unless `endStream`. See
     /// ``sendResponseHeaders(streamID:headers:endStream:)``.
     public func sendResponseHeaders(streamID: Int32, template: HTTP2HeaderTemplate, endStream: Bool) throws(HTTP2Error) {
-        guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
-        let rv: Int32
-        if endStream {
-            rv = template.withNVs { nghttp2_submit_response(session, streamID, $0, $1, nil) }
-        } else {
-            state.outbound = OutboundStream()
-            var provider = Self.bodyProvider
-            rv = template.withNVs { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
-            if rv < 0 { state.outbound = nil }
+        try submitResponseHeaders(streamID: streamID, endStream: endStream) { submit in
+            template.withNVs { submit($0, $1) }
         }
-        try HTTP2Error.check(rv)
     }
 
     /// Server role: a headers-only response (END_STREAM) whose headers are `template` with entry

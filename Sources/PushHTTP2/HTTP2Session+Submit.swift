@@ -9,14 +9,25 @@ extension HTTP2Session {
     /// Response headers. endStream true = headers-only response (gRPC Trailers-Only, APNs 200).
     /// Otherwise the stream gets a body fed by sendData/sendTrailers.
     public func sendResponseHeaders(streamID: Int32, headers: [HTTP2Header], endStream: Bool) throws(HTTP2Error) {
+        try submitResponseHeaders(streamID: streamID, endStream: endStream) { submit in
+            headers.withNghttp2NVs { submit($0, $1) }
+        }
+    }
+
+    /// Submits response headers that `withNVs` lays out as nghttp2 name-value pairs (a header
+    /// list or a prepared template), with a body to follow unless `endStream`.
+    func submitResponseHeaders(
+        streamID: Int32, endStream: Bool,
+        _ withNVs: ((UnsafePointer<nghttp2_nv>?, Int) -> Int32) -> Int32
+    ) throws(HTTP2Error) {
         guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
         let rv: Int32
         if endStream {
-            rv = headers.withNghttp2NVs { nghttp2_submit_response(session, streamID, $0, $1, nil) }
+            rv = withNVs { nghttp2_submit_response(session, streamID, $0, $1, nil) }
         } else {
             state.outbound = OutboundStream()
             var provider = Self.bodyProvider
-            rv = headers.withNghttp2NVs { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+            rv = withNVs { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
             if rv < 0 { state.outbound = nil }
         }
         try HTTP2Error.check(rv)
