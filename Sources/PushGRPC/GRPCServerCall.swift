@@ -21,6 +21,8 @@ final class GRPCServerCall: @unchecked Sendable {
     private var immediateRequest: [UInt8]?
     private var immediateContext: GRPCCallContext?
     private var cancelAction: (@Sendable () -> Void)?
+    /// The immediate handler answered (the call did not end by a cancellation).
+    private var answered = false
     private var deadlineTimer: TimerID?
     private var requestTimer: TimerID?
     private var responseHeadersSent = false
@@ -43,7 +45,8 @@ final class GRPCServerCall: @unchecked Sendable {
         startedAt = observer == nil ? 0 : connection.loop.now
     }
 
-    /// Starts the handler in a task, and the deadline timer.
+    /// Starts the deadline timer, and the handler: in a task now, or (an immediate unary method)
+    /// on this loop once the request is complete.
     func start(_ method: GRPCMethod, context: GRPCCallContext, timeout: Duration?) {
         path = context.path
         if let timeout {
@@ -170,6 +173,7 @@ final class GRPCServerCall: @unchecked Sendable {
     /// An immediate unary method's answer: its message and OK. Ignored once the call ended.
     func answer(_ message: [UInt8]) {
         guard !isFinished else { return }
+        answered = true
         cancelAction = nil
         sendMessage(message)
         finish(.ok)
@@ -178,14 +182,16 @@ final class GRPCServerCall: @unchecked Sendable {
     /// An immediate unary method's failure. Ignored once the call ended.
     func answer(_ status: GRPCStatus) {
         guard !isFinished else { return }
+        answered = true
         cancelAction = nil
         finish(status)
     }
 
-    /// What to do if the call ends before an immediate unary method answers; at once if it has.
+    /// What to do if the call ends before an immediate unary method answers; at once if it has
+    /// already ended that way, never if it was answered (a handler may answer before registering).
     func setCancelAction(_ action: @escaping @Sendable () -> Void) {
         guard !isFinished else {
-            action()
+            if !answered { action() }
             return
         }
         cancelAction = action

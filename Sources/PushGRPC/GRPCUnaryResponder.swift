@@ -30,7 +30,8 @@ public struct GRPCUnaryResponder: Sendable {
     }
 
     /// `action` runs, once and on the call's loop, if the call ends before it is answered, so the
-    /// work behind the answer can stop. At once if the call has already ended.
+    /// work behind the answer can stop. At once if the call has already ended unanswered; never
+    /// if it was answered.
     public func onCancel(_ action: @escaping @Sendable () -> Void) {
         let call = self.call
         if call.loop.inEventLoop {
