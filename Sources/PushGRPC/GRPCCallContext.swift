@@ -1,3 +1,5 @@
+import PushCore
+
 /// What a handler knows about its call besides the messages.
 public struct GRPCCallContext: Sendable {
     /// `/package.Service/Method`.
@@ -44,12 +46,7 @@ public struct GRPCCallContext: Sendable {
 /// generator seeded once from the system's random source, so a call costs no `getrandom` system
 /// call (which every call paid before). Ids only tie log lines together; they need not be secret.
 struct GRPCRequestID {
-    private var state: UInt64
-
-    init() {
-        var system = SystemRandomNumberGenerator()
-        state = system.next()
-    }
+    private var generator = SplitMix64()
 
     /// The client's id when it is 1-64 printable ASCII characters without spaces, else a new one.
     mutating func make(from metadata: [(name: String, value: String)]) -> String {
@@ -58,16 +55,7 @@ struct GRPCRequestID {
         {
             return given
         }
-        return Self.hex(next())
-    }
-
-    /// SplitMix64: a full-period sequence of well-mixed 64-bit values.
-    private mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        return Self.hex(generator.next())
     }
 
     static func hex(_ value: UInt64) -> String {

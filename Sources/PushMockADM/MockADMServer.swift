@@ -1,3 +1,4 @@
+import PushCore
 import PushMockSupport
 import PushPosix
 import Synchronization

@@ -1,3 +1,4 @@
+import PushCore
 import Synchronization
 
 /// Which injected fault (if any) answers the next valid request: every Nth one gets `every`'s
