@@ -69,6 +69,9 @@ enum BenchCommand {
         A gateway that is already running:
           --target HOST:PORT        bench this gateway; start nothing
           --gateway-pid PID         read its RSS and CPU from /proc/PID
+          --gateway-metrics HOST:PORT
+                                    its metrics_listen address: the table then shows its
+                                    provider-request latency (the bench's own gateway always does)
 
         Output:
           --json                    print one JSON object instead of the table
@@ -76,7 +79,9 @@ enum BenchCommand {
           -h, --help                this text
 
         Latencies are per RPC (stream: per request message), from submission to the response, in a
-        fixed-size log-linear histogram (values within 3%). Exit status: 0 when requests completed,
+        fixed-size log-linear histogram (values within 3%). Provider-request latency is the gateway's
+        own pushgate_provider_request_seconds over the measured run (submit to APNs or FCM until its
+        response): its mean is exact, its quantiles are interpolated within the histogram's buckets. Exit status: 0 when requests completed,
         1 when none did, 2 bad usage, 3 set-up failed.
         """
 
@@ -109,6 +114,7 @@ enum BenchCommand {
         var keepFiles = false
         var target: (host: String, port: Int)?
         var gatewayPID: pid_t?
+        var gatewayMetrics: (host: String, port: Int)?
         var json = false
         var quiet = false
     }
@@ -146,6 +152,8 @@ enum BenchCommand {
         var host = "127.0.0.1"
         var port = 0
         var gatewayPID: pid_t?
+        /// Where the gateway serves `/metrics` (the provider-request latency); nil: not known.
+        var metrics: (host: String, port: Int)?
         var mockURL: String?
         var mockFinalLog = ""
         var gatewayExit: Int32?
@@ -156,6 +164,7 @@ enum BenchCommand {
                 host = target.host
                 port = target.port
                 gatewayPID = options.gatewayPID
+                metrics = options.gatewayMetrics
                 description = "target \(host):\(port)" + (gatewayPID.map { " (pid \($0))" } ?? "")
                 return
             }
@@ -173,6 +182,8 @@ enum BenchCommand {
             }
             var config = [
                 "\"listen\": \"127.0.0.1:0\"", "\"apps\": [\(app)]", "\"store\": \(jsonString(store))",
+                // For its provider-request latency histogram.
+                "\"metrics_listen\": \"127.0.0.1:0\"",
             ]
             if let limit = options.queueLimit { config.append("\"queue_limit\": \(limit)") }
             if let loops = options.gatewayLoops { config.append("\"loops\": \(loops)") }
@@ -184,6 +195,11 @@ enum BenchCommand {
             let address = try gateway.waitForLog(after: "msg=listening address=127.0.0.1:")
             guard let port = Int(address) else { throw CommandLineError("gateway: cannot read its port from \(address)") }
             self.port = port
+            let metricsAddress = try gateway.waitForLog(after: "msg=\"metrics listening\" address=127.0.0.1:")
+            guard let metricsPort = Int(metricsAddress) else {
+                throw CommandLineError("gateway: cannot read its metrics port from \(metricsAddress)")
+            }
+            metrics = ("127.0.0.1", metricsPort)
             gatewayPID = gateway.pid
             let url = mockURL ?? ""
             description = "gateway (child, pid \(gateway.pid), \(options.connections) \(options.provider.name) connection(s)) → "
@@ -328,6 +344,7 @@ enum BenchCommand {
         let mockPID = setup.mock?.pid
         let mockBefore = mockPID.flatMap { ProcessSample.read(pid: $0) }
         let selfBefore = ProcessSample.readSelf()
+        let providerBefore = setup.metrics.flatMap { ProviderLatency.scrape(host: $0.host, port: $0.port) }
 
         let maxRequests: Int
         if let count = options.count {
@@ -367,6 +384,8 @@ enum BenchCommand {
         let gatewayEnd = gatewayPID.flatMap { ProcessSample.read(pid: $0) }
         let mockEnd = mockPID.flatMap { ProcessSample.read(pid: $0) }
         let selfEnd = ProcessSample.readSelf()
+        // After the drain, so every request of the run has been answered and observed.
+        let providerEnd = setup.metrics.flatMap { ProviderLatency.scrape(host: $0.host, port: $0.port) }
         // RSS once the run's garbage has had a moment to be returned.
         usleep(500_000)
         let settled = gatewayPID.flatMap { ProcessSample.read(pid: $0) }
@@ -389,6 +408,7 @@ enum BenchCommand {
         result.mockCPU = cpu(mockBefore, mockEnd)
         result.clientCPU = cpu(selfBefore, selfEnd)
         result.stallProbe = stalls
+        if let providerBefore, let providerEnd { result.providerLatency = providerEnd.since(providerBefore) }
         result.mockRequests = mockFinalStat(setup.mockFinalLog, key: "requests")
         result.gatewayExit = setup.gatewayExit
         print(options.json ? result.json() : result.table())
@@ -484,6 +504,12 @@ enum BenchCommand {
                     (1...65535).contains(port)
                 else { throw CommandLineError("--target: expected HOST:PORT, e.g. 127.0.0.1:50051") }
                 options.target = (String(value[..<colon]).trimmingBrackets, port)
+            case "--gateway-metrics":
+                let value = try flags.value(for: flag)
+                guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+                    (1...65535).contains(port)
+                else { throw CommandLineError("--gateway-metrics: expected HOST:PORT, e.g. 127.0.0.1:9464") }
+                options.gatewayMetrics = (String(value[..<colon]).trimmingBrackets, port)
             case "--gateway-pid": options.gatewayPID = pid_t(try flags.int(for: flag, range: 1...Int(Int32.max)))
             case "--json": options.json = true
             case "--quiet": options.quiet = true

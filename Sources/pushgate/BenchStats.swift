@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushMetrics
 
 // `pushgate bench`: the numbers — a scanner that counts Results
 // without building them, and the /proc readings of a child process.
@@ -277,6 +278,8 @@ struct BenchResult {
     var gatewayExit: Int32?
     /// The durations of the stall probe's fixed pieces of work (``BenchStallProbe``), with --rate.
     var stallProbe: LatencyHistogram?
+    /// The gateway's provider-request latency over the measured run (``ProviderLatency``; from the gateway's histogram).
+    var providerLatency: HistogramReading?
 
     /// Of the stall probe: its median piece, its 99th percentile and slowest, and the share of
     /// pieces that took over 5× the median (the machine was stalled).
@@ -337,6 +340,13 @@ struct BenchResult {
                 + "p99 \(formatMillis(latency.quantile(0.99)))  p999 \(formatMillis(latency.quantile(0.999)))  "
                 + "max \(formatMillis(latency.total > 0 ? latency.maxValue : nil))"
         ))
+        if let provider = providerLatency, let mean = provider.mean {
+            func ms(_ seconds: Double?) -> String { seconds.map { formatDecimal($0 * 1000, places: 3) } ?? "-" }
+            rows.append((
+                "provider requests (ms)",
+                "mean \(ms(mean))  p50 ~\(ms(provider.quantile(0.5)))  p90 ~\(ms(provider.quantile(0.9)))  "
+                    + "p99 ~\(ms(provider.quantile(0.99)))  (gateway histogram, \(formatCount(Int(provider.count))) requests)"))
+        }
         let errors = self.errors
         if errors.isEmpty {
             rows.append(("errors", "none"))
@@ -421,6 +431,15 @@ struct BenchResult {
                     + "\"max_us\": \(number(Double(stall.max) / 1000)), \"slow_fraction\": \(formatDecimal(stall.slowFraction, places: 5))}"))
         } else {
             fields.append(("stall_probe", "null"))
+        }
+        if let provider = providerLatency, let mean = provider.mean {
+            func ms(_ seconds: Double?) -> String { seconds.map { formatDecimal($0 * 1000, places: 4) } ?? "null" }
+            fields.append((
+                "provider_request_ms",
+                "{\"mean\": \(ms(mean)), \"p50\": \(ms(provider.quantile(0.5))), \"p90\": \(ms(provider.quantile(0.9))), "
+                    + "\"p99\": \(ms(provider.quantile(0.99))), \"requests\": \(Int(provider.count))}"))
+        } else {
+            fields.append(("provider_request_ms", "null"))
         }
         fields.append(("unfinished", "\(report.unfinished)"))
         fields.append(("drain_timed_out", outcome.drainTimedOut ? "true" : "false"))

@@ -17,7 +17,8 @@ def test_bench_runs_and_prints_the_table():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
-    for row in ("notifications/s", "RPC latency (ms)", "errors", "gateway RSS", "gateway CPU"):
+    for row in ("notifications/s", "RPC latency (ms)", "provider requests (ms)", "errors", "gateway RSS",
+                "gateway CPU"):
         assert row in out, out
     rate = re.search(r"notifications/s\s+\|\s+([\d,]+)", out)
     assert rate and int(rate.group(1).replace(",", "")) > 0, out
@@ -35,6 +36,20 @@ def test_bench_json_is_one_object():
     assert result["latency_ms"]["p99"] >= result["latency_ms"]["p50"] > 0
     assert result["gateway"]["rss_idle_kib"] > 0
     assert result["errors"] == {}
+    # The gateway's provider-request histogram over the measured run: one APNs request per token
+    # (the warm-up's are before the first scrape), each shorter than its RPC on average.
+    provider = result["provider_request_ms"]
+    assert provider["requests"] == result["results"]
+    assert 0 < provider["mean"] < result["latency_ms"]["mean"]
+    assert 0 < provider["p50"] <= provider["p90"] <= provider["p99"]
+
+
+def test_bench_gateway_metrics_flag():
+    """--gateway-metrics names a --target gateway's metrics address; a bad one is a usage error, and
+    without a running gateway the bench says it cannot connect."""
+    proc = subprocess.run([_binary(), "bench", "--target", "127.0.0.1:1", "--gateway-metrics", "nope"],
+                          capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 2 and "--gateway-metrics: expected HOST:PORT" in proc.stderr
 
 
 def test_bench_help():

@@ -109,6 +109,16 @@ def stall_note(d):
     return text
 
 
+def provider_note(d):
+    """The gateway's own provider-request latency over the run (its metrics histogram): the share of
+    an RPC's latency spent on the round trip to the mock."""
+    p = (d or {}).get("provider_request_ms")
+    if not p:
+        return ""
+    return "; provider requests (gateway histogram): mean %s ms, p50 ~%s ms, p99 ~%s ms" % (
+        fmt(p.get("mean"), 3), fmt(p.get("p50"), 3), fmt(p.get("p99"), 2))
+
+
 def runs_note(d, digits=0):
     """'median of 3 runs: a, b, c' for a row chosen by median_of, else ''."""
     values = (d or {}).get("runs") or []
@@ -445,9 +455,9 @@ def render(info, res, commands, quick):
               "latency per request message")
     if rate:
         bench_row("Pushgate Send, 1 token/RPC at a fixed 1,000 RPC/s, 1 APNs conn, 1 gRPC connection (a client's one channel)", rate,
-                  "achieved %s RPC/s; schedule lag max %s ms%s; %s" % (
+                  "achieved %s RPC/s; schedule lag max %s ms%s%s; %s" % (
                       fmt(rate["rpcs_per_s"]), fmt(rate["max_schedule_lag_ms"], 2),
-                      "; p99 " + runs_note(rate, 2) if runs_note(rate) else "", stall_note(rate)))
+                      "; p99 " + runs_note(rate, 2) if runs_note(rate) else "", provider_note(rate), stall_note(rate)))
     dc = res.get("ceiling-h2load-delay20-c1") or {}
     row("**ceiling**: h2load → mock-apns delaying 20 ms, 1 conn, -m 1000 (bound 50,000/s)", fmt(dc.get("rps")), "-",
         "mean %s" % dc.get("request_mean", "-"),
