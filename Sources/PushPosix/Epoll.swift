@@ -1,3 +1,4 @@
+import Synchronization
 import CLinux
 import Glibc
 
@@ -32,10 +33,29 @@ struct Epoll {
         _ = try syscallChecked(reason) { LinuxCalls.epollCtl(fd, op, target, &event) }
     }
 
-    /// Waits up to `timeoutMillis` (-1 = forever). An EINTR returns 0 events so the caller
-    /// recomputes its timeout rather than sleeping for the stale one.
-    func wait(into buffer: EpollEvents, timeoutMillis: Int32) -> Int {
-        let n = LinuxCalls.epollWait(fd, buffer.storage.baseAddress, Int32(buffer.capacity), timeoutMillis)
+    /// Whether `epoll_pwait2` (Linux 5.11) may be used; off for good, in every loop, once it has
+    /// failed with ENOSYS or EPERM (an older kernel, or a seccomp profile that does not know it).
+    private static let nanosecondWait = Atomic(true)
+
+    /// Waits up to `timeoutNanos` (-1 = forever). A timer is due to the nanosecond, not rounded up
+    /// to the next millisecond as `epoll_wait` would have it (a mock told to delay 20 ms answered
+    /// after 20-21). An EINTR returns 0 events so the caller recomputes its timeout rather than
+    /// sleeping for the stale one.
+    func wait(into buffer: EpollEvents, timeoutNanos: Int64) -> Int {
+        var n: Int32
+        if timeoutNanos > 0 && Self.nanosecondWait.load(ordering: .relaxed) {
+            var timeout = timespec(tv_sec: Int(timeoutNanos / 1_000_000_000), tv_nsec: Int(timeoutNanos % 1_000_000_000))
+            n = LinuxCalls.epollWait(fd, buffer.storage.baseAddress, Int32(buffer.capacity), &timeout)
+            if n < 0 && (Glibc.errno == ENOSYS || Glibc.errno == EPERM) {
+                Self.nanosecondWait.store(false, ordering: .relaxed)
+                return wait(into: buffer, timeoutNanos: timeoutNanos)
+            }
+        } else {
+            // Rounded up so that the loop never wakes before its timer is due and spins.
+            let millis = timeoutNanos <= 0 ? Int32(timeoutNanos < 0 ? -1 : 0)
+                : Int32(clamping: (timeoutNanos + 999_999) / 1_000_000)
+            n = LinuxCalls.epollWait(fd, buffer.storage.baseAddress, Int32(buffer.capacity), millis)
+        }
         if n >= 0 { return Int(n) }
         let code = Glibc.errno
         if code == EINTR { return 0 }

@@ -242,15 +242,14 @@ public final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// epoll_wait timeout: 0 if output is waiting to be flushed, else until the nearest timer
-    /// (rounded up so we never wake before it is due and spin), else forever.
-    private func waitTimeout() -> Int32 {
+    /// epoll_wait timeout in nanoseconds: 0 if output is waiting to be flushed, else until the
+    /// nearest timer, else forever (-1).
+    private func waitTimeout() -> Int64 {
         if !flushQueue.isEmpty || !deferred.isEmpty || !endOfTurn.isEmpty { return 0 }
         guard let deadline = timers.nextDeadline() else { return -1 }
         let current = now
         guard deadline > current else { return 0 }
-        let millis = (deadline - current + 999_999) / 1_000_000
-        return Int32(clamping: millis)
+        return Int64(clamping: deadline - current)
     }
 
     // MARK: - Registrations (loop thread)
@@ -340,7 +339,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private func runTurns() {
         while true {
-            let count = epoll.wait(into: events, timeoutMillis: waitTimeout())
+            let count = epoll.wait(into: events, timeoutNanos: waitTimeout())
             for index in 0..<count {
                 let id = events.id(at: index)
                 // Missing id: closed earlier in this turn; the event is stale.

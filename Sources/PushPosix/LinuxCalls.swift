@@ -16,6 +16,13 @@ enum LinuxCalls {
         epoll_wait(epfd, events, capacity, timeout)
     }
 
+    static func epollWait(
+        _ epfd: Int32, _ events: UnsafeMutablePointer<epoll_event>?, _ capacity: Int32,
+        _ timeout: UnsafePointer<timespec>
+    ) -> Int32 {
+        epoll_pwait2(epfd, events, capacity, timeout, nil)
+    }
+
     static func eventfd(_ initial: UInt32, _ flags: Int32) -> Int32 { CLinux.eventfd(initial, flags) }
 
     static func signalfd(_ fd: Int32, _ mask: UnsafePointer<sigset_t>, _ flags: Int32) -> Int32 {
