@@ -181,7 +181,7 @@ public final class EventLoop: @unchecked Sendable {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
-    /// Loop thread only. Runs `work` on the loop once `delay` has passed (1 ms resolution;
+    /// Loop thread only. Runs `work` on the loop once `delay` has passed (to the nanosecond with epoll_pwait2, else 1 ms;
     /// never early). Negative delays count as zero; the timer then fires next turn.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> TimerID {

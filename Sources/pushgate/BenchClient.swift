@@ -75,6 +75,11 @@ final class BenchShared: Sendable {
 /// What one connection measured.
 struct BenchConnectionReport: Sendable {
     var latency = LatencyHistogram()
+    /// Rate mode: each RPC's submission time and latency (ns), so that the RPCs in flight while the
+    /// machine stalled can be told apart (``StallWindows``). At most ``sampleLimit`` per connection.
+    var samples: [RPCSample] = []
+    var samplesDropped = 0
+    static let sampleLimit = 1_000_000
     var tally = ResultTally()
     var requests = 0
     var rpcErrors: [String: Int] = [:]
@@ -86,6 +91,8 @@ struct BenchConnectionReport: Sendable {
 
     mutating func merge(_ other: BenchConnectionReport) {
         latency.merge(other.latency)
+        samples += other.samples
+        samplesDropped += other.samplesDropped
         tally.merge(other.tally)
         requests += other.requests
         for (key, count) in other.rpcErrors { rpcErrors[key, default: 0] += count }
@@ -302,7 +309,15 @@ final class BenchConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
             call.sentAt.removeFirst(call.head)
             call.head = 0
         }
-        report.latency.record(loop.now &- sentAt)
+        let latency = loop.now &- sentAt
+        report.latency.record(latency)
+        if shared.workload.rate != nil {
+            if report.samples.count < BenchConnectionReport.sampleLimit {
+                report.samples.append(RPCSample(sentAt: sentAt, latency: latency))
+            } else {
+                report.samplesDropped += 1
+            }
+        }
         report.requests += 1
         shared.completedRequests.add(1, ordering: .relaxed)
         if shared.workload.mode == .publish { return }

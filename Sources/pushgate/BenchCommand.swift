@@ -41,7 +41,8 @@ enum BenchCommand {
           --rate R                  send: a fixed rate of R RPC/s (open loop) instead of a closed loop.
                                     The table then also shows the machine stall probe: a thread
                                     timing the same fixed ~25 µs of arithmetic every ms, so a
-                                    latency tail can be told apart from the machine's own stalls
+                                    latency tail can be told apart from the machine's own stalls,
+                                    and the latency of the RPCs that met no stall on their own
           --count N                 stop after N notifications (tokens) have been sent
           --duration S              stop sending after S seconds (default 10 without --count)
           --warmup N                RPCs sent and answered before measuring (default 4)
@@ -407,7 +408,12 @@ enum BenchCommand {
         result.gatewayCPU = cpu(afterWarmup, gatewayEnd)
         result.mockCPU = cpu(mockBefore, mockEnd)
         result.clientCPU = cpu(selfBefore, selfEnd)
-        result.stallProbe = stalls
+        result.stallProbe = stalls?.durations
+        if let windows = stalls?.stalls, !outcome.report.samples.isEmpty {
+            let split = windows.outside(outcome.report.samples)
+            result.latencyOutsideStalls = split.latency
+            result.rpcsInStalls = split.inStalls
+        }
         if let providerBefore, let providerEnd { result.providerLatency = providerEnd.since(providerBefore) }
         result.mockRequests = mockFinalStat(setup.mockFinalLog, key: "requests")
         result.gatewayExit = setup.gatewayExit

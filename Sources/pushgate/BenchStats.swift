@@ -278,6 +278,10 @@ struct BenchResult {
     var gatewayExit: Int32?
     /// The durations of the stall probe's fixed pieces of work (``BenchStallProbe``), with --rate.
     var stallProbe: LatencyHistogram?
+    /// With --rate: the latencies of the RPCs in flight at no time the stall probe saw the machine
+    /// stalled (``StallWindows``), and how many RPCs were in flight during a stall.
+    var latencyOutsideStalls: LatencyHistogram?
+    var rpcsInStalls = 0
     /// The gateway's provider-request latency over the measured run (``ProviderLatency``; from the gateway's histogram).
     var providerLatency: HistogramReading?
 
@@ -340,6 +344,13 @@ struct BenchResult {
                 + "p99 \(formatMillis(latency.quantile(0.99)))  p999 \(formatMillis(latency.quantile(0.999)))  "
                 + "max \(formatMillis(latency.total > 0 ? latency.maxValue : nil))"
         ))
+        if let clean = latencyOutsideStalls {
+            rows.append((
+                "  outside stalls (ms)",
+                "p50 \(formatMillis(clean.quantile(0.5)))  p90 \(formatMillis(clean.quantile(0.9)))  "
+                    + "p99 \(formatMillis(clean.quantile(0.99)))  p999 \(formatMillis(clean.quantile(0.999)))  "
+                    + "(\(formatCount(Int(clean.total))) RPCs; \(formatCount(rpcsInStalls)) were in flight while the machine stalled)"))
+        }
         if let provider = providerLatency, let mean = provider.mean {
             func ms(_ seconds: Double?) -> String { seconds.map { formatDecimal($0 * 1000, places: 3) } ?? "-" }
             rows.append((
@@ -431,6 +442,14 @@ struct BenchResult {
                     + "\"max_us\": \(number(Double(stall.max) / 1000)), \"slow_fraction\": \(formatDecimal(stall.slowFraction, places: 5))}"))
         } else {
             fields.append(("stall_probe", "null"))
+        }
+        if let clean = latencyOutsideStalls {
+            fields.append((
+                "latency_outside_stalls_ms",
+                "{\"p50\": \(ms(clean.quantile(0.5))), \"p90\": \(ms(clean.quantile(0.9))), \"p99\": \(ms(clean.quantile(0.99))), "
+                    + "\"p999\": \(ms(clean.quantile(0.999))), \"samples\": \(clean.total), \"in_stalls\": \(rpcsInStalls)}"))
+        } else {
+            fields.append(("latency_outside_stalls_ms", "null"))
         }
         if let provider = providerLatency, let mean = provider.mean {
             func ms(_ seconds: Double?) -> String { seconds.map { formatDecimal($0 * 1000, places: 4) } ?? "null" }

@@ -44,6 +44,23 @@ def test_bench_json_is_one_object():
     assert 0 < provider["p50"] <= provider["p90"] <= provider["p99"]
 
 
+def test_bench_rate_splits_latency_by_machine_stalls():
+    """--rate runs the stall probe; every RPC is counted either among those in flight while the
+    machine stalled or in the latency of the others, and the split appears in the table too."""
+    proc = subprocess.run([_binary(), "bench", "--tokens-per-send", "1", "--rate", "200", "--duration", "2",
+                           "--grpc-connections", "1", "--json", "--quiet"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    clean = result["latency_outside_stalls_ms"]
+    assert clean["samples"] + clean["in_stalls"] == result["rpcs"] > 0
+    assert result["stall_probe"]["p50_us"] > 0
+    if clean["samples"]:
+        assert 0 < clean["p50"] <= clean["p99"]
+    table = subprocess.run([_binary(), "bench", "--tokens-per-send", "1", "--rate", "200", "--duration", "1",
+                            "--grpc-connections", "1"], capture_output=True, text=True, timeout=60)
+    assert table.returncode == 0 and "outside stalls (ms)" in table.stdout, table.stdout + table.stderr
+
+
 def test_bench_gateway_metrics_flag():
     """--gateway-metrics names a --target gateway's metrics address; a bad one is a usage error, and
     without a running gateway the bench says it cannot connect."""
