@@ -15,8 +15,10 @@ import PushPosix
 final class BenchStallProbe: @unchecked Sendable {
     /// Iterations of the fixed piece: about 20-30 µs on the machines we run on.
     static let iterations = 10_000
-    /// Pieces kept for ``StallWindows`` (begin, duration); one a millisecond, so about 16 MB an hour.
-    static let pieceLimit = 4_000_000
+    /// Slow pieces kept for ``StallWindows``: after the first ``calibrationPieces`` (all kept), only
+    /// those over twice their median, a few percent of one a millisecond; at most this many (16 MB).
+    static let pieceLimit = 1_000_000
+    static let calibrationPieces = 1_000
     private let stopFlag = Locked(false)
     private let histogram = Locked(LatencyHistogram())
     private let pieces = Locked<[ProbePiece]>([])
@@ -45,7 +47,8 @@ final class BenchStallProbe: @unchecked Sendable {
     private func run() {
         var local = LatencyHistogram()
         var kept: [ProbePiece] = []
-        kept.reserveCapacity(16_384)
+        kept.reserveCapacity(Self.calibrationPieces)
+        var keepOver: UInt64?
         var state = UInt64(truncatingIfNeeded: monotonicNanoseconds()) | 1
         var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
         while !stopFlag.withLock({ $0 }) {
@@ -58,7 +61,16 @@ final class BenchStallProbe: @unchecked Sendable {
             }
             let end = monotonicNanoseconds()
             local.record(end &- begin)
-            if kept.count < Self.pieceLimit { kept.append(ProbePiece(begin: begin, duration: end &- begin)) }
+            let piece = ProbePiece(begin: begin, duration: end &- begin)
+            if let keepOver {
+                if piece.duration > keepOver && kept.count < Self.pieceLimit { kept.append(piece) }
+            } else {
+                kept.append(piece)
+                if kept.count == Self.calibrationPieces, let median = local.quantile(0.5) {
+                    keepOver = median * 2
+                    kept.removeAll { $0.duration <= median * 2 }
+                }
+            }
             nanosleep(&pause, nil)
         }
         // Keeps the arithmetic from being optimized away.
@@ -103,9 +115,6 @@ struct StallWindows {
             }
         }
     }
-
-    /// The time covered, in nanoseconds.
-    var stalledNanos: UInt64 { spans.reduce(0) { $0 + ($1.end - $1.begin) } }
 
     /// Whether [start, end) meets a stall.
     func overlaps(_ start: UInt64, _ end: UInt64) -> Bool {
