@@ -454,6 +454,8 @@ def render(info, res, commands, quick):
             row(name, "run failed", notes=notes)
             return
         lat = d["latency_ms"]
+        # Every row's gateway reports its provider-request latency (the mock's share of the RPC).
+        notes = (notes + provider_note(d)).lstrip("; ")
         row(name, fmt(d["notifications_per_s"]), fmt(lat["p50"], 2), fmt(lat["p99"], 2), errors_text(d),
             "%s / %s" % (fmt(g(d, "gateway", "cpu_percent")), fmt(g(d, "mock", "cpu_percent"))), notes)
 
@@ -471,7 +473,7 @@ def render(info, res, commands, quick):
         bench_row("Pushgate Send, 1 token/RPC at a fixed 1,000 RPC/s, 1 APNs conn, 1 gRPC connection (a client's one channel)", rate,
                   "achieved %s RPC/s; schedule lag max %s ms%s%s; %s" % (
                       fmt(rate["rpcs_per_s"]), fmt(rate["max_schedule_lag_ms"], 2),
-                      "; p99 " + runs_note(rate, 2) if runs_note(rate) else "", outside_stalls_note(rate) + provider_note(rate),
+                      "; p99 " + runs_note(rate, 2) if runs_note(rate) else "", outside_stalls_note(rate),
                       stall_note(rate)))
     dc = res.get("ceiling-h2load-delay20-c1") or {}
     row("**ceiling**: h2load → mock-apns delaying 20 ms, 1 conn, -m 1000 (bound 50,000/s)", fmt(dc.get("rps")), "-",
