@@ -504,18 +504,8 @@ enum BenchCommand {
             case "--fcm-ca": options.fcmCA = try flags.value(for: flag)
             case "--service-account": options.serviceAccount = try flags.value(for: flag)
             case "--keep-files": options.keepFiles = true
-            case "--target":
-                let value = try flags.value(for: flag)
-                guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
-                    (1...65535).contains(port)
-                else { throw CommandLineError("--target: expected HOST:PORT, e.g. 127.0.0.1:50051") }
-                options.target = (String(value[..<colon]).trimmingBrackets, port)
-            case "--gateway-metrics":
-                let value = try flags.value(for: flag)
-                guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
-                    (1...65535).contains(port)
-                else { throw CommandLineError("--gateway-metrics: expected HOST:PORT, e.g. 127.0.0.1:9464") }
-                options.gatewayMetrics = (String(value[..<colon]).trimmingBrackets, port)
+            case "--target": options.target = try flags.hostPort(for: flag, example: "127.0.0.1:50051")
+            case "--gateway-metrics": options.gatewayMetrics = try flags.hostPort(for: flag, example: "127.0.0.1:9464")
             case "--gateway-pid": options.gatewayPID = pid_t(try flags.int(for: flag, range: 1...Int(Int32.max)))
             case "--json": options.json = true
             case "--quiet": options.quiet = true

@@ -34,6 +34,15 @@ struct FlagReader {
         return value
     }
 
+    /// A `HOST:PORT` value (`[v6]:PORT` too) with a port from 1 to 65535.
+    mutating func hostPort(for flag: String, example: String) throws -> (host: String, port: Int) {
+        let value = try value(for: flag)
+        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+            (1...65535).contains(port)
+        else { throw CommandLineError("\(flag): expected HOST:PORT, e.g. \(example)") }
+        return (String(value[..<colon]).trimmingBrackets, port)
+    }
+
     mutating func int(for flag: String, range: ClosedRange<Int>) throws -> Int {
         let text = try value(for: flag)
         guard let number = Int(text), range.contains(number) else {
