@@ -30,12 +30,12 @@ struct TimerQueue {
 
     private var heap: [Entry] = []
     private var slots: [Slot] = []
+    /// Slots without a timer; every other slot holds a live one.
     private var freeSlots: [Int] = []
-    private var liveCount = 0
     private var nextSequence: UInt64 = 1
 
-    var isEmpty: Bool { liveCount == 0 }
-    var count: Int { liveCount }
+    var count: Int { slots.count - freeSlots.count }
+    var isEmpty: Bool { count == 0 }
 
     mutating func schedule(deadline: UInt64, _ work: @escaping () -> Void) -> TimerID {
         let sequence = nextSequence
@@ -48,21 +48,20 @@ struct TimerQueue {
             slot = slots.count
             slots.append(Slot(sequence: sequence, work: work))
         }
-        liveCount += 1
         push(Entry(deadline: deadline, sequence: sequence, slot: slot))
         return TimerID(slot: slot, sequence: sequence)
     }
 
     mutating func cancel(_ id: TimerID) {
-        guard id.slot < slots.count, slots[id.slot].sequence == id.sequence, slots[id.slot].work != nil else { return }
+        guard id.slot < slots.count, Self.isLive(slot: id.slot, sequence: id.sequence, in: slots) else { return }
         release(id.slot)
-        if heap.count > 64 && heap.count > 4 * liveCount { compact() }
+        if heap.count > 64 && heap.count > 4 * count { compact() }
     }
 
     /// The earliest deadline among live timers, discarding cancelled entries on the way.
     mutating func nextDeadline() -> UInt64? {
         while let top = heap.first {
-            if isLive(top) { return top.deadline }
+            if Self.isLive(slot: top.slot, sequence: top.sequence, in: slots) { return top.deadline }
             popTop()
         }
         return nil
@@ -75,7 +74,7 @@ struct TimerQueue {
         var due: [() -> Void] = []
         while let top = heap.first, top.deadline <= now {
             popTop()
-            if isLive(top), let work = slots[top.slot].work {
+            if Self.isLive(slot: top.slot, sequence: top.sequence, in: slots), let work = slots[top.slot].work {
                 release(top.slot)
                 due.append(work)
             }
@@ -87,23 +86,22 @@ struct TimerQueue {
         heap.removeAll()
         slots.removeAll()
         freeSlots.removeAll()
-        liveCount = 0
     }
 
-    private func isLive(_ entry: Entry) -> Bool {
-        slots[entry.slot].sequence == entry.sequence && slots[entry.slot].work != nil
+    /// Whether timer `sequence` still waits in `slot` (not fired, not cancelled, slot not reused).
+    private static func isLive(slot: Int, sequence: UInt64, in slots: [Slot]) -> Bool {
+        slots[slot].sequence == sequence && slots[slot].work != nil
     }
 
     /// Empties a live timer's slot for reuse.
     private mutating func release(_ slot: Int) {
         slots[slot].work = nil
         freeSlots.append(slot)
-        liveCount -= 1
     }
 
     private mutating func compact() {
         let slots = self.slots
-        heap.removeAll { slots[$0.slot].sequence != $0.sequence || slots[$0.slot].work == nil }
+        heap.removeAll { !Self.isLive(slot: $0.slot, sequence: $0.sequence, in: slots) }
         // Heapify bottom-up.
         var i = heap.count / 2 - 1
         while i >= 0 {
