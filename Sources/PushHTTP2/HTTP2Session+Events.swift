@@ -51,19 +51,19 @@ extension HTTP2Session {
             state.fieldSink = nil
             return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
         }
+        let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
         if let sink = state.fieldSink {
-            sink.headerField(name: name, value: value, neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
+            sink.headerField(name: name, value: value, neverIndexed: neverIndexed)
             return 0
         }
         var header: HTTP2Header
         if let index = HTTP2HeaderInterning.index(of: name) {
             header = HTTP2Header(
                 name: HTTP2HeaderInterning.names[index], value: receivedValues.value(value, forName: index),
-                indexable: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) == 0)
+                indexable: !neverIndexed)
             header.isInterned = true
         } else {
-            header = HTTP2Header(
-                name: Array(name), value: Array(value), indexable: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) == 0)
+            header = HTTP2Header(name: Array(name), value: Array(value), indexable: !neverIndexed)
         }
         state.headerBlock.append(header)
         return 0
