@@ -30,8 +30,7 @@ extension GRPCMethod {
         _ body: @escaping @Sendable (Request, Caller, GRPCCallContext) async throws -> Response
     ) -> GRPCMethod {
         .unary(name) { bytes, context in
-            let caller = try authorizer.caller(context)
-            if access == .admin { try caller.requireAdmin(name) }
+            let caller = try authorizer.caller(context, access: access, method: name)
             return try await body(try decode(Request.self, bytes), caller, context).serializedBytes()
         }
     }
@@ -45,8 +44,7 @@ extension GRPCMethod {
     ) -> GRPCMethod {
         .immediateUnary(name) { bytes, context, responder in
             do throws(GRPCStatus) {
-                let caller = try authorizer.caller(context)
-                if access == .admin { try caller.requireAdmin(name) }
+                let caller = try authorizer.caller(context, access: access, method: name)
                 try body(try decode(Request.self, bytes), caller, context, ProtoUnaryResponder(responder: responder))
             } catch {
                 responder.fail(error)
@@ -101,4 +99,14 @@ struct ProtoUnaryResponder<Response: ProtoMessage>: Sendable {
 enum Access: Sendable {
     case anyCaller
     case admin
+}
+
+extension Authorizer {
+    /// The caller of a call of `method`, resolved before its request is decoded (UNAUTHENTICATED
+    /// first); `.admin` methods need an admin key (PERMISSION_DENIED).
+    func caller(_ context: GRPCCallContext, access: Access, method: String) throws(GRPCStatus) -> Caller {
+        let caller = try caller(context)
+        if access == .admin { try caller.requireAdmin(method) }
+        return caller
+    }
 }
