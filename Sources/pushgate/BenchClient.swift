@@ -78,7 +78,6 @@ struct BenchConnectionReport: Sendable {
     /// Rate mode: each RPC's submission time and latency (ns), so that the RPCs in flight while the
     /// machine stalled can be told apart (``StallWindows``). At most ``sampleLimit`` per connection.
     var samples: [RPCSample] = []
-    var samplesDropped = 0
     static let sampleLimit = 1_000_000
     var tally = ResultTally()
     var requests = 0
@@ -92,7 +91,6 @@ struct BenchConnectionReport: Sendable {
     mutating func merge(_ other: BenchConnectionReport) {
         latency.merge(other.latency)
         samples += other.samples
-        samplesDropped += other.samplesDropped
         tally.merge(other.tally)
         requests += other.requests
         for (key, count) in other.rpcErrors { rpcErrors[key, default: 0] += count }
@@ -312,10 +310,9 @@ final class BenchConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
         let latency = loop.now &- sentAt
         report.latency.record(latency)
         if shared.workload.rate != nil {
+            // Past the limit the split covers the first RPCs only (the table says how many).
             if report.samples.count < BenchConnectionReport.sampleLimit {
                 report.samples.append(RPCSample(sentAt: sentAt, latency: latency))
-            } else {
-                report.samplesDropped += 1
             }
         }
         report.requests += 1

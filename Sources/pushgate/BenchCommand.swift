@@ -82,8 +82,8 @@ enum BenchCommand {
         Latencies are per RPC (stream: per request message), from submission to the response, in a
         fixed-size log-linear histogram (values within 3%). Provider-request latency is the gateway's
         own pushgate_provider_request_seconds over the measured run (submit to APNs or FCM until its
-        response): its mean is exact, its quantiles are interpolated within the histogram's buckets. Exit status: 0 when requests completed,
-        1 when none did, 2 bad usage, 3 set-up failed.
+        response): its mean is exact, its quantiles are interpolated within the histogram's buckets.
+        Exit status: 0 when requests completed, 1 when none did, 2 bad usage, 3 set-up failed.
         """
 
     struct Options {

@@ -289,7 +289,7 @@ struct BenchResult {
     /// pieces that took over 5× the median (the machine was stalled).
     var stallSummary: (p50: UInt64, p99: UInt64, max: UInt64, slowFraction: Double)? {
         guard let probe = stallProbe, let p50 = probe.quantile(0.5), let p99 = probe.quantile(0.99) else { return nil }
-        return (p50, p99, probe.maxValue, probe.fraction(above: p50 * 5))
+        return (p50, p99, probe.maxValue, probe.fraction(above: p50 * StallWindows.factor))
     }
 
     init(options: BenchCommand.Options, concurrency: Int, grpcConnections: Int, outcome: BenchDriver.Outcome) {
@@ -345,11 +345,13 @@ struct BenchResult {
                 + "max \(formatMillis(latency.total > 0 ? latency.maxValue : nil))"
         ))
         if let clean = latencyOutsideStalls {
+            let covered = Int(clean.total) + rpcsInStalls
             rows.append((
                 "  outside stalls (ms)",
                 "p50 \(formatMillis(clean.quantile(0.5)))  p90 \(formatMillis(clean.quantile(0.9)))  "
                     + "p99 \(formatMillis(clean.quantile(0.99)))  p999 \(formatMillis(clean.quantile(0.999)))  "
-                    + "(\(formatCount(Int(clean.total))) RPCs; \(formatCount(rpcsInStalls)) were in flight while the machine stalled)"))
+                    + "(\(formatCount(Int(clean.total))) RPCs; \(formatCount(rpcsInStalls)) were in flight while the machine stalled"
+                    + (covered < report.requests ? "; of the first \(formatCount(covered)) RPCs)" : ")")))
         }
         if let provider = providerLatency, let mean = provider.mean {
             func ms(_ seconds: Double?) -> String { seconds.map { formatDecimal($0 * 1000, places: 3) } ?? "-" }

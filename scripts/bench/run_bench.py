@@ -100,7 +100,7 @@ def stall_note(d):
         return "no stall probe"
     text = "machine stall probe (fixed work every ms): p50 %s µs, p99 %s µs, max %s µs, over 5× the median %s%% of the time" % (
         fmt(probe.get("p50_us")), fmt(probe.get("p99_us")), fmt(probe.get("max_us")),
-        fmt(100 * (probe.get("slow_fraction") or 0), 2))
+        fmt(100 * (stall_fraction(d) or 0), 2))
     runs = d.get("run_results") or []
     if len(runs) > 1:
         text += " (each run, p99 ms / p99 ms outside stalls / stalled %%: %s)" % ", ".join(
