@@ -20,6 +20,8 @@ public struct GRPCCallContext: Sendable {
     /// The client's `x-request-id` (up to 64 printable characters), or one made up for the call: it
     /// ties the call's log lines together.
     public let requestID: String
+    /// What the method's ``GRPCAdmission`` returned for this call (nil without one).
+    public internal(set) var admission: (any Sendable)?
 
     public init(
         path: String, deadline: ContinuousClock.Instant?, metadata: [(name: String, value: String)],

@@ -23,9 +23,36 @@ public struct GRPCCallSummary: Sendable {
     }
 }
 
-/// Told how each call ended. Called on the call's event loop: keep it quick.
+/// What a server did to protect itself from a client, for logs and metrics.
+public enum GRPCServerEvent: Sendable, Equatable {
+    /// A call's request message did not fit the connection's or the server's request budget; the
+    /// call got RESOURCE_EXHAUSTED.
+    case requestBudgetExceeded(peer: String, path: String?)
+    /// A client that did not take its answers was sent GOAWAY and closed: its unsent bytes went
+    /// over the limit, or it took none of them for the write timeout. `reason` says which.
+    case unreadClientClosed(peer: String, unsentBytes: Int, reason: String)
+    /// A response frame (headers, data or trailers) could not be sent; its stream was reset.
+    case responseNotSent(peer: String, path: String?, error: String)
+
+    /// A short name for a metric label.
+    public var kind: String {
+        switch self {
+        case .requestBudgetExceeded: "request_budget_exceeded"
+        case .unreadClientClosed: "unread_client_closed"
+        case .responseNotSent: "response_not_sent"
+        }
+    }
+}
+
+/// Told how each call ended, and of each ``GRPCServerEvent``. Called on the call's event loop:
+/// keep it quick.
 public protocol GRPCCallObserver: Sendable {
     func callFinished(_ call: GRPCCallSummary)
+    func serverEvent(_ event: GRPCServerEvent)
+}
+
+extension GRPCCallObserver {
+    public func serverEvent(_ event: GRPCServerEvent) {}
 }
 
 /// Several observers as one.
@@ -36,5 +63,9 @@ public struct GRPCCallObservers: GRPCCallObserver {
 
     public func callFinished(_ call: GRPCCallSummary) {
         for observer in observers { observer.callFinished(call) }
+    }
+
+    public func serverEvent(_ event: GRPCServerEvent) {
+        for observer in observers { observer.serverEvent(event) }
     }
 }

@@ -12,9 +12,12 @@ final class GRPCConnectionRegistry: Sendable {
     private let state = Locked(State())
     private let calls = Atomic<Int>(0)
     let maxConnections: Int
+    /// Request bytes held by all connections together (each connection's budget draws on it).
+    let requestBudget: GRPCRequestBudget
 
-    init(maxConnections: Int) {
+    init(maxConnections: Int, maxBufferedRequestBytes: Int = 1 << 30) {
         self.maxConnections = maxConnections
+        self.requestBudget = GRPCRequestBudget(limit: maxBufferedRequestBytes)
     }
 
     /// Adds a connection; false when the limit is reached or the server is shutting down.

@@ -23,6 +23,12 @@ public typealias GRPCHandler =
 public typealias GRPCImmediateUnaryHandler =
     @Sendable (_ request: [UInt8], _ context: GRPCCallContext, _ responder: GRPCUnaryResponder) -> Void
 
+/// Decides from a call's headers alone, before any of its request is read, whether the call may
+/// run: it throws the status to answer (UNAUTHENTICATED, PERMISSION_DENIED) or returns what the
+/// handler then finds in ``GRPCCallContext/admission`` (such as the resolved caller). A call
+/// refused here is answered at once and none of its request bytes are kept.
+public typealias GRPCAdmission = @Sendable (_ context: GRPCCallContext) throws(GRPCStatus) -> (any Sendable)?
+
 /// One method of a service: its name, kind and handler.
 public struct GRPCMethod: Sendable {
     /// How a call of the method runs.
@@ -36,6 +42,26 @@ public struct GRPCMethod: Sendable {
     public let name: String
     public let kind: GRPCMethodKind
     let body: Body
+    /// Checked at HEADERS time (see ``GRPCAdmission``); nil: every call may run.
+    public private(set) var admission: GRPCAdmission?
+    /// A request-message limit below the server's `maxMessageSize`, for methods that take small
+    /// requests (and, being keyless, should let nobody make the server buffer much); nil: the
+    /// server's limit.
+    public private(set) var maxRequestMessageSize: Int?
+
+    /// This method with `admission` checked before each call's request is read.
+    public func admitting(_ admission: @escaping GRPCAdmission) -> GRPCMethod {
+        var method = self
+        method.admission = admission
+        return method
+    }
+
+    /// This method with request messages limited to `bytes`.
+    public func limitingRequestMessages(to bytes: Int) -> GRPCMethod {
+        var method = self
+        method.maxRequestMessageSize = bytes
+        return method
+    }
 
     public init(name: String, kind: GRPCMethodKind, handler: @escaping GRPCHandler) {
         self.name = name

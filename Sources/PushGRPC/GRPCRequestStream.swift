@@ -45,43 +45,84 @@ public struct GRPCRequestStream: AsyncSequence, Sendable {
 /// on every yield, next and finish) and costs several allocations per call; a unary call paid
 /// about 15,000 instructions for it. The call finishes the queue whenever it stops its handler
 /// (end of call, reset, deadline), which is also what wakes a handler waiting here on cancellation.
+///
+/// Each message carries the share of the connection's ``GRPCRequestBudget`` reserved for it,
+/// given back when the handler takes it (or when the queue is cancelled or freed); `onDrained`
+/// runs, on the taker's thread, whenever a take leaves the queue empty, so the call can reopen
+/// the client's flow-control window it kept shut while its handler was behind.
 final class GRPCRequestMessages: Sendable {
+    private struct Entry {
+        let bytes: [UInt8]
+        let reserved: Int
+    }
+
     private struct State {
-        var buffered: [[UInt8]] = []
+        var buffered: [Entry] = []
         var head = 0
         var finished = false
         var waiter: UnsafeContinuation<[UInt8]?, Never>?
 
         /// The next message (`.some(nil)` once finished and drained), or nil when the caller must wait.
-        mutating func take() -> [UInt8]?? {
+        mutating func take() -> Entry?? {
             if head < buffered.count {
-                let message = buffered[head]
+                let entry = buffered[head]
                 head += 1
                 if head == buffered.count {
                     buffered.removeAll(keepingCapacity: true)
                     head = 0
                 }
-                return .some(message)
+                return .some(entry)
             }
             return finished ? .some(nil) : nil
+        }
+
+        /// Drops what is buffered; returns the bytes reserved for it.
+        mutating func drop() -> Int {
+            let reserved = buffered[head...].reduce(0) { $0 + $1.reserved }
+            buffered.removeAll()
+            head = 0
+            return reserved
         }
     }
 
     private let state = Locked(State())
+    private let budget: GRPCRequestBudget?
+    private let onDrained: (@Sendable () -> Void)?
 
-    /// Adds a message (ignored once finished). Any thread.
-    func yield(_ message: [UInt8]) {
-        let waiter = state.withLock { state -> UnsafeContinuation<[UInt8]?, Never>? in
-            guard !state.finished else { return nil }
+    init(budget: GRPCRequestBudget? = nil, onDrained: (@Sendable () -> Void)? = nil) {
+        self.budget = budget
+        self.onDrained = onDrained
+    }
+
+    deinit {
+        let reserved = state.withLock { $0.drop() }
+        budget?.release(reserved)
+    }
+
+    /// Messages are waiting for the handler.
+    var isBacklogged: Bool { state.withLock { $0.head < $0.buffered.count } }
+
+    /// Adds a message holding `reserved` bytes of the budget (released at once if finished). Any thread.
+    func yield(_ message: [UInt8], reserved: Int = 0) {
+        let waiter = state.withLock { state -> UnsafeContinuation<[UInt8]?, Never>?? in
+            guard !state.finished else { return .some(nil) }
             if let waiter = state.waiter {
                 // Waiting means nothing is buffered: hand this one over directly.
                 state.waiter = nil
                 return waiter
             }
-            state.buffered.append(message)
+            state.buffered.append(Entry(bytes: message, reserved: reserved))
             return nil
         }
-        waiter?.resume(returning: message)
+        switch waiter {
+        case .some(.some(let waiter)):
+            budget?.release(reserved)
+            waiter.resume(returning: message)
+        case .some(.none):
+            budget?.release(reserved)
+        case .none:
+            break
+        }
     }
 
     /// Ends the sequence after the messages already added. Any thread; idempotent.
@@ -94,18 +135,44 @@ final class GRPCRequestMessages: Sendable {
         waiter?.resume(returning: nil)
     }
 
+    /// Ends the sequence now, dropping the messages not taken yet (the call is over).
+    func cancel() {
+        let (waiter, reserved) = state.withLock { state -> (UnsafeContinuation<[UInt8]?, Never>?, Int) in
+            state.finished = true
+            defer { state.waiter = nil }
+            return (state.waiter, state.drop())
+        }
+        budget?.release(reserved)
+        waiter?.resume(returning: nil)
+    }
+
     /// The next message, or nil at the end. One consumer at a time.
     func next() async -> [UInt8]? {
-        if let ready = state.withLock({ $0.take() }) { return ready }
+        if let ready = take() { return ready?.bytes }
         return await withUnsafeContinuation { continuation in
-            let ready = state.withLock { state -> [UInt8]?? in
+            let ready = state.withLock { state -> Entry?? in
                 if let ready = state.take() { return ready }
                 precondition(state.waiter == nil, "GRPCRequestStream: one consumer at a time")
                 state.waiter = continuation
                 return nil
             }
-            if let ready { continuation.resume(returning: ready) }
+            if let ready {
+                taken(ready)
+                continuation.resume(returning: ready?.bytes)
+            }
         }
+    }
+
+    private func take() -> Entry?? {
+        guard let ready = state.withLock({ $0.take() }) else { return nil }
+        taken(ready)
+        return ready
+    }
+
+    private func taken(_ entry: Entry?) {
+        guard let entry else { return }
+        budget?.release(entry.reserved)
+        if let onDrained, !isBacklogged { onDrained() }
     }
 }
 

@@ -1,3 +1,5 @@
+import PushCore
+
 /// Finds the method for a `:path` of the form `/package.Service/Method` (case-sensitive).
 struct GRPCRouter: Sendable {
     private let methods: [String: GRPCMethod]
@@ -26,6 +28,6 @@ struct GRPCRouter: Sendable {
         if parts.count == 3, parts[0].isEmpty {
             return "unknown service \(parts[1])"
         }
-        return "malformed method path \(path.debugDescription): expected /package.Service/Method"
+        return "malformed method path \(TextCap.quoted(path)): expected /package.Service/Method"
     }
 }

@@ -15,7 +15,8 @@ public final class GRPCServer: Sendable {
     public init(configuration: GRPCServerConfiguration, services: [GRPCService], group: EventLoopGroup) throws {
         self.configuration = configuration
         let router = GRPCRouter(services: services)
-        let registry = GRPCConnectionRegistry(maxConnections: configuration.maxConnections)
+        let registry = GRPCConnectionRegistry(
+            maxConnections: configuration.maxConnections, maxBufferedRequestBytes: configuration.maxBufferedRequestBytes)
         self.registry = registry
         listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in
@@ -25,6 +26,9 @@ public final class GRPCServer: Sendable {
 
     /// Calls running now, on all connections.
     public var activeCalls: Int { registry.activeCalls }
+
+    /// Request-message bytes held in memory now, over all connections.
+    public var bufferedRequestBytes: Int { registry.requestBudget.reserved }
 
     /// Client connections open now.
     public var openConnections: Int { registry.openConnections }

@@ -13,6 +13,15 @@ final class GRPCServerCall: @unchecked Sendable {
     private unowned let connection: GRPCServerConnection
     private var deframer: GRPCMessageDeframer
     private var requests: GRPCRequestMessages?
+    /// The connection's request budget, and the share of it this call holds for the message being
+    /// assembled (its whole declared size, from its prefix on) and for an immediate method's request.
+    private let budget: GRPCRequestBudget
+    private var reservedForPending = 0
+    private var reservedForRequest = 0
+    /// Request bytes received while the handler had messages waiting and not yet returned to the
+    /// stream's flow-control window: a client that sends faster than its handler reads is slowed
+    /// to the handler's pace instead of filling memory.
+    private var heldStreamBytes = 0
     private var task: Task<Void, Never>?
     /// An immediate unary method (no task): its handler until the request is complete, the
     /// request message and the call's context meanwhile, and what to do if the call ends before
@@ -30,17 +39,18 @@ final class GRPCServerCall: @unchecked Sendable {
     private(set) var isFinished = false
     /// For ``GRPCCallObserver``: the method's path once started, and when the call began.
     private let observer: (any GRPCCallObserver)?
-    private var path: String?
+    private(set) var path: String?
     /// The call's request id (the client's `x-request-id`, or made up), for logs.
     var requestID = ""
     var peer = ""
     private let startedAt: UInt64
 
-    init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int) {
+    init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int, budget: GRPCRequestBudget) {
         self.connection = connection
         self.loop = connection.loop
         self.streamID = streamID
         self.deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
+        self.budget = budget
         observer = connection.configuration.callObserver
         startedAt = observer == nil ? 0 : connection.loop.now
     }
@@ -49,6 +59,9 @@ final class GRPCServerCall: @unchecked Sendable {
     /// on this loop once the request is complete.
     func start(_ method: GRPCMethod, context: GRPCCallContext, timeout: Duration?) {
         path = context.path
+        if let limit = method.maxRequestMessageSize, limit < deframer.maxMessageSize {
+            deframer = GRPCMessageDeframer(maxMessageSize: limit)
+        }
         if let timeout {
             deadlineTimer = loop.schedule(after: timeout) { [weak self] in
                 self?.deadlineTimer = nil
@@ -65,7 +78,14 @@ final class GRPCServerCall: @unchecked Sendable {
         case .task(let body):
             handler = body
         }
-        let messages = GRPCRequestMessages()
+        let messages = GRPCRequestMessages(budget: budget) { [weak self] in
+            guard let self else { return }
+            if loop.inEventLoop {
+                returnHeldStreamBytes()
+            } else {
+                loop.execute { self.returnHeldStreamBytes() }
+            }
+        }
         requests = messages
         let requestStream = GRPCRequestStream(messages: messages)
         let writer = GRPCResponseWriter(call: self)
@@ -92,6 +112,12 @@ final class GRPCServerCall: @unchecked Sendable {
         }
     }
 
+    /// Ends a call its method's admission refused, before any of its request was read.
+    func refuse(path: String, _ status: GRPCStatus) {
+        self.path = path
+        finish(status)
+    }
+
     /// Whether more than `limit` response bytes wait for the client (false once the call ended).
     func isBackedUp(limit: Int) async -> Bool {
         if loop.inEventLoop { return !isFinished && connection.session.queuedBodyBytes(streamID: streamID) > limit }
@@ -115,32 +141,69 @@ final class GRPCServerCall: @unchecked Sendable {
         }
     }
 
-    /// Request bytes from a DATA frame.
-    func receive(_ bytes: UnsafeRawBufferPointer) {
-        guard !isFinished else { return }
+    /// Request bytes from a DATA frame. Returns whether they may go back to the stream's
+    /// flow-control window now; if not, the call keeps count and returns them once its handler has
+    /// taken the messages waiting for it.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard !isFinished else { return true }
         deframer.append(bytes)
         do {
-            while let message = try deframer.next() {
+            while true {
+                if reservedForPending == 0, let size = deframer.pendingMessageSize,
+                    size - GRPCMessageFramer.prefixSize <= deframer.maxMessageSize
+                {
+                    // Reserved whole before its body arrives, so what a client declares (and then
+                    // trickles in) is what counts against the budget.
+                    guard budget.reserve(size) else {
+                        finish(
+                            GRPCStatus(
+                                .resourceExhausted,
+                                "the connection already holds \(budget.reserved) bytes of request messages in progress; "
+                                    + "a message of \(size) bytes does not fit its budget of \(budget.limit) bytes "
+                                    + "(max_buffered_request_bytes_per_connection / max_buffered_request_bytes)"))
+                        connection.requestBudgetExceeded(self)
+                        return true
+                    }
+                    reservedForPending = size
+                }
+                guard let message = try deframer.next() else { break }
+                let reserved = reservedForPending
+                reservedForPending = 0
                 if message.compressed {
+                    budget.release(reserved)
                     // Pushgate offers no compression (no zlib among its libraries), so it advertises
                     // `grpc-accept-encoding: identity`; gRPC clients then send uncompressed messages.
                     finish(
                         GRPCStatus(.unimplemented, "compressed messages are not supported; send uncompressed (identity)"))
-                    return
+                    return true
                 }
                 if immediateHandler != nil {
                     guard immediateRequest == nil else {
+                        budget.release(reserved)
                         finish(GRPCStatus(.invalidArgument, "the method takes one request message; the client sent more"))
-                        return
+                        return true
                     }
                     immediateRequest = message.bytes
+                    reservedForRequest = reserved
                 } else {
-                    requests?.yield(message.bytes)
+                    requests?.yield(message.bytes, reserved: reserved)
                 }
             }
         } catch {
             finish(error)
+            return true
         }
+        guard let requests, requests.isBacklogged else { return true }
+        heldStreamBytes += bytes.count
+        return false
+    }
+
+    /// The handler has taken every waiting message: the client may send at full speed again.
+    private func returnHeldStreamBytes() {
+        guard heldStreamBytes > 0 else { return }
+        if !isFinished { connection.session.consumeStream(streamID, bytes: heldStreamBytes) }
+        heldStreamBytes = 0
+        connection.flush()
     }
 
     /// The client half-closed the stream.
@@ -163,11 +226,15 @@ final class GRPCServerCall: @unchecked Sendable {
                 return
             }
             immediateRequest = nil
+            // The handler owns the request from here; what it keeps is bounded by its own limits.
+            budget.release(reservedForRequest)
+            reservedForRequest = 0
             handler(request, context, GRPCUnaryResponder(call: self))
             return
         }
+        // Kept (not nil'ed): a call that ends before its handler took every message must still
+        // give their reservations back (``stopHandler``).
         requests?.finish()
-        requests = nil
     }
 
     /// An immediate unary method's answer: its message and OK. Ignored once the call ended.
@@ -207,6 +274,7 @@ final class GRPCServerCall: @unchecked Sendable {
             connection.streamFailed(self, error: error)
         }
         connection.flush()
+        connection.responseQueued()
     }
 
     /// Ends the call with `status`: trailers after messages, or Trailers-Only when none were sent.
@@ -241,10 +309,14 @@ final class GRPCServerCall: @unchecked Sendable {
     }
 
     /// The stream is gone (client reset, connection closed): stop without answering.
-    func cancel() {
+    ///
+    /// `detached`: the server dropped a client that did not read its answers; the work behind
+    /// the call goes on without it (its results still reach events and metrics): the handler
+    /// task is not cancelled and an immediate method's cancel action does not run.
+    func cancel(detached: Bool = false) {
         guard !isFinished else { return }
         isFinished = true
-        stopHandler()
+        stopHandler(cancellingWork: !detached)
         if path != nil {
             // Only calls that reached a method: a request that was not gRPC at all is no call.
             observer?.callFinished(
@@ -254,22 +326,25 @@ final class GRPCServerCall: @unchecked Sendable {
         }
     }
 
-    private func stopHandler() {
+    private func stopHandler(cancellingWork: Bool = true) {
         if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
         if let requestTimer { loop.cancelTimer(requestTimer) }
         requestTimer = nil
-        requests?.finish()
+        requests?.cancel()
         requests = nil
-        task?.cancel()
+        if cancellingWork { task?.cancel() }
         task = nil
         immediateHandler = nil
         immediateContext = nil
         immediateRequest = nil
-        if let action = cancelAction {
-            cancelAction = nil
-            action()
-        }
+        budget.release(reservedForPending + reservedForRequest)
+        reservedForPending = 0
+        reservedForRequest = 0
+        heldStreamBytes = 0
+        let action = cancelAction
+        cancelAction = nil
+        if cancellingWork, let action { action() }
     }
 
     private func sendResponseHeadersIfNeeded() throws {
@@ -286,7 +361,12 @@ final class GRPCServerCall: @unchecked Sendable {
         if status.code == .ok && status.message.isEmpty { return okTrailers }
         var headers = [HTTP2Header("grpc-status", String(status.code.rawValue))]
         if !status.message.isEmpty {
-            headers.append(HTTP2Header("grpc-message", GRPCPercentEncoding.encode(status.message)))
+            // Capped: a message echoing a long input must neither exceed what clients accept in
+            // trailers nor what nghttp2 can send (a block it cannot send would leave the call unanswered).
+            headers.append(
+                HTTP2Header(
+                    "grpc-message",
+                    GRPCPercentEncoding.encode(status.message, maxBytes: GRPCPercentEncoding.maxEncodedMessageBytes)))
         }
         return headers
     }

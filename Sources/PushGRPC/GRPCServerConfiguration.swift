@@ -14,6 +14,19 @@ public struct GRPCServerConfiguration: Sendable {
     public var maxHeaderListSize: UInt32
     /// Unsent bytes buffered for one client before Pushgate stops reading from it. Default 4 MiB.
     public var outputHighWaterMark: Int
+    /// Request-message bytes one connection may have in memory at once: messages being received
+    /// (each counted at its declared size from its length prefix on) and messages a handler has
+    /// not taken yet. A message that does not fit gets RESOURCE_EXHAUSTED. At least
+    /// `maxMessageSize`. Default 64 MiB.
+    public var maxBufferedRequestBytesPerConnection = 64 << 20
+    /// The same over all connections together. Default 1 GiB.
+    public var maxBufferedRequestBytes = 1 << 30
+    /// Response bytes one client may leave unread (queued for its flow-control window or in the
+    /// socket) before it is sent GOAWAY and closed; its calls' work goes on without it. Default 64 MiB.
+    public var maxUnsentResponseBytes = 64 << 20
+    /// A client that has unread response bytes and takes none of them for this long is sent
+    /// GOAWAY and closed likewise. Default 30 s; nil: never.
+    public var writeTimeout: Duration? = .seconds(30)
     /// Client connections open at once; more are closed as they arrive. Default 10,000.
     public var maxConnections = 10_000
     /// A connection with no call for this long is sent GOAWAY (`max_idle`) and closed. Default

@@ -27,6 +27,13 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private var requestIDs = GRPCRequestID()
     /// Strings of the header names and values this connection's calls repeat (see ``GRPCHeaderStrings``).
     private var headerStrings = GRPCHeaderStrings()
+    /// Request bytes this connection's calls hold (drawing on the server's budget).
+    private let requestBudget: GRPCRequestBudget
+    /// Watches for a client that leaves its answers unread: armed while output is unsent.
+    private var writeTimer: TimerID?
+    private var outputProgressAtTimer = 0
+    /// The client was dropped for not reading: its calls are detached, not cancelled.
+    private var abandoned = false
 
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
@@ -39,6 +46,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         var settings = HTTP2Settings.serverDefaults
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
         settings.maxHeaderListSize = configuration.maxHeaderListSize
+        // Request bytes go back to a stream's window only once its handler can take more.
+        settings.manualFlowControl = true
         let tls = try configuration.tls.map { context throws(TLSError) in try TLSConnection(context: context) }
         server.tls = tls
         let transport = try HTTP2Transport(
@@ -64,11 +73,61 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         self.configuration = configuration
         self.peer = connection.remoteAddress
         self.isLoopbackPeer = connection.isLoopbackPeer
+        self.requestBudget = GRPCRequestBudget(
+            limit: configuration.maxBufferedRequestBytesPerConnection, parent: registry.requestBudget)
     }
 
     /// Frames submitted outside a socket event go out at the end of the loop turn.
     func flush() {
         transport.setNeedsFlush()
+    }
+
+    // MARK: Protection
+
+    /// A call queued response bytes: a client that lets them pile up past the limit is dropped
+    /// now; one that holds any unread is watched for the write timeout.
+    func responseQueued() {
+        guard let transport, !transport.isClosed, !abandoned else { return }
+        let unsent = transport.unsentBytes
+        if unsent > configuration.maxUnsentResponseBytes {
+            abandon(
+                unsentBytes: unsent,
+                reason: "over max_unsent_response_bytes (\(configuration.maxUnsentResponseBytes) bytes)")
+            return
+        }
+        armWriteTimer()
+    }
+
+    private func armWriteTimer() {
+        guard let timeout = configuration.writeTimeout, writeTimer == nil, let transport else { return }
+        outputProgressAtTimer = transport.outputProgress
+        writeTimer = loop.schedule(after: timeout) { [weak self] in
+            guard let self, let transport = self.transport else { return }
+            writeTimer = nil
+            guard !transport.isClosed, !abandoned else { return }
+            let unsent = transport.unsentBytes
+            guard unsent > 0 else { return }
+            if transport.outputProgress == outputProgressAtTimer {
+                abandon(unsentBytes: unsent, reason: "took no response bytes for write_timeout (\(timeout))")
+            } else {
+                armWriteTimer()
+            }
+        }
+    }
+
+    /// Drops a client that does not read: GOAWAY (ENHANCE_YOUR_CALM) and close. Its calls end
+    /// without an answer but their work goes on (``GRPCServerCall/cancel(detached:)``).
+    private func abandon(unsentBytes: Int, reason: String) {
+        abandoned = true
+        configuration.callObserver?.serverEvent(.unreadClientClosed(peer: peer, unsentBytes: unsentBytes, reason: reason))
+        try? session.goAway(errorCode: .enhanceYourCalm, debugData: Array("client does not read its responses".utf8))
+        // One attempt to send the GOAWAY; whatever the client does not take is dropped with it.
+        transport.close(flushFirst: true, error: TransportError("client closed: \(reason)"))
+    }
+
+    /// A call's message did not fit the request budget.
+    func requestBudgetExceeded(_ call: GRPCServerCall) {
+        configuration.callObserver?.serverEvent(.requestBudgetExceeded(peer: peer, path: call.path))
     }
 
     func resetAfterNextFlush(_ streamID: Int32) {
@@ -162,9 +221,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     }
 
     func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
-        for streamID in Array(calls.keys) { removeCall(streamID)?.cancel() }
+        for streamID in Array(calls.keys) { removeCall(streamID)?.cancel(detached: abandoned) }
         if let idleTimer { loop.cancelTimer(idleTimer) }
         idleTimer = nil
+        if let writeTimer { loop.cancelTimer(writeTimer) }
+        writeTimer = nil
         registry.unregister(self)
     }
 
@@ -184,9 +245,20 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
-        guard let call = calls[streamID] else { return }
-        if data.count > 0 { call.receive(data) }
+        // The connection's window reopens at once: what the calls keep is bounded by the request
+        // budget, and bytes of calls that ended are dropped as they come.
+        session.consumeConnection(bytes: data.count)
+        guard let call = calls[streamID] else {
+            session.consumeStream(streamID, bytes: data.count)
+            return
+        }
+        if data.count > 0, call.receive(data) { session.consumeStream(streamID, bytes: data.count) }
         if endStream { call.receiveEnd() }
+    }
+
+    func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {
+        let call = calls[streamID]
+        configuration.callObserver?.serverEvent(.responseNotSent(peer: peer, path: call?.path, error: error.message))
     }
 
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
@@ -197,7 +269,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
 
     private func startCall(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
         let request = GRPCRequestHead(headers: headers, strings: &headerStrings)
-        let call = GRPCServerCall(connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize)
+        let call = GRPCServerCall(
+            connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize, budget: requestBudget)
         call.requestID = requestIDs.make(from: request.metadata)
         call.peer = peer
         addCall(call)
@@ -223,10 +296,19 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
             call.finish(GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: request.path)))
             return
         }
-        let context = GRPCCallContext(
+        var context = GRPCCallContext(
             path: request.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
             peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
             clientCertificateCommonName: clientCertificateCommonName, requestID: call.requestID)
+        if let admission = method.admission {
+            // Before a byte of the request is kept: a caller without a valid key holds nothing.
+            do throws(GRPCStatus) {
+                context.admission = try admission(context)
+            } catch {
+                call.refuse(path: request.path, error)
+                return
+            }
+        }
         call.start(method, context: context, timeout: timeout)
         if !endStream, let limit = configuration.requestTimeout, method.kind == .unary || method.kind == .serverStreaming {
             call.limitRequestTime(limit)

@@ -180,7 +180,7 @@ public struct Caller: Sendable {
     public func requireApp(_ app: String, field: String) throws(GRPCStatus) {
         guard apps.contains(app) else {
             throw GRPCStatus(
-                .permissionDenied, "\(field): key \(name.debugDescription) may not send for app \(app.debugDescription)")
+                .permissionDenied, "\(field): key \(name.debugDescription) may not send for app \(TextCap.quoted(app))")
         }
     }
 

@@ -16,4 +16,21 @@ struct AccessLog: GRPCCallObserver {
         ]
         if ok { log.debug("call", fields) } else { log.info("call failed", fields) }
     }
+
+    /// Every protection is a warning: each one means a client misbehaved or a limit is too small.
+    func serverEvent(_ event: GRPCServerEvent) {
+        switch event {
+        case .requestBudgetExceeded(let peer, let path):
+            log.warning(
+                "request budget exceeded",
+                ["method": path.map { String($0.dropFirst()) } ?? "unknown", "peer": peer,
+                 "hint": "raise max_buffered_request_bytes_per_connection / max_buffered_request_bytes if this client is legitimate"])
+        case .unreadClientClosed(let peer, let unsent, let reason):
+            log.warning("client closed: it does not read its responses", ["peer": peer, "unsent_bytes": "\(unsent)", "reason": reason])
+        case .responseNotSent(let peer, let path, let error):
+            log.warning(
+                "response not sent; stream reset",
+                ["method": path.map { String($0.dropFirst()) } ?? "unknown", "peer": peer, "error": error])
+        }
+    }
 }

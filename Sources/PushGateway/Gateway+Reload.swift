@@ -76,6 +76,12 @@ extension Gateway {
         if old.maxConnections != new.maxConnections { changed.append("max_connections") }
         if old.idleTimeoutSeconds != new.idleTimeoutSeconds { changed.append("idle_timeout_seconds") }
         if old.requestTimeoutSeconds != new.requestTimeoutSeconds { changed.append("request_timeout_seconds") }
+        if old.maxBufferedRequestBytesPerConnection != new.maxBufferedRequestBytesPerConnection {
+            changed.append("max_buffered_request_bytes_per_connection")
+        }
+        if old.maxBufferedRequestBytes != new.maxBufferedRequestBytes { changed.append("max_buffered_request_bytes") }
+        if old.maxUnsentResponseBytes != new.maxUnsentResponseBytes { changed.append("max_unsent_response_bytes") }
+        if old.writeTimeoutSeconds != new.writeTimeoutSeconds { changed.append("write_timeout_seconds") }
         if old.logLevel != new.logLevel { changed.append("log_level") }
         if old.logTokens != new.logTokens { changed.append("log_tokens") }
         if old.metricsListen?.host != new.metricsListen?.host || old.metricsListen?.port != new.metricsListen?.port {

@@ -112,6 +112,10 @@ public final class Gateway: Sendable {
         grpc.idleTimeout = configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil
         grpc.requestTimeout =
             configuration.requestTimeoutSeconds > 0 ? .seconds(configuration.requestTimeoutSeconds) : nil
+        grpc.maxBufferedRequestBytesPerConnection = configuration.maxBufferedRequestBytesPerConnection
+        grpc.maxBufferedRequestBytes = configuration.maxBufferedRequestBytes
+        grpc.maxUnsentResponseBytes = configuration.maxUnsentResponseBytes
+        grpc.writeTimeout = configuration.writeTimeoutSeconds > 0 ? .seconds(configuration.writeTimeoutSeconds) : nil
         grpc.callObserver = GRPCCallObservers([metrics.rpc, AccessLog(log: log)])
         do {
             server = try GRPCServer(configuration: grpc, services: services, group: group)

@@ -33,6 +33,19 @@ public struct GatewayConfiguration: Sendable {
     /// `request_timeout_seconds`: a unary call's request must be complete this long after it began,
     /// or the call ends with DEADLINE_EXCEEDED (a stalled client holds nothing). Default 30; 0: never.
     public var requestTimeoutSeconds = 30
+    /// `max_buffered_request_bytes_per_connection`: request-message bytes one client connection
+    /// may have in memory (messages arriving, counted at their declared size, and messages not yet
+    /// taken by their handler); a message that does not fit gets RESOURCE_EXHAUSTED. At least
+    /// `max_message_bytes`. Default 64 MiB.
+    public var maxBufferedRequestBytesPerConnection = 64 << 20
+    /// `max_buffered_request_bytes`: the same over all connections together. Default 1 GiB.
+    public var maxBufferedRequestBytes = 1 << 30
+    /// `max_unsent_response_bytes`: response bytes a client may leave unread before it is sent
+    /// GOAWAY and closed (its calls' work goes on without it). Default 64 MiB.
+    public var maxUnsentResponseBytes = 64 << 20
+    /// `write_timeout_seconds`: a client that has unread responses and takes none of their bytes
+    /// for this long is sent GOAWAY and closed likewise. Default 30; 0: never.
+    public var writeTimeoutSeconds = 30
     /// `shutdown_timeout_seconds`: on SIGTERM/SIGINT, how long calls in flight may run on. Default 30.
     public var shutdownTimeoutSeconds = 30
     /// `log_tokens`: print whole device tokens in log lines (default false: the first 8 digits and …).
@@ -70,6 +83,8 @@ public struct GatewayConfiguration: Sendable {
             "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
             "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
             "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen", "fanout",
+            "max_buffered_request_bytes_per_connection", "max_buffered_request_bytes", "max_unsent_response_bytes",
+            "write_timeout_seconds",
         ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -89,6 +104,23 @@ public struct GatewayConfiguration: Sendable {
         if let n = try reader.int("idle_timeout_seconds", range: 0...86_400) { config.idleTimeoutSeconds = n }
         if let n = try reader.int("request_timeout_seconds", range: 0...86_400) { config.requestTimeoutSeconds = n }
         if let n = try reader.int("shutdown_timeout_seconds", range: 0...3600) { config.shutdownTimeoutSeconds = n }
+        if let n = try reader.int("max_buffered_request_bytes_per_connection", range: 1024...(1 << 40)) {
+            config.maxBufferedRequestBytesPerConnection = n
+        }
+        if let n = try reader.int("max_buffered_request_bytes", range: 1024...(1 << 40)) { config.maxBufferedRequestBytes = n }
+        if let n = try reader.int("max_unsent_response_bytes", range: 65_536...(1 << 40)) { config.maxUnsentResponseBytes = n }
+        if let n = try reader.int("write_timeout_seconds", range: 0...86_400) { config.writeTimeoutSeconds = n }
+        // A message as large as allowed must fit the budgets, or it could never be received.
+        if config.maxBufferedRequestBytesPerConnection < config.maxMessageBytes + 5 {
+            throw ConfigurationError(
+                "config.max_buffered_request_bytes_per_connection: \(config.maxBufferedRequestBytesPerConnection) is less than "
+                    + "max_message_bytes (\(config.maxMessageBytes)) plus its 5-byte prefix: such a message could never be received")
+        }
+        if config.maxBufferedRequestBytes < config.maxBufferedRequestBytesPerConnection {
+            throw ConfigurationError(
+                "config.max_buffered_request_bytes: \(config.maxBufferedRequestBytes) is less than "
+                    + "max_buffered_request_bytes_per_connection (\(config.maxBufferedRequestBytesPerConnection))")
+        }
         if let level = try reader.string("log_level") { config.logLevel = try LogLevel(parsing: level, path: "config.log_level") }
         if let metrics = try reader.string("metrics_listen") { try config.setMetricsListen(metrics) }
         if let apps = try reader.array("apps") {

@@ -174,6 +174,8 @@ final class NotificationCounters: Sendable {
 final class RPCMetrics: GRPCCallObserver {
     private let calls: CounterFamily
     private let seconds: HistogramFamily
+    /// `pushgate_grpc_protections_total{event}`: one series per ``GRPCServerEvent`` kind.
+    private let protections: [String: Counter]
     /// Per path: the latency series, and the call counters by status code, resolved at first use.
     private let methods = Locked<[String: (seconds: Histogram, calls: [GRPCStatusCode: Counter])]>([:])
 
@@ -183,6 +185,21 @@ final class RPCMetrics: GRPCCallObserver {
         seconds = registry.histogram(
             "pushgate_rpc_seconds", help: "gRPC call time, request headers to status.", labels: ["method"],
             buckets: buckets)
+        let family = registry.counter(
+            "pushgate_grpc_protections_total",
+            help: "Times the gRPC server protected itself from a client: request_budget_exceeded (a request "
+                + "message did not fit the request budget), unread_client_closed (a client that did not read "
+                + "its responses was closed), response_not_sent (a response could not be sent; its stream was reset).",
+            labels: ["event"])
+        var protections: [String: Counter] = [:]
+        for kind in ["request_budget_exceeded", "unread_client_closed", "response_not_sent"] {
+            protections[kind] = family.labels(kind)
+        }
+        self.protections = protections
+    }
+
+    func serverEvent(_ event: GRPCServerEvent) {
+        protections[event.kind]?.increment()
     }
 
     func callFinished(_ call: GRPCCallSummary) {

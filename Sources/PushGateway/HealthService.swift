@@ -65,17 +65,22 @@ public final class HealthStatusBoard: Sendable {
 
 /// `grpc.health.v1.Health`: Check and Watch.
 enum HealthService {
+    /// Health is keyless (probes and load balancers call it without a key), so its requests, a
+    /// service name, are held to a size that lets nobody make the server buffer much.
+    static let maxRequestBytes = 4096
+
     static func make(board: HealthStatusBoard) -> GRPCService {
         GRPCService(name: "grpc.health.v1.Health", methods: [
-            .unary("Check", GRPCHealthV1.HealthCheckRequest.self) { request, _ in
+            GRPCMethod.unary("Check", GRPCHealthV1.HealthCheckRequest.self) { request, _ in
                 guard let status = board.status(of: request.service) else {
-                    throw GRPCStatus(.notFound, "service: unknown service \(request.service.debugDescription)")
+                    throw GRPCStatus(.notFound, "service: unknown service \(TextCap.quoted(request.service))")
                 }
                 var response = GRPCHealthV1.HealthCheckResponse()
                 response.status = status
                 return response
-            },
-            .serverStreaming("Watch", GRPCHealthV1.HealthCheckRequest.self, GRPCHealthV1.HealthCheckResponse.self) {
+            }
+            .limitingRequestMessages(to: maxRequestBytes),
+            GRPCMethod.serverStreaming("Watch", GRPCHealthV1.HealthCheckRequest.self, GRPCHealthV1.HealthCheckResponse.self) {
                 request, writer, _ in
                 // Watch keeps the stream open for as long as the client wants it, also for unknown
                 // services (SERVICE_UNKNOWN), per the health-checking protocol.
@@ -84,7 +89,8 @@ enum HealthService {
                     response.status = status
                     await writer.send(response)
                 }
-            },
+            }
+            .limitingRequestMessages(to: maxRequestBytes),
         ])
     }
 }

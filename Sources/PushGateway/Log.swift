@@ -1,3 +1,4 @@
+import PushCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,9 +54,9 @@ public struct Log: Sendable {
 
     private func write(_ at: LogLevel, _ message: String, _ fields: KeyValuePairs<String, String>) {
         guard at >= level else { return }
-        var line = "ts=\(Self.timestamp()) level=\(at.name) msg=\(Self.quoted(message))"
+        var line = "ts=\(Self.timestamp()) level=\(at.name) msg=\(Self.quoted(TextCap.prefix(message, maxBytes: Self.maxValueBytes)))"
         for (key, value) in fields {
-            line += " \(key)=\(Self.quoted(value))"
+            line += " \(key)=\(Self.quoted(TextCap.prefix(value, maxBytes: Self.maxValueBytes)))"
         }
         line += "\n"
         var bytes = Array(line.utf8)
@@ -71,6 +72,10 @@ public struct Log: Sendable {
             }
         }
     }
+
+    /// The longest message or field value a line carries (longer ones end in …): a value that
+    /// echoes a client's input must not make a line as long as that input.
+    static let maxValueBytes = 2048
 
     /// logfmt quoting: bare when safe, else double-quoted with escapes.
     static func quoted(_ value: String) -> String {

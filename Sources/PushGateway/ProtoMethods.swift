@@ -23,16 +23,17 @@ extension GRPCMethod {
         }
     }
 
-    /// A unary method behind the API keys: the ``Caller`` is resolved before the request is decoded
-    /// (UNAUTHENTICATED first), and `.admin` methods need an admin key (PERMISSION_DENIED).
+    /// A unary method behind the API keys: the ``Caller`` is resolved from the call's headers,
+    /// before any of its request is read (UNAUTHENTICATED first), and `.admin` methods need an
+    /// admin key (PERMISSION_DENIED).
     static func unary<Request: ProtoMessage, Response: ProtoMessage>(
         _ name: String, _ request: Request.Type, _ authorizer: Authorizer, _ access: Access,
         _ body: @escaping @Sendable (Request, Caller, GRPCCallContext) async throws -> Response
     ) -> GRPCMethod {
-        .unary(name) { bytes, context in
-            let caller = try authorizer.caller(context, access: access, method: name)
-            return try await body(try decode(Request.self, bytes), caller, context).serializedBytes()
+        GRPCMethod.unary(name) { bytes, context in
+            try await body(try decode(Request.self, bytes), try Caller.admitted(context), context).serializedBytes()
         }
+        .admitting(authorizer.admission(access, method: name))
     }
 
     /// An immediate unary method (``GRPCMethod/immediateUnary(_:_:)``: no task per call) behind the
@@ -42,14 +43,15 @@ extension GRPCMethod {
         _ name: String, _ request: Request.Type, _ response: Response.Type, _ authorizer: Authorizer, _ access: Access,
         _ body: @escaping @Sendable (Request, Caller, GRPCCallContext, ProtoUnaryResponder<Response>) throws(GRPCStatus) -> Void
     ) -> GRPCMethod {
-        .immediateUnary(name) { bytes, context, responder in
+        GRPCMethod.immediateUnary(name) { bytes, context, responder in
             do throws(GRPCStatus) {
-                let caller = try authorizer.caller(context, access: access, method: name)
+                let caller = try Caller.admitted(context)
                 try body(try decode(Request.self, bytes), caller, context, ProtoUnaryResponder(responder: responder))
             } catch {
                 responder.fail(error)
             }
         }
+        .admitting(authorizer.admission(access, method: name))
     }
 
     /// A method whose capability arrives later: UNIMPLEMENTED with a message that says when.
@@ -102,11 +104,28 @@ enum Access: Sendable {
 }
 
 extension Authorizer {
-    /// The caller of a call of `method`, resolved before its request is decoded (UNAUTHENTICATED
-    /// first); `.admin` methods need an admin key (PERMISSION_DENIED).
+    /// The caller of a call of `method`, resolved from its headers (UNAUTHENTICATED first);
+    /// `.admin` methods need an admin key (PERMISSION_DENIED).
     func caller(_ context: GRPCCallContext, access: Access, method: String) throws(GRPCStatus) -> Caller {
         let caller = try caller(context)
         if access == .admin { try caller.requireAdmin(method) }
+        return caller
+    }
+
+    /// The admission of `method`'s calls: the resolved ``Caller``, checked at HEADERS time so that
+    /// a client without a valid key has nothing of its request kept (see ``GRPCAdmission``).
+    func admission(_ access: Access, method: String) -> GRPCAdmission {
+        { [self] context throws(GRPCStatus) in try caller(context, access: access, method: method) }
+    }
+}
+
+extension Caller {
+    /// The caller a method's admission resolved for this call.
+    static func admitted(_ context: GRPCCallContext) throws(GRPCStatus) -> Caller {
+        guard let caller = context.admission as? Caller else {
+            // Every keyed method is registered with its admission; reaching here is a wiring bug.
+            throw GRPCStatus(.internalError, "the call reached its handler without being authorized")
+        }
         return caller
     }
 }

@@ -33,7 +33,7 @@ struct PublishService: Sendable {
             let exists = try await storeCall("topic") { () async throws(StoreError) in
                 try await store.topicExists(name: request.topic)
             }
-            guard exists else { throw GRPCStatus(.notFound, "topic: no topic \(request.topic.debugDescription)") }
+            guard exists else { throw GRPCStatus(.notFound, "topic: no topic \(TextCap.quoted(request.topic))") }
             target = .topic
         } else {
             let endpoint = try await storeCall("endpoint_id") { () async throws(StoreError) in

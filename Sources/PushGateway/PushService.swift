@@ -24,9 +24,9 @@ enum PushService {
                 // The client went away or its deadline passed: the rest is dropped, not sent.
                 responder.onCancel { collector.expire() }
             },
-            .bidirectionalStreaming("SendStream") { requests, responses, context in
+            GRPCMethod.bidirectionalStreaming("SendStream") { requests, responses, context in
                 // Once per stream: every SendRequest on it is checked against the same caller.
-                let caller = try authorizer.caller(context)
+                let caller = try Caller.admitted(context)
                 try await OrderedPipeline.run(
                     requests, window: sendStreamWindow,
                     process: { bytes in
@@ -36,20 +36,21 @@ enum PushService {
                             deadline: context.deadline, metrics: metrics)
                     },
                     emit: { response in await responses.send(response.serializedBytes()) })
-            },
+            }
+            .admitting(authorizer.admission(.anyCaller, method: "SendStream")),
             .unary("Publish", PushgateV1.PublishRequest.self, authorizer, .anyCaller) { request, caller, _ in
                 try await publish.publish(request, caller: caller)
             },
             .unary("GetMessage", PushgateV1.GetMessageRequest.self, authorizer, .anyCaller) { request, _, _ in
                 try await publish.message(request)
             },
-            .serverStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
+            GRPCMethod.serverStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
                 request, writer, context in
-                let caller = try authorizer.caller(context)
+                let caller = try Caller.admitted(context)
                 let configuration = live.configuration
                 for (index, app) in request.apps.enumerated() {
                     guard !app.isEmpty, configuration.app(named: app) != nil else {
-                        throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(app.debugDescription)")
+                        throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(TextCap.quoted(app))")
                     }
                     try caller.requireApp(app, field: "apps[\(index)]")
                 }
@@ -63,7 +64,8 @@ enum PushService {
                 for await event in events.watch(apps: request.apps, sampleEvery: Int(request.deliveredSampleEvery)) {
                     await writer.send(event)
                 }
-            },
+            }
+            .admitting(authorizer.admission(.anyCaller, method: "WatchEvents")),
         ])
     }
 

@@ -67,7 +67,7 @@ struct RegistryService: Sendable {
     {
         try RegistryValidation.required(request.app, "app")
         guard let app = configuration.apps.first(where: { $0.name == request.app }) else {
-            throw GRPCStatus(.notFound, "app: unknown app \(request.app.debugDescription)")
+            throw GRPCStatus(.notFound, "app: unknown app \(TextCap.quoted(request.app))")
         }
         let token = try RegistryValidation.normalizedToken(request.token, platform: app.platform)
         try RegistryValidation.customUserData(request.customUserData)

@@ -67,7 +67,7 @@ enum SendRequestValidation {
             return GRPCStatus(.notFound, "\(path).app: no apps are configured (add one under \"apps\" in the config)")
         }
         let known = configuration.apps.map(\.name).joined(separator: ", ")
-        return GRPCStatus(.notFound, "\(path).app: unknown app \(name.debugDescription) (configured: \(known))")
+        return GRPCStatus(.notFound, "\(path).app: unknown app \(TextCap.quoted(name)) (configured: \(known))")
     }
 }
 

@@ -39,9 +39,9 @@ extension HTTP2Session {
                 return 0
             }
         }
-        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, _, userData in
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks) { _, frame, libraryError, userData in
             dispatch(userData) { (session) throws(HTTP2Error) in
-                session.onFrameNotSent(frame!)
+                session.onFrameNotSent(frame!, libraryError: libraryError)
                 return 0
             }
         }

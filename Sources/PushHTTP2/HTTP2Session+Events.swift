@@ -18,7 +18,10 @@ extension HTTP2Session {
     @discardableResult
     func forget(_ id: Int32) -> Bool {
         if lastStream?.id == id { lastStream = nil }
-        return streams.removeValue(forKey: id) != nil
+        guard let state = streams.removeValue(forKey: id) else { return false }
+        // What was never framed is never sent now.
+        queuedBodyBytes -= state.outbound?.queuedBytes ?? 0
+        return true
     }
 
     func onBeginHeaders(streamID: Int32) {
@@ -110,11 +113,26 @@ extension HTTP2Session {
         delegate?.http2Session(self, streamDidClose: streamID, errorCode: errorCode)
     }
 
-    /// A request nghttp2 dropped before sending (GOAWAY received or sent while it waited for
-    /// a free stream slot) never opens a stream, so on_stream_close would never report it.
-    func onFrameNotSent(_ frame: UnsafePointer<nghttp2_frame>) {
+    /// A frame nghttp2 could not send.
+    ///
+    /// Server role: a response's HEADERS or trailers that could not be sent (a header block over
+    /// the encoder's limit, such as a huge `grpc-message`) leave a stream that would never end, so
+    /// it is reset (INTERNAL_ERROR) and the delegate told. Client role: a request nghttp2 dropped
+    /// before sending (GOAWAY received or sent while it waited for a free stream slot) never opens
+    /// a stream, so on_stream_close would never report it.
+    func onFrameNotSent(_ frame: UnsafePointer<nghttp2_frame>, libraryError: Int32) {
         let hd = frame.pointee.hd
-        guard role == .client, UInt32(hd.type) == NGHTTP2_HEADERS.rawValue,
+        if role == .server {
+            // Only frames of a stream: a GOAWAY or PING not sent ends nothing here.
+            guard hd.stream_id != 0, UInt32(hd.type) == NGHTTP2_HEADERS.rawValue || UInt32(hd.type) == NGHTTP2_DATA.rawValue,
+                  streams[hd.stream_id] != nil
+            else { return }
+            nghttp2_submit_rst_stream(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), hd.stream_id, HTTP2ErrorCode.internalError.rawValue)
+            delegate?.http2Session(self, didNotSendFrameOnStream: hd.stream_id, error: HTTP2Error(nghttp2: libraryError))
+            return
+        }
+        guard UInt32(hd.type) == NGHTTP2_HEADERS.rawValue, UInt32(hd.type) == NGHTTP2_HEADERS.rawValue,
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
               forget(hd.stream_id)
         else { return }
@@ -126,7 +144,12 @@ extension HTTP2Session {
         guard let state = stream(streamID), state.outbound != nil else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
-        switch state.outbound!.read(into: buffer) {
+        let result = state.outbound!.read(into: buffer)
+        if case .bytes(let count, _) = result {
+            queuedBodyBytes -= count
+            framedBodyBytes += count
+        }
+        switch result {
         case .deferred:
             return Int(NGHTTP2_ERR_DEFERRED.rawValue)
         case .bytes(let count, eof: false):

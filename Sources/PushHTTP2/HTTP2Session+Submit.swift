@@ -40,6 +40,7 @@ extension HTTP2Session {
         guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
         guard state.outbound.map({ !$0.isFinished }) ?? false else { throw HTTP2Error.noOpenBody(streamID) }
         state.outbound!.append(bytes, endStream: endStream)
+        queuedBodyBytes += bytes.count
         try resumeIfDeferred(state, streamID)
     }
 
@@ -118,6 +119,7 @@ extension HTTP2Session {
         try HTTP2Error.check(streamID)
         // Safe to register after submitting: nghttp2 reads the body only inside mem_send.
         streams[streamID] = StreamState(outbound: outbound)
+        queuedBodyBytes += outbound?.queuedBytes ?? 0
         return streamID
     }
 

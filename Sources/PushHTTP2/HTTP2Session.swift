@@ -25,6 +25,10 @@ public final class HTTP2Session {
     var receivedValues = ReceivedValues()
     /// RFC 9113 header-list size above which a received header block resets its stream.
     var headerListLimit: Int
+    /// Body bytes queued on all streams and not yet framed, and body bytes framed so far: what
+    /// an owner watches to see whether a peer takes what it is sent.
+    public internal(set) var queuedBodyBytes = 0
+    public internal(set) var framedBodyBytes = 0
     /// Set while inside nghttp2_session_mem_recv/mem_send, which must not be re-entered.
     var isInsideNghttp2 = false
     /// An error thrown by a Swift callback handler, rethrown from receive/drainOutput in place of
@@ -51,6 +55,7 @@ public final class HTTP2Session {
         // should wait for http2SessionDidReceiveSettings before submitting a burst.
         nghttp2_option_set_peer_max_concurrent_streams(option, 100)
         // HTTP messaging validation stays on (nghttp2's default): it resets malformed requests.
+        if settings.manualFlowControl { nghttp2_option_set_no_auto_window_update(option, 1) }
 
         var created: OpaquePointer?
         // user_data is attached below, once `self` is fully initialized.
@@ -156,6 +161,27 @@ public final class HTTP2Session {
     }
 
     public var openStreamCount: Int { streams.count }
+
+    // MARK: Flow control (``HTTP2Settings/manualFlowControl``)
+
+    /// Returns `bytes` received on `streamID` to both its window and the connection's.
+    public func consume(streamID: Int32, bytes: Int) {
+        guard bytes > 0 else { return }
+        // INVALID_ARGUMENT for a stream already gone is harmless: nothing is owed to it.
+        _ = nghttp2_session_consume(session, streamID, bytes)
+    }
+
+    /// Returns `bytes` to the connection's window only.
+    public func consumeConnection(bytes: Int) {
+        guard bytes > 0 else { return }
+        _ = nghttp2_session_consume_connection(session, bytes)
+    }
+
+    /// Returns `bytes` to `streamID`'s window only.
+    public func consumeStream(_ streamID: Int32, bytes: Int) {
+        guard bytes > 0 else { return }
+        _ = nghttp2_session_consume_stream(session, streamID, bytes)
+    }
 
     /// Client role: false once a GOAWAY was sent or received, when new requests would fail.
     public var canSubmitRequests: Bool {

@@ -19,6 +19,13 @@ public struct HTTP2Settings: Sendable {
     /// The connection-level receive window, raised from the protocol's 65535 right after the
     /// SETTINGS frame. Without this, many concurrent streams share 64 KiB and stall each other.
     public var connectionWindowSize: UInt32
+    /// The owner returns received DATA bytes to the flow-control windows itself
+    /// (``HTTP2Session/consume(streamID:bytes:)``, ``HTTP2Session/consumeConnection(bytes:)``)
+    /// instead of nghttp2 doing so as soon as it has delivered them: a server that stops
+    /// returning a stream's bytes stops that client from sending more on it (backpressure for a
+    /// handler that reads its requests slower than they come). Padding and DATA on closed streams
+    /// are still returned by nghttp2 itself. Default false.
+    public var manualFlowControl = false
 
     public init(
         maxConcurrentStreams: UInt32? = nil,

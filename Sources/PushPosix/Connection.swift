@@ -71,6 +71,10 @@ public final class Connection: @unchecked Sendable {
     /// Bytes buffered and not yet taken by the kernel.
     public var pendingWriteBytes: Int { outbound.count }
 
+    /// Bytes the kernel has taken from this connection so far: a peer whose count stops growing
+    /// while bytes are pending does not read.
+    public private(set) var bytesWritten = 0
+
     /// Appends to the outbound buffer; flushed at the end of the loop turn. Ignored after close.
     public func write(_ bytes: UnsafeRawBufferPointer) {
         loop.preconditionInEventLoop()
@@ -178,6 +182,7 @@ public final class Connection: @unchecked Sendable {
                 return .blocked
             case .processed(let written):
                 outbound.consume(written)
+                bytesWritten &+= written
                 // A short write means the socket buffer is full: don't spend a syscall on EAGAIN.
                 if written < bytes { return outbound.isEmpty ? .drained : .blocked }
             }

@@ -85,6 +85,15 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
         setNeedsFlush()
     }
 
+    /// Response or request bytes produced for the peer and not yet taken by the kernel: body bytes
+    /// still queued in the session (waiting for the peer's flow-control window) and bytes in the
+    /// socket's send buffer.
+    public var unsentBytes: Int { session.queuedBodyBytes + (connection?.pendingWriteBytes ?? 0) }
+
+    /// Grows whenever the peer takes output: body bytes framed (its window let them go) or bytes
+    /// written to the socket. Unchanged while ``unsentBytes`` stays above 0: the peer reads nothing.
+    public var outputProgress: Int { session.framedBodyBytes &+ (connection?.bytesWritten ?? 0) }
+
     /// Connects to `host:port` and attaches; `completion` runs on `loop` with the transport or the
     /// reason it could not connect. Readiness (TLS done) is reported to the owner separately.
     public func connect(

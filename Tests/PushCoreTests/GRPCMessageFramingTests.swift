@@ -52,6 +52,20 @@ struct GRPCMessageFramingTests {
         }
     }
 
+    @Test("the size of the message being assembled is known from its prefix on, before its body")
+    func pendingMessageSize() throws {
+        var d = deframer()
+        #expect(d.pendingMessageSize == nil)
+        let wire = GRPCMessageFramer.frame([UInt8](repeating: 9, count: 1000))
+        d.appendRaw(Array(wire.prefix(4)))
+        #expect(d.pendingMessageSize == nil)  // not a whole prefix yet
+        d.appendRaw(Array(wire[4..<100]))
+        #expect(d.pendingMessageSize == 1005)
+        d.appendRaw(Array(wire[100...]))
+        #expect(try d.next()?.bytes.count == 1000)
+        #expect(d.pendingMessageSize == nil)
+    }
+
     @Test("byte-at-a-time input reports a partial message until the last byte")
     func byteAtATime() throws {
         let wire = GRPCMessageFramer.frame([1, 2, 3, 4])

@@ -36,3 +36,35 @@ struct GRPCPercentEncodingTests {
         #expect(GRPCPercentEncoding.decode("x%80y") == "x\u{FFFD}y")
     }
 }
+
+@Suite("Capped texts: grpc-message, echoed values")
+struct TextCapTests {
+    @Test("a grpc-message is cut on a character boundary so its encoded form fits, with an ellipsis")
+    func cappedEncoding() {
+        #expect(GRPCPercentEncoding.encode("short", maxBytes: 2048) == "short")
+        let ascii = GRPCPercentEncoding.encode(String(repeating: "a", count: 70_000), maxBytes: 2048)
+        #expect(ascii.utf8.count <= 2048 && ascii.hasSuffix("%E2%80%A6"))
+        let latin = GRPCPercentEncoding.encode(String(repeating: "\u{ff}", count: 25_000), maxBytes: 2048)
+        #expect(latin.utf8.count <= 2048)
+        // Whole characters only: every escape is complete, so it decodes back without U+FFFD.
+        let decoded = GRPCPercentEncoding.decode(latin)
+        #expect(!decoded.contains("\u{fffd}") && decoded.hasSuffix("…"))
+        #expect(decoded.dropLast().allSatisfy { $0 == "\u{ff}" })
+    }
+
+    @Test("prefix keeps whole characters within the byte limit")
+    func prefix() {
+        #expect(TextCap.prefix("hello", maxBytes: 10) == "hello")
+        let cut = TextCap.prefix(String(repeating: "é", count: 100), maxBytes: 11)
+        #expect(cut == "éééé…")  // 4 × 2 bytes + 3 for the ellipsis
+        #expect(cut.utf8.count <= 11)
+    }
+
+    @Test("an echoed value is quoted, cut to 128 characters, and says how long it was")
+    func quoted() {
+        #expect(TextCap.quoted("demo") == "\"demo\"")
+        let long = TextCap.quoted(String(repeating: "a", count: 70_000))
+        #expect(long.hasPrefix("\"aaaa") && long.hasSuffix("…\" (70000 bytes)"))
+        #expect(long.count < 160)
+    }
+}

@@ -28,6 +28,10 @@ final class Recorder: HTTP2SessionDelegate {
     var onHeaders: ((HTTP2Session, [HTTP2Header], Int32, Bool) throws -> Void)?
     var onEndStream: ((HTTP2Session, Int32) throws -> Void)?
     var hookErrors: [any Error] = []
+    /// Streams whose frames the session could not send (server role).
+    var notSent: [Int32] = []
+    /// Server role with manual flow control: what to return of each received chunk (nil: all of it).
+    var consumeEachChunk = true
 
     func http2Session(_ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
         events.append(.headers(streamID, headers, endStream: endStream))
@@ -38,6 +42,7 @@ final class Recorder: HTTP2SessionDelegate {
     func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool) {
         events.append(.data(streamID, Array(data), endStream: endStream))
         bodies[streamID, default: []].append(contentsOf: data)
+        if consumeEachChunk { session.consume(streamID: streamID, bytes: data.count) }
         if endStream { run { try onEndStream?(session, streamID) } }
     }
 
@@ -47,6 +52,10 @@ final class Recorder: HTTP2SessionDelegate {
 
     func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
         events.append(.settings)
+    }
+
+    func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {
+        notSent.append(streamID)
     }
 
     func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {

@@ -163,7 +163,7 @@ def test_every_documented_metric_is_served_with_help_and_type(gateway):
     assert names == {"pushgate_notifications_total", "pushgate_provider_request_seconds", "pushgate_send_seconds",
                      "pushgate_rpc_total", "pushgate_rpc_seconds", "pushgate_provider_connections",
                      "pushgate_provider_streams_in_flight", "pushgate_queue_depth", "pushgate_fanouts_running",
-                     "pushgate_provider_token_age_seconds"}
+                     "pushgate_provider_token_age_seconds", "pushgate_grpc_protections_total"}
     assert set(re.findall(r"^# HELP (\S+) ", body, re.M)) == names
 
 

@@ -22,6 +22,14 @@ public struct GRPCMessageDeframer {
     /// means the peer sent a truncated message.
     public var hasPartialMessage: Bool { readIndex < buffer.count }
 
+    /// The whole size (prefix and body) of the message being assembled, once its prefix has
+    /// arrived: what a receiver reserves before the body comes. nil between messages, before a
+    /// whole prefix, and after a failure.
+    public var pendingMessageSize: Int? {
+        guard failure == nil, buffer.count - readIndex >= GRPCMessageFramer.prefixSize else { return nil }
+        return GRPCMessageFramer.prefixSize + declaredLength(at: readIndex + 1)
+    }
+
     /// Bytes received but not yet returned as messages.
     public var bufferedByteCount: Int { buffer.count - readIndex }
 
@@ -32,6 +40,13 @@ public struct GRPCMessageDeframer {
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard failure == nil, !bytes.isEmpty else { return }
         compact()
+        // Room for the whole declared message at once (at most the limit): growing by doubling
+        // would hold up to twice the message while it arrives.
+        if let size = pendingMessageSize, size - GRPCMessageFramer.prefixSize <= maxMessageSize,
+            buffer.count + bytes.count > buffer.capacity, buffer.count + bytes.count <= size
+        {
+            buffer.reserveCapacity(size)
+        }
         buffer.append(contentsOf: bytes)
     }
 

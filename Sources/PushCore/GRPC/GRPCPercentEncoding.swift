@@ -20,6 +20,29 @@ public enum GRPCPercentEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The longest `grpc-message` Pushgate sends, encoded. grpcio refuses trailers over 8 KiB
+    /// (its default metadata limit) with RESOURCE_EXHAUSTED in place of the real status, and
+    /// nghttp2 cannot send a header block over 64 KiB at all.
+    public static let maxEncodedMessageBytes = 2048
+
+    /// Encodes `s` for `grpc-message`, shortened (on a character boundary, with an ellipsis) so
+    /// the encoded form has at most `maxBytes` bytes.
+    public static func encode(_ s: String, maxBytes: Int) -> String {
+        let encoded = encode(s)
+        guard encoded.utf8.count > maxBytes else { return encoded }
+        // Each character costs its escaped size; keep whole characters while they fit.
+        let ellipsisCost = encode(TextCap.ellipsis).utf8.count
+        var kept = ""
+        var used = 0
+        for character in s {
+            let cost = encode(String(character)).utf8.count
+            if used + cost + ellipsisCost > maxBytes { break }
+            used += cost
+            kept.append(character)
+        }
+        return encode(kept + TextCap.ellipsis)
+    }
+
     /// Decodes a received `grpc-message`. Never fails, as the protocol asks of decoders: a `%` not
     /// followed by two hex digits is kept literally, and bytes that don't form valid UTF-8 become
     /// U+FFFD.

@@ -1,0 +1,379 @@
+"""Hostile clients against the front door (issue: hardening), each as it was found, with a raw HTTP/2
+client (Python h2) where a stock gRPC client cannot misbehave enough:
+
+- a client without a key is answered at HEADERS time and none of its body is kept;
+- partial request messages are bounded by the request budget (RESOURCE_EXHAUSTED past it);
+- a client that does not read its answers is closed, and the work it asked for is still done;
+- an error message that echoes a huge input is answered, capped, and so are the log lines.
+
+Memory figures come from the gateway's /proc/PID/status (VmRSS, VmHWM)."""
+import hashlib
+import re
+import socket
+import urllib.request
+import struct
+import time
+
+import grpc
+import h2.config
+import h2.connection
+import h2.events
+import h2.exceptions
+import h2.settings
+import pytest
+
+from conftest import Server
+from mock_process import MockProcess
+from pushgate.v1 import push_pb2, push_pb2_grpc
+
+KEY = "pgk_hardening-test-key"
+MiB = 1 << 20
+
+
+def rss_kib(server, field="VmRSS"):
+    with open("/proc/%d/status" % server.proc.pid) as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise AssertionError("no %s for pid %d" % (field, server.proc.pid))
+
+
+def token(n):
+    return ("%064x" % (0xAB00000 + n))[-64:]
+
+
+def send_request(app, count, first=0):
+    return push_pb2.SendRequest(notifications=[push_pb2.Notification(
+        app=app, tokens=[token(first + i) for i in range(count)], alert=push_pb2.Alert(title="t", body="b"))])
+
+
+def framed(message_bytes):
+    return b"\x00" + struct.pack(">I", len(message_bytes)) + message_bytes
+
+
+class RawClient:
+    """An HTTP/2 client that does exactly what it is told: no automatic WINDOW_UPDATE for what it
+    receives (it reads nothing unless `acknowledge`), streams opened and fed by hand."""
+
+    def __init__(self, port, initial_window=None, acknowledge=True):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+        self.conn.initiate_connection()
+        if initial_window is not None:
+            self.conn.update_settings({h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: initial_window})
+        self.acknowledge = acknowledge
+        self.responses = {}       # stream id -> {"headers": [...], "trailers": [...], "data": bytes, "reset": code}
+        self.terminated = None    # the GOAWAY's error code, or "eof"
+        self.flush()
+
+    def flush(self):
+        data = self.conn.data_to_send()
+        if data:
+            self.sock.sendall(data)
+
+    def open(self, path, metadata=()):
+        stream_id = self.conn.get_next_available_stream_id()
+        headers = [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", "localhost"),
+                   ("content-type", "application/grpc"), ("te", "trailers")] + list(metadata)
+        self.conn.send_headers(stream_id, headers)
+        self.responses[stream_id] = {"headers": [], "trailers": [], "data": b"", "reset": None}
+        self.flush()
+        return stream_id
+
+    def send_message(self, stream_id, data):
+        """A whole request and END_STREAM, as flow control lets it go."""
+        self.feed({stream_id: data}, 10)
+        self.conn.end_stream(stream_id)
+        self.flush()
+
+    def pump(self, seconds):
+        """Reads and handles frames for up to `seconds` (returns early once the connection ended)."""
+        deadline = time.time() + seconds
+        while self.terminated is None:
+            left = deadline - time.time()
+            if left <= 0:
+                return
+            left = max(left, 0.0005)
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                return
+            except OSError:
+                self.terminated = self.terminated or "eof"
+                return
+            if not data:
+                self.terminated = self.terminated or "eof"
+                return
+            self.handle(self.conn.receive_data(data))
+            try:
+                self.flush()
+            except OSError:
+                self.terminated = self.terminated or "eof"
+
+    def handle(self, events):
+        for event in events:
+            if isinstance(event, h2.events.ResponseReceived):
+                self.responses[event.stream_id]["headers"] = event.headers
+            elif isinstance(event, h2.events.TrailersReceived):
+                self.responses[event.stream_id]["trailers"] = event.headers
+            elif isinstance(event, h2.events.DataReceived):
+                self.responses[event.stream_id]["data"] += event.data
+                if self.acknowledge:
+                    self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2.events.StreamReset):
+                self.responses[event.stream_id]["reset"] = event.error_code
+            elif isinstance(event, h2.events.ConnectionTerminated):
+                self.terminated = event.error_code
+
+    def status(self, stream_id):
+        """grpc-status (int) and grpc-message of a finished call, or None while it runs."""
+        response = self.responses[stream_id]
+        fields = dict(response["trailers"] or [])
+        if "grpc-status" not in fields:
+            fields = dict(response["headers"])  # Trailers-Only
+        if "grpc-status" not in fields:
+            return None
+        return int(fields["grpc-status"]), fields.get("grpc-message", "")
+
+    def feed(self, remaining, seconds):
+        """Sends what `remaining` (stream id -> bytes) holds as fast as flow control lets it, until
+        all is sent, every stream is closed, or `seconds` pass. Streams the server closed are dropped."""
+        deadline = time.time() + seconds
+        while remaining and time.time() < deadline and self.terminated is None:
+            progressed = False
+            for stream_id in list(remaining):
+                if self.responses[stream_id]["reset"] is not None or self.status(stream_id) is not None:
+                    del remaining[stream_id]  # answered or reset: a client stops sending
+                    continue
+                data = remaining[stream_id]
+                try:
+                    window = min(self.conn.local_flow_control_window(stream_id), self.conn.max_outbound_frame_size)
+                except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError, KeyError):
+                    del remaining[stream_id]
+                    continue
+                if window <= 0:
+                    continue
+                try:
+                    self.conn.send_data(stream_id, data[:window])
+                except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+                    del remaining[stream_id]
+                    continue
+                remaining[stream_id] = data[window:]
+                if not remaining[stream_id]:
+                    del remaining[stream_id]
+                progressed = True
+            try:
+                self.flush()
+            except OSError:
+                self.terminated = self.terminated or "eof"
+            self.pump(0.001 if progressed else 0.05)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+@pytest.fixture(scope="module")
+def mock(tmp_path_factory):
+    m = MockProcess("mock-apns", str(tmp_path_factory.mktemp("hardening-apns")))
+    yield m
+    if m.proc.poll() is None:
+        m.stop()
+
+
+def start_gateway(tmp_path_factory, mock, name, **settings):
+    config = {"apps": [mock.apns_app("hard")], "metrics_listen": "127.0.0.1:0"}
+    config.update(settings)
+    server = Server(config, str(tmp_path_factory.mktemp(name)))
+    deadline = time.time() + 10
+    server.metrics_port = None
+    while server.metrics_port is None and time.time() < deadline:
+        for line in list(server.log):
+            m = re.search(r'msg="metrics listening" address=127\.0\.0\.1:(\d+)', line)
+            if m:
+                server.metrics_port = int(m.group(1))
+        time.sleep(0.02)
+    assert server.metrics_port, "".join(server.log)
+    return server
+
+
+def metric(server, name, **labels):
+    """The sum of the samples of `name` whose labels include `labels` (Prometheus text, read plainly)."""
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % server.metrics_port, timeout=10) as response:
+        text = response.read().decode()
+    total = 0.0
+    for line in text.splitlines():
+        m = re.match(r"^(\w+)(?:\{(.*)\})? (\S+)$", line)
+        if not m or m.group(1) != name:
+            continue
+        have = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2) or ""))
+        if all(have.get(k) == v for k, v in labels.items()):
+            total += float(m.group(3))
+    return total
+
+
+# --- 1. Authorization before buffering -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory, mock):
+    s = start_gateway(tmp_path_factory, mock, "hardening-keyed", api_keys=[
+        {"name": "sender", "key_sha256": hashlib.sha256(KEY.encode()).hexdigest(), "apps": ["*"]}])
+    yield s
+    s.stop()
+
+
+def test_a_call_without_a_key_is_refused_at_headers_time(keyed):
+    """Before: the key was checked once the whole message had arrived, so these calls were not
+    answered until their bodies came (and held the bodies meanwhile)."""
+    client = RawClient(keyed.port)
+    streams = [client.open("/pushgate.v1.Push/Send") for _ in range(64)]
+    deadline = time.time() + 10
+    while time.time() < deadline and any(client.status(s) is None for s in streams):
+        client.pump(0.2)
+    statuses = [client.status(s) for s in streams]
+    assert all(s is not None and s[0] == 16 for s in statuses), statuses  # UNAUTHENTICATED, no body sent
+    assert "authorization: missing" in statuses[0][1]
+    client.close()
+
+
+def test_unauthenticated_partial_bodies_do_not_inflate_memory(keyed):
+    """The attack as found: 64 streams each sending 3.9 MB of a declared 4 MB message without a key
+    (RSS went 24 MB -> 1.0 GB with 256 of them). Now none of it is kept: the calls are answered and
+    reset at HEADERS, and what still arrives is dropped as it comes."""
+    before = rss_kib(keyed)
+    client = RawClient(keyed.port)
+    body = b"\x00" + struct.pack(">I", 4_000_000) + b"\x00" * 3_900_000
+    remaining = {client.open("/pushgate.v1.Push/Send"): body for _ in range(64)}
+    client.feed(remaining, 20)
+    client.pump(1)
+    grown = rss_kib(keyed) - before
+    print("\nunauthenticated partial bodies: RSS %d -> %d KiB (VmHWM %d KiB)" % (before, before + grown, rss_kib(keyed, "VmHWM")))
+    assert all(client.status(s) and client.status(s)[0] == 16 for s in client.responses), client.responses
+    client.close()
+    # 64 x 3.9 MB = 250 MB offered; a few MiB of growth are the loop's read buffers and allocator.
+    assert grown < 32 * 1024, "RSS grew by %d KiB" % grown
+
+
+# --- Request budget ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def budgeted(tmp_path_factory, mock):
+    s = start_gateway(tmp_path_factory, mock, "hardening-budget", max_message_bytes=4 * MiB,
+                      max_buffered_request_bytes_per_connection=16 * MiB, request_timeout_seconds=8)
+    yield s
+    s.stop()
+
+
+def test_partial_messages_are_bounded_by_the_connection_budget(budgeted):
+    """16 streams each declare 4,000,000 bytes and send 3,900,000: four fit the 16 MiB budget and
+    wait for the rest of their message; the others get RESOURCE_EXHAUSTED at their length prefix.
+    The four end at request_timeout (8 s), and the budget is free again."""
+    before = rss_kib(budgeted)
+    client = RawClient(budgeted.port)
+    body = b"\x00" + struct.pack(">I", 4_000_000) + b"\x00" * 3_900_000
+    remaining = {client.open("/pushgate.v1.Push/Send"): body for _ in range(16)}
+    started = time.time()
+    client.feed(remaining, 30)
+    client.pump(0.5)
+    assert time.time() - started < 8, "feeding took until request_timeout"
+    held = rss_kib(budgeted) - before
+    print("\npartial messages within a 16 MiB budget: RSS %d -> %d KiB" % (before, before + held))
+    statuses = {s: client.status(s) for s in client.responses}
+    refused = [s for s, st in statuses.items() if st and st[0] == 8]
+    waiting = [s for s, st in statuses.items() if st is None]
+    assert len(refused) == 12 and len(waiting) == 4, statuses
+    assert "budget of 16777216 bytes" in statuses[refused[0]][1], statuses[refused[0]]
+    # Four reservations of 4,000,005 bytes: 16 MB held, plus the allocator's slack.
+    assert held < 40 * 1024, "RSS grew by %d KiB" % held
+    deadline = time.time() + 10
+    while time.time() < deadline and any(client.status(s) is None for s in waiting):
+        client.pump(0.2)
+    assert all(client.status(s)[0] == 4 for s in waiting), [client.status(s) for s in waiting]
+    client.close()
+    with grpc.insecure_channel(budgeted.address) as channel:
+        reply = push_pb2_grpc.PushStub(channel).Send(send_request("hard", 3), timeout=10)
+        assert [r.status for r in reply.results] == [push_pb2.STATUS_DELIVERED] * 3
+    assert any("request budget exceeded" in line for line in budgeted.log), "".join(budgeted.log[-20:])
+    assert metric(budgeted, "pushgate_grpc_protections_total", event="request_budget_exceeded") == 12
+
+
+def test_a_streaming_client_faster_than_its_handler_is_slowed_not_refused(budgeted):
+    """SendStream reads 16 requests ahead; a client pushing 200 requests at once is held back by
+    the stream's flow-control window (nothing piles up), and every one is answered."""
+    with grpc.insecure_channel(budgeted.address) as channel:
+        replies = list(push_pb2_grpc.PushStub(channel).SendStream(
+            iter([send_request("hard", 50, first=1000 + 50 * i) for i in range(200)]), timeout=60))
+    assert len(replies) == 200
+    assert all(r.status == push_pb2.STATUS_DELIVERED for reply in replies for r in reply.results)
+
+
+# --- 2. A client that does not read -----------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory, mock):
+    s = start_gateway(tmp_path_factory, mock, "hardening-unread", max_unsent_response_bytes=256 * 1024,
+                      write_timeout_seconds=2)
+    yield s
+    s.stop()
+
+
+def test_a_client_that_reads_nothing_is_closed_once_its_unsent_answers_pass_the_limit(guarded, mock):
+    """A zero-window client sends 40 Sends of 500 tokens (about 60 KB of results each): past 256 KiB
+    of unsent answers it gets GOAWAY (ENHANCE_YOUR_CALM) and is closed; the Sends are delivered all
+    the same (before: the answers sat in memory for as long as the client kept the connection)."""
+    delivered = metric(guarded, "pushgate_notifications_total", status="delivered")
+    client = RawClient(guarded.port, initial_window=0, acknowledge=False)
+    for i in range(40):
+        stream_id = client.open("/pushgate.v1.Push/Send")
+        client.send_message(stream_id, framed(send_request("hard", 500, first=100_000 + 500 * i).SerializeToString()))
+    client.pump(15)
+    assert client.terminated in (11, "eof"), client.terminated  # 11: ENHANCE_YOUR_CALM
+    client.close()
+    assert any("client closed: it does not read its responses" in line and "max_unsent_response_bytes" in line
+               for line in guarded.log), "".join(guarded.log[-20:])
+    assert metric(guarded, "pushgate_grpc_protections_total", event="unread_client_closed") >= 1
+    # The work goes on without the client: every token is delivered.
+    deadline = time.time() + 30
+    while time.time() < deadline and metric(guarded, "pushgate_notifications_total", status="delivered") < delivered + 20_000:
+        time.sleep(0.2)
+    assert metric(guarded, "pushgate_notifications_total", status="delivered") == delivered + 20_000
+
+
+def test_a_client_that_reads_nothing_is_closed_after_the_write_timeout(guarded):
+    client = RawClient(guarded.port, initial_window=0, acknowledge=False)
+    stream_id = client.open("/pushgate.v1.Push/Send")
+    client.send_message(stream_id, framed(send_request("hard", 20, first=200_000).SerializeToString()))
+    started = time.time()
+    client.pump(15)
+    waited = time.time() - started
+    assert client.terminated in (11, "eof"), client.terminated
+    assert 1.5 <= waited < 10, waited
+    client.close()
+    assert any("write_timeout" in line for line in guarded.log), "".join(guarded.log[-20:])
+
+
+# --- 3. Long error messages -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory, mock):
+    s = start_gateway(tmp_path_factory, mock, "hardening-plain")
+    yield s
+    s.stop()
+
+
+@pytest.mark.parametrize("app", ["a" * 70_000, "\u00ff" * 25_000], ids=["70000-ascii", "25000-latin1"])
+def test_an_error_echoing_a_huge_value_is_answered_with_a_capped_message(plain, app):
+    """Before: the grpc-message (over 64 KiB once percent-encoded) could not be sent, the call was
+    never answered (DEADLINE_EXCEEDED at the client) and its stream stayed open."""
+    with grpc.insecure_channel(plain.address) as channel:
+        with pytest.raises(grpc.RpcError) as failure:
+            push_pb2_grpc.PushStub(channel).Send(
+                push_pb2.SendRequest(notifications=[push_pb2.Notification(app=app, tokens=[token(1)])]), timeout=10)
+    assert failure.value.code() == grpc.StatusCode.NOT_FOUND, failure.value
+    details = failure.value.details()
+    assert "unknown app" in details and "…" in details, details
+    assert len(details.encode()) <= 2048, len(details.encode())
+    assert all(len(line) < 8192 for line in plain.log), max(len(line) for line in plain.log)
