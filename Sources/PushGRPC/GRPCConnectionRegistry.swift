@@ -17,7 +17,7 @@ final class GRPCConnectionRegistry: Sendable {
 
     init(maxConnections: Int, maxBufferedRequestBytes: Int = 1 << 30) {
         self.maxConnections = maxConnections
-        self.requestBudget = GRPCRequestBudget(limit: maxBufferedRequestBytes)
+        self.requestBudget = GRPCRequestBudget(limit: maxBufferedRequestBytes, owner: "all connections")
     }
 
     /// Adds a connection; false when the limit is reached or the server is shutting down.

@@ -12,12 +12,15 @@ import Synchronization
 /// Thread-safe: reserved on the connection's loop, released there or by a handler task.
 public final class GRPCRequestBudget: Sendable {
     public let limit: Int
+    /// Whose budget this is, for messages: "this connection", "all connections".
+    public let owner: String
     private let used = Atomic<Int>(0)
     private let parent: GRPCRequestBudget?
 
     /// A budget of `limit` bytes; with a `parent`, every reservation also draws on it.
-    public init(limit: Int, parent: GRPCRequestBudget? = nil) {
+    public init(limit: Int, owner: String, parent: GRPCRequestBudget? = nil) {
         self.limit = limit
+        self.owner = owner
         self.parent = parent
     }
 
@@ -26,16 +29,22 @@ public final class GRPCRequestBudget: Sendable {
 
     /// Reserves `bytes` here and in the parent; false (nothing reserved) when either is too full.
     public func reserve(_ bytes: Int) -> Bool {
-        guard bytes > 0 else { return true }
+        refusal(reserving: bytes) == nil
+    }
+
+    /// Reserves `bytes` here and in the parent. nil once reserved; otherwise nothing is reserved
+    /// and the answer is the budget that had no room (this one or the parent), for the message.
+    public func refusal(reserving bytes: Int) -> GRPCRequestBudget? {
+        guard bytes > 0 else { return nil }
         guard used.add(bytes, ordering: .relaxed).newValue <= limit else {
             used.subtract(bytes, ordering: .relaxed)
-            return false
+            return self
         }
-        if let parent, !parent.reserve(bytes) {
+        if let parent, let refusal = parent.refusal(reserving: bytes) {
             used.subtract(bytes, ordering: .relaxed)
-            return false
+            return refusal
         }
-        return true
+        return nil
     }
 
     /// Gives back `bytes` reserved before.

@@ -60,6 +60,8 @@ final class GRPCRequestMessages: Sendable {
         var buffered: [Entry] = []
         var head = 0
         var finished = false
+        /// The consumer's task was cancelled: `next` answers nil from now on.
+        var consumerCancelled = false
         var waiter: UnsafeContinuation<[UInt8]?, Never>?
 
         /// The next message (`.some(nil)` once finished and drained), or nil when the caller must wait.
@@ -146,25 +148,37 @@ final class GRPCRequestMessages: Sendable {
         waiter?.resume(returning: nil)
     }
 
-    /// The next message, or nil at the end. One consumer at a time.
+    /// The next message, or nil at the end, or nil once the consumer's task is cancelled (so a
+    /// handler's child task reading requests can be cancelled while the client still sends).
+    /// One consumer at a time.
     func next() async -> [UInt8]? {
         if let ready = take() { return ready?.bytes }
-        return await withUnsafeContinuation { continuation in
-            let ready = state.withLock { state -> Entry?? in
-                if let ready = state.take() { return ready }
-                precondition(state.waiter == nil, "GRPCRequestStream: one consumer at a time")
-                state.waiter = continuation
-                return nil
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                let ready = state.withLock { state -> Entry?? in
+                    if state.consumerCancelled { return .some(nil) }
+                    if let ready = state.take() { return ready }
+                    precondition(state.waiter == nil, "GRPCRequestStream: one consumer at a time")
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready {
+                    taken(ready)
+                    continuation.resume(returning: ready?.bytes)
+                }
             }
-            if let ready {
-                taken(ready)
-                continuation.resume(returning: ready?.bytes)
+        } onCancel: {
+            let waiter = state.withLock { state -> UnsafeContinuation<[UInt8]?, Never>? in
+                state.consumerCancelled = true
+                defer { state.waiter = nil }
+                return state.waiter
             }
+            waiter?.resume(returning: nil)
         }
     }
 
     private func take() -> Entry?? {
-        guard let ready = state.withLock({ $0.take() }) else { return nil }
+        guard let ready = state.withLock({ $0.consumerCancelled ? .some(nil) : $0.take() }) else { return nil }
         taken(ready)
         return ready
     }

@@ -40,6 +40,8 @@ final class GRPCServerCall: @unchecked Sendable {
     /// For ``GRPCCallObserver``: the method's path once started, and when the call began.
     private let observer: (any GRPCCallObserver)?
     private(set) var path: String?
+    /// Counted among the connection's busy calls (see ``GRPCServerConnection``'s idle timeout).
+    var keepsConnectionBusy = false
     /// The call's request id (the client's `x-request-id`, or made up), for logs.
     var requestID = ""
     var peer = ""
@@ -154,13 +156,13 @@ final class GRPCServerCall: @unchecked Sendable {
                 {
                     // Reserved whole before its body arrives, so what a client declares (and then
                     // trickles in) is what counts against the budget.
-                    guard budget.reserve(size) else {
+                    if let full = budget.refusal(reserving: size) {
                         finish(
                             GRPCStatus(
                                 .resourceExhausted,
-                                "the connection already holds \(budget.reserved) bytes of request messages in progress; "
-                                    + "a message of \(size) bytes does not fit its budget of \(budget.limit) bytes "
-                                    + "(max_buffered_request_bytes_per_connection / max_buffered_request_bytes)"))
+                                "request messages in progress on \(full.owner) already hold \(full.reserved) of its "
+                                    + "\(full.limit)-byte request budget; this message of \(size) bytes does not fit "
+                                    + "(send smaller or fewer messages at once)"))
                         connection.requestBudgetExceeded(self)
                         return true
                     }

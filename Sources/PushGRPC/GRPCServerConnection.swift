@@ -23,6 +23,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private var calls: [Int32: GRPCServerCall] = [:]
     private let registry: GRPCConnectionRegistry
     private var idleTimer: TimerID?
+    /// Calls that keep the connection from being idle: those a method's admission let in.
+    private var busyCalls = 0
     private var shuttingDown = false
     private var requestIDs = GRPCRequestID()
     /// Strings of the header names and values this connection's calls repeat (see ``GRPCHeaderStrings``).
@@ -74,7 +76,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         self.peer = connection.remoteAddress
         self.isLoopbackPeer = connection.isLoopbackPeer
         self.requestBudget = GRPCRequestBudget(
-            limit: configuration.maxBufferedRequestBytesPerConnection, parent: registry.requestBudget)
+            limit: configuration.maxBufferedRequestBytesPerConnection, owner: "this connection",
+            parent: registry.requestBudget)
     }
 
     /// Frames submitted outside a socket event go out at the end of the loop turn.
@@ -122,7 +125,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         configuration.callObserver?.serverEvent(.unreadClientClosed(peer: peer, unsentBytes: unsentBytes, reason: reason))
         try? session.goAway(errorCode: .enhanceYourCalm, debugData: Array("client does not read its responses".utf8))
         // One attempt to send the GOAWAY; whatever the client does not take is dropped with it.
-        transport.close(flushFirst: true, error: TransportError("client closed: \(reason)"))
+        transport.flushAndClose(error: TransportError("client closed: \(reason)"))
     }
 
     /// A call's message did not fit the request budget.
@@ -145,6 +148,13 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private func addCall(_ call: GRPCServerCall) {
         calls[call.streamID] = call
         registry.callStarted()
+    }
+
+    /// An admitted call began: the connection is in use. Keyless calls (Health) never count, so
+    /// a health watch cannot hold a connection open past the idle timeout for ever.
+    private func callBecameBusy(_ call: GRPCServerCall) {
+        call.keepsConnectionBusy = true
+        busyCalls += 1
         if let idleTimer {
             loop.cancelTimer(idleTimer)
             self.idleTimer = nil
@@ -155,17 +165,21 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private func removeCall(_ streamID: Int32) -> GRPCServerCall? {
         guard let call = calls.removeValue(forKey: streamID) else { return nil }
         registry.callEnded()
-        if calls.isEmpty { armIdleTimer() }
+        if call.keepsConnectionBusy {
+            call.keepsConnectionBusy = false
+            busyCalls -= 1
+            if busyCalls == 0 { armIdleTimer() }
+        }
         return call
     }
 
-    /// With no call for `idleTimeout`, the connection says GOAWAY (`max_idle`) and closes.
+    /// With no admitted call for `idleTimeout`, the connection says GOAWAY (`max_idle`) and closes.
     private func armIdleTimer() {
         guard let timeout = configuration.idleTimeout, idleTimer == nil, !shuttingDown else { return }
         idleTimer = loop.schedule(after: timeout) { [weak self] in
             guard let self else { return }
             idleTimer = nil
-            guard calls.isEmpty, let transport, !transport.isClosed else { return }
+            guard busyCalls == 0, let transport, !transport.isClosed else { return }
             guard transport.isReady else {
                 // Never finished its TLS handshake: nothing to say goodbye over.
                 transport.close(flushFirst: false)
@@ -180,12 +194,13 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     /// After the idle GOAWAY the session winds down by itself, unless the peer holds a stream open
     /// without ever finishing its header block (a slowloris: no call begins, so nothing times out,
     /// and nghttp2 keeps wanting to read). Still there and still without a call `timeout` later:
-    /// closed. A call that begins meanwhile cancels this (``addCall(_:)``).
+    /// closed, keyless calls (a health watch) and all. An admitted call that begins meanwhile
+    /// cancels this (``callBecameBusy(_:)``).
     private func closeIfStillIdle(after timeout: Duration) {
         idleTimer = loop.schedule(after: timeout) { [weak self] in
             guard let self else { return }
             idleTimer = nil
-            guard calls.isEmpty, let transport, !transport.isClosed else { return }
+            guard busyCalls == 0, let transport, !transport.isClosed else { return }
             transport.close(flushFirst: true)
         }
     }
@@ -308,6 +323,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
                 call.refuse(path: request.path, error)
                 return
             }
+            callBecameBusy(call)
         }
         call.start(method, context: context, timeout: timeout)
         if !endStream, let limit = configuration.requestTimeout, method.kind == .unary || method.kind == .serverStreaming {

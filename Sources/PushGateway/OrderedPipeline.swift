@@ -30,7 +30,9 @@ enum OrderedPipeline {
                 }
             }
             do {
-                try await group.waitForAll()
+                // Not waitForAll, which waits for every child before it rethrows: the reader may
+                // be waiting for a request the client never sends, so the first error must cancel it.
+                while try await group.next() != nil {}
             } catch {
                 group.cancelAll()
                 throw error

@@ -25,11 +25,15 @@ enum PushService {
                 responder.onCancel { collector.expire() }
             },
             GRPCMethod.bidirectionalStreaming("SendStream") { requests, responses, context in
-                // Once per stream: every SendRequest on it is checked against the same caller.
-                let caller = try Caller.admitted(context)
+                let admitted = try Caller.admitted(context)
+                let admittedGeneration = authorizer.generation
                 try await OrderedPipeline.run(
                     requests, window: sendStreamWindow,
                     process: { bytes in
+                        // Checked again once the keys were reloaded: a key removed (or narrowed)
+                        // by SIGHUP stops working on streams opened before, too.
+                        let caller = authorizer.generation == admittedGeneration
+                            ? admitted : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
                         let request = try decode(PushgateV1.SendRequest.self, bytes)
                         return try await send(
                             request, caller: caller, settings: live.snapshot, delivery: delivery,
@@ -46,22 +50,31 @@ enum PushService {
             },
             GRPCMethod.serverStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
                 request, writer, context in
-                let caller = try Caller.admitted(context)
                 let configuration = live.configuration
-                for (index, app) in request.apps.enumerated() {
-                    guard !app.isEmpty, configuration.app(named: app) != nil else {
-                        throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(TextCap.quoted(app))")
+                /// The watch's apps against `caller`'s grant.
+                func requireApps(_ caller: Caller) throws(GRPCStatus) {
+                    for (index, app) in request.apps.enumerated() {
+                        guard !app.isEmpty, configuration.app(named: app) != nil else {
+                            throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(TextCap.quoted(app))")
+                        }
+                        try caller.requireApp(app, field: "apps[\(index)]")
                     }
-                    try caller.requireApp(app, field: "apps[\(index)]")
+                    // A key limited to some apps watches only those (an empty list means all of them).
+                    if request.apps.isEmpty {
+                        for app in configuration.apps { try caller.requireApp(app.name, field: "apps") }
+                    }
                 }
-                // A key limited to some apps watches only those (an empty list means all of them).
-                if request.apps.isEmpty {
-                    for app in configuration.apps { try caller.requireApp(app.name, field: "apps") }
-                }
+                try requireApps(try Caller.admitted(context))
                 guard request.deliveredSampleEvery >= 0 else {
                     throw GRPCStatus(.invalidArgument, "delivered_sample_every: must not be negative")
                 }
+                var generation = authorizer.generation
                 for await event in events.watch(apps: request.apps, sampleEvery: Int(request.deliveredSampleEvery)) {
+                    if authorizer.generation != generation {
+                        // Keys reloaded: the watch goes on only if its key still grants its apps.
+                        generation = authorizer.generation
+                        try requireApps(try authorizer.caller(context, access: .anyCaller, method: "WatchEvents"))
+                    }
                     await writer.send(event)
                 }
             }

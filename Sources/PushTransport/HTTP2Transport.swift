@@ -134,6 +134,13 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
         setNeedsFlush()
     }
 
+    /// Serializes what the session holds now (a GOAWAY just submitted, say) and closes, with one
+    /// attempt to send it all: for giving up on a peer that may not take it.
+    public func flushAndClose(error: (any Error)? = nil) {
+        flush()
+        close(flushFirst: true, error: error)
+    }
+
     /// Closes: TLS close_notify and what is buffered go out first when `flushFirst`.
     public func close(flushFirst: Bool = true, error: (any Error)? = nil) {
         guard !isClosed else { return }

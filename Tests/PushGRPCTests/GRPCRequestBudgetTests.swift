@@ -6,9 +6,9 @@ import Testing
 struct GRPCRequestBudgetTests {
     @Test("a reservation fits or is refused whole, and a connection draws on the server's budget")
     func reserveAndRelease() {
-        let server = GRPCRequestBudget(limit: 100)
-        let first = GRPCRequestBudget(limit: 60, parent: server)
-        let second = GRPCRequestBudget(limit: 60, parent: server)
+        let server = GRPCRequestBudget(limit: 100, owner: "server")
+        let first = GRPCRequestBudget(limit: 60, owner: "connection", parent: server)
+        let second = GRPCRequestBudget(limit: 60, owner: "connection", parent: server)
         #expect(first.reserve(50))
         #expect(!first.reserve(20))  // the connection's own limit
         #expect(first.reserved == 50 && server.reserved == 50)
@@ -22,9 +22,9 @@ struct GRPCRequestBudgetTests {
 
     @Test("a refusal by the server's budget leaves the connection's untouched")
     func parentRefusal() {
-        let server = GRPCRequestBudget(limit: 10)
-        let connection = GRPCRequestBudget(limit: 100, parent: server)
-        #expect(!connection.reserve(11))
+        let server = GRPCRequestBudget(limit: 10, owner: "server")
+        let connection = GRPCRequestBudget(limit: 100, owner: "connection", parent: server)
+        #expect(connection.refusal(reserving: 11) === server)
         #expect(connection.reserved == 0 && server.reserved == 0)
         #expect(connection.reserve(10))
         connection.release(10)
@@ -33,7 +33,7 @@ struct GRPCRequestBudgetTests {
 
     @Test("messages give their reservation back when taken, dropped, or freed")
     func queueReleases() async {
-        let budget = GRPCRequestBudget(limit: 1_000)
+        let budget = GRPCRequestBudget(limit: 1_000, owner: "connection")
         let drained = Counter()
         let messages = GRPCRequestMessages(budget: budget) { drained.add() }
         #expect(budget.reserve(300))

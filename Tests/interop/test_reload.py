@@ -80,3 +80,40 @@ def test_sighup_adds_an_app_and_keys_without_dropping_connections(tmp_path, look
     finally:
         server.stop()
     assert server.proc.returncode == 0
+
+
+def test_a_key_removed_by_sighup_stops_working_on_a_stream_opened_before(tmp_path, lookalike):
+    """Before: SendStream (and WatchEvents) checked the key once, when the stream opened, so a key
+    removed by SIGHUP kept sending on it for as long as the client kept it open."""
+    import queue
+    old_key, new_key = "pgk_reload_old_key_0123456789", "pgk_reload_new_key_0123456789"
+    config = {"apps": [app_config("first", "com.example.first", lookalike)], "api_keys": [
+        {"name": "old", "key_sha256": hashlib.sha256(old_key.encode()).hexdigest(), "apps": ["*"]}]}
+    server = Server(config, str(tmp_path))
+    path = os.path.join(str(tmp_path), "pushgate.json")
+    try:
+        channel = grpc.insecure_channel(server.address)
+        requests = queue.Queue()
+        request = push_pb2.SendRequest(notifications=[push_pb2.Notification(
+            app="first", tokens=["ab" * 32], alert=push_pb2.Alert(body="x"))])
+        replies = push_pb2_grpc.PushStub(channel).SendStream(
+            iter(requests.get, None), timeout=30, metadata=[("authorization", "Bearer " + old_key)])
+        requests.put(request)
+        assert next(replies).results[0].status == push_pb2.STATUS_DELIVERED
+
+        config["api_keys"] = [{"name": "new", "key_sha256": hashlib.sha256(new_key.encode()).hexdigest(),
+                               "apps": ["*"]}]
+        with open(path, "w") as fh:
+            json.dump(config, fh)
+        mark = len(server.log)
+        server.proc.send_signal(signal.SIGHUP)
+        wait_log(server, "msg=\"configuration reloaded\"", mark)
+        requests.put(request)
+        with pytest.raises(grpc.RpcError) as info:
+            next(replies)
+        assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED, info.value
+        assert "not valid" in info.value.details()
+        requests.put(None)
+        channel.close()
+    finally:
+        server.stop()
