@@ -108,7 +108,19 @@ public final class Gateway: Sendable {
         grpc.maxMessageSize = configuration.maxMessageBytes
         grpc.maxConcurrentStreams = UInt32(configuration.maxConcurrentStreams)
         grpc.tls = tls
+        // Every socket is a descriptor: with RLIMIT_NOFILE below max_connections, clients would take
+        // the descriptors provider connections need (EMFILE). Raised to the hard limit, then checked.
         grpc.maxConnections = configuration.maxConnections
+        if let limit = DescriptorLimit.raiseToHard() {
+            let allowed = configuration.clientConnectionsAllowed(descriptorLimit: limit)
+            if allowed < configuration.maxConnections {
+                log.warning(
+                    "max_connections lowered: the open-file limit (RLIMIT_NOFILE) leaves room for fewer client connections",
+                    ["max_connections": "\(configuration.maxConnections)", "serving_at_most": "\(allowed)",
+                     "rlimit_nofile": "\(limit)", "hint": "raise the limit (ulimit -n, LimitNOFILE=) or lower max_connections"])
+                grpc.maxConnections = allowed
+            }
+        }
         grpc.idleTimeout = configuration.idleTimeoutSeconds > 0 ? .seconds(configuration.idleTimeoutSeconds) : nil
         grpc.requestTimeout =
             configuration.requestTimeoutSeconds > 0 ? .seconds(configuration.requestTimeoutSeconds) : nil

@@ -10,8 +10,10 @@ public struct GatewayConfiguration: Sendable {
     public var listenPort = 50051
     /// `loops`: event-loop threads. Default: one per core.
     public var loops = GatewayConfiguration.coreCount
-    /// `max_message_bytes`: the largest request message. Default 4 MiB.
-    public var maxMessageBytes = 4 << 20
+    /// `max_message_bytes`: the largest request message. Default 16 MiB: a Send of
+    /// `max_tokens_per_send` (100,000) APNs tokens is about 6.6 MB (66 bytes a token), and of
+    /// typical FCM tokens (about 163 characters) about 16.6 MB; 4 MiB held only 63,000 APNs tokens.
+    public var maxMessageBytes = 16 << 20
     /// `max_concurrent_streams`: concurrent RPCs per client connection. Default 256.
     public var maxConcurrentStreams = 256
     /// `max_tokens_per_send`: tokens in one Send request, over all its notifications. Default 100,000.
@@ -134,6 +136,20 @@ public struct GatewayConfiguration: Sendable {
         }
         config.security = try SecurityConfiguration.parse(reader)
         return config
+    }
+
+    /// Descriptors kept for everything but client connections: provider connections (twice each,
+    /// as a replaced one may still be closing), listeners, the store, the event loops' own.
+    static func reservedDescriptors(providerConnections: Int) -> Int {
+        64 + 2 * providerConnections
+    }
+
+    /// The client connections that fit under a descriptor limit of `limit` with the rest kept for
+    /// providers and the process: `maxConnections`, or fewer when the limit is lower.
+    public func clientConnectionsAllowed(descriptorLimit limit: Int) -> Int {
+        let providers = apps.reduce(0) { $0 + $1.connections }
+        let room = limit - Self.reservedDescriptors(providerConnections: providers)
+        return max(1, min(maxConnections, room))
     }
 
     /// Sets `listen` from `host:port` (`[::1]:50051` for IPv6).

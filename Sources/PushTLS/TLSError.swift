@@ -9,6 +9,8 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
         case configuration
         /// A certificate or key could not be loaded, parsed, generated or is of the wrong type.
         case certificate
+        /// A file (a key, a certificate, a service account) could not be opened or read.
+        case file
         /// The peer's certificate chain or name did not verify.
         case verification
         /// The TLS handshake failed for another reason (alert, protocol, no shared cipher…).
@@ -34,7 +36,7 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "TLS \(kind.rawValue) error: \(message)" }
+    public var description: String { kind == .file ? message : "TLS \(kind.rawValue) error: \(message)" }
 
     /// Makes an error for a failed OpenSSL call: `context` says what we tried, and the whole
     /// OpenSSL error queue is drained into the message.

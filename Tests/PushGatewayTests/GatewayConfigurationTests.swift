@@ -21,7 +21,7 @@ struct GatewayConfigurationTests {
         let config = try parse("{}")
         #expect(config.listenHost == "127.0.0.1")
         #expect(config.listenPort == 50051)
-        #expect(config.maxMessageBytes == 4 << 20)
+        #expect(config.maxMessageBytes == 16 << 20)
         #expect(config.maxConcurrentStreams == 256)
         #expect(config.apps.isEmpty)
     }

@@ -126,10 +126,10 @@ def test_unknown_method_and_service_are_unimplemented(channel):
 
 
 def test_oversized_message_is_resource_exhausted(server, channel):
-    big = push_pb2.SendRequest(notifications=[notification(data_json='{"x":"%s"}' % ("y" * (5 << 20)))])
+    big = push_pb2.SendRequest(notifications=[notification(data_json='{"x":"%s"}' % ("y" * (17 << 20)))])
     code, details = code_and_details(push_pb2_grpc.PushStub(channel).Send, big)
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert "4194304" in details
+    assert "16777216" in details
     assert_serving(server)
 
 

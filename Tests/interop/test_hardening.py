@@ -402,3 +402,32 @@ def test_a_keyless_health_watch_does_not_hold_a_connection_past_the_idle_timeout
                 pass
         assert ended.value.code() == grpc.StatusCode.UNAVAILABLE, ended.value
         assert time.time() - started < 10
+
+
+def test_the_default_message_limit_holds_a_send_of_max_tokens_per_send(plain):
+    """Before: the default max_message_bytes (4 MiB) held about 63,000 APNs tokens, under the default
+    max_tokens_per_send (100,000). Now a 100,000-token Send fits (about 6.6 MB) and is delivered."""
+    request = send_request("hard", 100_000, first=300_000)
+    assert request.ByteSize() > 4 << 20
+    options = [("grpc.max_receive_message_length", 64 * MiB), ("grpc.max_send_message_length", 64 * MiB)]
+    with grpc.insecure_channel(plain.address, options=options) as channel:
+        reply = push_pb2_grpc.PushStub(channel).Send(request, timeout=120)
+    print("\n100,000-token Send: request %d bytes, response %d bytes" % (request.ByteSize(), reply.ByteSize()))
+    assert len(reply.results) == 100_000
+    assert all(r.status == push_pb2.STATUS_DELIVERED for r in reply.results)
+
+
+def test_a_missing_p8_key_is_reported_as_a_missing_file(tmp_path):
+    """Before: "TLS certificate error: cannot open …" with OpenSSL's error queue."""
+    import json
+    import subprocess
+    from mock_process import pushgate_binary
+    config = tmp_path / "pushgate.json"
+    config.write_text(json.dumps({"apps": [{"name": "a", "team_id": "TEAM123456", "key_id": "KEY1234567",
+                                            "key_file": str(tmp_path / "missing.p8"), "bundle_id": "com.a"}]}))
+    out = subprocess.run([pushgate_binary(), "serve", "--config", str(config), "--listen", "127.0.0.1:0",
+                          "--store", str(tmp_path / "db")], capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert "config.apps[0]: the .p8 key file: cannot open %s: No such file or directory" % (tmp_path / "missing.p8") \
+        in out.stderr, out.stderr
+    assert "TLS certificate error" not in out.stderr
