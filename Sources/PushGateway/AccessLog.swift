@@ -1,8 +1,10 @@
 import PushCore
 import PushGRPC
 
-/// One log line per call that did not end OK (at info), and per call at debug, with its request id:
-/// enough to find a failed call from the client's side without logging every success.
+/// One log line per call that did not end OK, and per call at debug, with its request id: enough
+/// to find a failed call from the client's side without logging every success. A failure that is
+/// the gateway's (UNAVAILABLE, INTERNAL, DATA_LOSS, UNKNOWN) is a warning or an error; a client's
+/// mistake (INVALID_ARGUMENT, NOT_FOUND, …) stays at info.
 struct AccessLog: GRPCCallObserver {
     let log: Log
 
@@ -14,7 +16,12 @@ struct AccessLog: GRPCCallObserver {
             "message": call.status.message, "ms": "\(call.nanoseconds / 1_000_000)", "request_id": call.requestID,
             "peer": call.peer,
         ]
-        if ok { log.debug("call", fields) } else { log.info("call failed", fields) }
+        switch call.status.code {
+        case .ok: log.debug("call", fields)
+        case .internalError, .dataLoss, .unknown: log.error("call failed", fields)
+        case .unavailable: log.warning("call failed", fields)
+        default: log.info("call failed", fields)
+        }
     }
 
     /// Every protection is a warning: each one means a client misbehaved or a limit is too small.

@@ -148,6 +148,7 @@ public final class Gateway: Sendable {
         for service in Self.services {
             health.set(service, .serving)
         }
+        Self.watch(store.health, board: health, log: log)
         log.info(
             "listening",
             ["address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
@@ -164,7 +165,31 @@ public final class Gateway: Sendable {
         }
     }
 
-    static let services = ["", "pushgate.v1.Push", "pushgate.v1.Registry"]
+    static let services = ["", "pushgate.v1.Push", "pushgate.v1.Registry", storeHealthService]
+
+    /// The health-check name that follows the store alone (SERVING while its calls succeed).
+    static let storeHealthService = "pushgate.store"
+
+    /// Store trouble is logged (the first failure as an error, with the store's own words, which
+    /// clients do not get; repeats as warnings) and turns the store-backed services NOT_SERVING
+    /// (Registry, and `pushgate.store`) until a call succeeds again. Push stays SERVING: Send needs
+    /// no store, and Publish answers UNAVAILABLE by itself.
+    private static func watch(_ store: StoreHealth, board: HealthStatusBoard, log: Log) {
+        store.onChange { change in
+            switch change {
+            case .failed(let error, let first):
+                if first {
+                    log.error("the store is failing", ["error": error.description])
+                    for service in ["pushgate.v1.Registry", storeHealthService] { board.set(service, .notServing) }
+                } else {
+                    log.warning("store call failed", ["error": error.description])
+                }
+            case .recovered:
+                log.warning("the store works again")
+                for service in ["pushgate.v1.Registry", storeHealthService] { board.set(service, .serving) }
+            }
+        }
+    }
 
     /// The gRPC port actually bound (useful with port 0).
     public var localPort: Int { server.localPort }

@@ -12,7 +12,12 @@ extension GRPCStatus {
         case .alreadyExists: self.init(.alreadyExists, "\(field): \(error.message)")
         case .invalidArgument: self.init(.invalidArgument, "\(field): \(error.message)")
         case .conflict: self.init(.aborted, error.message)
-        default: self.init(.unavailable, "the store failed: \(error.message)")
+        case .incompatible:
+            self.init(.unavailable, "the store was written by a newer Pushgate (details in the gateway's log)")
+        default:
+            // The store's own words (file paths, SQL, the database server's text) go to the log,
+            // not to clients.
+            self.init(.unavailable, "the store cannot be used right now (details in the gateway's log)")
         }
     }
 }

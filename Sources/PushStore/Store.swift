@@ -13,6 +13,9 @@
 /// `insertMessage` returns. Two engines implement it: ``SQLiteStore`` (embedded, one process) and
 /// ``PostgresStore`` (several instances sharing one database); both run the same queries.
 public protocol Store: Sendable {
+    /// Whether the store works, from the calls made so far (see ``StoreHealth``).
+    var health: StoreHealth { get }
+
     // MARK: Endpoints
 
     /// Registers a device, idempotently like SNS `CreatePlatformEndpoint`.

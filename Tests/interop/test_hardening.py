@@ -431,3 +431,38 @@ def test_a_missing_p8_key_is_reported_as_a_missing_file(tmp_path):
     assert "config.apps[0]: the .p8 key file: cannot open %s: No such file or directory" % (tmp_path / "missing.p8") \
         in out.stderr, out.stderr
     assert "TLS certificate error" not in out.stderr
+
+
+def test_a_store_deleted_under_the_gateway_is_refused_not_written_into(tmp_path, mock):
+    """Before: with the store's directory deleted, Publish kept answering OK into an unlinked file
+    (lost at the next start), store failures were logged at info, Health stayed SERVING and the
+    client's message carried SQL. Now: UNAVAILABLE with no SQL and no path, an error in the log,
+    NOT_SERVING for the store-backed services, and Send still works."""
+    import shutil
+    from grpc.health.v1 import health_pb2, health_pb2_grpc
+    from pushgate.v1 import registry_pb2, registry_pb2_grpc
+    directory = tmp_path / "store"
+    directory.mkdir()
+    server = Server({"apps": [mock.apns_app("hard")]}, str(tmp_path), store=str(directory / "pushgate.db"))
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            registry = registry_pb2_grpc.RegistryStub(channel)
+            registry.CreateTopic(registry_pb2.CreateTopicRequest(name="t"), timeout=10)
+            shutil.rmtree(directory)
+            with pytest.raises(grpc.RpcError) as failure:
+                push_pb2_grpc.PushStub(channel).Publish(push_pb2.PublishRequest(topic="t", message="m"), timeout=10)
+            assert failure.value.code() == grpc.StatusCode.UNAVAILABLE, failure.value
+            details = failure.value.details()
+            assert "details in the gateway's log" in details
+            assert "SELECT" not in details.upper() and "pushgate.db" not in details, details
+            health = health_pb2_grpc.HealthStub(channel)
+            for service, status in [("pushgate.store", health_pb2.HealthCheckResponse.NOT_SERVING),
+                                    ("pushgate.v1.Registry", health_pb2.HealthCheckResponse.NOT_SERVING),
+                                    ("pushgate.v1.Push", health_pb2.HealthCheckResponse.SERVING)]:
+                assert health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status == status, service
+            assert push_pb2_grpc.PushStub(channel).Send(send_request("hard", 2), timeout=10).results[0].status \
+                == push_pb2.STATUS_DELIVERED
+        assert any("level=error" in line and "the store is failing" in line and "was deleted" in line
+                   for line in server.log), "".join(server.log[-10:])
+    finally:
+        server.stop()

@@ -26,6 +26,7 @@ public final class PostgresStore: SQLStore {
     private let load: Locked<[Int]>
     /// The URL without its password, for logs and errors.
     public let displayURL: String
+    public let health = StoreHealth()
 
     private init(slots: [Slot], displayURL: String) {
         self.slots = slots
@@ -93,11 +94,13 @@ public final class PostgresStore: SQLStore {
             return index
         }
         defer { load.withLock { $0[index] -= 1 } }
-        return try await onQueue(index) { () throws(StoreError) -> T in
-            try self.slots[index].connection.withLock { (connection: inout PostgresConnection?) throws(StoreError) -> T in
-                guard let connection else { throw StoreError(.internal, message: "the store is closed") }
-                try connection.ensureConnected()
-                return try body(connection)
+        return try await recorded { () async throws(StoreError) -> T in
+            try await onQueue(index) { () throws(StoreError) -> T in
+                try self.slots[index].connection.withLock { (connection: inout PostgresConnection?) throws(StoreError) -> T in
+                    guard let connection else { throw StoreError(.internal, message: "the store is closed") }
+                    try connection.ensureConnected()
+                    return try body(connection)
+                }
             }
         }
     }

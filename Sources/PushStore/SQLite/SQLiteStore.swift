@@ -18,6 +18,9 @@ public final class SQLiteStore: SQLStore {
     /// The connection; `nil` once closed. Only jobs on `queue` take the lock, so it is never contended:
     /// it is here so the compiler can check that the connection is shared safely.
     private let connection = Locked<Database?>(nil)
+    public let health = StoreHealth()
+    /// Notices the database file being deleted or replaced under the running store.
+    private let file = Locked<SQLiteFileWatch?>(nil)
 
     private init(label: String) {
         queue = DispatchQueue(label: label)
@@ -38,6 +41,7 @@ public final class SQLiteStore: SQLStore {
                 try database.releaseAllFanOutLeases()
                 slot = database
             }
+            store.file.withLock { $0 = SQLiteFileWatch(path: path) }
         }
         return store
     }
@@ -59,6 +63,7 @@ public final class SQLiteStore: SQLStore {
         // Queued behind calls already made, so they finish first.
         _ = try? await onQueue { () throws(StoreError) in
             self.connection.withLock { $0 = nil }
+            self.file.withLock { $0 = nil }
         }
     }
 
@@ -68,10 +73,14 @@ public final class SQLiteStore: SQLStore {
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Database) throws(StoreError) -> T)
         async throws(StoreError) -> T
     {
-        try await onQueue { () throws(StoreError) -> T in
-            try self.connection.withLock { (database: inout Database?) throws(StoreError) -> T in
-                guard let database else { throw StoreError(.internal, message: "the store is closed") }
-                return try body(database)
+        try await recorded { () async throws(StoreError) -> T in
+            try await onQueue { () throws(StoreError) -> T in
+                try self.connection.withLock { (database: inout Database?) throws(StoreError) -> T in
+                    guard let database else { throw StoreError(.internal, message: "the store is closed") }
+                    // Before the call: a write into a deleted file would be answered OK and lost.
+                    try self.file.withLock { (file: inout SQLiteFileWatch?) throws(StoreError) in try file?.check() }
+                    return try body(database)
+                }
             }
         }
     }
