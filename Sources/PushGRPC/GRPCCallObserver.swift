@@ -33,6 +33,9 @@ public enum GRPCServerEvent: Sendable, Equatable {
     case unreadClientClosed(peer: String, unsentBytes: Int, reason: String)
     /// A response frame (headers, data or trailers) could not be sent; its stream was reset.
     case responseNotSent(peer: String, path: String?, error: String)
+    /// A client sent more frames without headers or body bytes (WINDOW_UPDATE, PING, PRIORITY, …)
+    /// in a second than the limit allows; it was sent GOAWAY and closed.
+    case controlFrameFlood(peer: String, frames: Int)
 
     /// A short name for a metric label.
     public var kind: String {
@@ -40,6 +43,7 @@ public enum GRPCServerEvent: Sendable, Equatable {
         case .requestBudgetExceeded: "request_budget_exceeded"
         case .unreadClientClosed: "unread_client_closed"
         case .responseNotSent: "response_not_sent"
+        case .controlFrameFlood: "control_frame_flood"
         }
     }
 }

@@ -27,6 +27,11 @@ public struct GRPCServerConfiguration: Sendable {
     /// A client that has unread response bytes and takes none of them for this long is sent
     /// GOAWAY and closed likewise. Default 30 s; nil: never.
     public var writeTimeout: Duration? = .seconds(30)
+    /// Frames without headers or body bytes (WINDOW_UPDATE, PING, PRIORITY, SETTINGS, RST_STREAM,
+    /// empty DATA) one client may send in a second; past it the client is sent GOAWAY
+    /// (ENHANCE_YOUR_CALM) and closed. nghttp2 limits only the frames it must answer; a flood of
+    /// the others cost a core. Default 10,000.
+    public var maxControlFramesPerSecond = 10_000
     /// Client connections open at once; more are closed as they arrive. Default 10,000.
     public var maxConnections = 10_000
     /// A connection with no call for this long is sent GOAWAY (`max_idle`) and closed. Default

@@ -36,6 +36,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private var outputProgressAtTimer = 0
     /// The client was dropped for not reading: its calls are detached, not cancelled.
     private var abandoned = false
+    /// Control frames counted since `controlFramesSince` (loop nanoseconds).
+    private var controlFrames = 0
+    private var controlFramesSince: UInt64 = 0
 
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
@@ -118,14 +121,33 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         }
     }
 
+    /// Counts a control frame; a client that sends the limit's worth within a second is dropped.
+    /// The clock is read once per limit's worth of frames, not per frame.
+    func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {
+        controlFrames += 1
+        guard controlFrames >= configuration.maxControlFramesPerSecond, !abandoned else { return }
+        let now = loop.now
+        if now &- controlFramesSince < 1_000_000_000 {
+            configuration.callObserver?.serverEvent(.controlFrameFlood(peer: peer, frames: controlFrames))
+            abandon(goAwayText: "too many control frames")
+        }
+        controlFrames = 0
+        controlFramesSince = now
+    }
+
     /// Drops a client that does not read: GOAWAY (ENHANCE_YOUR_CALM) and close. Its calls end
     /// without an answer but their work goes on (``GRPCServerCall/cancel(detached:)``).
     private func abandon(unsentBytes: Int, reason: String) {
-        abandoned = true
         configuration.callObserver?.serverEvent(.unreadClientClosed(peer: peer, unsentBytes: unsentBytes, reason: reason))
-        try? session.goAway(errorCode: .enhanceYourCalm, debugData: Array("client does not read its responses".utf8))
+        abandon(goAwayText: "client does not read its responses", reason: reason)
+    }
+
+    /// GOAWAY (ENHANCE_YOUR_CALM) with `goAwayText`, and close; calls are detached.
+    private func abandon(goAwayText: String, reason: String? = nil) {
+        abandoned = true
+        try? session.goAway(errorCode: .enhanceYourCalm, debugData: Array(goAwayText.utf8))
         // One attempt to send the GOAWAY; whatever the client does not take is dropped with it.
-        transport.flushAndClose(error: TransportError("client closed: \(reason)"))
+        transport.flushAndClose(error: TransportError("client closed: \(reason ?? goAwayText)"))
     }
 
     /// A call's message did not fit the request budget.

@@ -34,6 +34,10 @@ struct AccessLog: GRPCCallObserver {
                  "hint": "raise max_buffered_request_bytes_per_connection / max_buffered_request_bytes if this client is legitimate"])
         case .unreadClientClosed(let peer, let unsent, let reason):
             log.warning("client closed: it does not read its responses", ["peer": peer, "unsent_bytes": "\(unsent)", "reason": reason])
+        case .controlFrameFlood(let peer, let frames):
+            log.warning(
+                "client closed: a flood of control frames (WINDOW_UPDATE, PING, PRIORITY, ...)",
+                ["peer": peer, "frames_in_a_second": "\(frames)"])
         case .responseNotSent(let peer, let path, let error):
             log.warning(
                 "response not sent; stream reset",

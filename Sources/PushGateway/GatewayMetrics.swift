@@ -189,10 +189,11 @@ final class RPCMetrics: GRPCCallObserver {
             "pushgate_grpc_protections_total",
             help: "Times the gRPC server protected itself from a client: request_budget_exceeded (a request "
                 + "message did not fit the request budget), unread_client_closed (a client that did not read "
-                + "its responses was closed), response_not_sent (a response could not be sent; its stream was reset).",
+                + "its responses was closed), response_not_sent (a response could not be sent; its stream was reset), "
+                + "control_frame_flood (a client flooding WINDOW_UPDATE, PING or other frames was closed).",
             labels: ["event"])
         var protections: [String: Counter] = [:]
-        for kind in ["request_budget_exceeded", "unread_client_closed", "response_not_sent"] {
+        for kind in ["request_budget_exceeded", "unread_client_closed", "response_not_sent", "control_frame_flood"] {
             protections[kind] = family.labels(kind)
         }
         self.protections = protections

@@ -87,11 +87,14 @@ extension HTTP2Session {
             // Chunks were delivered by on_data_chunk_recv; only END_STREAM is left to report.
             if endStream {
                 delegate?.http2Session(self, didReceiveData: UnsafeRawBufferPointer(start: nil, count: 0), streamID: hd.stream_id, endStream: true)
+            } else if hd.length == 0 {
+                delegate?.http2SessionDidReceiveControlFrame(self)
             }
         case NGHTTP2_SETTINGS.rawValue:
             if hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
                 delegate?.http2SessionDidReceiveSettings(self)
             }
+            delegate?.http2SessionDidReceiveControlFrame(self)
         case NGHTTP2_GOAWAY.rawValue:
             let goAway = frame.pointee.goaway
             let debugData = goAway.opaque_data_len == 0
@@ -100,7 +103,8 @@ extension HTTP2Session {
                 self, didReceiveGoAway: goAway.last_stream_id, errorCode: HTTP2ErrorCode(rawValue: goAway.error_code),
                 debugData: debugData)
         default:
-            break
+            // WINDOW_UPDATE, PRIORITY, PING, RST_STREAM.
+            delegate?.http2SessionDidReceiveControlFrame(self)
         }
     }
 

@@ -30,6 +30,10 @@ public protocol HTTP2SessionDelegate: AnyObject {
     /// Server role: a frame of `streamID` (its response HEADERS, DATA or trailers) could not be
     /// sent; the session has reset the stream (INTERNAL_ERROR), and streamDidClose follows.
     func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error)
+    /// A frame that carries neither headers nor body bytes arrived (WINDOW_UPDATE, PRIORITY, PING,
+    /// SETTINGS, RST_STREAM, an empty DATA frame without END_STREAM): cheap for the peer to send by
+    /// the million, and nghttp2 counts only those that make it answer, so an owner may count them.
+    func http2SessionDidReceiveControlFrame(_ session: HTTP2Session)
 }
 
 extension HTTP2SessionDelegate {
@@ -37,4 +41,5 @@ extension HTTP2SessionDelegate {
     public func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {}
     public func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)? { nil }
     public func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {}
+    public func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {}
 }

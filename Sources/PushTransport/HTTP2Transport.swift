@@ -52,6 +52,8 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
     /// of the socket must flush again.
     private var outputHeldBack = false
     private var closeError: (any Error)?
+    /// ``flushAndClose(error:)`` was asked for while the session was receiving.
+    private var closeAfterReceive = false
     /// Streams to reset with NO_ERROR once what was submitted for them is serialized.
     private var resetsAfterFlush: [Int32] = []
 
@@ -137,6 +139,12 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
     /// Serializes what the session holds now (a GOAWAY just submitted, say) and closes, with one
     /// attempt to send it all: for giving up on a peer that may not take it.
     public func flushAndClose(error: (any Error)? = nil) {
+        guard !receiving else {
+            // Inside the session's callbacks nothing can be serialized: right after them.
+            closeAfterReceive = true
+            closeError = closeError ?? error
+            return
+        }
         flush()
         close(flushFirst: true, error: error)
     }
@@ -232,6 +240,12 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
             closeError = error
             flush()
             close(flushFirst: true, error: error)
+            return
+        }
+        if closeAfterReceive {
+            receiving = false
+            flush()
+            close(flushFirst: true, error: closeError)
             return
         }
         setNeedsFlush()

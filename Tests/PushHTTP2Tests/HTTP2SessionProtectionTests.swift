@@ -43,6 +43,19 @@ struct HTTP2SessionProtectionTests {
         #expect(received == 200_000)
     }
 
+    @Test("frames without headers or body bytes are reported one by one (WINDOW_UPDATE, PING, empty DATA)")
+    func controlFrames() throws {
+        let recorder = Recorder()
+        let server = try HTTP2Session(role: .server, settings: .serverDefaults, delegate: recorder)
+        var bytes = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
+        let windowUpdate: [UInt8] = [0, 0, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, 1]
+        let ping: [UInt8] = [0, 0, 8, 6, 0, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
+        for _ in 0..<100 { bytes += windowUpdate }
+        bytes += ping
+        try server.receive(bytes)
+        #expect(recorder.controlFrames == 102)  // SETTINGS, 100 WINDOW_UPDATEs, PING
+    }
+
     @Test("queued and framed body bytes count what the peer has not taken and what it has")
     func unsentBodyTotals() throws {
         var clientSettings = HTTP2Settings.clientDefaults

@@ -30,6 +30,8 @@ final class Recorder: HTTP2SessionDelegate {
     var hookErrors: [any Error] = []
     /// Streams whose frames the session could not send (server role).
     var notSent: [Int32] = []
+    /// Frames without headers or body bytes received.
+    var controlFrames = 0
     /// Server role with manual flow control: what to return of each received chunk (nil: all of it).
     var consumeEachChunk = true
 
@@ -56,6 +58,10 @@ final class Recorder: HTTP2SessionDelegate {
 
     func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {
         notSent.append(streamID)
+    }
+
+    func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {
+        controlFrames += 1
     }
 
     func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {

@@ -417,6 +417,42 @@ def test_the_default_message_limit_holds_a_send_of_max_tokens_per_send(plain):
     assert all(r.status == push_pb2.STATUS_DELIVERED for r in reply.results)
 
 
+def test_a_window_update_flood_is_closed_and_others_are_served(plain):
+    """Before: one connection sending WINDOW_UPDATEs as fast as it could took a full core for as long
+    as it went on (nghttp2 limits only the frames it must answer). Now: past 10,000 such frames in a
+    second the client gets GOAWAY ENHANCE_YOUR_CALM and is closed."""
+    sock = socket.create_connection(("127.0.0.1", plain.port), timeout=10)
+    sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+    update = b"\x00\x00\x04\x08\x00\x00\x00\x00\x00" + struct.pack(">I", 1)
+    received = b""
+    try:
+        for _ in range(50):
+            sock.sendall(update * 4000)
+    except OSError:
+        pass  # closed by the server mid-flood
+    sock.settimeout(5)
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                break
+            received += data
+    except OSError:
+        pass
+    sock.close()
+    frames, offset = [], 0
+    while offset + 9 <= len(received):
+        length = int.from_bytes(received[offset:offset + 3], "big")
+        frames.append((received[offset + 3], received[offset + 9:offset + 9 + length]))
+        offset += 9 + length
+    goaways = [payload for kind, payload in frames if kind == 0x7]
+    assert goaways and int.from_bytes(goaways[-1][4:8], "big") == 11, (frames[:5], "".join(plain.log[-5:]))  # ENHANCE_YOUR_CALM
+    assert metric(plain, "pushgate_grpc_protections_total", event="control_frame_flood") >= 1
+    with grpc.insecure_channel(plain.address) as channel:
+        assert push_pb2_grpc.PushStub(channel).Send(send_request("hard", 1), timeout=10).results[0].status \
+            == push_pb2.STATUS_DELIVERED
+
+
 def test_a_missing_p8_key_is_reported_as_a_missing_file(tmp_path):
     """Before: "TLS certificate error: cannot open …" with OpenSSL's error queue."""
     import json
