@@ -9,7 +9,7 @@ ARGS ?=
 FUZZ_SECONDS ?= 30
 
 .PHONY: all deps venv build release run test unit interop proto check-proto clean help bench bench-smoke fuzz \
-	test-faults crash-loop test-asan test-tsan soak scale bench-scale
+	test-faults crash-loop test-asan test-tsan soak scale bench-scale fuzz-long
 
 # The tests that need PostgreSQL get a private server (scripts/pg-test-server.sh: temporary data
 # directory, free port, stopped afterwards) unless PUSHGATE_TEST_PG_URL already names one.
@@ -24,6 +24,7 @@ help:
 	@echo "make build        debug build;  make release: release build"
 	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~5 min)"
 	@echo "make fuzz         libFuzzer targets in Fuzz/, FUZZ_SECONDS (30) each"
+	@echo "make fuzz-long    every target to FUZZ_RUNS (10,000,000) executions, at most FUZZ_LONG_SECONDS (1800) each"
 	@echo "make test-faults  the fault suite's long form (the short form is part of make test)"
 	@echo "make crash-loop   kill -9 the gateway during fan-outs and SendStreams, restart, reconcile"
 	@echo "make test-asan    unit tests and interop under AddressSanitizer (own build dir)"
@@ -91,6 +92,13 @@ bench-smoke: release
 # libFuzzer targets (Fuzz/, a separate package): each runs FUZZ_SECONDS on a copy of its corpus.
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh
+
+# Off CI: every target to 10 million executions (or FUZZ_LONG_SECONDS each, whichever comes first);
+# RELIABILITY.md records the counts of the last run.
+FUZZ_RUNS ?= 10000000
+FUZZ_LONG_SECONDS ?= 1800
+fuzz-long: deps
+	FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) SWIFT=$(SWIFT) scripts/fuzz.sh
 
 # The fault suite's long form (FAULTS_LONG=1: 20,000-token batches, a 30 s provider outage).
 test-faults: venv build

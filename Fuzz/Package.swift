@@ -16,6 +16,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("sns-message", [core]),
     ("filter-policy", [core]),
     ("json-payload", [core]),
+    ("grpc-message", [core]),
 ]
 
 let package = Package(

@@ -11,7 +11,10 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-30}
-TARGETS=${FUZZ_TARGETS:-"grpc-deframer proto-send-request sns-message filter-policy json-payload"}
+TARGETS=${FUZZ_TARGETS:-"grpc-deframer proto-send-request sns-message filter-policy json-payload grpc-message"}
+# FUZZ_RUNS: stop a target after this many executions instead (make fuzz-long), still bounded by
+# FUZZ_SECONDS as a safety limit.
+RUNS=${FUZZ_RUNS:-}
 # -sanitize=fuzzer instruments the Swift code for coverage and links libFuzzer; the -Xcc flags do the
 # same for the C targets (the protoc-c descriptors). -parse-as-library: the targets have no main.swift.
 FLAGS=(-c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xcc -fsanitize=fuzzer-no-link,address)
@@ -30,15 +33,17 @@ grep -v "Cannot export local symbol" "$WORK/build.log" | tail -n 1
 BIN=$(cd Fuzz && "$SWIFT" build "${FLAGS[@]}" --show-bin-path)
 failed=()
 for target in $TARGETS; do
-    echo "== fuzz $target (${SECONDS_PER_TARGET}s)"
+    runs=()
+    if [[ -n $RUNS ]]; then runs=(-runs="$RUNS"); fi
+    echo "== fuzz $target (${RUNS:+$RUNS runs, at most }${SECONDS_PER_TARGET}s)"
     cp -r "Fuzz/corpus/$target" "$WORK/$target"
     # Dictionaries: the JSON tokens for the JSON-based targets, plus the target's own.
     dict=()
-    if [[ $target != grpc-deframer && $target != proto-send-request ]]; then
+    if [[ $target != grpc-deframer && $target != proto-send-request && $target != grpc-message ]]; then
         cat Fuzz/dict/json.dict "Fuzz/dict/$target.dict" 2>/dev/null >"$WORK/$target.dict"
         dict=(-dict="$WORK/$target.dict")
     fi
-    "$BIN/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -print_final_stats=1 "${dict[@]}" \
+    "$BIN/$target" -max_total_time="$SECONDS_PER_TARGET" "${runs[@]}" -timeout=10 -print_final_stats=1 "${dict[@]}" \
         -artifact_prefix="Fuzz/artifacts/$target-" "$WORK/$target" >"$WORK/$target.log" 2>&1
     status=$?
     grep -E "(INITED|DONE)[[:space:]]+cov|^Done [0-9]+ runs" "$WORK/$target.log"
@@ -52,4 +57,4 @@ if [[ ${#failed[@]} -gt 0 ]]; then
     echo "fuzz: FAILED: ${failed[*]} (inputs in Fuzz/artifacts/)" >&2
     exit 1
 fi
-echo "fuzz: all targets ran ${SECONDS_PER_TARGET}s without a crash"
+echo "fuzz: all targets ran ${RUNS:+$RUNS runs or }${SECONDS_PER_TARGET}s without a crash"

@@ -24,7 +24,13 @@ func deframe(_ chunks: [ArraySlice<UInt8>], maxMessageSize: Int) -> ([GRPCMessag
     for chunk in chunks {
         chunk.withUnsafeBytes { deframer.append($0) }
         do throws(GRPCStatus) {
-            while let message = try deframer.next() {
+            while true {
+                // What a server reserves before the body comes must be what then arrives.
+                let pending = deframer.pendingMessageSize
+                guard let message = try deframer.next() else { break }
+                fuzzCheck(
+                    pending == nil || pending == GRPCMessageFramer.prefixSize + message.bytes.count,
+                    "pendingMessageSize \(String(describing: pending)) for a message of \(message.bytes.count) bytes")
                 fuzzCheck(
                     message.bytes.count <= maxMessageSize,
                     "message of \(message.bytes.count) bytes over the limit \(maxMessageSize)")

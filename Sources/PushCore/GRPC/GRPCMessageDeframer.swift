@@ -30,6 +30,9 @@ public struct GRPCMessageDeframer {
         return GRPCMessageFramer.prefixSize + declaredLength(at: readIndex + 1)
     }
 
+    /// The most room made for a message before its bytes arrive.
+    static let maxReservedAhead = 64 << 20
+
     /// Bytes received but not yet returned as messages.
     public var bufferedByteCount: Int { buffer.count - readIndex }
 
@@ -40,9 +43,11 @@ public struct GRPCMessageDeframer {
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard failure == nil, !bytes.isEmpty else { return }
         compact()
-        // Room for the whole declared message at once (at most the limit): growing by doubling
-        // would hold up to twice the message while it arrives.
+        // Room for the whole declared message at once (within the limit, and never more than
+        // 64 MiB on a declaration alone): growing by doubling would hold up to twice the message
+        // while it arrives. A server has reserved the declared size in its request budget already.
         if let size = pendingMessageSize, size - GRPCMessageFramer.prefixSize <= maxMessageSize,
+            size <= Self.maxReservedAhead,
             buffer.count + bytes.count > buffer.capacity, buffer.count + bytes.count <= size
         {
             buffer.reserveCapacity(size)
