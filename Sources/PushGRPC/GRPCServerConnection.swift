@@ -31,14 +31,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     private var headerStrings = GRPCHeaderStrings()
     /// Request bytes this connection's calls hold (drawing on the server's budget).
     private let requestBudget: GRPCRequestBudget
-    /// Watches for a client that leaves its answers unread: armed while output is unsent.
+    /// When to give up on the client (unread answers, control-frame floods), and its write timer.
+    private var watch: GRPCClientWatch
     private var writeTimer: TimerID?
-    private var outputProgressAtTimer = 0
-    /// The client was dropped for not reading: its calls are detached, not cancelled.
+    /// The client was dropped: its calls are detached, not cancelled.
     private var abandoned = false
-    /// Control frames counted since `controlFramesSince` (loop nanoseconds).
-    private var controlFrames = 0
-    private var controlFramesSince: UInt64 = 0
 
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
@@ -78,6 +75,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         self.configuration = configuration
         self.peer = connection.remoteAddress
         self.isLoopbackPeer = connection.isLoopbackPeer
+        self.watch = GRPCClientWatch(
+            maxUnsentBytes: configuration.maxUnsentResponseBytes,
+            writeTimeout: configuration.writeTimeout.map { UInt64($0.components.seconds) * 1_000_000_000
+                + UInt64($0.components.attoseconds / 1_000_000_000) },
+            maxControlFramesPerSecond: configuration.maxControlFramesPerSecond, now: connection.loop.now)
         self.requestBudget = GRPCRequestBudget(
             limit: configuration.maxBufferedRequestBytesPerConnection, owner: "this connection",
             parent: registry.requestBudget)
@@ -90,64 +92,56 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
 
     // MARK: Protection
 
-    /// A call queued response bytes: a client that lets them pile up past the limit is dropped
-    /// now; one that holds any unread is watched for the write timeout.
+    /// A call queued response bytes (see ``GRPCClientWatch``).
     func responseQueued() {
-        guard let transport, !transport.isClosed, !abandoned else { return }
-        let unsent = transport.unsentBytes
-        if unsent > configuration.maxUnsentResponseBytes {
-            abandon(
-                unsentBytes: unsent,
-                reason: "over max_unsent_response_bytes (\(configuration.maxUnsentResponseBytes) bytes)")
-            return
-        }
-        armWriteTimer()
+        guard let transport, !transport.isClosed else { return }
+        perform(watch.responseQueued(unsent: transport.unsentBytes, progress: transport.outputProgress))
     }
 
-    private func armWriteTimer() {
-        guard let timeout = configuration.writeTimeout, writeTimer == nil, let transport else { return }
-        outputProgressAtTimer = transport.outputProgress
-        writeTimer = loop.schedule(after: timeout) { [weak self] in
-            guard let self, let transport = self.transport else { return }
-            writeTimer = nil
-            guard !transport.isClosed, !abandoned else { return }
-            let unsent = transport.unsentBytes
-            guard unsent > 0 else { return }
-            if transport.outputProgress == outputProgressAtTimer {
-                abandon(unsentBytes: unsent, reason: "took no response bytes for write_timeout (\(timeout))")
-            } else {
-                armWriteTimer()
-            }
-        }
-    }
-
-    /// Counts a control frame; a client that sends the limit's worth within a second is dropped.
-    /// The clock is read once per limit's worth of frames, not per frame.
+    /// Counts a frame without headers or body bytes (see ``GRPCClientWatch``).
     func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {
-        controlFrames += 1
-        guard controlFrames >= configuration.maxControlFramesPerSecond, !abandoned else { return }
-        let now = loop.now
-        if now &- controlFramesSince < 1_000_000_000 {
-            configuration.callObserver?.serverEvent(.controlFrameFlood(peer: peer, frames: controlFrames))
-            abandon(goAwayText: "too many control frames")
+        perform(watch.controlFrame(now: loop.now))
+    }
+
+    private func perform(_ action: GRPCClientWatch.Action) {
+        switch action {
+        case .none:
+            break
+        case .armWriteTimer(let nanoseconds):
+            writeTimer = loop.schedule(after: .nanoseconds(Int64(clamping: nanoseconds))) { [weak self] in
+                guard let self, let transport = self.transport else { return }
+                writeTimer = nil
+                guard !transport.isClosed else { return }
+                perform(watch.writeTimerFired(unsent: transport.unsentBytes, progress: transport.outputProgress))
+            }
+        case .drop(let reason):
+            drop(reason)
         }
-        controlFrames = 0
-        controlFramesSince = now
     }
 
-    /// Drops a client that does not read: GOAWAY (ENHANCE_YOUR_CALM) and close. Its calls end
-    /// without an answer but their work goes on (``GRPCServerCall/cancel(detached:)``).
-    private func abandon(unsentBytes: Int, reason: String) {
-        configuration.callObserver?.serverEvent(.unreadClientClosed(peer: peer, unsentBytes: unsentBytes, reason: reason))
-        abandon(goAwayText: "client does not read its responses", reason: reason)
-    }
-
-    /// GOAWAY (ENHANCE_YOUR_CALM) with `goAwayText`, and close; calls are detached.
-    private func abandon(goAwayText: String, reason: String? = nil) {
+    /// GOAWAY (ENHANCE_YOUR_CALM) and close, logged and counted. The client's calls end without an
+    /// answer but their work goes on (``GRPCServerCall/cancel(detached:)``).
+    private func drop(_ reason: GRPCClientWatch.Reason) {
         abandoned = true
+        let goAwayText: String
+        let why: String
+        switch reason {
+        case .unsentOverLimit(let unsent):
+            why = "over max_unsent_response_bytes (\(configuration.maxUnsentResponseBytes) bytes)"
+            goAwayText = "client does not read its responses"
+            configuration.callObserver?.serverEvent(.unreadClientClosed(peer: peer, unsentBytes: unsent, reason: why))
+        case .noProgress(let unsent):
+            why = "took no response bytes for write_timeout (\(configuration.writeTimeout ?? .zero))"
+            goAwayText = "client does not read its responses"
+            configuration.callObserver?.serverEvent(.unreadClientClosed(peer: peer, unsentBytes: unsent, reason: why))
+        case .controlFrameFlood(let frames):
+            why = "\(frames) control frames within a second"
+            goAwayText = "too many control frames"
+            configuration.callObserver?.serverEvent(.controlFrameFlood(peer: peer, frames: frames))
+        }
         try? session.goAway(errorCode: .enhanceYourCalm, debugData: Array(goAwayText.utf8))
         // One attempt to send the GOAWAY; whatever the client does not take is dropped with it.
-        transport.flushAndClose(error: TransportError("client closed: \(reason ?? goAwayText)"))
+        transport.flushAndClose(error: TransportError("client closed: \(why)"))
     }
 
     /// A call's message did not fit the request budget.

@@ -93,6 +93,18 @@ class Server:
                 raise AssertionError("pushgate did not stop on SIGTERM within 10 s")
 
 
+def wait_metrics_port(server, timeout=10):
+    """The port of a gateway's `metrics_listen` (port 0), from its "metrics listening" log line."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for line in list(server.log):
+            m = re.search(r'msg="metrics listening" address=127\.0\.0\.1:(\d+)', line)
+            if m:
+                return int(m.group(1))
+        time.sleep(0.02)
+    raise AssertionError("no 'metrics listening' line:\n" + "".join(server.log))
+
+
 @pytest.fixture(scope="session")
 def lookalike(tmp_path_factory):
     """The independent APNs look-alike (Python ssl + h2), with a certificate and a .p8 key."""

@@ -22,7 +22,7 @@ import h2.exceptions
 import h2.settings
 import pytest
 
-from conftest import Server
+from conftest import Server, wait_metrics_port
 from mock_process import MockProcess
 from pushgate.v1 import push_pb2, push_pb2_grpc
 
@@ -188,16 +188,19 @@ def start_gateway(tmp_path_factory, mock, name, **settings):
     config = {"apps": [mock.apns_app("hard")], "metrics_listen": "127.0.0.1:0"}
     config.update(settings)
     server = Server(config, str(tmp_path_factory.mktemp(name)))
-    deadline = time.time() + 10
-    server.metrics_port = None
-    while server.metrics_port is None and time.time() < deadline:
-        for line in list(server.log):
-            m = re.search(r'msg="metrics listening" address=127\.0\.0\.1:(\d+)', line)
-            if m:
-                server.metrics_port = int(m.group(1))
-        time.sleep(0.02)
-    assert server.metrics_port, "".join(server.log)
+    server.metrics_port = wait_metrics_port(server)
     return server
+
+
+def wait_log(server, predicate, timeout=10):
+    """Whether a line of the server's log satisfies `predicate` within `timeout` (the log is read by a
+    thread of its own, so a line can come a moment after what it reports)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if any(predicate(line) for line in list(server.log)):
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def metric(server, name, **labels):
@@ -297,7 +300,7 @@ def test_partial_messages_are_bounded_by_the_connection_budget(budgeted):
     with grpc.insecure_channel(budgeted.address) as channel:
         reply = push_pb2_grpc.PushStub(channel).Send(send_request("hard", 3), timeout=10)
         assert [r.status for r in reply.results] == [push_pb2.STATUS_DELIVERED] * 3
-    assert any("request budget exceeded" in line for line in budgeted.log), "".join(budgeted.log[-20:])
+    assert wait_log(budgeted, lambda line: "request budget exceeded" in line), "".join(budgeted.log[-20:])
     assert metric(budgeted, "pushgate_grpc_protections_total", event="request_budget_exceeded") == 12
 
 
@@ -333,8 +336,8 @@ def test_a_client_that_reads_nothing_is_closed_once_its_unsent_answers_pass_the_
     client.pump(15)
     assert client.terminated == 11, client.terminated  # GOAWAY ENHANCE_YOUR_CALM
     client.close()
-    assert any("client closed: it does not read its responses" in line and "max_unsent_response_bytes" in line
-               for line in guarded.log), "".join(guarded.log[-20:])
+    assert wait_log(guarded, lambda line: "client closed: it does not read its responses" in line
+                    and "max_unsent_response_bytes" in line), "".join(guarded.log[-20:])
     assert metric(guarded, "pushgate_grpc_protections_total", event="unread_client_closed") >= 1
     # The work goes on without the client: every token is delivered.
     deadline = time.time() + 30
@@ -353,7 +356,7 @@ def test_a_client_that_reads_nothing_is_closed_after_the_write_timeout(guarded):
     assert client.terminated == 11, client.terminated
     assert 1.5 <= waited < 10, waited
     client.close()
-    assert any("write_timeout" in line for line in guarded.log), "".join(guarded.log[-20:])
+    assert wait_log(guarded, lambda line: "write_timeout" in line), "".join(guarded.log[-20:])
 
 
 # --- 3. Long error messages -------------------------------------------------------------------
@@ -498,7 +501,7 @@ def test_a_store_deleted_under_the_gateway_is_refused_not_written_into(tmp_path,
                 assert health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status == status, service
             assert push_pb2_grpc.PushStub(channel).Send(send_request("hard", 2), timeout=10).results[0].status \
                 == push_pb2.STATUS_DELIVERED
-        assert any("level=error" in line and "the store is failing" in line and "was deleted" in line
-                   for line in server.log), "".join(server.log[-10:])
+        assert wait_log(server, lambda line: "level=error" in line and "the store is failing" in line
+                        and "was deleted" in line), "".join(server.log[-10:])
     finally:
         server.stop()

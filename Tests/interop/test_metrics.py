@@ -11,7 +11,7 @@ import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import Server, app_config
+from conftest import Server, wait_metrics_port, app_config
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 TOPIC = "com.example.metrics"
@@ -28,15 +28,7 @@ def gateway(tmp_path_factory, lookalike):
     config = {"metrics_listen": "127.0.0.1:0",
               "apps": [app_config("metricsapp", TOPIC, lookalike), app_config("idleapp", "com.example.idle", lookalike)]}
     s = Server(config, str(tmp_path_factory.mktemp("metrics")))
-    deadline = time.time() + 10
-    s.metrics_port = None
-    while s.metrics_port is None and time.time() < deadline:
-        for line in list(s.log):
-            m = re.search(r'msg="metrics listening" address=127\.0\.0\.1:(\d+)', line)
-            if m:
-                s.metrics_port = int(m.group(1))
-        time.sleep(0.02)
-    assert s.metrics_port, "no 'metrics listening' line:\n" + "".join(s.log)
+    s.metrics_port = wait_metrics_port(s)
     yield s
     s.stop()
     assert s.proc.returncode == 0, "pushgate exited with %s:\n%s" % (s.proc.returncode, "".join(s.log))

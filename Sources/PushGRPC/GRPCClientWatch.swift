@@ -1,0 +1,83 @@
+/// When a server connection gives up on its client: unread answers past a limit, none of them
+/// taken for a write timeout, or a flood of control frames. A plain value: the connection tells it
+/// what happened (with the counts and the time) and does what it answers (arm a timer, drop the
+/// client); so every case is tested without sockets.
+struct GRPCClientWatch {
+    enum Reason: Equatable {
+        /// Unsent response bytes went over the limit.
+        case unsentOverLimit(Int)
+        /// The client took none of its `unsent` bytes for the write timeout.
+        case noProgress(unsent: Int)
+        /// The limit's worth of control frames came within a second.
+        case controlFrameFlood(frames: Int)
+    }
+
+    enum Action: Equatable {
+        case none
+        /// Call ``writeTimerFired(unsent:progress:)`` after this many nanoseconds.
+        case armWriteTimer(after: UInt64)
+        /// GOAWAY and close.
+        case drop(Reason)
+    }
+
+    let maxUnsentBytes: Int
+    /// Nanoseconds; nil: never.
+    let writeTimeout: UInt64?
+    let maxControlFramesPerSecond: Int
+
+    private var dropped = false
+    private var writeTimerArmed = false
+    /// The client's output progress (bytes it took, as the transport counts) when the timer was armed.
+    private var progressAtTimer = 0
+    private var controlFrames = 0
+    private var controlFramesSince: UInt64 = 0
+
+    /// `now`: when the connection began (nanoseconds), where the first count of control frames starts.
+    init(maxUnsentBytes: Int, writeTimeout: UInt64?, maxControlFramesPerSecond: Int, now: UInt64) {
+        self.maxUnsentBytes = maxUnsentBytes
+        self.writeTimeout = writeTimeout
+        self.maxControlFramesPerSecond = maxControlFramesPerSecond
+        controlFramesSince = now
+    }
+
+    /// A call queued response bytes; `unsent` are all the connection's unsent bytes now.
+    mutating func responseQueued(unsent: Int, progress: Int) -> Action {
+        guard !dropped else { return .none }
+        if unsent > maxUnsentBytes { return drop(.unsentOverLimit(unsent)) }
+        return armIfNeeded(unsent: unsent, progress: progress)
+    }
+
+    /// The write timer went off.
+    mutating func writeTimerFired(unsent: Int, progress: Int) -> Action {
+        writeTimerArmed = false
+        guard !dropped, unsent > 0 else { return .none }
+        if progress == progressAtTimer { return drop(.noProgress(unsent: unsent)) }
+        return armIfNeeded(unsent: unsent, progress: progress)
+    }
+
+    /// A frame without headers or body bytes arrived at `now` (nanoseconds). The count restarts
+    /// whenever it reaches the limit more than a second after it began.
+    mutating func controlFrame(now: UInt64) -> Action {
+        guard !dropped else { return .none }
+        controlFrames += 1
+        guard controlFrames >= maxControlFramesPerSecond else { return .none }
+        if now &- controlFramesSince < 1_000_000_000 {
+            return drop(.controlFrameFlood(frames: controlFrames))
+        }
+        controlFrames = 0
+        controlFramesSince = now
+        return .none
+    }
+
+    private mutating func armIfNeeded(unsent: Int, progress: Int) -> Action {
+        guard let writeTimeout, unsent > 0, !writeTimerArmed else { return .none }
+        writeTimerArmed = true
+        progressAtTimer = progress
+        return .armWriteTimer(after: writeTimeout)
+    }
+
+    private mutating func drop(_ reason: Reason) -> Action {
+        dropped = true
+        return .drop(reason)
+    }
+}
