@@ -48,6 +48,10 @@ public struct GatewayConfiguration: Sendable {
     /// `write_timeout_seconds`: a client that has unread responses and takes none of their bytes
     /// for this long is sent GOAWAY and closed likewise. Default 30; 0: never.
     public var writeTimeoutSeconds = 30
+    /// `send_timeout_seconds`: the longest a `Send` (or one request of a `SendStream`) runs, even
+    /// without a client deadline: what is not delivered by then is FAILED `DeadlineExceeded`.
+    /// Default 300; 0: no bound but the client's deadline. SIGHUP applies a new value to new Sends.
+    public var sendTimeoutSeconds = 300
     /// `shutdown_timeout_seconds`: on SIGTERM/SIGINT, how long calls in flight may run on. Default 30.
     public var shutdownTimeoutSeconds = 30
     /// `log_tokens`: print whole device tokens in log lines (default false: the first 8 digits and …).
@@ -86,7 +90,7 @@ public struct GatewayConfiguration: Sendable {
             "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
             "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen", "fanout",
             "max_buffered_request_bytes_per_connection", "max_buffered_request_bytes", "max_unsent_response_bytes",
-            "write_timeout_seconds",
+            "write_timeout_seconds", "send_timeout_seconds",
         ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -112,6 +116,7 @@ public struct GatewayConfiguration: Sendable {
         if let n = try reader.int("max_buffered_request_bytes", range: 1024...(1 << 40)) { config.maxBufferedRequestBytes = n }
         if let n = try reader.int("max_unsent_response_bytes", range: 65_536...(1 << 40)) { config.maxUnsentResponseBytes = n }
         if let n = try reader.int("write_timeout_seconds", range: 0...86_400) { config.writeTimeoutSeconds = n }
+        if let n = try reader.int("send_timeout_seconds", range: 0...86_400) { config.sendTimeoutSeconds = n }
         // A message as large as allowed must fit the budgets, or it could never be received.
         if config.maxBufferedRequestBytesPerConnection < config.maxMessageBytes + 5 {
             throw ConfigurationError(

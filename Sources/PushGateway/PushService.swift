@@ -91,7 +91,9 @@ enum PushService {
         let started = ContinuousClock.now
         defer { metrics?.sendSeconds.observe(.now - started) }
         let validated = try check(request, caller: caller, configuration: settings.configuration)
-        return response(try await delivery.deliver(validated, clients: settings.clients, deadline: deadline))
+        return response(
+            try await delivery.deliver(
+                validated, clients: settings.clients, deadline: sendDeadline(deadline, settings.configuration)))
     }
 
     /// Push/Send: checks the request and starts its delivery; `completion` gets the response, on
@@ -106,7 +108,9 @@ enum PushService {
         do {
             // One snapshot for the whole call: validated and delivered with the same apps.
             let validated = try check(request, caller: caller, configuration: settings.configuration)
-            return try delivery.deliver(validated, clients: settings.clients, deadline: deadline) { results in
+            return try delivery.deliver(
+                validated, clients: settings.clients, deadline: sendDeadline(deadline, settings.configuration)
+            ) { results in
                 metrics?.sendSeconds.observe(.now - started)
                 completion(response(results))
             }
@@ -114,6 +118,18 @@ enum PushService {
             metrics?.sendSeconds.observe(.now - started)
             throw error
         }
+    }
+
+    /// The client's deadline, or `send_timeout_seconds` from now when that comes first (or the
+    /// client set none): a Send whose provider never answers (a stalled connection) ends, FAILED
+    /// `DeadlineExceeded` for what was not delivered, instead of waiting for ever.
+    static func sendDeadline(
+        _ clientDeadline: ContinuousClock.Instant?, _ configuration: GatewayConfiguration
+    ) -> ContinuousClock.Instant? {
+        guard configuration.sendTimeoutSeconds > 0 else { return clientDeadline }
+        let bound = ContinuousClock.now + .seconds(configuration.sendTimeoutSeconds)
+        guard let clientDeadline else { return bound }
+        return min(clientDeadline, bound)
     }
 
     private static func check(

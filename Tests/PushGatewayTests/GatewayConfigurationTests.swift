@@ -61,6 +61,38 @@ struct GatewayConfigurationTests {
         #expect(config.app(named: "c") == nil)
     }
 
+    @Test("the front door's limits are read, defaulted and checked against each other")
+    func protectionLimits() throws {
+        let defaults = try parse("{}")
+        #expect(defaults.maxBufferedRequestBytesPerConnection == 64 << 20)
+        #expect(defaults.maxBufferedRequestBytes == 1 << 30)
+        #expect(defaults.maxUnsentResponseBytes == 64 << 20)
+        #expect(defaults.writeTimeoutSeconds == 30)
+        #expect(defaults.sendTimeoutSeconds == 300)
+        let set = try parse(
+            """
+            {"max_message_bytes": 1048576, "max_buffered_request_bytes_per_connection": 2097152,
+             "max_buffered_request_bytes": 4194304, "max_unsent_response_bytes": 65536,
+             "write_timeout_seconds": 0, "send_timeout_seconds": 5}
+            """)
+        #expect(set.maxBufferedRequestBytesPerConnection == 2 << 20)
+        #expect(set.maxBufferedRequestBytes == 4 << 20)
+        #expect(set.maxUnsentResponseBytes == 65536)
+        #expect(set.writeTimeoutSeconds == 0)
+        #expect(set.sendTimeoutSeconds == 5)
+        #expect(error(#"{"max_message_bytes": 1048576, "max_buffered_request_bytes_per_connection": 1048576}"#)
+            .hasPrefix("config.max_buffered_request_bytes_per_connection: 1048576 is less than max_message_bytes"))
+        #expect(error(#"{"max_buffered_request_bytes": 1048576}"#)
+            .hasPrefix("config.max_buffered_request_bytes: 1048576 is less than max_buffered_request_bytes_per_connection"))
+    }
+
+    @Test("the client connections allowed fit under the descriptor limit, keeping room for providers")
+    func descriptorLimit() throws {
+        let config = try parse(#"{"max_connections": 5000}"#)
+        #expect(config.clientConnectionsAllowed(descriptorLimit: 1_048_576) == 5000)
+        #expect(config.clientConnectionsAllowed(descriptorLimit: 1024) == 1024 - 64)
+    }
+
     @Test("mistakes name the key")
     func mistakes() {
         #expect(error("{\"listn\": 1}").hasPrefix("config: unknown key \"listn\""))

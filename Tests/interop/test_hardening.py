@@ -505,3 +505,20 @@ def test_a_store_deleted_under_the_gateway_is_refused_not_written_into(tmp_path,
                         and "was deleted" in line), "".join(server.log[-10:])
     finally:
         server.stop()
+
+
+def test_a_send_without_a_deadline_ends_at_send_timeout_when_the_provider_never_answers(tmp_path):
+    """Before: a Send without grpc-timeout to a provider that never answers was never answered.
+    Now send_timeout_seconds bounds it: FAILED DeadlineExceeded for what was not delivered."""
+    stalled = MockProcess("mock-apns", str(tmp_path / "stalled"), ["--delay-ms", "60000"])
+    server = Server({"apps": [stalled.apns_app("stalled")], "send_timeout_seconds": 2}, str(tmp_path))
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            started = time.time()
+            reply = push_pb2_grpc.PushStub(channel).Send(send_request("stalled", 3))  # no deadline
+            waited = time.time() - started
+        assert [(r.status, r.reason) for r in reply.results] == [(push_pb2.STATUS_FAILED, "DeadlineExceeded")] * 3
+        assert 1.5 <= waited < 10, waited
+    finally:
+        server.stop()
+        stalled.stop()
