@@ -346,6 +346,37 @@ def test_a_client_that_reads_nothing_is_closed_once_its_unsent_answers_pass_the_
     assert metric(guarded, "pushgate_notifications_total", status="delivered") == delivered + 20_000
 
 
+def test_memory_goes_back_down_after_an_unread_client_is_closed(tmp_path, mock):
+    """The issue's "RSS back down": a zero-window client sends 40 Sends of 8,000 tokens and is
+    closed past 4 MiB of unread answers; its work is done without it, and once no call runs the
+    heap the burst left free goes back to the system (before, RSS stayed at the burst's peak)."""
+    server = Server({"apps": [mock.apns_app("hard")], "max_unsent_response_bytes": 4 * MiB,
+                     "log_level": "debug"}, str(tmp_path))
+    try:
+        before = rss_kib(server)
+        client = RawClient(server.port, initial_window=0, acknowledge=False)
+        for i in range(40):
+            stream_id = client.open("/pushgate.v1.Push/Send")
+            client.send_message(stream_id, framed(send_request("hard", 8000, first=400_000 + 8000 * i).SerializeToString()))
+            if client.terminated is not None:
+                break
+        client.pump(30)
+        assert client.terminated == 11, client.terminated
+        client.close()
+        # The detached work goes on for a while; trims come every 10 s while no call runs.
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            peak, after = rss_kib(server, "VmHWM"), rss_kib(server)
+            if after < before + (peak - before) // 2:
+                break
+            time.sleep(1)
+        print("\nunread burst: RSS %d KiB before, peak %d KiB, %d KiB after" % (before, peak, after))
+        assert after < before + (peak - before) // 2, (before, peak, after)
+        assert wait_log(server, lambda line: "returned free heap to the system" in line), "".join(server.log[-10:])
+    finally:
+        server.stop()
+
+
 def test_a_client_that_reads_nothing_is_closed_after_the_write_timeout(guarded):
     client = RawClient(guarded.port, initial_window=0, acknowledge=False)
     stream_id = client.open("/pushgate.v1.Push/Send")
