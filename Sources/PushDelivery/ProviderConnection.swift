@@ -40,6 +40,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     private var handshakeTimer: TimerID?
     /// Set by ``shutdown()``: final.
     private var isShutDown = false
+    /// "the provider refuses streams" was logged for this connection.
+    private var loggedRefusals = false
     private var watchdog: TimerID?
     private var pingSentAt: UInt64?
     /// The `authorization` value in use, as bytes; re-encoded only when its generation changes.
@@ -337,7 +339,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             if errorCode == .refusedStream {
                 // Never processed (refused, or above a GOAWAY's last stream id): send again, same attempt.
                 request.attempts -= 1
-                queue.prepend(request)
+                resendRefused(request)
             } else {
                 retryOrFail(request, reason: "StreamReset(\(errorCode))", httpStatus: 0)
             }
@@ -405,6 +407,37 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         }
         var delay = policy.backoff(afterAttempt: request.attempts, unit: unitRandom())
         if let notBefore, notBefore > delay { delay = notBefore }
+        loop.schedule(after: delay) { [self] in
+            enqueue([request])
+        }
+    }
+
+    /// A request the provider never processed: at once the first time (a GOAWAY racing it is
+    /// ordinary), after the retry backoff later on, and FAILED `StreamRefused` past the policy's
+    /// bound. Logged once per connection: a provider that refuses everything would otherwise be
+    /// sent the same request thousands of times a second.
+    private func resendRefused(_ request: Request) {
+        var request = request
+        request.refusals += 1
+        let policy = app.configuration.retry
+        if request.refusals == 1 {
+            queue.prepend(request)
+            return
+        }
+        if !loggedRefusals {
+            loggedRefusals = true
+            app.log("the provider refuses streams without processing them; resending with backoff",
+                TransportError("REFUSED_STREAM \(request.refusals) times for one request"))
+        }
+        guard Int(request.refusals) <= policy.maxRefusals, !request.job.collector.isFinished, !isShutDown else {
+            finish(
+                request,
+                request.result(
+                    .failed, reason: isShutDown ? "Shutdown" : "StreamRefused: the provider refused the stream "
+                        + "\(request.refusals) times without processing it"))
+            return
+        }
+        let delay = policy.backoff(afterAttempt: Int(request.refusals) - 1, unit: unitRandom())
         loop.schedule(after: delay) { [self] in
             enqueue([request])
         }

@@ -26,6 +26,8 @@ public struct ProviderRequest: Sendable {
     public var attempts = 0
     /// Whether this request was already resent after its credential was refused.
     var authorizationRenewed = false
+    /// Times it came back unprocessed (REFUSED_STREAM), bounded by ``RetryPolicy/maxRefusals``.
+    var refusals: Int32 = 0
 
     public init(job: any ProviderJob, token: String, slot: Int) {
         self.job = job

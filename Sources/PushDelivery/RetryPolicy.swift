@@ -11,10 +11,18 @@ public struct RetryPolicy: Sendable {
     /// (with its reason) instead of held that long. Default 60 s.
     public var maxRetryAfter: Duration
 
+    /// Times one request may come back unprocessed (REFUSED_STREAM, or above a GOAWAY's last
+    /// stream id) before it is FAILED `StreamRefused`. Such resends count no attempt (the provider
+    /// never saw the request): the first goes at once, the rest after the same backoff as retries,
+    /// so a provider refusing everything gets a bounded, spaced-out number of requests instead of
+    /// a resend storm. Default 8.
+    public var maxRefusals: Int
+
     public init(
         maxAttempts: Int = 3, initialBackoff: Duration = .milliseconds(200), maxBackoff: Duration = .seconds(5),
-        maxRetryAfter: Duration = .seconds(60)
+        maxRetryAfter: Duration = .seconds(60), maxRefusals: Int = 8
     ) {
+        self.maxRefusals = maxRefusals
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff

@@ -145,7 +145,7 @@ final class NotificationCounters: Sendable {
     /// Pushgate's own failure reasons (README, "Send results"), without their details.
     static let pushgateReasons: Set<String> = [
         "ConnectionLost", "ProviderUnreachable", "Expired", "DeadlineExceeded", "Shutdown", "StreamReset",
-        "ProviderTokenError", "OAuthTokenError", "WrongPlatform",
+        "ProviderTokenError", "OAuthTokenError", "WrongPlatform", "StreamRefused",
     ]
     /// FCM's error codes and canonical statuses that a result can carry (protocols.md B.3).
     static let fcmReasons: Set<String> = [

@@ -553,3 +553,42 @@ def test_a_send_without_a_deadline_ends_at_send_timeout_when_the_provider_never_
     finally:
         server.stop()
         stalled.stop()
+
+
+def test_a_provider_that_refuses_every_stream_gets_a_bounded_backed_off_number_of_requests(tmp_path):
+    """Before: a provider answering REFUSED_STREAM to everything had one token resent 16,750 times in
+    9.5 s, without backoff. Now: the first refusal is resent at once, later ones after the retry
+    backoff, and after 8 the token is FAILED StreamRefused (an independent look-alike, Python h2)."""
+    import h2.errors
+    from h2_lookalike import H2Lookalike, make_certificate
+
+    class Refusing(H2Lookalike):
+        name = "refusing look-alike"
+        requests = 0
+
+        def _answer(self, conn, stream_id, headers, body):
+            Refusing.requests += 1
+            conn.reset_stream(stream_id, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
+
+    cert, key = make_certificate(str(tmp_path))
+    refusing = Refusing(cert, key).start()
+    p8 = tmp_path / "AuthKey_KEY1234567.p8"
+    import subprocess
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(p8)],
+                   check=True, capture_output=True)
+    app = {"name": "refusing", "platform": "apns", "bundle_id": "com.example.refusing", "team_id": "TEAM123456",
+           "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % refusing.port, "ca_file": cert}
+    server = Server({"apps": [app]}, str(tmp_path))
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            started = time.time()
+            reply = push_pb2_grpc.PushStub(channel).Send(send_request("refusing", 1), timeout=60)
+            waited = time.time() - started
+        result = reply.results[0]
+        assert result.status == push_pb2.STATUS_FAILED and result.reason.startswith("StreamRefused"), result
+        assert Refusing.requests == 9, Refusing.requests  # the first send and 8 resends
+        assert waited > 2, waited  # spaced by the backoff: 0.2, 0.4, 0.8, 1.6, 3.2, 5, 5 s (jitter ½-1)
+        assert wait_log(server, lambda line: "refuses streams without processing them" in line)
+    finally:
+        server.stop()
+        refusing.stop()
