@@ -22,6 +22,10 @@ public struct ProviderClientConfiguration: Sendable {
     /// No answer to a PING (no bytes at all) within this: the connection is dead and replaced.
     /// Default 10 s.
     public var pingTimeout: Duration = .seconds(10)
+    /// A connection with requests waiting or in flight that gets no answer for this long (it
+    /// answers PINGs but never its SETTINGS, allows 0 streams, or keeps a zero window) is given
+    /// up and replaced; its requests go to the next connection. Default 30 s.
+    public var stallTimeout: Duration = .seconds(30)
 
     public init() {}
 }

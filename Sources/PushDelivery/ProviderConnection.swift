@@ -42,6 +42,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     private var isShutDown = false
     /// "the provider refuses streams" was logged for this connection.
     private var loggedRefusals = false
+    /// When the connection last made progress (ready, an answer): the stall watch compares it.
+    private var lastProgressAt: UInt64 = 0
     private var watchdog: TimerID?
     private var pingSentAt: UInt64?
     /// The `authorization` value in use, as bytes; re-encoded only when its generation changes.
@@ -344,6 +346,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
                 retryOrFail(request, reason: "StreamReset(\(errorCode))", httpStatus: 0)
             }
         } else {
+            lastProgressAt = loop.now
             app.requestSeconds?.observe(nanoseconds: loop.now &- done.submittedAt)
             let outcome = app.dialect.outcome(of: done.response, token: request.token, now: app.clock())
             handle(outcome, for: request, generation: done.generation)
@@ -453,6 +456,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
 
     private func startWatchdog() {
         stopWatchdog()
+        lastProgressAt = 0  // a new connection: the stall watch starts afresh
         scheduleWatchdogTick()
     }
 
@@ -477,6 +481,19 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     private func checkLiveness() {
         guard let transport, state == .ready || state == .draining else { return }
         let now = loop.now
+        if lastProgressAt == 0 || streams.isEmpty && queue.isEmpty {
+            // Nothing waits, so there is nothing to make progress on: the watch starts now.
+            lastProgressAt = now
+        } else if now &- lastProgressAt >= Self.nanoseconds(app.configuration.stallTimeout) {
+            // Alive (it answers PINGs) but useless: no SETTINGS, 0 streams allowed, a zero window.
+            let why = !settingsReceived ? "no SETTINGS from the provider"
+                : transport.session.remoteMaxConcurrentStreams == 0 ? "the provider allows 0 streams"
+                : "no answer on any stream"
+            transport.close(
+                flushFirst: false,
+                error: TransportError("no progress for \(app.configuration.stallTimeout) (\(why)): connection given up"))
+            return
+        }
         let silence = now &- transport.lastReceivedAt
         if let pingSentAt {
             if transport.lastReceivedAt >= pingSentAt {

@@ -39,6 +39,9 @@ public struct AppConfiguration: Sendable, Equatable {
     /// No bytes within this of a PING: the connection is dead and replaced, seconds
     /// (`ping_timeout_seconds`; also the silence before a PING while requests wait). Default 10.
     public var pingTimeoutSeconds = 10
+    /// Requests waiting on a provider connection that answers nothing for this long: the
+    /// connection is given up and replaced, seconds (`stall_timeout_seconds`). Default 30.
+    public var stallTimeoutSeconds = 30
     /// FCM: the Google service-account JSON key file (its key signs the OAuth2 assertions).
     public var serviceAccountFile = ""
     /// FCM: the Firebase project; empty: the service account's `project_id`.

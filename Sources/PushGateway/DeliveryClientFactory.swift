@@ -22,6 +22,7 @@ enum DeliveryClientFactory {
             settings.connectTimeout = .seconds(app.connectTimeoutSeconds)
             settings.pingInterval = .seconds(app.pingIntervalSeconds)
             settings.pingTimeout = .seconds(app.pingTimeoutSeconds)
+            settings.stallTimeout = .seconds(app.stallTimeoutSeconds)
             settings.queueLimit = configuration.queueLimit
             let name = app.name
             let logger: @Sendable (String, (any Error)?) -> Void = { message, error in

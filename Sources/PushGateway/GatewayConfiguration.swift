@@ -193,7 +193,7 @@ public struct GatewayConfiguration: Sendable {
         }
         let common = [
             "name", "platform", "url", "ca_file", "connections", "connect_timeout_seconds", "ping_interval_seconds",
-            "ping_timeout_seconds",
+            "ping_timeout_seconds", "stall_timeout_seconds",
         ]
         switch platform {
         case .apns:
@@ -220,6 +220,7 @@ public struct GatewayConfiguration: Sendable {
         app.connectTimeoutSeconds = try reader.int("connect_timeout_seconds", range: 1...600) ?? 10
         app.pingIntervalSeconds = try reader.int("ping_interval_seconds", range: 1...3600) ?? 60
         app.pingTimeoutSeconds = try reader.int("ping_timeout_seconds", range: 1...600) ?? 10
+        app.stallTimeoutSeconds = try reader.int("stall_timeout_seconds", range: 1...3600) ?? 30
         app.serviceAccountFile = try reader.string("service_account_file") ?? ""
         app.projectID = try reader.string("project_id") ?? ""
         app.tokenURL = try reader.string("token_url") ?? ""

@@ -592,3 +592,37 @@ def test_a_provider_that_refuses_every_stream_gets_a_bounded_backed_off_number_o
     finally:
         server.stop()
         refusing.stop()
+
+
+def test_a_provider_that_allows_no_streams_has_its_connection_given_up(tmp_path):
+    """Before: a provider that answers PINGs but advertises MAX_CONCURRENT_STREAMS 0 held its requests
+    for ever on one connection, with nothing logged. Now, past stall_timeout_seconds without an
+    answer, the connection is given up (logged with why) and replaced; the Send ends at its deadline."""
+    import subprocess
+    from h2_lookalike import H2Lookalike, make_certificate
+
+    class NoStreams(H2Lookalike):
+        name = "zero-streams look-alike"
+
+        def _answer(self, conn, stream_id, headers, body):
+            raise AssertionError("no stream may be opened")
+
+    cert, key = make_certificate(str(tmp_path))
+    provider = NoStreams(cert, key, max_streams=0).start()
+    p8 = tmp_path / "AuthKey_KEY1234567.p8"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(p8)],
+                   check=True, capture_output=True)
+    app = {"name": "nostreams", "platform": "apns", "bundle_id": "com.example.nostreams", "team_id": "TEAM123456",
+           "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % provider.port, "ca_file": cert,
+           "stall_timeout_seconds": 2, "ping_timeout_seconds": 1}
+    server = Server({"apps": [app]}, str(tmp_path))
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            reply = push_pb2_grpc.PushStub(channel).Send(send_request("nostreams", 1), timeout=8)
+        assert [(r.status, r.reason) for r in reply.results] == [(push_pb2.STATUS_FAILED, "DeadlineExceeded")]
+        assert wait_log(server, lambda line: "connection given up" in line and "allows 0 streams" in line), \
+            "".join(server.log[-10:])
+        assert provider.connections >= 2, provider.connections  # replaced, not held
+    finally:
+        server.stop()
+        provider.stop()
