@@ -14,15 +14,15 @@ struct GRPCClientWatch {
 
     enum Action: Equatable {
         case none
-        /// Call ``writeTimerFired(unsent:progress:)`` after this many nanoseconds.
-        case armWriteTimer(after: UInt64)
+        /// Call ``writeTimerFired(unsent:progress:)`` after this long.
+        case armWriteTimer(after: Duration)
         /// GOAWAY and close.
         case drop(Reason)
     }
 
     let maxUnsentBytes: Int
-    /// Nanoseconds; nil: never.
-    let writeTimeout: UInt64?
+    /// nil: never.
+    let writeTimeout: Duration?
     let maxControlFramesPerSecond: Int
 
     private var dropped = false
@@ -33,7 +33,7 @@ struct GRPCClientWatch {
     private var controlFramesSince: UInt64 = 0
 
     /// `now`: when the connection began (nanoseconds), where the first count of control frames starts.
-    init(maxUnsentBytes: Int, writeTimeout: UInt64?, maxControlFramesPerSecond: Int, now: UInt64) {
+    init(maxUnsentBytes: Int, writeTimeout: Duration?, maxControlFramesPerSecond: Int, now: UInt64) {
         self.maxUnsentBytes = maxUnsentBytes
         self.writeTimeout = writeTimeout
         self.maxControlFramesPerSecond = maxControlFramesPerSecond

@@ -77,8 +77,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         self.isLoopbackPeer = connection.isLoopbackPeer
         self.watch = GRPCClientWatch(
             maxUnsentBytes: configuration.maxUnsentResponseBytes,
-            writeTimeout: configuration.writeTimeout.map { UInt64($0.components.seconds) * 1_000_000_000
-                + UInt64($0.components.attoseconds / 1_000_000_000) },
+            writeTimeout: configuration.writeTimeout,
             maxControlFramesPerSecond: configuration.maxControlFramesPerSecond, now: connection.loop.now)
         self.requestBudget = GRPCRequestBudget(
             limit: configuration.maxBufferedRequestBytesPerConnection, owner: "this connection",
@@ -107,8 +106,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         switch action {
         case .none:
             break
-        case .armWriteTimer(let nanoseconds):
-            writeTimer = loop.schedule(after: .nanoseconds(Int64(clamping: nanoseconds))) { [weak self] in
+        case .armWriteTimer(let delay):
+            writeTimer = loop.schedule(after: delay) { [weak self] in
                 guard let self, let transport = self.transport else { return }
                 writeTimer = nil
                 guard !transport.isClosed else { return }

@@ -172,6 +172,8 @@ public final class Gateway: Sendable {
 
     /// The health-check name that follows the store alone (SERVING while its calls succeed).
     static let storeHealthService = "pushgate.store"
+    /// The services that report NOT_SERVING while the store fails.
+    static let storeBackedServices = ["pushgate.v1.Registry", storeHealthService]
 
     /// Store trouble is logged (the first failure as an error, with the store's own words, which
     /// clients do not get; repeats as warnings) and turns the store-backed services NOT_SERVING
@@ -183,13 +185,13 @@ public final class Gateway: Sendable {
             case .failed(let error, let first):
                 if first {
                     log.error("the store is failing", ["error": error.description])
-                    for service in ["pushgate.v1.Registry", storeHealthService] { board.set(service, .notServing) }
+                    for service in storeBackedServices { board.set(service, .notServing) }
                 } else {
                     log.warning("store call failed", ["error": error.description])
                 }
             case .recovered:
                 log.warning("the store works again")
-                for service in ["pushgate.v1.Registry", storeHealthService] { board.set(service, .serving) }
+                for service in storeBackedServices { board.set(service, .serving) }
             }
         }
     }

@@ -6,7 +6,7 @@ import Testing
 struct GRPCClientWatchTests {
     let second: UInt64 = 1_000_000_000
 
-    func watch(maxUnsent: Int = 1000, writeTimeout: UInt64? = 30_000_000_000, controlFrames: Int = 100) -> GRPCClientWatch {
+    func watch(maxUnsent: Int = 1000, writeTimeout: Duration? = .seconds(30), controlFrames: Int = 100) -> GRPCClientWatch {
         GRPCClientWatch(
             maxUnsentBytes: maxUnsent, writeTimeout: writeTimeout, maxControlFramesPerSecond: controlFrames, now: 0)
     }
@@ -20,7 +20,7 @@ struct GRPCClientWatchTests {
     @Test("unsent output arms the write timer once; a timer that sees no progress drops the client")
     func noProgress() {
         var watch = watch()
-        #expect(watch.responseQueued(unsent: 500, progress: 7) == .armWriteTimer(after: 30 * second))
+        #expect(watch.responseQueued(unsent: 500, progress: 7) == .armWriteTimer(after: .seconds(30)))
         #expect(watch.responseQueued(unsent: 600, progress: 7) == .none, "already armed")
         #expect(watch.writeTimerFired(unsent: 600, progress: 7) == .drop(.noProgress(unsent: 600)))
     }
@@ -28,10 +28,10 @@ struct GRPCClientWatchTests {
     @Test("progress re-arms the timer, and nothing left unsent disarms it")
     func progress() {
         var watch = watch()
-        #expect(watch.responseQueued(unsent: 500, progress: 7) == .armWriteTimer(after: 30 * second))
-        #expect(watch.writeTimerFired(unsent: 300, progress: 9) == .armWriteTimer(after: 30 * second))
+        #expect(watch.responseQueued(unsent: 500, progress: 7) == .armWriteTimer(after: .seconds(30)))
+        #expect(watch.writeTimerFired(unsent: 300, progress: 9) == .armWriteTimer(after: .seconds(30)))
         #expect(watch.writeTimerFired(unsent: 0, progress: 12) == .none)
-        #expect(watch.responseQueued(unsent: 10, progress: 12) == .armWriteTimer(after: 30 * second))
+        #expect(watch.responseQueued(unsent: 10, progress: 12) == .armWriteTimer(after: .seconds(30)))
     }
 
     @Test("without a write timeout only the limit applies")
