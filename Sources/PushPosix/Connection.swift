@@ -107,28 +107,103 @@ public final class Connection: @unchecked Sendable {
         updateInterest()
     }
 
-    /// With `flushFirst`, makes one non-blocking attempt to send what is buffered (anything
-    /// the kernel does not take at once is dropped), then closes. connectionDidClose(nil)
-    /// follows once the current callback has returned. Idempotent.
+    /// Closes for the handler: connectionDidClose(nil) follows once the current callback has
+    /// returned, and nothing more is delivered. Idempotent.
+    ///
+    /// With `flushFirst` the socket lingers on its own after that, for at most ``lingerTimeout``:
+    /// what is buffered goes out, then the write side is shut and input is read and dropped until
+    /// the peer closes too. Closing at once would lose the tail of the output, and a socket closed
+    /// with unread input sends an RST, which discards whatever the kernel had not yet transmitted
+    /// (the last answers before a GOAWAY, say).
     public func close(flushFirst: Bool = true) {
         loop.preconditionInEventLoop()
         guard !closed else { return }
-        if flushFirst && !outbound.isEmpty {
-            _ = writeOut()
+        guard flushFirst else {
+            closeNow(error: nil)
+            return
         }
-        closeNow(error: nil)
+        closed = true
+        notifyClosed(error: nil)
+        lingering = true
+        readingPaused = false
+        lingerTimer = loop.schedule(after: Self.lingerTimeout) { [self] in
+            lingerTimer = nil
+            closeNow(error: nil)
+        }
+        continueLingering()
+    }
+
+    /// How long a closed connection may still take to send its output and see the peer's close.
+    public static let lingerTimeout: Duration = .seconds(2)
+
+    private var lingering = false
+    private var writeShut = false
+    private var lingerTimer: TimerID?
+
+    private func continueLingering() {
+        guard fd >= 0 else { return }
+        if !writeShut {
+            switch writeOut() {
+            case .drained:
+                writeShut = true
+                _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+                waitingForWritable = false
+            case .blocked:
+                waitingForWritable = true
+            case .failed:
+                closeNow(error: nil)
+                return
+            }
+        }
+        updateInterest()
+    }
+
+    /// Reads and drops what the peer still sends; its EOF (or an error) ends the linger.
+    private func discardInput() {
+        let buffer = loop.readBuffer
+        var budget = Self.readBudgetPerTurn
+        while fd >= 0 && budget > 0 {
+            let result: IOResult<Int>
+            do {
+                result = try syscall("read from \(remoteAddress)") {
+                    Glibc.read(fd, buffer.baseAddress, buffer.count)
+                }
+            } catch {
+                closeNow(error: nil)
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .processed(0):
+                closeNow(error: nil)
+                return
+            case .processed(let n):
+                budget -= n
+            }
+        }
     }
 
     // MARK: - Loop callbacks
 
-    /// Removes from epoll, closes the descriptor once, and defers the handler notification.
+    /// Removes from epoll and closes the descriptor once; the handler is told (deferred) unless
+    /// ``close(flushFirst:)`` already did.
     func closeNow(error: IOError?) {
-        guard !closed else { return }
+        guard fd >= 0 else { return }
+        let notify = !closed
         closed = true
+        if let lingerTimer {
+            loop.cancelTimer(lingerTimer)
+            self.lingerTimer = nil
+        }
         loop.deregister(id: registrationID, fd: fd)
         closeDescriptor(fd)
         fd = -1
         outbound.removeAll()
+        if notify { notifyClosed(error: error) }
+    }
+
+    private func notifyClosed(error: IOError?) {
         // The deferred closure keeps `self` alive until the handler has been told.
         loop.deferCallback { [self] in
             let handler = self.handler
@@ -154,7 +229,26 @@ public final class Connection: @unchecked Sendable {
                 updateInterest()
             }
         case .failed(let error):
+            // A peer that closes with our requests unread resets the connection, but what it
+            // answered before is still in the kernel: hand that over before reporting the error
+            // (an HTTP/2 client would otherwise resend requests that were answered).
+            drainInput()
             closeNow(error: error)
+        }
+    }
+
+    /// Delivers what the kernel still holds for reading, at most `readBudgetPerTurn`, ignoring
+    /// EOF and errors (the caller is closing anyway). Not while reading is paused: the handler
+    /// asked for nothing more.
+    private func drainInput() {
+        let buffer = loop.readBuffer
+        var budget = Self.readBudgetPerTurn
+        while !closed && !readingPaused && budget > 0 {
+            guard case .processed(let n)? = try? syscall("read from \(remoteAddress)", {
+                Glibc.read(fd, buffer.baseAddress, buffer.count)
+            }), n > 0 else { return }
+            budget -= n
+            handler?.connection(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
     }
 
@@ -227,6 +321,11 @@ public final class Connection: @unchecked Sendable {
 
 extension Connection: Selectable {
     func handleEvents(_ events: UInt32) {
+        if lingering {
+            if events & LinuxCalls.EPOLLOUT != 0 { continueLingering() }
+            if events & (LinuxCalls.EPOLLIN | LinuxCalls.EPOLLERR | LinuxCalls.EPOLLHUP) != 0 { discardInput() }
+            return
+        }
         guard !closed else { return }
         let errorOrHangup = events & (LinuxCalls.EPOLLERR | LinuxCalls.EPOLLHUP) != 0
         if !readingPaused && (events & LinuxCalls.EPOLLIN != 0 || errorOrHangup) {
@@ -245,7 +344,9 @@ extension Connection: Selectable {
         }
     }
 
+    /// The loop is ending: one attempt to send what is buffered, no lingering (no timer would run).
     func closeForShutdown() {
-        close(flushFirst: true)
+        if fd >= 0 && !writeShut && !outbound.isEmpty { _ = writeOut() }
+        closeNow(error: nil)
     }
 }

@@ -164,4 +164,80 @@ struct ConnectionTests {
         #expect(waitFor(serverSide.done))
         #expect(serverSide.received == [1, 2, 3, 4, 5, 6])
     }
+
+    @Test("what a peer answered before resetting the connection is delivered before the write error")
+    func answerBeforeReset() throws {
+        let loop = try EventLoop.spawn(name: "reset")
+        defer { loop.shutdown() }
+        // A plain blocking server socket: accept, answer, then close with SO_LINGER 0 (an RST).
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7f00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(listener, $0, length)
+                _ = getsockname(listener, $0, &length)
+            }
+        }
+        #expect(listen(listener, 1) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let go = DispatchSemaphore(value: 0)
+        let reset = DispatchSemaphore(value: 0)
+        let serverThread = try startThread("reset-server") {
+            let peer = accept(listener, nil, nil)
+            guard peer >= 0, waitFor(go) else { return }
+            _ = Array("answer".utf8).withUnsafeBytes { send(peer, $0.baseAddress, $0.count, 0) }
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(peer, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            close(peer)
+            reset.signal()
+        }
+        let client = Collector(expected: 6)
+        let connection = try #require(try connectAndWait(port: port, loop: loop, handler: client)?.get())
+        // In one loop turn: the reset has arrived (the answer still unread), then a write, flushed
+        // at the end of the turn, fails.
+        _ = onLoop(loop) {
+            go.signal()
+            _ = waitFor(reset)
+            usleep(50_000)
+            connection.write([1, 2, 3])
+        }
+        #expect(waitFor(client.closed))
+        #expect(client.received == Array("answer".utf8))
+        let code = client.closeError?.errno
+        #expect(code == ECONNRESET || code == EPIPE)
+        pthread_join(serverThread, nil)
+    }
+
+    @Test("a graceful close sends everything buffered, even past the socket buffers, and ends with EOF")
+    func gracefulCloseSendsEverything() throws {
+        final class WriteAndClose: ConnectionHandler, @unchecked Sendable {
+            let payload: [UInt8]
+            init(_ payload: [UInt8]) { self.payload = payload }
+            func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
+                // Reading stops, so the rest of the peer's input stays unread in the kernel.
+                connection.pauseReading()
+                connection.write(payload)
+                connection.close(flushFirst: true)
+            }
+            func connectionDidClose(_ connection: Connection, error: IOError?) {}
+        }
+        let group = try EventLoopGroup(loopCount: 2, namePrefix: "linger")
+        defer { group.shutdown() }
+        let size = 8 * 1024 * 1024
+        let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 10) }
+        let server = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in WriteAndClose(payload) }
+        let client = Collector(expected: size)
+        let connection = try #require(try connectAndWait(port: server.localPort, loop: group.loops[1], handler: client)?.get())
+        // More than one read's worth, so input is still unread when the server closes.
+        _ = onLoop(connection.loop) { connection.write(Array(repeating: 1, count: 256 * 1024)) }
+        #expect(waitFor(client.closed))
+        #expect(client.received.count == size)
+        #expect(client.received == payload)
+        #expect(client.closeError == nil)
+        server.close()
+    }
 }
