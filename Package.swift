@@ -34,6 +34,8 @@ let package = Package(
         // PostgreSQL's client library: the store engine for several instances sharing one database.
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // HTTP/1.1 message parsing (libhttp-parser: sans-IO, callbacks; see the README for why).
+        .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
         .systemLibrary(name: "CLinux"),
         .systemLibrary(
@@ -69,6 +71,10 @@ let package = Package(
         .target(name: "PushHTTP2", dependencies: ["CNGHTTP2"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PushHTTP2Tests", dependencies: ["PushHTTP2", "CNGHTTP2"], swiftSettings: swiftSettings),
+
+        // Sans-IO HTTP/1.1 messages (client responses, server requests) over libhttp-parser.
+        .target(name: "PushHTTP1", dependencies: ["CHTTPParser"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP1"], swiftSettings: swiftSettings),
 
         // TLS over OpenSSL memory BIOs (sans-IO), certificates, ES256 JWT signing.
         .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),

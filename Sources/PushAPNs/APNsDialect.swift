@@ -127,13 +127,13 @@ extension ProviderClient where Dialect == APNsDialect {
         configuration: ProviderClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = unixSeconds,
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
-        requestSeconds: Histogram? = nil
+        metrics: ProviderMetrics = ProviderMetrics()
     ) {
         let dialect = APNsDialect(credentials: credentials)
         let authority = endpoint.authority
         self.init(
             name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
-            group: group, clock: clock, logger: logger, requestSeconds: requestSeconds,
+            group: group, clock: clock, logger: logger, metrics: metrics,
             makeJob: { push, index, collector in
                 dialect.job(push, notificationIndex: index, authority: authority, collector: collector)
             })

@@ -13,15 +13,14 @@ final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
     /// Unix seconds (expiration checks); injected for tests.
     let clock: @Sendable () -> Int64
     let logger: @Sendable (String, (any Error)?) -> Void
-    /// Submit → response time of each request that got a response; nil: not measured.
-    let requestSeconds: Histogram?
+    let metrics: ProviderMetrics
     /// Requests held (queued, waiting to retry, in flight): bounded by `configuration.queueLimit`.
     private let held = Atomic<Int>(0)
 
     init(
         name: String, endpoint: ProviderEndpoint, tlsContext: TLSContext, dialect: Dialect,
         configuration: ProviderClientConfiguration, clock: @escaping @Sendable () -> Int64,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void, requestSeconds: Histogram? = nil
+        logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics = ProviderMetrics()
     ) {
         self.name = name
         self.endpoint = endpoint
@@ -30,7 +29,7 @@ final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
-        self.requestSeconds = requestSeconds
+        self.metrics = metrics
     }
 
     /// Takes room for `count` requests, all or nothing.

@@ -52,7 +52,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     private let nextConnection = Atomic<Int>(0)
     private let makeJob: @Sendable (PreparedPush, Int, DeliveryCollector) -> Dialect.Job?
 
-    /// Connections open on first use and stay open. `requestSeconds`, when given, gets the submit →
+    /// Connections open on first use and stay open. `metrics` gets the submit →
     /// response time of every request that got a response.
     /// - Parameter makeJob: the job for a push (notification index, collector), or nil when the
     ///   push is not for this provider.
@@ -61,7 +61,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
         configuration: ProviderClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = unixSeconds,
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
-        requestSeconds: Histogram? = nil,
+        metrics: ProviderMetrics = ProviderMetrics(),
         makeJob: @escaping @Sendable (PreparedPush, Int, DeliveryCollector) -> Dialect.Job?
     ) {
         self.name = name
@@ -69,7 +69,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
         self.makeJob = makeJob
         let app = ProviderAppContext(
             name: name, endpoint: endpoint, tlsContext: tlsContext, dialect: dialect, configuration: configuration,
-            clock: clock, logger: logger, requestSeconds: requestSeconds)
+            clock: clock, logger: logger, metrics: metrics)
         self.app = app
         connections = (0..<max(1, configuration.connections)).map { _ in ProviderConnectionSlot() }
         loops = group.loops

@@ -91,12 +91,12 @@ extension ProviderClient where Dialect == FCMDialect {
         tlsContext: TLSContext, configuration: ProviderClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = unixSeconds,
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
-        requestSeconds: Histogram? = nil
+        metrics: ProviderMetrics = ProviderMetrics()
     ) {
         let dialect = FCMDialect(projectID: projectID, authority: endpoint.authority, accessTokens: accessTokens)
         self.init(
             name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
-            group: group, clock: clock, logger: logger, requestSeconds: requestSeconds,
+            group: group, clock: clock, logger: logger, metrics: metrics,
             makeJob: { push, index, collector in
                 guard case .fcm(let message) = push else { return nil }
                 return FCMJob(message, notificationIndex: index, collector: collector)

@@ -33,12 +33,12 @@ enum DeliveryClientFactory {
             case .fcm:
                 clients[app.name] = try makeFCMClient(
                     app, path: path, settings: settings, group: group, logger: logger,
-                    requestSeconds: metrics?.providerRequestSeconds(app: name))
+                    metrics: metrics?.provider(app: name) ?? ProviderMetrics())
                 continue
             case .adm:
                 clients[app.name] = try makeADMClient(
                     app, path: path, settings: settings, group: group, logger: logger,
-                    requestSeconds: metrics?.providerRequestSeconds(app: name))
+                    metrics: metrics?.provider(app: name) ?? ProviderMetrics())
                 continue
             }
             let endpoint = try endpoint(for: app, path: path)
@@ -78,7 +78,7 @@ enum DeliveryClientFactory {
             }
             clients[app.name] = APNsClient(
                 name: app.name, endpoint: endpoint, credentials: credentials, tlsContext: tls, configuration: settings,
-                group: group, logger: logger, requestSeconds: metrics?.providerRequestSeconds(app: name))
+                group: group, logger: logger, metrics: metrics?.provider(app: name) ?? ProviderMetrics())
         }
         return clients
     }
@@ -88,7 +88,7 @@ enum DeliveryClientFactory {
 
     private static func makeADMClient(
         _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void, requestSeconds: Histogram?
+        logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics
     ) throws(ConfigurationError) -> any DeliveryClient {
         let endpoint = try providerEndpoint(app, default: admEndpoint, path: path)
         let secret: String
@@ -112,7 +112,7 @@ enum DeliveryClientFactory {
         }
         return ADMClient(
             name: app.name, endpoint: endpoint, accessTokens: AccessTokenCache(logger: logger, fetch: fetch),
-            tlsContext: tls, configuration: settings, group: group, logger: logger, requestSeconds: requestSeconds)
+            tlsContext: tls, configuration: settings, group: group, logger: logger, metrics: metrics)
     }
 
     /// The app's `url`, or the provider's own host.
@@ -136,7 +136,7 @@ enum DeliveryClientFactory {
 
     private static func makeFCMClient(
         _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void, requestSeconds: Histogram?
+        logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics
     ) throws(ConfigurationError) -> any DeliveryClient {
         let endpoint = try providerEndpoint(app, default: fcmEndpoint, path: path)
         let account: GoogleServiceAccount
@@ -168,7 +168,7 @@ enum DeliveryClientFactory {
         let accessTokens = AccessTokenCache(logger: logger, fetch: fetch)
         return FCMClient(
             name: app.name, endpoint: endpoint, projectID: projectID, accessTokens: accessTokens, tlsContext: tls,
-            configuration: settings, group: group, logger: logger, requestSeconds: requestSeconds)
+            configuration: settings, group: group, logger: logger, metrics: metrics)
     }
 
     private static func endpoint(for app: AppConfiguration, path: String) throws(ConfigurationError) -> ProviderEndpoint {

@@ -16,6 +16,7 @@ final class GatewayMetrics: Sendable {
     private let notificationFamily: CounterFamily
     private let notifications: Locked<[String: NotificationCounters]>
     private let providerRequestSeconds: HistogramFamily
+    private let providerProtections: CounterFamily
 
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
     /// From 100 µs: a provider on the same network (or `pushgate mock-apns` on loopback) answers in
@@ -35,6 +36,11 @@ final class GatewayMetrics: Sendable {
             "pushgate_provider_request_seconds",
             help: "Provider (APNs, FCM, ADM) request time, submit to response, per request that got a response.",
             labels: ["app"], buckets: Self.providerBuckets)
+        providerProtections = registry.counter(
+            "pushgate_provider_protections_total",
+            help: "Protections against a misbehaving provider that acted: refused streams spaced out or FAILED, "
+                + "stalled connections and unanswered PINGs given up.",
+            labels: ["app", "event"])
         sendSeconds = registry.histogram(
             "pushgate_send_seconds",
             help: "End-to-end time of a SendRequest (Send, or one request of a SendStream), validation to answer.",
@@ -58,6 +64,15 @@ final class GatewayMetrics: Sendable {
 
     /// The provider latency histogram of an app (resolved once per APNs client).
     func providerRequestSeconds(app: String) -> Histogram { providerRequestSeconds.labels(app) }
+
+    /// What an app's provider client counts (resolved once per client).
+    func provider(app: String) -> ProviderMetrics {
+        ProviderMetrics(
+            requestSeconds: providerRequestSeconds(app: app),
+            protections: Dictionary(uniqueKeysWithValues: ProviderProtection.allCases.map {
+                ($0, providerProtections.labels(app, $0.rawValue))
+            }))
+    }
 
     /// The gauges computed when scraped, from the running parts.
     func registerGauges(clients current: @escaping @Sendable () -> [String: any DeliveryClient], fanOut: FanOut) {

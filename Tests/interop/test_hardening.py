@@ -578,7 +578,8 @@ def test_a_provider_that_refuses_every_stream_gets_a_bounded_backed_off_number_o
                    check=True, capture_output=True)
     app = {"name": "refusing", "platform": "apns", "bundle_id": "com.example.refusing", "team_id": "TEAM123456",
            "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % refusing.port, "ca_file": cert}
-    server = Server({"apps": [app]}, str(tmp_path))
+    server = Server({"apps": [app], "metrics_listen": "127.0.0.1:0"}, str(tmp_path))
+    server.metrics_port = wait_metrics_port(server)
     try:
         with grpc.insecure_channel(server.address) as channel:
             started = time.time()
@@ -589,6 +590,9 @@ def test_a_provider_that_refuses_every_stream_gets_a_bounded_backed_off_number_o
         assert Refusing.requests == 9, Refusing.requests  # the first send and 8 resends
         assert waited > 2, waited  # spaced by the backoff: 0.2, 0.4, 0.8, 1.6, 3.2, 5, 5 s (jitter ½-1)
         assert wait_log(server, lambda line: "refuses streams without processing them" in line)
+        assert metric(server, "pushgate_provider_protections_total", app="refusing", event="stream_refused") == 1
+        assert metric(server, "pushgate_provider_protections_total", app="refusing",
+                      event="refused_streams_spaced_out") == 1
     finally:
         server.stop()
         refusing.stop()
@@ -615,7 +619,8 @@ def test_a_provider_that_allows_no_streams_has_its_connection_given_up(tmp_path)
     app = {"name": "nostreams", "platform": "apns", "bundle_id": "com.example.nostreams", "team_id": "TEAM123456",
            "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % provider.port, "ca_file": cert,
            "stall_timeout_seconds": 2, "ping_timeout_seconds": 1}
-    server = Server({"apps": [app]}, str(tmp_path))
+    server = Server({"apps": [app], "metrics_listen": "127.0.0.1:0"}, str(tmp_path))
+    server.metrics_port = wait_metrics_port(server)
     try:
         with grpc.insecure_channel(server.address) as channel:
             reply = push_pb2_grpc.PushStub(channel).Send(send_request("nostreams", 1), timeout=8)
@@ -623,6 +628,7 @@ def test_a_provider_that_allows_no_streams_has_its_connection_given_up(tmp_path)
         assert wait_log(server, lambda line: "connection given up" in line and "allows 0 streams" in line), \
             "".join(server.log[-10:])
         assert provider.connections >= 2, provider.connections  # replaced, not held
+        assert metric(server, "pushgate_provider_protections_total", app="nostreams", event="stalled") >= 1
     finally:
         server.stop()
         provider.stop()

@@ -1,0 +1,26 @@
+import PushMetrics
+
+/// What a provider client counts, resolved once per app.
+public struct ProviderMetrics: Sendable {
+    /// Submit → response time of every request that got a response; nil: not measured.
+    public var requestSeconds: Histogram?
+    /// One counter per protection that acted (`pushgate_provider_protections_total{app,event}`).
+    public var protections: [ProviderProtection: Counter]
+
+    public init(requestSeconds: Histogram? = nil, protections: [ProviderProtection: Counter] = [:]) {
+        self.requestSeconds = requestSeconds
+        self.protections = protections
+    }
+}
+
+/// A protection of the engine against a provider that misbehaves, as counted.
+public enum ProviderProtection: String, CaseIterable, Sendable {
+    /// A request came back refused (never processed) a second time: its resends are spaced out.
+    case refusedStreamsSpacedOut = "refused_streams_spaced_out"
+    /// A request was FAILED `StreamRefused`: refused more often than `RetryPolicy.maxRefusals`.
+    case streamRefused = "stream_refused"
+    /// A connection made no progress for the stall timeout and was given up.
+    case stalled = "stalled"
+    /// A connection did not answer a PING in time and was given up.
+    case pingTimeout = "ping_timeout"
+}
