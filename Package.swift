@@ -85,9 +85,11 @@ let package = Package(
             name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC"], swiftSettings: swiftSettings),
         .testTarget(name: "PushProtoTests", dependencies: ["PushProto"], swiftSettings: swiftSettings),
 
-        // HTTP/2 over TLS or cleartext on a PushPosix connection: the glue every HTTP/2 peer uses.
+        // HTTP/2 or HTTP/1.1 (chosen by ALPN) over TLS or cleartext on a PushPosix connection: the
+        // glue every HTTP peer uses.
         .target(
-            name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushTLS"], swiftSettings: swiftSettings),
+            name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS"],
+            swiftSettings: swiftSettings),
         // What the mock servers share: TLS identity, connection registry, generator, clocks.
         // What the request/response mocks (mock-fcm, mock-adm) share: the HTTP/2 connection and
         // listener, requests and answers, access tokens, fault schedules, statistics.
@@ -137,10 +139,10 @@ let package = Package(
         // bounded queues, stream limits, retries, liveness, and per-Send result collection.
         .target(
             name: "PushDelivery",
-            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushPosix"], swiftSettings: swiftSettings),
+            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushHTTP2", "PushTransport"], swiftSettings: swiftSettings),
 
         // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).
         .target(

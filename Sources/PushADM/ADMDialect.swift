@@ -44,9 +44,9 @@ public final class ADMDialect: ProviderDialect {
     }
 
     public func submit(
-        _ request: ProviderRequest, job: ADMJob, authorization: [UInt8]?, on session: HTTP2Session,
+        _ request: ProviderRequest, job: ADMJob, authorization: [UInt8]?, on wire: ProviderWire,
         scratch: inout [UInt8]
-    ) -> Result<Int32, HTTP2Error> {
+    ) -> Result<Int32, ProviderWireError> {
         // Registration ids are checked to need no escaping in a path segment (ADMRegistrationID).
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: Self.pathPrefix)
@@ -54,10 +54,10 @@ public final class ADMDialect: ProviderDialect {
         scratch.append(contentsOf: Self.pathSuffix)
         let template = self.template
         let body = job.body
-        return scratch.withUnsafeBytes { path -> Result<Int32, HTTP2Error> in
-            (authorization ?? []).withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
-                Result { () throws(HTTP2Error) in
-                    try session.submitRequest(
+        return scratch.withUnsafeBytes { path -> Result<Int32, ProviderWireError> in
+            (authorization ?? []).withUnsafeBytes { value -> Result<Int32, ProviderWireError> in
+                Result { () throws(ProviderWireError) in
+                    try wire.submitRequest(
                         template: template, replacing: (Self.pathIndex, path), (Self.authorizationIndex, value),
                         body: body)
                 }

@@ -39,23 +39,23 @@ public final class APNsDialect: ProviderDialect {
     }
 
     public func submit(
-        _ request: ProviderRequest, job: APNsJob, authorization: [UInt8]?, on session: HTTP2Session,
+        _ request: ProviderRequest, job: APNsJob, authorization: [UInt8]?, on wire: ProviderWire,
         scratch: inout [UInt8]
-    ) -> Result<Int32, HTTP2Error> {
+    ) -> Result<Int32, ProviderWireError> {
         // scratch holds `/3/device/<token>`, rebuilt in place: no allocation per token.
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: APNsJob.pathPrefix)
         scratch.append(contentsOf: request.token.utf8)
-        return scratch.withUnsafeBytes { path -> Result<Int32, HTTP2Error> in
+        return scratch.withUnsafeBytes { path -> Result<Int32, ProviderWireError> in
             guard job.usesProviderToken, let authorization else {
-                return Result { () throws(HTTP2Error) in
-                    try session.submitRequest(
+                return Result { () throws(ProviderWireError) in
+                    try wire.submitRequest(
                         template: job.template, replacing: (APNsJob.pathIndex, path), body: job.payload)
                 }
             }
-            return authorization.withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
-                Result { () throws(HTTP2Error) in
-                    try session.submitRequest(
+            return authorization.withUnsafeBytes { value -> Result<Int32, ProviderWireError> in
+                Result { () throws(ProviderWireError) in
+                    try wire.submitRequest(
                         template: job.template, replacing: (APNsJob.pathIndex, path),
                         (APNsJob.authorizationIndex, value), body: job.payload)
                 }

@@ -43,7 +43,7 @@ public struct OAuthTokenEndpoint: Sendable {
             HTTP2Header("content-type", "application/x-www-form-urlencoded"),
             HTTP2Header("accept", "application/json"),
         ]
-        let response = try await HTTP2Exchange.send(
+        let response = try await HTTPExchange.send(
             host: endpoint.host, port: endpoint.port, headers: headers, body: Array(FormURLEncoding.encode(form).utf8),
             tlsContext: tlsContext, loop: loop, timeout: timeout, maxBody: 64 << 10)
         return try Self.parse(status: response.status, body: response.body)

@@ -1,3 +1,5 @@
+import PushTransport
+
 /// How a provider client (APNs, FCM) talks to its provider. Every default is stated; the gateway fills these from its
 /// config file.
 public struct ProviderClientConfiguration: Sendable {
@@ -26,6 +28,10 @@ public struct ProviderClientConfiguration: Sendable {
     /// answers PINGs but never its SETTINGS, allows 0 streams, or keeps a zero window) is given
     /// up and replaced; its requests go to the next connection. Default 30 s.
     public var stallTimeout: Duration = .seconds(30)
+
+    /// The HTTP version spoken: HTTP/2 only (APNs requires it), HTTP/1.1 only, or whichever the
+    /// server chooses by ALPN (the app's TLS context must offer what this allows). Default HTTP/2.
+    public var httpVersion = HTTPVersionPolicy.http2
 
     public init() {}
 }

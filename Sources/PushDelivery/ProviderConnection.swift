@@ -1,22 +1,26 @@
 import PushCore
+import PushHTTP1
 import PushHTTP2
 import PushPosix
 import PushTLS
 import PushTransport
 import Synchronization
 
-/// One long-lived HTTP/2 connection to a provider (APNs, FCM) and its queue of requests: the
+/// One long-lived HTTP/2 or HTTP/1.1 connection to a provider (APNs, FCM, ADM) and its queue of
+/// requests: the
 /// driver around a ``ProviderConnectionMachine``, which decides everything (queue, limits, retries,
 /// reconnects, liveness). This class only carries the machine's actions out on the transport and
 /// the nghttp2 session, feeds it their events, and lets the dialect write requests and read answers.
 ///
-/// Requests are multiplexed up to the server's current SETTINGS_MAX_CONCURRENT_STREAMS (re-read on
-/// every SETTINGS; APNs starts at 1 until it has seen a valid token). After a GOAWAY, or when the
-/// connection dies, the same object reconnects and goes on with its queue.
+/// Over HTTP/2, requests are multiplexed up to the server's current SETTINGS_MAX_CONCURRENT_STREAMS
+/// (re-read on every SETTINGS; APNs starts at 1 until it has seen a valid token). Over HTTP/1.1
+/// (the server's ALPN choice, or the app's `http_version`) one request is in flight at a time, on a
+/// kept-alive connection; the app's `connections` are its parallelism. After a GOAWAY, a
+/// `Connection: close`, or when the connection dies, the same object reconnects and goes on.
 ///
 /// Confined to `loop` (hence `@unchecked Sendable`): the client hands work over with `loop.execute`.
-final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, HTTP2TransportOwner,
-    AuthorizationWaiter, @unchecked Sendable
+final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, HTTP1ParserDelegate,
+    HTTPTransportOwner, AuthorizationWaiter, @unchecked Sendable
 {
     typealias Request = ProviderRequest
     private typealias Machine = ProviderConnectionMachine
@@ -26,7 +30,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     private var machine: Machine
     /// Actions the machine returned, carried out right after each event.
     private var actions: [Machine.Action] = []
-    private var transport: HTTP2Transport?
+    private var transport: HTTPTransport?
     /// Per slot (the machine's), the answer so far of the request in flight there.
     private var answers: [ProviderResponse] = []
     /// The machine's one timer, and the deadline it is set for.
@@ -39,6 +43,9 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     /// Where the fields of the response header block being received go (one block at a time:
     /// HTTP/2 does not interleave header blocks).
     private let responseHead: ResponseHead
+    /// HTTP/1.1: the id of the request in flight (the machine keys requests by id), and the next.
+    private var http1InFlight: Int32?
+    private var nextHTTP1ID: Int32 = 1
     /// Per-token bytes the dialect builds (e.g. a `:path`), reused: no allocation per token.
     private var scratch: [UInt8] = []
     /// For gauges read from other threads: whether the connection is open (ready or draining), and
@@ -162,7 +169,9 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     }
 
     private func pump() {
-        guard let transport, machine.phase == .ready, refreshAuthorization() else {
+        guard let transport, machine.phase == .ready, transport.http1Session?.canSend ?? true,
+            refreshAuthorization()
+        else {
             perform()
             return
         }
@@ -172,10 +181,18 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         while let request = machine.nextSubmission(into: &actions) {
             // The client made every job of this connection with the dialect's makeJob.
             let job = unsafeDowncast(request.job as AnyObject, to: Dialect.Job.self)
-            switch app.dialect.submit(
-                request, job: job, authorization: authorization?.value, on: transport.session, scratch: &scratch)
-            {
+            let wire: ProviderWire
+            if let http1 = transport.http1Session {
+                wire = ProviderWire(carrier: .http1(http1, id: nextHTTP1ID))
+            } else {
+                wire = ProviderWire(carrier: .http2(transport.session))
+            }
+            switch app.dialect.submit(request, job: job, authorization: authorization?.value, on: wire, scratch: &scratch) {
             case .success(let streamID):
+                if transport.http1Session != nil {
+                    http1InFlight = streamID
+                    nextHTTP1ID &+= 2
+                }
                 let slot = machine.submitted(request, id: streamID, generation: generation, at: time)
                 if slot == answers.count { answers.append(ProviderResponse()) } else { answers[slot] = ProviderResponse() }
                 submitted = true
@@ -223,11 +240,17 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     private func connect() {
         machine.connecting(at: time)
         let tls: TLSConnection
-        let transport: HTTP2Transport
+        let transport: HTTPTransport
         do {
             tls = try TLSConnection(context: app.tlsContext, serverName: app.endpoint.host)
-            transport = try HTTP2Transport(
-                loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
+            if app.configuration.httpVersion == .http2 {
+                transport = try HTTPTransport(
+                    loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
+            } else {
+                transport = HTTPTransport(
+                    loop: loop, tls: tls, policy: app.configuration.httpVersion, http2Settings: .clientDefaults, http2Delegate: self, http1Delegate: self,
+                    owner: self)
+            }
         } catch {
             machine.connectFailed(error, at: time, into: &actions)
             return
@@ -245,18 +268,35 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
 
     // MARK: Transport events
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+    func transportDidBecomeReady(_ transport: HTTPTransport) {
         guard transport === self.transport else { return }
         isOpen.store(true, ordering: .relaxed)
-        machine.connected(at: time, into: &actions)
+        let isHTTP1 = transport.http1Session != nil
+        machine.connected(at: time, pings: !isHTTP1, into: &actions)
+        if isHTTP1 {
+            // One request at a time, from the start: there are no settings to wait for.
+            http1InFlight = nil
+            machine.peerSettings(maxConcurrent: 1, into: &actions)
+        }
         perform()
     }
 
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         guard transport === self.transport else { return }
         self.transport = nil
         isOpen.store(false, ordering: .relaxed)
         streamsInFlight.store(0, ordering: .relaxed)
+        if let id = http1InFlight, let http1 = transport.http1Session {
+            http1InFlight = nil
+            if !http1.answerStarted && http1.answered > 0, let (slot, entry) = machine.takeInFlight(id) {
+                // A kept-alive connection the server closed (as idle, say) before any byte of the
+                // answer: the request was not processed; it goes again without an attempt counted.
+                answers[slot] = ProviderResponse()
+                machine.unanswered(entry, refused: true, reason: "", at: time, into: &actions)
+            }
+            // Anything else (the first request of a connection, or an answer cut off) is lost with
+            // the connection: retried as an attempt.
+        }
         machine.closed(error: error, at: time, into: &actions)
         perform()
     }
@@ -334,7 +374,64 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         perform()
     }
 
+    // MARK: HTTP/1.1 events
+
+    func http1Header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let id = http1InFlight, let slot = machine.slot(of: id) else { return }
+        if let idHeader = app.dialect.idHeader, Self.equalsLowercased(name, idHeader) {
+            answers[slot].id = String(decoding: value, as: UTF8.self)
+        } else if Self.equalsLowercased(name, ResponseHeaderName.retryAfter) {
+            answers[slot].retryAfter = String(decoding: value, as: UTF8.self)
+        }
+    }
+
+    func http1HeadersComplete(_ head: HTTP1Head) {
+        guard let id = http1InFlight, let slot = machine.slot(of: id) else { return }
+        answers[slot].status = head.status
+    }
+
+    func http1Body(_ bytes: UnsafeRawBufferPointer) {
+        guard let id = http1InFlight, let slot = machine.slot(of: id) else { return }
+        answers[slot].append(bytes)
+    }
+
+    func http1MessageComplete(keepAlive: Bool) {
+        guard let id = http1InFlight else { return }
+        http1InFlight = nil
+        if !keepAlive {
+            // `Connection: close`: the answer counts; the transport closes once it is read.
+            machine.peerClosing()
+        }
+        answered(id)
+    }
+
+    // MARK: Answers
+
+    /// Request `id` has its complete answer in its slot.
+    private func answered(_ id: Int32) {
+        guard let (slot, entry) = machine.takeInFlight(id) else { return }
+        var response = ProviderResponse()
+        swap(&response, &answers[slot])
+        streamsInFlight.store(machine.inFlightCount, ordering: .relaxed)
+        let time = self.time
+        app.metrics.requestSeconds?.observe(nanoseconds: time.now &- entry.submittedAt)
+        let outcome = app.dialect.outcome(of: response, token: entry.request.token, now: time.unixSeconds)
+        machine.answered(entry, outcome, at: time, into: &actions)
+        perform()
+    }
+
     // MARK: Small things
+
+    /// Whether `name` (as sent, any case) is `lowercase` (already lowercase).
+    private static func equalsLowercased(_ name: UnsafeBufferPointer<UInt8>, _ lowercase: [UInt8]) -> Bool {
+        guard name.count == lowercase.count else { return false }
+        for index in 0..<name.count {
+            var byte = name[index]
+            if byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
+            if byte != lowercase[index] { return false }
+        }
+        return true
+    }
 
     private static func decimal(_ bytes: [UInt8]) -> Int {
         var value = 0

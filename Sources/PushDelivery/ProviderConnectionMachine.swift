@@ -80,6 +80,9 @@ struct ProviderConnectionMachine {
     private var lastProgressAt: UInt64 = 0
     private var nextLivenessCheck: UInt64?
     private var pingSentAt: UInt64?
+    /// The connection's protocol has PING (HTTP/2); without it (HTTP/1.1) an idle connection is
+    /// closed after the ping interval instead, and a silent one is caught by the stall watch.
+    private var pings = true
     private var random: SplitMix64
     /// The most requests ever in flight at once on this connection.
     private(set) var peakInFlight = 0
@@ -228,9 +231,11 @@ struct ProviderConnectionMachine {
         reconnectAt = time.now &+ nanoseconds(delay)
     }
 
-    /// TLS (and ALPN) done: the connection may carry requests once the peer's settings arrive.
-    mutating func connected(at time: Time, into actions: inout [Action]) {
+    /// TLS (and ALPN) done: the connection may carry requests once the peer's settings arrive
+    /// (HTTP/1.1: the driver reports a limit of 1 at once). `pings`: the protocol has PING.
+    mutating func connected(at time: Time, pings: Bool = true, into actions: inout [Action]) {
         phase = .ready
+        self.pings = pings
         handshakeDeadline = nil
         lastProgressAt = 0
         pingSentAt = nil
@@ -248,6 +253,12 @@ struct ProviderConnectionMachine {
     mutating func goAwayReceived(_ description: String, into actions: inout [Action]) {
         if phase == .ready || phase == .connecting { phase = .draining }
         actions.append(.report(.goAway(description)))
+    }
+
+    /// The peer will close the connection after what is in flight (HTTP/1.1 `Connection: close`):
+    /// nothing more goes on it, and the next connection is made when it has closed.
+    mutating func peerClosing() {
+        if phase == .ready || phase == .connecting { phase = .draining }
     }
 
     /// The connection closed: what was in flight got no answer and is retried (or FAILED), and
@@ -423,6 +434,15 @@ struct ProviderConnectionMachine {
                 : "no answer on any stream"
             actions.append(.report(.stalled(why)))
             giveUp("no progress for \(configuration.stallTimeout) (\(why)): connection given up", into: &actions)
+            return
+        }
+        guard pings else {
+            // HTTP/1.1: no PING. Idle for the ping interval: closed, and opened again on demand.
+            if streams.isEmpty && queue.isEmpty && now &- lastReceivedAt >= nanoseconds(configuration.pingInterval) {
+                phase = .draining
+                nextLivenessCheck = nil
+                actions.append(.closeGracefully)
+            }
             return
         }
         if let sent = pingSentAt {

@@ -25,8 +25,8 @@ public protocol ProviderDialect: AnyObject, Sendable {
     /// when there is one). `scratch` is a per-connection buffer to build per-token bytes in
     /// without allocating.
     func submit(
-        _ request: ProviderRequest, job: Job, authorization: [UInt8]?, on session: HTTP2Session, scratch: inout [UInt8]
-    ) -> Result<Int32, HTTP2Error>
+        _ request: ProviderRequest, job: Job, authorization: [UInt8]?, on wire: ProviderWire, scratch: inout [UInt8]
+    ) -> Result<Int32, ProviderWireError>
 
     /// What a complete response to `token`'s request means. `now`: Unix seconds.
     func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome

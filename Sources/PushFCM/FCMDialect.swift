@@ -47,16 +47,16 @@ public final class FCMDialect: ProviderDialect {
     }
 
     public func submit(
-        _ request: ProviderRequest, job: FCMJob, authorization: [UInt8]?, on session: HTTP2Session,
+        _ request: ProviderRequest, job: FCMJob, authorization: [UInt8]?, on wire: ProviderWire,
         scratch: inout [UInt8]
-    ) -> Result<Int32, HTTP2Error> {
+    ) -> Result<Int32, ProviderWireError> {
         // The body is handed to nghttp2 and outlives this call, so it is its own array (one per
         // token), not the connection's scratch buffer.
         let body = job.message.body(token: request.token)
         let template = self.template
-        return (authorization ?? []).withUnsafeBytes { value -> Result<Int32, HTTP2Error> in
-            Result { () throws(HTTP2Error) in
-                try session.submitRequest(template: template, replacing: (Self.authorizationIndex, value), body: body)
+        return (authorization ?? []).withUnsafeBytes { value -> Result<Int32, ProviderWireError> in
+            Result { () throws(ProviderWireError) in
+                try wire.submitRequest(template: template, replacing: (Self.authorizationIndex, value), body: body)
             }
         }
     }

@@ -44,7 +44,7 @@ public final class GRPCClient: Sendable {
 }
 
 /// The client side of the HTTP/2 connection; confined to its loop (hence `@unchecked Sendable`).
-final class GRPCClientConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
     private struct Call {
         var continuation: CheckedContinuation<[UInt8], any Error>
         var deframer = GRPCMessageDeframer(maxMessageSize: 64 << 20)
@@ -54,7 +54,7 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
 
     let loop: EventLoop
     private let authority: String
-    private var transport: HTTP2Transport?
+    private var transport: HTTPTransport?
     private var ready: CheckedContinuation<Void, any Error>?
     private var calls: [Int32: Call] = [:]
 
@@ -67,7 +67,7 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             loop.execute { [self] in
                 do {
-                    let transport = try HTTP2Transport(
+                    let transport = try HTTPTransport(
                         loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
                     self.transport = transport
                     ready = continuation
@@ -119,12 +119,12 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
 
     // MARK: Events
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+    func transportDidBecomeReady(_ transport: HTTPTransport) {
         ready?.resume()
         ready = nil
     }
 
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         let reason = GRPCStatus(.unavailable, "connection closed\(error.map { ": \($0)" } ?? "")")
         ready?.resume(throwing: reason)
         ready = nil

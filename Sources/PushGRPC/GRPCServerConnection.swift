@@ -8,9 +8,9 @@ import PushTransport
 ///
 /// Confined to its connection's event loop (every entry point is a loop callback), which is why it
 /// is `@unchecked Sendable`.
-final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
     let loop: EventLoop
-    private(set) var transport: HTTP2Transport!
+    private(set) var transport: HTTPTransport!
     var session: HTTP2Session { transport.session }
     private let router: GRPCRouter
     let configuration: GRPCServerConfiguration
@@ -42,7 +42,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
     static func serve(
         _ connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration,
         registry: GRPCConnectionRegistry
-    ) throws -> HTTP2Transport {
+    ) throws -> HTTPTransport {
         let server = GRPCServerConnection(
             connection: connection, router: router, configuration: configuration, registry: registry)
         var settings = HTTP2Settings.serverDefaults
@@ -52,7 +52,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
         settings.manualFlowControl = true
         let tls = try configuration.tls.map { context throws(TLSError) in try TLSConnection(context: context) }
         server.tls = tls
-        let transport = try HTTP2Transport(
+        let transport = try HTTPTransport(
             loop: connection.loop, tls: tls, role: .server, settings: settings, sessionDelegate: server, owner: server)
         transport.outputHighWaterMark = configuration.outputHighWaterMark
         // Registered last: nothing after this can fail, so a slot is never left behind.
@@ -244,13 +244,13 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @un
 
     // MARK: Transport events
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+    func transportDidBecomeReady(_ transport: HTTPTransport) {
         if let tls, tls.peerCertificateVerified {
             clientCertificateCommonName = tls.peerCertificateSubjectCommonName
         }
     }
 
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         for streamID in Array(calls.keys) { removeCall(streamID)?.cancel(detached: abandoned) }
         if let idleTimer { loop.cancelTimer(idleTimer) }
         idleTimer = nil

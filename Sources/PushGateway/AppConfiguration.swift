@@ -1,3 +1,4 @@
+import PushTransport
 /// One app that Pushgate sends for, from the `apps` list of the config file.
 ///
 /// The credentials (APNs: `team_id`, `key_id`, `key_file` or `cert_file` + `key_file`; FCM:
@@ -42,6 +43,9 @@ public struct AppConfiguration: Sendable, Equatable {
     /// Requests waiting on a provider connection that answers nothing for this long: the
     /// connection is given up and replaced, seconds (`stall_timeout_seconds`). Default 30.
     public var stallTimeoutSeconds = 30
+    /// `http_version`: `"auto"` (the server's ALPN choice; the default for fcm and adm), `"2"` (the
+    /// only one for apns) or `"1.1"`.
+    public var httpVersion = HTTPVersionPolicy.http2
     /// FCM: the Google service-account JSON key file (its key signs the OAuth2 assertions).
     public var serviceAccountFile = ""
     /// FCM: the Firebase project; empty: the service account's `project_id`.

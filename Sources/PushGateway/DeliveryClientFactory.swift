@@ -23,6 +23,7 @@ enum DeliveryClientFactory {
             settings.pingInterval = .seconds(app.pingIntervalSeconds)
             settings.pingTimeout = .seconds(app.pingTimeoutSeconds)
             settings.stallTimeout = .seconds(app.stallTimeoutSeconds)
+            settings.httpVersion = app.httpVersion
             settings.queueLimit = configuration.queueLimit
             let name = app.name
             let logger: @Sendable (String, (any Error)?) -> Void = { message, error in
@@ -95,7 +96,7 @@ enum DeliveryClientFactory {
         let tls: TLSContext
         do {
             secret = try SecretFile.read(app.clientSecretFile)
-            tls = try TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
+            tls = try TLSContext.client(alpn: app.httpVersion.alpn, caFile: app.caFile.isEmpty ? nil : app.caFile)
         } catch {
             throw ConfigurationError("\(path).client_secret_file: \(error)")
         }
@@ -145,7 +146,7 @@ enum DeliveryClientFactory {
         do {
             account = try GoogleServiceAccount(file: app.serviceAccountFile)
             signer = try RS256Signer(pem: account.privateKey)
-            tls = try TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
+            tls = try TLSContext.client(alpn: app.httpVersion.alpn, caFile: app.caFile.isEmpty ? nil : app.caFile)
         } catch {
             throw ConfigurationError("\(path).service_account_file: \(error)")
         }

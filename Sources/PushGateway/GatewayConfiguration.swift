@@ -1,4 +1,6 @@
 import PushCore
+import PushDelivery
+import PushTransport
 
 /// Everything `pushgate serve` is configured with: the JSON config file, then command-line flags.
 ///
@@ -193,7 +195,7 @@ public struct GatewayConfiguration: Sendable {
         }
         let common = [
             "name", "platform", "url", "ca_file", "connections", "connect_timeout_seconds", "ping_interval_seconds",
-            "ping_timeout_seconds", "stall_timeout_seconds",
+            "ping_timeout_seconds", "stall_timeout_seconds", "http_version",
         ]
         switch platform {
         case .apns:
@@ -221,6 +223,19 @@ public struct GatewayConfiguration: Sendable {
         app.pingIntervalSeconds = try reader.int("ping_interval_seconds", range: 1...3600) ?? 60
         app.pingTimeoutSeconds = try reader.int("ping_timeout_seconds", range: 1...600) ?? 10
         app.stallTimeoutSeconds = try reader.int("stall_timeout_seconds", range: 1...3600) ?? 30
+        if let version = try reader.string("http_version") {
+            guard let parsed = HTTPVersionPolicy(rawValue: version) else {
+                throw ConfigurationError(
+                    "\(path).http_version: \(version.debugDescription) is not one of \"auto\", \"2\", \"1.1\"")
+            }
+            guard platform != .apns || parsed == .http2 else {
+                throw ConfigurationError(
+                    "\(path).http_version: APNs speaks only HTTP/2 (Apple requires it); leave it out or set \"2\"")
+            }
+            app.httpVersion = parsed
+        } else {
+            app.httpVersion = platform == .apns ? .http2 : .auto
+        }
         app.serviceAccountFile = try reader.string("service_account_file") ?? ""
         app.projectID = try reader.string("project_id") ?? ""
         app.tokenURL = try reader.string("token_url") ?? ""

@@ -119,6 +119,22 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
         }
     }
 
+    /// Calls `body` with each field's name and value, entries `first.index` (and `second.index`)
+    /// given the bytes passed instead: for writing the same request in HTTP/1.1.
+    public func forEachField(
+        replacing first: (index: Int, value: UnsafeRawBufferPointer),
+        _ second: (index: Int, value: UnsafeRawBufferPointer)?,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
+    ) {
+        withNVs(replacing: first, second) { nvs, count in
+            for index in 0..<count {
+                let nv = nvs[index]
+                body(UnsafeRawBufferPointer(start: nv.name, count: nv.namelen),
+                     UnsafeRawBufferPointer(start: nv.value, count: nv.valuelen))
+            }
+        }
+    }
+
     private static func point(_ nv: inout nghttp2_nv, at value: UnsafeRawBufferPointer) {
         nv.value = UnsafeMutablePointer(mutating: value.baseAddress?.assumingMemoryBound(to: UInt8.self)) ?? nv.value
         nv.valuelen = value.count

@@ -5,16 +5,16 @@ import PushPosix
 import PushTLS
 import PushTransport
 
-/// One client connection: TLS + HTTP/2 via ``HTTP2Transport``, APNs semantics on its streams.
+/// One client connection: TLS + HTTP/2 via ``HTTPTransport``, APNs semantics on its streams.
 ///
 /// Confined to its loop (every entry point is a loop callback or a task the server hops onto the
 /// loop), hence `@unchecked Sendable`.
-final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
     let id: Int
     let loop: EventLoop
     private let shared: MockAPNsShared
     private var configuration: MockAPNsConfiguration { shared.configuration }
-    private(set) var transport: HTTP2Transport!
+    private(set) var transport: HTTPTransport!
     private var session: HTTP2Session { transport.session }
 
     private var streams: [Int32: MockAPNsStream] = [:]
@@ -60,12 +60,12 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
 
     private var generator = SplitMix64()
 
-    static func serve(_ connection: Connection, id: Int, shared: MockAPNsShared) throws -> HTTP2Transport {
+    static func serve(_ connection: Connection, id: Int, shared: MockAPNsShared) throws -> HTTPTransport {
         let server = MockAPNsConnection(id: id, loop: connection.loop, shared: shared)
         var settings = HTTP2Settings.serverDefaults
         settings.maxConcurrentStreams =
             server.limitRaised ? shared.configuration.maxConcurrentStreams : shared.configuration.streamsBeforeAuth
-        let transport = try HTTP2Transport(
+        let transport = try HTTPTransport(
             loop: connection.loop, tls: try TLSConnection(context: shared.tls), role: .server, settings: settings,
             sessionDelegate: server, owner: server)
         server.transport = transport
@@ -93,11 +93,11 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unch
 
     // MARK: Transport events
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+    func transportDidBecomeReady(_ transport: HTTPTransport) {
         wasReady = true
     }
 
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         isClosed = true
         for stream in streams.values where !stream.responded { delta.streamsCancelled += 1 }
         streams.removeAll()

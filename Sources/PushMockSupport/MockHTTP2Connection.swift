@@ -3,13 +3,13 @@ import PushPosix
 import PushTLS
 import PushTransport
 
-/// One client connection of a ``MockHTTP2Server``: TLS + HTTP/2 via ``HTTP2Transport``; each
+/// One client connection of a ``MockHTTP2Server``: TLS + HTTP/2 via ``HTTPTransport``; each
 /// stream's request is collected, handed to ``MockRequestHandler/handle(_:now:)`` at END_STREAM,
 /// and answered (after the response delay, if any) as HEADERS + one DATA frame with the body.
 ///
 /// Confined to its loop (every entry point is a loop callback or a task the server hops onto the
 /// loop), hence `@unchecked Sendable`.
-final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+final class MockHTTP2Connection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
     private final class Stream {
         var request: MockRequest
         var answered = false
@@ -21,7 +21,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unc
     let loop: EventLoop
     private let context: MockHTTP2Context
     private var settings: MockServerSettings { context.settings }
-    private var transport: HTTP2Transport!
+    private var transport: HTTPTransport!
     private var session: HTTP2Session { transport.session }
 
     private var streams: [Int32: Stream] = [:]
@@ -32,11 +32,11 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unc
     private var maxInFlight = 0
     private let delayNanos: UInt64
 
-    static func serve(_ connection: Connection, id: Int, context: MockHTTP2Context) throws -> HTTP2Transport {
+    static func serve(_ connection: Connection, id: Int, context: MockHTTP2Context) throws -> HTTPTransport {
         let server = MockHTTP2Connection(id: id, loop: connection.loop, context: context)
         var settings = HTTP2Settings.serverDefaults
         settings.maxConcurrentStreams = context.settings.maxConcurrentStreams
-        let transport = try HTTP2Transport(
+        let transport = try HTTPTransport(
             loop: connection.loop, tls: try TLSConnection(context: context.tls), role: .server, settings: settings,
             sessionDelegate: server, owner: server)
         server.transport = transport
@@ -62,9 +62,9 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTP2TransportOwner, @unc
 
     // MARK: Transport events
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) { wasReady = true }
+    func transportDidBecomeReady(_ transport: HTTPTransport) { wasReady = true }
 
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         isClosed = true
         let cancelled = streams.values.filter { !$0.answered }.count
         streams.removeAll()

@@ -64,7 +64,7 @@ public struct H2Response: Sendable {
 /// A blocking HTTP/2-over-TLS client on PushTransport (client role), so tests talk to a mock
 /// through the same transport the gateway uses. Loop state is mirrored behind a lock for the
 /// test thread.
-public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
     private struct State {
         var responses: [Int32: H2Response] = [:]
         var serverMaxStreams: UInt32?
@@ -74,7 +74,7 @@ public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
 
     public let authority: String
     private let loop: EventLoop
-    private var transport: HTTP2Transport!
+    private var transport: HTTPTransport!
     private let state = Locked(State())
 
     private init(loop: EventLoop, authority: String) {
@@ -87,7 +87,7 @@ public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
         let client = H2Client(loop: loop, authority: "\(serverName):\(port)")
         let tls = try TLSConnection(
             context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: serverName)
-        client.transport = try HTTP2Transport(
+        client.transport = try HTTPTransport(
             loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: client, owner: client)
         let failure = Locked<String?>(nil)
         client.transport.connect(host: "127.0.0.1", port: port, timeout: .seconds(5)) { result in
@@ -145,9 +145,9 @@ public final class H2Client: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
 
     // MARK: Delegate (on the loop)
 
-    public func transportDidBecomeReady(_ transport: HTTP2Transport) {}
+    public func transportDidBecomeReady(_ transport: HTTPTransport) {}
 
-    public func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    public func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         state.withLock { s in
             s.closed = true
             for id in s.responses.keys { s.responses[id]!.closed = true }

@@ -6,7 +6,7 @@ public enum HTTP2Listener {
     /// cannot be created), that connection is closed and the listener goes on.
     public static func listen(
         host: String, port: Int, group: EventLoopGroup,
-        serve: @escaping @Sendable (Connection) throws -> HTTP2Transport
+        serve: @escaping @Sendable (Connection) throws -> HTTPTransport
     ) throws -> TCPServer {
         try TCPServer.listen(host: host, port: port, group: group) { connection in
             do {

@@ -101,7 +101,7 @@ struct BenchConnectionReport: Sendable {
 }
 
 /// One h2c connection to the gateway running its share of a phase. Confined to its loop.
-final class BenchConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
     private final class Call {
         var deframer = GRPCMessageDeframer(maxMessageSize: 256 << 20)
         /// Submission times of requests still waiting for their response (stream mode: in order).
@@ -116,7 +116,7 @@ final class BenchConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
 
     let loop: EventLoop
     private let authority: String
-    private var transport: HTTP2Transport?
+    private var transport: HTTPTransport?
     private var ready: CheckedContinuation<Void, any Error>?
     private var calls: [Int32: Call] = [:]
     private var headers: [HTTP2Header] = []
@@ -140,7 +140,7 @@ final class BenchConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             loop.execute { [self] in
                 do {
-                    let transport = try HTTP2Transport(
+                    let transport = try HTTPTransport(
                         loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
                     self.transport = transport
                     ready = continuation
@@ -337,12 +337,12 @@ final class BenchConnection: HTTP2SessionDelegate, HTTP2TransportOwner, @uncheck
         shared.failedRequests.add(count, ordering: .relaxed)
     }
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+    func transportDidBecomeReady(_ transport: HTTPTransport) {
         ready?.resume()
         ready = nil
     }
 
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         let reason = "UNAVAILABLE (connection closed\(error.map { ": \($0)" } ?? ""))"
         ready?.resume(throwing: GRPCStatus(.unavailable, reason))
         ready = nil

@@ -80,7 +80,7 @@ struct TestResponse: Sendable {
 
 /// A small HTTP/2-over-TLS client on PushTransport, for driving the mock from tests. Its state
 /// is written on the loop and read by the test thread, behind a lock.
-final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Sendable {
+final class TestClient: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
     struct State {
         var responses: [Int32: TestResponse] = [:]
         var settingsHistory: [UInt32] = []
@@ -91,7 +91,7 @@ final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Se
     }
 
     let loop: EventLoop
-    private(set) var transport: HTTP2Transport!
+    private(set) var transport: HTTPTransport!
     private let state = Locked(State())
 
     private init(loop: EventLoop) { self.loop = loop }
@@ -101,7 +101,7 @@ final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Se
         let client = TestClient(loop: loop)
         let tls = try TLSConnection(
             context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: "127.0.0.1")
-        client.transport = try HTTP2Transport(
+        client.transport = try HTTPTransport(
             loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: client, owner: client)
         let failure = Locked<String?>(nil)
         client.transport.connect(host: "127.0.0.1", port: port, timeout: .seconds(5)) { result in
@@ -175,11 +175,11 @@ final class TestClient: HTTP2SessionDelegate, HTTP2TransportOwner, @unchecked Se
 
     // MARK: Delegate
 
-    func transportDidBecomeReady(_ transport: HTTP2Transport) {
+    func transportDidBecomeReady(_ transport: HTTPTransport) {
         state.withLock { $0.ready = true }
     }
 
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?) {
+    func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         state.withLock { s in
             s.closed = true
             s.closeError = error.map { "\($0)" }

@@ -1,5 +1,6 @@
-"""An Amazon Device Messaging look-alike written independently of Pushgate's own mock-adm (Python
-`ssl` + `h2`, see h2_lookalike). It plays Login with Amazon's token endpoint (client-credentials
+"""An Amazon Device Messaging look-alike written independently of Pushgate's own mock-adm: Python's
+`http.server` behind `ssl`, HTTP/1.1 only (ALPN `http/1.1`, keep-alive), as Amazon's
+api.amazon.com is (see h1_lookalike). It plays Login with Amazon's token endpoint (client-credentials
 grant) and ADM's send endpoint on one port, checks requests as Amazon documents them, and records
 every message it accepted. Registration ids steer it: `adm-dead-…` are unregistered (410),
 `adm-old-X` answer the canonical id `adm-new-X`, `adm-slow-…` get one 429 MaxRateExceeded with
@@ -10,18 +11,18 @@ import secrets
 import time
 import urllib.parse
 
-from h2_lookalike import H2Lookalike
+from h1_lookalike import H1Lookalike
 
 SEND_RE = re.compile(r"^/messaging/registrations/([^/]+)/messages$")
 TYPE_VERSION = "com.amazon.device.messaging.ADMMessage@1.0"
 ACCEPT_TYPE = "com.amazon.device.messaging.ADMSendResult@1.0"
 
 
-class LookalikeADM(H2Lookalike):
+class LookalikeADM(H1Lookalike):
     name = "look-alike ADM"
 
     def __init__(self, cert, key, client_id, client_secret, token_lifetime=3600):
-        super().__init__(cert, key, max_streams=100)
+        super().__init__(cert, key)
         self.client_id, self.client_secret = client_id, client_secret
         self.token_lifetime = token_lifetime
         self.tokens = {}            # access token -> expiry (Unix seconds)
@@ -91,7 +92,7 @@ class LookalikeADM(H2Lookalike):
 
     def revoke_tokens(self):
         """Forget every access token issued (the next sends get 401 AccessTokenExpired)."""
-        self._loop.call_soon_threadsafe(self.tokens.clear)
+        self.tokens.clear()
 
     def _refuse(self, conn, stream_id, status, reason, extra_headers=()):
         self.refused.append((status, reason))

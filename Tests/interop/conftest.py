@@ -140,7 +140,8 @@ def fcm_lookalike(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def adm_lookalike(tmp_path_factory):
-    """The independent ADM look-alike (Python ssl + h2) with a client id and a secret file."""
+    """The independent ADM look-alike (Python ssl + http.server, HTTP/1.1 only) with a client id and a
+    secret file."""
     from adm_lookalike import LookalikeADM
     from h2_lookalike import make_certificate
 

@@ -14,7 +14,7 @@ from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory, lookalike, fcm_lookalike, adm_lookalike):
-    config = {"apps": [adm_app_config("fire", adm_lookalike), fcm_app_config("android", fcm_lookalike),
+    config = {"apps": [adm_app_config("fire", adm_lookalike, connections=4), fcm_app_config("android", fcm_lookalike),
                        app_config("ios", "com.example.ios", lookalike)]}
     s = Server(config, str(tmp_path_factory.mktemp("pushgate-adm")))
     yield s
@@ -40,28 +40,34 @@ def send(push, tokens, **fields):
     return push.Send(push_pb2.SendRequest(notifications=[n]), timeout=30).results
 
 
-def test_send_reuses_one_access_token_over_one_connection(stubs, adm_lookalike):
+def test_send_reuses_one_access_token_over_kept_alive_http1_connections(stubs, adm_lookalike):
+    """Amazon speaks HTTP/1.1 only: the gateway's ALPN offer (h2, http/1.1) gets http/1.1, and 500
+    registration ids go over the app's 4 keep-alive connections, one request in flight on each."""
     push, _ = stubs
     requests, connections = adm_lookalike.token_requests, adm_lookalike.connections
     since = len(adm_lookalike.messages)
-    ids = [adm_id(n) for n in range(300)]
+    ids = [adm_id(n) for n in range(500)]
     results = send(push, ids, data_json=json.dumps({"order": "42"}), collapse_id="sync",
                    expiration=int(time.time()) + 600)
-    assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 300
+    assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 500
     assert all(r.id for r in results), "the x-amzn-RequestId is the result's id"
     assert all(r.canonical_token == "" for r in results)
     results = send(push, ids[:10], data_json=json.dumps({"again": "1"}))
     assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 10
     fetched = adm_lookalike.token_requests - requests
     assert fetched <= 1, "one access token for both Sends"
-    assert adm_lookalike.connections - connections - fetched <= 1, "one connection carries every send"
+    # The token request has a connection of its own; the sends have the app's 4.
+    assert adm_lookalike.connections - connections - fetched <= 4, "4 kept-alive connections carry every send"
     received = [m for t, m in adm_lookalike.messages[since:]]
-    assert len(received) == 310
+    assert len(received) == 510
     first = received[0]
     assert first["data"]["order"] == "42"
     assert first["consolidationKey"] == "sync"
     assert 590 <= first["expiresAfter"] <= 600
-    assert adm_lookalike.max_open_streams > 1
+    assert 1 < adm_lookalike.max_open_streams <= 4, "one request in flight per connection"
+    assert adm_lookalike.max_requests_per_connection >= 50, "connections are kept alive"
+    assert adm_lookalike.versions == {"HTTP/1.1"}
+    assert set(adm_lookalike.alpn) == {"http/1.1"}
 
 
 def test_max_rate_exceeded_is_retried_after_retry_after(stubs, adm_lookalike):

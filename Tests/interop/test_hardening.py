@@ -64,6 +64,7 @@ class RawClient:
         self.acknowledge = acknowledge
         self.responses = {}       # stream id -> {"headers": [...], "trailers": [...], "data": bytes, "reset": code}
         self.terminated = None    # the GOAWAY's error code, or "eof"
+        self.send_failed = False
         self.flush()
 
     def flush(self):
@@ -81,10 +82,14 @@ class RawClient:
         return stream_id
 
     def send_message(self, stream_id, data):
-        """A whole request and END_STREAM, as flow control lets it go."""
+        """A whole request and END_STREAM, as flow control lets it go. A socket that takes nothing
+        more (the server stopped reading, or closed) ends the sending: `send_failed`."""
         self.feed({stream_id: data}, 10)
         self.conn.end_stream(stream_id)
-        self.flush()
+        try:
+            self.flush()
+        except OSError:
+            self.send_failed = True
 
     def pump(self, seconds):
         """Reads and handles frames for up to `seconds` (returns early once the connection ended)."""
@@ -358,7 +363,7 @@ def test_memory_goes_back_down_after_an_unread_client_is_closed(tmp_path, mock):
         for i in range(40):
             stream_id = client.open("/pushgate.v1.Push/Send")
             client.send_message(stream_id, framed(send_request("hard", 8000, first=400_000 + 8000 * i).SerializeToString()))
-            if client.terminated is not None:
+            if client.terminated is not None or client.send_failed:
                 break
         client.pump(30)
         assert client.terminated == 11, client.terminated

@@ -1,15 +1,39 @@
+import PushHTTP1
 import PushHTTP2
 import PushPosix
 import PushTLS
 
-/// What the owner of an ``HTTP2Transport`` hears besides HTTP/2 events (which go to the session's
+/// What the owner of an ``HTTPTransport`` hears besides HTTP events (which go to the session's
 /// delegate).
-public protocol HTTP2TransportOwner: AnyObject {
-    /// The transport can carry HTTP/2: at once for cleartext, after the TLS handshake (with ALPN h2
-    /// agreed) otherwise.
-    func transportDidBecomeReady(_ transport: HTTP2Transport)
+public protocol HTTPTransportOwner: AnyObject {
+    /// The transport can carry HTTP: at once for cleartext, after the TLS handshake (with the
+    /// protocol agreed by ALPN) otherwise; ``HTTPTransport/version`` says which.
+    func transportDidBecomeReady(_ transport: HTTPTransport)
     /// The socket is closed. `error` says why when it was not a clean close.
-    func transport(_ transport: HTTP2Transport, didCloseWith error: (any Error)?)
+    func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?)
+}
+
+/// The HTTP version a transport carries.
+public enum HTTPVersion: String, Sendable {
+    case http2 = "2"
+    case http1 = "1.1"
+}
+
+/// Which HTTP versions a client speaks.
+public enum HTTPVersionPolicy: String, Sendable, CaseIterable {
+    /// The server's ALPN choice between `h2` and `http/1.1`.
+    case auto
+    case http2 = "2"
+    case http1 = "1.1"
+
+    /// The ALPN protocols a client offers for this (its TLS context's `alpn`).
+    public var alpn: [String] {
+        switch self {
+        case .auto: ["h2", "http/1.1"]
+        case .http2: ["h2"]
+        case .http1: ["http/1.1"]
+        }
+    }
 }
 
 /// Why a transport gave up.
@@ -18,20 +42,27 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// HTTP/2, over TLS or cleartext, on one socket: bytes from the socket go through TLS into the
-/// nghttp2 session; frames from the session go through TLS to the socket.
+/// HTTP/2 or HTTP/1.1, over TLS or cleartext, on one socket: bytes from the socket go through TLS
+/// into the session (nghttp2's, or an ``HTTP1ClientSession``); what the session produces goes
+/// through TLS to the socket. A client that offers both lets the server's ALPN choice decide
+/// (``init(loop:tls:http2Settings:http2Delegate:http1Delegate:owner:)``).
 ///
 /// Output is batched per loop turn: ``setNeedsFlush()`` asks for one flush at the end of the turn,
 /// so every frame produced in the turn becomes one plaintext chunk, a few TLS records and one
 /// socket write. Confined to its connection's loop (hence `@unchecked Sendable`).
-public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
+public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     public let loop: EventLoop
     /// nil until a client connection is established.
     public private(set) var connection: Connection?
+    /// The HTTP/2 session; nil while the version is not chosen yet, or when it is HTTP/1.1.
     public private(set) var session: HTTP2Session!
+    /// The HTTP/1.1 session, when the server chose HTTP/1.1.
+    public private(set) var http1Session: HTTP1ClientSession?
+    /// The version carried; nil until it is chosen (a client offering both, before the handshake).
+    public var version: HTTPVersion? { session != nil ? .http2 : http1Session != nil ? .http1 : nil }
     /// Held strongly until the transport closes (the loop keeps the connection, the connection its
     /// handler, this transport, and so the owner alive); released after `didCloseWith`.
-    public private(set) var owner: (any HTTP2TransportOwner)?
+    public private(set) var owner: (any HTTPTransportOwner)?
     /// Unsent bytes buffered for the peer before the transport stops producing (and reading).
     public var outputHighWaterMark = 4 << 20
     public private(set) var isReady = false
@@ -56,16 +87,42 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
     private var closeAfterReceive = false
     /// Streams to reset with NO_ERROR once what was submitted for them is serialized.
     private var resetsAfterFlush: [Int32] = []
+    /// For a client offering both versions: how to make the chosen session.
+    private var chooser: VersionChooser?
+
+    private struct VersionChooser {
+        let policy: HTTPVersionPolicy
+        let http2Settings: HTTP2Settings
+        let http2Delegate: any HTTP2SessionDelegate
+        let http1Delegate: any HTTP1ParserDelegate
+    }
 
     /// A transport over an accepted connection (server role) or, before `attach`, for a connect.
     public init(
         loop: EventLoop, tls: TLSConnection?, role: HTTP2Session.Role, settings: HTTP2Settings,
-        sessionDelegate: any HTTP2SessionDelegate, owner: any HTTP2TransportOwner
+        sessionDelegate: any HTTP2SessionDelegate, owner: any HTTPTransportOwner
     ) throws(HTTP2Error) {
         self.loop = loop
         self.tls = tls
         self.owner = owner
         session = try HTTP2Session(role: role, settings: settings, delegate: sessionDelegate)
+        plaintextOut.reserveCapacity(64 * 1024)
+    }
+
+    /// A client transport over TLS whose `tls` offers what `policy` allows (``HTTPVersionPolicy/alpn``):
+    /// the session is made once the handshake says which version the server chose, HTTP/2 with
+    /// `http2Settings` reporting to `http2Delegate`, or HTTP/1.1 reporting answers to
+    /// `http1Delegate`. A server that chooses nothing gets HTTP/1.1, as RFC 7301 allows, unless
+    /// the policy is HTTP/2 only.
+    public init(
+        loop: EventLoop, tls: TLSConnection, policy: HTTPVersionPolicy, http2Settings: HTTP2Settings,
+        http2Delegate: any HTTP2SessionDelegate, http1Delegate: any HTTP1ParserDelegate, owner: any HTTPTransportOwner
+    ) {
+        self.loop = loop
+        self.tls = tls
+        self.owner = owner
+        chooser = VersionChooser(
+            policy: policy, http2Settings: http2Settings, http2Delegate: http2Delegate, http1Delegate: http1Delegate)
         plaintextOut.reserveCapacity(64 * 1024)
     }
 
@@ -76,7 +133,7 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
         connection.handler = self
         if let tls {
             do {
-                if case .client = session.role { try tls.startHandshake() }
+                if chooser != nil || session.role == .client { try tls.startHandshake() }
             } catch {
                 fail(error)
                 return
@@ -90,11 +147,11 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
     /// Response or request bytes produced for the peer and not yet taken by the kernel: body bytes
     /// still queued in the session (waiting for the peer's flow-control window) and bytes in the
     /// socket's send buffer.
-    public var unsentBytes: Int { session.queuedBodyBytes + (connection?.pendingWriteBytes ?? 0) }
+    public var unsentBytes: Int { (session?.queuedBodyBytes ?? 0) + (connection?.pendingWriteBytes ?? 0) }
 
     /// Grows whenever the peer takes output: body bytes framed (its window let them go) or bytes
     /// written to the socket. Unchanged while ``unsentBytes`` stays above 0: the peer reads nothing.
-    public var outputProgress: Int { session.framedBodyBytes &+ (connection?.bytesWritten ?? 0) }
+    public var outputProgress: Int { (session?.framedBodyBytes ?? 0) &+ (connection?.bytesWritten ?? 0) }
 
     /// Connects to `host:port` and attaches; `completion` runs on `loop` with the transport or the
     /// reason it could not connect. Readiness (TLS done) is reported to the owner separately.
@@ -185,7 +242,14 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
             return
         }
         if !isReady && tls.handshakeComplete {
-            guard tls.negotiatedALPN == "h2" else {
+            if let chooser {
+                do {
+                    try choose(tls.negotiatedALPN, chooser)
+                } catch {
+                    fail(error)
+                    return
+                }
+            } else if tls.negotiatedALPN != "h2" {
                 fail(TransportError("the peer did not agree to HTTP/2 (ALPN h2) in the TLS handshake"))
                 return
             }
@@ -195,7 +259,14 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
             plaintextIn.withUnsafeBytes { feedSession($0) }
         }
         if tls.peerClosed && !isClosed {
-            close(flushFirst: true)
+            if let http1Session {
+                do {
+                    try http1Session.receiveEnd()
+                } catch {
+                    closeError = closeError ?? error
+                }
+            }
+            close(flushFirst: true, error: closeError)
             return
         }
         setNeedsFlush()
@@ -208,10 +279,18 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
         }
         // Only when output is waiting: flushing after every drained write cost each write an
         // extra loop turn (an `epoll_wait` that finds nothing) and an empty pass through nghttp2.
-        if outputHeldBack || (!isClosed && session.wantsWrite) { setNeedsFlush() }
+        if outputHeldBack || (!isClosed && sessionWantsWrite) { setNeedsFlush() }
     }
 
     public func connectionDidClose(_ connection: Connection, error: IOError?) {
+        if error == nil, closeError == nil, !isClosed, let http1Session {
+            // The server's close may end an answer (a body read until the close), or cut one off.
+            do {
+                try http1Session.receiveEnd()
+            } catch {
+                closeError = error
+            }
+        }
         isClosed = true
         notifyClosed(closeError ?? error)
     }
@@ -224,6 +303,30 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
 
     // MARK: Internals
 
+    private func choose(_ alpn: String?, _ chooser: VersionChooser) throws {
+        self.chooser = nil
+        switch (alpn, chooser.policy) {
+        case ("h2", .auto), ("h2", .http2):
+            session = try HTTP2Session(role: .client, settings: chooser.http2Settings, delegate: chooser.http2Delegate)
+        case ("http/1.1", .auto), ("http/1.1", .http1), (nil, .auto), (nil, .http1):
+            let http1 = HTTP1ClientSession()
+            http1.delegate = chooser.http1Delegate
+            http1Session = http1
+        case (nil, .http2), ("http/1.1", .http2):
+            throw TransportError("the peer did not agree to HTTP/2 (ALPN h2) in the TLS handshake")
+        case (let other?, _):
+            throw TransportError("the server chose \(other.debugDescription) by ALPN, which this client did not offer")
+        }
+    }
+
+    private var sessionWantsRead: Bool { session?.wantsRead ?? http1Session?.wantsRead ?? true }
+    private var sessionWantsWrite: Bool { session?.wantsWrite ?? http1Session?.wantsWrite ?? false }
+
+    private func drainSession(maxBytes: Int) throws -> Int {
+        if let session { return try session.drainOutput(into: &plaintextOut, maxBytes: maxBytes) }
+        return http1Session?.drainOutput(into: &plaintextOut, maxBytes: maxBytes) ?? 0
+    }
+
     private func becomeReady() {
         isReady = true
         owner?.transportDidBecomeReady(self)
@@ -233,7 +336,11 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
         receiving = true
         defer { receiving = false }
         do {
-            try session.receive(bytes)
+            if let session {
+                try session.receive(bytes)
+            } else if let http1Session {
+                try http1Session.receive(bytes)
+            }
         } catch {
             // A connection-level protocol error: nghttp2 has queued a GOAWAY; send it, then close.
             receiving = false
@@ -265,7 +372,7 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
         }
         do {
             plaintextOut.removeAll(keepingCapacity: true)
-            if try session.drainOutput(into: &plaintextOut, maxBytes: outputHighWaterMark) >= outputHighWaterMark {
+            if try drainSession(maxBytes: outputHighWaterMark) >= outputHighWaterMark {
                 outputHeldBack = true
             }
             if !resetsAfterFlush.isEmpty {
@@ -287,7 +394,7 @@ public final class HTTP2Transport: ConnectionHandler, @unchecked Sendable {
             fail(error)
             return
         }
-        if isReady && !session.wantsRead && !session.wantsWrite {
+        if isReady && !sessionWantsRead && !sessionWantsWrite {
             close(flushFirst: true)
         }
     }
