@@ -191,7 +191,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore"],
+            name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.

@@ -1,4 +1,5 @@
 import PushGateway
+import PushTransport
 import Testing
 
 @Suite("Config file")
@@ -150,5 +151,22 @@ struct GatewayConfigurationTests {
             .hasPrefix("config.apps[0].client_secret_file: required for an adm app"))
         #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c", "client_secret_file": "s", "project_id": "p"}]}"#)
             .hasPrefix(#"config.apps[0]: unknown key "project_id" for an adm app"#))
+    }
+
+    @Test("http_version: auto by default for fcm and adm, 2 for apns; apns refuses 1.1; bad values name the key")
+    func httpVersion() throws {
+        let config = try parse(
+            """
+            {"apps": [{"name": "fire", "platform": "adm", "client_id": "c", "client_secret_file": "s"},
+                      {"name": "fire11", "platform": "adm", "client_id": "c", "client_secret_file": "s",
+                       "http_version": "1.1"},
+                      {"name": "ios", "bundle_id": "b", "team_id": "T", "key_id": "K", "key_file": "k"}]}
+            """)
+        #expect(config.apps.map(\.httpVersion) == [.auto, .http1, .http2])
+        #expect(config.apps[0].httpVersion.alpn == ["h2", "http/1.1"])
+        #expect(error(#"{"apps": [{"name": "i", "bundle_id": "b", "http_version": "1.1"}]}"#)
+            .hasPrefix("config.apps[0].http_version: APNs speaks only HTTP/2"))
+        #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c", "client_secret_file": "s", "http_version": "3"}]}"#)
+            .hasPrefix(#"config.apps[0].http_version: "3" is not one of "auto", "2", "1.1""#))
     }
 }

@@ -4,7 +4,8 @@ api.amazon.com is (see h1_lookalike). It plays Login with Amazon's token endpoin
 grant) and ADM's send endpoint on one port, checks requests as Amazon documents them, and records
 every message it accepted. Registration ids steer it: `adm-dead-…` are unregistered (410),
 `adm-old-X` answer the canonical id `adm-new-X`, `adm-slow-…` get one 429 MaxRateExceeded with
-Retry-After 1 before they are accepted."""
+Retry-After 1 before they are accepted, `adm-cut-…` get their first answer cut off by a close
+(the status line and part of the body)."""
 import json
 import re
 import secrets
@@ -21,8 +22,8 @@ ACCEPT_TYPE = "com.amazon.device.messaging.ADMSendResult@1.0"
 class LookalikeADM(H1Lookalike):
     name = "look-alike ADM"
 
-    def __init__(self, cert, key, client_id, client_secret, token_lifetime=3600):
-        super().__init__(cert, key)
+    def __init__(self, cert, key, client_id, client_secret, token_lifetime=3600, close_after=None):
+        super().__init__(cert, key, close_after=close_after)
         self.client_id, self.client_secret = client_id, client_secret
         self.token_lifetime = token_lifetime
         self.tokens = {}            # access token -> expiry (Unix seconds)
@@ -30,6 +31,7 @@ class LookalikeADM(H1Lookalike):
         self.messages = []          # (registration id, body dict) accepted
         self.refused = []           # (status, reason)
         self.slowed = set()
+        self.cut = set()
 
     @property
     def token_url(self):
@@ -68,6 +70,15 @@ class LookalikeADM(H1Lookalike):
         if registration_id.startswith("adm-slow-") and registration_id not in self.slowed:
             self.slowed.add(registration_id)
             return self._refuse(conn, stream_id, 429, "MaxRateExceeded", [("retry-after", "1")])
+        if registration_id.startswith("adm-cut-") and registration_id not in self.cut:
+            self.cut.add(registration_id)
+            conn.send_response(200)
+            conn.send_header("Content-Length", "40")
+            conn.end_headers()
+            conn.wfile.write(b'{"registrationID":')
+            conn.wfile.flush()
+            conn.close_connection = True
+            return
         self.messages.append((registration_id, message))
         answer = registration_id
         if registration_id.startswith("adm-old-"):

@@ -2,6 +2,7 @@
 to the independent ADM look-alike (Login-with-Amazon token endpoint and the send API), and in one
 topic to the APNs, FCM and ADM look-alikes together."""
 import json
+import os
 import time
 
 import grpc
@@ -193,3 +194,64 @@ def test_pushgate_mock_adm_canonical_ids_dead_ids_and_rate_limits(tmp_path):
         stats = mock.stop()
     assert stats["by_status"].get("429", 0) >= 1 and stats["token_requests"] == 1, stats
     assert stats["canonical_ids"] == 1 and stats["delivered"] == 21, stats
+
+
+def http1_gateway(tmp_path, **lookalike_options):
+    """A gateway with one adm app against a look-alike of its own (for per-test server behaviour)."""
+    from adm_lookalike import LookalikeADM
+    from h2_lookalike import make_certificate
+
+    cert, key = make_certificate(str(tmp_path))
+    secret = "secret-" + os.urandom(8).hex()
+    adm = LookalikeADM(cert, key, "amzn1.application-oa2-client.own", secret, **lookalike_options).start()
+    adm.ca_file, adm.client_secret_file = cert, str(tmp_path / "client-secret")
+    with open(adm.client_secret_file, "w") as fh:
+        fh.write(secret)
+    server = Server({"apps": [adm_app_config("fire", adm, connections=2)]}, str(tmp_path))
+    return adm, server
+
+
+def test_an_http1_server_closing_kept_alive_connections_between_requests_loses_nothing(tmp_path):
+    """The server closes every connection after 7 answers without saying so (no Connection:
+    close): a request sent as it closes got no byte of an answer and goes again on a new
+    connection without an attempt counted; none is delivered twice."""
+    adm, server = http1_gateway(tmp_path, close_after=7)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            push = push_pb2_grpc.PushStub(channel)
+            ids = [adm_id(n, "closing") for n in range(200)]
+            results = send(push, ids, data_json='{"k": "v"}')
+        assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 200, [
+            (r.status, r.reason) for r in results if r.status != push_pb2.STATUS_DELIVERED][:3]
+        assert all(r.attempts == 1 for r in results), sorted({r.attempts for r in results})
+        delivered = [t for t, _ in adm.messages]
+        assert sorted(delivered) == sorted(ids), "each delivered exactly once"
+        assert adm.connections >= 200 // 7, adm.connections
+        assert adm.max_requests_per_connection == 7
+    finally:
+        server.stop()
+        adm.stop()
+
+
+def test_an_http1_answer_cut_off_by_a_close_counts_an_attempt_and_is_retried(tmp_path):
+    adm, server = http1_gateway(tmp_path)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            push = push_pb2_grpc.PushStub(channel)
+            results = send(push, [adm_id(1, "cut"), adm_id(2)], data_json='{"k": "v"}')
+        assert [(r.status, r.attempts) for r in results] == [(push_pb2.STATUS_DELIVERED, 2), (push_pb2.STATUS_DELIVERED, 1)]
+        assert sorted(t for t, _ in adm.messages) == sorted([adm_id(1, "cut"), adm_id(2)])
+    finally:
+        server.stop()
+        adm.stop()
+
+
+def test_http_version_2_refuses_an_http1_only_server_clearly(tmp_path, adm_lookalike):
+    server = Server({"apps": [adm_app_config("fire", adm_lookalike, http_version="2")]}, str(tmp_path))
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            results = send(push_pb2_grpc.PushStub(channel), [adm_id(3)], data_json='{"k": "v"}')
+        assert results[0].status == push_pb2.STATUS_FAILED
+        assert "did not agree to HTTP/2" in results[0].reason, results[0].reason
+    finally:
+        server.stop()
