@@ -94,7 +94,7 @@ let package = Package(
         // What the request/response mocks (mock-fcm, mock-adm) share: the HTTP/2 connection and
         // listener, requests and answers, access tokens, fault schedules, statistics.
         .target(
-            name: "PushMockSupport", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            name: "PushMockSupport", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
         // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
         .target(
@@ -171,7 +171,7 @@ let package = Package(
 
         .testTarget(
             name: "PushADMTests",
-            dependencies: ["PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM"],
+            dependencies: ["PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.

@@ -10,3 +10,11 @@ static inline unsigned int pushgate_http_errno(const http_parser *p) { return p-
 static inline unsigned int pushgate_http_upgrade(const http_parser *p) { return p->upgrade; }
 static inline unsigned short pushgate_http_major(const http_parser *p) { return p->http_major; }
 static inline unsigned short pushgate_http_minor(const http_parser *p) { return p->http_minor; }
+
+/* URL field `field` (UF_HOST, UF_PORT, ...) of a parsed URL: 1 and its offset and length if set. */
+static inline int pushgate_url_field(const struct http_parser_url *u, int field, unsigned *off, unsigned *len) {
+    if (!(u->field_set & (1 << field))) return 0;
+    *off = u->field_data[field].off;
+    *len = u->field_data[field].len;
+    return 1;
+}

@@ -1,6 +1,7 @@
 import PushDelivery
 import PushPosix
 import PushTLS
+import PushTransport
 
 /// Login with Amazon's client-credentials grant, which ADM senders use: the app's client id and
 /// secret exchanged for an access token with scope `messaging:push`.
@@ -12,9 +13,10 @@ public enum AmazonOAuth {
     /// - Throws: when `tokenURL` is not an `https://host[:port]/path` URL.
     public static func fetch(
         clientID: String, clientSecret: String, tokenURL: String = defaultTokenURL, tlsContext: TLSContext,
-        loop: EventLoop, timeout: Duration = .seconds(10)
+        loop: EventLoop, timeout: Duration = .seconds(10), proxy: ProxyChoice = .direct
     ) throws(OAuthTokenEndpoint.ExchangeError) -> AccessTokenCache.Fetch {
-        let endpoint = try OAuthTokenEndpoint(url: tokenURL, tlsContext: tlsContext, loop: loop, timeout: timeout)
+        let endpoint = try OAuthTokenEndpoint(
+            url: tokenURL, tlsContext: tlsContext, loop: loop, timeout: timeout, proxy: proxy)
         let form = [
             ("grant_type", "client_credentials"), ("scope", scope), ("client_id", clientID),
             ("client_secret", clientSecret),

@@ -5,7 +5,8 @@ import PushTLS
 import PushTransport
 
 /// An OAuth2 token endpoint (Google's for FCM, Login with Amazon's for ADM): a form POSTed over
-/// HTTP/2 + TLS on a short connection of its own, answered with `access_token` and `expires_in`.
+/// TLS (HTTP/2 or HTTP/1.1, as the server chooses) on a short connection of its own, through the
+/// app's proxy if it has one, answered with `access_token` and `expires_in`.
 public struct OAuthTokenEndpoint: Sendable {
     /// Why a token request failed: the endpoint's own words when it gave any.
     public struct ExchangeError: Error, CustomStringConvertible, Sendable {
@@ -19,15 +20,20 @@ public struct OAuthTokenEndpoint: Sendable {
     private let tlsContext: TLSContext
     private let loop: EventLoop
     private let timeout: Duration
+    private let proxy: HTTPProxy?
 
     /// - Throws: when `url` is not an `https://host[:port]/path` URL.
-    public init(url: String, tlsContext: TLSContext, loop: EventLoop, timeout: Duration = .seconds(10)) throws(ExchangeError) {
+    public init(
+        url: String, tlsContext: TLSContext, loop: EventLoop, timeout: Duration = .seconds(10),
+        proxy: ProxyChoice = .direct
+    ) throws(ExchangeError) {
         guard let (endpoint, path) = ProviderEndpoint.parse(url: url) else {
             throw ExchangeError(description: "token URL \(url.debugDescription) is not https://host[:port]/path")
         }
         self.url = url
         self.endpoint = endpoint
         self.path = path
+        self.proxy = proxy.proxy(for: endpoint.host)
         self.tlsContext = tlsContext
         self.loop = loop
         self.timeout = timeout
@@ -45,7 +51,7 @@ public struct OAuthTokenEndpoint: Sendable {
         ]
         let response = try await HTTPExchange.send(
             host: endpoint.host, port: endpoint.port, headers: headers, body: Array(FormURLEncoding.encode(form).utf8),
-            tlsContext: tlsContext, loop: loop, timeout: timeout, maxBody: 64 << 10)
+            tlsContext: tlsContext, loop: loop, timeout: timeout, maxBody: 64 << 10, proxy: proxy)
         return try Self.parse(status: response.status, body: response.body)
     }
 

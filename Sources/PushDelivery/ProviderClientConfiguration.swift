@@ -32,6 +32,8 @@ public struct ProviderClientConfiguration: Sendable {
     /// The HTTP version spoken: HTTP/2 only (APNs requires it), HTTP/1.1 only, or whichever the
     /// server chooses by ALPN (the app's TLS context must offer what this allows). Default HTTP/2.
     public var httpVersion = HTTPVersionPolicy.http2
+    /// The proxy the connections tunnel through (CONNECT), per host; default none.
+    public var proxy = ProxyChoice.direct
 
     public init() {}
 }

@@ -256,7 +256,10 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             return
         }
         self.transport = transport
-        transport.connect(host: app.endpoint.host, port: app.endpoint.port, timeout: app.configuration.connectTimeout) {
+        transport.connect(
+            host: app.endpoint.host, port: app.endpoint.port, timeout: app.configuration.connectTimeout,
+            proxy: app.configuration.proxy.proxy(for: app.endpoint.host)
+        ) {
             [self] result in
             if case .failure(let error) = result, self.transport === transport {
                 self.transport = nil

@@ -1,6 +1,7 @@
 import PushDelivery
 import PushPosix
 import PushTLS
+import PushTransport
 
 /// The two-legged OAuth2 flow of a Google service account (protocols.md B.5): an RS256-signed JWT
 /// assertion exchanged at the token URI for an access token.
@@ -13,9 +14,11 @@ public enum GoogleOAuth {
     /// - Throws: when `tokenURL` is not an `https://host[:port]/path` URL.
     public static func fetch(
         account: GoogleServiceAccount, signer: RS256Signer, tokenURL: String, tlsContext: TLSContext,
-        loop: EventLoop, clock: @escaping @Sendable () -> Int64 = unixSeconds, timeout: Duration = .seconds(10)
+        loop: EventLoop, clock: @escaping @Sendable () -> Int64 = unixSeconds, timeout: Duration = .seconds(10),
+        proxy: ProxyChoice = .direct
     ) throws(OAuthTokenEndpoint.ExchangeError) -> AccessTokenCache.Fetch {
-        let endpoint = try OAuthTokenEndpoint(url: tokenURL, tlsContext: tlsContext, loop: loop, timeout: timeout)
+        let endpoint = try OAuthTokenEndpoint(
+            url: tokenURL, tlsContext: tlsContext, loop: loop, timeout: timeout, proxy: proxy)
         return {
             let assertion = try OAuthAssertion.make(
                 account: account, audience: tokenURL, scope: messagingScope, issuedAt: clock(), signer: signer)

@@ -18,7 +18,7 @@ public final class GRPCServer: Sendable {
         let registry = GRPCConnectionRegistry(
             maxConnections: configuration.maxConnections, maxBufferedRequestBytes: configuration.maxBufferedRequestBytes)
         self.registry = registry
-        listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
+        listener = try HTTPListener.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in
             try GRPCServerConnection.serve(connection, router: router, configuration: configuration, registry: registry)
         }

@@ -46,6 +46,10 @@ public struct AppConfiguration: Sendable, Equatable {
     /// `http_version`: `"auto"` (the server's ALPN choice; the default for fcm and adm), `"2"` (the
     /// only one for apns) or `"1.1"`.
     public var httpVersion = HTTPVersionPolicy.http2
+    /// `proxy`: `http://[user:password@]host:port` to tunnel through (CONNECT); `"direct"` for none
+    /// whatever the environment says; empty: `HTTPS_PROXY` / `NO_PROXY`. May hold a password: never
+    /// logged (``HTTPProxy`` redacts it).
+    public var proxy = ""
     /// FCM: the Google service-account JSON key file (its key signs the OAuth2 assertions).
     public var serviceAccountFile = ""
     /// FCM: the Firebase project; empty: the service account's `project_id`.

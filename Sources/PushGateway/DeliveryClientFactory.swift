@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushADM
 import PushAPNs
 import PushDelivery
@@ -5,6 +8,7 @@ import PushFCM
 import PushMetrics
 import PushPosix
 import PushTLS
+import PushTransport
 
 /// Builds a delivery client per configured app: APNs (endpoint, TLS identity, one provider-token
 /// cache per (team, key) shared by every app that uses that key) or FCM (service account, OAuth2
@@ -24,6 +28,7 @@ enum DeliveryClientFactory {
             settings.pingTimeout = .seconds(app.pingTimeoutSeconds)
             settings.stallTimeout = .seconds(app.stallTimeoutSeconds)
             settings.httpVersion = app.httpVersion
+            settings.proxy = try proxyChoice(app, path: path)
             settings.queueLimit = configuration.queueLimit
             let name = app.name
             let logger: @Sendable (String, (any Error)?) -> Void = { message, error in
@@ -107,13 +112,35 @@ enum DeliveryClientFactory {
         let fetch: AccessTokenCache.Fetch
         do {
             fetch = try AmazonOAuth.fetch(
-                clientID: app.clientID, clientSecret: secret, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0])
+                clientID: app.clientID, clientSecret: secret, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0],
+                proxy: settings.proxy)
         } catch {
             throw ConfigurationError("\(path).token_url: \(error)")
         }
         return ADMClient(
             name: app.name, endpoint: endpoint, accessTokens: AccessTokenCache(logger: logger, fetch: fetch),
             tlsContext: tls, configuration: settings, group: group, logger: logger, metrics: metrics)
+    }
+
+    /// The app's `proxy`, or the environment's (`HTTPS_PROXY`, `NO_PROXY`) when it names none.
+    private static func proxyChoice(_ app: AppConfiguration, path: String) throws(ConfigurationError) -> ProxyChoice {
+        do {
+            switch app.proxy {
+            case "direct": return .direct
+            case "": return try ProxyChoice.fromEnvironment(environment(["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"]))
+            default: return ProxyChoice(proxy: try HTTPProxy(url: app.proxy))
+            }
+        } catch {
+            throw ConfigurationError("\(path).proxy: \(error.description)")
+        }
+    }
+
+    private static func environment(_ names: [String]) -> [String: String] {
+        var values: [String: String] = [:]
+        for name in names {
+            if let value = getenv(name) { values[name] = String(cString: value) }
+        }
+        return values
     }
 
     /// The app's `url`, or the provider's own host.
@@ -162,7 +189,8 @@ enum DeliveryClientFactory {
         let fetch: AccessTokenCache.Fetch
         do {
             fetch = try GoogleOAuth.fetch(
-                account: account, signer: signer, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0])
+                account: account, signer: signer, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0],
+                proxy: settings.proxy)
         } catch {
             throw ConfigurationError("\(app.tokenURL.isEmpty ? "\(path).service_account_file token_uri" : "\(path).token_url"): \(error)")
         }

@@ -195,7 +195,7 @@ public struct GatewayConfiguration: Sendable {
         }
         let common = [
             "name", "platform", "url", "ca_file", "connections", "connect_timeout_seconds", "ping_interval_seconds",
-            "ping_timeout_seconds", "stall_timeout_seconds", "http_version",
+            "ping_timeout_seconds", "stall_timeout_seconds", "http_version", "proxy",
         ]
         switch platform {
         case .apns:
@@ -223,6 +223,14 @@ public struct GatewayConfiguration: Sendable {
         app.pingIntervalSeconds = try reader.int("ping_interval_seconds", range: 1...3600) ?? 60
         app.pingTimeoutSeconds = try reader.int("ping_timeout_seconds", range: 1...600) ?? 10
         app.stallTimeoutSeconds = try reader.int("stall_timeout_seconds", range: 1...3600) ?? 30
+        app.proxy = try reader.string("proxy") ?? ""
+        if !app.proxy.isEmpty && app.proxy != "direct" {
+            do {
+                _ = try HTTPProxy(url: app.proxy)
+            } catch {
+                throw ConfigurationError("\(path).proxy: \(error.description)")
+            }
+        }
         if let version = try reader.string("http_version") {
             guard let parsed = HTTPVersionPolicy(rawValue: version) else {
                 throw ConfigurationError(

@@ -133,3 +133,16 @@ public final class HTTP1ClientSession: HTTP1ParserDelegate {
         delegate?.http1MessageComplete(keepAlive: keepAlive)
     }
 }
+
+/// What a transport needs of an HTTP/1.1 session, client or server side.
+public protocol HTTP1Session: AnyObject {
+    func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP1Error)
+    /// The peer closed its side.
+    func receiveEnd() throws(HTTP1Error)
+    func drainOutput(into buffer: inout [UInt8], maxBytes: Int) -> Int
+    var wantsRead: Bool { get }
+    var wantsWrite: Bool { get }
+}
+
+extension HTTP1ClientSession: HTTP1Session {}
+extension HTTP1ServerSession: HTTP1Session {}

@@ -60,6 +60,8 @@ public final class HTTP1Parser {
     private var value: [UInt8] = []
     private var inValue = false
     private var target: [UInt8] = []
+    /// The next message has no body whatever its headers say (the answer to a CONNECT, or HEAD).
+    public var nextHasNoBody = false
     /// Inside a message: its first byte arrived and its end not yet (a client tells by it whether
     /// a server that closed had begun its answer).
     public private(set) var inMessage = false
@@ -101,6 +103,11 @@ public final class HTTP1Parser {
                 keepAlive: http_should_keep_alive(parser) != 0)
             me.target.removeAll(keepingCapacity: true)
             me.delegate?.http1HeadersComplete(head)
+            // 1 tells the library that no body follows.
+            if me.nextHasNoBody {
+                me.nextHasNoBody = false
+                return 1
+            }
             return 0
         }
         settings.pointee.on_body = { parser, at, length in

@@ -2,9 +2,10 @@
 /// Callers pass header names and values they control; CR and LF in them are refused, so a value
 /// taken from outside (a token in a path) cannot split the message.
 public enum HTTP1Writer {
-    /// `METHOD target HTTP/1.1`, the headers, then `Content-Length` and the blank line.
+    /// `METHOD target HTTP/1.1`, the headers, then `Content-Length` (unless nil: a CONNECT) and
+    /// the blank line.
     public static func requestHead(
-        method: String, target: some Collection<UInt8>, headers: [(name: String, value: String)], contentLength: Int,
+        method: String, target: some Collection<UInt8>, headers: [(name: String, value: String)], contentLength: Int?,
         into buffer: inout [UInt8]
     ) throws(HTTP1Error) {
         try checked(target)
@@ -25,7 +26,7 @@ public enum HTTP1Writer {
     }
 
     private static func fields(
-        _ headers: [(name: String, value: String)], contentLength: Int, into buffer: inout [UInt8]
+        _ headers: [(name: String, value: String)], contentLength: Int?, into buffer: inout [UInt8]
     ) throws(HTTP1Error) {
         for (name, value) in headers {
             try checked(name.utf8)
@@ -35,7 +36,8 @@ public enum HTTP1Writer {
             buffer.append(contentsOf: value.utf8)
             buffer.append(contentsOf: "\r\n".utf8)
         }
-        buffer.append(contentsOf: "Content-Length: \(contentLength)\r\n\r\n".utf8)
+        if let contentLength { buffer.append(contentsOf: "Content-Length: \(contentLength)\r\n".utf8) }
+        buffer.append(contentsOf: "\r\n".utf8)
     }
 
     private static func checked(_ bytes: some Collection<UInt8>) throws(HTTP1Error) {

@@ -8,7 +8,12 @@ public struct MockADMConfiguration: MockServerConfiguration {
     /// Listen address, TLS identity, stream limit, response delay, GOAWAY, body limit (read and
     /// written as the configuration's own members: `configuration.maxConcurrentStreams`). A send
     /// over 6144 bytes is answered 413 whatever `maxBodyBytes` says.
-    public var server = MockServerSettings()
+    /// HTTP/1.1 by default, as Amazon's api.amazon.com speaks (``MockServerSettings/http1``).
+    public var server: MockServerSettings = {
+        var settings = MockServerSettings()
+        settings.http1 = true
+        return settings
+    }()
 
     // MARK: Login with Amazon token endpoint
 

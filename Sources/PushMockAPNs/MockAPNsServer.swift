@@ -31,7 +31,7 @@ public final class MockAPNsServer: Sendable {
         self.certificatePEM = certificatePEM
         let shared = MockAPNsShared(configuration: configuration, tls: tls)
         self.shared = shared
-        listener = try HTTP2Listener.listen(host: configuration.host, port: configuration.port, group: group) {
+        listener = try HTTPListener.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in
             try MockAPNsConnection.serve(connection, id: shared.connections.nextID(), shared: shared)
         }

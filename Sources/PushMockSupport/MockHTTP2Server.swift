@@ -15,6 +15,7 @@ final class MockHTTP2Context: Sendable {
     let handler: any MockRequestHandler
     let events: any MockConnectionEvents
     let connections = ConnectionRegistry<MockHTTP2Connection>()
+    let http1Connections = ConnectionRegistry<MockHTTP1Connection>()
 
     init(tls: TLSContext, settings: MockServerSettings, handler: any MockRequestHandler, events: any MockConnectionEvents) {
         self.tls = tls
@@ -24,9 +25,10 @@ final class MockHTTP2Context: Sendable {
     }
 }
 
-/// The listener half of a request/response mock (mock-fcm, mock-adm): TLS + HTTP/2 (ALPN h2) on
-/// every loop of a group, each connection a ``MockHTTP2Connection`` handing whole requests to
-/// `handler` and reporting to `events`.
+/// The listener half of a request/response mock (mock-fcm, mock-adm): TLS + HTTP/2 (ALPN h2) or
+/// HTTP/1.1 (ALPN http/1.1, ``MockServerSettings/http1``) on every loop of a group, each connection
+/// a ``MockHTTP2Connection`` or ``MockHTTP1Connection`` handing whole requests to `handler` and
+/// reporting to `events`.
 package final class MockHTTP2Server: Sendable {
     /// The certificate clients should trust (PEM): the generated one, or the chain given as PEM;
     /// nil when the identity came from files.
@@ -40,12 +42,16 @@ package final class MockHTTP2Server: Sendable {
         settings: MockServerSettings, commonName: String, handler: any MockRequestHandler,
         events: any MockConnectionEvents, group: EventLoopGroup
     ) throws {
-        let (tls, certificatePEM) = try settings.identity.makeServerContext(commonName: commonName)
+        let (tls, certificatePEM) = try settings.identity.makeServerContext(
+            commonName: commonName, alpn: settings.http1 ? ["http/1.1"] : ["h2"])
         self.certificatePEM = certificatePEM
         let context = MockHTTP2Context(tls: tls, settings: settings, handler: handler, events: events)
         self.context = context
-        listener = try HTTP2Listener.listen(host: settings.host, port: settings.port, group: group) { connection in
-            try MockHTTP2Connection.serve(connection, id: context.connections.nextID(), context: context)
+        listener = try HTTPListener.listen(host: settings.host, port: settings.port, group: group) { connection in
+            if settings.http1 {
+                return try MockHTTP1Connection.serve(connection, id: context.connections.nextID(), context: context)
+            }
+            return try MockHTTP2Connection.serve(connection, id: context.connections.nextID(), context: context)
         }
     }
 
@@ -66,6 +72,9 @@ package final class MockHTTP2Server: Sendable {
     package func close() {
         listener.close()
         for connection in context.connections.open {
+            connection.loop.execute { connection.shutDownGracefully() }
+        }
+        for connection in context.http1Connections.open {
             connection.loop.execute { connection.shutDownGracefully() }
         }
     }

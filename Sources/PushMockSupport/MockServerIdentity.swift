@@ -13,20 +13,22 @@ public enum MockServerIdentity: Sendable {
     /// 127.0.0.1 and localhost, the loopback names tests and local tools use.
     public static var loopback: Self { .generate(subjectAltNames: ["127.0.0.1", "localhost"]) }
 
-    /// The server context (ALPN h2) and the certificate clients should trust: the generated one
+    /// The server context (offering `alpn`) and the certificate clients should trust: the generated one
     /// (with `commonName` as its CN), or the chain given as PEM; nil when it came from files.
-    package func makeServerContext(commonName: String) throws -> (context: TLSContext, certificatePEM: String?) {
+    package func makeServerContext(
+        commonName: String, alpn: [String] = ["h2"]
+    ) throws -> (context: TLSContext, certificatePEM: String?) {
         switch self {
         case .generate(let names):
             let identity = try SelfSignedCertificate.generate(
                 commonName: commonName, subjectAltNames: names, validDays: 365)
             let context = try TLSContext.server(
-                certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
+                certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM, alpn: alpn)
             return (context, identity.certificatePEM)
         case .pem(let chain, let key):
-            return (try TLSContext.server(certificatePEM: chain, privateKeyPEM: key), chain)
+            return (try TLSContext.server(certificatePEM: chain, privateKeyPEM: key, alpn: alpn), chain)
         case .files(let chain, let key):
-            return (try TLSContext.server(certificateChainFile: chain, privateKeyFile: key), nil)
+            return (try TLSContext.server(certificateChainFile: chain, privateKeyFile: key, alpn: alpn), nil)
         }
     }
 }

@@ -5,12 +5,16 @@ public struct MockServerSettings: Sendable {
     /// 0 = an ephemeral port (see the server's `localPort`).
     public var port = 0
     public var identity = MockServerIdentity.loopback
+    /// The HTTP version spoken: HTTP/2 (ALPN h2) or HTTP/1.1 (ALPN http/1.1, keep-alive, requests
+    /// answered in order), as the real service does.
+    public var http1 = false
     /// SETTINGS_MAX_CONCURRENT_STREAMS (about 100 has been observed at FCM, protocols.md B.6).
     public var maxConcurrentStreams: UInt32 = 100
     /// Waits this long (on loop timers, never blocking) before answering each request.
     public var responseDelay: Duration = .zero
     /// After this many streams on a connection, send GOAWAY (NO_ERROR, last-stream-id = the Nth
-    /// stream), answer the streams up to it and close.
+    /// stream), answer the streams up to it and close. HTTP/1.1: the Nth answer says
+    /// `Connection: close`, and the connection closes after it.
     public var goAwayAfterStreams: Int?
     /// Request bodies longer than this are not kept: the mock sees the first `maxBodyBytes + 1`
     /// bytes and the full length, and answers at once (its "too big" answer).

@@ -59,3 +59,10 @@ private func sextet(_ character: UInt8) -> UInt8? {
     default: nil
     }
 }
+
+/// Standard base64 (RFC 4648 §4) with padding, as HTTP Basic credentials use it.
+public func base64Encode(_ bytes: [UInt8]) -> String {
+    var text = base64URLEncode(bytes).map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }
+    while text.count % 4 != 0 { text.append("=") }
+    return String(text)
+}

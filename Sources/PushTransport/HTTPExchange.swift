@@ -21,13 +21,13 @@ public enum HTTPExchange {
     /// nothing complete arrived within `timeout`.
     public static func send(
         host: String, port: Int, headers: [HTTP2Header], body: [UInt8], tlsContext: TLSContext, loop: EventLoop,
-        timeout: Duration, maxBody: Int = 1 << 20
+        timeout: Duration, maxBody: Int = 1 << 20, proxy: HTTPProxy? = nil
     ) async throws -> Response {
         try await withCheckedThrowingContinuation { continuation in
             loop.execute {
                 let exchange = OneExchange(
                     loop: loop, headers: headers, body: body, maxBody: maxBody, continuation: continuation)
-                exchange.start(host: host, port: port, tlsContext: tlsContext, timeout: timeout)
+                exchange.start(host: host, port: port, tlsContext: tlsContext, timeout: timeout, proxy: proxy)
             }
         }
     }
@@ -56,7 +56,7 @@ private final class OneExchange: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTP
         self.continuation = continuation
     }
 
-    func start(host: String, port: Int, tlsContext: TLSContext, timeout: Duration) {
+    func start(host: String, port: Int, tlsContext: TLSContext, timeout: Duration, proxy: HTTPProxy?) {
         let transport: HTTPTransport
         do {
             let tls = try TLSConnection(context: tlsContext, serverName: host)
@@ -72,7 +72,7 @@ private final class OneExchange: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTP
             timer = nil
             finish(.failure(TransportError("no complete answer from \(host):\(port) within \(timeout)")))
         }
-        transport.connect(host: host, port: port, timeout: timeout) { [self] result in
+        transport.connect(host: host, port: port, timeout: timeout, proxy: proxy) { [self] result in
             if case .failure(let error) = result { finish(.failure(error)) }
         }
     }

@@ -56,10 +56,14 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     public private(set) var connection: Connection?
     /// The HTTP/2 session; nil while the version is not chosen yet, or when it is HTTP/1.1.
     public private(set) var session: HTTP2Session!
-    /// The HTTP/1.1 session, when the server chose HTTP/1.1.
+    /// Client role: the HTTP/1.1 session, when the server chose HTTP/1.1.
     public private(set) var http1Session: HTTP1ClientSession?
+    /// Server role: the HTTP/1.1 session of a transport made for one.
+    public private(set) var http1ServerSession: HTTP1ServerSession?
+    /// Whichever HTTP/1.1 session this carries.
+    private var http1: (any HTTP1Session)?
     /// The version carried; nil until it is chosen (a client offering both, before the handshake).
-    public var version: HTTPVersion? { session != nil ? .http2 : http1Session != nil ? .http1 : nil }
+    public var version: HTTPVersion? { session != nil ? .http2 : http1 != nil ? .http1 : nil }
     /// Held strongly until the transport closes (the loop keeps the connection, the connection its
     /// handler, this transport, and so the owner alive); released after `didCloseWith`.
     public private(set) var owner: (any HTTPTransportOwner)?
@@ -126,6 +130,17 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         plaintextOut.reserveCapacity(64 * 1024)
     }
 
+    /// A server transport speaking HTTP/1.1 through `session` (over TLS whose context offers
+    /// `http/1.1`, or cleartext).
+    public init(loop: EventLoop, tls: TLSConnection?, http1Server session: HTTP1ServerSession, owner: any HTTPTransportOwner) {
+        self.loop = loop
+        self.tls = tls
+        self.owner = owner
+        http1ServerSession = session
+        http1 = session
+        plaintextOut.reserveCapacity(64 * 1024)
+    }
+
     /// Starts using `connection` (the one accepted, or the one `connect` produced).
     public func attach(_ connection: Connection) {
         self.connection = connection
@@ -133,7 +148,7 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         connection.handler = self
         if let tls {
             do {
-                if chooser != nil || session.role == .client { try tls.startHandshake() }
+                if chooser != nil || session?.role == .client { try tls.startHandshake() }
             } catch {
                 fail(error)
                 return
@@ -156,9 +171,10 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     /// Connects to `host:port` and attaches; `completion` runs on `loop` with the transport or the
     /// reason it could not connect. Readiness (TLS done) is reported to the owner separately.
     public func connect(
-        host: String, port: Int, timeout: Duration, completion: @escaping (Result<Void, IOError>) -> Void
+        host: String, port: Int, timeout: Duration, proxy: HTTPProxy? = nil,
+        completion: @escaping (Result<Void, any Error>) -> Void
     ) {
-        Connection.connect(host: host, port: port, on: loop, handler: self, timeout: timeout) { [self] result in
+        let attachWhenOpen: (Result<Connection, any Error>) -> Void = { [self] result in
             switch result {
             case .success(let connection):
                 guard !isClosed else {
@@ -171,6 +187,22 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             case .failure(let error):
                 isClosed = true
                 completion(.failure(error))
+            }
+        }
+        guard let proxy else {
+            Connection.connect(host: host, port: port, on: loop, handler: self, timeout: timeout) { result in
+                attachWhenOpen(result.mapError { $0 })
+            }
+            return
+        }
+        // Through the proxy: a tunnel to host:port first; TLS (with SNI for `host`) starts on it.
+        let tunnel = ProxyTunnel(host: host, port: port, proxy: proxy) { result in attachWhenOpen(result.mapError { $0 }) }
+        Connection.connect(host: proxy.host, port: proxy.port, on: loop, handler: tunnel, timeout: timeout) { result in
+            switch result {
+            case .success(let connection):
+                tunnel.start(connection)
+            case .failure(let error):
+                attachWhenOpen(.failure(TransportError("proxy \(proxy): \(error)")))
             }
         }
     }
@@ -249,6 +281,11 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
                     fail(error)
                     return
                 }
+            } else if http1ServerSession != nil {
+                if let alpn = tls.negotiatedALPN, alpn != "http/1.1" {
+                    fail(TransportError("the client chose \(alpn) by ALPN, but this server speaks HTTP/1.1"))
+                    return
+                }
             } else if tls.negotiatedALPN != "h2" {
                 fail(TransportError("the peer did not agree to HTTP/2 (ALPN h2) in the TLS handshake"))
                 return
@@ -259,9 +296,9 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             plaintextIn.withUnsafeBytes { feedSession($0) }
         }
         if tls.peerClosed && !isClosed {
-            if let http1Session {
+            if let http1 {
                 do {
-                    try http1Session.receiveEnd()
+                    try http1.receiveEnd()
                 } catch {
                     closeError = closeError ?? error
                 }
@@ -283,10 +320,10 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     }
 
     public func connectionDidClose(_ connection: Connection, error: IOError?) {
-        if error == nil, closeError == nil, !isClosed, let http1Session {
-            // The server's close may end an answer (a body read until the close), or cut one off.
+        if error == nil, closeError == nil, !isClosed, let http1 {
+            // The peer's close may end an answer (a body read until the close), or cut one off.
             do {
-                try http1Session.receiveEnd()
+                try http1.receiveEnd()
             } catch {
                 closeError = error
             }
@@ -309,9 +346,10 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         case ("h2", .auto), ("h2", .http2):
             session = try HTTP2Session(role: .client, settings: chooser.http2Settings, delegate: chooser.http2Delegate)
         case ("http/1.1", .auto), ("http/1.1", .http1), (nil, .auto), (nil, .http1):
-            let http1 = HTTP1ClientSession()
-            http1.delegate = chooser.http1Delegate
-            http1Session = http1
+            let client = HTTP1ClientSession()
+            client.delegate = chooser.http1Delegate
+            http1Session = client
+            http1 = client
         case (nil, .http2), ("http/1.1", .http2):
             throw TransportError("the peer did not agree to HTTP/2 (ALPN h2) in the TLS handshake")
         case (let other?, _):
@@ -319,12 +357,12 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         }
     }
 
-    private var sessionWantsRead: Bool { session?.wantsRead ?? http1Session?.wantsRead ?? true }
-    private var sessionWantsWrite: Bool { session?.wantsWrite ?? http1Session?.wantsWrite ?? false }
+    private var sessionWantsRead: Bool { session?.wantsRead ?? http1?.wantsRead ?? true }
+    private var sessionWantsWrite: Bool { session?.wantsWrite ?? http1?.wantsWrite ?? false }
 
     private func drainSession(maxBytes: Int) throws -> Int {
         if let session { return try session.drainOutput(into: &plaintextOut, maxBytes: maxBytes) }
-        return http1Session?.drainOutput(into: &plaintextOut, maxBytes: maxBytes) ?? 0
+        return http1?.drainOutput(into: &plaintextOut, maxBytes: maxBytes) ?? 0
     }
 
     private func becomeReady() {
@@ -338,8 +376,8 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         do {
             if let session {
                 try session.receive(bytes)
-            } else if let http1Session {
-                try http1Session.receive(bytes)
+            } else if let http1 {
+                try http1.receive(bytes)
             }
         } catch {
             // A connection-level protocol error: nghttp2 has queued a GOAWAY; send it, then close.

@@ -10,7 +10,7 @@ enum MockADMCommand {
         Usage: pushgate mock-adm [credentials] [flags]
 
         A MOCK of Amazon Device Messaging (ADM) and its Login-with-Amazon token endpoint over TLS +
-        HTTP/2, for tests and load tests. Clients exchange their client credentials for an access
+        HTTP/1.1 (keep-alive, ALPN http/1.1), as Amazon speaks it, for tests and load tests. Clients exchange their client credentials for an access
         token at POST /auth/o2/token (grant_type=client_credentials, scope=messaging:push), then
         POST /messaging/registrations/ID/messages with it. Requests are checked and answered like
         ADM ({"registrationID":…} or {"reason":…}); faults can be injected.
@@ -38,7 +38,8 @@ enum MockADMCommand {
                                     without regard to case)
           --token-lifetime S        expires_in of access tokens in seconds (default 3600); later
                                     sends with them get 401 AccessTokenExpired
-          --max-streams N           SETTINGS_MAX_CONCURRENT_STREAMS (default 100)
+          --http2                   speak HTTP/2 (ALPN h2) instead of HTTP/1.1
+          --max-streams N           with --http2: SETTINGS_MAX_CONCURRENT_STREAMS (default 100)
           --delay-ms N              wait N ms before answering each request
           --unregistered FILE       registration ids (one per line) answered 410 Unregistered
           --unregistered-prefix P   ids starting with P answered 410 Unregistered
@@ -53,7 +54,8 @@ enum MockADMCommand {
           --fail-503 SHARE          ... 503 ServiceUnavailable
           --retry-after S           Retry-After on 429 and 503 (default 1; 0 = none)
           --seed N                  seed of the fault draws (default 24301)
-          --goaway-after N          GOAWAY after N streams on each connection
+          --goaway-after N          close each connection after N requests (HTTP/1.1: that answer
+                                    says Connection: close; HTTP/2: GOAWAY after N streams)
           --stats-interval S        log a stats line to stderr every S seconds
           --stats-file FILE         write the stats as JSON to FILE at exit, and every
                                     --stats-interval S when given

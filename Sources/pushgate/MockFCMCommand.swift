@@ -12,7 +12,7 @@ enum MockFCMCommand {
         Usage: pushgate mock-fcm (--service-account FILE | --write-service-account FILE) [flags]
 
         A MOCK of Firebase Cloud Messaging (HTTP v1) and Google's OAuth2 token endpoint over TLS +
-        HTTP/2, for tests and load tests. Clients exchange a service-account JWT for an access
+        HTTP/2 (or HTTP/1.1 with --http1: Google's front ends speak both), for tests and load tests. Clients exchange a service-account JWT for an access
         token at POST /token, then POST /v1/projects/PROJECT/messages:send with it. Requests are
         checked and answered like FCM (error bodies with FcmError details); faults can be injected.
 
@@ -32,6 +32,7 @@ enum MockFCMCommand {
           --token-path PATH         path of the token endpoint (default /token)
           --audience URL            also accept this JWT aud (besides https://<authority><token path>)
           --token-lifetime S        expires_in of access tokens in seconds (default 3600)
+          --http1                   speak HTTP/1.1 (ALPN http/1.1, keep-alive) instead of HTTP/2
           --max-streams N           SETTINGS_MAX_CONCURRENT_STREAMS (default 100)
           --delay-ms N              wait N ms before answering each request
           --unregistered FILE       tokens (one per line) answered 404 UNREGISTERED
@@ -45,7 +46,8 @@ enum MockFCMCommand {
           --fail-429 SHARE          ... 429 QUOTA_EXCEEDED
           --retry-after S           Retry-After on 503 and 429 (default 1; 0 = none)
           --seed N                  seed of the fault draws (default 24301)
-          --goaway-after N          GOAWAY after N streams on each connection
+          --goaway-after N          GOAWAY after N streams on each connection (with --http1: that
+                                    answer says Connection: close and the connection ends)
           --stats-interval S        log a stats line to stderr every S seconds
           --stats-file FILE         write the stats as JSON (with sends delivered per token) to
                                     FILE at exit, and every --stats-interval S when given

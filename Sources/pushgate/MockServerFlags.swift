@@ -77,6 +77,10 @@ struct MockServerRun {
         case "--goaway-after":
             let streams = try flags.int(for: flag, range: 1...Int(Int32.max))
             return { $0.goAwayAfterStreams = streams }
+        case "--http1":
+            return { $0.http1 = true }
+        case "--http2":
+            return { $0.http1 = false }
         case "--token-lifetime":
             let seconds = try flags.int(for: flag, range: 1...86_400)
             return { $0.accessTokenLifetime = seconds }
@@ -101,7 +105,8 @@ struct MockServerRun {
     /// `loops=… max_streams=… token_lifetime=…s` and the shared settings that are not defaults.
     func describe(_ configuration: some MockServerFlags) -> [String] {
         var parts = [
-            "loops=\(loops)", "max_streams=\(configuration.maxConcurrentStreams)",
+            "loops=\(loops)", "http=\(configuration.http1 ? "1.1" : "2")",
+            "max_streams=\(configuration.maxConcurrentStreams)",
             "token_lifetime=\(configuration.accessTokenLifetime)s",
         ]
         if configuration.responseDelay > .zero { parts.append("delay=\(configuration.responseDelay)") }

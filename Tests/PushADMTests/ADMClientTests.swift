@@ -3,12 +3,14 @@ import PushDelivery
 import PushMockADM
 import PushPosix
 import PushTLS
+import PushTransport
 import Testing
 
 @testable import PushADM
 
-/// The ADM client against `pushgate mock-adm`'s server on loopback: real TLS, HTTP/2 and the
-/// Login-with-Amazon client-credentials exchange.
+/// The ADM client against `pushgate mock-adm`'s server on loopback: real TLS, HTTP/1.1 (the
+/// mock's default, as Amazon's) or HTTP/2 chosen by ALPN, and the Login-with-Amazon
+/// client-credentials exchange.
 @Suite("ADM client against the mock")
 struct ADMClientTests {
     final class Fixture: @unchecked Sendable {
@@ -16,17 +18,23 @@ struct ADMClientTests {
         let server: MockADMServer
         let client: ADMClient
 
-        init(retry: RetryPolicy = RetryPolicy(), _ configure: (inout MockADMConfiguration) -> Void = { _ in }) throws {
+        init(
+            retry: RetryPolicy = RetryPolicy(), http1: Bool = true,
+            _ configure: (inout MockADMConfiguration) -> Void = { _ in }
+        ) throws {
             var configuration = try MockADMConfiguration.generated()
+            configuration.http1 = http1
             configure(&configuration)
             group = try EventLoopGroup(loopCount: 2, namePrefix: "adm-test")
             server = try MockADMServer(configuration: configuration, group: group)
-            let tls = try TLSContext.client(caPEM: server.certificatePEM!, useSystemRoots: false)
+            let tls = try TLSContext.client(
+                caPEM: server.certificatePEM!, alpn: HTTPVersionPolicy.auto.alpn, useSystemRoots: false)
             let fetch = try AmazonOAuth.fetch(
                 clientID: configuration.credentials.clientID, clientSecret: configuration.credentials.clientSecret,
                 tokenURL: server.tokenURL, tlsContext: tls, loop: group.loops[0])
             var settings = ProviderClientConfiguration()
             settings.retry = retry
+            settings.httpVersion = .auto
             client = ADMClient(
                 name: "fire", endpoint: try #require(ProviderEndpoint(url: server.baseURL)),
                 accessTokens: AccessTokenCache(fetch: fetch), tlsContext: tls, configuration: settings, group: group)
@@ -49,15 +57,16 @@ struct ADMClientTests {
         (0..<count).map { "\(prefix)amzn1.adm-registration.v3.Y29tLmV4YW1wbGU\($0)" }
     }
 
-    @Test("many sends reuse one access token and one connection; results carry the request id")
-    func tokenReuse() async throws {
-        let fixture = try Fixture()
+    @Test("many sends reuse one access token and one connection; results carry the request id", arguments: [true, false])
+    func tokenReuse(http1: Bool) async throws {
+        let fixture = try Fixture(http1: http1)
         #expect(await fixture.send(Self.ids(500)).allSatisfy { $0.status == .delivered && !$0.apnsID.isEmpty })
         #expect(await fixture.send(Self.ids(20)).allSatisfy { $0.status == .delivered })
         let stats = fixture.server.stats
         #expect(stats.tokenRequests == 1)
         #expect(stats.delivered == 520)
-        #expect(stats.maxInFlight > 1)
+        // HTTP/1.1: one request at a time on the connection; HTTP/2: many streams at once.
+        #expect(http1 ? stats.maxInFlight == 1 : stats.maxInFlight > 1)
         fixture.server.revokeAccessTokens()
         #expect(await fixture.send(Self.ids(30)).allSatisfy { $0.status == .delivered })
         #expect(fixture.server.stats.tokenRequests == 2, "thirty AccessTokenExpired answers, one renewal")

@@ -13,13 +13,16 @@ func admBody(data: String = #"{"k":"v"}"#, extra: String = "") -> [UInt8] {
     Array(#"{"data":\#(data)\#(extra)}"#.utf8)
 }
 
-/// A mock ADM server on two loops, and helpers for the token and send calls.
+/// A mock ADM server on two loops, and helpers for the token and send calls. It speaks HTTP/2 here
+/// (the ADM rules are the same in both versions; this client speaks HTTP/2); its default,
+/// HTTP/1.1, is tested with curl in Tests/interop.
 final class Harness: @unchecked Sendable {
     let group: EventLoopGroup
     let server: MockADMServer
 
     init(_ configure: (inout MockADMConfiguration) -> Void = { _ in }) throws {
         var configuration = MockADMConfiguration(credentials: testCredentials)
+        configuration.http1 = false
         configure(&configuration)
         let group = try EventLoopGroup(loopCount: 2, namePrefix: "mock-adm-test")
         do {

@@ -113,7 +113,7 @@ struct TokenEndpointTests {
         #expect(try MockADMConfiguration.generated(clientID: "mine").credentials.clientID == "mine")
         #expect(try MockADMConfiguration.generated().credentials != credentials)
 
-        let harness = try Harness { $0 = configuration }
+        let harness = try Harness { $0.credentials = configuration.credentials }
         defer { harness.shutdown() }
         let client = try harness.client()
         let response = try client.send(

@@ -40,8 +40,12 @@ sys.path.insert(0, HERE)
 class Server:
     """A `pushgate serve` child process on an ephemeral port."""
 
-    def __init__(self, config, tmp_path, store=None):
+    def __init__(self, config, tmp_path, store=None, env=None):
         binary = os.environ.get("PUSHGATE_BIN", os.path.join(ROOT, ".build", "debug", "pushgate"))
+        if env is None:
+            # Hermetic: a proxy set for this shell must not carry the gateway's loopback traffic.
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy")}
         self.store = store or os.path.join(tmp_path, "pushgate.db")
         args = [binary, "serve", "--listen", "127.0.0.1:0", "--loops", "2", "--store", self.store]
         if config is not None:
@@ -51,7 +55,7 @@ class Server:
             args += ["--config", config_path]
         self.binary = binary
         self.log = []
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         self.port = None
         deadline = time.time() + 20
         while time.time() < deadline:

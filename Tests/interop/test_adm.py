@@ -255,3 +255,28 @@ def test_http_version_2_refuses_an_http1_only_server_clearly(tmp_path, adm_looka
         assert "did not agree to HTTP/2" in results[0].reason, results[0].reason
     finally:
         server.stop()
+
+
+def test_pushgate_mock_adm_speaks_http1_by_default_and_http2_on_request(tmp_path):
+    """curl (an independent client) against `pushgate mock-adm`: HTTP/1.1 with keep-alive by
+    default, as Amazon's api.amazon.com; HTTP/2 with --http2."""
+    import subprocess
+
+    for flags, version in (([], "1.1"), (["--http2"], "2")):
+        mock = MockProcess("mock-adm", str(tmp_path / ("mock" + version)), flags)
+        try:
+            secret = open(mock.client_secret_file).read().strip()
+            base = "https://127.0.0.1:%d" % mock.port
+            out = subprocess.run(
+                ["curl", "-sS", "--cacert", mock.ca_file, "--http2", "-w", "\n%{http_version} %{num_connects}\n",
+                 "-d", "grant_type=client_credentials&scope=messaging:push&client_id=%s&client_secret=%s"
+                 % (mock.client_id, secret), base + "/auth/o2/token",
+                 "--next", "--cacert", mock.ca_file, "--http2", "-w", "\n%{http_version} %{num_connects}\n",
+                 "-d", "{}", base + "/auth/o2/token"],
+                capture_output=True, text=True, timeout=30)
+            lines = out.stdout.strip().splitlines()
+            assert json.loads(lines[0])["token_type"] == "bearer", out.stdout + out.stderr
+            assert lines[1] == "%s 1" % version, lines
+            assert lines[-1] == "%s 0" % version, "the second request reused the connection: %s" % lines
+        finally:
+            mock.stop()

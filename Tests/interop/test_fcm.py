@@ -165,14 +165,16 @@ def test_a_topic_delivers_the_apns_and_gcm_payloads_to_each(stubs, lookalike, fc
     assert fcm[0] == {"token": fcm[0]["token"], "data": {"default": "just text"}}
 
 
-def test_pushgate_mock_fcm_with_faults(tmp_path):
+@pytest.mark.parametrize("mock_flags,http_version", [([], "2"), (["--http1"], "1.1")], ids=["http2", "http1.1"])
+def test_pushgate_mock_fcm_with_faults(tmp_path, mock_flags, http_version):
     """The product pair: `pushgate mock-fcm` writes a service account, the gateway uses it, and 503s
-    with Retry-After are retried until delivered, while dead tokens are rejected at once."""
+    with Retry-After are retried until delivered, while dead tokens are rejected at once. The same
+    results over HTTP/2 and over HTTP/1.1 (`mock-fcm --http1`, the app's `http_version` "1.1")."""
     mock = MockProcess("mock-fcm", str(tmp_path / "mock"), ["--unavailable-every", "5", "--retry-after", "1",
-                                                            "--unregistered-prefix", "dead-"])
+                                                            "--unregistered-prefix", "dead-"] + mock_flags)
     gateway = None
     try:
-        gateway = Server({"apps": [mock.fcm_app("android")]}, str(tmp_path))
+        gateway = Server({"apps": [mock.fcm_app("android", http_version=http_version)]}, str(tmp_path))
         channel = grpc.insecure_channel(gateway.address)
         push = push_pb2_grpc.PushStub(channel)
         # Every 5th send is answered 503: 4 of the first 20, and at most one of their retries, so

@@ -1,7 +1,7 @@
 import PushPosix
 
-/// Accepting HTTP/2 connections: each accepted socket gets the transport `serve` makes for it.
-public enum HTTP2Listener {
+/// Accepting HTTP connections: each accepted socket gets the transport `serve` makes for it.
+public enum HTTPListener {
     /// Binds `host:port` on the group's loops. When `serve` fails for a connection (its HTTP/2 session
     /// cannot be created), that connection is closed and the listener goes on.
     public static func listen(
