@@ -345,7 +345,13 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
-        if data.count > 0, let slot = machine.slot(of: streamID) { answers[slot].append(data) }
+        guard data.count > 0, let slot = machine.slot(of: streamID), !answers[slot].truncated else { return }
+        if !answers[slot].append(data) {
+            // A body this large is not the provider's error JSON: stop it rather than read megabytes.
+            // The answer counts with what was kept; the reset's close delivers it.
+            try? session.resetStream(streamID: streamID, errorCode: .cancel)
+            transport?.setNeedsFlush()
+        }
     }
 
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
@@ -395,7 +401,14 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
 
     func http1Body(_ bytes: UnsafeRawBufferPointer) {
         guard let id = http1InFlight, let slot = machine.slot(of: id) else { return }
-        answers[slot].append(bytes)
+        if !answers[slot].append(bytes) {
+            // Too large to be the provider's error JSON: the answer counts with what was kept, and
+            // the connection, which cannot skip the rest unread, is closed.
+            http1InFlight = nil
+            machine.peerClosing()
+            answered(id)
+            transport?.close(flushFirst: false, error: nil)
+        }
     }
 
     func http1MessageComplete(keepAlive: Bool) {

@@ -87,6 +87,9 @@ public struct ProviderResponse: Sendable {
     public var id = ""
     public var retryAfter: String?
     public var body: [UInt8] = []
+    /// The body was longer than ``maxBody``: `body` holds its start, and the rest was not read
+    /// (the stream was reset, or the HTTP/1.1 connection closed).
+    public internal(set) var truncated = false
 
     /// Error bodies are small JSON objects; anything much larger is not the provider's and is cut.
     public static let maxBody = 16_384
@@ -98,8 +101,14 @@ public struct ProviderResponse: Sendable {
         self.body = body
     }
 
-    mutating func append(_ data: UnsafeRawBufferPointer) {
-        guard body.count + data.count <= Self.maxBody else { return }
+    /// Appends `data`; false once the body has passed ``maxBody`` (what fits is kept).
+    mutating func append(_ data: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + data.count <= Self.maxBody else {
+            body.append(contentsOf: data.prefix(Self.maxBody - body.count))
+            truncated = true
+            return false
+        }
         body.append(contentsOf: data)
+        return true
     }
 }

@@ -32,6 +32,7 @@ class LookalikeADM(H1Lookalike):
         self.refused = []           # (status, reason)
         self.slowed = set()
         self.cut = set()
+        self.huge_cut = False
 
     @property
     def token_url(self):
@@ -70,6 +71,19 @@ class LookalikeADM(H1Lookalike):
         if registration_id.startswith("adm-slow-") and registration_id not in self.slowed:
             self.slowed.add(registration_id)
             return self._refuse(conn, stream_id, 429, "MaxRateExceeded", [("retry-after", "1")])
+        if registration_id.startswith("adm-huge-"):
+            # A 10 MB error body: the client should stop reading long before its end.
+            conn.send_response(400)
+            conn.send_header("Content-Type", "application/json")
+            conn.send_header("Content-Length", str(10 << 20))
+            conn.end_headers()
+            try:
+                conn.wfile.write(b'{"reason":"InvalidData"' + b" " * ((10 << 20) - 24) + b"}")
+                conn.wfile.flush()
+            except OSError:
+                self.huge_cut = True
+            conn.close_connection = True
+            return
         if registration_id.startswith("adm-cut-") and registration_id not in self.cut:
             self.cut.add(registration_id)
             conn.send_response(200)

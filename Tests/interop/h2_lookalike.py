@@ -82,6 +82,8 @@ class H2Lookalike:
                     elif isinstance(event, h2.events.StreamEnded):
                         headers, body = streams.pop(event.stream_id)
                         self._answer(conn, event.stream_id, headers, bytes(body))
+                    else:
+                        self._event(conn, event)
                 writer.write(conn.data_to_send())
                 await writer.drain()
         except (ConnectionError, ssl.SSLError):
@@ -91,6 +93,9 @@ class H2Lookalike:
 
     def _answer(self, conn, stream_id, headers, body):
         raise NotImplementedError
+
+    def _event(self, conn, event):
+        """Any other h2 event (a reset, a window update): for look-alikes that care."""
 
     @staticmethod
     def send_json(conn, stream_id, status, payload, extra_headers=()):

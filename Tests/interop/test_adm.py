@@ -280,3 +280,22 @@ def test_pushgate_mock_adm_speaks_http1_by_default_and_http2_on_request(tmp_path
             assert lines[-1] == "%s 0" % version, "the second request reused the connection: %s" % lines
         finally:
             mock.stop()
+
+
+def test_a_10_mb_http1_error_body_is_not_read_in_full(tmp_path):
+    """Issue 23: an answer body far past any provider's error JSON is cut at 16 KiB; over HTTP/1.1
+    the connection is closed (the server's write of the rest fails) and the result still counts."""
+    adm, server = http1_gateway(tmp_path)
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            push = push_pb2_grpc.PushStub(channel)
+            results = send(push, [adm_id(1, "huge"), adm_id(2)], data_json='{"k": "v"}')
+        assert results[0].status == push_pb2.STATUS_REJECTED and results[0].http_status == 400, results[0]
+        assert results[1].status == push_pb2.STATUS_DELIVERED
+        deadline = time.time() + 10
+        while not adm.huge_cut and time.time() < deadline:
+            time.sleep(0.05)
+        assert adm.huge_cut, "the look-alike wrote all 10 MB: the gateway read them"
+    finally:
+        server.stop()
+        adm.stop()

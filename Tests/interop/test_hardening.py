@@ -637,3 +637,52 @@ def test_a_provider_that_allows_no_streams_has_its_connection_given_up(tmp_path)
     finally:
         server.stop()
         provider.stop()
+
+
+def test_a_huge_http2_error_body_is_reset_not_read_in_full(tmp_path):
+    """Before: a provider answering 400 with a 10 MB body had all of it read (and dropped). Now the
+    stream is reset once the body passes 16 KiB, and the answer counts with what was kept."""
+    import subprocess
+    import h2.events
+    from h2_lookalike import H2Lookalike, make_certificate
+
+    class Huge(H2Lookalike):
+        name = "huge-body look-alike"
+        resets = 0
+        sent = 0
+
+        def _answer(self, conn, stream_id, headers, body):
+            conn.send_headers(stream_id, [(":status", "400"), ("content-type", "application/json")])
+            # As much as the window allows now; the rest would follow as the client reads.
+            room = min(conn.local_flow_control_window(stream_id), 1 << 20)
+            chunk = conn.max_outbound_frame_size
+            while room > 0:
+                n = min(chunk, room)
+                conn.send_data(stream_id, b" " * n)
+                Huge.sent += n
+                room -= n
+
+        def _event(self, conn, event):
+            if isinstance(event, h2.events.StreamReset):
+                Huge.resets += 1
+
+    cert, key = make_certificate(str(tmp_path))
+    provider = Huge(cert, key).start()
+    p8 = tmp_path / "AuthKey_KEY1234567.p8"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(p8)],
+                   check=True, capture_output=True)
+    app = {"name": "huge", "platform": "apns", "bundle_id": "com.example.huge", "team_id": "TEAM123456",
+           "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % provider.port, "ca_file": cert}
+    server = Server({"apps": [app]}, str(tmp_path))
+    try:
+        with grpc.insecure_channel(server.address) as channel:
+            reply = push_pb2_grpc.PushStub(channel).Send(send_request("huge", 1), timeout=20)
+        result = reply.results[0]
+        assert result.status == push_pb2.STATUS_REJECTED and result.http_status == 400, result
+        deadline = time.time() + 5
+        while Huge.resets == 0 and time.time() < deadline:
+            time.sleep(0.05)
+        assert Huge.resets == 1, "the client reset the stream instead of reading on"
+    finally:
+        server.stop()
+        provider.stop()
