@@ -10,8 +10,7 @@ public final class HTTP1ClientSession: HTTP1ParserDelegate {
     /// Hears the answers (informational 1xx answers are skipped).
     public weak var delegate: (any HTTP1ParserDelegate)?
     private let parser = HTTP1Parser(.response)
-    private var output: [UInt8] = []
-    private var outputHead = 0
+    private var output = HTTP1Output()
     /// A request was sent and its answer is not complete.
     public private(set) var awaitingAnswer = false
     /// No more requests: the server said `Connection: close`, or ``finish()`` was called.
@@ -40,8 +39,8 @@ public final class HTTP1ClientSession: HTTP1ParserDelegate {
     public func send(head: [UInt8], body: UnsafeRawBufferPointer) {
         precondition(canSend, "HTTP/1.1: one request at a time")
         awaitingAnswer = true
-        output.append(contentsOf: head)
-        output.append(contentsOf: body)
+        output.append(head)
+        output.append(body)
     }
 
     /// No more requests after the one in flight (if any).
@@ -63,18 +62,10 @@ public final class HTTP1ClientSession: HTTP1ParserDelegate {
     /// Moves up to `maxBytes` of pending output into `buffer`; returns how many.
     @discardableResult
     public func drainOutput(into buffer: inout [UInt8], maxBytes: Int = 1 << 20) -> Int {
-        let count = min(maxBytes, output.count - outputHead)
-        guard count > 0 else { return 0 }
-        buffer.append(contentsOf: output[outputHead..<(outputHead + count)])
-        outputHead += count
-        if outputHead == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
-            outputHead = 0
-        }
-        return count
+        output.drain(into: &buffer, maxBytes: maxBytes)
     }
 
-    public var wantsWrite: Bool { outputHead < output.count }
+    public var wantsWrite: Bool { !output.isEmpty }
     /// While an answer is awaited, or the connection may carry more.
     public var wantsRead: Bool { awaitingAnswer || !isFinished }
 

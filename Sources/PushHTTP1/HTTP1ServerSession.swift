@@ -31,8 +31,7 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     /// Answers given out of order, by sequence, until the ones before them are written.
     private var pending: [Int: [UInt8]] = [:]
     private var nextToWrite = 0
-    private var output: [UInt8] = []
-    private var outputHead = 0
+    private var output = HTTP1Output()
     /// The last request this connection answers; nil: no end decided yet.
     private var lastSequence: Int?
 
@@ -62,7 +61,7 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
         bytes.append(contentsOf: body)
         pending[sequence] = bytes
         while let next = pending.removeValue(forKey: nextToWrite) {
-            output.append(contentsOf: next)
+            output.append(next)
             nextToWrite += 1
         }
     }
@@ -80,18 +79,10 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
 
     @discardableResult
     public func drainOutput(into buffer: inout [UInt8], maxBytes: Int = 1 << 20) -> Int {
-        let count = min(maxBytes, output.count - outputHead)
-        guard count > 0 else { return 0 }
-        buffer.append(contentsOf: output[outputHead..<(outputHead + count)])
-        outputHead += count
-        if outputHead == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
-            outputHead = 0
-        }
-        return count
+        output.drain(into: &buffer, maxBytes: maxBytes)
     }
 
-    public var wantsWrite: Bool { outputHead < output.count }
+    public var wantsWrite: Bool { !output.isEmpty }
     /// Until the last answer is written (then the transport closes once the output is out).
     public var wantsRead: Bool {
         guard let lastSequence else { return true }

@@ -160,28 +160,31 @@ public final class Connection: @unchecked Sendable {
 
     /// Reads and drops what the peer still sends; its EOF (or an error) ends the linger.
     private func discardInput() {
+        if readAvailable({ _ in true }) == .ended { closeNow(error: nil) }
+    }
+
+    private enum ReadStop { case blocked, budgetSpent, ended }
+
+    /// Reads until EAGAIN, EOF or an error, or `readBudgetPerTurn` bytes, handing each read to
+    /// `take` (which returns whether to go on): for the ends of a connection's life, where an
+    /// error is not worth reporting.
+    private func readAvailable(_ take: (UnsafeRawBufferPointer) -> Bool) -> ReadStop {
         let buffer = loop.readBuffer
         var budget = Self.readBudgetPerTurn
         while fd >= 0 && budget > 0 {
-            let result: IOResult<Int>
-            do {
-                result = try syscall("read from \(remoteAddress)") {
-                    Glibc.read(fd, buffer.baseAddress, buffer.count)
-                }
-            } catch {
-                closeNow(error: nil)
-                return
-            }
+            guard let result = try? syscall("read from \(remoteAddress)", { Glibc.read(fd, buffer.baseAddress, buffer.count) })
+            else { return .ended }
             switch result {
             case .wouldBlock:
-                return
+                return .blocked
             case .processed(0):
-                closeNow(error: nil)
-                return
+                return .ended
             case .processed(let n):
                 budget -= n
+                guard take(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) else { return .blocked }
             }
         }
+        return .budgetSpent
     }
 
     // MARK: - Loop callbacks
@@ -241,14 +244,10 @@ public final class Connection: @unchecked Sendable {
     /// EOF and errors (the caller is closing anyway). Not while reading is paused: the handler
     /// asked for nothing more.
     private func drainInput() {
-        let buffer = loop.readBuffer
-        var budget = Self.readBudgetPerTurn
-        while !closed && !readingPaused && budget > 0 {
-            guard case .processed(let n)? = try? syscall("read from \(remoteAddress)", {
-                Glibc.read(fd, buffer.baseAddress, buffer.count)
-            }), n > 0 else { return }
-            budget -= n
-            handler?.connection(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        guard !closed && !readingPaused else { return }
+        _ = readAvailable { bytes in
+            handler?.connection(self, didReceive: bytes)
+            return !closed && !readingPaused
         }
     }
 

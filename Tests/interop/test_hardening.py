@@ -223,6 +223,18 @@ def metric(server, name, **labels):
     return total
 
 
+def lookalike_apns_app(tmp_path, name, provider, cert, **extra):
+    """An apns app (token auth with a fresh P-256 key) delivering to a Python h2 look-alike."""
+    import subprocess
+    p8 = tmp_path / "AuthKey_KEY1234567.p8"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(p8)],
+                   check=True, capture_output=True)
+    app = {"name": name, "platform": "apns", "bundle_id": "com.example." + name, "team_id": "TEAM123456",
+           "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % provider.port, "ca_file": cert}
+    app.update(extra)
+    return app
+
+
 # --- 1. Authorization before buffering -------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -577,12 +589,7 @@ def test_a_provider_that_refuses_every_stream_gets_a_bounded_backed_off_number_o
 
     cert, key = make_certificate(str(tmp_path))
     refusing = Refusing(cert, key).start()
-    p8 = tmp_path / "AuthKey_KEY1234567.p8"
-    import subprocess
-    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(p8)],
-                   check=True, capture_output=True)
-    app = {"name": "refusing", "platform": "apns", "bundle_id": "com.example.refusing", "team_id": "TEAM123456",
-           "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % refusing.port, "ca_file": cert}
+    app = lookalike_apns_app(tmp_path, "refusing", refusing, cert)
     server = Server({"apps": [app], "metrics_listen": "127.0.0.1:0"}, str(tmp_path))
     server.metrics_port = wait_metrics_port(server)
     try:
@@ -607,7 +614,6 @@ def test_a_provider_that_allows_no_streams_has_its_connection_given_up(tmp_path)
     """Before: a provider that answers PINGs but advertises MAX_CONCURRENT_STREAMS 0 held its requests
     for ever on one connection, with nothing logged. Now, past stall_timeout_seconds without an
     answer, the connection is given up (logged with why) and replaced; the Send ends at its deadline."""
-    import subprocess
     from h2_lookalike import H2Lookalike, make_certificate
 
     class NoStreams(H2Lookalike):
@@ -618,12 +624,7 @@ def test_a_provider_that_allows_no_streams_has_its_connection_given_up(tmp_path)
 
     cert, key = make_certificate(str(tmp_path))
     provider = NoStreams(cert, key, max_streams=0).start()
-    p8 = tmp_path / "AuthKey_KEY1234567.p8"
-    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(p8)],
-                   check=True, capture_output=True)
-    app = {"name": "nostreams", "platform": "apns", "bundle_id": "com.example.nostreams", "team_id": "TEAM123456",
-           "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % provider.port, "ca_file": cert,
-           "stall_timeout_seconds": 2, "ping_timeout_seconds": 1}
+    app = lookalike_apns_app(tmp_path, "nostreams", provider, cert, stall_timeout_seconds=2, ping_timeout_seconds=1)
     server = Server({"apps": [app], "metrics_listen": "127.0.0.1:0"}, str(tmp_path))
     server.metrics_port = wait_metrics_port(server)
     try:
@@ -642,7 +643,6 @@ def test_a_provider_that_allows_no_streams_has_its_connection_given_up(tmp_path)
 def test_a_huge_http2_error_body_is_reset_not_read_in_full(tmp_path):
     """Before: a provider answering 400 with a 10 MB body had all of it read (and dropped). Now the
     stream is reset once the body passes 16 KiB, and the answer counts with what was kept."""
-    import subprocess
     import h2.events
     from h2_lookalike import H2Lookalike, make_certificate
 
@@ -668,11 +668,7 @@ def test_a_huge_http2_error_body_is_reset_not_read_in_full(tmp_path):
 
     cert, key = make_certificate(str(tmp_path))
     provider = Huge(cert, key).start()
-    p8 = tmp_path / "AuthKey_KEY1234567.p8"
-    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(p8)],
-                   check=True, capture_output=True)
-    app = {"name": "huge", "platform": "apns", "bundle_id": "com.example.huge", "team_id": "TEAM123456",
-           "key_id": "KEY1234567", "key_file": str(p8), "url": "https://127.0.0.1:%d" % provider.port, "ca_file": cert}
+    app = lookalike_apns_app(tmp_path, "huge", provider, cert)
     server = Server({"apps": [app]}, str(tmp_path))
     try:
         with grpc.insecure_channel(server.address) as channel:
