@@ -43,6 +43,11 @@ public final class ADMDialect: ProviderDialect {
         accessTokens.authorization(for: waiter)
     }
 
+    public func makeJob(for push: PreparedPush, notificationIndex: Int, collector: DeliveryCollector) -> ADMJob? {
+        guard case .adm(let message) = push else { return nil }
+        return ADMJob(message, notificationIndex: notificationIndex, collector: collector)
+    }
+
     public func submit(
         _ request: ProviderRequest, job: ADMJob, authorization: [UInt8]?, on wire: ProviderWire,
         scratch: inout [UInt8]
@@ -66,19 +71,12 @@ public final class ADMDialect: ProviderDialect {
     }
 
     public func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
-        switch ADMResponseClassifier.outcome(
+        let answer = ADMResponseClassifier.outcome(
             status: response.status, body: response.body, retryAfter: response.retryAfter, now: now)
-        {
-        case .delivered(let registrationID):
+        return ProviderOutcome(answer) { registrationID in
             // A different id in the answer is the device's canonical one: it replaces the old.
             let canonical = !registrationID.isEmpty && registrationID != token ? registrationID : ""
             return .delivered(id: response.id, canonicalToken: canonical)
-        case .rejected(let reason, let httpStatus, let invalidatesToken):
-            return .rejected(reason: reason, httpStatus: httpStatus, unregisteredAt: 0, invalidatesToken: invalidatesToken)
-        case .transient(let reason, let httpStatus, let retryAfter):
-            return .transient(reason: reason, httpStatus: httpStatus, retry: .afterBackoff(notBefore: retryAfter))
-        case .unauthenticated(let reason):
-            return .transient(reason: reason, httpStatus: 401, retry: .afterRenewingAuthorization)
         }
     }
 
@@ -102,10 +100,6 @@ extension ProviderClient where Dialect == ADMDialect {
         let dialect = ADMDialect(authority: endpoint.authority, accessTokens: accessTokens)
         self.init(
             name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
-            group: group, clock: clock, logger: logger, metrics: metrics,
-            makeJob: { push, index, collector in
-                guard case .adm(let message) = push else { return nil }
-                return ADMJob(message, notificationIndex: index, collector: collector)
-            })
+            group: group, clock: clock, logger: logger, metrics: metrics)
     }
 }

@@ -23,9 +23,12 @@ public final class APNsDialect: ProviderDialect {
     public let idHeader: [UInt8]? = Array("apns-id".utf8)
     /// nil with certificate auth.
     public let providerTokens: ProviderTokenCache?
+    /// The `:authority` of the app's endpoint (`api.push.apple.com`).
+    let authority: String
 
-    public init(credentials: APNsCredentials) {
+    public init(credentials: APNsCredentials, authority: String = "api.push.apple.com") {
         if case .providerToken(let cache) = credentials { providerTokens = cache } else { providerTokens = nil }
+        self.authority = authority
     }
 
     public func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
@@ -112,7 +115,7 @@ public final class APNsDialect: ProviderDialect {
     public var credentialIssuedAt: Int64? { providerTokens?.issuedAt }
 
     /// The job for an APNs push; nil for another platform's.
-    func job(_ push: PreparedPush, notificationIndex: Int, authority: String, collector: DeliveryCollector) -> APNsJob? {
+    public func makeJob(for push: PreparedPush, notificationIndex: Int, collector: DeliveryCollector) -> APNsJob? {
         guard case .apns(let notification) = push else { return nil }
         return APNsJob(
             notification, notificationIndex: notificationIndex, authority: authority,
@@ -129,13 +132,9 @@ extension ProviderClient where Dialect == APNsDialect {
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
         metrics: ProviderMetrics = ProviderMetrics()
     ) {
-        let dialect = APNsDialect(credentials: credentials)
-        let authority = endpoint.authority
+        let dialect = APNsDialect(credentials: credentials, authority: endpoint.authority)
         self.init(
             name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
-            group: group, clock: clock, logger: logger, metrics: metrics,
-            makeJob: { push, index, collector in
-                dialect.job(push, notificationIndex: index, authority: authority, collector: collector)
-            })
+            group: group, clock: clock, logger: logger, metrics: metrics)
     }
 }

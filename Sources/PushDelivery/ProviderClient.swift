@@ -50,23 +50,18 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     private let loops: [EventLoop]
     private let nextLoop: Atomic<Int>
     private let nextConnection = Atomic<Int>(0)
-    private let makeJob: @Sendable (PreparedPush, Int, DeliveryCollector) -> Dialect.Job?
 
     /// Connections open on first use and stay open. `metrics` gets the submit →
     /// response time of every request that got a response.
-    /// - Parameter makeJob: the job for a push (notification index, collector), or nil when the
-    ///   push is not for this provider.
     public init(
         name: String, endpoint: ProviderEndpoint, dialect: Dialect, tlsContext: TLSContext,
         configuration: ProviderClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = unixSeconds,
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
-        metrics: ProviderMetrics = ProviderMetrics(),
-        makeJob: @escaping @Sendable (PreparedPush, Int, DeliveryCollector) -> Dialect.Job?
+        metrics: ProviderMetrics = ProviderMetrics()
     ) {
         self.name = name
         self.dialect = dialect
-        self.makeJob = makeJob
         let app = ProviderAppContext(
             name: name, endpoint: endpoint, tlsContext: tlsContext, dialect: dialect, configuration: configuration,
             clock: clock, logger: logger, metrics: metrics)
@@ -130,7 +125,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
 
     public func send(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector) {
         let tokens = push.tokens
-        guard let job = makeJob(push, notificationIndex, collector) else {
+        guard let job = dialect.makeJob(for: push, notificationIndex: notificationIndex, collector: collector) else {
             for (offset, token) in tokens.enumerated() {
                 app.release(1)
                 collector.complete(

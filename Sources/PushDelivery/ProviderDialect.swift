@@ -14,6 +14,10 @@ public protocol ProviderDialect: AnyObject, Sendable {
     /// The response header whose value becomes the result's id (`apns-id`); nil: none.
     var idHeader: [UInt8]? { get }
 
+    /// The job for one notification of a Send (its bytes built once, shared by all its tokens), or
+    /// nil when the push is not for this provider (the client then FAILs it `WrongPlatform`).
+    func makeJob(for push: PreparedPush, notificationIndex: Int, collector: DeliveryCollector) -> Job?
+
     /// The credential to put in `authorization` now. Called before each pass of submits, so keep
     /// it cheap (a lock and a retain). `.pending` promises one call of
     /// ``AuthorizationWaiter/authorizationDidChange()`` on `waiter` (from any thread) once the
@@ -67,6 +71,23 @@ public enum ProviderOutcome: Sendable, Equatable {
     case rejected(reason: String, httpStatus: Int, unregisteredAt: Int64, invalidatesToken: Bool)
     /// May succeed when sent again; `retry` says when.
     case transient(reason: String, httpStatus: Int, retry: ProviderRetry)
+}
+
+extension ProviderOutcome {
+    /// The engine's outcome for a classified answer; `delivered` turns the id the body gave into
+    /// the delivered outcome (the one step that differs between providers).
+    public init(_ answer: ClassifiedAnswer, delivered: (String) -> ProviderOutcome) {
+        switch answer {
+        case .delivered(let id):
+            self = delivered(id)
+        case .rejected(let reason, let httpStatus, let invalidatesToken):
+            self = .rejected(reason: reason, httpStatus: httpStatus, unregisteredAt: 0, invalidatesToken: invalidatesToken)
+        case .transient(let reason, let httpStatus, let retryAfter):
+            self = .transient(reason: reason, httpStatus: httpStatus, retry: .afterBackoff(notBefore: retryAfter))
+        case .unauthenticated(let reason):
+            self = .transient(reason: reason, httpStatus: 401, retry: .afterRenewingAuthorization)
+        }
+    }
 }
 
 /// When a transient failure may be sent again.

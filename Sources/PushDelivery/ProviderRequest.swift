@@ -41,7 +41,7 @@ public struct ProviderRequest: Sendable {
     ) -> DeliveryResult {
         DeliveryResult(
             notificationIndex: job.notificationIndex, token: token, status: status, httpStatus: httpStatus,
-            reason: reason, apnsID: id, unregisteredAt: unregisteredAt, attempts: attempts,
+            reason: reason, providerID: id, unregisteredAt: unregisteredAt, attempts: attempts,
             invalidatesToken: invalidatesToken, canonicalToken: canonicalToken)
     }
 }

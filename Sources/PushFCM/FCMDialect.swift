@@ -46,6 +46,11 @@ public final class FCMDialect: ProviderDialect {
         accessTokens.authorization(for: waiter)
     }
 
+    public func makeJob(for push: PreparedPush, notificationIndex: Int, collector: DeliveryCollector) -> FCMJob? {
+        guard case .fcm(let message) = push else { return nil }
+        return FCMJob(message, notificationIndex: notificationIndex, collector: collector)
+    }
+
     public func submit(
         _ request: ProviderRequest, job: FCMJob, authorization: [UInt8]?, on wire: ProviderWire,
         scratch: inout [UInt8]
@@ -62,18 +67,10 @@ public final class FCMDialect: ProviderDialect {
     }
 
     public func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
-        switch FCMResponseClassifier.outcome(
+        let answer = FCMResponseClassifier.outcome(
             status: response.status, body: response.body, retryAfter: response.retryAfter, now: now)
-        {
-        case .delivered(let name):
-            .delivered(id: name)
-        case .rejected(let reason, let httpStatus, let invalidatesToken):
-            .rejected(reason: reason, httpStatus: httpStatus, unregisteredAt: 0, invalidatesToken: invalidatesToken)
-        case .transient(let reason, let httpStatus, let retryAfter):
-            .transient(reason: reason, httpStatus: httpStatus, retry: .afterBackoff(notBefore: retryAfter))
-        case .unauthenticated(let reason):
-            .transient(reason: reason, httpStatus: 401, retry: .afterRenewingAuthorization)
-        }
+        // The message's resource name is the delivery's id.
+        return ProviderOutcome(answer) { name in .delivered(id: name) }
     }
 
     public func authorizationRejected(generation: Int64) {
@@ -96,10 +93,6 @@ extension ProviderClient where Dialect == FCMDialect {
         let dialect = FCMDialect(projectID: projectID, authority: endpoint.authority, accessTokens: accessTokens)
         self.init(
             name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
-            group: group, clock: clock, logger: logger, metrics: metrics,
-            makeJob: { push, index, collector in
-                guard case .fcm(let message) = push else { return nil }
-                return FCMJob(message, notificationIndex: index, collector: collector)
-            })
+            group: group, clock: clock, logger: logger, metrics: metrics)
     }
 }

@@ -94,7 +94,7 @@ final class DeliveryEvents: Sendable {
         event.token = result.token
         event.httpStatus = Int32(result.httpStatus)
         event.reason = result.reason
-        event.id = result.apnsID
+        event.id = result.providerID
         event.unregisteredAt = result.unregisteredAt
         event.messageID = messageID
         event.endpointID = endpointID

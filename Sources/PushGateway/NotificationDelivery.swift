@@ -157,7 +157,7 @@ extension PushgateV1.Result {
         }
         httpStatus = Int32(result.httpStatus)
         reason = result.reason
-        id = result.apnsID
+        id = result.providerID
         unregisteredAt = result.unregisteredAt
         attempts = Int32(result.attempts)
         canonicalToken = result.canonicalToken

@@ -60,7 +60,7 @@ struct ADMClientTests {
     @Test("many sends reuse one access token and one connection; results carry the request id", arguments: [true, false])
     func tokenReuse(http1: Bool) async throws {
         let fixture = try Fixture(http1: http1)
-        #expect(await fixture.send(Self.ids(500)).allSatisfy { $0.status == .delivered && !$0.apnsID.isEmpty })
+        #expect(await fixture.send(Self.ids(500)).allSatisfy { $0.status == .delivered && !$0.providerID.isEmpty })
         #expect(await fixture.send(Self.ids(20)).allSatisfy { $0.status == .delivered })
         let stats = fixture.server.stats
         #expect(stats.tokenRequests == 1)

@@ -83,7 +83,7 @@ struct APNsClientTests {
         let results = await fixture.send(tokens: tokens)
         #expect(results.map(\.token) == tokens)
         #expect(results.allSatisfy { $0.status == .delivered && $0.httpStatus == 200 && $0.attempts == 1 })
-        #expect(results.allSatisfy { APNsID($0.apnsID) != nil })
+        #expect(results.allSatisfy { APNsID($0.providerID) != nil })
         let stats = fixture.mock.stats
         #expect(stats.delivered == 2000)
         #expect(stats.connectionsOpened == 1, "one connection carries them all")

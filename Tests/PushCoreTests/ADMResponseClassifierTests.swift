@@ -8,24 +8,24 @@ struct ADMResponseClassifierTests {
 
     static func reasonBody(_ reason: String) -> [UInt8] { Array(#"{"reason":""#.utf8) + Array(reason.utf8) + Array(#""}"#.utf8) }
 
-    func outcome(_ status: Int, _ body: [UInt8] = [], retryAfter: String? = nil) -> ADMOutcome {
+    func outcome(_ status: Int, _ body: [UInt8] = [], retryAfter: String? = nil) -> ClassifiedAnswer {
         ADMResponseClassifier.outcome(status: status, body: body, retryAfter: retryAfter, now: Self.now)
     }
 
-    func outcome(_ status: Int, reason: String, retryAfter: String? = nil) -> ADMOutcome {
+    func outcome(_ status: Int, reason: String, retryAfter: String? = nil) -> ClassifiedAnswer {
         outcome(status, Self.reasonBody(reason), retryAfter: retryAfter)
     }
 
     @Test("200: delivered with the registration id ADM answered, or \"\" without one")
     func delivered() {
         let canonical = "amzn1.adm-registration.v3.Y2Fub25pY2Fs"
-        #expect(outcome(200, Array(#"{"registrationID":"\#(canonical)"}"#.utf8)) == .delivered(registrationID: canonical))
-        #expect(outcome(200) == .delivered(registrationID: ""))
-        #expect(outcome(200, Array("OK".utf8)) == .delivered(registrationID: ""))
-        #expect(outcome(200, Array(#"{"registrationID":7}"#.utf8)) == .delivered(registrationID: ""))
+        #expect(outcome(200, Array(#"{"registrationID":"\#(canonical)"}"#.utf8)) == .delivered(id: canonical))
+        #expect(outcome(200) == .delivered(id: ""))
+        #expect(outcome(200, Array("OK".utf8)) == .delivered(id: ""))
+        #expect(outcome(200, Array(#"{"registrationID":7}"#.utf8)) == .delivered(id: ""))
         // A Retry-After or a stray reason on a success changes nothing.
-        #expect(outcome(200, Self.reasonBody("Unregistered"), retryAfter: "5") == .delivered(registrationID: ""))
-        #expect(outcome(201, Array(#"{"registrationID":"r"}"#.utf8)) == .delivered(registrationID: "r"))
+        #expect(outcome(200, Self.reasonBody("Unregistered"), retryAfter: "5") == .delivered(id: ""))
+        #expect(outcome(201, Array(#"{"registrationID":"r"}"#.utf8)) == .delivered(id: "r"))
     }
 
     @Test("InvalidRegistrationId (400) and Unregistered (410, or 400) reject and invalidate the token")

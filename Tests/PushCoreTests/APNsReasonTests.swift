@@ -81,6 +81,6 @@ struct APNsReasonTests {
         #expect(result.httpStatus == 0)
         #expect(result.attempts == 0)
         #expect(result.unregisteredAt == 0)
-        #expect(result.apnsID == "")
+        #expect(result.providerID == "")
     }
 }

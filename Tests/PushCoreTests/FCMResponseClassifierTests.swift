@@ -25,15 +25,15 @@ struct FCMResponseClassifierTests {
         return Array(json.utf8)
     }
 
-    func outcome(_ status: Int, _ body: [UInt8], retryAfter: String? = nil) -> FCMOutcome {
+    func outcome(_ status: Int, _ body: [UInt8], retryAfter: String? = nil) -> ClassifiedAnswer {
         FCMResponseClassifier.outcome(status: status, body: body, retryAfter: retryAfter, now: Self.now)
     }
 
     @Test("200: delivered, with the message name from the body")
     func delivered() {
         let body = Array(#"{"name":"projects/p/messages/0:1500415314455276%31bd1c9631bd1c96"}"#.utf8)
-        #expect(outcome(200, body) == .delivered(name: "projects/p/messages/0:1500415314455276%31bd1c9631bd1c96"))
-        #expect(outcome(200, Array("not json".utf8)) == .delivered(name: ""))
+        #expect(outcome(200, body) == .delivered(id: "projects/p/messages/0:1500415314455276%31bd1c9631bd1c96"))
+        #expect(outcome(200, Array("not json".utf8)) == .delivered(id: ""))
         #expect(FCMResponseClassifier.parseName(Array(#"{"name":7}"#.utf8)) == nil)
     }
 

@@ -64,7 +64,7 @@ struct FCMClientTests {
         let tokens = Self.tokens(2000)
         let results = await fixture.send(tokens)
         #expect(results.allSatisfy { $0.status == .delivered })
-        #expect(results.allSatisfy { $0.apnsID.hasPrefix("projects/fcm-test/messages/") })
+        #expect(results.allSatisfy { $0.providerID.hasPrefix("projects/fcm-test/messages/") })
         #expect(results.map(\.token) == tokens)
         let stats = fixture.server.stats
         #expect(stats.tokenRequests == 1)

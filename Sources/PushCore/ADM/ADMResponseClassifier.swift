@@ -5,7 +5,7 @@
 ///
 /// | Reason (else HTTP status)                                      | Outcome                                   |
 /// |----------------------------------------------------------------|-------------------------------------------|
-/// | HTTP 2xx                                                       | delivered(registrationID, `""` if absent) |
+/// | HTTP 2xx                                                       | delivered(id: the registrationID, `""` if absent) |
 /// | `InvalidRegistrationId` (400), `Unregistered` (410)            | rejected, invalidates the token           |
 /// | `InvalidData`, `InvalidConsolidationKey`, `InvalidExpiration`, `InvalidChecksum`, `InvalidType` (400), `MessageTooLarge` (413) | rejected |
 /// | `AccessTokenExpired` (401)                                     | unauthenticated: renew the access token   |
@@ -36,11 +36,11 @@ public enum ADMResponseClassifier {
     ///   - body: the response body.
     ///   - retryAfter: the `Retry-After` header, if any (ADM sends it with 429, 500 and 503).
     ///   - now: the current time, Unix seconds (for a `Retry-After` date).
-    public static func outcome(status: Int, body: [UInt8], retryAfter: String?, now: Int64) -> ADMOutcome {
-        if (200..<300).contains(status) { return .delivered(registrationID: parseRegistrationID(body) ?? "") }
+    public static func outcome(status: Int, body: [UInt8], retryAfter: String?, now: Int64) -> ClassifiedAnswer {
+        if (200..<300).contains(status) { return .delivered(id: parseRegistrationID(body) ?? "") }
         let given = parseReason(body)
         let reason = given ?? "HTTP \(status)"
-        let transient = ADMOutcome.transient(
+        let transient = ClassifiedAnswer.transient(
             reason: reason, httpStatus: status, retryAfter: RetryAfter.parse(retryAfter, now: now))
         switch given {
         case let known? where tokenReasons.contains(known):

@@ -4,7 +4,7 @@
 ///
 /// | Key (errorCode, else status)                | Outcome                                             |
 /// |---------------------------------------------|-----------------------------------------------------|
-/// | HTTP 2xx                                    | delivered(name)                                     |
+/// | HTTP 2xx                                    | delivered(id: the name)                             |
 /// | `UNREGISTERED`, `SENDER_ID_MISMATCH`        | rejected, invalidates the token                     |
 /// | `INVALID_ARGUMENT`                          | rejected; invalidates only when about the token     |
 /// | `THIRD_PARTY_AUTH_ERROR`, `APNS_AUTH_ERROR` | rejected (the APNs/Web Push key in Firebase is bad) |
@@ -26,16 +26,16 @@ public enum FCMResponseClassifier {
     ///   - body: the response body.
     ///   - retryAfter: the `Retry-After` header, if any.
     ///   - now: the current time, Unix seconds (for a `Retry-After` date).
-    public static func outcome(status: Int, body: [UInt8], retryAfter: String?, now: Int64) -> FCMOutcome {
-        if (200..<300).contains(status) { return .delivered(name: parseName(body) ?? "") }
+    public static func outcome(status: Int, body: [UInt8], retryAfter: String?, now: Int64) -> ClassifiedAnswer {
+        if (200..<300).contains(status) { return .delivered(id: parseName(body) ?? "") }
         let error = FCMErrorBody.parse(body)
         // UNSPECIFIED_ERROR says nothing (B.3: "treat as unknown"), so the status speaks instead.
         let code = error?.errorCode == "UNSPECIFIED_ERROR" ? nil : error?.errorCode
         // Reasons are FCM's strings verbatim: errorCode, else status, else the HTTP code.
         let reason = code ?? error?.status ?? "HTTP \(status)"
-        let transient = FCMOutcome.transient(
+        let transient = ClassifiedAnswer.transient(
             reason: reason, httpStatus: status, retryAfter: RetryAfter.parse(retryAfter, now: now))
-        func rejected(invalidatesToken: Bool = false) -> FCMOutcome {
+        func rejected(invalidatesToken: Bool = false) -> ClassifiedAnswer {
             .rejected(reason: reason, httpStatus: status, invalidatesToken: invalidatesToken)
         }
 

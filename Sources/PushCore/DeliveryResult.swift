@@ -19,8 +19,9 @@ public struct DeliveryResult: Sendable, Equatable {
     public var httpStatus: Int
     /// The provider's reason verbatim, or Pushgate's own reason for a failure (`DeadlineExceeded`).
     public var reason: String
-    /// The `apns-id` APNs answered with, or the FCM message name (`projects/p/messages/…`).
-    public var apnsID: String
+    /// The provider's id for the delivery: the `apns-id` APNs answered with, the FCM message name
+    /// (`projects/p/messages/…`), ADM's request id; the `id` of the API's result.
+    public var providerID: String
     /// From a 410: when APNs learnt the token was invalid, ms since the epoch; 0 otherwise.
     public var unregisteredAt: Int64
     /// How many times the request was sent to the provider.
@@ -35,7 +36,7 @@ public struct DeliveryResult: Sendable, Equatable {
     /// Creates a result.
     public init(
         notificationIndex: Int, token: String, status: DeliveryStatus, httpStatus: Int = 0, reason: String = "",
-        apnsID: String = "", unregisteredAt: Int64 = 0, attempts: Int = 0, invalidatesToken: Bool = false,
+        providerID: String = "", unregisteredAt: Int64 = 0, attempts: Int = 0, invalidatesToken: Bool = false,
         canonicalToken: String = ""
     ) {
         self.notificationIndex = notificationIndex
@@ -43,7 +44,7 @@ public struct DeliveryResult: Sendable, Equatable {
         self.status = status
         self.httpStatus = httpStatus
         self.reason = reason
-        self.apnsID = apnsID
+        self.providerID = providerID
         self.unregisteredAt = unregisteredAt
         self.attempts = attempts
         self.invalidatesToken = invalidatesToken
