@@ -402,6 +402,56 @@ struct ProviderConnectionMachineTests {
         #expect(rig.results["a"]?.reason == "Expired")
     }
 
+    @Test("without PING (HTTP/1.1): no PING is asked for; an idle connection is closed after the ping interval, a busy one is not")
+    func http1Liveness() {
+        var rig = Rig {
+            $0.pingInterval = .seconds(20)
+            $0.pingTimeout = .seconds(5)
+        }
+        rig.enqueue(["a"])
+        rig.machine.connecting(at: rig.time)
+        rig.machine.connected(at: rig.time, pings: false, into: &rig.actions)
+        rig.machine.peerSettings(maxConcurrent: 1, into: &rig.actions)
+        rig.take()
+        let id = rig.submitAll()[0]
+        let quietSince = rig.now
+        // A request in flight and no byte for longer than the ping interval: no PING, no close
+        // (only the stall watch may give it up).
+        rig.advance(by: .seconds(25), lastReceivedAt: quietSince)
+        #expect(rig.pings == 0 && rig.closes.isEmpty)
+        rig.answer(id, Self.delivered)
+        let idleSince = rig.now
+        rig.advance(by: .seconds(10), lastReceivedAt: idleSince)
+        #expect(rig.closes.isEmpty)
+        rig.advance(by: .seconds(11), lastReceivedAt: idleSince)
+        rig.advance(by: .seconds(5), lastReceivedAt: idleSince)
+        #expect(rig.closes == ["graceful"], "idle past the ping interval: closed, quietly")
+        #expect(rig.pings == 0)
+        #expect(rig.reports.isEmpty)
+        rig.close()
+        rig.enqueue(["b"])
+        #expect(rig.connects == 2, "opened again on demand")
+    }
+
+    @Test("a peer closing after this answer (Connection: close): nothing more goes on it; the next connection takes the rest")
+    func peerClosing() {
+        var rig = Rig()
+        rig.enqueue(["a", "b"])
+        rig.open(maxConcurrent: 1)
+        let first = rig.submitAll()
+        #expect(first.count == 1)
+        rig.machine.peerClosing()
+        rig.answer(first[0], Self.delivered)
+        #expect(rig.submitAll().isEmpty, "draining")
+        rig.close()
+        rig.tickAtDeadline()
+        #expect(rig.connects == 2)
+        rig.open(maxConcurrent: 1)
+        rig.answer(rig.submitAll()[0], Self.delivered)
+        #expect(rig.results["b"]?.status == .delivered && rig.results["b"]?.attempts == 1)
+        #expect(rig.reports.isEmpty, "an announced close is no warning")
+    }
+
     @Test("the due queue hands out in due order, ties in insertion order")
     func dueQueue() {
         var queue = DueQueue<Int>()
