@@ -378,7 +378,11 @@ def test_memory_goes_back_down_after_an_unread_client_is_closed(tmp_path, mock):
             if client.terminated is not None or client.send_failed:
                 break
         client.pump(30)
-        assert client.terminated == 11, client.terminated
+        # ENHANCE_YOUR_CALM, or (on a slow machine: the client was still writing when the
+        # connection's linger ran out) the close itself; either way the gateway says why.
+        assert client.terminated in (11, "eof"), client.terminated
+        assert wait_log(server, lambda line: "client closed: it does not read its responses" in line), \
+            "".join(server.log[-10:])
         client.close()
         # The detached work goes on for a while; trims come every 10 s while no call runs.
         deadline = time.time() + 60
