@@ -218,7 +218,8 @@ public struct GatewayConfiguration: Sendable {
         app.sandbox = try reader.bool("sandbox") ?? false
         app.url = try reader.string("url") ?? ""
         app.caFile = try reader.string("ca_file") ?? ""
-        app.connections = try reader.int("connections", range: 1...64) ?? 1
+        // ADM speaks HTTP/1.1: one request in flight per connection, so its default is 4 of them.
+        app.connections = try reader.int("connections", range: 1...64) ?? (platform == .adm ? 4 : 1)
         app.connectTimeoutSeconds = try reader.int("connect_timeout_seconds", range: 1...600) ?? 10
         app.pingIntervalSeconds = try reader.int("ping_interval_seconds", range: 1...3600) ?? 60
         app.pingTimeoutSeconds = try reader.int("ping_timeout_seconds", range: 1...600) ?? 10

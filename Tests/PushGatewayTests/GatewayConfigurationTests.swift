@@ -153,7 +153,7 @@ struct GatewayConfigurationTests {
             .hasPrefix(#"config.apps[0]: unknown key "project_id" for an adm app"#))
     }
 
-    @Test("http_version: auto by default for fcm and adm, 2 for apns; apns refuses 1.1; bad values name the key")
+    @Test("http_version: auto by default for fcm and adm, 2 for apns; apns refuses 1.1; bad values name the key; adm has 4 connections by default")
     func httpVersion() throws {
         let config = try parse(
             """
@@ -163,6 +163,7 @@ struct GatewayConfigurationTests {
                       {"name": "ios", "bundle_id": "b", "team_id": "T", "key_id": "K", "key_file": "k"}]}
             """)
         #expect(config.apps.map(\.httpVersion) == [.auto, .http1, .http2])
+        #expect(config.apps.map(\.connections) == [4, 4, 1], "adm: 4 HTTP/1.1 connections by default")
         #expect(config.apps[0].httpVersion.alpn == ["h2", "http/1.1"])
         #expect(error(#"{"apps": [{"name": "i", "bundle_id": "b", "http_version": "1.1"}]}"#)
             .hasPrefix("config.apps[0].http_version: APNs speaks only HTTP/2"))
