@@ -470,37 +470,3 @@ struct ProviderConnectionMachine {
 
     private mutating func unitRandom() -> Double { Double(random.next() >> 11) * 0x1p-53 }
 }
-
-/// What a provider connection tells its operators about (logged, and counted where it is a
-/// protection at work).
-enum ProviderConnectionReport {
-    case connectFailed(any Error)
-    case closed(any Error)
-    case goAway(String)
-    /// A request came back refused (unprocessed) more than once: resends are now spaced out.
-    case refusing(times: Int)
-    /// A request was FAILED `StreamRefused`: refused more often than the policy allows.
-    case refusedTooOften
-    /// No progress for the stall timeout: the connection is given up.
-    case stalled(String)
-    /// No answer to a PING in time: the connection is given up.
-    case pingTimeout
-}
-
-extension ProviderConnectionReport {
-    /// The protection this report shows at work, if it is one.
-    var protection: ProviderProtection? {
-        switch self {
-        case .refusing: .refusedStreamsSpacedOut
-        case .refusedTooOften: .streamRefused
-        case .stalled: .stalled
-        case .pingTimeout: .pingTimeout
-        case .connectFailed, .closed, .goAway: nil
-        }
-    }
-}
-
-func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    return UInt64(max(seconds, 0)) &* 1_000_000_000 &+ UInt64(max(attoseconds, 0) / 1_000_000_000)
-}
