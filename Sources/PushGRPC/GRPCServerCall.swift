@@ -188,6 +188,7 @@ final class GRPCServerCall: @unchecked Sendable {
                     immediateRequest = message.bytes
                     reservedForRequest = reserved
                 } else {
+                    connection.workBegan(self)
                     requests?.yield(message.bytes, reserved: reserved)
                 }
             }
@@ -231,6 +232,7 @@ final class GRPCServerCall: @unchecked Sendable {
             // The handler owns the request from here; what it keeps is bounded by its own limits.
             budget.release(reservedForRequest)
             reservedForRequest = 0
+            connection.workBegan(self)
             handler(request, context, GRPCUnaryResponder(call: self))
             return
         }

@@ -36,6 +36,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     private var writeTimer: TimerID?
     /// The client was dropped: its calls are detached, not cancelled.
     private var abandoned = false
+    /// The highest stream whose request reached its handler: a GOAWAY that drops the client names
+    /// it, so the streams above it were certainly not processed and may be retried elsewhere.
+    private var highestWorkingStreamID: Int32 = 0
 
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
@@ -138,9 +141,15 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             goAwayText = "too many control frames"
             configuration.callObserver?.serverEvent(.controlFrameFlood(peer: peer, frames: frames))
         }
-        try? session.goAway(errorCode: .enhanceYourCalm, debugData: Array(goAwayText.utf8))
+        try? session.goAway(
+            errorCode: .enhanceYourCalm, lastStreamID: highestWorkingStreamID, debugData: Array(goAwayText.utf8))
         // One attempt to send the GOAWAY; whatever the client does not take is dropped with it.
         transport.flushAndClose(error: TransportError("client closed: \(why)"))
+    }
+
+    /// `call`'s handler took a request message: its work may begin.
+    func workBegan(_ call: GRPCServerCall) {
+        highestWorkingStreamID = max(highestWorkingStreamID, call.streamID)
     }
 
     /// A call's message did not fit the request budget.

@@ -64,6 +64,7 @@ class RawClient:
         self.acknowledge = acknowledge
         self.responses = {}       # stream id -> {"headers": [...], "trailers": [...], "data": bytes, "reset": code}
         self.terminated = None    # the GOAWAY's error code, or "eof"
+        self.last_stream_id = None  # the GOAWAY's last stream id
         self.send_failed = False
         self.flush()
 
@@ -130,6 +131,7 @@ class RawClient:
                 self.responses[event.stream_id]["reset"] = event.error_code
             elif isinstance(event, h2.events.ConnectionTerminated):
                 self.terminated = event.error_code
+                self.last_stream_id = event.last_stream_id
 
     def status(self, stream_id):
         """grpc-status (int) and grpc-message of a finished call, or None while it runs."""
@@ -344,23 +346,38 @@ def guarded(tmp_path_factory, mock):
 def test_a_client_that_reads_nothing_is_closed_once_its_unsent_answers_pass_the_limit(guarded, mock):
     """A zero-window client sends 40 Sends of 500 tokens (about 60 KB of results each): past 256 KiB
     of unsent answers it gets GOAWAY (ENHANCE_YOUR_CALM) and is closed; the Sends are delivered all
-    the same (before: the answers sat in memory for as long as the client kept the connection)."""
+    the same (before: the answers sat in memory for as long as the client kept the connection).
+    The GOAWAY's last stream id is the last Send whose request the gateway took whole: exactly those
+    are delivered, and the ones above it, cut off mid-request, are not (a client may resend them)."""
     delivered = metric(guarded, "pushgate_notifications_total", status="delivered")
     client = RawClient(guarded.port, initial_window=0, acknowledge=False)
+    opened = []
     for i in range(40):
         stream_id = client.open("/pushgate.v1.Push/Send")
+        opened.append(stream_id)
         client.send_message(stream_id, framed(send_request("hard", 500, first=100_000 + 500 * i).SerializeToString()))
+    cut = None
+    if client.terminated is None:
+        # One more Send, cut off mid-request: never taken, so never among the GOAWAY's streams.
+        cut = client.open("/pushgate.v1.Push/Send")
+        client.conn.send_data(cut, framed(send_request("hard", 500, first=90_000).SerializeToString())[:1000])
+        client.flush()
     client.pump(15)
     assert client.terminated == 11, client.terminated  # GOAWAY ENHANCE_YOUR_CALM
+    assert cut is None or client.last_stream_id < cut, (client.last_stream_id, cut)
     client.close()
     assert wait_log(guarded, lambda line: "client closed: it does not read its responses" in line
                     and "max_unsent_response_bytes" in line), "".join(guarded.log[-20:])
     assert metric(guarded, "pushgate_grpc_protections_total", event="unread_client_closed") >= 1
-    # The work goes on without the client: every token is delivered.
+    taken = [s for s in opened if s <= client.last_stream_id]
+    assert len(taken) >= 5, (client.last_stream_id, opened)  # 256 KiB is past the fifth answer
+    # The work goes on without the client: every token of every Send taken is delivered.
+    expected = delivered + 500 * len(taken)
     deadline = time.time() + 30
-    while time.time() < deadline and metric(guarded, "pushgate_notifications_total", status="delivered") < delivered + 20_000:
+    while time.time() < deadline and metric(guarded, "pushgate_notifications_total", status="delivered") < expected:
         time.sleep(0.2)
-    assert metric(guarded, "pushgate_notifications_total", status="delivered") == delivered + 20_000
+    time.sleep(0.5)  # and nothing beyond them
+    assert metric(guarded, "pushgate_notifications_total", status="delivered") == expected, (len(taken), opened)
 
 
 def test_memory_goes_back_down_after_an_unread_client_is_closed(tmp_path, mock):
