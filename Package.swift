@@ -76,9 +76,19 @@ let package = Package(
         .target(name: "PushHTTP1", dependencies: ["CHTTPParser"], swiftSettings: swiftSettings),
         .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP1"], swiftSettings: swiftSettings),
 
-        // TLS over OpenSSL memory BIOs (sans-IO), certificates, ES256 JWT signing.
+        // TLS over OpenSSL memory BIOs (sans-IO), certificates, keys, ES256/RS256 signatures.
         .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+
+        // Provider credentials: APNs provider tokens (ES256 JWTs) and their cache, Google
+        // service-account assertions, Amazon client credentials, OAuth2 access-token caches and the
+        // token-endpoint exchange. PushTLS keeps TLS and the key primitives these are made with.
+        .target(
+            name: "PushCredentials", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushCredentialsTests", dependencies: ["PushCredentials", "PushTLS", "PushPosix"],
+            swiftSettings: swiftSettings),
 
         // Swift values over the protoc-c messages; C structs never leave this module.
         .target(
@@ -94,16 +104,16 @@ let package = Package(
         // What the request/response mocks (mock-fcm, mock-adm) share: the HTTP/2 connection and
         // listener, requests and answers, access tokens, fault schedules, statistics.
         .target(
-            name: "PushMockSupport", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport"],
+            name: "PushMockSupport", dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
         // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
         .target(
             name: "PushMockAPNs",
-            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
+            dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockAPNsTests",
-            dependencies: ["PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            dependencies: ["PushCredentials", "PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // Test support for the mocks' tests: a blocking HTTP/2-over-TLS client on PushTransport.
@@ -115,11 +125,11 @@ let package = Package(
         // `pushgate mock-fcm`: an FCM HTTP v1 + OAuth2 token endpoint look-alike over real TLS + HTTP/2.
         .target(
             name: "PushMockFCM",
-            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
+            dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockFCMTests",
-            dependencies: [
+            dependencies: ["PushCredentials", 
                 "PushMockFCM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS",
                 "PushTransport",
             ],
@@ -128,18 +138,18 @@ let package = Package(
         // `pushgate mock-adm`: an Amazon Device Messaging + Login-with-Amazon token endpoint look-alike
         // over real TLS + HTTP/2.
         .target(
-            name: "PushMockADM", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushMockSupport"],
+            name: "PushMockADM", dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushMockSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockADMTests",
-            dependencies: ["PushMockADM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS"],
+            dependencies: ["PushCredentials", "PushMockADM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS"],
             swiftSettings: swiftSettings),
 
         // The provider-neutral delivery engine: pools of long-lived HTTP/2 + TLS connections with
         // bounded queues, stream limits, retries, liveness, and per-Send result collection.
         .target(
             name: "PushDelivery",
-            dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushHTTP2", "PushTransport"], swiftSettings: swiftSettings),
@@ -147,31 +157,31 @@ let package = Package(
         // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).
         .target(
             name: "PushAPNs",
-            dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushAPNsTests", dependencies: ["PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs"],
+            name: "PushAPNsTests", dependencies: ["PushCredentials", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // FCM delivery: the FCM HTTP v1 dialect of the engine, service-account OAuth2 access tokens.
         .target(
             name: "PushFCM",
-            dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushFCMTests",
-            dependencies: ["PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM"],
+            dependencies: ["PushCredentials", "PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // ADM delivery: the Amazon Device Messaging dialect of the engine, Login-with-Amazon tokens.
         .target(
             name: "PushADM",
-            dependencies: ["PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
 
         .testTarget(
             name: "PushADMTests",
-            dependencies: ["PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM", "PushTransport"],
+            dependencies: ["PushCredentials", "PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
@@ -185,10 +195,7 @@ let package = Package(
         // The Push, Registry and Health services, configuration, validation.
         .target(
             name: "PushGateway",
-            dependencies: [
-                "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushMockAPNs", "PushStore",
-                "PushMetrics",
-            ],
+            dependencies: ["PushCredentials", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushMockAPNs", "PushStore", "PushMetrics", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore", "PushTransport"],
@@ -197,7 +204,7 @@ let package = Package(
         // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(
             name: "pushgate",
-            dependencies: [
+            dependencies: ["PushCredentials", 
                 "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushMockADM",
                 "PushMockSupport",
                 "PushStore", "PushTLS", "PushPosix",

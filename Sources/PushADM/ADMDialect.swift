@@ -1,3 +1,5 @@
+import PushTransport
+import PushCredentials
 import PushCore
 import PushDelivery
 import PushHTTP2
@@ -91,7 +93,7 @@ extension ProviderClient where Dialect == ADMDialect {
     /// An ADM client for one app. Connections open on first use and stay open; the access token is
     /// fetched on first use and renewed before it expires.
     public convenience init(
-        name: String, endpoint: ProviderEndpoint, accessTokens: AccessTokenCache, tlsContext: TLSContext,
+        name: String, endpoint: HTTPSOrigin, accessTokens: AccessTokenCache, tlsContext: TLSContext,
         configuration: ProviderClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = unixSeconds,
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },

@@ -1,3 +1,5 @@
+import PushTransport
+import PushCredentials
 import PushCore
 import PushDelivery
 import PushHTTP2
@@ -126,7 +128,7 @@ public final class APNsDialect: ProviderDialect {
 extension ProviderClient where Dialect == APNsDialect {
     /// An APNs client for one app. Connections open on first use and stay open.
     public convenience init(
-        name: String, endpoint: ProviderEndpoint, credentials: APNsCredentials, tlsContext: TLSContext,
+        name: String, endpoint: HTTPSOrigin, credentials: APNsCredentials, tlsContext: TLSContext,
         configuration: ProviderClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = unixSeconds,
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },

@@ -1,8 +1,9 @@
+import PushTransport
 import PushDelivery
 
-extension ProviderEndpoint {
+extension HTTPSOrigin {
     /// Apple's production host.
-    public static let apnsProduction = ProviderEndpoint(host: "api.push.apple.com", port: 443)
+    public static let apnsProduction = HTTPSOrigin(host: "api.push.apple.com", port: 443)
     /// Apple's development (sandbox) host.
-    public static let apnsSandbox = ProviderEndpoint(host: "api.sandbox.push.apple.com", port: 443)
+    public static let apnsSandbox = HTTPSOrigin(host: "api.sandbox.push.apple.com", port: 443)
 }

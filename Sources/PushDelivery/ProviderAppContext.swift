@@ -1,3 +1,4 @@
+import PushTransport
 import PushMetrics
 import PushTLS
 import Synchronization
@@ -6,7 +7,7 @@ import Synchronization
 /// under which limits. Immutable except the admission counter.
 final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
     let name: String
-    let endpoint: ProviderEndpoint
+    let endpoint: HTTPSOrigin
     let tlsContext: TLSContext
     let dialect: Dialect
     let configuration: ProviderClientConfiguration
@@ -18,7 +19,7 @@ final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
     private let held = Atomic<Int>(0)
 
     init(
-        name: String, endpoint: ProviderEndpoint, tlsContext: TLSContext, dialect: Dialect,
+        name: String, endpoint: HTTPSOrigin, tlsContext: TLSContext, dialect: Dialect,
         configuration: ProviderClientConfiguration, clock: @escaping @Sendable () -> Int64,
         logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics = ProviderMetrics()
     ) {

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import PushTransport
 import Glibc
 #endif
 import PushCore
@@ -54,7 +55,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     /// Connections open on first use and stay open. `metrics` gets the submit →
     /// response time of every request that got a response.
     public init(
-        name: String, endpoint: ProviderEndpoint, dialect: Dialect, tlsContext: TLSContext,
+        name: String, endpoint: HTTPSOrigin, dialect: Dialect, tlsContext: TLSContext,
         configuration: ProviderClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = unixSeconds,
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
@@ -179,13 +180,6 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
         }
         return peak
     }
-}
-
-/// Now in Unix seconds (the engine's default clock).
-@Sendable public func unixSeconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Int64(now.tv_sec)
 }
 
 extension DeliveryClient {

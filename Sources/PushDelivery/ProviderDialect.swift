@@ -1,4 +1,5 @@
 import PushCore
+import PushCredentials
 import PushHTTP2
 
 /// What one provider (APNs, FCM) adds to the engine: how a request is written, how the request is
@@ -41,25 +42,6 @@ public protocol ProviderDialect: AnyObject, Sendable {
 
     /// When the credential in use was obtained (Unix seconds); nil without one (for a gauge).
     var credentialIssuedAt: Int64? { get }
-}
-
-/// A connection waiting for a credential being fetched.
-public protocol AuthorizationWaiter: AnyObject, Sendable {
-    /// The credential is there, or could not be had: ask again. Any thread.
-    func authorizationDidChange()
-}
-
-/// The `authorization` a dialect wants sent.
-public enum ProviderAuthorization: Sendable {
-    /// No header (APNs certificate auth).
-    case none
-    /// The full header value (`bearer <jwt>`). `generation` changes whenever the value does, so a
-    /// connection re-encodes it only then.
-    case credential(String, generation: Int64)
-    /// Being fetched; the dialect tells the waiter when that is over.
-    case pending
-    /// No credential can be had now; what waits is FAILED with this reason.
-    case failed(String)
 }
 
 /// What an answer means for one request.

@@ -1,3 +1,5 @@
+import PushTransport
+import PushCredentials
 import PushCore
 import PushDelivery
 import PushHTTP2
@@ -84,7 +86,7 @@ extension ProviderClient where Dialect == FCMDialect {
     /// An FCM client for one app. Connections open on first use and stay open; the access token is
     /// fetched on first use and renewed before it expires.
     public convenience init(
-        name: String, endpoint: ProviderEndpoint, projectID: String, accessTokens: AccessTokenCache,
+        name: String, endpoint: HTTPSOrigin, projectID: String, accessTokens: AccessTokenCache,
         tlsContext: TLSContext, configuration: ProviderClientConfiguration, group: EventLoopGroup,
         clock: @escaping @Sendable () -> Int64 = unixSeconds,
         logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },

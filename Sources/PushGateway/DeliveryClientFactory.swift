@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import PushCredentials
 import Glibc
 #endif
 import PushADM
@@ -90,7 +91,7 @@ enum DeliveryClientFactory {
     }
 
     /// ADM's host (Login with Amazon's token endpoint is on it too).
-    static let admEndpoint = ProviderEndpoint(host: "api.amazon.com", port: 443)
+    static let admEndpoint = HTTPSOrigin(host: "api.amazon.com", port: 443)
 
     private static func makeADMClient(
         _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
@@ -145,10 +146,10 @@ enum DeliveryClientFactory {
 
     /// The app's `url`, or the provider's own host.
     private static func providerEndpoint(
-        _ app: AppConfiguration, default endpoint: ProviderEndpoint, path: String
-    ) throws(ConfigurationError) -> ProviderEndpoint {
+        _ app: AppConfiguration, default endpoint: HTTPSOrigin, path: String
+    ) throws(ConfigurationError) -> HTTPSOrigin {
         guard !app.url.isEmpty else { return endpoint }
-        guard let override = ProviderEndpoint(url: app.url) else {
+        guard let override = HTTPSOrigin(url: app.url) else {
             throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
         }
         return override
@@ -160,7 +161,7 @@ enum DeliveryClientFactory {
     }
 
     /// FCM's production host.
-    static let fcmEndpoint = ProviderEndpoint(host: "fcm.googleapis.com", port: 443)
+    static let fcmEndpoint = HTTPSOrigin(host: "fcm.googleapis.com", port: 443)
 
     private static func makeFCMClient(
         _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
@@ -200,9 +201,9 @@ enum DeliveryClientFactory {
             configuration: settings, group: group, logger: logger, metrics: metrics)
     }
 
-    private static func endpoint(for app: AppConfiguration, path: String) throws(ConfigurationError) -> ProviderEndpoint {
+    private static func endpoint(for app: AppConfiguration, path: String) throws(ConfigurationError) -> HTTPSOrigin {
         if app.url.isEmpty { return app.sandbox ? .apnsSandbox : .apnsProduction }
-        guard let endpoint = ProviderEndpoint(url: app.url) else {
+        guard let endpoint = HTTPSOrigin(url: app.url) else {
             throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
         }
         return endpoint

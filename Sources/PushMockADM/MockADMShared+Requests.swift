@@ -1,3 +1,4 @@
+import PushCredentials
 import PushCore
 import PushHTTP2
 import PushMockSupport

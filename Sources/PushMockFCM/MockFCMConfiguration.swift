@@ -1,3 +1,4 @@
+import PushCredentials
 import PushMockSupport
 import PushTLS
 

@@ -1,3 +1,4 @@
+import PushCredentials
 import PushTLS
 
 /// One request as a mock connection hands it to its server: the headers and the body.

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Reads a whole (PEM) file through an OpenSSL file BIO, so this module needs no Foundation.
-func readTextFile(_ path: String) throws(TLSError) -> String {
+public func readTextFile(_ path: String) throws(TLSError) -> String {
     guard let bio = BIO_new_file(path, "rb") else {
         // fopen's reason (no such file, permission denied), not OpenSSL's queue, says what to fix.
         let reason = String(cString: strerror(errno))

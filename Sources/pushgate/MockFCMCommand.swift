@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import PushCredentials
 import Glibc
 #endif
 import PushMockFCM

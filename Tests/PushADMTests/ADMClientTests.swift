@@ -1,3 +1,4 @@
+import PushCredentials
 import PushCore
 import PushDelivery
 import PushMockADM
@@ -36,7 +37,7 @@ struct ADMClientTests {
             settings.retry = retry
             settings.httpVersion = .auto
             client = ADMClient(
-                name: "fire", endpoint: try #require(ProviderEndpoint(url: server.baseURL)),
+                name: "fire", endpoint: try #require(HTTPSOrigin(url: server.baseURL)),
                 accessTokens: AccessTokenCache(fetch: fetch), tlsContext: tls, configuration: settings, group: group)
         }
 

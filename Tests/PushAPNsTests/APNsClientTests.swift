@@ -1,3 +1,5 @@
+import PushTransport
+import PushCredentials
 import PushAPNs
 import PushCore
 import PushDelivery
@@ -40,7 +42,7 @@ struct APNsClientTests {
             configuration.retry = RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50))
             adjust(&configuration)
             client = APNsClient(
-                name: "test", endpoint: ProviderEndpoint(host: "127.0.0.1", port: mock.localPort),
+                name: "test", endpoint: HTTPSOrigin(host: "127.0.0.1", port: mock.localPort),
                 credentials: .providerToken(tokens), tlsContext: try TLSContext.client(caPEM: mock.certificatePEM!),
                 configuration: configuration, group: group)
         }
@@ -192,7 +194,7 @@ struct APNsClientTests {
         configuration.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
         let key = try ES256Signer.generateP8()
         let client = APNsClient(
-            name: "x", endpoint: ProviderEndpoint(host: "127.0.0.1", port: port),
+            name: "x", endpoint: HTTPSOrigin(host: "127.0.0.1", port: port),
             credentials: .providerToken(
                 ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)

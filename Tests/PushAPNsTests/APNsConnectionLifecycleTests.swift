@@ -1,3 +1,5 @@
+import PushCredentials
+import PushTransport
 import PushAPNs
 import PushCore
 import PushDelivery
@@ -27,7 +29,7 @@ struct APNsConnectionLifecycleTests {
         adjust(&configuration)
         let key = try ES256Signer.generateP8()
         return APNsClient(
-            name: "x", endpoint: ProviderEndpoint(host: "127.0.0.1", port: port),
+            name: "x", endpoint: HTTPSOrigin(host: "127.0.0.1", port: port),
             credentials: .providerToken(
                 ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)

@@ -1,3 +1,5 @@
+import PushCredentials
+import PushTransport
 import PushAPNs
 import PushCore
 import PushDelivery
@@ -93,7 +95,7 @@ struct APNsConnectionLivenessTests {
         configuration.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
         let key = try ES256Signer.generateP8()
         let client = APNsClient(
-            name: "t", endpoint: ProviderEndpoint(host: "127.0.0.1", port: relay.port),
+            name: "t", endpoint: HTTPSOrigin(host: "127.0.0.1", port: relay.port),
             credentials: .providerToken(
                 ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM),
                                    clock: unixSeconds)),
@@ -128,7 +130,7 @@ struct APNsConnectionLivenessTests {
         let tls = try TLSContext.client(
             caPEM: mock.certificatePEM!, certificateChainPEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
         let client = APNsClient(
-            name: "cert", endpoint: ProviderEndpoint(host: "127.0.0.1", port: mock.localPort), credentials: .certificate,
+            name: "cert", endpoint: HTTPSOrigin(host: "127.0.0.1", port: mock.localPort), credentials: .certificate,
             tlsContext: tls, configuration: ProviderClientConfiguration(), group: group)
         defer { client.shutdown() }
         let results = await send(client, tokens: [APNsClientTests.hex64(7)])

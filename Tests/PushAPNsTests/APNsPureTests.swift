@@ -1,3 +1,5 @@
+import PushTransport
+import PushCredentials
 import PushCore
 import PushDelivery
 import PushPosix
@@ -10,14 +12,14 @@ import Testing
 struct APNsPureTests {
     @Test("endpoint URLs")
     func endpoints() {
-        #expect(ProviderEndpoint(url: "https://127.0.0.1:8443") == ProviderEndpoint(host: "127.0.0.1", port: 8443))
-        #expect(ProviderEndpoint(url: "https://api.push.apple.com/") == .apnsProduction)
-        #expect(ProviderEndpoint(url: "https://[::1]:9000") == ProviderEndpoint(host: "::1", port: 9000))
-        #expect(ProviderEndpoint(url: "http://x") == nil)
-        #expect(ProviderEndpoint(url: "https://x:0") == nil)
-        #expect(ProviderEndpoint(url: "https://x/3/device") == nil)
-        #expect(ProviderEndpoint.apnsProduction.authority == "api.push.apple.com")
-        #expect(ProviderEndpoint(host: "127.0.0.1", port: 8443).authority == "127.0.0.1:8443")
+        #expect(HTTPSOrigin(url: "https://127.0.0.1:8443") == HTTPSOrigin(host: "127.0.0.1", port: 8443))
+        #expect(HTTPSOrigin(url: "https://api.push.apple.com/") == .apnsProduction)
+        #expect(HTTPSOrigin(url: "https://[::1]:9000") == HTTPSOrigin(host: "::1", port: 9000))
+        #expect(HTTPSOrigin(url: "http://x") == nil)
+        #expect(HTTPSOrigin(url: "https://x:0") == nil)
+        #expect(HTTPSOrigin(url: "https://x/3/device") == nil)
+        #expect(HTTPSOrigin.apnsProduction.authority == "api.push.apple.com")
+        #expect(HTTPSOrigin(host: "127.0.0.1", port: 8443).authority == "127.0.0.1:8443")
     }
 
     @Test("backoff doubles, is capped, and jitters within [½, 1]")

@@ -1,3 +1,4 @@
+import PushTransport
 import PushCore
 import Testing
 
@@ -25,12 +26,12 @@ struct DeliveryCollectorTests {
 
     @Test("provider URLs: endpoint and path")
     func urls() throws {
-        let (endpoint, path) = try #require(ProviderEndpoint.parse(url: "https://oauth2.googleapis.com/token"))
-        #expect(endpoint == ProviderEndpoint(host: "oauth2.googleapis.com", port: 443))
+        let (endpoint, path) = try #require(HTTPSOrigin.parse(url: "https://oauth2.googleapis.com/token"))
+        #expect(endpoint == HTTPSOrigin(host: "oauth2.googleapis.com", port: 443))
         #expect(path == "/token")
-        #expect(ProviderEndpoint.parse(url: "https://127.0.0.1:9443")?.path == "/")
-        #expect(ProviderEndpoint.parse(url: "https://x/token?a=b") == nil)
-        #expect(ProviderEndpoint.parse(url: "http://x/token") == nil)
-        #expect(ProviderEndpoint(url: "https://x/token") == nil, "a provider host takes no path")
+        #expect(HTTPSOrigin.parse(url: "https://127.0.0.1:9443")?.path == "/")
+        #expect(HTTPSOrigin.parse(url: "https://x/token?a=b") == nil)
+        #expect(HTTPSOrigin.parse(url: "http://x/token") == nil)
+        #expect(HTTPSOrigin(url: "https://x/token") == nil, "a provider host takes no path")
     }
 }

@@ -1,3 +1,5 @@
+import PushTransport
+import PushCredentials
 import PushCore
 import PushDelivery
 import PushMockFCM
@@ -34,7 +36,7 @@ struct FCMClientTests {
             var settings = ProviderClientConfiguration()
             settings.retry = retry
             client = FCMClient(
-                name: "android", endpoint: ProviderEndpoint(host: "127.0.0.1", port: server.localPort),
+                name: "android", endpoint: HTTPSOrigin(host: "127.0.0.1", port: server.localPort),
                 projectID: account.projectID, accessTokens: accessTokens, tlsContext: tls, configuration: settings,
                 group: group)
         }

@@ -1,3 +1,4 @@
+import PushCredentials
 import PushCore
 import PushMockADM
 import PushMockTesting

@@ -1,3 +1,4 @@
+import PushCredentials
 import Glibc
 import PushCore
 import PushHTTP2

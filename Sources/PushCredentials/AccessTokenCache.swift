@@ -1,3 +1,4 @@
+import PushTLS
 import PushPosix
 
 /// The OAuth2 access token of one app (FCM, ADM), shared by all of its connections.

@@ -1,3 +1,5 @@
+import PushTLS
+
 /// APNs provider authentication tokens: compact JWS with ES256 (see protocols.md A.7).
 ///
 /// Header `{"alg":"ES256","kid":"<keyID>"}`, claims `{"iss":"<teamID>","iat":<seconds>}`,

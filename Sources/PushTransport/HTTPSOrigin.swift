@@ -1,6 +1,6 @@
 /// Where an app's notifications go: a provider's host and port (Apple's, Google's), or an override
 /// such as a mock on loopback. Always HTTPS.
-public struct ProviderEndpoint: Sendable, Equatable {
+public struct HTTPSOrigin: Sendable, Equatable {
 
     public var host: String
     public var port: Int
@@ -18,7 +18,7 @@ public struct ProviderEndpoint: Sendable, Equatable {
 
     /// `https://host[:port][/path]`: the endpoint and the path (`/` when there is none), e.g. an
     /// OAuth2 token URL. No query or fragment.
-    public static func parse(url: String) -> (ProviderEndpoint, path: String)? {
+    public static func parse(url: String) -> (HTTPSOrigin, path: String)? {
         guard url.hasPrefix("https://") else { return nil }
         var rest = url.dropFirst("https://".count)
         var path = "/"
@@ -27,7 +27,7 @@ public struct ProviderEndpoint: Sendable, Equatable {
             rest = rest[..<slash]
         }
         guard !rest.isEmpty, !path.contains("?"), !path.contains("#"), !path.contains(" ") else { return nil }
-        guard let endpoint = ProviderEndpoint(authority: rest) else { return nil }
+        guard let endpoint = HTTPSOrigin(authority: rest) else { return nil }
         return (endpoint, path)
     }
 

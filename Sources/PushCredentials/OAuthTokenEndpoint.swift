@@ -15,7 +15,7 @@ public struct OAuthTokenEndpoint: Sendable {
     }
 
     public let url: String
-    private let endpoint: ProviderEndpoint
+    private let endpoint: HTTPSOrigin
     private let path: String
     private let tlsContext: TLSContext
     private let loop: EventLoop
@@ -27,7 +27,7 @@ public struct OAuthTokenEndpoint: Sendable {
         url: String, tlsContext: TLSContext, loop: EventLoop, timeout: Duration = .seconds(10),
         proxy: ProxyChoice = .direct
     ) throws(ExchangeError) {
-        guard let (endpoint, path) = ProviderEndpoint.parse(url: url) else {
+        guard let (endpoint, path) = HTTPSOrigin.parse(url: url) else {
             throw ExchangeError(description: "token URL \(url.debugDescription) is not https://host[:port]/path")
         }
         self.url = url

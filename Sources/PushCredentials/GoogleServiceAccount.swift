@@ -1,3 +1,5 @@
+import PushTLS
+
 /// A Google service-account key file (the JSON the Firebase console downloads), as far as the
 /// OAuth2 JWT-bearer flow needs it (protocols.md B.5).
 ///

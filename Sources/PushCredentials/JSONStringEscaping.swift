@@ -1,3 +1,5 @@
+// Writing JSON strings for the tokens and assertions made here, without Foundation.
+
 // Writing JSON strings without Foundation or PushCore (this module depends only on OpenSSL).
 
 /// Appends `value` as a quoted JSON string: `"` and `\` escaped, control characters as `\n`,

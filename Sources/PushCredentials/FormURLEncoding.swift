@@ -1,3 +1,5 @@
+import PushTLS
+
 /// `application/x-www-form-urlencoded` (WHATWG URL standard §5): the OAuth2 token request body,
 /// `grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=…`.
 ///

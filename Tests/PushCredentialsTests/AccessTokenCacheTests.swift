@@ -1,8 +1,8 @@
+@testable import PushCredentials
 import PushPosix
 import Synchronization
 import Testing
 
-@testable import PushDelivery
 
 /// Counts the wake-ups a connection would get.
 private final class Waiter: AuthorizationWaiter {

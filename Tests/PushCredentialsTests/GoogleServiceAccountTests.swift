@@ -1,3 +1,4 @@
+import PushCredentials
 import Foundation
 import PushTLS
 import Testing

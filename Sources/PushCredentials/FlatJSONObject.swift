@@ -1,3 +1,5 @@
+import PushTLS
+
 /// Parses a JSON object whose values are all strings, integers, booleans or null: exactly the
 /// shape of a JWT's JOSE header and APNs claims. Anything else (nested values, fractions,
 /// duplicate keys, trailing bytes) is rejected: we only need to read what we ourselves produce,

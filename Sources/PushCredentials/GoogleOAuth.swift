@@ -1,4 +1,4 @@
-import PushDelivery
+import PushCore
 import PushPosix
 import PushTLS
 import PushTransport

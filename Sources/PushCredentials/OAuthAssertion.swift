@@ -1,3 +1,5 @@
+import PushTLS
+
 /// The signed JWT a service account trades for an OAuth2 access token (RFC 7523 JWT bearer
 /// grant; protocols.md B.5).
 ///

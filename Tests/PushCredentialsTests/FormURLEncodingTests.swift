@@ -1,3 +1,4 @@
+import PushCredentials
 import PushTLS
 import Testing
 
