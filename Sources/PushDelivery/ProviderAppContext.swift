@@ -4,7 +4,7 @@ import PushTLS
 import Synchronization
 
 /// What every connection of one app shares: where to connect, with which TLS context and dialect,
-/// under which limits. Immutable except the admission counter.
+/// under which limits. Immutable but for the count of requests held.
 final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
     let name: String
     let endpoint: HTTPSOrigin
@@ -15,8 +15,8 @@ final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
     let clock: @Sendable () -> Int64
     let logger: @Sendable (String, (any Error)?) -> Void
     let metrics: ProviderMetrics
-    /// Requests held (queued, waiting to retry, in flight): bounded by `configuration.queueLimit`.
-    private let held = Atomic<Int>(0)
+    /// Requests held (queued, waiting to retry, in flight), over all the app's origins.
+    let usage: ProviderAppUsage
 
     init(
         name: String, endpoint: HTTPSOrigin, tlsContext: TLSContext, dialect: Dialect,
@@ -31,13 +31,28 @@ final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
         self.clock = clock
         self.logger = logger
         self.metrics = metrics
+        usage = ProviderAppUsage(limit: configuration.queueLimit)
+    }
+
+    func log(_ message: String, _ error: (any Error)?) {
+        logger("\(dialect.providerName) \(message)", error)
+    }
+}
+
+/// An app's requests held (queued, waiting to retry, in flight), bounded by its `queue_limit`.
+final class ProviderAppUsage: Sendable {
+    private let limit: Int
+    private let held = Atomic<Int>(0)
+
+    init(limit: Int) {
+        self.limit = limit
     }
 
     /// Takes room for `count` requests, all or nothing.
     func reserve(_ count: Int) -> Bool {
         var current = held.load(ordering: .relaxed)
         while true {
-            guard current + count <= configuration.queueLimit else { return false }
+            guard current + count <= limit else { return false }
             let (exchanged, original) = held.compareExchange(
                 expected: current, desired: current + count, ordering: .relaxed)
             if exchanged { return true }
@@ -49,9 +64,5 @@ final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
         held.subtract(count, ordering: .relaxed)
     }
 
-    var heldCount: Int { held.load(ordering: .relaxed) }
-
-    func log(_ message: String, _ error: (any Error)?) {
-        logger("\(dialect.providerName) \(message)", error)
-    }
+    var count: Int { held.load(ordering: .relaxed) }
 }

@@ -28,6 +28,10 @@ public protocol DeliveryClient: AnyObject, Sendable {
     /// of `collector`. Room must have been reserved. A push for another platform than the app's is
     /// FAILED (`WrongPlatform`).
     func send(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector)
+    /// Why a Send with these tokens cannot be taken now, or nil: it would need pools for more
+    /// origins than the app may have (only for a dialect whose tokens name their origin). The
+    /// caller answers RESOURCE_EXHAUSTED with it.
+    func originRefusal(tokens: [String]) -> String?
     /// Fails what is queued and closes the connections.
     func shutdown()
     /// The most streams that were ever open at once on any connection.
@@ -37,20 +41,25 @@ public protocol DeliveryClient: AnyObject, Sendable {
     var credentialIssuedAt: Int64? { get }
 }
 
-/// Sends one app's notifications to its provider over a pool of long-lived HTTP/2 connections, each
-/// on one event loop, and reports one result per token. The dialect makes it APNs or FCM.
+/// Sends one app's notifications to its provider over pools of long-lived HTTP/2 or HTTP/1.1
+/// connections, each connection on one event loop, and reports one result per token. The dialect
+/// makes it APNs, FCM or ADM.
+///
+/// Every request goes to the app's endpoint unless the dialect routes by token (each Web Push
+/// subscription names its push service): then each origin a token names gets a pool of its own,
+/// made on first use. Those pools are bounded (`maxOrigins`; a Send that would need more is
+/// refused up front, see ``originRefusal(tokens:)``) and closed once idle for `originIdleTimeout`.
 public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
     public let name: String
     public let dialect: Dialect
     private let app: ProviderAppContext<Dialect>
-    /// The app's connections, each made on first need (it connects on its first request). A small
-    /// send made on a loop that has none of them yet makes the next one on that loop: its requests
-    /// and answers then never leave the thread that waits for them (no hop, no wake-up of another
-    /// thread either way). Sends that need them all make the rest on the loops in turn.
-    private let connections: [ProviderConnectionSlot]
+    /// The pool for the app's endpoint.
+    private let home: ProviderOriginPool<Dialect>
+    /// Pools for other origins, by origin.
+    private let others = Locked<[HTTPSOrigin: ProviderOriginPool<Dialect>]>([:])
+    /// Whether a sweep for idle pools is scheduled.
+    private let sweepScheduled = Atomic<Bool>(false)
     private let loops: [EventLoop]
-    private let nextLoop: Atomic<Int>
-    private let nextConnection = Atomic<Int>(0)
 
     /// Connections open on first use and stay open. `metrics` gets the submit →
     /// response time of every request that got a response.
@@ -67,117 +76,160 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             name: name, endpoint: endpoint, tlsContext: tlsContext, dialect: dialect, configuration: configuration,
             clock: clock, logger: logger, metrics: metrics)
         self.app = app
-        connections = (0..<max(1, configuration.connections)).map { _ in ProviderConnectionSlot() }
         loops = group.loops
-        // Apps' connections made for large sends start on different loops.
-        nextLoop = Atomic(Int.random(in: 0..<group.loops.count))
+        home = ProviderOriginPool(origin: endpoint, app: app, connections: configuration.connections, loops: group.loops)
     }
 
-    /// The loops of the connections made so far, in slot order (for tests).
-    var connectionLoops: [EventLoop] { madeConnections.map(\.loop) }
+    /// The loops of the app endpoint's connections made so far, in slot order (for tests).
+    var connectionLoops: [EventLoop] { home.connectionLoops }
 
-    /// Connections made so far.
-    private var madeConnections: [ProviderConnection<Dialect>] {
-        connections.compactMap { $0.load(Dialect.self) }
+    /// The origins other than the app's endpoint that have a pool now.
+    public var otherOrigins: [HTTPSOrigin] {
+        others.withLock { Array($0.keys) }
     }
 
-    /// Connection `index`, made on `loop` (or the next loop in turn) if it is not made yet.
-    private func connection(_ index: Int, on loop: EventLoop? = nil) -> ProviderConnection<Dialect> {
-        if let made = connections[index].load(Dialect.self) { return made }
-        let chosen = loop ?? loops[nextLoop.add(1, ordering: .relaxed).oldValue % loops.count]
-        return connections[index].storeIfNil(ProviderConnection(loop: chosen, app: app))
-    }
-
-    /// A connection on the calling thread's loop: one made there, or the next one not made yet,
-    /// made there. Nil when the caller is on no loop of this client or every connection is elsewhere.
-    private func localConnection() -> ProviderConnection<Dialect>? {
-        guard let loop = EventLoop.current, loops.contains(where: { $0 === loop }) else { return nil }
-        for slot in connections.indices {
-            guard let made = connections[slot].load(Dialect.self) else {
-                let candidate = connection(slot, on: loop)
-                // Another thread may have made it first, on its own loop: look further.
-                if candidate.loop === loop { return candidate }
-                continue
-            }
-            if made.loop === loop { return made }
-        }
-        return nil
+    private var allPools: [ProviderOriginPool<Dialect>] {
+        [home] + others.withLock { Array($0.values) }
     }
 
     public func reserve(_ count: Int) -> Bool {
-        app.reserve(count)
+        app.usage.reserve(count)
     }
 
     public func unreserve(_ count: Int) {
-        app.release(count)
+        app.usage.release(count)
     }
 
-    public var heldRequests: Int { app.heldCount }
+    public var heldRequests: Int { app.usage.count }
 
     public var credentialIssuedAt: Int64? { dialect.credentialIssuedAt }
 
     public var openConnections: Int {
-        madeConnections.reduce(0) { $0 + ($1.isOpen.load(ordering: .relaxed) ? 1 : 0) }
+        allPools.reduce(0) { $0 + $1.openConnections }
     }
 
     public var streamsInFlight: Int {
-        madeConnections.reduce(0) { $0 + $1.streamsInFlight.load(ordering: .relaxed) }
+        allPools.reduce(0) { $0 + $1.streamsInFlight }
+    }
+
+    public func originRefusal(tokens: [String]) -> String? {
+        guard dialect.routesByToken else { return nil }
+        var needed = Set<HTTPSOrigin>()
+        for token in tokens {
+            if let origin = dialect.origin(ofToken: token), origin != app.endpoint { needed.insert(origin) }
+        }
+        let limit = app.configuration.maxOrigins
+        let (pooled, new) = others.withLock { pools in (pools.count, needed.filter { pools[$0] == nil }.count) }
+        guard pooled + new > limit else { return nil }
+        return "app \(name) sends to \(pooled) other origins now and this request names \(new) more; "
+            + "max_origins is \(limit); retry later or send to fewer push services at once"
     }
 
     public func send(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector) {
         let tokens = push.tokens
         guard let job = dialect.makeJob(for: push, notificationIndex: notificationIndex, collector: collector) else {
             for (offset, token) in tokens.enumerated() {
-                app.release(1)
-                collector.complete(
-                    slot: firstSlot + offset,
-                    with: DeliveryResult(
-                        notificationIndex: notificationIndex, token: token, status: .failed,
-                        reason: "WrongPlatform: app \(name) is not a \(dialect.providerName) app"))
+                fail(token, slot: firstSlot + offset, notificationIndex: notificationIndex, collector: collector,
+                     reason: "WrongPlatform: app \(name) is not a \(dialect.providerName) app")
             }
             return
         }
-        // A small send from a loop that has one of this app's connections stays on that loop: no
-        // thread hop on the way out, and the answer comes back to the same thread (the gRPC
-        // handlers run on their connection's loop).
-        if tokens.count <= Self.localSendLimit, let local = localConnection() {
-            local.enqueue(tokens.indices.map { ProviderRequest(job: job, token: tokens[$0], slot: firstSlot + $0) })
+        guard dialect.routesByToken else {
+            home.usage.take(tokens.count)
+            home.send(count: tokens.count) { ProviderRequest(job: job, token: tokens[$0], slot: firstSlot + $0) }
             return
         }
-        // Split the tokens in contiguous chunks, one hop per connection (not per token).
-        let chunk = (tokens.count + connections.count - 1) / connections.count
-        let start = nextConnection.add(1, ordering: .relaxed).oldValue
-        var index = 0
-        var turn = 0
-        while index < tokens.count {
-            let end = min(index + chunk, tokens.count)
-            let requests = (index..<end).map { ProviderRequest(job: job, token: tokens[$0], slot: firstSlot + $0) }
-            let connection = connection((start + turn) % connections.count)
-            connection.loop.execute { connection.enqueue(requests) }
-            index = end
-            turn += 1
+        var byOrigin: [HTTPSOrigin: [Int]] = [:]
+        for index in tokens.indices {
+            byOrigin[dialect.origin(ofToken: tokens[index]) ?? app.endpoint, default: []].append(index)
+        }
+        for (origin, indices) in byOrigin {
+            guard let pool = pool(for: origin, taking: indices.count) else {
+                // Only when Sends raced past ``originRefusal(tokens:)`` together.
+                for index in indices {
+                    fail(tokens[index], slot: firstSlot + index, notificationIndex: notificationIndex, collector: collector,
+                         reason: "TooManyOrigins: app \(name) already sends to \(app.configuration.maxOrigins) other "
+                            + "origins (max_origins)")
+                }
+                continue
+            }
+            pool.send(count: indices.count) { ProviderRequest(job: job, token: tokens[indices[$0]], slot: firstSlot + indices[$0]) }
         }
     }
 
-    /// Sends of at most this many tokens go to a connection on the caller's loop when there is one.
-    static var localSendLimit: Int { 64 }
+    private func fail(_ token: String, slot: Int, notificationIndex: Int, collector: DeliveryCollector, reason: String) {
+        app.usage.release(1)
+        collector.complete(
+            slot: slot, with: DeliveryResult(notificationIndex: notificationIndex, token: token, status: .failed, reason: reason))
+    }
+
+    /// `origin`'s pool, made if there is room, with `count` requests taken (under the table's lock,
+    /// so that the sweep never drops a pool being sent to).
+    private func pool(for origin: HTTPSOrigin, taking count: Int) -> ProviderOriginPool<Dialect>? {
+        if origin == app.endpoint {
+            home.usage.take(count)
+            return home
+        }
+        let (pool, made) = others.withLock { pools -> (ProviderOriginPool<Dialect>?, Bool) in
+            if let pool = pools[origin] {
+                pool.usage.take(count)
+                return (pool, false)
+            }
+            guard pools.count < app.configuration.maxOrigins else { return (nil, false) }
+            let pool = ProviderOriginPool(
+                origin: origin, app: app, connections: app.configuration.connections, loops: loops)
+            pool.usage.take(count)
+            pools[origin] = pool
+            return (pool, true)
+        }
+        if made {
+            app.log("pool for \(origin.authority) opened", nil)
+            scheduleSweep()
+        }
+        return pool
+    }
+
+    // MARK: Idle pools
+
+    /// Every half idle timeout while other pools exist, on the first loop.
+    private func scheduleSweep() {
+        guard sweepScheduled.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        let loop = loops[0]
+        let interval = app.configuration.originIdleTimeout / 2
+        loop.execute { [weak self] in
+            _ = loop.schedule(after: interval) { [weak self] in self?.sweep() }
+        }
+    }
+
+    /// Drops the pools that have held nothing for the idle timeout and closes their connections.
+    private func sweep() {
+        sweepScheduled.store(false, ordering: .relaxed)
+        let now = EventLoop.monotonicNow
+        let idleFor = nanoseconds(app.configuration.originIdleTimeout)
+        let (dropped, remaining) = others.withLock { pools -> ([ProviderOriginPool<Dialect>], Int) in
+            var dropped: [ProviderOriginPool<Dialect>] = []
+            for (origin, pool) in pools {
+                if let since = pool.usage.idleSinceNanoseconds, now &- since >= idleFor {
+                    dropped.append(pool)
+                    pools[origin] = nil
+                }
+            }
+            return (dropped, pools.count)
+        }
+        for pool in dropped {
+            pool.close()
+            app.log("pool for \(pool.origin.authority) closed: idle for \(app.configuration.originIdleTimeout)", nil)
+        }
+        if remaining > 0 { scheduleSweep() }
+    }
 
     public func shutdown() {
-        // A connection not made yet has nothing to fail; one made after this fails its work at
-        // once only if shut down too, so every slot gets one now (they never connect).
-        for slot in connections.indices {
-            let connection = connection(slot)
-            connection.loop.execute { connection.shutdown() }
-        }
+        for pool in allPools { pool.shutdown() }
     }
 
     public func peakStreamsInFlight() async -> Int {
         var peak = 0
-        for connection in madeConnections {
-            peak = max(peak, await withCheckedContinuation { continuation in
-                connection.loop.execute { continuation.resume(returning: connection.peakInFlight) }
-            })
-        }
+        for pool in allPools { peak = max(peak, await pool.peakStreamsInFlight()) }
         return peak
     }
 }
@@ -191,26 +243,5 @@ extension DeliveryClient {
             placeholders: push.tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
         send(push, notificationIndex: 0, firstSlot: 0, collector: collector)
         return await collector.results(deadline: deadline)
-    }
-}
-
-/// One connection of a ``ProviderClient``, made once (`AtomicLazyReference` cannot be an array
-/// element by itself).
-///
-/// Not generic, and not nested in the generic client (which would make it generic): the client's
-/// methods run unspecialized (callers hold an `any DeliveryClient`), and there every use of a slot
-/// generic over the dialect looked up the metadata of the slot, its `AtomicLazyReference`, the
-/// connection type and the slot array at run time, ~3,000 instructions per Send. The slot only
-/// ever holds a `ProviderConnection` of its client's dialect.
-private final class ProviderConnectionSlot: @unchecked Sendable {
-    private let reference = AtomicLazyReference<AnyObject>()
-
-    func load<Dialect: ProviderDialect>(_: Dialect.Type) -> ProviderConnection<Dialect>? {
-        guard let connection = reference.load() else { return nil }
-        return unsafeDowncast(connection, to: ProviderConnection<Dialect>.self)
-    }
-
-    func storeIfNil<Dialect: ProviderDialect>(_ connection: ProviderConnection<Dialect>) -> ProviderConnection<Dialect> {
-        unsafeDowncast(reference.storeIfNil(connection), to: ProviderConnection<Dialect>.self)
     }
 }

@@ -34,6 +34,11 @@ public struct ProviderClientConfiguration: Sendable {
     public var httpVersion = HTTPVersionPolicy.http2
     /// The proxy the connections tunnel through (CONNECT), per host; default none.
     public var proxy = ProxyChoice.direct
+    /// Origins other than the app's endpoint an app may have pools for at once (a dialect whose
+    /// tokens name their origin: Web Push). Default 64.
+    public var maxOrigins = 64
+    /// Such a pool that held no request for this long is closed. Default 5 minutes.
+    public var originIdleTimeout: Duration = .seconds(300)
 
     public init() {}
 }

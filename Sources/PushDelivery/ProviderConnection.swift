@@ -28,6 +28,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
 
     let loop: EventLoop
     private let app: ProviderAppContext<Dialect>
+    /// Where this connection goes (its pool's origin), and the count its results give back to.
+    private let usage: ProviderOriginUsage
     private var machine: Machine
     /// Actions the machine returned, carried out right after each event.
     private var actions: [Machine.Action] = []
@@ -57,9 +59,10 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     /// The most streams ever open at once on this connection (tests check it against the limit).
     var peakInFlight: Int { machine.peakInFlight }
 
-    init(loop: EventLoop, app: ProviderAppContext<Dialect>) {
+    init(loop: EventLoop, app: ProviderAppContext<Dialect>, usage: ProviderOriginUsage) {
         self.loop = loop
         self.app = app
+        self.usage = usage
         var seed = SystemRandomNumberGenerator()
         machine = Machine(configuration: app.configuration, seed: seed.next())
         responseHead = ResponseHead(idHeader: app.dialect.idHeader)
@@ -103,7 +106,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             setNeedsPump()
         case .finish(let request, let result):
             // Room first: whoever awaits the result may send again at once.
-            app.release(1)
+            usage.release(1)
             request.job.collector.complete(slot: request.slot, with: result)
         case .close(let error):
             transport?.close(flushFirst: false, error: error)
@@ -243,7 +246,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         let tls: TLSConnection
         let transport: HTTPTransport
         do {
-            tls = try TLSConnection(context: app.tlsContext, serverName: app.endpoint.host)
+            tls = try TLSConnection(context: app.tlsContext, serverName: usage.origin.host)
             if app.configuration.httpVersion == .http2 {
                 transport = try HTTPTransport(
                     loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
@@ -258,8 +261,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         }
         self.transport = transport
         transport.connect(
-            host: app.endpoint.host, port: app.endpoint.port, timeout: app.configuration.connectTimeout,
-            proxy: app.configuration.proxy.proxy(for: app.endpoint.host)
+            host: usage.origin.host, port: usage.origin.port, timeout: app.configuration.connectTimeout,
+            proxy: app.configuration.proxy.proxy(for: usage.origin.host)
         ) {
             [self] result in
             if case .failure(let error) = result, self.transport === transport {

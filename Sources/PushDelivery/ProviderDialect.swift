@@ -1,6 +1,7 @@
 import PushCore
 import PushCredentials
 import PushHTTP2
+import PushTransport
 
 /// What one provider (APNs, FCM) adds to the engine: how a request is written, how the request is
 /// authorized, and what an answer means. The engine (``ProviderConnection``) owns everything else:
@@ -42,6 +43,21 @@ public protocol ProviderDialect: AnyObject, Sendable {
 
     /// When the credential in use was obtained (Unix seconds); nil without one (for a gauge).
     var credentialIssuedAt: Int64? { get }
+
+    /// Whether tokens name their own origin (``origin(ofToken:)``). False (the default): every
+    /// request goes to the app's endpoint, and no token is looked at.
+    var routesByToken: Bool { get }
+
+    /// The origin `token`'s request goes to (a Web Push subscription's push service); nil: the
+    /// app's endpoint. Asked only when ``routesByToken``. Such a dialect writes each request's
+    /// `:authority` for its token's origin.
+    func origin(ofToken token: String) -> HTTPSOrigin?
+}
+
+extension ProviderDialect {
+    public var routesByToken: Bool { false }
+
+    public func origin(ofToken token: String) -> HTTPSOrigin? { nil }
 }
 
 /// What an answer means for one request.

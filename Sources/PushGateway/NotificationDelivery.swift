@@ -98,11 +98,15 @@ final class NotificationDelivery: Sendable {
             // The common case, without the dictionaries below.
             let item = send.items[0]
             let client = try client(item.app, in: clients)
+            try admitOrigins(item.notification.tokens, on: client)
             try reserve(item.notification.tokens.count, on: client, app: item.app)
             return [client]
         }
         var counts: [String: Int] = [:]
-        for item in send.items { counts[item.app, default: 0] += item.notification.tokens.count }
+        for item in send.items {
+            counts[item.app, default: 0] += item.notification.tokens.count
+            try admitOrigins(item.notification.tokens, on: client(item.app, in: clients))
+        }
         var reserved: [String: any DeliveryClient] = [:]
         for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
             do {
@@ -123,6 +127,12 @@ final class NotificationDelivery: Sendable {
             throw GRPCStatus(.unavailable, "app \(name) was just removed from the configuration; retry")
         }
         return client
+    }
+
+    /// Tokens that name more origins than their app may send to at once (Web Push subscriptions
+    /// of many push services) make the Send RESOURCE_EXHAUSTED before anything is sent.
+    private func admitOrigins(_ tokens: [String], on client: any DeliveryClient) throws(GRPCStatus) {
+        if let refusal = client.originRefusal(tokens: tokens) { throw GRPCStatus(.resourceExhausted, refusal) }
     }
 
     private func reserve(_ count: Int, on client: any DeliveryClient, app: String) throws(GRPCStatus) {

@@ -175,7 +175,10 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Monotonic time in nanoseconds (CLOCK_MONOTONIC, arbitrary origin). Deadlines passed to
     /// `schedule(at:)` use the same scale. Any thread.
-    public var now: UInt64 {
+    public var now: UInt64 { Self.monotonicNow }
+
+    /// ``now`` without a loop at hand.
+    public static var monotonicNow: UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)

@@ -1,6 +1,6 @@
-/// Where an app's notifications go: a provider's host and port (Apple's, Google's), or an override
-/// such as a mock on loopback. Always HTTPS.
-public struct HTTPSOrigin: Sendable, Equatable {
+/// An HTTPS origin: a host and port. An app's endpoint (Apple's, Google's, or an override such as a
+/// mock on loopback), a token endpoint's, or one a token names (a Web Push push service).
+public struct HTTPSOrigin: Sendable, Hashable {
 
     public var host: String
     public var port: Int
