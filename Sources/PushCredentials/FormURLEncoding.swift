@@ -58,8 +58,11 @@ public enum FormURLEncoding {
 
     /// A percent-encoded URL path segment (RFC 3986 §2.1) decoded: `%XX` escapes only (`+`
     /// stays `+`); nil when an escape is malformed or the result is not UTF-8.
-    public static func decodePathSegment(_ segment: some StringProtocol) -> String? {
-        unescape(segment.utf8, plusIsSpace: false)
+    public static func decodePathSegment(_ segment: Substring) -> String? {
+        // Most segments (a mock's registration ids) have no escape: no byte-by-byte pass. A
+        // Substring is valid UTF-8 already.
+        guard segment.utf8.contains(UInt8(ascii: "%")) else { return String(segment) }
+        return unescape(Array(segment.utf8), plusIsSpace: false)
     }
 
     private static func unescape(_ bytes: some Collection<UInt8>, plusIsSpace: Bool = true) -> String? {

@@ -25,15 +25,17 @@ package struct MockRequest: Sendable {
 
     /// The path without its query.
     package var route: Substring {
-        path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        // By byte: a Character-wise split was a sixth of a mock's time per request with long paths.
+        guard let question = path.utf8.firstIndex(of: UInt8(ascii: "?")) else { return path[...] }
+        return path[..<question]
     }
 
     /// The token of `Authorization: Bearer <token>` (the scheme in any case), else nil.
     package var bearerToken: Substring? {
-        guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
-            return nil
-        }
-        return authorization.dropFirst(7)
+        guard let authorization, authorization.utf8.count > 7,
+            equalsIgnoringASCIICase(authorization.utf8.prefix(7), "bearer ".utf8)
+        else { return nil }
+        return authorization[authorization.utf8.index(authorization.startIndex, offsetBy: 7)...]
     }
 
     /// The form of an OAuth2 token request (RFC 6749 §4.1.3, §4.4.2) whose `grant_type` is
@@ -59,4 +61,11 @@ package struct MockRequest: Sendable {
         }
         return .success(form)
     }
+}
+
+/// Whether two byte strings are equal but for the case of ASCII letters (header values, paths),
+/// without making lowercased copies.
+package func equalsIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    func lowercased(_ byte: UInt8) -> UInt8 { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte }
+    return a.count == b.count && zip(a, b).allSatisfy { lowercased($0) == lowercased($1) }
 }

@@ -7,8 +7,8 @@ import PushTLS
 
 /// `pushgate bench`: drives a gateway through its real gRPC API and reports throughput, latency,
 /// errors and the gateway's memory and CPU. With no `--target` it starts `pushgate mock-apns` (or,
-/// with `--provider fcm`, `pushgate mock-fcm`) and a gateway configured to it (generated .p8 key or
-/// service account, loopback only) as child processes.
+/// with `--provider fcm` or `adm`, `pushgate mock-fcm` or `mock-adm`) and a gateway configured to it
+/// (generated .p8 key, service account or client credentials, loopback only) as child processes.
 enum BenchCommand {
     static let usage = """
         Usage: pushgate bench [flags]
@@ -18,17 +18,26 @@ enum BenchCommand {
         (from the Results and the gRPC statuses), and the gateway's RSS and CPU.
 
         With no --target it starts, as child processes of this binary, `pushgate mock-apns` (or
-        `pushgate mock-fcm`, with --provider fcm) on 127.0.0.1 and `pushgate serve` configured to it
-        (a generated .p8 key or service account in a temp dir), and stops them at the end. Nothing
-        leaves 127.0.0.1. Runs stop by themselves (count or duration).
+        `pushgate mock-fcm` / `mock-adm`, with --provider fcm / adm) on 127.0.0.1 and `pushgate serve`
+        configured to it (a generated .p8 key, service account or client credentials in a temp dir),
+        and stops them at the end. Nothing leaves 127.0.0.1. Runs stop by themselves (count or
+        duration).
 
         What to send:
-          --provider P              apns (default) or fcm. apns: 64-hex-digit device tokens, an alert
-                                    (title, body). fcm: the app is an FCM app ("platform": "fcm"),
-                                    tokens are FCM registration tokens (bench-<n>:APA91b…, 152
-                                    bytes), and the notification has an alert and data
+          --provider P              apns (default), fcm or adm. apns: 64-hex-digit device tokens, an
+                                    alert (title, body). fcm: the app is an FCM app ("platform":
+                                    "fcm"), tokens are FCM registration tokens (bench-<n>:APA91b…,
+                                    152 bytes), and the notification has an alert and data
                                     ({"bench":"1"}); the gateway fetches an OAuth2 access token
-                                    from the mock's token endpoint with the generated service account
+                                    from the mock's token endpoint with the generated service
+                                    account. adm: an ADM app, 700-byte registration ids
+                                    (amzn1.adm-registration.v3.bench-<n>.…, as long as real v3
+                                    ids), the same alert and data, an access token from mock-adm's
+                                    Login-with-Amazon endpoint
+          --http-version V          fcm, adm: the app's http_version (auto, 2 or 1.1); the mock bench
+                                    starts speaks it too (mock-fcm --http1 for 1.1, mock-adm --http2
+                                    for 2; auto: the mock's default, HTTP/2 for mock-fcm and
+                                    HTTP/1.1 for mock-adm, as Google and Amazon)
           --mode MODE               send (Push/Send, default), stream (Push/SendStream) or publish
                                     (one Push/Publish to a topic of --subscribers endpoints, timed
                                     until GetMessage says the fan-out completed)
@@ -51,13 +60,13 @@ enum BenchCommand {
           --client-loops N          client event-loop threads (default 1)
 
         The gateway and mock it starts (ignored with --target):
-          --connections N           provider (APNs or FCM) connections of the gateway's app (default 1)
+          --connections N           provider (APNs, FCM or ADM) connections of the gateway's app (default 1)
           --gateway-loops N         gateway event loops (default: one per core)
           --queue-limit N           the gateway's queue_limit
           --mock-loops N            mock event loops (default: one per core)
           --delay-ms N              the mock waits N ms before each answer
-          --max-streams N           the mock's MAX_CONCURRENT_STREAMS (default: mock-apns 1000,
-                                    mock-fcm 100, as APNs and FCM)
+          --max-streams N           the mock's MAX_CONCURRENT_STREAMS over HTTP/2 (default: mock-apns
+                                    1000, mock-fcm and mock-adm 100)
           --verify-tokens           apns: the mock verifies provider tokens (JWT) with the generated
                                     key (mock-fcm always checks its OAuth2 access tokens)
           --apns URL --apns-ca FILE deliver to an APNs look-alike that is already running (e.g. one
@@ -65,6 +74,10 @@ enum BenchCommand {
           --fcm URL --fcm-ca FILE --service-account FILE
                                     --provider fcm: deliver to a mock-fcm that is already running,
                                     with a service account it accepts (its token_uri is used)
+          --adm URL --adm-ca FILE --adm-client-id ID --adm-client-secret-file FILE
+                                    --provider adm: deliver to a mock-adm that is already running,
+                                    with client credentials it accepts (its token endpoint is
+                                    URL/auth/o2/token)
           --keep-files              keep the temp dir (key, config, child logs) and print its path
 
         A gateway that is already running:
@@ -112,6 +125,11 @@ enum BenchCommand {
         var fcmURL: String?
         var fcmCA: String?
         var serviceAccount: String?
+        var admURL: String?
+        var admCA: String?
+        var admClientID: String?
+        var admClientSecretFile: String?
+        var httpVersion: String?
         var keepFiles = false
         var target: (host: String, port: Int)?
         var gatewayPID: pid_t?
@@ -281,7 +299,7 @@ enum BenchCommand {
         alert.title = "Bench"
         alert.body = "Hello from pushgate bench"
         notification.alert = alert
-        if options.provider == .fcm { notification.dataJSON = #"{"bench":"1"}"# }
+        if options.provider != .apns { notification.dataJSON = #"{"bench":"1"}"# }
         notification.tokens = (0..<options.tokensPerSend).map(options.provider.token)
         var request = PushgateV1.SendRequest()
         request.notifications = [notification]
@@ -305,6 +323,16 @@ enum BenchCommand {
     private static let fcmTokenFiller = String(
         repeating: "Bq3xK9_mZ-7vLw2cT8nRj4Yh0dEsUa5o", count: 5)
 
+    /// ADM registration id `i`: `amzn1.adm-registration.v3.bench-<i in hex>.` and base64-looking
+    /// filler up to 700 bytes (real v3 ids are about that long), distinct for each i.
+    static func benchADMToken(_ i: Int) -> String {
+        let head = "amzn1.adm-registration.v3.bench-" + String(i, radix: 16) + "."
+        return head + String(admTokenFiller.prefix(700 - head.count))
+    }
+
+    private static let admTokenFiller = String(
+        repeating: "Y29tLmFtYXpvbi5EZXZpY2VNZXNzYWdpbmcuUmVnaXN0cmF0aW9uSWRFbmNyeXB0aW9uS2V5", count: 10)
+
     // MARK: Flags
 
     static func parse(_ arguments: [String]) throws -> Options? {
@@ -316,7 +344,7 @@ enum BenchCommand {
             case "--provider":
                 let value = try flags.value(for: flag)
                 guard let provider = BenchProvider(rawValue: value) else {
-                    throw CommandLineError("--provider: apns or fcm (not \(value.debugDescription))")
+                    throw CommandLineError("--provider: apns, fcm or adm (not \(value.debugDescription))")
                 }
                 options.provider = provider
             case "--mode":
@@ -348,6 +376,16 @@ enum BenchCommand {
             case "--fcm": options.fcmURL = try flags.value(for: flag)
             case "--fcm-ca": options.fcmCA = try flags.value(for: flag)
             case "--service-account": options.serviceAccount = try flags.value(for: flag)
+            case "--adm": options.admURL = try flags.value(for: flag)
+            case "--adm-ca": options.admCA = try flags.value(for: flag)
+            case "--adm-client-id": options.admClientID = try flags.value(for: flag)
+            case "--adm-client-secret-file": options.admClientSecretFile = try flags.value(for: flag)
+            case "--http-version":
+                let value = try flags.value(for: flag)
+                guard ["auto", "2", "1.1"].contains(value) else {
+                    throw CommandLineError("--http-version: auto, 2 or 1.1 (not \(value.debugDescription))")
+                }
+                options.httpVersion = value
             case "--keep-files": options.keepFiles = true
             case "--target": options.target = try flags.hostPort(for: flag, example: "127.0.0.1:50051")
             case "--gateway-metrics": options.gatewayMetrics = try flags.hostPort(for: flag, example: "127.0.0.1:9464")
@@ -364,19 +402,26 @@ enum BenchCommand {
         if fcmFlags != 0 && fcmFlags != 3 {
             throw CommandLineError("--fcm, --fcm-ca and --service-account go together")
         }
-        if options.provider == .fcm {
-            if options.apnsURL != nil { throw CommandLineError("--apns: only with --provider apns (use --fcm)") }
-            if options.verifyTokens {
-                throw CommandLineError("--verify-tokens: only with --provider apns (mock-fcm always checks access tokens)")
-            }
-        } else if fcmFlags != 0 {
-            throw CommandLineError("--fcm: only with --provider fcm")
+        let admFlags = [options.admURL, options.admCA, options.admClientID, options.admClientSecretFile]
+            .filter { $0 != nil }.count
+        if admFlags != 0 && admFlags != 4 {
+            throw CommandLineError("--adm, --adm-ca, --adm-client-id and --adm-client-secret-file go together")
         }
+        if options.provider != .apns {
+            if options.apnsURL != nil { throw CommandLineError("--apns: only with --provider apns") }
+            if options.verifyTokens {
+                throw CommandLineError("--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)")
+            }
+        } else if options.httpVersion != nil {
+            throw CommandLineError("--http-version: only with --provider fcm or adm (APNs is HTTP/2 only)")
+        }
+        if fcmFlags != 0 && options.provider != .fcm { throw CommandLineError("--fcm: only with --provider fcm") }
+        if admFlags != 0 && options.provider != .adm { throw CommandLineError("--adm: only with --provider adm") }
         if options.target != nil {
             let spawnOnly = [
                 options.queueLimit != nil, options.gatewayLoops != nil, options.mockLoops != nil, options.delayMs != nil,
                 options.maxStreams != nil, options.verifyTokens, options.apnsURL != nil, options.connections != 1,
-                options.fcmURL != nil,
+                options.fcmURL != nil, options.admURL != nil, options.httpVersion != nil,
             ]
             if spawnOnly.contains(true) {
                 throw CommandLineError("--target: the gateway and mock flags only apply to what bench starts itself")
@@ -384,8 +429,8 @@ enum BenchCommand {
         } else if options.gatewayPID != nil {
             throw CommandLineError("--gateway-pid goes with --target")
         }
-        if options.apnsURL != nil || options.fcmURL != nil, options.delayMs != nil || options.maxStreams != nil || options.verifyTokens || options.mockLoops != nil {
-            throw CommandLineError("--apns/--fcm: the mock flags only apply to a mock that bench starts itself")
+        if options.apnsURL != nil || options.fcmURL != nil || options.admURL != nil, options.delayMs != nil || options.maxStreams != nil || options.verifyTokens || options.mockLoops != nil {
+            throw CommandLineError("--apns/--fcm/--adm: the mock flags only apply to a mock that bench starts itself")
         }
         if options.rate != nil && options.mode == .stream {
             throw CommandLineError("--rate: only with --mode send (or publish)")
@@ -404,13 +449,20 @@ enum BenchCommand {
 
 /// The provider the bench's app delivers to.
 enum BenchProvider: String, Sendable {
-    case apns, fcm
+    case apns, fcm, adm
 
-    /// `APNs`, `FCM`.
-    var name: String { self == .apns ? "APNs" : "FCM" }
+    /// `APNs`, `FCM`, `ADM`.
+    var name: String { rawValue.uppercased() }
+
+    /// The mock that plays it: `mock-apns`, `mock-fcm`, `mock-adm`.
+    var mock: String { "mock-" + rawValue }
 
     /// Token `i` in this provider's shape.
     func token(_ i: Int) -> String {
-        self == .apns ? BenchCommand.benchToken(i) : BenchCommand.benchFCMToken(i)
+        switch self {
+        case .apns: BenchCommand.benchToken(i)
+        case .fcm: BenchCommand.benchFCMToken(i)
+        case .adm: BenchCommand.benchADMToken(i)
+        }
     }
 }

@@ -37,6 +37,7 @@ extension BenchCommand {
             switch options.provider {
             case .apns: app = try startAPNs(options, files)
             case .fcm: app = try startFCM(options, files)
+            case .adm: app = try startADM(options, files)
             }
             // The store lives in the temp dir, never in the working directory.
             let store = files.path("pushgate.db")
@@ -110,7 +111,7 @@ extension BenchCommand {
                 let arguments = [
                     currentExecutablePath(), "mock-fcm", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem"),
                     "--write-service-account", files.path("service-account.json"),
-                ] + mockFlags(options)
+                ] + mockFlags(options) + (options.httpVersion == "1.1" ? ["--http1"] : [])
                 url = try startMock("mock-fcm", arguments, files)
                 ca = files.path("mock-ca.pem")
                 account = files.path("service-account.json")
@@ -119,10 +120,44 @@ extension BenchCommand {
             return "{" + [
                 "\"name\": \"bench\"", "\"platform\": \"fcm\"", "\"service_account_file\": \(jsonString(account))",
                 "\"url\": \(jsonString(url))", "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
-            ].joined(separator: ", ") + "}"
+            ].joined(separator: ", ") + httpVersionKey(options) + "}"
         }
 
-        /// Spawns mock `name` (`mock-apns`, `mock-fcm`) and waits until it listens and has written its
+        /// Starts mock-adm with client credentials (unless --adm names a running mock) and returns
+        /// the gateway's ADM app, its token_url on the mock.
+        private mutating func startADM(_ options: Options, _ files: BenchFiles) throws -> String {
+            let url: String
+            let ca: String
+            let clientID: String
+            let secretFile: String
+            if let admURL = options.admURL, let admCA = options.admCA, let id = options.admClientID,
+                let secret = options.admClientSecretFile
+            {
+                (url, ca, clientID, secretFile) = (admURL, admCA, id, secret)
+            } else {
+                clientID = "amzn1.application-oa2-client.bench"
+                secretFile = files.path("adm-client-secret")
+                let arguments = [
+                    currentExecutablePath(), "mock-adm", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem"),
+                    "--client-id", clientID, "--write-client-secret", secretFile,
+                ] + mockFlags(options) + (options.httpVersion == "2" ? ["--http2"] : [])
+                url = try startMock("mock-adm", arguments, files)
+                ca = files.path("mock-ca.pem")
+            }
+            mockURL = url
+            return "{" + [
+                "\"name\": \"bench\"", "\"platform\": \"adm\"", "\"client_id\": \(jsonString(clientID))",
+                "\"client_secret_file\": \(jsonString(secretFile))", "\"url\": \(jsonString(url))",
+                "\"token_url\": \(jsonString(url + "/auth/o2/token"))", "\"ca_file\": \(jsonString(ca))",
+                "\"connections\": \(options.connections)",
+            ].joined(separator: ", ") + httpVersionKey(options) + "}"
+        }
+
+        private func httpVersionKey(_ options: Options) -> String {
+            options.httpVersion.map { ", \"http_version\": \(jsonString($0))" } ?? ""
+        }
+
+        /// Spawns mock `name` (`mock-apns`, `mock-fcm`, `mock-adm`) and waits until it listens and has written its
         /// certificate; its URL.
         private mutating func startMock(_ name: String, _ arguments: [String], _ files: BenchFiles) throws -> String {
             let mock = try BenchChild.spawn(name: name, arguments: arguments, logPath: files.path("\(name).log"))

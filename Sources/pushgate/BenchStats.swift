@@ -377,7 +377,7 @@ struct BenchResult {
             rows.append(("gateway RSS", "idle \(mib(rssIdleKiB))  after warm-up \(mib(rssAfterWarmupKiB))  after run \(mib(rssEndKiB))  peak \(mib(rssPeakKiB))"))
             rows.append(("gateway CPU", gatewayCPU.map { formatDecimal($0, places: 0) + "% of one core" } ?? "-"))
         }
-        let mock = options.provider == .apns ? "mock-apns" : "mock-fcm"
+        let mock = options.provider.mock
         if let mockCPU { rows.append(("\(mock) CPU", formatDecimal(mockCPU, places: 0) + "% of one core")) }
         if let clientCPU { rows.append(("bench client CPU", formatDecimal(clientCPU, places: 0) + "% of one core")) }
         if let mockRequests { rows.append(("\(mock) requests", formatCount(mockRequests) + " (incl. warm-up)")) }

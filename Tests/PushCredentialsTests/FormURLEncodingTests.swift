@@ -33,4 +33,14 @@ struct FormURLEncodingTests {
     func refused(_ body: String) {
         #expect(FormURLEncoding.decode(Array(body.utf8)) == nil)
     }
+
+    @Test("a path segment: %XX decoded, + kept, no escape returned as it is, broken ones refused")
+    func pathSegments() {
+        let long = String(repeating: "Y29tLmFt", count: 100)
+        #expect(FormURLEncoding.decodePathSegment(long[...]) == long)
+        #expect(FormURLEncoding.decodePathSegment("amzn1.a%2Fb+c%3d"[...]) == "amzn1.a/b+c=")
+        for broken in ["a%2", "a%zz", "%FF", "%C3"] {
+            #expect(FormURLEncoding.decodePathSegment(broken[...]) == nil, "\(broken)")
+        }
+    }
 }

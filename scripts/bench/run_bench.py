@@ -8,6 +8,9 @@
   FCM       the same against `pushgate mock-fcm`: h2load's ceiling (with an OAuth2 access token the
             script gets from the mock's token endpoint) and Pushgate Send batches with 1 and 4
             FCM connections (`pushgate bench --provider fcm`)
+  HTTP/1.1  ADM against `pushgate mock-adm` (HTTP/1.1, as Amazon) and FCM against `mock-fcm --http1`:
+            the ceiling of `h2load --h1` with 4 connections and one request in flight on each (as the
+            gateway: no pipelining), and Pushgate Send batches over 4 connections
 
 and writes BENCHMARKS.md: the machine, date, commit, the exact commands, what they printed, ratios
 and the issue's targets marked met / missed. The mock runs WITHOUT provider-token verification for
@@ -37,6 +40,11 @@ FCM_TOKEN = "bench-0:APA91b" + ("Bq3xK9_mZ-7vLw2cT8nRj4Yh0dEsUa5o" * 5)[:152 - l
 FCM_BODY = ('{"message":{"token":"%s","notification":{"title":"Bench","body":"Hello from pushgate bench"},'
             '"data":{"bench":"1"},"android":{"priority":"HIGH"},"apns":{"headers":{"apns-priority":"10"}}}}' % FCM_TOKEN)
 FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
+# ADM: `pushgate bench --provider adm`'s first registration id (700 bytes, as real v3 ids) and the
+# body the gateway builds for its notification (ADMMessageBuilder: alert fields and data as data).
+ADM_TOKEN = ("amzn1.adm-registration.v3.bench-0." + "Y29tLmFtYXpvbi5EZXZpY2VNZXNzYWdpbmcuUmVnaXN0cmF0aW9uSWRFbmNyeXB0aW9uS2V5" * 10)[:700]
+ADM_BODY = '{"data":{"title":"Bench","body":"Hello from pushgate bench","bench":"1"}}'
+ADM_CLIENT_ID = "amzn1.application-oa2-client.bench"
 
 
 def rel(path):
@@ -206,10 +214,37 @@ def start_mock(work, name, extra=(), kind="mock-apns"):
 
 def fcm_access_token(work, account_path):
     """An access token from mock-fcm's token endpoint, the way a Google client gets one: an RS256
-    assertion signed with the service account's key, exchanged with `nghttp` (the endpoint is
+    assertion signed with the service account's key, exchanged with `nghttp` (this mock speaks
     HTTP/2 only). h2load then sends it as `authorization: Bearer …` on every request."""
-    import jwt  # PyJWT + cryptography (scripts/requirements.txt)
     import urllib.parse
+
+    token_uri, fields = fcm_assertion_form(account_path)
+    form = os.path.join(work, "token-form.txt")
+    with open(form, "w") as fh:
+        fh.write(urllib.parse.urlencode(fields))
+    proc = subprocess.run(["nghttp", "-H", "content-type: application/x-www-form-urlencoded", "-d", form,
+                           token_uri], capture_output=True, text=True, timeout=30)
+    try:
+        return json.loads(proc.stdout)["access_token"]
+    except (ValueError, KeyError):
+        raise SystemExit("bench: no access token from %s: %s %s" % (token_uri, proc.stdout, proc.stderr))
+
+
+def post_form_http1(url, ca, form):
+    """POSTs a form over HTTPS with HTTP/1.1 (urllib) and returns the JSON answer's access_token."""
+    import ssl
+    import urllib.parse
+    import urllib.request
+
+    context = ssl.create_default_context(cafile=ca)
+    request = urllib.request.Request(url, data=urllib.parse.urlencode(form).encode(),
+                                     headers={"content-type": "application/x-www-form-urlencoded"})
+    with urllib.request.urlopen(request, context=context, timeout=30) as answer:
+        return json.loads(answer.read())["access_token"]
+
+
+def fcm_assertion_form(account_path):
+    import jwt  # PyJWT + cryptography (scripts/requirements.txt)
 
     with open(account_path) as fh:
         account = json.load(fh)
@@ -217,16 +252,17 @@ def fcm_access_token(work, account_path):
     assertion = jwt.encode({"iss": account["client_email"], "scope": FCM_SCOPE, "aud": account["token_uri"],
                             "iat": now, "exp": now + 3600}, account["private_key"], algorithm="RS256",
                            headers={"kid": account.get("private_key_id", "")})
-    form = os.path.join(work, "token-form.txt")
-    with open(form, "w") as fh:
-        fh.write(urllib.parse.urlencode({"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer",
-                                         "assertion": assertion}))
-    proc = subprocess.run(["nghttp", "-H", "content-type: application/x-www-form-urlencoded", "-d", form,
-                           account["token_uri"]], capture_output=True, text=True, timeout=30)
-    try:
-        return json.loads(proc.stdout)["access_token"]
-    except (ValueError, KeyError):
-        raise SystemExit("bench: no access token from %s: %s %s" % (account["token_uri"], proc.stdout, proc.stderr))
+    return account["token_uri"], {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": assertion}
+
+
+def h1_ceiling(r, label, n, url, body_path, headers, secret):
+    """`h2load --h1`, 4 connections, one request in flight on each (the gateway's HTTP/1.1 way)."""
+    argv = ["h2load", "--h1", "-n", n, "-c", "4", "-m", "1", "-t", "2", "-d", body_path]
+    for header in headers:
+        argv += ["-H", header]
+    proc = r.run(label, argv + [url], timeout=120)
+    r.commands[-1] = (label, r.commands[-1][1].replace(secret, "$ACCESS_TOKEN"))
+    return parse_h2load(proc.stdout)
 
 
 def stop(proc):
@@ -350,6 +386,53 @@ def main():
     with open(os.path.join(work, "mock-fcm.log")) as fh:
         finals = [l for l in fh if "final stats" in l]
     results["fcm_mock_final"] = finals[-1].strip() if finals else ""
+
+    # HTTP/1.1: ADM against mock-adm (HTTP/1.1 by default, as Amazon), then FCM against mock-fcm --http1.
+    n1 = "50000" if quick else "200000"
+    secret_file = os.path.join(work, "adm-client-secret")
+    adm_mock, adm_port, adm_ca = start_mock(work, "mock-adm", ["--client-id", ADM_CLIENT_ID,
+                                                               "--write-client-secret", secret_file], kind="mock-adm")
+    adm_url = "https://127.0.0.1:%d" % adm_port
+    try:
+        with open(secret_file) as fh:
+            secret = fh.read().strip()
+        bearer = post_form_http1(adm_url + "/auth/o2/token", adm_ca, {
+            "grant_type": "client_credentials", "scope": "messaging:push", "client_id": ADM_CLIENT_ID,
+            "client_secret": secret})
+        body = os.path.join(work, "adm-body.json")
+        with open(body, "w") as fh:
+            fh.write(ADM_BODY)
+        results["adm-ceiling-h1-c4"] = h1_ceiling(
+            r, "adm-ceiling-h2load-h1-c4", n1, adm_url + "/messaging/registrations/%s/messages" % ADM_TOKEN, body,
+            ["content-type: application/json", "accept: application/json",
+             "x-amzn-type-version: com.amazon.device.messaging.ADMMessage@1.0",
+             "x-amzn-accept-type: com.amazon.device.messaging.ADMSendResult@1.0", "authorization: Bearer " + bearer],
+            bearer)
+        results["adm-send-4conn"] = r.bench("pushgate-adm-send-1000-4conn-http1", [
+            "--provider", "adm", "--adm", adm_url, "--adm-ca", adm_ca, "--adm-client-id", ADM_CLIENT_ID,
+            "--adm-client-secret-file", secret_file, "--tokens-per-send", "1000", "--duration", seconds,
+            "--connections", "4", "--concurrency", "8"])
+    finally:
+        stop(adm_mock)
+    account = os.path.join(work, "fcm1-service-account.json")
+    fcm1_mock, fcm1_port, fcm1_ca = start_mock(work, "mock-fcm-http1", ["--http1", "--write-service-account", account],
+                                               kind="mock-fcm")
+    fcm1_url = "https://127.0.0.1:%d" % fcm1_port
+    try:
+        with open(account) as fh:
+            project = json.load(fh)["project_id"]
+        token_uri, form = fcm_assertion_form(account)
+        bearer = post_form_http1(token_uri, fcm1_ca, form)
+        results["fcm1-ceiling-h1-c4"] = h1_ceiling(
+            r, "fcm-ceiling-h2load-h1-c4", n1, fcm1_url + "/v1/projects/%s/messages:send" % project,
+            os.path.join(work, "fcm-body.json"),
+            ["content-type: application/json; charset=UTF-8", "authorization: Bearer " + bearer], bearer)
+        results["fcm1-send-4conn"] = r.bench("pushgate-fcm-send-1000-4conn-http1", [
+            "--provider", "fcm", "--http-version", "1.1", "--fcm", fcm1_url, "--fcm-ca", fcm1_ca,
+            "--service-account", account, "--tokens-per-send", "1000", "--duration", seconds,
+            "--connections", "4", "--concurrency", "8"])
+    finally:
+        stop(fcm1_mock)
 
     # The 20 ms row's own ceiling: h2load on a mock with the same delay, 1 connection, 1,000 streams
     # (is the mock the limit of that row?).
@@ -489,6 +572,17 @@ def render(info, res, commands, quick):
               res.get("fcm-send-1conn"))
     bench_row("Pushgate **FCM** Send, 1,000 tokens/RPC, 4 FCM conns (100 streams each), 8 RPCs in flight",
               res.get("fcm-send-4conn"))
+    for key, name in (("adm-ceiling-h1-c4", "**ADM ceiling**: h2load --h1 → mock-adm (HTTP/1.1), 4 conns, 1 request in flight each"),
+                      ("fcm1-ceiling-h1-c4", "**FCM HTTP/1.1 ceiling**: h2load --h1 → mock-fcm --http1, 4 conns, 1 request in flight each")):
+        d = res.get(key) or {}
+        row(name, fmt(d.get("rps")), "-", "mean %s" % d.get("request_mean", "-"),
+            "%s failed, %s of %s 2xx" % (fmt(d.get("failed")), fmt(d.get("2xx")), fmt(d.get("total"))), "-", "")
+        if key.startswith("adm"):
+            bench_row("Pushgate **ADM** Send, 1,000 registration ids/RPC, 4 ADM conns (HTTP/1.1), 8 RPCs in flight",
+                      res.get("adm-send-4conn"))
+        else:
+            bench_row("Pushgate **FCM** Send over HTTP/1.1 (`http_version` 1.1), 1,000 tokens/RPC, 4 FCM conns, 8 RPCs in flight",
+                      res.get("fcm1-send-4conn"))
     for key, conns in (("publish", 4), ("publish1", 1)):
         pub = res.get(key)
         if pub is None:
@@ -573,6 +667,10 @@ def render(info, res, commands, quick):
                "152-byte registration tokens `bench-<n>:APA91b…`; body per token (h2load posts it with the "
                "first token and a Bearer token fetched from the mock's token endpoint): `%s`." % (
                    res.get("fcm_mock_final", "")[:300], FCM_BODY.replace(FCM_TOKEN, "bench-0:APA91b…")))
+    out.append("- HTTP/1.1 rows: `pushgate mock-adm` (HTTP/1.1, keep-alive, as Amazon) and `pushgate mock-fcm --http1`, "
+               "each one mock for its ceiling and its Send row; both check the access token. The ceiling is `h2load --h1` "
+               "with 4 connections and one request in flight on each (the gateway does not pipeline), connections for "
+               "connections with the Pushgate row. ADM registration ids are 700 bytes (as real v3 ids); ADM body: `%s`." % ADM_BODY)
     out.append("- Latency percentiles are per RPC (SendStream: per request message), from `pushgate bench`'s log-linear "
                "histogram (within 3%). CPU is % of one core (gateway / mock) over the measured run.")
     out.append("- The two h2load ceilings, both batched Send rows and the 1,000 RPC/s latency row run %d times each "
@@ -584,12 +682,17 @@ def render(info, res, commands, quick):
     out += rows
     out.append("\nRatios (one run): Pushgate Send 4 conns / h2load ceiling 4 conns = **%s×**; 1 conn / ceiling 1 conn = **%s×**; "
                "Pushgate / aioapns = **%s×**. FCM: Pushgate Send 4 conns / h2load → mock-fcm 4 conns = **%s×**; "
-               "1 conn / 1 conn = **%s×**.\n" % (
+               "1 conn / 1 conn = **%s×**. HTTP/1.1, 4 conns each: ADM / h2load --h1 → mock-adm = **%s×**; "
+               "FCM over HTTP/1.1 / h2load --h1 → mock-fcm --http1 = **%s×**.\n" % (
                    fmt(r_ceiling, 2), fmt(ratio(g(s1, "notifications_per_s"), c1.get("rps")), 2), fmt(r_peer, 1),
                    fmt(ratio(g(res.get("fcm-send-4conn"), "notifications_per_s"),
                              (res.get("fcm-ceiling-h2load-c4") or {}).get("rps")), 2),
                    fmt(ratio(g(res.get("fcm-send-1conn"), "notifications_per_s"),
-                             (res.get("fcm-ceiling-h2load-c1") or {}).get("rps")), 2)))
+                             (res.get("fcm-ceiling-h2load-c1") or {}).get("rps")), 2),
+                   fmt(ratio(g(res.get("adm-send-4conn"), "notifications_per_s"),
+                             (res.get("adm-ceiling-h1-c4") or {}).get("rps")), 2),
+                   fmt(ratio(g(res.get("fcm1-send-4conn"), "notifications_per_s"),
+                             (res.get("fcm1-ceiling-h1-c4") or {}).get("rps")), 2)))
     out.append("## Memory (gateway RSS, from /proc/PID/status)\n")
     out.append("| When | RSS |")
     out.append("| --- | --- |")
