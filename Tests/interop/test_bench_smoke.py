@@ -3,7 +3,10 @@
 import json
 import os
 import re
+import shutil
 import subprocess
+
+import pytest
 
 from conftest import ROOT
 
@@ -88,9 +91,32 @@ def test_bench_fcm_runs_against_mock_fcm():
     assert result["mock"]["requests"] >= result["delivered"]
 
 
+@pytest.mark.parametrize("provider,http_version,speaks", [("adm", None, "1.1"), ("fcm", "1.1", "1.1"), ("adm", "2", "2")])
+def test_bench_http_versions(provider, http_version, speaks):
+    """--provider adm (mock-adm, HTTP/1.1 as Amazon) and --http-version: the app's http_version, and
+    the mock bench starts speaks it; every token is delivered."""
+    argv = [_binary(), "bench", "--provider", provider, "--duration", "3", "--tokens-per-send", "50",
+            "--connections", "2", "--json", "--quiet", "--keep-files"]
+    if http_version:
+        argv += ["--http-version", http_version]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["provider"] == provider and "mock-%s" % provider in result["setup"]
+    assert result["delivered"] > 0 and result["delivered"] == result["results"] and result["errors"] == {}
+    kept = re.search(r"kept (\S+)", proc.stderr).group(1)
+    try:
+        with open(os.path.join(kept, "mock-%s.log" % provider)) as fh:
+            assert "http=%s" % speaks in fh.read()
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)
+
+
 def test_bench_provider_flag_is_checked():
     proc = subprocess.run([_binary(), "bench", "--provider", "gcm"], capture_output=True, text=True, timeout=10)
-    assert proc.returncode == 2 and "--provider: apns or fcm" in proc.stderr
+    assert proc.returncode == 2 and "--provider: apns, fcm or adm" in proc.stderr
+    proc = subprocess.run([_binary(), "bench", "--http-version", "1.1"], capture_output=True, text=True, timeout=10)
+    assert proc.returncode == 2 and "--http-version: only with --provider fcm or adm" in proc.stderr
     proc = subprocess.run([_binary(), "bench", "--provider", "fcm", "--verify-tokens"], capture_output=True,
                           text=True, timeout=10)
     assert proc.returncode == 2 and "--verify-tokens" in proc.stderr
