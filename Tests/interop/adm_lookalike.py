@@ -3,6 +3,7 @@
 api.amazon.com is (see h1_lookalike). It plays Login with Amazon's token endpoint (client-credentials
 grant) and ADM's send endpoint on one port, checks requests as Amazon documents them, and records
 every message it accepted. Registration ids steer it: `adm-dead-…` are unregistered (410),
+`adm-bad-…` are refused 400 InvalidRegistrationId,
 `adm-old-X` answer the canonical id `adm-new-X`, `adm-slow-…` get one 429 MaxRateExceeded with
 Retry-After 1 before they are accepted, `adm-cut-…` get their first answer cut off by a close
 (the status line and part of the body)."""
@@ -68,6 +69,8 @@ class LookalikeADM(H1Lookalike):
             return self._refuse(conn, stream_id, 400, "InvalidExpiration")
         if registration_id.startswith("adm-dead-"):
             return self._refuse(conn, stream_id, 410, "Unregistered")
+        if registration_id.startswith("adm-bad-"):
+            return self._refuse(conn, stream_id, 400, "InvalidRegistrationId")
         if registration_id.startswith("adm-slow-") and registration_id not in self.slowed:
             self.slowed.add(registration_id)
             return self._refuse(conn, stream_id, 429, "MaxRateExceeded", [("retry-after", "1")])

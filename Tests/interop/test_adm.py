@@ -115,15 +115,18 @@ def test_canonical_ids_are_reported_and_update_the_endpoint(stubs, adm_lookalike
     assert after.token == adm_id(8, "new") and after.enabled
 
 
-def test_unregistered_disables_the_endpoint(stubs):
+@pytest.mark.parametrize("kind,reason", [("dead", "Unregistered"), ("bad", "InvalidRegistrationId")])
+def test_a_dead_registration_id_disables_the_endpoint(stubs, kind, reason):
+    """A Publish to an endpoint whose id ADM refuses as Unregistered (410) or InvalidRegistrationId
+    (400) is REJECTED and the endpoint disabled with that reason."""
     push, registry = stubs
-    endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="fire", token=adm_id(9, "dead")),
+    endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="fire", token=adm_id(9, kind)),
                                        timeout=10)
     done = wait_done(push, push.Publish(push_pb2.PublishRequest(endpoint_id=endpoint.id, message="hi"),
                                         timeout=10).message_id)
     assert done.rejected == 1
     after = registry.GetEndpoint(registry_pb2.GetEndpointRequest(id=endpoint.id), timeout=10)
-    assert not after.enabled and after.disabled_reason == "Unregistered"
+    assert not after.enabled and after.disabled_reason == reason
 
 
 def test_a_three_platform_topic_delivers_each_its_payload(stubs, lookalike, fcm_lookalike, adm_lookalike):
