@@ -183,30 +183,44 @@ final class FanOut: Sendable {
         do {
             if let endpointID = message.endpointID {
                 var plan: MessagePlan
-                let targets: [FanOutTarget]
+                var targets: [FanOutTarget] = []
                 do {
                     let endpoint = try await store.endpoint(id: endpointID)
                     let key = apps[endpoint.app]?.platformKey ?? .apns
                     plan = try MessagePlan(message, target: .endpoint(key), apps: apps)
-                    targets = [FanOutTarget(
-                        subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
-                        endpoint: endpoint, cursor: "")]
+                    // A resumed chunk whose recipient is held sends to it as a held one (counted once).
+                    if chunk.holds == 0 {
+                        targets = [FanOutTarget(
+                            subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
+                            endpoint: endpoint, cursor: "")]
+                    }
                 } catch let error as StoreError where error.code == .notFound {
                     // Deleted since the publish: nothing to send; the message is still finished.
                     plan = try MessagePlan(message, target: .endpoint(.apns), apps: apps)
-                    targets = []
                 }
-                var counts = await send(prepare(targets, plan: &plan, clients: clients), messageID: message.id)
-                if targets.isEmpty {
-                    counts.total = 1
-                    counts.skipped = 1
+                let held: Int64
+                if chunk.holds > 0 {
+                    held = try await resumeHolds(chunk, plan: &plan)
+                } else {
+                    var counts = await send(prepare(targets, plan: &plan, clients: clients), messageID: message.id)
+                    if targets.isEmpty {
+                        counts.total = 1
+                        counts.skipped = 1
+                    }
+                    // Stopped (shutdown): leave it uncommitted, so the restart sends it again.
+                    if Task.isCancelled { return }
+                    held = try await commit(chunk, cursor: "", counts: counts)
                 }
-                // Stopped (shutdown): leave it uncommitted, so the restart sends it again.
                 if Task.isCancelled { return }
-                try await commit(chunk, cursor: "", counts: counts, last: true, plan: plan)
+                try await finishOrPark(chunk, cursor: "", plan: plan, held: held)
                 return
             }
             var plan = try MessagePlan(message, target: .topic, apps: apps)
+            var held = Int64(chunk.holds)
+            if chunk.holds > 0 {
+                held = try await resumeHolds(chunk, plan: &plan)
+                if Task.isCancelled { return }
+            }
             var cursor = chunk.cursor
             var inFlight: [(sending: Task<FanOutCounts, Never>, cursor: String)] = []
             var finished = false
@@ -224,11 +238,11 @@ final class FanOut: Sendable {
                     // Stopped (shutdown, or the lease was lost): its requests may have failed only
                     // because of that; the page stays uncommitted and whoever resumes resends it.
                     if Task.isCancelled { break }
-                    try await commit(
-                        chunk, cursor: oldest.cursor, counts: counts, last: finished && inFlight.isEmpty, plan: plan)
+                    held = try await commit(chunk, cursor: oldest.cursor, counts: counts)
                 }
             }
             for page in inFlight { page.sending.cancel() }
+            if finished && !Task.isCancelled { try await finishOrPark(chunk, cursor: cursor, plan: plan, held: held) }
         } catch let error as StoreError where error.code == .conflict {
             log.warning(
                 "fan-out chunk taken over by another instance; stopping it here",
@@ -240,9 +254,12 @@ final class FanOut: Sendable {
         }
     }
 
+    /// Records a page: its counts, cursor and holds (recipients whose provider could not take it);
+    /// answers how many recipients the chunk holds now.
+    @discardableResult
     private func commit(
-        _ chunk: FanOutChunk, cursor: String, counts: FanOutCounts, last: Bool, plan: MessagePlan
-    ) async throws(StoreError) {
+        _ chunk: FanOutChunk, cursor: String, counts: FanOutCounts, releasing: [String] = []
+    ) async throws(StoreError) -> Int64 {
         let message = chunk.message
         if !counts.disable.isEmpty {
             try await store.disableEndpoints(counts.disable.map { ($0.id, $0.reason) })
@@ -255,13 +272,90 @@ final class FanOut: Sendable {
         for endpoint in counts.retoken {
             await adoptCanonicalToken(endpoint, messageID: message.id)
         }
-        let state: MessageState = last ? (plan.expired ? .expired : .completed) : .fanningOut
-        try await store.recordChunkProgress(
+        let held = try await store.recordChunkProgress(
             chunk, policy: policy, cursor: cursor,
             counts: ProgressCounts(
                 total: counts.total, delivered: counts.delivered, rejected: counts.rejected, failed: counts.failed,
                 skipped: counts.skipped),
-            state: state, now: unixMilliseconds())
+            state: .fanningOut,
+            holds: FanOutHoldChanges(holding: counts.hold.map { FanOutHold(endpointID: $0.id, reason: $0.reason) }, releasing: releasing),
+            now: unixMilliseconds())
+        for held in counts.hold { metrics?.fanOutHolds(app: held.app, event: "held").increment() }
+        return held
+    }
+
+    /// The chunk's pages are done: it finishes, or parks while recipients are held for their
+    /// provider, to be claimed again after a backoff (2 s doubling to 30 s, jittered; never past
+    /// the hold limit) by this instance or another.
+    private func finishOrPark(
+        _ chunk: FanOutChunk, cursor: String, plan: MessagePlan, held: Int64
+    ) async throws(StoreError) {
+        let now = unixMilliseconds()
+        guard held > 0 else {
+            try await store.recordChunkProgress(
+                chunk, policy: policy, cursor: cursor, counts: ProgressCounts(),
+                state: plan.expired ? .expired : .completed, holds: .none, now: now)
+            return
+        }
+        let backoff = Double(min(30_000, 2_000 << min(chunk.parkings, 4))) * Double.random(in: 0.8...1.2)
+        let until = max(now + 1_000, min(now + Int64(backoff), holdDeadline(chunk.message)))
+        try await store.recordChunkProgress(
+            chunk, policy: policy, cursor: cursor, counts: ProgressCounts(), state: .fanningOut,
+            holds: FanOutHoldChanges(parkUntil: until), now: now)
+        log.info(
+            "fan-out waiting for the provider",
+            ["message_id": chunk.message.id, "chunk": "\(chunk.number)", "held": "\(held)",
+             "retry_in_ms": "\(until - now)"])
+    }
+
+    /// Unix ms after which held recipients are FAILED: `max_hold_seconds` after the publish.
+    private func holdDeadline(_ message: MessageRecord) -> Int64 {
+        message.publishedAt + Int64(settings.maxHoldSeconds) * 1000
+    }
+
+    /// Sends to the recipients a previous claim of the chunk held (before its pages): the ones the
+    /// provider takes now are counted; the ones it still cannot take stay held; past the hold limit
+    /// they are FAILED with their last reason.
+    private func resumeHolds(_ chunk: FanOutChunk, plan: inout MessagePlan) async throws(StoreError) -> Int64 {
+        let held = try await store.heldRecipients(chunk)
+        let released = held.map(\.hold.endpointID)
+        var counts = FanOutCounts(total: 0)
+        if unixMilliseconds() >= holdDeadline(chunk.message) {
+            for recipient in held {
+                guard let endpoint = recipient.endpoint else {
+                    counts.skipped += 1
+                    continue
+                }
+                counts.failed += 1
+                let result = DeliveryResult(
+                    notificationIndex: 0, token: endpoint.token, status: .failed,
+                    reason: recipient.hold.reason + " (held for the provider for fanout.max_hold_seconds, "
+                        + "\(settings.maxHoldSeconds) s after the publish)")
+                events.result(result, app: endpoint.app, messageID: chunk.message.id, endpointID: endpoint.id)
+                metrics?.notifications(app: endpoint.app)?.record(CollectionOfOne(result))
+                metrics?.fanOutHolds(app: endpoint.app, event: "given_up").increment()
+            }
+            log.warning(
+                "fan-out gave up waiting for the provider",
+                ["message_id": chunk.message.id, "chunk": "\(chunk.number)", "failed": "\(counts.failed)",
+                 "max_hold_seconds": "\(settings.maxHoldSeconds)"])
+            return try await commit(chunk, cursor: chunk.cursor, counts: counts, releasing: released)
+        }
+        var targets: [FanOutTarget] = []
+        for recipient in held {
+            guard let endpoint = recipient.endpoint else {
+                counts.skipped += 1  // deleted while held
+                continue
+            }
+            targets.append(FanOutTarget(
+                subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpoint.id, filterPolicyJSON: ""),
+                endpoint: endpoint, cursor: ""))
+        }
+        var prepared = prepare(targets, plan: &plan, clients: live.clients)
+        prepared.counts.total = 0  // counted when first sent
+        counts.add(await send(prepared, messageID: chunk.message.id))
+        if Task.isCancelled { return Int64(held.count) }
+        return try await commit(chunk, cursor: chunk.cursor, counts: counts, releasing: released)
     }
 
     /// One page sorted out: who is skipped or failed now, and per app the notification (built once
@@ -300,12 +394,13 @@ final class FanOut: Sendable {
     private func send(_ page: PreparedPage, messageID: String) async -> FanOutCounts {
         var counts = page.counts
         let events = self.events
+        let hold = settings.maxHoldSeconds > 0
         await withTaskGroup(of: FanOutCounts.self) { group in
             for delivery in page.deliveries {
                 group.addTask {
                     await Self.deliver(
                         delivery.notification, to: delivery.recipients, through: delivery.client, events: events,
-                        messageID: messageID, counters: delivery.counters)
+                        messageID: messageID, counters: delivery.counters, hold: hold)
                 }
             }
             for await appCounts in group { counts.add(appCounts) }
@@ -335,10 +430,11 @@ final class FanOut: Sendable {
     }
 
     /// Sends one app's share of a page, waiting for room in the app's queue rather than failing:
-    /// fan-out is background work and may wait for Sends.
+    /// fan-out is background work and may wait for Sends. A recipient the provider could not take
+    /// (``holdsFor(_:)``) is held rather than FAILED when `hold` is on.
     private static func deliver(
         _ template: PreparedPush, to recipients: [FanOutTarget], through client: any DeliveryClient,
-        events: DeliveryEvents, messageID: String, counters: NotificationCounters?
+        events: DeliveryEvents, messageID: String, counters: NotificationCounters?, hold: Bool
     ) async -> FanOutCounts {
         let notification = template.with(tokens: recipients.map(\.endpoint.token))
         while !client.reserve(recipients.count) {
@@ -346,9 +442,15 @@ final class FanOut: Sendable {
             if Task.isCancelled { return FanOutCounts(total: 0, failed: Int64(recipients.count)) }
         }
         let results = await client.sendAndWait(notification, deadline: .now + .seconds(600))
-        counters?.record(results)
         var counts = FanOutCounts(total: 0)
+        var final: [DeliveryResult] = []
+        final.reserveCapacity(results.count)
         for (recipient, result) in zip(recipients, results) {
+            if hold && holdsFor(result) {
+                counts.hold.append((recipient.endpoint.id, result.reason, recipient.endpoint.app))
+                continue
+            }
+            final.append(result)
             events.result(result, app: recipient.endpoint.app, messageID: messageID, endpointID: recipient.endpoint.id)
             switch result.status {
             case .delivered:
@@ -365,7 +467,17 @@ final class FanOut: Sendable {
             case .failed: counts.failed += 1
             }
         }
+        counters?.record(final)
         return counts
+    }
+
+    /// Whether a result says the provider could not take the message now (unreachable, 5xx/429
+    /// after the engine's retries, connections lost, refused streams, no credential to be had):
+    /// worth holding for. Not: a TTL that ran out, a wrong platform, a stopping gateway.
+    static func holdsFor(_ result: DeliveryResult) -> Bool {
+        guard result.status == .failed else { return false }
+        let head = result.reason.prefix { $0 != ":" && $0 != " " && $0 != "(" }
+        return !["Expired", "WrongPlatform", "Shutdown"].contains(head)
     }
 }
 
@@ -380,6 +492,8 @@ struct FanOutCounts: Sendable {
     var disable: [(id: String, reason: String, app: String, token: String)] = []
     /// Endpoints whose token the provider replaced with a canonical one, with the new token.
     var retoken: [(id: String, token: String, app: String)] = []
+    /// Recipients held for their provider, with the failure that held them (in no count yet).
+    var hold: [(id: String, reason: String, app: String)] = []
 
     mutating func add(_ other: FanOutCounts) {
         total += other.total
@@ -389,5 +503,6 @@ struct FanOutCounts: Sendable {
         skipped += other.skipped
         disable += other.disable
         retoken += other.retoken
+        hold += other.hold
     }
 }

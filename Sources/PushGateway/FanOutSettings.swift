@@ -16,16 +16,22 @@ public struct FanOutSettings: Sendable, Equatable {
     /// `poll_ms`: how often an idle instance looks for work published through other instances or left
     /// by a dead one (its own Publishes start at once). Default 1000.
     public var pollMilliseconds = 1_000
+    /// `max_hold_seconds`: how long after a publish its recipients may wait for a provider that
+    /// cannot take them (unreachable, or 5xx/429 after the engine's retries): their chunk parks with
+    /// backoff and sends again until then, or until the message's TTL; after it they are FAILED.
+    /// Default 14,400 (4 hours); 0: FAILED at once, as Send.
+    public var maxHoldSeconds = 14_400
 
     public init() {}
 
     static func parse(_ reader: ConfigObject) throws(ConfigurationError) -> FanOutSettings {
-        try reader.checkKeys(["workers", "chunk_size", "lease_seconds", "poll_ms"])
+        try reader.checkKeys(["workers", "chunk_size", "lease_seconds", "poll_ms", "max_hold_seconds"])
         var settings = FanOutSettings()
         if let n = try reader.int("workers", range: 0...64) { settings.workers = n }
         if let n = try reader.int("chunk_size", range: 1...1_000_000) { settings.chunkSize = n }
         if let n = try reader.int("lease_seconds", range: 1...3600) { settings.leaseSeconds = n }
         if let n = try reader.int("poll_ms", range: 10...60_000) { settings.pollMilliseconds = n }
+        if let n = try reader.int("max_hold_seconds", range: 0...604_800) { settings.maxHoldSeconds = n }
         return settings
     }
 }

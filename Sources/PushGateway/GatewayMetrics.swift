@@ -17,6 +17,7 @@ final class GatewayMetrics: Sendable {
     private let notifications: Locked<[String: NotificationCounters]>
     private let providerRequestSeconds: HistogramFamily
     private let providerProtections: CounterFamily
+    private let fanOutHolds: CounterFamily
 
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
     /// From 100 µs: a provider on the same network (or `pushgate mock-apns` on loopback) answers in
@@ -41,6 +42,11 @@ final class GatewayMetrics: Sendable {
             help: "Protections against a misbehaving provider that acted: refused streams spaced out or FAILED, "
                 + "stalled connections and unanswered PINGs given up.",
             labels: ["app", "event"])
+        fanOutHolds = registry.counter(
+            "pushgate_fanout_holds_total",
+            help: "Publish recipients held for a provider that could not take them (held), and held ones "
+                + "FAILED once fanout.max_hold_seconds had passed (given_up).",
+            labels: ["app", "event"])
         sendSeconds = registry.histogram(
             "pushgate_send_seconds",
             help: "End-to-end time of a SendRequest (Send, or one request of a SendStream), validation to answer.",
@@ -61,6 +67,9 @@ final class GatewayMetrics: Sendable {
             }
         }
     }
+
+    /// `pushgate_fanout_holds_total` of an app: `held` or `given_up`.
+    func fanOutHolds(app: String, event: String) -> Counter { fanOutHolds.labels(app, event) }
 
     /// The provider latency histogram of an app (resolved once per APNs client).
     func providerRequestSeconds(app: String) -> Histogram { providerRequestSeconds.labels(app) }

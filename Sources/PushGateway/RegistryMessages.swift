@@ -41,6 +41,7 @@ extension PushgateV1.Message {
         failed = record.failed
         skipped = record.skipped
         publishedAt = record.publishedAt
+        waitingForProvider = record.waitingForProvider
     }
 }
 

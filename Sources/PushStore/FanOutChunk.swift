@@ -21,11 +21,18 @@ public struct FanOutChunk: Sendable, Equatable {
     /// and progress must present it, so a claim that was taken over — even by another worker of the
     /// same process — can record nothing more.
     public var claim: String
+    /// Recipients the chunk holds for their provider (``FanOutHold``): send to them first.
+    public var holds: Int
+    /// Times the chunk parked with holds so far (its backoff grows with them).
+    public var parkings: Int
 
     /// Makes a chunk.
     public init(
-        message: MessageRecord, number: Int, cursor: String, end: String?, leaseExpiresAt: Int64, claim: String
+        message: MessageRecord, number: Int, cursor: String, end: String?, leaseExpiresAt: Int64, claim: String,
+        holds: Int = 0, parkings: Int = 0
     ) {
+        self.holds = holds
+        self.parkings = parkings
         self.message = message
         self.number = number
         self.cursor = cursor

@@ -42,6 +42,9 @@ public struct MessageRecord: Sendable, Equatable {
     public var failed: Int64
     /// Not attempted: disabled endpoint, filter policy mismatch, or TTL ran out.
     public var skipped: Int64
+    /// Recipients held for their provider (unreachable, or refusing everything for now): counted in
+    /// `total` and in none of the results yet; sent to again as their chunks resume.
+    public var waitingForProvider: Int64 = 0
 
     /// Makes a record; a new message starts `accepted` with zero counts.
     public init(

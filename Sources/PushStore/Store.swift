@@ -133,10 +133,19 @@ public protocol Store: Sendable {
     /// the pages in flight when the previous holder stopped. `conflict` if `chunk.claim` no longer
     /// holds the chunk (nothing is recorded); `notFound` for an unknown message or chunk;
     /// `invalidArgument` for negative counts or `state` `accepted`.
+    ///
+    /// `holds` changes the chunk's held recipients (``FanOutHold``) in the same transaction, and may
+    /// park the chunk instead of finishing it: it then stays unfinished, and is claimable again
+    /// (``claimFanOutChunk(_:now:)``, with its holds and parkings) once `parkUntil` has passed.
+    /// Answers how many recipients the chunk holds now.
+    @discardableResult
     func recordChunkProgress(
         _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
-        now: Int64
-    ) async throws(StoreError)
+        holds: FanOutHoldChanges, now: Int64
+    ) async throws(StoreError) -> Int64
+
+    /// The recipients a chunk holds (``FanOutHold``), with their endpoints as they are now.
+    func heldRecipients(_ chunk: FanOutChunk) async throws(StoreError) -> [HeldRecipient]
 
     /// Ends `owner`'s leases at once, so other instances take its unfinished chunks over without
     /// waiting for them to run out (a graceful stop).
@@ -149,4 +158,15 @@ public protocol Store: Sendable {
 
     /// Waits for calls already made, then releases the database. Later calls throw `internal`.
     func close() async
+}
+
+extension Store {
+    /// Progress without holds.
+    public func recordChunkProgress(
+        _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
+        now: Int64
+    ) async throws(StoreError) {
+        try await recordChunkProgress(
+            chunk, policy: policy, cursor: cursor, counts: counts, state: state, holds: .none, now: now)
+    }
 }

@@ -94,6 +94,17 @@ struct GatewayConfigurationTests {
         #expect(config.clientConnectionsAllowed(descriptorLimit: 1024) == 1024 - 64)
     }
 
+    @Test("fanout: every key read, max_hold_seconds 4 hours by default and 0 allowed, out of range named")
+    func fanOut() throws {
+        #expect(try parse("{}").fanOut.maxHoldSeconds == 14_400)
+        let config = try parse(
+            #"{"fanout": {"workers": 3, "chunk_size": 10, "lease_seconds": 5, "poll_ms": 50, "max_hold_seconds": 0}}"#)
+        #expect(config.fanOut.workers == 3 && config.fanOut.chunkSize == 10 && config.fanOut.leaseSeconds == 5)
+        #expect(config.fanOut.pollMilliseconds == 50 && config.fanOut.maxHoldSeconds == 0)
+        #expect(error(#"{"fanout": {"max_hold_seconds": 700000}}"#).contains("max_hold_seconds"))
+        #expect(error(#"{"fanout": {"max_hold": 5}}"#).contains("max_hold"))
+    }
+
     @Test("mistakes name the key")
     func mistakes() {
         #expect(error("{\"listn\": 1}").hasPrefix("config: unknown key \"listn\""))

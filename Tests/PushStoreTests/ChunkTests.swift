@@ -171,6 +171,87 @@ struct ChunkTests {
         }
     }
 
+    @Test("held recipients: held with the page, reported as waiting, parked, claimed again after the park with their endpoints, released; a chunk that holds some cannot finish",
+          arguments: StoreEngine.available)
+    func holds(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.bulkCreateSubscribed(topic: "news", app: "ios", tokens: ["a", "b", "c", "d"], now: 1)
+            try await store.insertMessage(MessageRecord(id: "m", topic: "news", message: "hi", publishedAt: 1))
+            let a = policy("a"), b = policy("b")
+            let chunk = try #require(try await store.claimFanOutChunk(a, now: 0))
+            #expect(chunk.holds == 0 && chunk.parkings == 0)
+            let page = try await Self.targets(of: chunk, in: store)
+            let held = [page[1], page[3]].map { FanOutHold(endpointID: $0.endpoint.id, reason: "ProviderUnreachable: down") }
+            let count = try await store.recordChunkProgress(
+                chunk, policy: a, cursor: page[3].cursor, counts: ProgressCounts(total: 4, delivered: 2),
+                state: .fanningOut, holds: FanOutHoldChanges(holding: held), now: 10)
+            #expect(count == 2)
+            var message = try await store.message(id: "m")
+            #expect(message.total == 4 && message.delivered == 2 && message.waitingForProvider == 2)
+
+            // Finishing while holding is refused; parking ends the claim until the park is over.
+            let finishing = await storeError { () async throws(StoreError) in
+                try await store.recordChunkProgress(
+                    chunk, policy: a, cursor: page[3].cursor, counts: ProgressCounts(), state: .completed, now: 20)
+            }
+            #expect(finishing?.code == .invalidArgument)
+            try await store.recordChunkProgress(
+                chunk, policy: a, cursor: page[3].cursor, counts: ProgressCounts(), state: .fanningOut,
+                holds: FanOutHoldChanges(parkUntil: 5_000), now: 20)
+            let afterPark = await storeError { () async throws(StoreError) in
+                try await store.renewFanOutLease(chunk, policy: a, now: 30)
+            }
+            #expect(afterPark?.code == .conflict)
+            #expect(try await store.claimFanOutChunk(b, now: 4_999) == nil)
+            #expect(try await store.message(id: "m").state == .fanningOut)
+
+            // Claimed again after the park: with its holds, one of them deleted meanwhile.
+            try await store.deleteEndpoint(id: page[3].endpoint.id)
+            let resumed = try #require(try await store.claimFanOutChunk(b, now: 5_000))
+            #expect(resumed.number == chunk.number && resumed.holds == 2 && resumed.parkings == 1)
+            #expect(resumed.cursor == page[3].cursor)
+            let recipients = try await store.heldRecipients(resumed)
+            #expect(Set(recipients.map(\.hold.endpointID)) == Set(held.map(\.endpointID)))
+            #expect(recipients.allSatisfy { $0.hold.reason == "ProviderUnreachable: down" })
+            #expect(recipients.first { $0.hold.endpointID == page[1].endpoint.id }?.endpoint?.token == "b")
+            #expect(recipients.first { $0.hold.endpointID == page[3].endpoint.id }?.endpoint == nil)
+
+            // One delivered now, one held again (a new reason), then released: the chunk finishes.
+            let stillHeld = try await store.recordChunkProgress(
+                resumed, policy: b, cursor: resumed.cursor, counts: ProgressCounts(delivered: 1), state: .fanningOut,
+                holds: FanOutHoldChanges(
+                    holding: [FanOutHold(endpointID: page[3].endpoint.id, reason: "ServiceUnavailable")],
+                    releasing: held.map(\.endpointID)),
+                now: 5_010)
+            #expect(stillHeld == 1)
+            #expect(try await store.heldRecipients(resumed).map(\.hold.reason) == ["ServiceUnavailable"])
+            let none = try await store.recordChunkProgress(
+                resumed, policy: b, cursor: resumed.cursor, counts: ProgressCounts(skipped: 1), state: .fanningOut,
+                holds: FanOutHoldChanges(releasing: [page[3].endpoint.id]), now: 5_020)
+            #expect(none == 0)
+            try await store.recordChunkProgress(
+                resumed, policy: b, cursor: resumed.cursor, counts: ProgressCounts(), state: .completed, now: 5_030)
+            message = try await store.message(id: "m")
+            #expect(message.state == .completed && message.waitingForProvider == 0)
+            #expect(message.total == 4 && message.delivered == 3 && message.skipped == 1)
+        }
+    }
+
+    @Test("a chunk that parks cannot also finish", arguments: StoreEngine.available)
+    func parkIsNotFinish(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            try await store.insertMessage(MessageRecord(id: "m", endpointID: "e", message: "hi", publishedAt: 1))
+            let a = policy("a")
+            let chunk = try #require(try await store.claimFanOutChunk(a, now: 0))
+            let error = await storeError { () async throws(StoreError) in
+                try await store.recordChunkProgress(
+                    chunk, policy: a, cursor: "", counts: ProgressCounts(), state: .completed,
+                    holds: FanOutHoldChanges(parkUntil: 100), now: 1)
+            }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+
     @Test("two stores on one database, many claimers each: every chunk is worked once and the message completes once",
           arguments: StoreEngine.available)
     func concurrentClaims(engine: StoreEngine) async throws {

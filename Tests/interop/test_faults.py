@@ -360,8 +360,8 @@ def test_expired_provider_token_storm(tmp_path):
 
 def test_provider_down_then_back(tmp_path):
     """Sends and a Publish fan-out while the provider refuses connections for OUTAGE_SECONDS:
-    each token still gets exactly one result (FAILED while down), the message's counts add up,
-    and once it is back everything delivers."""
+    each token of the Sends still gets exactly one result (FAILED while down: Send's contract is
+    synchronous); the Publish holds its recipients and delivers every one once the provider is back."""
     rig = Rig(tmp_path, flags=["--delay-ms", "2"], proxy={"mode": "pass"})
     try:
         rig.send(apns_tokens(0xB00000, 200))
@@ -386,15 +386,16 @@ def test_provider_down_then_back(tmp_path):
         assert all(r.status == FAILED and r.reason.split(":")[0] in ("ProviderUnreachable", "ConnectionLost")
                    for r in during), statuses(during)
 
-        deadline = time.time() + 60
+        deadline = time.time() + 90
         while time.time() < deadline:
             state = rig.push.GetMessage(push_pb2.GetMessageRequest(message_id=message.message_id), timeout=10)
             if state.state == push_pb2.MESSAGE_STATE_COMPLETED:
                 break
             time.sleep(0.1)
         assert state.state == push_pb2.MESSAGE_STATE_COMPLETED, state
-        assert state.total == len(subscribers)
-        assert state.delivered + state.failed + state.rejected + state.skipped == state.total, state
+        # The fan-out held its recipients through the outage: every one delivered once it was back.
+        assert state.total == len(subscribers) and state.delivered == len(subscribers), state
+        assert state.waiting_for_provider == 0, state
 
         after = rig.send(apns_tokens(0xE00000))
         assert all(r.status == DELIVERED for r in after), statuses(after)
@@ -406,3 +407,107 @@ def test_provider_down_then_back(tmp_path):
     assert len(published) == state.delivered and all(c == 1 for c in published.values())
     # The proxy cut the open connection when it went down: what was in flight is the window.
     rig.check(stats, window=1000)
+
+
+# --- A Publish across a provider outage (issue 23, item 5) --------------------------------------------
+
+HELD_SUBSCRIBERS = 20_000
+HELD_OUTAGE_SECONDS = 60
+
+
+def test_a_publish_outlives_a_60_second_provider_outage(tmp_path):
+    """A 20,000-subscriber Publish while the provider refuses every connection for 60 s: its
+    recipients are held for the provider (GetMessage `waiting_for_provider`,
+    `pushgate_fanout_holds_total{event="held"}`), none is FAILED, and once the provider is back every
+    subscriber is delivered exactly once (before: FAILED after 3 attempts, and never delivered)."""
+    import subprocess
+    from conftest import wait_metrics_port
+    from test_hardening import metric
+
+    mock = MockProcess("mock-apns", str(tmp_path / "mock"))
+    proxy = FaultProxy(mock.port, mode="pass").start()
+    store = str(tmp_path / "held.db")
+    binary = os.environ["PUSHGATE_BIN"]
+    subprocess.run([binary, "load-subscribers", "--store", store, "--topic", "outage", "--app", "held",
+                    "--count", str(HELD_SUBSCRIBERS)], check=True, capture_output=True, timeout=120)
+    gateway = Server({"apps": [mock.apns_app("held", proxy.port, connect_timeout_seconds=1)],
+                      "metrics_listen": "127.0.0.1:0"}, str(tmp_path), store=store)
+    gateway.metrics_port = wait_metrics_port(gateway)
+    channel = grpc.insecure_channel(gateway.address)
+    push = push_pb2_grpc.PushStub(channel)
+    try:
+        proxy.set_mode("down")
+        back_at = time.time() + HELD_OUTAGE_SECONDS
+        message_id = push.Publish(push_pb2.PublishRequest(topic="outage", message="through the outage"),
+                                  timeout=10).message_id
+        most_waiting = 0
+        while time.time() < back_at:
+            state = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
+            assert state.failed == 0 and state.delivered == 0, state
+            assert state.state == push_pb2.MESSAGE_STATE_FANNING_OUT, state
+            most_waiting = max(most_waiting, state.waiting_for_provider)
+            time.sleep(1)
+        assert most_waiting == HELD_SUBSCRIBERS, most_waiting
+        assert metric(gateway, "pushgate_fanout_holds_total", app="held", event="held") >= HELD_SUBSCRIBERS
+        assert any("fan-out waiting for the provider" in line for line in gateway.log)
+
+        proxy.set_mode("pass")
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            state = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
+            if state.state == push_pb2.MESSAGE_STATE_COMPLETED:
+                break
+            time.sleep(0.5)
+        assert state.state == push_pb2.MESSAGE_STATE_COMPLETED, state
+        assert (state.total, state.delivered, state.failed, state.waiting_for_provider) == (HELD_SUBSCRIBERS,) * 2 + (0, 0), state
+        assert metric(gateway, "pushgate_notifications_total", app="held", status="failed") == 0
+        assert metric(gateway, "pushgate_notifications_total", app="held", status="delivered") == HELD_SUBSCRIBERS
+    finally:
+        channel.close()
+        proxy.stop()
+        gateway.stop()
+        stats = mock.stop()
+    per_token = stats["delivered_per_token"]
+    assert len(per_token) == HELD_SUBSCRIBERS and all(count == 1 for count in per_token.values())
+
+
+def test_held_recipients_are_failed_once_max_hold_seconds_has_passed(tmp_path):
+    """With `fanout.max_hold_seconds` 3 and a provider that stays down, the held recipients are FAILED
+    with their last reason and the limit named (WatchEvents, GetMessage, given_up counted)."""
+    from conftest import wait_metrics_port
+    from test_hardening import metric
+
+    mock = MockProcess("mock-apns", str(tmp_path / "mock"))
+    proxy = FaultProxy(mock.port, mode="pass").start()
+    gateway = Server({"apps": [mock.apns_app("held", proxy.port, connect_timeout_seconds=1)],
+                      "fanout": {"max_hold_seconds": 3}, "metrics_listen": "127.0.0.1:0"}, str(tmp_path))
+    gateway.metrics_port = wait_metrics_port(gateway)
+    channel = grpc.insecure_channel(gateway.address)
+    push = push_pb2_grpc.PushStub(channel)
+    registry = registry_pb2_grpc.RegistryStub(channel)
+    try:
+        endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="held", token="%064x" % 0xABC),
+                                           timeout=10)
+        events = push.WatchEvents(push_pb2.WatchEventsRequest(), timeout=60)
+        proxy.set_mode("down")
+        message_id = push.Publish(push_pb2.PublishRequest(endpoint_id=endpoint.id, message="never"),
+                                  timeout=10).message_id
+        deadline = time.time() + 40
+        while time.time() < deadline:
+            state = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
+            if state.state == push_pb2.MESSAGE_STATE_COMPLETED:
+                break
+            time.sleep(0.2)
+        assert state.state == push_pb2.MESSAGE_STATE_COMPLETED, state
+        assert (state.total, state.failed, state.waiting_for_provider) == (1, 1, 0), state
+        event = next(e for e in events if e.kind == push_pb2.DeliveryEvent.KIND_FAILED)
+        events.cancel()
+        assert event.message_id == message_id and "fanout.max_hold_seconds" in event.reason, event
+        assert event.reason.startswith("ProviderUnreachable"), event.reason
+        assert metric(gateway, "pushgate_fanout_holds_total", app="held", event="given_up") == 1
+        assert any("fan-out gave up waiting for the provider" in line for line in gateway.log)
+    finally:
+        channel.close()
+        proxy.stop()
+        gateway.stop()
+        mock.stop()

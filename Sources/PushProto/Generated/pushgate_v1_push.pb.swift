@@ -179,6 +179,7 @@ extension PushgateV1 {
         public var failed: Int64 = 0
         public var skipped: Int64 = 0
         public var publishedAt: Int64 = 0
+        public var waitingForProvider: Int64 = 0
         public init() {}
     }
 
@@ -589,6 +590,7 @@ extension PushgateV1.Message: ProtoMessage {
         self.failed = m.failed
         self.skipped = m.skipped
         self.publishedAt = m.published_at
+        self.waitingForProvider = m.waiting_for_provider
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Message> {
@@ -602,6 +604,7 @@ extension PushgateV1.Message: ProtoMessage {
         c.pointee.failed = self.failed
         c.pointee.skipped = self.skipped
         c.pointee.published_at = self.publishedAt
+        c.pointee.waiting_for_provider = self.waitingForProvider
         return c
     }
 }

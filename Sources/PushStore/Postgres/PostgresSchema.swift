@@ -17,6 +17,9 @@ enum PostgresSchema {
                 try connection.execute(FanOutChunksSchema.postgres)
                 try FanOutChunksSchema.adoptPageCursors(connection)
             },
+            Step(version: 3, name: "fan-out holds") { (connection: PostgresConnection) throws(StoreError) in
+                try connection.execute(FanOutHoldsSchema.postgres)
+            },
         ]
     }
 

@@ -21,11 +21,14 @@ extension SQLDatabase {
     private func takeOverExpired(_ policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> FanOutChunk? {
         let expired = try row(
             """
-            SELECT message_seq, number, cursor, range_last FROM fanout_chunks
+            SELECT message_seq, number, cursor, range_last, holds, parkings FROM fanout_chunks
             WHERE state = 'working' AND lease_expires_at <= ? ORDER BY message_seq, number LIMIT 1
             """ + engine.forUpdateSkipLocked,
             [.integer(now)]
-        ) { (messageSeq: $0.int64(0), number: $0.int64(1), cursor: $0.int64(2), last: $0.isNull(3) ? nil : $0.int64(3)) }
+        ) {
+            (messageSeq: $0.int64(0), number: $0.int64(1), cursor: $0.int64(2), last: $0.isNull(3) ? nil : $0.int64(3),
+             holds: $0.int64(4), parkings: $0.int64(5))
+        }
         guard let expired else { return nil }
         let expiresAt = now + policy.leaseMillis
         let claim = Self.newClaim(policy)
@@ -35,7 +38,7 @@ extension SQLDatabase {
         return FanOutChunk(
             message: try message(seq: expired.messageSeq), number: Int(expired.number),
             cursor: Self.position(expired.cursor), end: expired.last.map { PageCursor.encode(.fanOut, after: $0) },
-            leaseExpiresAt: expiresAt, claim: claim)
+            leaseExpiresAt: expiresAt, claim: claim, holds: Int(expired.holds), parkings: Int(expired.parkings))
     }
 
     private func planNext(_ policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> FanOutChunk? {
@@ -134,8 +137,8 @@ extension SQLDatabase {
 
     func recordChunkProgress(
         _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
-        now: Int64
-    ) throws(StoreError) {
+        holds changes: FanOutHoldChanges, now: Int64
+    ) throws(StoreError) -> Int64 {
         let number = chunk.number
         guard counts.isValid else { throw StoreError(.invalidArgument, message: "progress counts must not be negative") }
         guard state != .accepted else {
@@ -143,24 +146,102 @@ extension SQLDatabase {
         }
         let position = try PageCursor.decode(cursor, as: .fanOut)
         let finishing = state.isFinished
-        try transaction { () throws(StoreError) in
+        if changes.parkUntil != nil && finishing {
+            throw StoreError(.invalidArgument, message: "a chunk that parks does not finish")
+        }
+        return try transaction { () throws(StoreError) -> Int64 in
             // Finishing locks the message first, so the last two chunks finishing at once on two
             // instances see each other and exactly one of them completes the message.
             let messageSeq = try heldChunk(
                 messageID: chunk.message.id, number: number, claim: chunk.claim, lockMessage: finishing)
+            try changeHolds(messageSeq: messageSeq, number: number, changes)
+            let held = try row(
+                "SELECT count(*) FROM fanout_holds WHERE message_seq = ? AND number = ?",
+                [.integer(messageSeq), .int(number)]
+            ) { $0.int64(0) } ?? 0
+            if finishing && held > 0 {
+                throw StoreError(
+                    .invalidArgument,
+                    message: "chunk \(number) of message \(chunk.message.id) still holds \(held) recipients; park it")
+            }
+            // A parked chunk has no holder: the claim that parked it can record nothing more, and it
+            // is claimable once its "lease" (the park) runs out.
+            let parked = changes.parkUntil != nil
             try run(
                 """
                 UPDATE fanout_chunks SET cursor = ?, state = ?, lease_expires_at = ?, total = total + ?,
-                    delivered = delivered + ?, rejected = rejected + ?, failed = failed + ?, skipped = skipped + ?
+                    delivered = delivered + ?, rejected = rejected + ?, failed = failed + ?, skipped = skipped + ?,
+                    holds = ?, parkings = parkings + ?, lease_owner = CASE WHEN ? = 1 THEN '' ELSE lease_owner END
                 WHERE message_seq = ? AND number = ?
                 """,
                 [
                     .integer(position), .text(finishing ? state.rawValue : "working"),
-                    .integer(now + policy.leaseMillis), .integer(counts.total), .integer(counts.delivered),
-                    .integer(counts.rejected), .integer(counts.failed), .integer(counts.skipped),
+                    .integer(changes.parkUntil ?? (now + policy.leaseMillis)), .integer(counts.total),
+                    .integer(counts.delivered), .integer(counts.rejected), .integer(counts.failed),
+                    .integer(counts.skipped), .integer(held), .int(parked ? 1 : 0), .int(parked ? 1 : 0),
                     .integer(messageSeq), .int(number),
                 ])
             if finishing { try finishIfDone(messageSeq: messageSeq) }
+            return held
+        }
+    }
+
+    /// Applies `changes` to a chunk's holds: releases first, then holds (a recipient both released
+    /// and held again keeps its hold).
+    private func changeHolds(messageSeq: Int64, number: Int, _ changes: FanOutHoldChanges) throws(StoreError) {
+        switch engine {
+        case .sqlite:
+            // No round trips: a statement per row is as fast as it gets.
+            for endpointID in changes.releasing {
+                try run(
+                    "DELETE FROM fanout_holds WHERE message_seq = ? AND number = ? AND endpoint_id = ?",
+                    [.integer(messageSeq), .int(number), .text(endpointID)])
+            }
+            for hold in changes.holding {
+                try run(
+                    """
+                    INSERT INTO fanout_holds (message_seq, number, endpoint_id, reason) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (message_seq, number, endpoint_id) DO UPDATE SET reason = excluded.reason
+                    """,
+                    [.integer(messageSeq), .int(number), .text(hold.endpointID), .text(hold.reason)])
+            }
+        case .postgres:
+            // A statement per row would be a network round trip per row: arrays, one statement each.
+            if !changes.releasing.isEmpty {
+                try run(
+                    "DELETE FROM fanout_holds WHERE message_seq = ? AND number = ? AND endpoint_id = ANY(?::text[])",
+                    [.integer(messageSeq), .int(number), .textArray(changes.releasing)])
+            }
+            if !changes.holding.isEmpty {
+                // One row per endpoint (the last reason wins), as ON CONFLICT allows each row once.
+                var reasons: [String: String] = [:]
+                for hold in changes.holding { reasons[hold.endpointID] = hold.reason }
+                let ids = Array(reasons.keys)
+                try run(
+                    """
+                    INSERT INTO fanout_holds (message_seq, number, endpoint_id, reason)
+                    SELECT ?, ?, i.id, i.reason FROM unnest(?::text[], ?::text[]) AS i (id, reason)
+                    ON CONFLICT (message_seq, number, endpoint_id) DO UPDATE SET reason = excluded.reason
+                    """,
+                    [.integer(messageSeq), .int(number), .textArray(ids), .textArray(ids.map { reasons[$0]! })])
+            }
+        }
+    }
+
+    /// The recipients a chunk holds, with their endpoints now (a deleted one: nil).
+    func heldRecipients(_ chunk: FanOutChunk) throws(StoreError) -> [HeldRecipient] {
+        try rows(
+            """
+            SELECT h.endpoint_id, h.reason, \(Columns.endpoint) FROM fanout_holds h
+            JOIN messages m ON m.seq = h.message_seq
+            LEFT JOIN endpoints e ON e.id = h.endpoint_id
+            WHERE m.id = ? AND h.number = ? ORDER BY h.endpoint_id
+            """,
+            [.text(chunk.message.id), .int(chunk.number)]
+        ) { row in
+            HeldRecipient(
+                hold: FanOutHold(endpointID: row.text(0), reason: row.text(1)),
+                endpoint: row.isNull(2) ? nil : Columns.endpoint(row, from: 2).record)
         }
     }
 

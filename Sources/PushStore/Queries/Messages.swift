@@ -65,16 +65,20 @@ extension SQLDatabase {
         let sums = try row(
             """
             SELECT coalesce(sum(total), 0), coalesce(sum(delivered), 0), coalesce(sum(rejected), 0),
-                   coalesce(sum(failed), 0), coalesce(sum(skipped), 0)
+                   coalesce(sum(failed), 0), coalesce(sum(skipped), 0), coalesce(sum(holds), 0)
             FROM fanout_chunks WHERE message_seq = ?
             """, [.integer(found.seq)]
-        ) { ProgressCounts(total: $0.int64(0), delivered: $0.int64(1), rejected: $0.int64(2), failed: $0.int64(3), skipped: $0.int64(4)) }
-        if let sums {
+        ) {
+            (ProgressCounts(total: $0.int64(0), delivered: $0.int64(1), rejected: $0.int64(2), failed: $0.int64(3), skipped: $0.int64(4)),
+             holds: $0.int64(5))
+        }
+        if let (sums, holds) = sums {
             message.total += sums.total
             message.delivered += sums.delivered
             message.rejected += sums.rejected
             message.failed += sums.failed
             message.skipped += sums.skipped
+            message.waitingForProvider = holds
         }
         let pairs = try rows(
             "SELECT name, value FROM message_attributes WHERE message_seq = ?", [.integer(found.seq)]

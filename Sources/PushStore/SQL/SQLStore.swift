@@ -150,14 +150,19 @@ extension SQLStore {
         }
     }
 
+    @discardableResult
     public func recordChunkProgress(
         _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
-        now: Int64
-    ) async throws(StoreError) {
-        try await withDatabase { database throws(StoreError) in
+        holds: FanOutHoldChanges, now: Int64
+    ) async throws(StoreError) -> Int64 {
+        try await withDatabase { database throws(StoreError) -> Int64 in
             try database.recordChunkProgress(
-                chunk, policy: policy, cursor: cursor, counts: counts, state: state, now: now)
+                chunk, policy: policy, cursor: cursor, counts: counts, state: state, holds: holds, now: now)
         }
+    }
+
+    public func heldRecipients(_ chunk: FanOutChunk) async throws(StoreError) -> [HeldRecipient] {
+        try await withDatabase { database throws(StoreError) in try database.heldRecipients(chunk) }
     }
 
     public func releaseFanOutLeases(owner: String) async throws(StoreError) {

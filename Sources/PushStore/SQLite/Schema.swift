@@ -75,6 +75,9 @@ enum Schema {
                 try database.execute(FanOutChunksSchema.sqlite)
                 try FanOutChunksSchema.adoptPageCursors(database)
             },
+            Migration(version: 3, name: "fan-out holds") { (database: Database) throws(StoreError) in
+                try database.execute(FanOutHoldsSchema.sqlite)
+            },
         ]
     }
 }

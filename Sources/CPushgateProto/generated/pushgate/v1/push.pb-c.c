@@ -1344,7 +1344,7 @@ const ProtobufCMessageDescriptor pushgate__v1__get_message_request__descriptor =
   (ProtobufCMessageInit) pushgate__v1__get_message_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__message__field_descriptors[8] =
+static const ProtobufCFieldDescriptor pushgate__v1__message__field_descriptors[9] =
 {
   {
     "message_id",
@@ -1442,6 +1442,18 @@ static const ProtobufCFieldDescriptor pushgate__v1__message__field_descriptors[8
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "waiting_for_provider",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Message, waiting_for_provider),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__message__field_indices_by_name[] = {
   3,   /* field[3] = delivered */
@@ -1452,11 +1464,12 @@ static const unsigned pushgate__v1__message__field_indices_by_name[] = {
   6,   /* field[6] = skipped */
   1,   /* field[1] = state */
   2,   /* field[2] = total */
+  8,   /* field[8] = waiting_for_provider */
 };
 static const ProtobufCIntRange pushgate__v1__message__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__message__descriptor =
 {
@@ -1466,7 +1479,7 @@ const ProtobufCMessageDescriptor pushgate__v1__message__descriptor =
   "Pushgate__V1__Message",
   "pushgate.v1",
   sizeof(Pushgate__V1__Message),
-  8,
+  9,
   pushgate__v1__message__field_descriptors,
   pushgate__v1__message__field_indices_by_name,
   1,  pushgate__v1__message__number_ranges,

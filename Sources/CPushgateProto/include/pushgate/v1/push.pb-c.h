@@ -346,10 +346,17 @@ struct  Pushgate__V1__Message
    * Unix ms.
    */
   int64_t published_at;
+  /*
+   * Recipients whose provider could not take the message yet (unreachable, or 5xx/429 after
+   * retries): counted in `total` and in no result so far. The fan-out sends to them again with
+   * backoff until the provider is back, the message's TTL, or `fanout.max_hold_seconds` after the
+   * publish (then they are `failed`).
+   */
+  int64_t waiting_for_provider;
 };
 #define PUSHGATE__V1__MESSAGE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__message__descriptor) \
-    , (char *)protobuf_c_empty_string, PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_UNSPECIFIED, 0, 0, 0, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0 }
 
 
 struct  Pushgate__V1__WatchEventsRequest
