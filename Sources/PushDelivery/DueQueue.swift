@@ -17,7 +17,7 @@ struct DueQueue<Element> {
     var isEmpty: Bool { heap.isEmpty }
     var count: Int { heap.count }
     /// The earliest due time; nil when empty.
-    var nextDue: UInt64? { heap.first?.due }
+    var nextDue: UInt64? { heap.isEmpty ? nil : heap[0].due }  // not `first`: that copies the entry
 
     mutating func insert(_ element: Element, due: UInt64) {
         heap.append(Entry(due: due, sequence: nextSequence, element: element))

@@ -91,15 +91,25 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             // Swapped out: an action may feed the machine again (a submit that fails).
             var batch: [Machine.Action] = []
             swap(&batch, &actions)
-            for action in batch { perform(action) }
+            // Each action moved out of the batch (a payload-free one left in its place): iterating
+            // would copy every action and its payload, a request and a result, retained and
+            // released once more each (callgrind).
+            batch.withUnsafeMutableBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                for index in buffer.indices {
+                    let action = (base + index).move()
+                    (base + index).initialize(to: .submit)
+                    perform(action)
+                }
+            }
             batch.removeAll(keepingCapacity: true)
             if actions.isEmpty { swap(&batch, &actions) }
         }
         rearmTimer()
     }
 
-    private func perform(_ action: Machine.Action) {
-        switch action {
+    private func perform(_ action: consuming Machine.Action) {
+        switch consume action {
         case .connect:
             connect()
         case .submit:

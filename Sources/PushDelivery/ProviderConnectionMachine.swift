@@ -59,7 +59,29 @@ struct ProviderConnectionMachine {
         var unixSeconds: Int64
     }
 
-    let configuration: ProviderClientConfiguration
+    /// What the machine reads of the app's configuration: scalars only, so the machine copies
+    /// without retaining anything (the full configuration holds the proxy's strings).
+    struct Settings {
+        var maxConcurrentStreams: UInt32
+        var retry: RetryPolicy
+        var maxConnectAttempts: Int
+        var connectTimeout: Duration
+        var pingInterval: Duration
+        var pingTimeout: Duration
+        var stallTimeout: Duration
+
+        init(_ configuration: ProviderClientConfiguration) {
+            maxConcurrentStreams = configuration.maxConcurrentStreams
+            retry = configuration.retry
+            maxConnectAttempts = configuration.maxConnectAttempts
+            connectTimeout = configuration.connectTimeout
+            pingInterval = configuration.pingInterval
+            pingTimeout = configuration.pingTimeout
+            stallTimeout = configuration.stallTimeout
+        }
+    }
+
+    let configuration: Settings
     private(set) var phase = Phase.idle
     private(set) var isShutDown = false
     private var queue = RequestQueue<ProviderRequest>()
@@ -88,7 +110,7 @@ struct ProviderConnectionMachine {
     private(set) var peakInFlight = 0
 
     init(configuration: ProviderClientConfiguration, seed: UInt64) {
-        self.configuration = configuration
+        self.configuration = Settings(configuration)
         random = SplitMix64(seed: seed)
     }
 
@@ -99,7 +121,9 @@ struct ProviderConnectionMachine {
 
     /// When the machine wants ``tick(at:lastReceivedAt:into:)`` next: the handshake deadline, the
     /// reconnect, the first due retry, or the next liveness check.
-    var nextDeadline: UInt64? {
+    // Inlined: read from the driver's stored machine, a getter call copied the whole machine
+    // (every queue and table retained and released) after every event (callgrind).
+    @inline(__always) var nextDeadline: UInt64? {
         // No array of candidates: this is read after every event, answers included.
         var earliest = handshakeDeadline ?? UInt64.max
         if let reconnectAt, reconnectAt < earliest { earliest = reconnectAt }

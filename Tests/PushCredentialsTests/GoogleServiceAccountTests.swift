@@ -47,16 +47,23 @@ struct GoogleServiceAccountTests {
 
     @Test("a file's errors start with its path")
     func fileErrors() throws {
-        let directory = try TemporaryDirectory()
-        let path = try directory.write("x.json", serviceAccountJSON(replacing: ["client_email": String?.none]))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("accounts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func write(_ name: String, _ json: [UInt8]) throws -> String {
+            let file = directory.appendingPathComponent(name)
+            try Data(json).write(to: file)
+            return file.path
+        }
+        let path = try write("x.json", serviceAccountJSON(replacing: ["client_email": String?.none]))
         let error = try #require(throws: TLSError.self) { try GoogleServiceAccount(file: path) }
         #expect(error.message == "service account file \(path): client_email is missing")
 
-        let missing = try #require(throws: TLSError.self) { try GoogleServiceAccount(file: directory.path("nope.json")) }
-        #expect(missing.message.hasPrefix("service account file \(directory.path("nope.json")): cannot be read"))
+        let absent = directory.appendingPathComponent("nope.json").path
+        let missing = try #require(throws: TLSError.self) { try GoogleServiceAccount(file: absent) }
+        #expect(missing.message.hasPrefix("service account file \(absent): cannot be read"))
 
-        let good = try directory.write("good.json", serviceAccountJSON())
-        #expect(try GoogleServiceAccount(file: good).projectID == "demo-project")
+        #expect(try GoogleServiceAccount(file: write("good.json", serviceAccountJSON())).projectID == "demo-project")
     }
 
     struct BadCase: Sendable, CustomTestStringConvertible {

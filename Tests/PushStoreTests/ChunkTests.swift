@@ -140,7 +140,7 @@ struct ChunkTests {
         }
     }
 
-    @Test("bad progress is refused: negative counts, state accepted, unknown message or chunk, another claim", arguments: StoreEngine.available)
+    @Test("bad progress is refused: negative counts, state accepted, unknown message or chunk, parking and finishing at once, another claim", arguments: StoreEngine.available)
     func badProgress(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             try await store.insertMessage(MessageRecord(id: "d", endpointID: "e1", message: "hi", publishedAt: 1))
@@ -152,18 +152,20 @@ struct ChunkTests {
             unknownChunk.number = 7
             var otherClaim = held
             otherClaim.claim = "a/another"
-            let cases: [(FanOutChunk, ProgressCounts, MessageState, StoreError.Code)] = [
-                (held, ProgressCounts(total: -1), .fanningOut, .invalidArgument),
-                (held, ProgressCounts(), .accepted, .invalidArgument),
-                (unknownMessage, ProgressCounts(), .fanningOut, .notFound),
-                (unknownChunk, ProgressCounts(), .fanningOut, .notFound),
+            let cases: [(FanOutChunk, ProgressCounts, MessageState, FanOutHoldChanges, StoreError.Code)] = [
+                (held, ProgressCounts(total: -1), .fanningOut, .none, .invalidArgument),
+                (held, ProgressCounts(), .accepted, .none, .invalidArgument),
+                (unknownMessage, ProgressCounts(), .fanningOut, .none, .notFound),
+                (unknownChunk, ProgressCounts(), .fanningOut, .none, .notFound),
+                // A chunk that parks does not also finish.
+                (held, ProgressCounts(), .completed, FanOutHoldChanges(parkUntil: 100), .invalidArgument),
                 // The same owner with another claim (another worker of the same process) is refused.
-                (otherClaim, ProgressCounts(total: 1), .completed, .conflict),
+                (otherClaim, ProgressCounts(total: 1), .completed, .none, .conflict),
             ]
-            for (chunk, counts, state, code) in cases {
+            for (chunk, counts, state, holds, code) in cases {
                 let error = await storeError { () async throws(StoreError) in
                     try await store.recordChunkProgress(
-                        chunk, policy: a, cursor: "", counts: counts, state: state, now: 1)
+                        chunk, policy: a, cursor: "", counts: counts, state: state, holds: holds, now: 1)
                 }
                 #expect(error?.code == code, "\(chunk.message.id) \(chunk.number) \(chunk.claim) \(state)")
             }
@@ -234,21 +236,6 @@ struct ChunkTests {
             message = try await store.message(id: "m")
             #expect(message.state == .completed && message.waitingForProvider == 0)
             #expect(message.total == 4 && message.delivered == 3 && message.skipped == 1)
-        }
-    }
-
-    @Test("a chunk that parks cannot also finish", arguments: StoreEngine.available)
-    func parkIsNotFinish(engine: StoreEngine) async throws {
-        try await withStore(engine) { store in
-            try await store.insertMessage(MessageRecord(id: "m", endpointID: "e", message: "hi", publishedAt: 1))
-            let a = policy("a")
-            let chunk = try #require(try await store.claimFanOutChunk(a, now: 0))
-            let error = await storeError { () async throws(StoreError) in
-                try await store.recordChunkProgress(
-                    chunk, policy: a, cursor: "", counts: ProgressCounts(), state: .completed,
-                    holds: FanOutHoldChanges(parkUntil: 100), now: 1)
-            }
-            #expect(error?.code == .invalidArgument)
         }
     }
 

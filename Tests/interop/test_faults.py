@@ -161,6 +161,16 @@ def statuses(results):
     return collections.Counter((r.status, r.reason.split(":")[0]) for r in results)
 
 
+def wait_completed(push, message_id, seconds):
+    """The message's state once COMPLETED, or as it is after `seconds`."""
+    deadline = time.time() + seconds
+    while True:
+        state = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
+        if state.state == push_pb2.MESSAGE_STATE_COMPLETED or time.time() >= deadline:
+            return state
+        time.sleep(0.2)
+
+
 # --- 5xx / 429 bursts ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("flag,reason", [("--fail-503", "ServiceUnavailable"), ("--fail-500", "InternalServerError"),
@@ -386,12 +396,7 @@ def test_provider_down_then_back(tmp_path):
         assert all(r.status == FAILED and r.reason.split(":")[0] in ("ProviderUnreachable", "ConnectionLost")
                    for r in during), statuses(during)
 
-        deadline = time.time() + 90
-        while time.time() < deadline:
-            state = rig.push.GetMessage(push_pb2.GetMessageRequest(message_id=message.message_id), timeout=10)
-            if state.state == push_pb2.MESSAGE_STATE_COMPLETED:
-                break
-            time.sleep(0.1)
+        state = wait_completed(rig.push, message.message_id, 90)
         assert state.state == push_pb2.MESSAGE_STATE_COMPLETED, state
         # The fan-out held its recipients through the outage: every one delivered once it was back.
         assert state.total == len(subscribers) and state.delivered == len(subscribers), state
@@ -452,12 +457,7 @@ def test_a_publish_outlives_a_60_second_provider_outage(tmp_path):
         assert any("fan-out waiting for the provider" in line for line in gateway.log)
 
         proxy.set_mode("pass")
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            state = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
-            if state.state == push_pb2.MESSAGE_STATE_COMPLETED:
-                break
-            time.sleep(0.5)
+        state = wait_completed(push, message_id, 120)
         assert state.state == push_pb2.MESSAGE_STATE_COMPLETED, state
         assert (state.total, state.delivered, state.failed, state.waiting_for_provider) == (HELD_SUBSCRIBERS,) * 2 + (0, 0), state
         assert metric(gateway, "pushgate_notifications_total", app="held", status="failed") == 0
@@ -492,12 +492,7 @@ def test_held_recipients_are_failed_once_max_hold_seconds_has_passed(tmp_path):
         proxy.set_mode("down")
         message_id = push.Publish(push_pb2.PublishRequest(endpoint_id=endpoint.id, message="never"),
                                   timeout=10).message_id
-        deadline = time.time() + 40
-        while time.time() < deadline:
-            state = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10)
-            if state.state == push_pb2.MESSAGE_STATE_COMPLETED:
-                break
-            time.sleep(0.2)
+        state = wait_completed(push, message_id, 40)
         assert state.state == push_pb2.MESSAGE_STATE_COMPLETED, state
         assert (state.total, state.failed, state.waiting_for_provider) == (1, 1, 0), state
         event = next(e for e in events if e.kind == push_pb2.DeliveryEvent.KIND_FAILED)
