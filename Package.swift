@@ -21,6 +21,7 @@ let package = Package(
         // For the fuzz targets in Fuzz/ (a separate package that depends on this one by path).
         .library(name: "PushCore", targets: ["PushCore"]),
         .library(name: "PushProto", targets: ["PushProto"]),
+        .library(name: "PushHTTP1", targets: ["PushHTTP1"]),
     ],
     dependencies: [],
     targets: [

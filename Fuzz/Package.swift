@@ -9,6 +9,7 @@ import PackageDescription
 
 let core: Target.Dependency = .product(name: "PushCore", package: "pushgate")
 let proto: Target.Dependency = .product(name: "PushProto", package: "pushgate")
+let http1: Target.Dependency = .product(name: "PushHTTP1", package: "pushgate")
 
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("grpc-deframer", [core]),
@@ -17,6 +18,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("filter-policy", [core]),
     ("json-payload", [core]),
     ("grpc-message", [core]),
+    ("http1-messages", [http1]),
 ]
 
 let package = Package(

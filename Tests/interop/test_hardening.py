@@ -703,3 +703,26 @@ def test_a_huge_http2_error_body_is_reset_not_read_in_full(tmp_path):
     finally:
         server.stop()
         provider.stop()
+
+
+def test_a_million_token_send_is_refused_at_its_length_prefix(tmp_path, mock):
+    """The issue's 1,000,000-token request (66 MB; it once peaked at 386 MB before it was rejected):
+    past the default `max_message_bytes` (16 MiB) it is RESOURCE_EXHAUSTED from its 5-byte length
+    prefix, before its body is buffered or decoded, and the gateway's peak RSS does not move."""
+    server = Server({"apps": [mock.apns_app("hard")]}, str(tmp_path))
+    try:
+        before = rss_kib(server, "VmHWM")
+        tokens = ["%064x" % i for i in range(1_000_000)]
+        request = push_pb2.SendRequest(notifications=[push_pb2.Notification(
+            app="hard", tokens=tokens, alert=push_pb2.Alert(body="x"))])
+        options = [("grpc.max_send_message_length", 100 << 20)]
+        with grpc.insecure_channel(server.address, options=options) as channel:
+            with pytest.raises(grpc.RpcError) as refused:
+                push_pb2_grpc.PushStub(channel).Send(request, timeout=60)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, refused.value
+        assert "exceeds the limit of 16777216 bytes" in refused.value.details(), refused.value.details()
+        peak = rss_kib(server, "VmHWM")
+        print("\n1,000,000-token Send: peak RSS %d KiB before, %d KiB after" % (before, peak))
+        assert peak - before < 16 * 1024, (before, peak)
+    finally:
+        server.stop()
