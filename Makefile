@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 ARGS ?=
 FUZZ_SECONDS ?= 30
 
-.PHONY: all deps venv build release run test unit interop proto check-proto clean help bench bench-smoke fuzz \
+.PHONY: all deps venv build release run test unit interop proto check-proto check-deps clean help bench bench-smoke fuzz \
 	test-faults crash-loop test-asan test-tsan soak scale bench-scale fuzz-long
 
 # The tests that need PostgreSQL get a private server (scripts/pg-test-server.sh: temporary data
@@ -58,6 +58,10 @@ proto: venv
 check-proto: venv
 	PYTHON=$(PY) scripts/check-proto.sh
 
+# Every target's dependencies in Package.swift equal the modules its files import.
+check-deps: venv
+	$(PY) scripts/check-deps.py
+
 # Serial: several suites wait on semaphores inside tests, which on a 2-core machine can starve the
 # two cooperative threads that the timing-sensitive async suites (deadlines, PING) need.
 unit: deps
@@ -67,7 +71,7 @@ unit: deps
 interop: venv build
 	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(WITH_PG) $(PY) -m pytest -q Tests/interop
 
-test: check-proto unit interop
+test: check-proto check-deps unit interop
 
 # Benchmarks (release build): h2load ceiling, Pushgate rows, aioapns peer; writes BENCHMARKS.md.
 bench: release venv

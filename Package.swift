@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
-// Pushgate: a push-notification gateway. Dependencies point one way:
-//   pushgate → PushGateway → PushGRPC → PushHTTP2 / PushPosix → PushCore; PushProto → CPushgateProto.
+// Pushgate: a push-notification gateway. Dependencies point one way, from the executable down:
+//   pushgate → PushGateway → PushGRPC, PushStore, PushMetrics, PushProto and the dialects (PushAPNs,
+//   PushFCM, PushADM) → PushDelivery → PushCredentials → PushTransport → PushHTTP2, PushHTTP1, PushTLS
+//   → PushPosix. PushCore (pure logic) is used by most; the mocks sit beside the dialects (PushGateway
+//   uses PushMockAPNs for demo mode). `make check-deps` (in `make test`) keeps every target's list
+//   below equal to what its files import.
 // Only Debian's C libraries are used, wrapped as system-library targets; no outside Swift packages.
 import PackageDescription
 
@@ -55,9 +59,9 @@ let package = Package(
         // registry, messages, leased fan-out chunks.
         // PushPosix only for its lock (`Locked`).
         .target(
-            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushCore", "PushPosix"], swiftSettings: swiftSettings),
+            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushPosix"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushStoreTests", dependencies: ["PushStore", "PushCore", "PushPosix"], swiftSettings: swiftSettings),
+            name: "PushStoreTests", dependencies: ["PushStore", "PushPosix"], swiftSettings: swiftSettings),
 
         // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.
         .target(name: "PushPosix", dependencies: ["CLinux"], swiftSettings: swiftSettings),
@@ -130,10 +134,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockFCMTests",
-            dependencies: ["PushCredentials", 
-                "PushMockFCM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS",
-                "PushTransport",
-            ],
+            dependencies: ["PushCredentials", "PushMockFCM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS"],
             swiftSettings: swiftSettings),
 
         // `pushgate mock-adm`: an Amazon Device Messaging + Login-with-Amazon token endpoint look-alike
@@ -143,7 +144,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockADMTests",
-            dependencies: ["PushCredentials", "PushMockADM", "PushMockSupport", "PushMockTesting", "PushCore", "PushPosix", "PushHTTP2", "PushTLS"],
+            dependencies: ["PushCredentials", "PushMockADM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS"],
             swiftSettings: swiftSettings),
 
         // The provider-neutral delivery engine: pools of long-lived HTTP/2 + TLS connections with
@@ -153,7 +154,7 @@ let package = Package(
             dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushHTTP2", "PushTransport"], swiftSettings: swiftSettings),
+            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushTransport"], swiftSettings: swiftSettings),
 
         // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).
         .target(
@@ -190,7 +191,7 @@ let package = Package(
             name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGRPCTests", dependencies: ["PushGRPC", "PushPosix", "PushHTTP2", "PushCore"],
+            name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2"],
             swiftSettings: swiftSettings),
 
         // The Push, Registry and Health services, configuration, validation.
@@ -199,16 +200,16 @@ let package = Package(
             dependencies: ["PushCredentials", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushMockAPNs", "PushStore", "PushMetrics", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore", "PushTransport"],
+            name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushPosix"],
             swiftSettings: swiftSettings),
 
         // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(
             name: "pushgate",
-            dependencies: ["PushCredentials", 
-                "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushMockADM",
-                "PushMockSupport",
-                "PushStore", "PushTLS", "PushPosix",
+            dependencies: [
+                "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM",
+                "PushMockADM", "PushMockSupport", "PushStore", "PushTLS", "PushPosix", "PushHTTP2", "PushMetrics",
+                "PushTransport",
             ],
             swiftSettings: swiftSettings),
     ]
