@@ -28,9 +28,7 @@ final class MockHTTP1Connection: HTTP1ServerSessionDelegate, HTTPTransportOwner,
         let transport = HTTPTransport(loop: connection.loop, tls: tls, http1Server: server.session, owner: server)
         server.transport = transport
         context.http1Connections.register(server, id: id)
-        context.events.connectionOpened()
-        transport.attach(connection)
-        return transport
+        return context.start(transport, on: connection)
     }
 
     private init(id: Int, loop: EventLoop, context: MockHTTP2Context) {

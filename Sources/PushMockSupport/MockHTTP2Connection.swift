@@ -41,9 +41,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTPTransportOwner, @unch
             sessionDelegate: server, owner: server)
         server.transport = transport
         context.connections.register(server, id: id)
-        context.events.connectionOpened()
-        transport.attach(connection)
-        return transport
+        return context.start(transport, on: connection)
     }
 
     private init(id: Int, loop: EventLoop, context: MockHTTP2Context) {

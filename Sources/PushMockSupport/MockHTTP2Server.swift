@@ -23,6 +23,14 @@ final class MockHTTP2Context: Sendable {
         self.handler = handler
         self.events = events
     }
+
+    /// A new connection's transport is made and registered: counted as opened and attached to its
+    /// socket (the same for both HTTP versions).
+    func start(_ transport: HTTPTransport, on connection: Connection) -> HTTPTransport {
+        events.connectionOpened()
+        transport.attach(connection)
+        return transport
+    }
 }
 
 /// The listener half of a request/response mock (mock-fcm, mock-adm): TLS + HTTP/2 (ALPN h2) or
