@@ -2,9 +2,9 @@
 // Pushgate: a push-notification gateway. Dependencies point one way, from the executable down:
 //   pushgate → PushGateway → PushGRPC, PushStore, PushMetrics, PushProto and the dialects (PushAPNs,
 //   PushFCM, PushADM) → PushDelivery → PushCredentials → PushTransport → PushHTTP2, PushHTTP1, PushTLS
-//   → PushPosix. PushCore (pure logic) is used by most; the mocks sit beside the dialects (PushGateway
-//   uses PushMockAPNs for demo mode). `make check-deps` (in `make test`) keeps every target's list
-//   below equal to what its files import.
+//   → PushPosix → PushSync (the lock). PushCore (pure logic) is used by most; the mocks sit beside the
+//   dialects (demo mode's mock APNs is wired by the executable, so PushGateway depends on no mock).
+//   `make check-deps` (in `make test`) keeps every target's list below equal to what its files import.
 // Only Debian's C libraries are used, wrapped as system-library targets; no outside Swift packages.
 import PackageDescription
 
@@ -57,18 +57,22 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: swiftSettings),
         // The store behind a narrow protocol: SQLite (WAL, embedded) or PostgreSQL (shared by instances);
         // registry, messages, leased fan-out chunks.
-        // PushPosix only for its lock (`Locked`).
         .target(
-            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushPosix"], swiftSettings: swiftSettings),
+            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushSync"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushStoreTests", dependencies: ["PushStore", "PushPosix"], swiftSettings: swiftSettings),
+            name: "PushStoreTests", dependencies: ["PushStore", "PushSync", "PushPosix"], swiftSettings: swiftSettings),
+
+        // Synchronization primitives every layer may use (`Locked`), so that using a lock does not
+        // mean depending on the event loops.
+        .target(name: "PushSync", swiftSettings: swiftSettings),
+        .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: swiftSettings),
 
         // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.
-        .target(name: "PushPosix", dependencies: ["CLinux"], swiftSettings: swiftSettings),
-        .testTarget(name: "PushPosixTests", dependencies: ["PushPosix"], swiftSettings: swiftSettings),
+        .target(name: "PushPosix", dependencies: ["CLinux", "PushSync"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushPosixTests", dependencies: ["PushPosix", "PushSync"], swiftSettings: swiftSettings),
 
         // Counters, gauges and histograms (atomic handles), Prometheus text format, /metrics and /healthz.
-        .target(name: "PushMetrics", dependencies: ["PushPosix"], swiftSettings: swiftSettings),
+        .target(name: "PushMetrics", dependencies: ["PushPosix", "PushSync"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMetricsTests", dependencies: ["PushMetrics", "PushPosix"], swiftSettings: swiftSettings),
 
@@ -89,10 +93,10 @@ let package = Package(
         // service-account assertions, Amazon client credentials, OAuth2 access-token caches and the
         // token-endpoint exchange. PushTLS keeps TLS and the key primitives these are made with.
         .target(
-            name: "PushCredentials", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            name: "PushCredentials", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushCredentialsTests", dependencies: ["PushCredentials", "PushTLS", "PushPosix"],
+            name: "PushCredentialsTests", dependencies: ["PushCredentials", "PushSync", "PushTLS", "PushPosix"],
             swiftSettings: swiftSettings),
 
         // Swift values over the protoc-c messages; C structs never leave this module.
@@ -109,22 +113,22 @@ let package = Package(
         // What the request/response mocks (mock-fcm, mock-adm) share: the HTTP/2 connection and
         // listener, requests and answers, access tokens, fault schedules, statistics.
         .target(
-            name: "PushMockSupport", dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport"],
+            name: "PushMockSupport", dependencies: ["PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
         // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
         .target(
             name: "PushMockAPNs",
-            dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
+            dependencies: ["PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockAPNsTests",
-            dependencies: ["PushCredentials", "PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            dependencies: ["PushCredentials", "PushSync", "PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // Test support for the mocks' tests: a blocking HTTP/2-over-TLS client on PushTransport.
         // Never imported by product targets.
         .target(
-            name: "PushMockTesting", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            name: "PushMockTesting", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // `pushgate mock-fcm`: an FCM HTTP v1 + OAuth2 token endpoint look-alike over real TLS + HTTP/2.
@@ -151,7 +155,7 @@ let package = Package(
         // bounded queues, stream limits, retries, liveness, and per-Send result collection.
         .target(
             name: "PushDelivery",
-            dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: ["PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushTransport"], swiftSettings: swiftSettings),
@@ -162,7 +166,7 @@ let package = Package(
             dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushAPNsTests", dependencies: ["PushCredentials", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs", "PushTransport"],
+            name: "PushAPNsTests", dependencies: ["PushCredentials", "PushSync", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // FCM delivery: the FCM HTTP v1 dialect of the engine, service-account OAuth2 access tokens.
@@ -188,7 +192,7 @@ let package = Package(
 
         // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
         .target(
-            name: "PushGRPC", dependencies: ["PushCore", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
+            name: "PushGRPC", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2"],
@@ -197,17 +201,17 @@ let package = Package(
         // The Push, Registry and Health services, configuration, validation.
         .target(
             name: "PushGateway",
-            dependencies: ["PushCredentials", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushMockAPNs", "PushStore", "PushMetrics", "PushTransport"],
+            dependencies: ["PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushStore", "PushMetrics", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGatewayTests", dependencies: ["PushGateway", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushPosix"],
+            name: "PushGatewayTests", dependencies: ["PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushPosix"],
             swiftSettings: swiftSettings),
 
         // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(
             name: "pushgate",
             dependencies: [
-                "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM",
+                "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushSync",
                 "PushMockADM", "PushMockSupport", "PushStore", "PushTLS", "PushPosix", "PushHTTP2", "PushMetrics",
                 "PushTransport",
             ],

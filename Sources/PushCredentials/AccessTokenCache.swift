@@ -1,3 +1,4 @@
+import PushSync
 import PushTLS
 import PushPosix
 

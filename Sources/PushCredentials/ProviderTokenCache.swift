@@ -1,4 +1,5 @@
 import PushPosix
+import PushSync
 import PushTLS
 
 /// The APNs provider token (ES256 JWT) of one (team, key), shared by every connection that uses it.

@@ -1,5 +1,6 @@
 import PushCore
 import PushPosix
+import PushSync
 
 /// Gathers the results of one Send (one per token, in request order) from whichever loops deliver
 /// them, and hands them over once all are in, or at the deadline with the rest FAILED.

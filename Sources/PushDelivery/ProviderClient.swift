@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import PushSync
 import PushTransport
 import Glibc
 #endif

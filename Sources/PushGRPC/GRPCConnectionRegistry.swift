@@ -1,4 +1,5 @@
 import PushPosix
+import PushSync
 import Synchronization
 
 /// The server's open connections and running calls, across loops: for the connection limit, and

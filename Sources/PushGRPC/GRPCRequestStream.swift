@@ -1,5 +1,6 @@
 import PushCore
 import PushPosix
+import PushSync
 
 /// The request messages of one call, in order, as the client sends them.
 ///

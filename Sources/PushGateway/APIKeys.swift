@@ -1,6 +1,7 @@
 import PushCore
 import PushGRPC
 import PushPosix
+import PushSync
 import PushTLS
 
 /// The apps an API key may send for.

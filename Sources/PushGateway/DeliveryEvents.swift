@@ -1,6 +1,7 @@
 import PushCore
 import PushPosix
 import PushProto
+import PushSync
 import Synchronization
 
 /// Fans delivery events out to `WatchEvents` callers and the log.

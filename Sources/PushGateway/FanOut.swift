@@ -3,6 +3,7 @@ import PushDelivery
 import PushCore
 import PushPosix
 import PushStore
+import PushSync
 
 /// Delivers published messages in the background, in leased chunks that any instance sharing the
 /// store may work.

@@ -23,8 +23,8 @@ public final class Gateway: Sendable {
     private let events: DeliveryEvents
     let live: LiveSettings
     let authorizer: Authorizer
-    /// The mock APNs of demo mode (no apps configured), nil otherwise.
-    private let demo: DemoProvider?
+    /// Demo mode's stand-in app (no apps configured), nil otherwise.
+    private let demo: DemoApp?
     /// Hands freed heap back to the system while no call runs (``HeapTrim``).
     private let heapTrimmer: Task<Void, Never>
     /// The demo app, kept by reloads that configure no apps.
@@ -33,9 +33,12 @@ public final class Gateway: Sendable {
 
     /// Opens the store, starts the loops and listens; resumes unfinished fan-outs. Returns once the
     /// port is bound.
-    public static func start(configuration: GatewayConfiguration, log: Log) async throws -> Gateway {
-        let appNames = configuration.apps.isEmpty && configuration.demoWhenNoApps
-            ? [DemoProvider.appName] : configuration.apps.map(\.name)
+    /// - Parameter demo: what to serve when no apps are configured; nil means no demo mode.
+    public static func start(
+        configuration: GatewayConfiguration, log: Log, demo: DemoMode? = nil
+    ) async throws -> Gateway {
+        let demo = configuration.apps.isEmpty && configuration.demoWhenNoApps ? demo : nil
+        let appNames = demo.map { [$0.appName] } ?? configuration.apps.map(\.name)
         try configuration.security.check(
             listenHost: configuration.listenHost, listenPort: configuration.listenPort, appNames: appNames)
         let tls = try configuration.security.makeServerTLSContext()
@@ -46,7 +49,7 @@ public final class Gateway: Sendable {
             throw ConfigurationError("store \(StoreSetting.redacted(configuration.storePath).debugDescription): \(error)")
         }
         do {
-            let gateway = try Gateway(configuration: configuration, tls: tls, store: store, log: log)
+            let gateway = try Gateway(configuration: configuration, tls: tls, store: store, log: log, demo: demo)
             await gateway.fanOut.resumeUnfinished()
             return gateway
         } catch {
@@ -55,7 +58,9 @@ public final class Gateway: Sendable {
         }
     }
 
-    private init(configuration: GatewayConfiguration, tls: TLSContext?, store: any Store, log: Log) throws {
+    private init(
+        configuration: GatewayConfiguration, tls: TLSContext?, store: any Store, log: Log, demo demoMode: DemoMode?
+    ) throws {
         var configuration = configuration
         self.log = log
         self.store = store
@@ -64,15 +69,14 @@ public final class Gateway: Sendable {
         self.group = group
         let clients: [String: any DeliveryClient]
         do {
-            if configuration.apps.isEmpty && configuration.demoWhenNoApps {
-                let demo = try DemoProvider(group: group)
+            if let demoMode {
+                let demo = try demoMode.start(group)
                 configuration.apps = [demo.app]
                 self.demo = demo
                 log.warning(
-                    "DEMO MODE: no apps are configured, so app \"demo\" delivers to a MOCK APNs started by this "
-                        + "process; nothing reaches Apple. Configure apps to send for real.",
-                    ["mock": "127.0.0.1:\(demo.server.localPort)", "app": DemoProvider.appName,
-                     "bundle_id": DemoProvider.bundleID])
+                    "DEMO MODE: no apps are configured, so app \"\(demo.app.name)\" delivers to a \(demo.standIn) started by "
+                        + "this process; nothing reaches Apple. Configure apps to send for real.",
+                    ["mock": demo.address, "app": demo.app.name, "bundle_id": demo.app.bundleID])
             } else {
                 demo = nil
             }
@@ -244,7 +248,7 @@ public final class Gateway: Sendable {
         fanOut.stop()
         delivery.shutdown()
         await fanOut.drain()
-        demo?.server.close()
+        demo?.close()
         metricsServer?.close()
         group.shutdown()
         await store.close()

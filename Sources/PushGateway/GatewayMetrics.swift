@@ -4,6 +4,7 @@ import PushCore
 import PushGRPC
 import PushMetrics
 import PushPosix
+import PushSync
 
 /// Pushgate's metrics (README, "Metrics"): the registry `/metrics` renders and the handles the
 /// delivery path, the gRPC server and the fan-out record on. Handles are resolved when the gateway

@@ -2,6 +2,7 @@ import PushCore
 import PushGRPC
 import PushPosix
 import PushProto
+import PushSync
 
 /// The serving status of each service name, with watchers (grpc.health.v1).
 ///

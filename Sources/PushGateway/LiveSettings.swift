@@ -1,6 +1,7 @@
 import PushAPNs
 import PushDelivery
 import PushPosix
+import PushSync
 
 /// What SIGHUP can change while the process and its connections stay up: the configuration's apps
 /// (with an APNs client each) and its API keys. Every call reads the current snapshot once and works

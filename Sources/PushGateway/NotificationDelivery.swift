@@ -3,6 +3,7 @@ import PushDelivery
 import PushCore
 import PushPosix
 import PushProto
+import PushSync
 import PushTLS
 
 /// Sends validated Send requests through the apps' APNs clients and gathers one result per token.

@@ -1,4 +1,5 @@
 import PushPosix
+import PushSync
 
 /// Processes a stream of inputs concurrently (at most `window` at once) and emits the outputs in
 /// input order, each as soon as it and those before it are done. The first error ends everything.

@@ -1,4 +1,5 @@
 import PushPosix
+import PushSync
 
 /// Counters, gauges and histograms, each a family of series told apart by their label values, and
 /// their rendering in the Prometheus text exposition format 0.0.4.

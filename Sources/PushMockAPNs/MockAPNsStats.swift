@@ -1,5 +1,6 @@
 import PushHTTP2
 import PushPosix
+import PushSync
 
 /// An accepted (200) request as the mock received it.
 public struct MockAPNsRequest: Sendable {

@@ -1,5 +1,6 @@
 import PushCore
 import PushPosix
+import PushSync
 import PushTLS
 
 /// The OAuth2 access tokens a mock server has issued and when each expires (loop-monotonic

@@ -1,4 +1,5 @@
 import PushPosix
+import PushSync
 import Synchronization
 
 /// A mock server's open connections by id (numbered from 1 in accept order), so that closing the

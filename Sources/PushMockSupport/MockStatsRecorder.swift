@@ -1,4 +1,5 @@
 import PushPosix
+import PushSync
 
 /// What a ``MockHTTP2Connection`` reports as it goes: connection and stream events, and each
 /// answer it hands to HTTP/2.

@@ -2,6 +2,7 @@ import Glibc
 import PushCore
 import PushHTTP2
 import PushPosix
+import PushSync
 import PushTLS
 import PushTransport
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import PushSync
 import Synchronization
 
 /// The thread-specific slot holding each loop thread's ``EventLoop`` (see ``EventLoop/current``).

@@ -1,4 +1,4 @@
-import PushPosix
+import PushSync
 import Synchronization
 
 /// Whether the store works: failing from a call that failed for a reason of the store itself (its

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PushPosix
+import PushSync
 
 /// A reference for the latency figures, measured in the same run: a thread of the bench client
 /// that every millisecond does the same fixed piece of arithmetic (tens of microseconds) and

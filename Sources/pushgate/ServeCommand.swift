@@ -27,7 +27,7 @@ enum ServeCommand {
         let log = Log(level: configuration.logLevel)
         let started: Result<Gateway, any Error> = runBlocking {
             do {
-                return .success(try await Gateway.start(configuration: configuration, log: log))
+                return .success(try await Gateway.start(configuration: configuration, log: log, demo: DemoProvider.mode))
             } catch {
                 return .failure(error)
             }

@@ -1,4 +1,5 @@
 import PushCredentials
+import PushSync
 import PushTransport
 import PushAPNs
 import PushCore

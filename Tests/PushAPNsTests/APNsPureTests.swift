@@ -1,3 +1,4 @@
+import PushSync
 import PushTransport
 import PushCredentials
 import PushCore

@@ -1,5 +1,6 @@
 @testable import PushCredentials
 import PushPosix
+import PushSync
 import Synchronization
 import Testing
 

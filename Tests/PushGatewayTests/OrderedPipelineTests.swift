@@ -1,4 +1,5 @@
 import PushPosix
+import PushSync
 import Testing
 
 @testable import PushGateway

@@ -3,6 +3,7 @@ import PushCore
 import PushHTTP2
 import PushMockAPNs
 import PushPosix
+import PushSync
 import PushTLS
 import PushTransport
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import PushPosix
+import PushSync
 
 /// Waits for a semaphore with a deadline so a broken test fails instead of hanging.
 func waitFor(_ semaphore: DispatchSemaphore, seconds: Double = 10) -> Bool {

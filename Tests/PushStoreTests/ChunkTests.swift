@@ -1,5 +1,6 @@
 import PushPosix
 import PushStore
+import PushSync
 import Testing
 
 @Suite("Fan-out chunks and leases")

@@ -1,5 +1,6 @@
 import Glibc
 import PushPosix
+import PushSync
 import Testing
 
 @testable import PushStore

@@ -1,5 +1,5 @@
 import Dispatch
-import PushPosix
+import PushSync
 
 /// The `Store` on PostgreSQL, for several Pushgate instances sharing one database (`store:
 /// "postgres://…"`). Same queries and semantics as ``SQLiteStore``.

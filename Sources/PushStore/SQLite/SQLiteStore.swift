@@ -1,5 +1,5 @@
 import Dispatch
-import PushPosix
+import PushSync
 
 /// The `Store` on an embedded SQLite file (WAL journal).
 ///

@@ -1,5 +1,5 @@
 import Dispatch
-import PushPosix
+import PushSync
 import Testing
 
 @Suite("Locked")
