@@ -195,7 +195,7 @@ let package = Package(
             name: "PushGRPC", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2"],
+            name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync"],
             swiftSettings: swiftSettings),
 
         // The Push, Registry and Health services, configuration, validation.

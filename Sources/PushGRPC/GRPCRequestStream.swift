@@ -200,7 +200,9 @@ public struct GRPCResponseWriter: Sendable {
     let call: GRPCServerCall
 
     /// Queues one response message on the call's connection (ignored once the call has ended), and
-    /// returns once the call has less than ``maxQueuedBytes`` waiting for the client.
+    /// returns once the call has at most ``maxQueuedBytes`` waiting for the client, or has ended.
+    /// The wait is woken by the connection's flushes (``GRPCServerCall/waitForDrain(limit:)``),
+    /// not by polling.
     public func send(_ message: [UInt8]) async {
         let call = self.call
         if call.loop.inEventLoop {
@@ -210,9 +212,6 @@ public struct GRPCResponseWriter: Sendable {
         } else {
             call.loop.execute { call.sendMessage(message) }
         }
-        while !Task.isCancelled {
-            guard await call.isBackedUp(limit: Self.maxQueuedBytes) else { return }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await call.waitForDrain(limit: Self.maxQueuedBytes)
     }
 }

@@ -37,6 +37,8 @@ final class GRPCServerCall: @unchecked Sendable {
     private var responseHeadersSent = false
     private var clientHalfClosed = false
     private(set) var isFinished = false
+    /// A handler waiting in ``GRPCResponseWriter/send(_:)`` for the client to take response bytes.
+    private var drainWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
     /// For ``GRPCCallObserver``: the method's path once started, and when the call began.
     private let observer: (any GRPCCallObserver)?
     private(set) var path: String?
@@ -120,15 +122,38 @@ final class GRPCServerCall: @unchecked Sendable {
         finish(status)
     }
 
-    /// Whether more than `limit` response bytes wait for the client (false once the call ended).
-    func isBackedUp(limit: Int) async -> Bool {
-        if loop.inEventLoop { return !isFinished && connection.session.queuedBodyBytes(streamID: streamID) > limit }
-        return await withCheckedContinuation { continuation in
-            loop.execute { [self] in
-                continuation.resume(
-                    returning: !isFinished && connection.session.queuedBodyBytes(streamID: streamID) > limit)
+    /// Returns once at most `limit` response bytes of this call wait for the client, or the call
+    /// has ended. A wait that cannot end at once is parked on the connection, which looks again
+    /// after each of its flushes (``outputFlushed()``).
+    func waitForDrain(limit: Int) async {
+        if loop.inEventLoop && !isBackedUp(limit: limit) { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            if loop.inEventLoop {
+                parkDrainWaiter(limit: limit, continuation)
+            } else {
+                loop.execute { [self] in parkDrainWaiter(limit: limit, continuation) }
             }
         }
+    }
+
+    private func isBackedUp(limit: Int) -> Bool {
+        !isFinished && connection.session.queuedBodyBytes(streamID: streamID) > limit
+    }
+
+    private func parkDrainWaiter(limit: Int, _ continuation: CheckedContinuation<Void, Never>) {
+        guard isBackedUp(limit: limit) else { return continuation.resume() }
+        drainWaiter = (limit, continuation)
+        connection.waitForDrain(self)
+    }
+
+    /// After a flush of the connection: resumes the waiting handler if the call has drained (or
+    /// ended). Returns whether it still waits.
+    func outputFlushed() -> Bool {
+        guard let waiter = drainWaiter else { return false }
+        guard !isBackedUp(limit: waiter.limit) else { return true }
+        drainWaiter = nil
+        waiter.continuation.resume()
+        return false
     }
 
     /// Ends the call if its request is not complete within `limit` (a stalled client).
@@ -339,6 +364,9 @@ final class GRPCServerCall: @unchecked Sendable {
         requests = nil
         if cancellingWork { task?.cancel() }
         task = nil
+        // An ended call waits for nothing: its handler's send returns (its messages are dropped).
+        drainWaiter?.continuation.resume()
+        drainWaiter = nil
         immediateHandler = nil
         immediateContext = nil
         immediateRequest = nil

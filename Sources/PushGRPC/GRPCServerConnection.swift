@@ -87,6 +87,20 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             parent: registry.requestBudget)
     }
 
+    /// Calls whose handler waits for the client to take their response bytes.
+    private var drainWaiters: [GRPCServerCall] = []
+
+    /// `call`'s handler waits for its output to drain: looked at again after each flush.
+    func waitForDrain(_ call: GRPCServerCall) {
+        if drainWaiters.isEmpty { transport.onFlushed = { [unowned self] in outputFlushed() } }
+        drainWaiters.append(call)
+    }
+
+    private func outputFlushed() {
+        drainWaiters.removeAll { !$0.outputFlushed() }
+        if drainWaiters.isEmpty { transport.onFlushed = nil }
+    }
+
     /// Frames submitted outside a socket event go out at the end of the loop turn.
     func flush() {
         transport.setNeedsFlush()
@@ -261,6 +275,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         for streamID in Array(calls.keys) { removeCall(streamID)?.cancel(detached: abandoned) }
+        drainWaiters.removeAll()  // each was resumed by its call's end
+        transport.onFlushed = nil
         if let idleTimer { loop.cancelTimer(idleTimer) }
         idleTimer = nil
         if let writeTimer { loop.cancelTimer(writeTimer) }

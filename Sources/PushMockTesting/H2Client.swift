@@ -83,11 +83,13 @@ public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
         self.authority = authority
     }
 
-    /// Connects to 127.0.0.1:`port` trusting `caPEM` and waits for the server's SETTINGS.
-    public static func connect(port: Int, caPEM: String, loop: EventLoop, serverName: String = "127.0.0.1") throws -> H2Client {
+    /// Connects to 127.0.0.1:`port` trusting `caPEM` (nil: cleartext h2c with prior knowledge)
+    /// and waits for the server's SETTINGS.
+    public static func connect(port: Int, caPEM: String?, loop: EventLoop, serverName: String = "127.0.0.1") throws -> H2Client {
         let client = H2Client(loop: loop, authority: "\(serverName):\(port)")
-        let tls = try TLSConnection(
-            context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: serverName)
+        let tls = try caPEM.map { caPEM in
+            try TLSConnection(context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: serverName)
+        }
         client.transport = try HTTPTransport(
             loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: client, owner: client)
         let failure = Locked<String?>(nil)
@@ -109,6 +111,11 @@ public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
     /// Submits every request in one loop turn (so they are in flight together) and waits for
     /// all the answers, in request order.
     public func send(_ requests: [H2Request], seconds: Double = 10) throws -> [H2Response] {
+        try wait(for: submit(requests), seconds: seconds)
+    }
+
+    /// Submits every request in one loop turn and returns their stream ids without waiting.
+    public func submit(_ requests: [H2Request]) throws -> [Int32] {
         let submitted = Locked<Result<[Int32], HTTP2Error>?>(nil)
         loop.execute { [self] in
             do throws(HTTP2Error) {
@@ -130,7 +137,11 @@ public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
             transport.setNeedsFlush()
         }
         guard eventually({ submitted.withLock { $0 != nil } }) else { throw ClientError("submit timed out") }
-        let ids = try submitted.withLock { $0! }.get()
+        return try submitted.withLock { $0! }.get()
+    }
+
+    /// Waits for the streams `ids` to finish; their answers, in order.
+    public func wait(for ids: [Int32], seconds: Double = 10) throws -> [H2Response] {
         guard eventually(seconds: seconds, { state.withLock { s in ids.allSatisfy { s.responses[$0]?.closed == true } } }) else {
             throw ClientError("streams did not finish")
         }
@@ -138,6 +149,16 @@ public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
     }
 
     public func send(_ request: H2Request) throws -> H2Response { try send([request])[0] }
+
+    /// What has arrived so far on stream `id`.
+    public func response(_ id: Int32) -> H2Response? { state.withLock { $0.responses[id] } }
+
+    /// Stops reading the socket (a client that does not read its answers), or starts again.
+    public func setReading(_ reading: Bool) {
+        loop.execute { [self] in
+            if reading { transport.connection?.resumeReading() } else { transport.connection?.pauseReading() }
+        }
+    }
 
     public func close() {
         loop.execute { [self] in transport.close() }

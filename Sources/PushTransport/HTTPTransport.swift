@@ -207,6 +207,10 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         }
     }
 
+    /// Runs after each flush that handed the session's output to the socket: body bytes queued
+    /// for a stream may have gone out, so a writer waiting for them to drain can look again.
+    public var onFlushed: (() -> Void)?
+
     /// Asks for one flush at the end of this loop turn.
     public func setNeedsFlush() {
         guard !flushScheduled, !isClosed else { return }
@@ -432,6 +436,7 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             fail(error)
             return
         }
+        onFlushed?()
         if isReady && !sessionWantsRead && !sessionWantsWrite {
             close(flushFirst: true)
         }
