@@ -11,7 +11,7 @@ import PushTLS
 public typealias ADMClient = ProviderClient<ADMDialect>
 
 /// Amazon Device Messaging for the delivery engine: `POST /messaging/registrations/<id>/messages`
-/// with the app's Login-with-Amazon access token. The body is the message's, shared by every
+/// over HTTP/1.1 with the app's Login-with-Amazon access token (docs/providers.md D.1). The body is the message's, shared by every
 /// registration id; per token only `:path` differs, built in the connection's scratch buffer.
 public final class ADMDialect: ProviderDialect {
     public let providerName = "ADM"

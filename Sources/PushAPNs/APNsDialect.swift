@@ -19,7 +19,7 @@ public enum APNsCredentials: Sendable {
 public typealias APNsClient = ProviderClient<APNsDialect>
 
 /// APNs for the delivery engine: per token only `:path` (and the cached `authorization`) vary; the
-/// payload and the other headers are the job's, built once per notification (protocols.md A).
+/// payload and the other headers are the job's, built once per notification (docs/providers.md A).
 public final class APNsDialect: ProviderDialect {
     public let providerName = "APNs"
     public let idHeader: [UInt8]? = Array("apns-id".utf8)

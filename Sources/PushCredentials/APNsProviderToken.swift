@@ -1,6 +1,6 @@
 import PushTLS
 
-/// APNs provider authentication tokens: compact JWS with ES256 (see protocols.md A.7).
+/// APNs provider authentication tokens: compact JWS with ES256 (see docs/providers.md A.7).
 ///
 /// Header `{"alg":"ES256","kid":"<keyID>"}`, claims `{"iss":"<teamID>","iat":<seconds>}`,
 /// signature raw r‖s, every part base64url without padding.

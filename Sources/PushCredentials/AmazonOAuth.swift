@@ -4,7 +4,7 @@ import PushTLS
 import PushTransport
 
 /// Login with Amazon's client-credentials grant, which ADM senders use: the app's client id and
-/// secret exchanged for an access token with scope `messaging:push`.
+/// secret exchanged for an access token with scope `messaging:push` (docs/providers.md D.4).
 public enum AmazonOAuth {
     public static let defaultTokenURL = "https://api.amazon.com/auth/o2/token"
     public static let scope = "messaging:push"

@@ -3,7 +3,7 @@ import PushPosix
 import PushTLS
 import PushTransport
 
-/// The two-legged OAuth2 flow of a Google service account (protocols.md B.5): an RS256-signed JWT
+/// The two-legged OAuth2 flow of a Google service account (docs/providers.md B.5): an RS256-signed JWT
 /// assertion exchanged at the token URI for an access token.
 public enum GoogleOAuth {
     public static let messagingScope = "https://www.googleapis.com/auth/firebase.messaging"

@@ -1,7 +1,7 @@
 import PushTLS
 
 /// A Google service-account key file (the JSON the Firebase console downloads), as far as the
-/// OAuth2 JWT-bearer flow needs it (protocols.md B.5).
+/// OAuth2 JWT-bearer flow needs it (docs/providers.md B.5).
 ///
 /// Other members (`client_id`, `auth_uri`, `universe_domain`, …) are accepted and ignored.
 /// The private key never appears in ``description``, in a `dump`, or in an error message.

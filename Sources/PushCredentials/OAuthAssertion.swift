@@ -1,7 +1,7 @@
 import PushTLS
 
 /// The signed JWT a service account trades for an OAuth2 access token (RFC 7523 JWT bearer
-/// grant; protocols.md B.5).
+/// grant; docs/providers.md B.5).
 ///
 /// Header `{"alg":"RS256","typ":"JWT","kid":"<private_key_id>"}`, claims `iss` (client_email),
 /// `scope`, `aud` (the token endpoint), `iat` and `exp` (at most an hour later), RS256-signed,

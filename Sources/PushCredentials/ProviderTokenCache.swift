@@ -5,7 +5,7 @@ import PushTLS
 /// The APNs provider token (ES256 JWT) of one (team, key), shared by every connection that uses it.
 ///
 /// Apple rejects tokens older than an hour and answers `TooManyProviderTokenUpdates` when a
-/// connection sees a new token more than once per 20 minutes (protocols.md A.7). So: one token,
+/// connection sees a new token more than once per 20 minutes (docs/providers.md A.7). So: one token,
 /// renewed after ``renewAfter`` (50 min), and never sooner than ``minimumAge`` (20 min) — also not
 /// when `ExpiredProviderToken` answers pile up. Signing happens once per renewal, not per request
 /// or per connection.

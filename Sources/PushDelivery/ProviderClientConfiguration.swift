@@ -1,7 +1,7 @@
 import PushTransport
 
-/// How a provider client (APNs, FCM) talks to its provider. Every default is stated; the gateway fills these from its
-/// config file.
+/// How a provider client (APNs, FCM, ADM) talks to its provider. Every default is stated; the
+/// gateway fills these from its config file.
 public struct ProviderClientConfiguration: Sendable {
     /// HTTP/2 connections per app. Default 1.
     public var connections = 1

@@ -3,7 +3,7 @@ import PushCredentials
 import PushHTTP2
 import PushTransport
 
-/// What one provider (APNs, FCM) adds to the engine: how a request is written, how the request is
+/// What one provider (APNs, FCM, ADM) adds to the engine: how a request is written, how the request is
 /// authorized, and what an answer means. The engine (``ProviderConnection``) owns everything else:
 /// the queue, stream limits, retries, reconnects, liveness. One dialect object serves every
 /// connection of an app, from their loops at once, so it must be thread-safe.

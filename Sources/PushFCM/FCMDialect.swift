@@ -10,7 +10,7 @@ import PushTLS
 /// An app's FCM client: the delivery engine speaking FCM HTTP v1.
 public typealias FCMClient = ProviderClient<FCMDialect>
 
-/// FCM HTTP v1 for the delivery engine (protocols.md B): every request is
+/// FCM HTTP v1 for the delivery engine (docs/providers.md B): every request is
 /// `POST /v1/projects/{project}/messages:send` with the app's OAuth2 access token; per token only
 /// the body differs (the token is written between the message's prepared halves). FCM has no batch
 /// endpoint, so one multiplexed stream per token is the fast way.

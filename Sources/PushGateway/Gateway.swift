@@ -6,8 +6,8 @@ import PushPosix
 import PushStore
 import PushTLS
 
-/// A running Pushgate: event loops, the store, the APNs clients, the fan-out, the gRPC listener and
-/// the services behind it.
+/// A running Pushgate: event loops, the store, the apps' provider clients, the fan-out, the gRPC
+/// listener and the services behind it.
 public final class Gateway: Sendable {
     /// The running configuration (apps and keys as of the last reload).
     public var configuration: GatewayConfiguration { live.configuration }

@@ -172,7 +172,7 @@ final class NotificationCounters: Sendable {
         "ConnectionLost", "ProviderUnreachable", "Expired", "DeadlineExceeded", "Shutdown", "StreamReset",
         "ProviderTokenError", "OAuthTokenError", "WrongPlatform", "StreamRefused",
     ]
-    /// FCM's error codes and canonical statuses that a result can carry (protocols.md B.3).
+    /// FCM's error codes and canonical statuses that a result can carry (docs/providers.md B.3).
     static let fcmReasons: Set<String> = [
         "UNREGISTERED", "SENDER_ID_MISMATCH", "INVALID_ARGUMENT", "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL",
         "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR", "PERMISSION_DENIED", "UNAUTHENTICATED", "NOT_FOUND",

@@ -6,7 +6,7 @@ import PushProto
 import PushSync
 import PushTLS
 
-/// Sends validated Send requests through the apps' APNs clients and gathers one result per token.
+/// Sends validated Send requests through the apps' provider clients (APNs, FCM, ADM) and gathers one result per token.
 final class NotificationDelivery: Sendable {
     private let live: LiveSettings
     private let queueLimit: Int
@@ -23,7 +23,7 @@ final class NotificationDelivery: Sendable {
     /// Delivers every (notification, token) and answers once each has a result, or just before
     /// `deadline` with the rest FAILED (`DeadlineExceeded`). Cancelling the task (the client went
     /// away) ends it the same way and drops what was not sent yet.
-    /// - Parameter clients: the APNs clients of the configuration `send` was validated against.
+    /// - Parameter clients: the provider clients of the configuration `send` was validated against.
     func deliver(
         _ send: ValidatedSend, clients: [String: any DeliveryClient], deadline: ContinuousClock.Instant?
     ) async throws(GRPCStatus) -> [DeliveryResult] {

@@ -2,7 +2,7 @@ import PushCore
 import PushMockSupport
 
 /// A `reason` ADM answers a send with (`{"reason":"…"}`), paired with its HTTP status, as
-/// Amazon's "Send a Message" page lists them; the last few are this mock's own.
+/// Amazon's "Send a Message" page lists them (docs/providers.md D.3); the last few are this mock's own.
 public enum ADMReason: String, Error, Sendable, CaseIterable {
     /// 400: the registration id is not one ADM issued (malformed, or for another app).
     case invalidRegistrationId = "InvalidRegistrationId"

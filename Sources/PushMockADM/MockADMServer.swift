@@ -4,7 +4,8 @@ import PushPosix
 import Synchronization
 
 /// An Amazon Device Messaging look-alike, with the Login-with-Amazon token endpoint, over real
-/// TLS 1.2+/1.3 and HTTP/2 (ALPN h2), for tests and load tests.
+/// TLS 1.2+/1.3 and HTTP/1.1 like Amazon's (ALPN http/1.1; HTTP/2 when `http1` is off), for tests
+/// and load tests (docs/providers.md D).
 ///
 /// One listener serves both:
 /// - `POST /auth/o2/token` (form: `grant_type=client_credentials`, `scope=messaging:push`,
@@ -24,7 +25,7 @@ public final class MockADMServer: Sendable {
     let shared: MockADMShared
     private let listener: MockHTTP2Server
 
-    /// Binds the listener (TLS + h2) and starts accepting on `group`'s loops.
+    /// Binds the listener (TLS and the configured HTTP version) and starts accepting on `group`'s loops.
     public init(configuration: MockADMConfiguration, group: EventLoopGroup) throws {
         self.configuration = configuration
         let shared = MockADMShared(configuration: configuration)

@@ -80,8 +80,8 @@ final class RepeatedFieldValues {
     }
 }
 
-/// APNs's request checks (protocols.md A.2, A.3, A.6), in the order APNs applies them as far as
-/// it is documented. Pure: provider-token checks, which need connection state, happen between
+/// APNs's request checks (docs/providers.md A.2, A.3, A.6), in an order consistent with APNs's
+/// answers (Apple documents the reasons, not their order). Pure: provider-token checks, which need connection state, happen between
 /// ``checkRequestLine(_:)`` and ``checkFields(_:)``.
 struct APNsRequestValidator {
     /// The device token of a well-formed `/3/device/<token>` path, in lower-case hex bytes.

@@ -7,7 +7,7 @@ import Synchronization
 
 /// An APNs look-alike over real TLS 1.2+/1.3 and HTTP/2 (ALPN h2), for tests and load tests.
 ///
-/// It answers `POST /3/device/<token>` like APNs (protocols.md A.5, A.6 and E): a 200 is one
+/// It answers `POST /3/device/<token>` like APNs (docs/providers.md A.5, A.6 and E): a 200 is one
 /// HEADERS frame with END_STREAM carrying `apns-id`; an error is `:status`, `content-type:
 /// application/json`, `apns-id` and one DATA frame `{"reason":"…"}` (410 adds `"timestamp"`).
 /// Requests are checked in APNs's order (method, path, duplicate headers, provider token, topic,

@@ -1,6 +1,6 @@
 import PushCore
 
-/// An error answer of the FCM HTTP v1 API (protocols.md B.3):
+/// An error answer of the FCM HTTP v1 API (docs/providers.md B.3):
 /// `{"error":{"code":…,"message":"…","status":"…","details":[FcmError?, BadRequest?]}}`.
 struct FCMErrorResponse: Error, Sendable, Equatable {
     /// HTTP status, also `error.code`.
@@ -52,7 +52,7 @@ struct FCMErrorResponse: Error, Sendable, Equatable {
     static let internalError = FCMErrorResponse(
         httpStatus: 500, status: "INTERNAL", message: "Internal error encountered.", errorCode: "INTERNAL")
 
-    /// A missing, unknown or expired OAuth2 access token: no FCM errorCode (B.3 "(none) 401").
+    /// A missing, unknown or expired OAuth2 access token: no FCM errorCode (docs/providers.md B.3 "(none) 401").
     static let unauthenticated = FCMErrorResponse(
         httpStatus: 401, status: "UNAUTHENTICATED",
         message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie "

@@ -1,12 +1,12 @@
 import PushCore
 
-/// Checks a `messages:send` body the way FCM does, as far as the mock models it (B.2, B.4).
+/// Checks a `messages:send` body the way FCM does, as far as the mock models it (docs/providers.md B.2, B.4).
 enum FCMSendValidator {
     /// The payload limit: the body, less the target token, at most this many bytes. The gateway
     /// checks the same quantity, so the two agree on where "too big" starts.
     static let maxPayloadBytes = 4096
 
-    /// Data keys FCM reserves (B.2): exactly `from` and `message_type`, and any key starting
+    /// Data keys FCM reserves (docs/providers.md B.2): exactly `from` and `message_type`, and any key starting
     /// with `google` or `gcm`.
     static func isReservedDataKey(_ key: String) -> Bool {
         key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")

@@ -25,7 +25,7 @@ public struct MockFCMConfiguration: MockServerConfiguration {
     /// (`https://<:authority><tokenPath>`), e.g. `https://oauth2.googleapis.com/token` for a real
     /// service-account file.
     public var extraAudiences: Set<String> = []
-    /// An assertion's `scope` must include one of these (B.5: the Admin SDKs ask for
+    /// An assertion's `scope` must include one of these (docs/providers.md B.5: the Admin SDKs ask for
     /// `cloud-platform`, which covers FCM).
     public var acceptedScopes: Set<String> = [
         OAuthAssertion.firebaseMessagingScope, "https://www.googleapis.com/auth/cloud-platform",

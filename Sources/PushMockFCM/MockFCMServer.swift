@@ -7,7 +7,7 @@ import PushTransport
 import Synchronization
 
 /// An FCM HTTP v1 look-alike, with Google's OAuth2 token endpoint, over real TLS 1.2+/1.3 and
-/// HTTP/2 (ALPN h2), for tests and load tests (protocols.md B).
+/// HTTP/2 (ALPN h2), or HTTP/1.1 with `http1`, for tests and load tests (docs/providers.md B).
 ///
 /// One listener serves both:
 /// - `POST <tokenPath>` (form-encoded `grant_type` + `assertion`): the RS256 assertion is checked
@@ -27,7 +27,7 @@ public final class MockFCMServer: Sendable {
     let shared: MockFCMShared
     private let listener: MockHTTP2Server
 
-    /// Binds the listener (TLS + h2) and starts accepting on `group`'s loops.
+    /// Binds the listener (TLS and the configured HTTP version) and starts accepting on `group`'s loops.
     public init(configuration: MockFCMConfiguration, group: EventLoopGroup) throws {
         self.configuration = configuration
         let shared = MockFCMShared(configuration: configuration)

@@ -8,7 +8,7 @@ public struct MockServerSettings: Sendable {
     /// The HTTP version spoken: HTTP/2 (ALPN h2) or HTTP/1.1 (ALPN http/1.1, keep-alive, requests
     /// answered in order), as the real service does.
     public var http1 = false
-    /// SETTINGS_MAX_CONCURRENT_STREAMS (about 100 has been observed at FCM, protocols.md B.6).
+    /// SETTINGS_MAX_CONCURRENT_STREAMS (about 100 has been observed at FCM, docs/providers.md B.6).
     public var maxConcurrentStreams: UInt32 = 100
     /// Waits this long (on loop timers, never blocking) before answering each request.
     public var responseDelay: Duration = .zero

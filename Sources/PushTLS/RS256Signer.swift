@@ -1,5 +1,5 @@
 /// Signs with RSASSA-PKCS1-v1_5 + SHA-256 (JWS "RS256"): Google service-account assertions
-/// (protocols.md B.5).
+/// (docs/providers.md B.5).
 ///
 /// `@unchecked Sendable`: the key is immutable after init and every `sign` call uses its own
 /// EVP_MD_CTX, which OpenSSL 3 allows concurrently on one shared EVP_PKEY.

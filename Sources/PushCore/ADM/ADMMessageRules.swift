@@ -4,7 +4,8 @@
 ///
 /// The body (Amazon's "Send a Message"): `{"data":{…},"consolidationKey":"…","expiresAfter":N}`,
 /// plus the optional `md5`, a base64 MD5 checksum of `data` that ADM verifies (`InvalidChecksum`);
-/// it is passed through unchecked.
+/// it is passed through unchecked. ADM's newer `notification` member is refused on purpose: the
+/// gateway sends data messages only (docs/providers.md D.2).
 public enum ADMMessageRules {
     /// ADM's message limit, 6 KB. Amazon counts it on `data`; it is checked here on the whole
     /// body, a few dozen bytes stricter, as the mock ADM checks it.

@@ -1,4 +1,4 @@
-/// Decides what an ADM send response means for its request.
+/// Decides what an ADM send response means for its request (docs/providers.md D.3).
 ///
 /// ADM answers 200 with `{"registrationID":"…"}` and errors with `{"reason":"…"}`. The reason
 /// decides first, then the HTTP status:
@@ -34,7 +34,7 @@ public enum ADMResponseClassifier {
     /// - Parameters:
     ///   - status: the HTTP status.
     ///   - body: the response body.
-    ///   - retryAfter: the `Retry-After` header, if any (ADM sends it with 429, 500 and 503).
+    ///   - retryAfter: the `Retry-After` header, if any (ADM documents it for throttling and unavailability, docs/providers.md D.3).
     ///   - now: the current time, Unix seconds (for a `Retry-After` date).
     public static func outcome(status: Int, body: [UInt8], retryAfter: String?, now: Int64) -> ClassifiedAnswer {
         if (200..<300).contains(status) { return .delivered(id: parseRegistrationID(body) ?? "") }

@@ -1,4 +1,4 @@
-// Writing the `aps` dictionary (protocols.md A.4), and what counts as "set" for it.
+// Writing the `aps` dictionary (docs/providers.md A.4), and what counts as "set" for it.
 extension APNsPayloadBuilder {
     static func writeAPS(_ n: NotificationRequest, to writer: inout JSONWriter) {
         writer.beginObject()

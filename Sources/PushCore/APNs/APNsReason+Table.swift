@@ -1,4 +1,4 @@
-// The wire spelling and documented HTTP status of each reason (protocols.md A.6).
+// The wire spelling and documented HTTP status of each reason (docs/providers.md A.6).
 extension APNsReason {
     /// The reason as APNs spells it, e.g. `"BadDeviceToken"`.
     public var string: String { entry.string }

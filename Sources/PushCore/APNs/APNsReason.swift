@@ -1,4 +1,4 @@
-/// A `reason` string from an APNs error response (protocols.md A.6), with what it means for the
+/// A `reason` string from an APNs error response (docs/providers.md A.6), with what it means for the
 /// sender. Unknown strings are kept as ``other(_:)`` so they can be reported verbatim.
 public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
     case badCollapseId, badDeviceToken, badExpirationDate, badMessageId, badPriority, badTopic
@@ -6,7 +6,7 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
     case missingTopic, payloadEmpty, topicDisallowed
     case badCertificate, badCertificateEnvironment, expiredProviderToken, forbidden, invalidProviderToken
     case missingProviderToken, unrelatedKeyIdInToken, badEnvironmentKeyIdInToken
-    /// Not in Apple's table, but seen from relays (protocols.md A.6 [obs]).
+    /// Not in Apple's table, but reported returned by APNs (docs/providers.md A.6 [obs]).
     case badEnvironmentKeyInToken
     case badPath, methodNotAllowed, expiredToken, unregistered, payloadTooLarge
     case tooManyProviderTokenUpdates, tooManyRequests, internalServerError, serviceUnavailable, shutdown

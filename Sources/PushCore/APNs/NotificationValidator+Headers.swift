@@ -1,6 +1,6 @@
 // The header values that depend on the push type: priority and topic.
 extension NotificationValidator {
-    /// `apns-priority`: explicit, else 10 (5 for background, which APNs requires: A.3).
+    /// `apns-priority`: explicit, else 10 (5 for background, which APNs requires: docs/providers.md A.3).
     static func effectivePriority(_ priority: Int32, pushType: PushType) throws(ValidationError) -> Int {
         if pushType == .background {
             guard priority != 10 else {
@@ -15,7 +15,7 @@ extension NotificationValidator {
     static func effectiveTopic(_ topic: String, bundleID: String, pushType: PushType) throws(ValidationError)
         -> String
     {
-        // An MDM topic is the UID in the MDM push certificate, never derived from a bundle id (A.3).
+        // An MDM topic is the UID in the MDM push certificate, never derived from a bundle id (docs/providers.md A.3).
         if pushType == .mdm, topic.isEmpty {
             throw ValidationError(field: "topic", message: "must be set for push type mdm (the MDM certificate's UID)")
         }

@@ -4,7 +4,7 @@
 /// `notifications[3].tokens[7]: APNs device token must be 64-200 hex digits`. Checks run in field
 /// order (tokens, headers, then the payload), so the same request always gives the same error.
 public enum NotificationValidator {
-    /// The interruption levels APNs knows (protocols.md A.4).
+    /// The interruption levels APNs knows (docs/providers.md A.4).
     public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
     /// The largest `apns-collapse-id` APNs accepts, in bytes.
     public static let maxCollapseIDBytes = 64

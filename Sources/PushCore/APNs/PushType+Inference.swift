@@ -5,7 +5,7 @@ extension PushType {
     /// equal to the number `1`; `alert` otherwise (no `aps`, other `aps` keys, any other value).
     /// Keys beside `aps` don't matter.
     ///
-    /// SNS (protocols.md C.5) is looser in two ways that this rule deliberately doesn't copy:
+    /// SNS (docs/providers.md C.5) is looser in two ways that this rule deliberately doesn't copy:
     /// it reportedly also accepts a boolean `content-available`, and it only names `alert`, `badge`
     /// and `sound` as keys that make a push an alert. Apple's background push is `aps` with only
     /// `content-available: 1`, and anything else sent as background may be dropped silently, so

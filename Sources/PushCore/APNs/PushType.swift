@@ -1,4 +1,4 @@
-/// The APNs push type, sent as `apns-push-type` (protocols.md A.3).
+/// The APNs push type, sent as `apns-push-type` (docs/providers.md A.3).
 public enum PushType: String, Sendable, CaseIterable {
     case alert, background, voip, complication, fileprovider, mdm, location, liveactivity, pushtotalk
     case widgets, controls

@@ -1,9 +1,9 @@
 /// An `android.ttl` value: a protobuf `Duration` in its JSON form, `"<seconds>[.<fraction>]s"`
-/// (protocols.md B.2), e.g. `"3600s"` or `"10023.32s"`.
+/// (docs/providers.md B.2), e.g. `"3600s"` or `"10023.32s"`.
 ///
 /// Only the non-negative form is modelled, because FCM only takes TTLs of 0 up to 4 weeks.
 public struct FCMDuration: Sendable, Equatable, Comparable, CustomStringConvertible {
-    /// FCM's longest (and default) TTL: 4 weeks, 2,419,200 seconds (B.4).
+    /// FCM's longest (and default) TTL: 4 weeks, 2,419,200 seconds (docs/providers.md B.4).
     public static let maxTTL = FCMDuration(seconds: 2_419_200)
 
     /// Whole seconds.

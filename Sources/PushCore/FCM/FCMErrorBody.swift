@@ -1,4 +1,4 @@
-/// The parts of an FCM HTTP v1 error body that classification needs (protocols.md B.3):
+/// The parts of an FCM HTTP v1 error body that classification needs (docs/providers.md B.3):
 ///
 /// ```json
 /// {"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND",

@@ -39,8 +39,8 @@
 /// Priority: 0 means 10 when the message shows something (an alert, badge, sound or other `aps`
 /// key) and 5 for a data-only or `content-available`-only message, as FCM and APNs default. An
 /// explicit 10 on such a silent message stays `HIGH` for Android (it wakes the app) but is sent to
-/// iOS as `apns-priority: 5`, the only value APNs takes for background pushes (protocols.md A.3,
-/// B.2); with push type `background` an explicit 10 is refused, as for APNs. A silent message
+/// iOS as `apns-priority: 5`, the only value APNs takes for background pushes (docs/providers.md A.3,
+/// docs/providers.md B.2); with push type `background` an explicit 10 is refused, as for APNs. A silent message
 /// without a push type gets `apns-push-type: background` when `content_available` is set.
 public enum FCMMessageBuilder {
     /// Validates `request` and builds the body for its tokens.

@@ -2,10 +2,10 @@
 /// notification's fields, given as `payload_json`, or from an SNS `GCM` value), plus the
 /// request-body framing shared by all of them.
 ///
-/// Only rules FCM states (protocols.md B.2, B.4) are checked, so that a mistake fails once, here,
+/// Only rules FCM states (docs/providers.md B.2, B.4) are checked, so that a mistake fails once, here,
 /// instead of once per token at FCM.
 public enum FCMMessageRules {
-    /// FCM's limit for a message to a token, in bytes (B.4). Checked, as the mock FCM checks it, on
+    /// FCM's limit for a message to a token, in bytes (docs/providers.md B.4). Checked, as the mock FCM checks it, on
     /// the whole request body minus the token: `bodyPrefix.count + bodySuffix.count`.
     public static let maxBodyBytes = 4096
 
@@ -13,15 +13,16 @@ public enum FCMMessageRules {
     /// a caller-made message must carry none of them.
     public static let targetKeys: [String] = ["token", "topic", "condition"]
 
-    /// The exact `data` keys FCM refuses (B.2; `notification` is refused by the FCM backend too).
+    /// The exact `data` keys refused (docs/providers.md B.2 lists `from` and `message_type`;
+    /// `notification` is refused here as a precaution, not because FCM documents it).
     static let reservedDataKeys: Set<String> = ["from", "notification", "message_type"]
 
-    /// The values `android.priority` takes; the API accepts the lowercase spelling too (B.2).
+    /// The values `android.priority` takes; the API accepts the lowercase spelling too (docs/providers.md B.2).
     static let androidPriorities: Set<String> = ["NORMAL", "HIGH", "normal", "high"]
 
     /// True for a `data` key FCM refuses: `from`, `notification`, `message_type`, or one starting
-    /// with `google` or `gcm` (FCM's wording is "any word starting with google or gcm", so this
-    /// covers `google.` and `gcm.` and is a little wider).
+    /// with `google` or `gcm` (FCM's older wording, "any word starting with google or gcm"; the
+    /// current reference narrows it to `google.` and `gcm.notification.`: this stays the wider).
     public static func isReservedDataKey(_ key: String) -> Bool {
         reservedDataKeys.contains(key) || key.hasPrefix("google") || key.hasPrefix("gcm")
     }

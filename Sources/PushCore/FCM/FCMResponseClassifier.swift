@@ -1,4 +1,4 @@
-/// Decides what an FCM HTTP v1 response means for its request (protocols.md B.3).
+/// Decides what an FCM HTTP v1 response means for its request (docs/providers.md B.3).
 ///
 /// FCM's `details[].errorCode` decides first, then the canonical `status`, then the HTTP status:
 ///
@@ -8,7 +8,7 @@
 /// | `UNREGISTERED`, `SENDER_ID_MISMATCH`        | rejected, invalidates the token                     |
 /// | `INVALID_ARGUMENT`                          | rejected; invalidates only when about the token     |
 /// | `THIRD_PARTY_AUTH_ERROR`, `APNS_AUTH_ERROR` | rejected (the APNs/Web Push key in Firebase is bad) |
-/// | `QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL`, `RESOURCE_EXHAUSTED` | transient, with `Retry-After` |
+/// | `QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL`; status `RESOURCE_EXHAUSTED` | transient, with `Retry-After` |
 /// | `PERMISSION_DENIED`                         | rejected                                            |
 /// | `UNAUTHENTICATED` (no errorCode)            | unauthenticated: renew the OAuth2 token             |
 /// | anything else: HTTP 401                     | unauthenticated(`HTTP 401`)                         |
@@ -17,7 +17,7 @@
 ///
 /// An unknown errorCode falls through to the status, and an unknown status to the HTTP code; the
 /// reason reported is still the most specific string FCM gave. `UNSPECIFIED_ERROR` counts as no
-/// errorCode at all (B.3: "no extra info"), so the status becomes the reason.
+/// errorCode at all (it carries no information, docs/providers.md B.3), so the status becomes the reason.
 public enum FCMResponseClassifier {
     /// The outcome of one response.
     ///
@@ -29,7 +29,7 @@ public enum FCMResponseClassifier {
     public static func outcome(status: Int, body: [UInt8], retryAfter: String?, now: Int64) -> ClassifiedAnswer {
         if (200..<300).contains(status) { return .delivered(id: parseName(body) ?? "") }
         let error = FCMErrorBody.parse(body)
-        // UNSPECIFIED_ERROR says nothing (B.3: "treat as unknown"), so the status speaks instead.
+        // UNSPECIFIED_ERROR says nothing (docs/providers.md B.3), so the status speaks instead.
         let code = error?.errorCode == "UNSPECIFIED_ERROR" ? nil : error?.errorCode
         // Reasons are FCM's strings verbatim: errorCode, else status, else the HTTP code.
         let reason = code ?? error?.status ?? "HTTP \(status)"

@@ -1,4 +1,4 @@
-/// A platform key of an SNS JSON message (protocols.md C.2) that the gateway delivers to.
+/// A platform key of an SNS JSON message (docs/providers.md C.2) that the gateway delivers to.
 ///
 /// Keys are case-sensitive, as in SNS: `"gcm"` is not `GCM`.
 public enum PlatformKey: String, Sendable, CaseIterable {

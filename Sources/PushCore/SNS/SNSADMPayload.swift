@@ -2,7 +2,7 @@
 ///
 /// The result has no tokens: the fan-out copies it per page of endpoints and fills them in, so
 /// the body is built once however many Fire devices receive it. What becomes the body
-/// (protocols.md C.2-C.4):
+/// (docs/providers.md C.2-C.4):
 ///
 /// * an `ADM` entry: that object, `{"data":{…},"consolidationKey":…,"expiresAfter":…}`, checked as
 ///   a Send's `payload_json` is (``ADMMessageRules``) and re-serialised compactly. SNS passes it to
@@ -12,7 +12,7 @@
 /// * only `default`: the data message `{"data":{"default":"<text>"}}`, as SNS sends it, read by the
 ///   app with `intent.getExtras().getString("default")`.
 ///
-/// TTL (C.4): `AWS.SNS.MOBILE.ADM.TTL` wins over the body's `expiresAfter` and replaces it. Either
+/// TTL (docs/providers.md C.4): `AWS.SNS.MOBILE.ADM.TTL` wins over the body's `expiresAfter` and replaces it. Either
 /// counts from the publish, so what is sent is what remains (at least 1 second, at most ADM's 30
 /// days); a message whose dwell time exceeds its TTL is not sent at all, and neither is one with a
 /// TTL of 0, which for ADM means "drop" (only APNs and FCM give 0 a meaning). Without either, no

@@ -9,7 +9,7 @@ extension SNSAPNsPayload {
     /// The attribute's priority, else 5 for background and 10 otherwise.
     ///
     /// An explicit 10 on a background push is refused now rather than by APNs for every device
-    /// (A.3: priority 10 is an error for background).
+    /// (docs/providers.md A.3: priority 10 is an error for background).
     static func priority(_ explicit: Int?, pushType: PushType) throws(ValidationError) -> Int {
         let isBackground = pushType == .background
         guard let explicit else { return isBackground ? 5 : 10 }
@@ -21,7 +21,7 @@ extension SNSAPNsPayload {
         return explicit
     }
 
-    /// The attribute's topic, else the bundle id plus the push type's suffix (A.3).
+    /// The attribute's topic, else the bundle id plus the push type's suffix (docs/providers.md A.3).
     static func topic(_ explicit: String?, bundleID: String, pushType: PushType) throws(ValidationError) -> String {
         let field = "attributes[\"\(SNSAttributeName.topic)\"]"
         // The two "no topic" cases get SNS wording; the rest is the gateway API's own rule.

@@ -14,7 +14,7 @@ public enum SNSAPNsPayload {
     ///   - publishedAt: when the publish was accepted, Unix seconds; TTLs count from here.
     ///   - now: the current time, Unix seconds.
     /// - Returns: nil if `now` is past `publishedAt + TTL`: SNS drops a push whose dwell time
-    ///   exceeds its TTL (C.4), and the caller counts it as skipped.
+    ///   exceeds its TTL (docs/providers.md C.4), and the caller counts it as skipped.
     /// - Throws: ``ValidationError`` naming `message` or the attribute at fault. Checks run before
     ///   the expiry test, so a bad publish fails the same way whatever the time.
     public static func build(

@@ -1,4 +1,4 @@
-/// SNS's rules for message attribute names (protocols.md C.1).
+/// SNS's rules for message attribute names (docs/providers.md C.1).
 enum SNSAttributeName {
     static let maxLength = 256
 
@@ -18,7 +18,7 @@ enum SNSAttributeName {
         }
     }
 
-    /// Every TTL attribute SNS defines (C.4). All are checked as TTLs; only the one for the
+    /// Every TTL attribute SNS defines (docs/providers.md C.4). All are checked as TTLs; only the one for the
     /// delivery's platform is used. Accepting the others lets one topic publish carry TTLs for
     /// platforms the gateway does not serve, as it may with SNS.
     static let ttlNames: Set<String> = Set(

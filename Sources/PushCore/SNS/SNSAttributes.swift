@@ -1,4 +1,4 @@
-/// Checks a publish's message attributes and reads the reserved mobile ones (protocols.md C.4).
+/// Checks a publish's message attributes and reads the reserved mobile ones (docs/providers.md C.4).
 ///
 /// Non-reserved attributes are only for subscription filter policies: their names are checked
 /// here, and they are never delivered to devices (nor are the reserved ones).

@@ -1,5 +1,5 @@
 /// What the reserved `AWS.SNS.MOBILE.*` message attributes ask of one platform's deliveries
-/// (protocols.md C.4). Nil means the attribute was not given.
+/// (docs/providers.md C.4). Nil means the attribute was not given.
 public struct SNSDeliveryOptions: Sendable, Equatable {
     /// `AWS.SNS.MOBILE.APNS.PUSH_TYPE`.
     public var pushType: PushType?
@@ -9,7 +9,7 @@ public struct SNSDeliveryOptions: Sendable, Equatable {
     public var topic: String?
     /// `AWS.SNS.MOBILE.APNS.COLLAPSE_ID`, at most 64 bytes.
     public var collapseID: String?
-    /// The TTL attribute of the platform asked for (`APNS.TTL`, `APNS_SANDBOX.TTL` or `FCM.TTL`),
+    /// The TTL attribute of the platform asked for (`APNS.TTL`, `APNS_SANDBOX.TTL`, `FCM.TTL` or `ADM.TTL`),
     /// in seconds from publish time; `0` is meaningful (deliver now or never).
     public var ttlSeconds: Int64?
 

@@ -1,4 +1,4 @@
-// The legacy FCM format (`/fcm/send`, protocols.md B.7) translated to a v1 message, as SNS does.
+// The legacy FCM format (`/fcm/send`, docs/providers.md B.7) translated to a v1 message, as SNS does.
 extension SNSFCMPayload {
     /// Legacy `notification` keys and where v1 wants them: `message.notification` for the
     /// cross-platform three, `android.notification` (renamed where v1 renamed it) for the rest.
@@ -77,7 +77,7 @@ extension SNSFCMPayload {
     }
 
     /// Legacy `data` values may be any JSON; v1 takes strings only, so the rest become their
-    /// compact JSON text, as SNS does (protocols.md B.7).
+    /// compact JSON text, as SNS does (docs/providers.md B.7).
     private static func stringifiedData(_ data: JSONValue) throws(ValidationError) -> [(String, JSONValue)] {
         guard let members = data.objectMembers else {
             throw ValidationError(field: "\(field).data", message: "must be a JSON object")

@@ -2,14 +2,14 @@
 ///
 /// The result has no tokens: the fan-out copies it per page of endpoints and fills them in, so
 /// the body is built once however many devices receive it. What becomes the v1 `message`
-/// (protocols.md B.7, C.2-C.4):
+/// (docs/providers.md B.7, C.2-C.4):
 ///
 /// * a `GCM` entry `{"fcmV1Message":{"message":{…}}}`: that message (its `validate_only` is
 ///   ignored: SNS delivers or doesn't, it has no dry run per endpoint);
 /// * any other `GCM` object: the legacy format, translated (``legacyMessage(_:)``);
 /// * only `default`: the data message `{"data":{"default":"<text>"}}`, as SNS sends it.
 ///
-/// TTL (C.4): `AWS.SNS.MOBILE.FCM.TTL` wins over the payload's own TTL (`android.ttl` or legacy
+/// TTL (docs/providers.md C.4): `AWS.SNS.MOBILE.FCM.TTL` wins over the payload's own TTL (`android.ttl` or legacy
 /// `time_to_live`) and replaces it; either counts from the publish, so what is sent is what
 /// remains, and a message whose TTL has run out is not sent at all.
 public enum SNSFCMPayload {
@@ -26,7 +26,7 @@ public enum SNSFCMPayload {
     ///   - now: the current time, Unix seconds.
     /// - Returns: the message with `tokens: []`, its ``PreparedFCMMessage/expiration`` the end of
     ///   the TTL (nil without one); nil if `now` is past `publishedAt + TTL` (SNS drops a push
-    ///   whose dwell time exceeds its TTL, C.4; a TTL of 0 is never past, see
+    ///   whose dwell time exceeds its TTL, docs/providers.md C.4; a TTL of 0 is never past, see
     ///   ``FCMDuration/remaining(after:)``).
     /// - Throws: ``ValidationError`` naming `message.GCM` (or a member of it), `message`, or the
     ///   attribute at fault. Checks run before the expiry test, so a bad publish fails the same way
@@ -51,7 +51,7 @@ public enum SNSFCMPayload {
             bodyPrefix: prefix, bodySuffix: suffix, expiration: left.map { now + $0.secondsRoundedUp }, tokens: [])
     }
 
-    /// The data message an Android app receives when only `default` reaches it (protocols.md C.3):
+    /// The data message an Android app receives when only `default` reaches it (docs/providers.md C.3):
     /// `{"data":{"default":"<text>"}}`, read with `remoteMessage.getData().get("default")`.
     /// No `notification` block, so nothing shows unless the app builds it, as with SNS.
     public static func defaultData(text: String) -> [UInt8] {

@@ -2,9 +2,9 @@
 ///
 /// With `message_structure` empty the whole message is the `default` text. With `json` it is an
 /// object whose known platform keys map to JSON *strings* (the platform payloads are themselves
-/// JSON, encoded twice: protocols.md C.1/C.2).
+/// JSON, encoded twice: docs/providers.md C.2).
 public struct SNSMessage: Sendable, Equatable {
-    /// SNS's publish limit: message plus attribute names and values, in UTF-8 bytes (C.1).
+    /// SNS's publish limit: message plus attribute names and values, in UTF-8 bytes (docs/providers.md C.1).
     public static let maxPublishBytes = 262_144
     /// The keys whose values are kept. The VoIP keys are kept for a later PushKit path; other
     /// SNS keys (`BAIDU`, `email`, `sqs`, …) are ignored like unknown ones, whatever their value.

@@ -1,11 +1,11 @@
 /// SNS's choice of `apns-push-type` when `AWS.SNS.MOBILE.APNS.PUSH_TYPE` is not set
-/// (protocols.md C.5): only ever `alert` or `background`.
+/// (docs/providers.md C.5): only ever `alert` or `background`.
 ///
 /// This is deliberately *not* ``PushType/infer(fromPayload:)``, which the gateway's own API uses
 /// and which is stricter. For SNS publishes the point is to behave like SNS, since the payloads
 /// were written and tested against it. The two rules differ in two places:
 ///
-/// * `content-available` may be the integer `1` or the boolean `true`. C.5 sends to `alert` a value
+/// * `content-available` may be the integer `1` or the boolean `true`. docs/providers.md C.5 sends to `alert` a value
 ///   that is "not an integer or boolean", so a boolean is judged by its value like an integer.
 ///   `1.0` and `"1"` are neither, so they give `alert`.
 /// * Only `alert`, `badge` and `sound` inside `aps` rule out `background`; other `aps` keys

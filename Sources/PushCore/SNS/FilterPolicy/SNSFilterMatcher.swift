@@ -1,4 +1,4 @@
-/// One entry of a filter policy's array for an attribute (protocols.md C.8).
+/// One entry of a filter policy's array for an attribute (docs/providers.md C.8).
 enum SNSFilterMatcher: Sendable, Equatable {
     /// `"text"`: the value equals it, byte for byte (case-sensitive, no Unicode normalisation).
     case exactString(String)

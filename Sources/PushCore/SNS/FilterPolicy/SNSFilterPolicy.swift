@@ -1,4 +1,4 @@
-/// A subscription filter policy on message attributes (protocols.md C.8, `MessageAttributes` scope).
+/// A subscription filter policy on message attributes (docs/providers.md C.8, `MessageAttributes` scope).
 ///
 /// A policy maps attribute names to arrays of matchers: every name must match (AND), and within
 /// a name any matcher will do (OR). `"$or": [{…}, {…}]` matches when any of its sub-policies does.
@@ -8,7 +8,7 @@
 /// `numeric` and `anything-but` number matchers, while string matchers see its text. `String.Array`
 /// attributes and `cidr` are not supported.
 public struct SNSFilterPolicy: Sendable, Equatable {
-    /// SNS's limits (C.8).
+    /// SNS's limits (docs/providers.md C.8).
     public static let maxNames = 5
     public static let maxCombinations = 150
     public static let maxPolicyBytes = 262_144
@@ -34,7 +34,7 @@ public struct SNSFilterPolicy: Sendable, Equatable {
             switch condition {
             case .attribute(let name, let matchers):
                 guard let value = attributes[name] else {
-                    // A missing attribute fails every matcher except `exists: false` (C.8).
+                    // A missing attribute fails every matcher except `exists: false` (docs/providers.md C.8).
                     return matchers.contains(.exists(false))
                 }
                 return matchers.contains { $0.matches(value) }

@@ -1,6 +1,6 @@
 /// Numbers as SNS filter policies see them: JSON number text read as a `Double`.
 enum SNSNumber {
-    /// SNS's range for numbers in filter policies (C.8): ±10^9.
+    /// SNS's range for numbers in filter policies (docs/providers.md C.8): ±10^9.
     static let limit = 1_000_000_000.0
 
     /// The value of `text` if it is a JSON number (`-12`, `3.5`, `1e3`), else nil.
