@@ -6,7 +6,8 @@ import PushProto
 import PushSync
 import PushTLS
 
-/// Sends validated Send requests through the apps' provider clients (APNs, FCM, ADM) and gathers one result per token.
+/// Sends validated Send requests through the apps' provider clients (APNs, FCM, ADM) and gathers
+/// one result per token.
 final class NotificationDelivery: Sendable {
     private let live: LiveSettings
     private let queueLimit: Int

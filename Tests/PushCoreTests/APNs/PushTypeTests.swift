@@ -4,7 +4,7 @@ import Testing
 
 @Suite("PushType")
 struct PushTypeTests {
-    @Test("topic suffixes follow protocols.md A.3")
+    @Test("topic suffixes follow docs/providers.md A.3")
     func suffixes() {
         let expected: [PushType: String] = [
             .alert: "", .background: "", .mdm: "", .voip: ".voip", .complication: ".complication",
