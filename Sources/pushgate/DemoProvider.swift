@@ -23,10 +23,11 @@ enum DemoProvider {
         mock.teamID = teamID
         mock.recordRequests = 0
         let server = try MockAPNsServer(configuration: mock, group: group)
-        var app = AppConfiguration(name: appName, bundleID: bundleID)
-        app.teamID = teamID
-        app.keyID = keyID
-        app.keyPEM = key.privateKeyPEM
+        var apns = AppConfiguration.APNsKeys(bundleID: bundleID)
+        apns.teamID = teamID
+        apns.keyID = keyID
+        apns.keyPEM = key.privateKeyPEM
+        var app = AppConfiguration(name: appName, keys: .apns(apns))
         app.caPEM = server.certificatePEM ?? ""
         app.url = "https://127.0.0.1:\(server.localPort)"
         return DemoApp(

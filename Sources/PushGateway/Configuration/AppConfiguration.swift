@@ -1,11 +1,12 @@
 import PushTransport
-/// One app that Pushgate sends for, from the `apps` list of the config file.
+
+/// One app that Pushgate sends for, from the `apps` list of the config file: the keys every
+/// platform has, and in ``keys`` only its own platform's.
 ///
-/// The credentials (APNs: `team_id`, `key_id`, `key_file` or `cert_file` + `key_file`; FCM:
-/// `service_account_file`; ADM: `client_id` + `client_secret_file`) are read when the app's client is made; this type only holds what the
-/// config says. Secrets are never logged: the
-/// description shows names and paths only.
+/// Credentials are read when the app's client is made; this type only holds what the config says.
+/// Secrets are never logged: the description shows names and paths only.
 public struct AppConfiguration: Sendable, Equatable {
+    /// A platform's name, as the config's `platform` key and the metrics' `platform` label spell it.
     public enum Platform: String, Sendable {
         case apns
         /// Firebase Cloud Messaging, HTTP v1 API.
@@ -14,25 +15,81 @@ public struct AppConfiguration: Sendable, Equatable {
         case adm
     }
 
+    /// The keys only one platform has.
+    public enum PlatformKeys: Sendable, Equatable {
+        case apns(APNsKeys)
+        case fcm(FCMKeys)
+        case adm(ADMKeys)
+
+        public var platform: Platform {
+            switch self {
+            case .apns: .apns
+            case .fcm: .fcm
+            case .adm: .adm
+            }
+        }
+    }
+
+    /// APNs: the default topic and the credentials (token auth: `team_id`, `key_id`, `key_file`;
+    /// certificate auth: `cert_file` + `key_file`).
+    public struct APNsKeys: Sendable, Equatable {
+        /// The default `apns-topic` (`bundle_id`).
+        public var bundleID: String
+        public var teamID = ""
+        public var keyID = ""
+        /// The `.p8` signing key (token auth), or the TLS client key (certificate auth).
+        public var keyFile = ""
+        /// The TLS client certificate (certificate auth).
+        public var certFile = ""
+        /// Apple's sandbox host instead of production.
+        public var sandbox = false
+        /// The `.p8` key itself instead of `keyFile` (the built-in demo app; not a config key).
+        public var keyPEM = ""
+
+        public init(bundleID: String = "") { self.bundleID = bundleID }
+    }
+
+    /// FCM: the Google service account whose key signs the OAuth2 assertions.
+    public struct FCMKeys: Sendable, Equatable {
+        /// The service-account JSON key file (`service_account_file`).
+        public var serviceAccountFile = ""
+        /// The Firebase project (`project_id`); empty: the service account's `project_id`.
+        public var projectID = ""
+        /// Overrides the service account's `token_uri` (`token_url`).
+        public var tokenURL = ""
+
+        public init(serviceAccountFile: String = "") { self.serviceAccountFile = serviceAccountFile }
+    }
+
+    /// ADM: the security profile's client credentials.
+    public struct ADMKeys: Sendable, Equatable {
+        /// The security profile's client id (`client_id`).
+        public var clientID = ""
+        /// A file holding the client secret, only the secret, whitespace around it ignored
+        /// (`client_secret_file`).
+        public var clientSecretFile = ""
+        /// Overrides Login with Amazon's token URL (`token_url`).
+        public var tokenURL = ""
+
+        public init(clientID: String = "", clientSecretFile: String = "") {
+            self.clientID = clientID
+            self.clientSecretFile = clientSecretFile
+        }
+    }
+
     public var name: String
-    public var platform: Platform
-    /// The default `apns-topic`.
-    public var bundleID: String
-    public var teamID: String
-    public var keyID: String
-    /// The `.p8` signing key (token auth), or the TLS client key (certificate auth).
-    public var keyFile: String
-    /// The TLS client certificate (certificate auth).
-    public var certFile: String
-    /// Apple's sandbox host instead of production.
-    public var sandbox: Bool
-    /// Overrides the provider host (Apple's, or `https://fcm.googleapis.com`), e.g.
-    /// `https://127.0.0.1:8443` for a mock.
-    public var url: String
+    public var keys: PlatformKeys
+    public var platform: Platform { keys.platform }
+    /// Overrides the provider host (Apple's, `https://fcm.googleapis.com`, `https://api.amazon.com`),
+    /// e.g. `https://127.0.0.1:8443` for a mock.
+    public var url = ""
     /// Extra trusted CA certificates (PEM) for the provider's TLS certificate.
-    public var caFile: String
-    /// HTTP/2 connections to keep open to the provider. Default 1.
-    public var connections: Int
+    public var caFile = ""
+    /// Trusted CA certificates as PEM instead of `caFile` (the built-in demo app; not a config key).
+    public var caPEM = ""
+    /// Connections to keep open to the provider. Default 1 (4 for ADM: HTTP/1.1 carries one
+    /// request at a time).
+    public var connections = 1
     /// TCP connect plus TLS handshake, seconds (`connect_timeout_seconds`). Default 10.
     public var connectTimeoutSeconds = 10
     /// Silence on a provider connection before a PING, seconds (`ping_interval_seconds`). Default 60.
@@ -50,33 +107,20 @@ public struct AppConfiguration: Sendable, Equatable {
     /// whatever the environment says; empty: `HTTPS_PROXY` / `NO_PROXY`. May hold a password: never
     /// logged (``HTTPProxy`` redacts it).
     public var proxy = ""
-    /// FCM: the Google service-account JSON key file (its key signs the OAuth2 assertions).
-    public var serviceAccountFile = ""
-    /// FCM: the Firebase project; empty: the service account's `project_id`.
-    public var projectID = ""
-    /// FCM: overrides the service account's `token_uri`; ADM: overrides Login with Amazon's token
-    /// URL (where access tokens are fetched).
-    public var tokenURL = ""
-    /// ADM: the security profile's client id.
-    public var clientID = ""
-    /// ADM: a file holding the client secret (only the secret, whitespace around it ignored).
-    public var clientSecretFile = ""
-    /// The `.p8` key itself instead of `keyFile` (the built-in demo app; not a config key).
-    public var keyPEM = ""
-    /// Trusted CA certificates as PEM instead of `caFile` (the built-in demo app; not a config key).
-    public var caPEM = ""
 
-    public init(name: String, platform: Platform = .apns, bundleID: String = "") {
+    public init(name: String, keys: PlatformKeys) {
         self.name = name
-        self.platform = platform
-        self.bundleID = bundleID
-        self.teamID = ""
-        self.keyID = ""
-        self.keyFile = ""
-        self.certFile = ""
-        self.sandbox = false
-        self.url = ""
-        self.caFile = ""
-        self.connections = 1
+        self.keys = keys
+    }
+
+    /// An APNs app with `bundleID` as its default topic and no credentials yet.
+    public init(name: String, bundleID: String = "") {
+        self.init(name: name, keys: .apns(APNsKeys(bundleID: bundleID)))
+    }
+
+    /// The APNs default topic; empty for the other platforms (the Registry's `bundle_id`).
+    public var bundleID: String {
+        if case .apns(let apns) = keys { return apns.bundleID }
+        return ""
     }
 }

@@ -210,12 +210,7 @@ public struct GatewayConfiguration: Sendable {
         guard let name = try reader.string("name"), !name.isEmpty else {
             throw ConfigurationError("\(path).name: required")
         }
-        var app = AppConfiguration(name: name, platform: platform, bundleID: try reader.string("bundle_id") ?? "")
-        app.teamID = try reader.string("team_id") ?? ""
-        app.keyID = try reader.string("key_id") ?? ""
-        app.keyFile = try reader.string("key_file") ?? ""
-        app.certFile = try reader.string("cert_file") ?? ""
-        app.sandbox = try reader.bool("sandbox") ?? false
+        var app = AppConfiguration(name: name, keys: try parseKeys(reader, platform: platform, path: path))
         app.url = try reader.string("url") ?? ""
         app.caFile = try reader.string("ca_file") ?? ""
         // ADM speaks HTTP/1.1: one request in flight per connection, so its default is 4 of them.
@@ -245,24 +240,45 @@ public struct GatewayConfiguration: Sendable {
         } else {
             app.httpVersion = platform == .apns ? .http2 : .auto
         }
-        app.serviceAccountFile = try reader.string("service_account_file") ?? ""
-        app.projectID = try reader.string("project_id") ?? ""
-        app.tokenURL = try reader.string("token_url") ?? ""
-        app.clientID = try reader.string("client_id") ?? ""
-        app.clientSecretFile = try reader.string("client_secret_file") ?? ""
-        if platform == .adm {
-            guard !app.clientID.isEmpty else {
+        return app
+    }
+
+    /// The keys of the app's own platform (``checkKeys`` already refused the others').
+    private static func parseKeys(
+        _ reader: ConfigObject, platform: AppConfiguration.Platform, path: String
+    ) throws(ConfigurationError) -> AppConfiguration.PlatformKeys {
+        switch platform {
+        case .apns:
+            var apns = AppConfiguration.APNsKeys(bundleID: try reader.string("bundle_id") ?? "")
+            apns.teamID = try reader.string("team_id") ?? ""
+            apns.keyID = try reader.string("key_id") ?? ""
+            apns.keyFile = try reader.string("key_file") ?? ""
+            apns.certFile = try reader.string("cert_file") ?? ""
+            apns.sandbox = try reader.bool("sandbox") ?? false
+            return .apns(apns)
+        case .fcm:
+            var fcm = AppConfiguration.FCMKeys(serviceAccountFile: try reader.string("service_account_file") ?? "")
+            guard !fcm.serviceAccountFile.isEmpty else {
+                throw ConfigurationError(
+                    "\(path).service_account_file: required for an fcm app (a Google service-account JSON key)")
+            }
+            fcm.projectID = try reader.string("project_id") ?? ""
+            fcm.tokenURL = try reader.string("token_url") ?? ""
+            return .fcm(fcm)
+        case .adm:
+            var adm = AppConfiguration.ADMKeys(
+                clientID: try reader.string("client_id") ?? "",
+                clientSecretFile: try reader.string("client_secret_file") ?? "")
+            guard !adm.clientID.isEmpty else {
                 throw ConfigurationError("\(path).client_id: required for an adm app (the security profile's client id)")
             }
-            guard !app.clientSecretFile.isEmpty else {
+            guard !adm.clientSecretFile.isEmpty else {
                 throw ConfigurationError(
                     "\(path).client_secret_file: required for an adm app (a file holding the client secret)")
             }
+            adm.tokenURL = try reader.string("token_url") ?? ""
+            return .adm(adm)
         }
-        if platform == .fcm && app.serviceAccountFile.isEmpty {
-            throw ConfigurationError("\(path).service_account_file: required for an fcm app (a Google service-account JSON key)")
-        }
-        return app
     }
 }
 

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import PushCredentials
 import Glibc
 #endif
 import PushADM
 import PushAPNs
+import PushCredentials
 import PushDelivery
 import PushFCM
 import PushMetrics
@@ -12,8 +12,8 @@ import PushTLS
 import PushTransport
 
 /// Builds a delivery client per configured app: APNs (endpoint, TLS identity, one provider-token
-/// cache per (team, key) shared by every app that uses that key) or FCM (service account, OAuth2
-/// access-token cache, project).
+/// cache per (team, key) shared by every app that uses that key), FCM (service account, OAuth2
+/// access-token cache, project) or ADM (client credentials, access-token cache).
 enum DeliveryClientFactory {
     static func makeClients(
         _ configuration: GatewayConfiguration, group: EventLoopGroup, log: Log, metrics: GatewayMetrics? = nil
@@ -35,85 +35,94 @@ enum DeliveryClientFactory {
             let logger: @Sendable (String, (any Error)?) -> Void = { message, error in
                 log.warning(message, ["app": name, "error": error.map { "\($0)" } ?? ""])
             }
-            switch app.platform {
-            case .apns: break
-            case .fcm:
+            let providerMetrics = metrics?.provider(app: name) ?? ProviderMetrics()
+            switch app.keys {
+            case .apns(let apns):
+                clients[app.name] = try makeAPNsClient(
+                    app, apns, path: path, settings: settings, group: group, logger: logger, metrics: providerMetrics,
+                    tokenCaches: &tokenCaches)
+            case .fcm(let fcm):
                 clients[app.name] = try makeFCMClient(
-                    app, path: path, settings: settings, group: group, logger: logger,
-                    metrics: metrics?.provider(app: name) ?? ProviderMetrics())
-                continue
-            case .adm:
+                    app, fcm, path: path, settings: settings, group: group, logger: logger, metrics: providerMetrics)
+            case .adm(let adm):
                 clients[app.name] = try makeADMClient(
-                    app, path: path, settings: settings, group: group, logger: logger,
-                    metrics: metrics?.provider(app: name) ?? ProviderMetrics())
-                continue
+                    app, adm, path: path, settings: settings, group: group, logger: logger, metrics: providerMetrics)
             }
-            let endpoint = try endpoint(for: app, path: path)
-            let credentials: APNsCredentials
-            let tls: TLSContext
-            do {
-                if !app.certFile.isEmpty {
-                    tls = try TLSContext.client(
-                        caFile: app.caFile.isEmpty ? nil : app.caFile, certificateChainFile: app.certFile,
-                        privateKeyFile: app.keyFile.isEmpty ? app.certFile : app.keyFile)
-                    credentials = .certificate
-                } else {
-                    guard !app.teamID.isEmpty, !app.keyID.isEmpty, !app.keyFile.isEmpty || !app.keyPEM.isEmpty else {
-                        throw ConfigurationError(
-                            "\(path): set team_id, key_id and key_file (token auth) or cert_file and key_file "
-                                + "(certificate auth)")
-                    }
-                    tls = try app.caPEM.isEmpty
-                        ? TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
-                        : TLSContext.client(caPEM: app.caPEM)
-                    let cacheKey = "\(app.teamID)/\(app.keyID)"
-                    if let cache = tokenCaches[cacheKey] {
-                        credentials = .providerToken(cache)
-                    } else {
-                        let signer = try app.keyPEM.isEmpty
-                            ? ES256Signer(p8File: app.keyFile) : ES256Signer(p8PEM: app.keyPEM)
-                        let cache = ProviderTokenCache(
-                            teamID: app.teamID, keyID: app.keyID, signer: signer, clock: unixSeconds)
-                        tokenCaches[cacheKey] = cache
-                        credentials = .providerToken(cache)
-                    }
-                }
-            } catch let error as ConfigurationError {
-                throw error
-            } catch {
-                throw ConfigurationError("\(path): \(error)")
-            }
-            clients[app.name] = APNsClient(
-                name: app.name, endpoint: endpoint, credentials: credentials, tlsContext: tls, configuration: settings,
-                group: group, logger: logger, metrics: metrics?.provider(app: name) ?? ProviderMetrics())
         }
         return clients
+    }
+
+    /// One provider-token cache per (team, key), shared by every app that uses that key: APNs
+    /// refuses tokens renewed more often than every 20 minutes (docs/providers.md A.7).
+    private static func makeAPNsClient(
+        _ app: AppConfiguration, _ apns: AppConfiguration.APNsKeys, path: String, settings: ProviderClientConfiguration,
+        group: EventLoopGroup, logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics,
+        tokenCaches: inout [String: ProviderTokenCache]
+    ) throws(ConfigurationError) -> any DeliveryClient {
+        let endpoint = try providerEndpoint(app, default: apns.sandbox ? .apnsSandbox : .apnsProduction, path: path)
+        let credentials: APNsCredentials
+        let tls: TLSContext
+        do {
+            if !apns.certFile.isEmpty {
+                tls = try TLSContext.client(
+                    caFile: app.caFile.isEmpty ? nil : app.caFile, certificateChainFile: apns.certFile,
+                    privateKeyFile: apns.keyFile.isEmpty ? apns.certFile : apns.keyFile)
+                credentials = .certificate
+            } else {
+                guard !apns.teamID.isEmpty, !apns.keyID.isEmpty, !apns.keyFile.isEmpty || !apns.keyPEM.isEmpty else {
+                    throw ConfigurationError(
+                        "\(path): set team_id, key_id and key_file (token auth) or cert_file and key_file "
+                            + "(certificate auth)")
+                }
+                tls = try app.caPEM.isEmpty
+                    ? TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
+                    : TLSContext.client(caPEM: app.caPEM)
+                let cacheKey = "\(apns.teamID)/\(apns.keyID)"
+                if let cache = tokenCaches[cacheKey] {
+                    credentials = .providerToken(cache)
+                } else {
+                    let signer = try apns.keyPEM.isEmpty
+                        ? ES256Signer(p8File: apns.keyFile) : ES256Signer(p8PEM: apns.keyPEM)
+                    let cache = ProviderTokenCache(
+                        teamID: apns.teamID, keyID: apns.keyID, signer: signer, clock: unixSeconds)
+                    tokenCaches[cacheKey] = cache
+                    credentials = .providerToken(cache)
+                }
+            }
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("\(path): \(error)")
+        }
+        return APNsClient(
+            name: app.name, endpoint: endpoint, credentials: credentials, tlsContext: tls, configuration: settings,
+            group: group, logger: logger, metrics: metrics)
     }
 
     /// ADM's host (Login with Amazon's token endpoint is on it too).
     static let admEndpoint = HTTPSOrigin(host: "api.amazon.com", port: 443)
 
     private static func makeADMClient(
-        _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
+        _ app: AppConfiguration, _ adm: AppConfiguration.ADMKeys, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
         logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics
     ) throws(ConfigurationError) -> any DeliveryClient {
         let endpoint = try providerEndpoint(app, default: admEndpoint, path: path)
         let secret: String
         let tls: TLSContext
         do {
-            secret = try SecretFile.read(app.clientSecretFile)
+            secret = try SecretFile.read(adm.clientSecretFile)
             tls = try TLSContext.client(alpn: app.httpVersion.alpn, caFile: app.caFile.isEmpty ? nil : app.caFile)
         } catch {
             throw ConfigurationError("\(path).client_secret_file: \(error)")
         }
         guard !secret.isEmpty else {
-            throw ConfigurationError("\(path).client_secret_file: \(app.clientSecretFile) is empty")
+            throw ConfigurationError("\(path).client_secret_file: \(adm.clientSecretFile) is empty")
         }
-        let tokenURL = app.tokenURL.isEmpty ? AmazonOAuth.defaultTokenURL : app.tokenURL
+        let tokenURL = adm.tokenURL.isEmpty ? AmazonOAuth.defaultTokenURL : adm.tokenURL
         let fetch: AccessTokenCache.Fetch
         do {
             fetch = try AmazonOAuth.fetch(
-                clientID: app.clientID, clientSecret: secret, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0],
+                clientID: adm.clientID, clientSecret: secret, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0],
                 proxy: settings.proxy)
         } catch {
             throw ConfigurationError("\(path).token_url: \(error)")
@@ -164,7 +173,7 @@ enum DeliveryClientFactory {
     static let fcmEndpoint = HTTPSOrigin(host: "fcm.googleapis.com", port: 443)
 
     private static func makeFCMClient(
-        _ app: AppConfiguration, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
+        _ app: AppConfiguration, _ fcm: AppConfiguration.FCMKeys, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
         logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics
     ) throws(ConfigurationError) -> any DeliveryClient {
         let endpoint = try providerEndpoint(app, default: fcmEndpoint, path: path)
@@ -172,13 +181,13 @@ enum DeliveryClientFactory {
         let signer: RS256Signer
         let tls: TLSContext
         do {
-            account = try GoogleServiceAccount(file: app.serviceAccountFile)
+            account = try GoogleServiceAccount(file: fcm.serviceAccountFile)
             signer = try RS256Signer(pem: account.privateKey)
             tls = try TLSContext.client(alpn: app.httpVersion.alpn, caFile: app.caFile.isEmpty ? nil : app.caFile)
         } catch {
             throw ConfigurationError("\(path).service_account_file: \(error)")
         }
-        let projectID = app.projectID.isEmpty ? account.projectID : app.projectID
+        let projectID = fcm.projectID.isEmpty ? account.projectID : fcm.projectID
         guard !projectID.isEmpty else {
             throw ConfigurationError("\(path).project_id: required (the service account file has no project_id)")
         }
@@ -186,26 +195,18 @@ enum DeliveryClientFactory {
         guard projectID.utf8.allSatisfy({ isProjectIDByte($0) }) else {
             throw ConfigurationError("\(path).project_id: \(projectID.debugDescription) is not a Firebase project id")
         }
-        let tokenURL = app.tokenURL.isEmpty ? account.tokenURI : app.tokenURL
+        let tokenURL = fcm.tokenURL.isEmpty ? account.tokenURI : fcm.tokenURL
         let fetch: AccessTokenCache.Fetch
         do {
             fetch = try GoogleOAuth.fetch(
                 account: account, signer: signer, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0],
                 proxy: settings.proxy)
         } catch {
-            throw ConfigurationError("\(app.tokenURL.isEmpty ? "\(path).service_account_file token_uri" : "\(path).token_url"): \(error)")
+            throw ConfigurationError("\(fcm.tokenURL.isEmpty ? "\(path).service_account_file token_uri" : "\(path).token_url"): \(error)")
         }
         let accessTokens = AccessTokenCache(logger: logger, fetch: fetch)
         return FCMClient(
             name: app.name, endpoint: endpoint, projectID: projectID, accessTokens: accessTokens, tlsContext: tls,
             configuration: settings, group: group, logger: logger, metrics: metrics)
-    }
-
-    private static func endpoint(for app: AppConfiguration, path: String) throws(ConfigurationError) -> HTTPSOrigin {
-        if app.url.isEmpty { return app.sandbox ? .apnsSandbox : .apnsProduction }
-        guard let endpoint = HTTPSOrigin(url: app.url) else {
-            throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
-        }
-        return endpoint
     }
 }

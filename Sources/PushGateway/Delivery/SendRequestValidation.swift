@@ -42,9 +42,9 @@ enum SendRequestValidation {
             }
             let domain = try NotificationRequest(request.notifications[index], path: path)
             let prepared: Result<PreparedPush, ValidationError>
-            switch app.platform {
-            case .apns:
-                prepared = NotificationValidator.prepare(domain, at: path, bundleID: app.bundleID).map(PreparedPush.apns)
+            switch app.keys {
+            case .apns(let apns):
+                prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID).map(PreparedPush.apns)
             case .fcm:
                 prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
             case .adm:

@@ -46,11 +46,11 @@ struct MessagePlan {
         let built: PreparedPush?
         let now = unixMilliseconds() / 1000
         do {
-            switch app.platform {
-            case .apns:
+            switch app.keys {
+            case .apns(let apns):
                 let options = try SNSAttributes.parse(attributes, platformKey: key)
                 built = try SNSAPNsPayload.build(
-                    message: message, key: key, options: options, bundleID: app.bundleID,
+                    message: message, key: key, options: options, bundleID: apns.bundleID,
                     publishedAt: publishedAtSeconds, now: now
                 ).map(PreparedPush.apns)
             case .fcm:

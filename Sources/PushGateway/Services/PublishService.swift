@@ -102,8 +102,8 @@ struct PublishService: Sendable {
 extension AppConfiguration {
     /// The SNS platform key an app's endpoints take their payload from.
     var platformKey: PlatformKey {
-        switch platform {
-        case .apns: sandbox ? .apnsSandbox : .apns
+        switch keys {
+        case .apns(let apns): apns.sandbox ? .apnsSandbox : .apns
         case .fcm: .gcm
         case .adm: .adm
         }

@@ -179,12 +179,13 @@ struct RegistryService: Sendable {
         response.applications = slice.map { app in
             var application = PushgateV1.Application()
             application.name = app.name
-            switch app.platform {
-            case .apns: application.platform = app.sandbox ? .apnsSandbox : .apns
+            switch app.keys {
+            case .apns(let apns):
+                application.platform = apns.sandbox ? .apnsSandbox : .apns
+                application.bundleID = apns.bundleID
             case .fcm: application.platform = .fcm
             case .adm: application.platform = .adm
             }
-            application.bundleID = app.bundleID
             return application
         }
         let next = page.offset + slice.count

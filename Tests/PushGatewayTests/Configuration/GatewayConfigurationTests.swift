@@ -47,7 +47,11 @@ struct GatewayConfigurationTests {
         #expect(config.maxTokensPerSend == 5)
         #expect(config.logLevel == .debug)
         #expect(config.apps.count == 2)
-        #expect(config.apps[0].sandbox)
+        guard case .apns(let first) = config.apps[0].keys, case .apns(let second) = config.apps[1].keys else {
+            Issue.record("both apps are apns apps: \(config.apps)")
+            return
+        }
+        #expect(first.sandbox)
         #expect(config.apps[0].connections == 4)
         #expect(config.apps[0].connectTimeoutSeconds == 2)
         #expect(config.apps[0].pingIntervalSeconds == 3)
@@ -56,7 +60,7 @@ struct GatewayConfigurationTests {
         #expect(config.apps[1].pingIntervalSeconds == 60)
         #expect(config.apps[1].pingTimeoutSeconds == 10)
         #expect(config.apps[0].url == "https://127.0.0.1:8443")
-        #expect(config.apps[1].certFile == "c.pem")
+        #expect(second.certFile == "c.pem")
         #expect(config.app(named: "")?.name == "a", "empty app name means the first app")
         #expect(config.app(named: "b")?.name == "b")
         #expect(config.app(named: "c") == nil)
@@ -128,10 +132,10 @@ struct GatewayConfigurationTests {
                        "url": "https://127.0.0.1:8444", "ca_file": "ca.pem", "connections": 2}]}
             """)
         let app = try #require(config.apps.first)
-        #expect(app.platform == .fcm)
-        #expect(app.serviceAccountFile == "sa.json")
-        #expect(app.projectID == "p-1")
-        #expect(app.tokenURL == "https://127.0.0.1:9/token")
+        var expected = AppConfiguration.FCMKeys(serviceAccountFile: "sa.json")
+        expected.projectID = "p-1"
+        expected.tokenURL = "https://127.0.0.1:9/token"
+        #expect(app.keys == .fcm(expected))
         #expect(app.connections == 2)
         #expect(
             error(#"{"apps": [{"name": "a", "platform": "fcm"}]}"#)
@@ -153,9 +157,10 @@ struct GatewayConfigurationTests {
                        "url": "https://127.0.0.1:8445"}]}
             """)
         let app = try #require(config.apps.first)
+        var expected = AppConfiguration.ADMKeys(clientID: "amzn1.application-oa2-client.x", clientSecretFile: "secret")
+        expected.tokenURL = "https://127.0.0.1:9/auth/o2/token"
+        #expect(app.keys == .adm(expected))
         #expect(app.platform == .adm)
-        #expect(app.clientID == "amzn1.application-oa2-client.x")
-        #expect(app.clientSecretFile == "secret")
         #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_secret_file": "s"}]}"#)
             .hasPrefix("config.apps[0].client_id: required for an adm app"))
         #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c"}]}"#)

@@ -32,8 +32,7 @@ struct GatewayMetricsTests {
 
     @Test("results are counted per status and reason; RPCs per method and code")
     func counting() {
-        var app = AppConfiguration(name: "a")
-        app.platform = .apns
+        let app = AppConfiguration(name: "a")
         let metrics = GatewayMetrics(apps: [app])
         let results = [
             DeliveryResult(notificationIndex: 0, token: "t1", status: .delivered),
