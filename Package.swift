@@ -1,10 +1,8 @@
 // swift-tools-version:6.0
-// Pushgate: a push-notification gateway. Dependencies point one way, from the executable down:
-//   pushgate → PushGateway → PushGRPC, PushStore, PushMetrics, PushProto and the dialects (PushAPNs,
-//   PushFCM, PushADM) → PushDelivery → PushCredentials → PushTransport → PushHTTP2, PushHTTP1, PushTLS
-//   → PushPosix → PushSync (the lock). PushCore (pure logic) is used by most; the mocks sit beside the
-//   dialects (demo mode's mock APNs is wired by the executable, so PushGateway depends on no mock).
-//   `make check-deps` (in `make test`) keeps every target's list below equal to what its files import.
+// Pushgate: a push-notification gateway. Dependencies point one way, from the executable down. The
+// comment above each target says what it is; README.md's module map is made from those comments and
+// the dependency lists (scripts/check-deps.py --write), and `make check-deps` (in `make test`) keeps
+// every list equal to what the target's files import and the map equal to this file.
 // Only Debian's C libraries are used, wrapped as system-library targets; no outside Swift packages.
 import PackageDescription
 
@@ -30,10 +28,13 @@ let package = Package(
     dependencies: [],
     targets: [
         // MARK: C libraries from Debian
+        // HTTP/2 framing, HPACK and flow control (nghttp2 1.52, driven sans-IO).
         .systemLibrary(
             name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // TLS, X.509 and the EC/RSA keys of provider credentials (OpenSSL 3).
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // The embedded store engine of a single instance.
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // PostgreSQL's client library: the store engine for several instances sharing one database.
@@ -43,6 +44,7 @@ let package = Package(
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
         .systemLibrary(name: "CLinux"),
+        // Protocol Buffers in C (libprotobuf-c): packing and unpacking the API's messages.
         .systemLibrary(
             name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         // protoc-c output for everything in proto/ (scripts/gen-proto.sh; do not edit).
@@ -52,18 +54,21 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wno-unused-parameter"])]),
 
         // MARK: Pushgate
-        // Domain types and pure logic: no C, no I/O.
+        // Domain types and pure logic, no C, no I/O: gRPC framing, JSON, APNs payloads, FCM and ADM
+        // messages, reasons, validation, SNS message structure, attributes, push-type inference,
+        // filter policies.
         .target(name: "PushCore", swiftSettings: swiftSettings),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: swiftSettings),
-        // The store behind a narrow protocol: SQLite (WAL, embedded) or PostgreSQL (shared by instances);
-        // registry, messages, leased fan-out chunks.
+        // The Store protocol with one set of queries on SQLite (WAL, one writer queue) or PostgreSQL
+        // (libpq, a pool of connections on their own threads); versioned migrations; registry,
+        // messages, leased fan-out chunks.
         .target(
             name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushSync"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PushStoreTests", dependencies: ["PushStore", "PushSync", "PushPosix"], swiftSettings: swiftSettings),
 
-        // Synchronization primitives every layer may use (`Locked`), so that using a lock does not
-        // mean depending on the event loops.
+        // Synchronization primitives every layer may use (`Locked`, a pthread mutex TSan can see),
+        // so that using a lock does not mean depending on the event loops.
         .target(name: "PushSync", swiftSettings: swiftSettings),
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: swiftSettings),
 
@@ -109,9 +114,8 @@ let package = Package(
         .target(
             name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS"],
             swiftSettings: swiftSettings),
-        // What the mock servers share: TLS identity, connection registry, generator, clocks.
-        // What the request/response mocks (mock-fcm, mock-adm) share: the HTTP/2 connection and
-        // listener, requests and answers, access tokens, fault schedules, statistics.
+        // What the mocks share: TLS identity, the HTTP/2 and HTTP/1.1 connections and listener,
+        // requests and answers, access tokens, fault schedules, statistics.
         .target(
             name: "PushMockSupport", dependencies: ["PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
@@ -125,13 +129,14 @@ let package = Package(
             dependencies: ["PushCredentials", "PushSync", "PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
-        // Test support for the mocks' tests: a blocking HTTP/2-over-TLS client on PushTransport.
-        // Never imported by product targets.
+        // Test support: a blocking HTTP/2 client (TLS or h2c) on PushTransport, for the tests of the
+        // mocks and of the gRPC server. Never imported by product targets.
         .target(
             name: "PushMockTesting", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
-        // `pushgate mock-fcm`: an FCM HTTP v1 + OAuth2 token endpoint look-alike over real TLS + HTTP/2.
+        // `pushgate mock-fcm`: an FCM HTTP v1 + OAuth2 token endpoint look-alike over real TLS and
+        // HTTP/2 (or HTTP/1.1).
         .target(
             name: "PushMockFCM",
             dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
@@ -142,7 +147,7 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // `pushgate mock-adm`: an Amazon Device Messaging + Login-with-Amazon token endpoint look-alike
-        // over real TLS + HTTP/2.
+        // over real TLS and HTTP/1.1 (as Amazon speaks it) or HTTP/2.
         .target(
             name: "PushMockADM", dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushMockSupport"],
             swiftSettings: swiftSettings),
@@ -151,8 +156,9 @@ let package = Package(
             dependencies: ["PushCredentials", "PushMockADM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS"],
             swiftSettings: swiftSettings),
 
-        // The provider-neutral delivery engine: pools of long-lived HTTP/2 + TLS connections with
-        // bounded queues, stream limits, retries, liveness, and per-Send result collection.
+        // The provider-neutral delivery engine: a pool per origin of long-lived connections; per
+        // connection a pure state machine (queue, stream limits, retries, reconnects, liveness) and
+        // a thin driver for HTTP/2 and HTTP/1.1; dialects write through ProviderWire; results.
         .target(
             name: "PushDelivery",
             dependencies: ["PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport", "PushMetrics"],
@@ -169,7 +175,7 @@ let package = Package(
             name: "PushAPNsTests", dependencies: ["PushCredentials", "PushSync", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs", "PushTransport"],
             swiftSettings: swiftSettings),
 
-        // FCM delivery: the FCM HTTP v1 dialect of the engine, service-account OAuth2 access tokens.
+        // FCM delivery: the FCM HTTP v1 dialect of the engine (message halves, error mapping).
         .target(
             name: "PushFCM",
             dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
@@ -179,7 +185,7 @@ let package = Package(
             dependencies: ["PushCredentials", "PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM", "PushTransport"],
             swiftSettings: swiftSettings),
 
-        // ADM delivery: the Amazon Device Messaging dialect of the engine, Login-with-Amazon tokens.
+        // ADM delivery: the Amazon Device Messaging dialect of the engine (canonical ids, reasons).
         .target(
             name: "PushADM",
             dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
@@ -190,7 +196,8 @@ let package = Package(
             dependencies: ["PushCredentials", "PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM", "PushTransport"],
             swiftSettings: swiftSettings),
 
-        // A gRPC server on PushHTTP2 + PushPosix: routing, framing, deadlines, statuses.
+        // A gRPC server (admission at HEADERS, request budgets, the client watch, routing, framing,
+        // deadlines, statuses) and a small client.
         .target(
             name: "PushGRPC", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
             swiftSettings: swiftSettings),
@@ -198,7 +205,8 @@ let package = Package(
             name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync"],
             swiftSettings: swiftSettings),
 
-        // The Push, Registry and Health services, configuration, validation.
+        // The gateway: configuration, authorization, the Push, Registry and Health services,
+        // delivery of Sends, the fan-out of Publish, logs and metrics.
         .target(
             name: "PushGateway",
             dependencies: ["PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushStore", "PushMetrics", "PushTransport"],

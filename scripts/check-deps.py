@@ -5,10 +5,16 @@ equal the modules its files import, so the module map cannot drift from the code
 Reads Package.swift's `.target`, `.testTarget` and `.executableTarget` entries (name and the string
 dependencies), and every `import` line (any attribute or access level) of the target's Swift files.
 The toolchain's modules (Foundation, Glibc, Testing, ...) are not dependencies. Exits 1 naming each
-target that imports what it does not declare, or declares what none of its files import."""
+target that imports what it does not declare, or declares what none of its files import.
+
+It also checks that README.md's module map (between the `module-map` markers) is the one made from
+Package.swift: every product target, layer by layer (a target sits above everything it depends
+on), with the comment written above it in Package.swift and its dependencies edge for edge.
+`scripts/check-deps.py --write` rewrites that block."""
 import os
 import re
 import sys
+import textwrap
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 TOOLCHAIN = {"Foundation", "FoundationEssentials", "Glibc", "Testing", "XCTest", "Synchronization", "Dispatch",
@@ -38,6 +44,67 @@ def imports(directory):
     return names - TOOLCHAIN
 
 
+BEGIN = "<!-- module-map: made from Package.swift by scripts/check-deps.py --write; make check-deps checks it -->"
+END = "<!-- module-map end -->"
+ENTRY = re.compile(r'((?:[ \t]*//[^\n]*\n)*)[ \t]*\.(target|executableTarget|systemLibrary)\(\s*name:\s*"([^"]+)"(.*?)\)\s*,?\s*\n', re.S)
+
+
+def product_targets():
+    """name -> (description, dependencies) for every non-test target, comments from Package.swift."""
+    text = open(os.path.join(ROOT, "Package.swift")).read()
+    found = {}
+    for match in ENTRY.finditer(text):
+        comments, kind, name, rest = match.groups()
+        lines = [line.strip()[2:].strip() for line in comments.splitlines()]
+        lines = [line for line in lines if line and not line.startswith("MARK:")]
+        deps = DEPENDENCIES.search(rest) if kind != "systemLibrary" else None
+        found[name] = (" ".join(lines), re.findall(r'"([^"]+)"', deps.group(1)) if deps else [])
+    return found
+
+
+def module_map():
+    entries = product_targets()
+    layer = {}
+
+    def height(name):
+        if name not in layer:
+            layer[name] = 1 + max((height(dep) for dep in entries[name][1]), default=-1)
+        return layer[name]
+
+    for name in entries:
+        height(name)
+    out = ["```"]
+    for level in sorted(set(layer.values()), reverse=True):
+        out.append("── layer %d %s" % (level, "─" * 88))
+        for name in sorted((n for n in entries if layer[n] == level), key=lambda n: (n.startswith("C"), n.lower())):
+            description, deps = entries[name]
+            out += textwrap.wrap("%s: %s" % (name, description or "(no comment in Package.swift)"), 104,
+                                 subsequent_indent="    ", break_on_hyphens=False)
+            if deps:
+                ordered = sorted(deps, key=lambda d: (-layer[d], d.lower()))
+                out += textwrap.wrap("→ " + ", ".join(ordered), 104, initial_indent="    ", subsequent_indent="      ",
+                                     break_on_hyphens=False)
+    out.append("```")
+    return "\n".join(out)
+
+
+def check_readme(write):
+    path = os.path.join(ROOT, "README.md")
+    text = open(path, encoding="utf-8").read()
+    if BEGIN not in text or END not in text:
+        return ["README.md has no module map (the markers %r ... %r)" % (BEGIN, END)]
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    made = head + BEGIN + "\n" + module_map() + "\n" + END + tail
+    if made == text:
+        return []
+    if write:
+        open(path, "w", encoding="utf-8").write(made)
+        print("check-deps: README.md's module map rewritten from Package.swift")
+        return []
+    return ["README.md's module map differs from Package.swift: run python3 scripts/check-deps.py --write"]
+
+
 def main():
     declared = targets()
     problems = []
@@ -59,10 +126,12 @@ def main():
             swift = os.path.isdir(path) and any(f.endswith(".swift") for _, _, fs in os.walk(path) for f in fs)
             if swift and name not in declared:
                 problems.append("%s/%s is not a target in Package.swift" % (kind, name))
+    problems += check_readme("--write" in sys.argv[1:])
     if problems:
-        print("check-deps: Package.swift and the imports disagree:\n  " + "\n  ".join(problems), file=sys.stderr)
+        print("check-deps:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 1
-    print("check-deps: %d targets, every declared dependency imported and every import declared" % len(declared))
+    print("check-deps: %d targets, every declared dependency imported and every import declared; "
+          "README.md's module map matches Package.swift" % len(declared))
     return 0
 
 
