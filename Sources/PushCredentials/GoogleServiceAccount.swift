@@ -1,3 +1,4 @@
+import PushPosix
 import PushTLS
 
 /// A Google service-account key file (the JSON the Firebase console downloads), as far as the
@@ -40,13 +41,13 @@ public struct GoogleServiceAccount: Sendable, Equatable, CustomStringConvertible
     /// Reads and parses the service-account file at `file`; errors start with its path.
     public init(file: String) throws(TLSError) {
         let source = "service account file \(file)"
-        let text: String
-        do throws(TLSError) {
-            text = try readTextFile(file)
+        let json: [UInt8]
+        do {
+            json = try FileContents.read(file)
         } catch {
-            throw TLSError(.invalidInput, "\(source): cannot be read (\(error.message))")
+            throw TLSError(.invalidInput, "\(source): cannot be read (\(error.description))")
         }
-        try self.init(json: Array(text.utf8), source: source)
+        try self.init(json: json, source: source)
     }
 
     private init(json: [UInt8], source: String) throws(TLSError) {
@@ -99,7 +100,7 @@ public struct GoogleServiceAccount: Sendable, Equatable, CustomStringConvertible
 
     /// The service-account JSON, members in the order Google writes them.
     public func serialized() -> [UInt8] {
-        flatJSONObject([
+        FlatJSONObject.serialize([
             ("type", .string(type)), ("project_id", .string(projectID)), ("private_key_id", .string(privateKeyID)),
             ("private_key", .string(privateKey)), ("client_email", .string(clientEmail)),
             ("token_uri", .string(tokenURI)),

@@ -82,8 +82,8 @@ public enum OAuthAssertion {
         guard (1...maxLifetime).contains(lifetime) else {
             throw TLSError(.invalidInput, "assertion lifetime must be 1 to \(maxLifetime) seconds, got \(lifetime)")
         }
-        let header = flatJSONObject([("alg", .string("RS256")), ("typ", .string("JWT")), ("kid", .string(account.privateKeyID))])
-        let claims = flatJSONObject([
+        let header = FlatJSONObject.serialize([("alg", .string("RS256")), ("typ", .string("JWT")), ("kid", .string(account.privateKeyID))])
+        let claims = FlatJSONObject.serialize([
             ("iss", .string(account.clientEmail)), ("scope", .string(scope)), ("aud", .string(audience)),
             ("iat", .integer(issuedAt)), ("exp", .integer(issuedAt + lifetime)),
         ])

@@ -13,17 +13,6 @@ public final class ES256Signer: @unchecked Sendable {
         self.key = key
     }
 
-    /// Reads the `.p8` file at `p8File` and loads it like `init(p8PEM:)`.
-    public convenience init(p8File: String) throws(TLSError) {
-        let pem: String
-        do throws(TLSError) {
-            pem = try readTextFile(p8File)
-        } catch {
-            throw TLSError(.file, "the .p8 key file: \(error.message)")
-        }
-        try self.init(p8PEM: pem)
-    }
-
     /// The public half as SubjectPublicKeyInfo PEM ("-----BEGIN PUBLIC KEY-----").
     public func publicKeyPEM() throws(TLSError) -> String { try key.publicKeyPEM() }
 

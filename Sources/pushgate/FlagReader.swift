@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushPosix
 
 /// A command-line mistake; the message names the flag.
 struct CommandLineError: Error, CustomStringConvertible {
@@ -52,20 +53,11 @@ struct FlagReader {
     }
 }
 
-/// The whole file, read with plain POSIX calls.
+/// The whole file (``FileContents``), its error as a command-line error.
 func readFile(_ path: String) throws -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw CommandLineError("\(path): \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw CommandLineError("\(path): \(String(cString: strerror(errno)))")
-        }
-        if count == 0 { return bytes }
-        bytes.append(contentsOf: chunk[0..<count])
+    do {
+        return try FileContents.read(path)
+    } catch {
+        throw CommandLineError(error.description)
     }
 }

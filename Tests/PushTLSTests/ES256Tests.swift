@@ -66,12 +66,11 @@ struct ES256Tests {
         #expect(throws: TLSError.self) { try ES256Verifier(p8PEM: pem) }
     }
 
-    @Test("garbage PEM and missing files fail with OpenSSL's reason")
+    @Test("garbage PEM fails with OpenSSL's reason")
     func garbage() throws {
         let error = try #require(throws: TLSError.self) { try ES256Signer(p8PEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
         #expect(error.kind == .certificate)
         #expect(error.message.contains("cannot parse private key PEM"))
-        #expect(throws: TLSError.self) { try ES256Signer(p8File: "/nonexistent/AuthKey.p8") }
     }
 
     @Test("the traditional SEC1 \"EC PRIVATE KEY\" form of a P-256 key loads and signs")
@@ -79,15 +78,6 @@ struct ES256Tests {
         let signer = try ES256Signer(p8PEM: NonP256Keys.p256SEC1)
         let verifier = try ES256Verifier(p8PEM: NonP256Keys.p256SEC1)
         #expect(verifier.verify([1, 2, 3], rawSignature: try signer.sign([1, 2, 3])))
-    }
-
-    @Test("p8File reads a key from disk")
-    func fromFile() throws {
-        let keys = try ES256Signer.generateP8()
-        let directory = try TemporaryDirectory()
-        let signer = try ES256Signer(p8File: directory.write("AuthKey_KEY1234567.p8", keys.privateKeyPEM))
-        let verifier = try ES256Verifier(publicKeyPEM: keys.publicKeyPEM)
-        #expect(verifier.verify([42], rawSignature: try signer.sign([42])))
     }
 
     @Test("one signer signs concurrently from many tasks")

@@ -81,8 +81,7 @@ enum DeliveryClientFactory {
                 if let cache = tokenCaches[cacheKey] {
                     credentials = .providerToken(cache)
                 } else {
-                    let signer = try apns.keyPEM.isEmpty
-                        ? ES256Signer(p8File: apns.keyFile) : ES256Signer(p8PEM: apns.keyPEM)
+                    let signer = try ES256Signer(p8PEM: apns.keyPEM.isEmpty ? readKeyFile(apns.keyFile, path: path) : apns.keyPEM)
                     let cache = ProviderTokenCache(
                         teamID: apns.teamID, keyID: apns.keyID, signer: signer, clock: unixSeconds)
                     tokenCaches[cacheKey] = cache
@@ -97,6 +96,14 @@ enum DeliveryClientFactory {
         return APNsClient(
             name: app.name, endpoint: endpoint, credentials: credentials, tlsContext: tls, configuration: settings,
             group: group, logger: logger, metrics: metrics)
+    }
+
+    private static func readKeyFile(_ file: String, path: String) throws(ConfigurationError) -> String {
+        do {
+            return try FileContents.readText(file)
+        } catch {
+            throw ConfigurationError("\(path): the .p8 key file: \(error.description)")
+        }
     }
 
     /// ADM's host (Login with Amazon's token endpoint is on it too).
