@@ -212,7 +212,7 @@ let package = Package(
             dependencies: ["PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushStore", "PushMetrics", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGatewayTests", dependencies: ["PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushPosix"],
+            name: "PushGatewayTests", dependencies: ["PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC"],
             swiftSettings: swiftSettings),
 
         // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.

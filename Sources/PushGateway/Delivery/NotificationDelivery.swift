@@ -21,28 +21,6 @@ final class NotificationDelivery: Sendable {
         self.metrics = metrics
     }
 
-    /// Delivers every (notification, token) and answers once each has a result, or just before
-    /// `deadline` with the rest FAILED (`DeadlineExceeded`). Cancelling the task (the client went
-    /// away) ends it the same way and drops what was not sent yet.
-    /// - Parameter clients: the provider clients of the configuration `send` was validated against.
-    func deliver(
-        _ send: ValidatedSend, clients: [String: any DeliveryClient], deadline: ContinuousClock.Instant?
-    ) async throws(GRPCStatus) -> [DeliveryResult] {
-        let box = CollectorBox()
-        let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<[DeliveryResult], GRPCStatus>, Never>) in
-                do throws(GRPCStatus) {
-                    box.set(try deliver(send, clients: clients, deadline: deadline) { continuation.resume(returning: .success($0)) })
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        } onCancel: {
-            box.expire()
-        }
-        return try outcome.get()
-    }
-
     /// Starts delivering every (notification, token); `completion` gets one result per token once
     /// each has one, or just before `deadline` with the rest FAILED (`DeadlineExceeded`), on
     /// whichever loop gives the last result. Expiring the returned collector (the client went
@@ -173,27 +151,5 @@ extension PushgateV1.Result {
         unregisteredAt = result.unregisteredAt
         attempts = Int32(result.attempts)
         canonicalToken = result.canonicalToken
-    }
-}
-
-/// The collector of a delivery started inside a continuation, for a cancellation handler that may
-/// run before it exists (then it expires the collector as soon as it is set).
-private final class CollectorBox: Sendable {
-    private let state = Locked<(collector: DeliveryCollector?, expired: Bool)>((nil, false))
-
-    func set(_ collector: DeliveryCollector) {
-        let expired = state.withLock { state in
-            state.collector = collector
-            return state.expired
-        }
-        if expired { collector.expire() }
-    }
-
-    func expire() {
-        let collector = state.withLock { state in
-            state.expired = true
-            return state.collector
-        }
-        collector?.expire()
     }
 }

@@ -27,17 +27,19 @@ enum PushService {
             GRPCMethod.bidirectionalStreaming("SendStream") { requests, responses, context in
                 let admitted = try Caller.admitted(context)
                 let admittedGeneration = authorizer.generation
+                // Each request goes the way of a Send (startSend), answered in request order.
                 try await OrderedPipeline.run(
                     requests, window: sendStreamWindow,
-                    process: { bytes in
+                    start: { bytes, completion in
                         // Checked again once the keys were reloaded: a key removed (or narrowed)
                         // by SIGHUP stops working on streams opened before, too.
                         let caller = authorizer.generation == admittedGeneration
                             ? admitted : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
-                        let request = try decode(PushgateV1.SendRequest.self, bytes)
-                        return try await send(
-                            request, caller: caller, settings: live.snapshot, delivery: delivery,
-                            deadline: context.deadline, metrics: metrics)
+                        let collector = try startSend(
+                            try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
+                            delivery: delivery, deadline: context.deadline, metrics: metrics
+                        ) { response in completion(.success(response)) }
+                        return { collector.expire() }
                     },
                     emit: { response in await responses.send(response.serializedBytes()) })
             }
@@ -82,22 +84,9 @@ enum PushService {
         ])
     }
 
-    /// One SendRequest of a SendStream: checked, delivered, answered.
-    static func send(
-        _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
-        delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil
-    ) async throws(GRPCStatus) -> PushgateV1.SendResponse {
-        // One snapshot for the whole call: validated and delivered with the same apps.
-        let started = ContinuousClock.now
-        defer { metrics?.sendSeconds.observe(.now - started) }
-        let validated = try check(request, caller: caller, configuration: settings.configuration)
-        return response(
-            try await delivery.deliver(
-                validated, clients: settings.clients, deadline: sendDeadline(deadline, settings.configuration)))
-    }
-
-    /// Push/Send: checks the request and starts its delivery; `completion` gets the response, on
-    /// the loop that gives the last result.
+    /// The one way a Send is delivered (Push/Send, and each request of SendStream): checks the
+    /// request and starts its delivery; `completion` gets the response, on the loop that gives the
+    /// last result.
     /// - Returns: the delivery's collector, to expire if the call ends first.
     static func startSend(
         _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
