@@ -12,7 +12,8 @@ final class GRPCServerCall: @unchecked Sendable {
     let streamID: Int32
     private unowned let connection: GRPCServerConnection
     private var deframer: GRPCMessageDeframer
-    private var requests: GRPCRequestMessages?
+    /// How the handler runs: see ``Mode``.
+    private var mode = Mode.unstarted
     /// The connection's request budget, and the share of it this call holds for the message being
     /// assembled (its whole declared size, from its prefix on) and for an immediate method's request.
     private let budget: GRPCRequestBudget
@@ -22,16 +23,6 @@ final class GRPCServerCall: @unchecked Sendable {
     /// stream's flow-control window: a client that sends faster than its handler reads is slowed
     /// to the handler's pace instead of filling memory.
     private var heldStreamBytes = 0
-    private var task: Task<Void, Never>?
-    /// An immediate unary method (no task): its handler until the request is complete, the
-    /// request message and the call's context meanwhile, and what to do if the call ends before
-    /// the handler answers.
-    private var immediateHandler: GRPCImmediateUnaryHandler?
-    private var immediateRequest: [UInt8]?
-    private var immediateContext: GRPCCallContext?
-    private var cancelAction: (@Sendable () -> Void)?
-    /// The immediate handler answered (the call did not end by a cancellation).
-    private var answered = false
     private var deadlineTimer: TimerID?
     private var requestTimer: TimerID?
     private var responseHeadersSent = false
@@ -48,6 +39,23 @@ final class GRPCServerCall: @unchecked Sendable {
     var requestID = ""
     var peer = ""
     private let startedAt: UInt64
+
+    /// The handler's life, one case at a time: a task of its own, or (an immediate unary method)
+    /// a request being collected, then a handler that has it and has not answered yet.
+    private enum Mode {
+        /// Before ``start(_:context:timeout:)``.
+        case unstarted
+        /// A task runs the handler; request messages go to it through `messages`.
+        case task(Task<Void, Never>, messages: GRPCRequestMessages)
+        /// An immediate unary method waits for its one request message (nil until it is complete;
+        /// its reservation is ``reservedForRequest``) and the client's half-close.
+        case collecting(GRPCImmediateUnaryHandler, GRPCCallContext, request: [UInt8]?)
+        /// The immediate handler has the request; `cancel` is what to do if the call ends before
+        /// it answers.
+        case answering(cancel: (@Sendable () -> Void)?)
+        /// Stopped; `answered`: an immediate handler answered (the call did not end by a cancellation).
+        case ended(answered: Bool)
+    }
 
     init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int, budget: GRPCRequestBudget) {
         self.connection = connection
@@ -76,8 +84,7 @@ final class GRPCServerCall: @unchecked Sendable {
         switch method.body {
         case .immediate(let immediate):
             // Runs once the request is complete (``receiveEnd()``), on this loop.
-            immediateHandler = immediate
-            immediateContext = context
+            mode = .collecting(immediate, context, request: nil)
             return
         case .task(let body):
             handler = body
@@ -90,12 +97,11 @@ final class GRPCServerCall: @unchecked Sendable {
                 loop.execute { self.returnHeldStreamBytes() }
             }
         }
-        requests = messages
         let requestStream = GRPCRequestStream(messages: messages)
         let writer = GRPCResponseWriter(call: self)
         // The handler runs on this call's loop (the loop is a TaskExecutor): no hop to the
         // cooperative pool and back for each await, and its writes need no cross-thread handoff.
-        task = Task(executorPreference: loop) { [self] in
+        let task = Task(executorPreference: loop) { [self] in
             let status: GRPCStatus
             do {
                 try await handler(requestStream, writer, context)
@@ -114,6 +120,8 @@ final class GRPCServerCall: @unchecked Sendable {
                 loop.execute { self.finish(status) }
             }
         }
+        // Unless the task already ended the call (it may run at once on this loop).
+        if !isFinished { mode = .task(task, messages: messages) }
     }
 
     /// Ends a call its method's admission refused, before any of its request was read.
@@ -204,24 +212,26 @@ final class GRPCServerCall: @unchecked Sendable {
                         GRPCStatus(.unimplemented, "compressed messages are not supported; send uncompressed (identity)"))
                     return true
                 }
-                if immediateHandler != nil {
-                    guard immediateRequest == nil else {
-                        budget.release(reserved)
-                        finish(GRPCStatus(.invalidArgument, "the method takes one request message; the client sent more"))
-                        return true
-                    }
-                    immediateRequest = message.bytes
+                switch mode {
+                case .collecting(let handler, let context, request: nil):
+                    mode = .collecting(handler, context, request: message.bytes)
                     reservedForRequest = reserved
-                } else {
+                case .collecting:
+                    budget.release(reserved)
+                    finish(GRPCStatus(.invalidArgument, "the method takes one request message; the client sent more"))
+                    return true
+                case .task(_, let messages):
                     connection.workBegan(self)
-                    requests?.yield(message.bytes, reserved: reserved)
+                    messages.yield(message.bytes, reserved: reserved)
+                case .unstarted, .answering, .ended:
+                    budget.release(reserved)  // nobody reads it: an immediate handler has its request already
                 }
             }
         } catch {
             finish(error)
             return true
         }
-        guard let requests, requests.isBacklogged else { return true }
+        guard case .task(_, let messages) = mode, messages.isBacklogged else { return true }
         heldStreamBytes += bytes.count
         return false
     }
@@ -246,31 +256,31 @@ final class GRPCServerCall: @unchecked Sendable {
             finish(GRPCStatus(.invalidArgument, "the request ended inside a message (truncated length-prefixed message)"))
             return
         }
-        if let handler = immediateHandler, let context = immediateContext {
-            immediateHandler = nil
-            immediateContext = nil
-            guard let request = immediateRequest else {
+        switch mode {
+        case .collecting(let handler, let context, let request):
+            guard let request else {
                 finish(GRPCStatus(.invalidArgument, "the call ended without a request message"))
                 return
             }
-            immediateRequest = nil
+            mode = .answering(cancel: nil)
             // The handler owns the request from here; what it keeps is bounded by its own limits.
             budget.release(reservedForRequest)
             reservedForRequest = 0
             connection.workBegan(self)
             handler(request, context, GRPCUnaryResponder(call: self))
-            return
+        case .task(_, let messages):
+            // The mode stays: a call that ends before its handler took every message must still
+            // give their reservations back (``stopHandler``).
+            messages.finish()
+        case .unstarted, .answering, .ended:
+            break
         }
-        // Kept (not nil'ed): a call that ends before its handler took every message must still
-        // give their reservations back (``stopHandler``).
-        requests?.finish()
     }
 
     /// An immediate unary method's answer: its message and OK. Ignored once the call ended.
     func answer(_ message: [UInt8]) {
         guard !isFinished else { return }
-        answered = true
-        cancelAction = nil
+        mode = .ended(answered: true)
         sendMessage(message)
         finish(.ok)
     }
@@ -278,19 +288,18 @@ final class GRPCServerCall: @unchecked Sendable {
     /// An immediate unary method's failure. Ignored once the call ended.
     func answer(_ status: GRPCStatus) {
         guard !isFinished else { return }
-        answered = true
-        cancelAction = nil
+        mode = .ended(answered: true)
         finish(status)
     }
 
     /// What to do if the call ends before an immediate unary method answers; at once if it has
     /// already ended that way, never if it was answered (a handler may answer before registering).
     func setCancelAction(_ action: @escaping @Sendable () -> Void) {
-        guard !isFinished else {
-            if !answered { action() }
-            return
+        switch mode {
+        case .answering: mode = .answering(cancel: action)
+        case .ended(let answered): if !answered { action() }
+        case .unstarted, .task, .collecting: break  // no immediate handler has been called
         }
-        cancelAction = action
     }
 
     /// One response message.
@@ -360,23 +369,24 @@ final class GRPCServerCall: @unchecked Sendable {
         deadlineTimer = nil
         if let requestTimer { loop.cancelTimer(requestTimer) }
         requestTimer = nil
-        requests?.cancel()
-        requests = nil
-        if cancellingWork { task?.cancel() }
-        task = nil
+        let stopping = mode
+        mode = .ended(answered: { if case .ended(true) = stopping { true } else { false } }())
         // An ended call waits for nothing: its handler's send returns (its messages are dropped).
         drainWaiter?.continuation.resume()
         drainWaiter = nil
-        immediateHandler = nil
-        immediateContext = nil
-        immediateRequest = nil
         budget.release(reservedForPending + reservedForRequest)
         reservedForPending = 0
         reservedForRequest = 0
         heldStreamBytes = 0
-        let action = cancelAction
-        cancelAction = nil
-        if cancellingWork, let action { action() }
+        switch stopping {
+        case .task(let task, let messages):
+            messages.cancel()
+            if cancellingWork { task.cancel() }
+        case .answering(let cancel):
+            if cancellingWork, let cancel { cancel() }
+        case .unstarted, .collecting, .ended:
+            break
+        }
     }
 
     private func sendResponseHeadersIfNeeded() throws {

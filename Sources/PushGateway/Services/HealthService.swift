@@ -72,7 +72,7 @@ enum HealthService {
 
     static func make(board: HealthStatusBoard) -> GRPCService {
         GRPCService(name: "grpc.health.v1.Health", methods: [
-            GRPCMethod.unary("Check", GRPCHealthV1.HealthCheckRequest.self) { request, _ in
+            GRPCMethod.protoUnary("Check", GRPCHealthV1.HealthCheckRequest.self) { request, _ in
                 guard let status = board.status(of: request.service) else {
                     throw GRPCStatus(.notFound, "service: unknown service \(TextCap.quoted(request.service))")
                 }
@@ -81,7 +81,7 @@ enum HealthService {
                 return response
             }
             .limitingRequestMessages(to: maxRequestBytes),
-            GRPCMethod.serverStreaming("Watch", GRPCHealthV1.HealthCheckRequest.self, GRPCHealthV1.HealthCheckResponse.self) {
+            GRPCMethod.protoServerStreaming("Watch", GRPCHealthV1.HealthCheckRequest.self, GRPCHealthV1.HealthCheckResponse.self) {
                 request, writer, _ in
                 // Watch keeps the stream open for as long as the client wants it, also for unknown
                 // services (SERVICE_UNKNOWN), per the health-checking protocol.

@@ -2,10 +2,11 @@ import PushCore
 import PushGRPC
 import PushProto
 
-/// Typed gRPC methods over ``ProtoMessage``s: decoding failures answer INVALID_ARGUMENT naming the
-/// message type.
+/// Typed gRPC methods over ``ProtoMessage``s, named apart from PushGRPC's byte-level constructors
+/// they wrap: `proto…` decode the request (a decoding failure answers INVALID_ARGUMENT naming the
+/// message type), `authorized…` also resolve the caller from its API key first.
 extension GRPCMethod {
-    static func unary<Request: ProtoMessage, Response: ProtoMessage>(
+    static func protoUnary<Request: ProtoMessage, Response: ProtoMessage>(
         _ name: String, _ request: Request.Type,
         _ body: @escaping @Sendable (Request, GRPCCallContext) async throws -> Response
     ) -> GRPCMethod {
@@ -14,7 +15,7 @@ extension GRPCMethod {
         }
     }
 
-    static func serverStreaming<Request: ProtoMessage, Response: ProtoMessage>(
+    static func protoServerStreaming<Request: ProtoMessage, Response: ProtoMessage>(
         _ name: String, _ request: Request.Type, _ response: Response.Type,
         _ body: @escaping @Sendable (Request, ProtoResponseWriter<Response>, GRPCCallContext) async throws -> Void
     ) -> GRPCMethod {
@@ -26,7 +27,7 @@ extension GRPCMethod {
     /// A unary method behind the API keys: the ``Caller`` is resolved from the call's headers,
     /// before any of its request is read (UNAUTHENTICATED first), and `.admin` methods need an
     /// admin key (PERMISSION_DENIED).
-    static func unary<Request: ProtoMessage, Response: ProtoMessage>(
+    static func authorizedUnary<Request: ProtoMessage, Response: ProtoMessage>(
         _ name: String, _ request: Request.Type, _ authorizer: Authorizer, _ access: Access,
         _ body: @escaping @Sendable (Request, Caller, GRPCCallContext) async throws -> Response
     ) -> GRPCMethod {
@@ -37,9 +38,9 @@ extension GRPCMethod {
     }
 
     /// An immediate unary method (``GRPCMethod/immediateUnary(_:_:)``: no task per call) behind the
-    /// API keys, checked as ``unary(_:_:_:_:_:)`` checks. `body` runs on the call's loop and
+    /// API keys, checked as ``authorizedUnary(_:_:_:_:_:)`` checks. `body` runs on the call's loop and
     /// answers through its responder, now or later; what it throws is the call's status.
-    static func immediateUnary<Request: ProtoMessage, Response: ProtoMessage>(
+    static func authorizedImmediateUnary<Request: ProtoMessage, Response: ProtoMessage>(
         _ name: String, _ request: Request.Type, _ response: Response.Type, _ authorizer: Authorizer, _ access: Access,
         _ body: @escaping @Sendable (Request, Caller, GRPCCallContext, ProtoUnaryResponder<Response>) throws(GRPCStatus) -> Void
     ) -> GRPCMethod {

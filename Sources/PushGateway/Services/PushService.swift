@@ -15,7 +15,7 @@ enum PushService {
     ) -> GRPCService {
         GRPCService(name: "pushgate.v1.Push", methods: [
             // Without a task per call: the busiest method, and a one-token Send is mostly overhead.
-            .immediateUnary("Send", PushgateV1.SendRequest.self, PushgateV1.SendResponse.self, authorizer, .anyCaller) {
+            .authorizedImmediateUnary("Send", PushgateV1.SendRequest.self, PushgateV1.SendResponse.self, authorizer, .anyCaller) {
                 request, caller, context, responder throws(GRPCStatus) in
                 let collector = try startSend(
                     request, caller: caller, settings: live.snapshot, delivery: delivery,
@@ -44,13 +44,13 @@ enum PushService {
                     emit: { response in await responses.send(response.serializedBytes()) })
             }
             .admitting(authorizer.admission(.anyCaller, method: "SendStream")),
-            .unary("Publish", PushgateV1.PublishRequest.self, authorizer, .anyCaller) { request, caller, _ in
+            .authorizedUnary("Publish", PushgateV1.PublishRequest.self, authorizer, .anyCaller) { request, caller, _ in
                 try await publish.publish(request, caller: caller)
             },
-            .unary("GetMessage", PushgateV1.GetMessageRequest.self, authorizer, .anyCaller) { request, _, _ in
+            .authorizedUnary("GetMessage", PushgateV1.GetMessageRequest.self, authorizer, .anyCaller) { request, _, _ in
                 try await publish.message(request)
             },
-            GRPCMethod.serverStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
+            GRPCMethod.protoServerStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
                 request, writer, context in
                 let configuration = live.configuration
                 /// The watch's apps against `caller`'s grant.

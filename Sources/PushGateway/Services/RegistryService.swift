@@ -17,24 +17,24 @@ struct RegistryService: Sendable {
 
     func make() -> GRPCService {
         GRPCService(name: "pushgate.v1.Registry", methods: [
-            .unary("ListApplications", PushgateV1.ListApplicationsRequest.self, authorizer, .anyCaller) { request, _, _ in
+            .authorizedUnary("ListApplications", PushgateV1.ListApplicationsRequest.self, authorizer, .anyCaller) { request, _, _ in
                 try Self.listApplications(request, apps: configuration.apps)
             },
-            .unary("CreateEndpoint", PushgateV1.CreateEndpointRequest.self, authorizer, .admin) { request, _, context in try await createEndpoint(request, context) },
-            .unary("GetEndpoint", PushgateV1.GetEndpointRequest.self, authorizer, .anyCaller) { request, _, _ in
+            .authorizedUnary("CreateEndpoint", PushgateV1.CreateEndpointRequest.self, authorizer, .admin) { request, _, context in try await createEndpoint(request, context) },
+            .authorizedUnary("GetEndpoint", PushgateV1.GetEndpointRequest.self, authorizer, .anyCaller) { request, _, _ in
                 try RegistryValidation.required(request.id, "id")
                 return PushgateV1.Endpoint(try await storeCall("id") { () async throws(StoreError) in
                     try await store.endpoint(id: request.id)
                 })
             },
-            .unary("UpdateEndpoint", PushgateV1.UpdateEndpointRequest.self, authorizer, .admin) { request, _, context in try await updateEndpoint(request, context) },
-            .unary("DeleteEndpoint", PushgateV1.DeleteEndpointRequest.self, authorizer, .admin) { request, _, _ in
+            .authorizedUnary("UpdateEndpoint", PushgateV1.UpdateEndpointRequest.self, authorizer, .admin) { request, _, context in try await updateEndpoint(request, context) },
+            .authorizedUnary("DeleteEndpoint", PushgateV1.DeleteEndpointRequest.self, authorizer, .admin) { request, _, _ in
                 try RegistryValidation.required(request.id, "id")
                 try await storeCall("id") { () async throws(StoreError) in try await store.deleteEndpoint(id: request.id) }
                 return PushgateV1.DeleteEndpointResponse()
             },
-            .unary("ListEndpoints", PushgateV1.ListEndpointsRequest.self, authorizer, .anyCaller) { request, _, context in try await listEndpoints(request, context) },
-            .unary("CreateTopic", PushgateV1.CreateTopicRequest.self, authorizer, .admin) { request, _, _ in
+            .authorizedUnary("ListEndpoints", PushgateV1.ListEndpointsRequest.self, authorizer, .anyCaller) { request, _, context in try await listEndpoints(request, context) },
+            .authorizedUnary("CreateTopic", PushgateV1.CreateTopicRequest.self, authorizer, .admin) { request, _, _ in
                 try RegistryValidation.topicName(request.name)
                 var topic = PushgateV1.Topic()
                 topic.name = try await storeCall("name") { () async throws(StoreError) in
@@ -42,21 +42,21 @@ struct RegistryService: Sendable {
                 }.name
                 return topic
             },
-            .unary("DeleteTopic", PushgateV1.DeleteTopicRequest.self, authorizer, .admin) { request, _, _ in
+            .authorizedUnary("DeleteTopic", PushgateV1.DeleteTopicRequest.self, authorizer, .admin) { request, _, _ in
                 try RegistryValidation.topicName(request.name)
                 try await storeCall("name") { () async throws(StoreError) in try await store.deleteTopic(name: request.name) }
                 return PushgateV1.DeleteTopicResponse()
             },
-            .unary("ListTopics", PushgateV1.ListTopicsRequest.self, authorizer, .anyCaller) { request, _, context in try await listTopics(request, context) },
-            .unary("Subscribe", PushgateV1.SubscribeRequest.self, authorizer, .admin) { request, _, context in try await subscribe(request, context) },
-            .unary("Unsubscribe", PushgateV1.UnsubscribeRequest.self, authorizer, .admin) { request, _, _ in
+            .authorizedUnary("ListTopics", PushgateV1.ListTopicsRequest.self, authorizer, .anyCaller) { request, _, context in try await listTopics(request, context) },
+            .authorizedUnary("Subscribe", PushgateV1.SubscribeRequest.self, authorizer, .admin) { request, _, context in try await subscribe(request, context) },
+            .authorizedUnary("Unsubscribe", PushgateV1.UnsubscribeRequest.self, authorizer, .admin) { request, _, _ in
                 try RegistryValidation.required(request.subscriptionID, "subscription_id")
                 try await storeCall("subscription_id") { () async throws(StoreError) in
                     try await store.unsubscribe(id: request.subscriptionID)
                 }
                 return PushgateV1.UnsubscribeResponse()
             },
-            .unary("ListSubscriptions", PushgateV1.ListSubscriptionsRequest.self, authorizer, .anyCaller) { request, _, context in try await listSubscriptions(request, context) },
+            .authorizedUnary("ListSubscriptions", PushgateV1.ListSubscriptionsRequest.self, authorizer, .anyCaller) { request, _, context in try await listSubscriptions(request, context) },
         ])
     }
 
