@@ -215,11 +215,15 @@ let package = Package(
             name: "PushGatewayTests", dependencies: ["PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC"],
             swiftSettings: swiftSettings),
 
+        // What every command reads and writes: FlagReader, usage errors that name the flag, standard
+        // error. Shared by the executable and PushBench.
+        .target(name: "PushCommandLine", swiftSettings: swiftSettings),
+
         // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(
             name: "pushgate",
             dependencies: [
-                "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushSync",
+                "PushCommandLine", "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushSync",
                 "PushMockADM", "PushMockSupport", "PushStore", "PushTLS", "PushPosix", "PushHTTP2", "PushMetrics",
                 "PushTransport",
             ],

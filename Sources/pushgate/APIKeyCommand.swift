@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushCommandLine
 import PushGateway
 
 /// `pushgate api-key`: makes a fresh API key and the `key_sha256` for the config, or hashes a key

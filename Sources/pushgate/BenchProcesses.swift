@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import PushCommandLine
 import PushPosix
 import PushTLS
 

@@ -1,3 +1,4 @@
+import PushCommandLine
 import PushStore
 
 /// `pushgate load-subscribers`: bulk-loads endpoints subscribed to a topic straight into a store

@@ -2,6 +2,7 @@
 import PushCredentials
 import Glibc
 #endif
+import PushCommandLine
 import PushMockFCM
 import PushMockSupport
 import PushPosix

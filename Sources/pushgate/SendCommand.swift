@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushCommandLine
 import PushCore
 import PushGRPC
 import PushGateway
@@ -148,11 +149,5 @@ enum SendCommand {
             throw CommandLineError("--push-type: unknown push type \(name.debugDescription)")
         }
         return PushgateV1.PushType(type)
-    }
-}
-
-extension String {
-    var trimmingBrackets: String {
-        hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
     }
 }

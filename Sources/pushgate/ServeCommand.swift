@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushCommandLine
 import PushGateway
 
 /// `pushgate serve`: reads the config, applies flags, runs until SIGINT/SIGTERM.

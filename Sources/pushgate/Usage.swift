@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 enum Version {
     static let current = "0.1.0"
 }
@@ -56,17 +52,4 @@ enum Usage {
         SIGHUP reads the config file and flags again and applies the apps and API keys without
         dropping connections (other keys need a restart; the log says which).
         """
-}
-
-/// Writes a line to standard error (fd 2 directly: the C `stderr` global is not concurrency-safe).
-func printError(_ message: String) {
-    let line = Array((message + "\n").utf8)
-    line.withUnsafeBytes { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-            if written <= 0 { return }
-            offset += written
-        }
-    }
 }

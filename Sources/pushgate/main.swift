@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushCommandLine
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32

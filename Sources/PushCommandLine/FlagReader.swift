@@ -1,22 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PushPosix
-
 /// A command-line mistake; the message names the flag.
-struct CommandLineError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct CommandLineError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Reads `--flag value` and `--flag=value` pairs in order.
-struct FlagReader {
+public struct FlagReader {
     private var arguments: ArraySlice<String>
     private var pendingValue: String?
 
-    init(_ arguments: [String]) { self.arguments = arguments[...] }
+    public init(_ arguments: [String]) { self.arguments = arguments[...] }
 
-    mutating func next() -> String? {
+    public mutating func next() -> String? {
         guard let argument = arguments.popFirst() else { return nil }
         if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
             pendingValue = String(argument[argument.index(after: equals)...])
@@ -26,7 +21,7 @@ struct FlagReader {
         return argument
     }
 
-    mutating func value(for flag: String) throws -> String {
+    public mutating func value(for flag: String) throws -> String {
         if let pendingValue {
             self.pendingValue = nil
             return pendingValue
@@ -36,7 +31,7 @@ struct FlagReader {
     }
 
     /// A `HOST:PORT` value (`[v6]:PORT` too) with a port from 1 to 65535.
-    mutating func hostPort(for flag: String, example: String) throws -> (host: String, port: Int) {
+    public mutating func hostPort(for flag: String, example: String) throws -> (host: String, port: Int) {
         let value = try value(for: flag)
         guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
             (1...65535).contains(port)
@@ -44,7 +39,7 @@ struct FlagReader {
         return (String(value[..<colon]).trimmingBrackets, port)
     }
 
-    mutating func int(for flag: String, range: ClosedRange<Int>) throws -> Int {
+    public mutating func int(for flag: String, range: ClosedRange<Int>) throws -> Int {
         let text = try value(for: flag)
         guard let number = Int(text), range.contains(number) else {
             throw CommandLineError("\(flag): must be an integer between \(range.lowerBound) and \(range.upperBound)")
@@ -53,11 +48,9 @@ struct FlagReader {
     }
 }
 
-/// The whole file (``FileContents``), its error as a command-line error.
-func readFile(_ path: String) throws -> [UInt8] {
-    do {
-        return try FileContents.read(path)
-    } catch {
-        throw CommandLineError(error.description)
+extension String {
+    /// `[::1]` → `::1`: the host of a `[v6]:PORT` address.
+    public var trimmingBrackets: String {
+        hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
     }
 }
