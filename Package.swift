@@ -219,13 +219,22 @@ let package = Package(
         // error. Shared by the executable and PushBench.
         .target(name: "PushCommandLine", swiftSettings: swiftSettings),
 
-        // The command line: serve, send, mock-apns, mock-fcm, mock-adm, version.
+        // The load generator behind `pushgate bench`: gRPC client, child processes, statistics, table, JSON.
+        .target(
+            name: "PushBench",
+            dependencies: [
+                "PushCommandLine", "PushCore", "PushGRPC", "PushHTTP2", "PushMetrics", "PushPosix", "PushProto",
+                "PushStore", "PushSync", "PushTLS", "PushTransport",
+            ],
+            swiftSettings: swiftSettings),
+
+        // The command line: serve, send, bench, load-subscribers, api-key, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(
             name: "pushgate",
             dependencies: [
-                "PushCommandLine", "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore", "PushMockAPNs", "PushMockFCM", "PushSync",
-                "PushMockADM", "PushMockSupport", "PushStore", "PushTLS", "PushPosix", "PushHTTP2", "PushMetrics",
-                "PushTransport",
+                "PushBench", "PushCommandLine", "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore",
+                "PushMockAPNs", "PushMockFCM", "PushMockADM", "PushMockSupport", "PushStore", "PushTLS", "PushPosix",
+                "PushSync",
             ],
             swiftSettings: swiftSettings),
     ]

@@ -1,3 +1,4 @@
+import PushBench
 import PushCommandLine
 import PushStore
 
@@ -45,7 +46,7 @@ enum LoadSubscribersCommand {
                 while start < first + count {
                     let end = min(start + 10_000, first + count)
                     created += try await opened.bulkCreateSubscribed(
-                        topic: topic, app: app, tokens: (start..<end).map(BenchCommand.benchToken), now: 0)
+                        topic: topic, app: app, tokens: (start..<end).map(BenchTokens.apns), now: 0)
                     start = end
                 }
             } catch {

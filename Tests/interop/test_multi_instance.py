@@ -80,7 +80,7 @@ def wait_finished(push, message_id, timeout):
 
 
 def bench_token(i):
-    """`pushgate load-subscribers`' token i (BenchCommand.benchToken)."""
+    """`pushgate load-subscribers`' token i (PushBench's BenchTokens.apns)."""
     return "b%063x" % i
 
 

@@ -1,10 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PushCore
-import PushHTTP2
 import PushPosix
-import PushTransport
 import Synchronization
 
 /// A set of connections on client loops, run phase by phase.

@@ -4,7 +4,6 @@ import Glibc
 import Dispatch
 import PushCommandLine
 import PushPosix
-import PushTLS
 
 // `pushgate bench`: the child processes it starts — `pushgate mock-apns` and `pushgate serve`
 // configured to it — from this same binary, on 127.0.0.1 only. Each child gets PR_SET_PDEATHSIG

@@ -17,7 +17,8 @@ enum BenchMode: String, Sendable {
     case send
     /// Push/SendStream: `concurrency` streams, each with up to `pipeline` requests outstanding.
     case stream
-    /// Push/Publish (not implemented by the gateway yet: every call gets UNIMPLEMENTED).
+    /// Push/Publish: one call to a topic of `--subscribers` endpoints, timed until the fan-out
+    /// completes (``BenchPublish``, not these connections).
     case publish
 
     var path: String {

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import PushCommandLine
-import PushCore
 import PushGRPC
 import PushProto
 import PushStore
@@ -20,7 +19,7 @@ enum BenchPublish {
         await store.close()
     }
 
-    static func measure(_ options: BenchCommand.Options, _ setup: inout BenchCommand.Setup) async -> Int32 {
+    static func measure(_ options: BenchOptions, _ setup: inout BenchSetup) async -> Int32 {
         let client: GRPCClient
         do {
             client = try await GRPCClient.connect(host: setup.host, port: setup.port)

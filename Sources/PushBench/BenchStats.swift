@@ -261,7 +261,7 @@ func jsonString(_ text: String) -> String {
 
 /// Everything a run measured, as a table or one JSON object.
 struct BenchResult {
-    let options: BenchCommand.Options
+    let options: BenchOptions
     let concurrency: Int
     let grpcConnections: Int
     let outcome: BenchDriver.Outcome
@@ -292,7 +292,7 @@ struct BenchResult {
         return (p50, p99, probe.maxValue, probe.fraction(above: p50 * StallWindows.factor))
     }
 
-    init(options: BenchCommand.Options, concurrency: Int, grpcConnections: Int, outcome: BenchDriver.Outcome) {
+    init(options: BenchOptions, concurrency: Int, grpcConnections: Int, outcome: BenchDriver.Outcome) {
         self.options = options
         self.concurrency = concurrency
         self.grpcConnections = grpcConnections

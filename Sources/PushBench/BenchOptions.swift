@@ -1,0 +1,266 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCommandLine
+
+/// What `pushgate bench` was asked to do: its flags, read by ``parse(_:)``, and its --help text.
+public struct BenchOptions {
+    public static let usage = """
+        Usage: pushgate bench [flags]
+
+        Load-tests a gateway through its gRPC API (Push/Send or Push/SendStream) and prints a progress
+        line per second, then a table: notifications/s, RPC latency p50/p90/p99/p999, errors by reason
+        (from the Results and the gRPC statuses), and the gateway's RSS and CPU.
+
+        With no --target it starts, as child processes of this binary, `pushgate mock-apns` (or
+        `pushgate mock-fcm` / `mock-adm`, with --provider fcm / adm) on 127.0.0.1 and `pushgate serve`
+        configured to it (a generated .p8 key, service account or client credentials in a temp dir),
+        and stops them at the end. Nothing leaves 127.0.0.1. Runs stop by themselves (count or
+        duration).
+
+        What to send:
+          --provider P              apns (default), fcm or adm. apns: 64-hex-digit device tokens, an
+                                    alert (title, body). fcm: the app is an FCM app ("platform":
+                                    "fcm"), tokens are FCM registration tokens (bench-<n>:APA91b…,
+                                    152 bytes), and the notification has an alert and data
+                                    ({"bench":"1"}); the gateway fetches an OAuth2 access token
+                                    from the mock's token endpoint with the generated service
+                                    account. adm: an ADM app, 700-byte registration ids
+                                    (amzn1.adm-registration.v3.bench-<n>.…, as long as real v3
+                                    ids), the same alert and data, an access token from mock-adm's
+                                    Login-with-Amazon endpoint
+          --http-version V          fcm, adm: the app's http_version (auto, 2 or 1.1); the mock bench
+                                    starts speaks it too (mock-fcm --http1 for 1.1, mock-adm --http2
+                                    for 2; auto: the mock's default, HTTP/2 for mock-fcm and
+                                    HTTP/1.1 for mock-adm, as Google and Amazon)
+          --mode MODE               send (Push/Send, default), stream (Push/SendStream) or publish
+                                    (one Push/Publish to a topic of --subscribers endpoints, timed
+                                    until GetMessage says the fan-out completed)
+          --subscribers N           publish: endpoints subscribed to the topic (default 100000),
+                                    bulk-loaded into the gateway's store before it starts
+          --tokens-per-send N       device tokens in each request (default 1000)
+          --concurrency N           send: RPCs in flight (default 4); with --rate: at most this many
+                                    in flight (default 1000). stream: SendStream calls (default 4)
+          --pipeline N              stream: requests outstanding on each call (default 16)
+          --rate R                  send: a fixed rate of R RPC/s (open loop) instead of a closed loop.
+                                    The table then also shows the machine stall probe: a thread
+                                    timing the same fixed ~25 µs of arithmetic every ms, so a
+                                    latency tail can be told apart from the machine's own stalls,
+                                    and the latency of the RPCs that met no stall on their own
+          --count N                 stop after N notifications (tokens) have been sent
+          --duration S              stop sending after S seconds (default 10 without --count)
+          --warmup N                RPCs sent and answered before measuring (default 4)
+          --timeout S               each Send's deadline, grpc-timeout (default 30)
+          --grpc-connections N      client connections to the gateway (default: 1 per 128 in flight)
+          --client-loops N          client event-loop threads (default 1)
+
+        The gateway and mock it starts (ignored with --target):
+          --connections N           provider (APNs, FCM or ADM) connections of the gateway's app (default 1)
+          --gateway-loops N         gateway event loops (default: one per core)
+          --queue-limit N           the gateway's queue_limit
+          --mock-loops N            mock event loops (default: one per core)
+          --delay-ms N              the mock waits N ms before each answer
+          --max-streams N           the mock's MAX_CONCURRENT_STREAMS over HTTP/2 (default: mock-apns
+                                    1000, mock-fcm and mock-adm 100)
+          --verify-tokens           apns: the mock verifies provider tokens (JWT) with the generated
+                                    key (mock-fcm always checks its OAuth2 access tokens)
+          --apns URL --apns-ca FILE deliver to an APNs look-alike that is already running (e.g. one
+                                    started by scripts/bench.sh) instead of starting a mock
+          --fcm URL --fcm-ca FILE --service-account FILE
+                                    --provider fcm: deliver to a mock-fcm that is already running,
+                                    with a service account it accepts (its token_uri is used)
+          --adm URL --adm-ca FILE --adm-client-id ID --adm-client-secret-file FILE
+                                    --provider adm: deliver to a mock-adm that is already running,
+                                    with client credentials it accepts (its token endpoint is
+                                    URL/auth/o2/token)
+          --keep-files              keep the temp dir (key, config, child logs) and print its path
+
+        A gateway that is already running:
+          --target HOST:PORT        bench this gateway; start nothing
+          --gateway-pid PID         read its RSS and CPU from /proc/PID
+          --gateway-metrics HOST:PORT
+                                    its metrics_listen address: the table then shows its
+                                    provider-request latency (the bench's own gateway always does)
+
+        Output:
+          --json                    print one JSON object instead of the table
+          --quiet                   no progress lines (they go to standard error)
+          -h, --help                this text
+
+        Latencies are per RPC (stream: per request message), from submission to the response, in a
+        fixed-size log-linear histogram (values within 3%). Provider-request latency is the gateway's
+        own pushgate_provider_request_seconds over the measured run (submit to APNs or FCM until its
+        response): its mean is exact, its quantiles are interpolated within the histogram's buckets.
+        Exit status: 0 when requests completed, 1 when none did, 2 bad usage, 3 set-up failed.
+        """
+
+    var provider = BenchProvider.apns
+    var mode = BenchMode.send
+    var subscribers = 100_000
+    var tokensPerSend = 1000
+    var concurrency: Int?
+    var pipeline = 16
+    var rate: Double?
+    var count: Int?
+    var duration: Double?
+    var warmup = 4
+    var timeout = 30.0
+    var grpcConnections: Int?
+    var clientLoops = 1
+    var connections = 1
+    var gatewayLoops: Int?
+    var queueLimit: Int?
+    var mockLoops: Int?
+    var delayMs: Int?
+    var maxStreams: Int?
+    var verifyTokens = false
+    var apnsURL: String?
+    var apnsCA: String?
+    var fcmURL: String?
+    var fcmCA: String?
+    var serviceAccount: String?
+    var admURL: String?
+    var admCA: String?
+    var admClientID: String?
+    var admClientSecretFile: String?
+    var httpVersion: String?
+    var keepFiles = false
+    var target: (host: String, port: Int)?
+    var gatewayPID: pid_t?
+    var gatewayMetrics: (host: String, port: Int)?
+    var json = false
+    var quiet = false
+
+    /// The options `arguments` (what follows `bench` on the command line) ask for; nil for `-h` or
+    /// `--help`. A mistake throws a ``CommandLineError`` that names the flag.
+    public static func parse(_ arguments: [String]) throws -> BenchOptions? {
+        var flags = FlagReader(arguments)
+        var options = BenchOptions()
+        while let flag = flags.next() {
+            switch flag {
+            case "-h", "--help": return nil
+            case "--provider":
+                let value = try flags.value(for: flag)
+                guard let provider = BenchProvider(rawValue: value) else {
+                    throw CommandLineError("--provider: apns, fcm or adm (not \(value.debugDescription))")
+                }
+                options.provider = provider
+            case "--mode":
+                let value = try flags.value(for: flag)
+                guard let mode = BenchMode(rawValue: value) else {
+                    throw CommandLineError("--mode: send, stream or publish (not \(value.debugDescription))")
+                }
+                options.mode = mode
+            case "--subscribers": options.subscribers = try flags.int(for: flag, range: 1...10_000_000)
+            case "--tokens-per-send": options.tokensPerSend = try flags.int(for: flag, range: 1...1_000_000)
+            case "--concurrency": options.concurrency = try flags.int(for: flag, range: 1...100_000)
+            case "--pipeline": options.pipeline = try flags.int(for: flag, range: 1...10_000)
+            case "--rate": options.rate = try positive(&flags, flag, max: 10_000_000)
+            case "--count": options.count = try flags.int(for: flag, range: 1...Int(Int32.max))
+            case "--duration": options.duration = try positive(&flags, flag, max: 86_400)
+            case "--warmup": options.warmup = try flags.int(for: flag, range: 0...1_000_000)
+            case "--timeout": options.timeout = try positive(&flags, flag, max: 3600)
+            case "--grpc-connections": options.grpcConnections = try flags.int(for: flag, range: 1...1000)
+            case "--client-loops": options.clientLoops = try flags.int(for: flag, range: 1...64)
+            case "--connections": options.connections = try flags.int(for: flag, range: 1...1000)
+            case "--gateway-loops": options.gatewayLoops = try flags.int(for: flag, range: 1...256)
+            case "--queue-limit": options.queueLimit = try flags.int(for: flag, range: 1...Int(Int32.max))
+            case "--mock-loops": options.mockLoops = try flags.int(for: flag, range: 1...256)
+            case "--delay-ms": options.delayMs = try flags.int(for: flag, range: 0...600_000)
+            case "--max-streams": options.maxStreams = try flags.int(for: flag, range: 1...1_000_000)
+            case "--verify-tokens": options.verifyTokens = true
+            case "--apns": options.apnsURL = try flags.value(for: flag)
+            case "--apns-ca": options.apnsCA = try flags.value(for: flag)
+            case "--fcm": options.fcmURL = try flags.value(for: flag)
+            case "--fcm-ca": options.fcmCA = try flags.value(for: flag)
+            case "--service-account": options.serviceAccount = try flags.value(for: flag)
+            case "--adm": options.admURL = try flags.value(for: flag)
+            case "--adm-ca": options.admCA = try flags.value(for: flag)
+            case "--adm-client-id": options.admClientID = try flags.value(for: flag)
+            case "--adm-client-secret-file": options.admClientSecretFile = try flags.value(for: flag)
+            case "--http-version":
+                let value = try flags.value(for: flag)
+                guard ["auto", "2", "1.1"].contains(value) else {
+                    throw CommandLineError("--http-version: auto, 2 or 1.1 (not \(value.debugDescription))")
+                }
+                options.httpVersion = value
+            case "--keep-files": options.keepFiles = true
+            case "--target": options.target = try flags.hostPort(for: flag, example: "127.0.0.1:50051")
+            case "--gateway-metrics": options.gatewayMetrics = try flags.hostPort(for: flag, example: "127.0.0.1:9464")
+            case "--gateway-pid": options.gatewayPID = pid_t(try flags.int(for: flag, range: 1...Int(Int32.max)))
+            case "--json": options.json = true
+            case "--quiet": options.quiet = true
+            default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate bench --help)")
+            }
+        }
+        if (options.apnsURL == nil) != (options.apnsCA == nil) {
+            throw CommandLineError("--apns and --apns-ca go together")
+        }
+        let fcmFlags = [options.fcmURL, options.fcmCA, options.serviceAccount].filter { $0 != nil }.count
+        if fcmFlags != 0 && fcmFlags != 3 {
+            throw CommandLineError("--fcm, --fcm-ca and --service-account go together")
+        }
+        let admFlags = [options.admURL, options.admCA, options.admClientID, options.admClientSecretFile]
+            .filter { $0 != nil }.count
+        if admFlags != 0 && admFlags != 4 {
+            throw CommandLineError("--adm, --adm-ca, --adm-client-id and --adm-client-secret-file go together")
+        }
+        if options.provider != .apns {
+            if options.apnsURL != nil { throw CommandLineError("--apns: only with --provider apns") }
+            if options.verifyTokens {
+                throw CommandLineError("--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)")
+            }
+        } else if options.httpVersion != nil {
+            throw CommandLineError("--http-version: only with --provider fcm or adm (APNs is HTTP/2 only)")
+        }
+        if fcmFlags != 0 && options.provider != .fcm { throw CommandLineError("--fcm: only with --provider fcm") }
+        if admFlags != 0 && options.provider != .adm { throw CommandLineError("--adm: only with --provider adm") }
+        if options.target != nil {
+            let spawnOnly = [
+                options.queueLimit != nil, options.gatewayLoops != nil, options.mockLoops != nil, options.delayMs != nil,
+                options.maxStreams != nil, options.verifyTokens, options.apnsURL != nil, options.connections != 1,
+                options.fcmURL != nil, options.admURL != nil, options.httpVersion != nil,
+            ]
+            if spawnOnly.contains(true) {
+                throw CommandLineError("--target: the gateway and mock flags only apply to what bench starts itself")
+            }
+        } else if options.gatewayPID != nil {
+            throw CommandLineError("--gateway-pid goes with --target")
+        }
+        if options.apnsURL != nil || options.fcmURL != nil || options.admURL != nil, options.delayMs != nil || options.maxStreams != nil || options.verifyTokens || options.mockLoops != nil {
+            throw CommandLineError("--apns/--fcm/--adm: the mock flags only apply to a mock that bench starts itself")
+        }
+        if options.rate != nil && options.mode == .stream {
+            throw CommandLineError("--rate: only with --mode send (or publish)")
+        }
+        return options
+    }
+
+    private static func positive(_ flags: inout FlagReader, _ flag: String, max: Double) throws -> Double {
+        let text = try flags.value(for: flag)
+        guard let value = Double(text), value > 0, value <= max else {
+            throw CommandLineError("\(flag): must be a number above 0 and at most \(formatCount(Int(max)))")
+        }
+        return value
+    }
+}
+
+/// The provider the bench's app delivers to.
+enum BenchProvider: String, Sendable {
+    case apns, fcm, adm
+
+    /// `APNs`, `FCM`, `ADM`.
+    var name: String { rawValue.uppercased() }
+
+    /// The mock that plays it: `mock-apns`, `mock-fcm`, `mock-adm`.
+    var mock: String { "mock-" + rawValue }
+
+    /// Token `i` in this provider's shape.
+    func token(_ i: Int) -> String {
+        switch self {
+        case .apns: BenchTokens.apns(i)
+        case .fcm: BenchTokens.fcm(i)
+        case .adm: BenchTokens.adm(i)
+        }
+    }
+}

@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushCommandLine
+import PushTLS
+
+/// `pushgate bench`'s gateway: the processes it starts (mock and gateway) or the gateway it is given.
+struct BenchSetup {
+    var files: BenchFiles?
+    var mock: BenchChild?
+    var gateway: BenchChild?
+    var host = "127.0.0.1"
+    var port = 0
+    var gatewayPID: pid_t?
+    /// Where the gateway serves `/metrics` (the provider-request latency); nil: not known.
+    var metrics: (host: String, port: Int)?
+    var mockURL: String?
+    var mockFinalLog = ""
+    var gatewayExit: Int32?
+    var description = ""
+
+    mutating func start(_ options: BenchOptions) async throws {
+        if let target = options.target {
+            host = target.host
+            port = target.port
+            gatewayPID = options.gatewayPID
+            metrics = options.gatewayMetrics
+            description = "target \(host):\(port)" + (gatewayPID.map { " (pid \($0))" } ?? "")
+            return
+        }
+        let files = try BenchFiles.make()
+        self.files = files
+        let app: String
+        switch options.provider {
+        case .apns: app = try startAPNs(options, files)
+        case .fcm: app = try startFCM(options, files)
+        case .adm: app = try startADM(options, files)
+        }
+        // The store lives in the temp dir, never in the working directory.
+        let store = files.path("pushgate.db")
+        if options.mode == .publish {
+            try await BenchPublish.preload(store: store, subscribers: options.subscribers, provider: options.provider)
+        }
+        var config = [
+            "\"listen\": \"127.0.0.1:0\"", "\"apps\": [\(app)]", "\"store\": \(jsonString(store))",
+            // For its provider-request latency histogram.
+            "\"metrics_listen\": \"127.0.0.1:0\"",
+        ]
+        if let limit = options.queueLimit { config.append("\"queue_limit\": \(limit)") }
+        if let loops = options.gatewayLoops { config.append("\"loops\": \(loops)") }
+        try files.write("pushgate.json", "{" + config.joined(separator: ", ") + "}\n")
+        let gateway = try BenchChild.spawn(
+            name: "gateway", arguments: [currentExecutablePath(), "serve", "--config", files.path("pushgate.json")],
+            logPath: files.path("gateway.log"))
+        self.gateway = gateway
+        let address = try gateway.waitForLog(after: "msg=listening address=127.0.0.1:")
+        guard let port = Int(address) else { throw CommandLineError("gateway: cannot read its port from \(address)") }
+        self.port = port
+        let metricsAddress = try gateway.waitForLog(after: "msg=\"metrics listening\" address=127.0.0.1:")
+        guard let metricsPort = Int(metricsAddress) else {
+            throw CommandLineError("gateway: cannot read its metrics port from \(metricsAddress)")
+        }
+        metrics = ("127.0.0.1", metricsPort)
+        gatewayPID = gateway.pid
+        let url = mockURL ?? ""
+        description = "gateway (child, pid \(gateway.pid), \(options.connections) \(options.provider.name) connection(s)) → "
+            + (mock == nil ? url : "\(mock!.name) (child, pid \(mock!.pid)) \(url)")
+    }
+
+    /// Starts mock-apns (unless --apns names one) and returns the gateway's APNs app.
+    private mutating func startAPNs(_ options: BenchOptions, _ files: BenchFiles) throws -> String {
+        let binary = currentExecutablePath()
+        let key = try ES256Signer.generateP8()
+        try files.write("AuthKey.p8", key.privateKeyPEM)
+        let keyID = "BENCHKEY01"
+        let teamID = "BENCHTEAM1"
+        let url: String
+        let ca: String
+        if let apnsURL = options.apnsURL, let apnsCA = options.apnsCA {
+            url = apnsURL
+            ca = apnsCA
+        } else {
+            var arguments = [binary, "mock-apns", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem")]
+            if options.verifyTokens {
+                arguments += ["--p8", files.path("AuthKey.p8"), "--key-id", keyID, "--team-id", teamID]
+            }
+            url = try startMock("mock-apns", arguments + mockFlags(options), files)
+            ca = files.path("mock-ca.pem")
+        }
+        mockURL = url
+        return "{" + [
+            "\"name\": \"bench\"", "\"platform\": \"apns\"", "\"bundle_id\": \"com.example.bench\"",
+            "\"team_id\": \(jsonString(teamID))", "\"key_id\": \(jsonString(keyID))",
+            "\"key_file\": \(jsonString(files.path("AuthKey.p8")))", "\"url\": \(jsonString(url))",
+            "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
+        ].joined(separator: ", ") + "}"
+    }
+
+    /// Starts mock-fcm with a service account it writes (unless --fcm names a running mock) and
+    /// returns the gateway's FCM app; the account's token_uri points at the mock.
+    private mutating func startFCM(_ options: BenchOptions, _ files: BenchFiles) throws -> String {
+        let url: String
+        let ca: String
+        let account: String
+        if let fcmURL = options.fcmURL, let fcmCA = options.fcmCA, let serviceAccount = options.serviceAccount {
+            (url, ca, account) = (fcmURL, fcmCA, serviceAccount)
+        } else {
+            let arguments = [
+                currentExecutablePath(), "mock-fcm", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem"),
+                "--write-service-account", files.path("service-account.json"),
+            ] + mockFlags(options) + (options.httpVersion == "1.1" ? ["--http1"] : [])
+            url = try startMock("mock-fcm", arguments, files)
+            ca = files.path("mock-ca.pem")
+            account = files.path("service-account.json")
+        }
+        mockURL = url
+        return "{" + [
+            "\"name\": \"bench\"", "\"platform\": \"fcm\"", "\"service_account_file\": \(jsonString(account))",
+            "\"url\": \(jsonString(url))", "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
+        ].joined(separator: ", ") + httpVersionKey(options) + "}"
+    }
+
+    /// Starts mock-adm with client credentials (unless --adm names a running mock) and returns
+    /// the gateway's ADM app, its token_url on the mock.
+    private mutating func startADM(_ options: BenchOptions, _ files: BenchFiles) throws -> String {
+        let url: String
+        let ca: String
+        let clientID: String
+        let secretFile: String
+        if let admURL = options.admURL, let admCA = options.admCA, let id = options.admClientID,
+            let secret = options.admClientSecretFile
+        {
+            (url, ca, clientID, secretFile) = (admURL, admCA, id, secret)
+        } else {
+            clientID = "amzn1.application-oa2-client.bench"
+            secretFile = files.path("adm-client-secret")
+            let arguments = [
+                currentExecutablePath(), "mock-adm", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem"),
+                "--client-id", clientID, "--write-client-secret", secretFile,
+            ] + mockFlags(options) + (options.httpVersion == "2" ? ["--http2"] : [])
+            url = try startMock("mock-adm", arguments, files)
+            ca = files.path("mock-ca.pem")
+        }
+        mockURL = url
+        return "{" + [
+            "\"name\": \"bench\"", "\"platform\": \"adm\"", "\"client_id\": \(jsonString(clientID))",
+            "\"client_secret_file\": \(jsonString(secretFile))", "\"url\": \(jsonString(url))",
+            "\"token_url\": \(jsonString(url + "/auth/o2/token"))", "\"ca_file\": \(jsonString(ca))",
+            "\"connections\": \(options.connections)",
+        ].joined(separator: ", ") + httpVersionKey(options) + "}"
+    }
+
+    private func httpVersionKey(_ options: BenchOptions) -> String {
+        options.httpVersion.map { ", \"http_version\": \(jsonString($0))" } ?? ""
+    }
+
+    /// Spawns mock `name` (`mock-apns`, `mock-fcm`, `mock-adm`) and waits until it listens and has written its
+    /// certificate; its URL.
+    private mutating func startMock(_ name: String, _ arguments: [String], _ files: BenchFiles) throws -> String {
+        let mock = try BenchChild.spawn(name: name, arguments: arguments, logPath: files.path("\(name).log"))
+        self.mock = mock
+        let port = try mock.waitForLog(after: "\(name) listening on 127.0.0.1:")
+        _ = try mock.waitForLog(after: "\(name): wrote the certificate to trust to ")
+        return "https://127.0.0.1:\(port)"
+    }
+
+    /// The flags both mocks take.
+    private func mockFlags(_ options: BenchOptions) -> [String] {
+        var arguments: [String] = []
+        if let n = options.mockLoops { arguments += ["--loops", "\(n)"] }
+        if let n = options.delayMs { arguments += ["--delay-ms", "\(n)"] }
+        if let n = options.maxStreams { arguments += ["--max-streams", "\(n)"] }
+        return arguments
+    }
+
+    mutating func tearDown(keepFiles: Bool) {
+        if let gateway {
+            gatewayExit = gateway.stop()
+            self.gateway = nil
+        }
+        if let mock {
+            mock.stop()
+            mockFinalLog = mock.log
+            self.mock = nil
+        }
+        if let files {
+            if keepFiles {
+                printError("pushgate bench: kept \(files.directory)")
+            } else {
+                files.remove()
+            }
+            self.files = nil
+        }
+    }
+}
