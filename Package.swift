@@ -227,6 +227,8 @@ let package = Package(
                 "PushStore", "PushSync", "PushTLS", "PushTransport",
             ],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushBenchTests", dependencies: ["PushBench", "PushMetrics", "PushProto"], swiftSettings: swiftSettings),
 
         // The command line: serve, send, bench, load-subscribers, api-key, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(
