@@ -2,9 +2,7 @@
 import Glibc
 #endif
 import PushCommandLine
-import PushMetrics
 import PushProto
-import Synchronization
 
 /// `pushgate bench`: drives a gateway through its real gRPC API and reports throughput, latency,
 /// errors and the gateway's memory and CPU. With no `--target` it starts `pushgate mock-apns` (or,
@@ -29,124 +27,67 @@ public enum Bench {
 
     // MARK: The run
 
+    /// A send or stream run: idle reading, warm-up, the measured phase with its readings before and
+    /// after, then the gateway and mock stopped (for their exit status and final stats) and the report.
     static func measure(_ options: BenchOptions, _ setup: inout BenchSetup) async -> Int32 {
-        let concurrency = options.concurrency ?? (options.rate != nil && options.mode != .stream ? 1000 : 4)
-        let tokensPerRequest = options.mode == .publish ? 0 : options.tokensPerSend
-        let message = requestMessage(options)
-        let grpcConnections: Int
-        if let n = options.grpcConnections {
-            grpcConnections = n
-        } else if options.mode == .stream {
-            grpcConnections = max(1, (concurrency + 63) / 64)
-        } else {
-            grpcConnections = max(1, (concurrency + 127) / 128)
-        }
+        let plan = BenchPlan(options)
         // Idle: the gateway started, no traffic yet.
         usleep(300_000)
         let idle = setup.gatewayPID.flatMap { ProcessSample.read(pid: $0) }
-
         let driver: BenchDriver
         do {
             driver = try await BenchDriver.connect(
-                host: setup.host, port: setup.port, connections: min(grpcConnections, max(1, concurrency)),
-                loops: options.clientLoops)
+                host: setup.host, port: setup.port, connections: plan.clientConnections, loops: options.clientLoops)
         } catch {
             printError("pushgate bench: cannot connect to \(setup.host):\(setup.port): \(error)")
             return 3
         }
         defer { driver.close() }
-
-        let timeout = Duration.milliseconds(Int(options.timeout * 1000))
-        let drainLimit = Duration.seconds(Int(options.timeout.rounded(.up)) + 5)
-        if options.warmup > 0 {
-            let warmup = BenchWorkload(
-                mode: options.mode, message: message, tokensPerRequest: tokensPerRequest,
-                concurrency: min(options.warmup, concurrency), pipeline: options.pipeline, rate: nil,
-                maxRequests: options.warmup, timeout: timeout)
-            let outcome = await driver.run(warmup, duration: .seconds(30), drainLimit: drainLimit)
-            if !options.quiet {
-                printError("bench: warm-up: \(outcome.report.requests) of \(options.warmup) RPCs answered"
-                    + (outcome.report.rpcErrors.isEmpty ? "" : ", errors: \(outcome.report.rpcErrors)"))
-            }
-        }
-        let afterWarmup = setup.gatewayPID.flatMap { ProcessSample.read(pid: $0) }
-        let mockPID = setup.mock?.pid
-        let mockBefore = mockPID.flatMap { ProcessSample.read(pid: $0) }
-        let selfBefore = ProcessSample.readSelf()
-        let providerBefore = setup.metrics.flatMap { ProviderLatency.scrape(host: $0.host, port: $0.port) }
-
-        let maxRequests: Int
-        if let count = options.count {
-            maxRequests = tokensPerRequest > 0 ? (count + tokensPerRequest - 1) / tokensPerRequest : count
-        } else {
-            maxRequests = Int.max
-        }
-        let durationSeconds = options.duration ?? (options.count == nil ? 10 : 600)
-        let workload = BenchWorkload(
-            mode: options.mode, message: message, tokensPerRequest: tokensPerRequest, concurrency: concurrency,
-            pipeline: options.pipeline, rate: options.rate, maxRequests: maxRequests, timeout: timeout)
-        let gatewayPID = setup.gatewayPID
-        var last = (requests: 0, results: 0, at: UInt64(0))
-        let stallProbe = options.rate != nil ? BenchStallProbe() : nil
-        stallProbe?.start()
-        let outcome = await driver.run(
-            workload, duration: .milliseconds(Int(durationSeconds * 1000)), drainLimit: drainLimit
-        ) { shared, elapsed in
-            guard !options.quiet else { return }
-            let requests = shared.completedRequests.load(ordering: .relaxed)
-            let results = shared.completedResults.load(ordering: .relaxed)
-            let seconds = Double(elapsed - last.at) / 1e9
-            var line = "bench: \(formatDecimal(Double(elapsed) / 1e9, places: 0))s"
-            if tokensPerRequest > 0 {
-                line += "  notifications/s \(formatCount(Int(Double(results - last.results) / seconds)))"
-            }
-            line += "  RPC/s \(formatCount(Int(Double(requests - last.requests) / seconds)))"
-            line += "  total \(formatCount(results)) delivered \(formatCount(shared.deliveredResults.load(ordering: .relaxed)))"
-            line += "  failed RPCs \(formatCount(shared.failedRequests.load(ordering: .relaxed)))"
-            if let pid = gatewayPID, let sample = ProcessSample.read(pid: pid) {
-                line += "  gateway RSS \(formatDecimal(Double(sample.rssKiB) / 1024, places: 1)) MiB"
-            }
-            printError(line)
-            last = (requests, results, elapsed)
-        }
-        let stalls = stallProbe?.stop()
-        let gatewayEnd = gatewayPID.flatMap { ProcessSample.read(pid: $0) }
-        let mockEnd = mockPID.flatMap { ProcessSample.read(pid: $0) }
-        let selfEnd = ProcessSample.readSelf()
+        await warmUp(driver, plan, quiet: options.quiet)
+        let readings = BenchReadings.Sources(gatewayPID: setup.gatewayPID, mockPID: setup.mock?.pid, metrics: setup.metrics)
+        let before = readings.read()
+        let (outcome, stalls) = await measuredPhase(driver, plan, quiet: options.quiet, gatewayPID: setup.gatewayPID)
         // After the drain, so every request of the run has been answered and observed.
-        let providerEnd = setup.metrics.flatMap { ProviderLatency.scrape(host: $0.host, port: $0.port) }
+        let end = readings.read()
         // RSS once the run's garbage has had a moment to be returned.
         usleep(500_000)
-        let settled = gatewayPID.flatMap { ProcessSample.read(pid: $0) }
+        let settled = setup.gatewayPID.flatMap { ProcessSample.read(pid: $0) }
         driver.close()
         setup.tearDown(keepFiles: options.keepFiles)
 
-        var result = BenchResult(options: options, concurrency: concurrency, grpcConnections: grpcConnections, outcome: outcome)
-        result.setup = setup.description
-        result.rssIdleKiB = idle?.rssKiB
-        result.rssAfterWarmupKiB = afterWarmup?.rssKiB
-        result.rssEndKiB = settled?.rssKiB ?? gatewayEnd?.rssKiB
-        result.rssPeakKiB = settled?.peakRSSKiB ?? gatewayEnd?.peakRSSKiB
-        result.gatewayThreads = gatewayEnd?.threads
-        let seconds = Double(outcome.elapsedNanos) / 1e9
-        func cpu(_ a: ProcessSample?, _ b: ProcessSample?) -> Double? {
-            guard let a, let b, seconds > 0 else { return nil }
-            return Double(b.cpuTicks - a.cpuTicks) / ProcessSample.ticksPerSecond / seconds * 100
-        }
-        result.gatewayCPU = cpu(afterWarmup, gatewayEnd)
-        result.mockCPU = cpu(mockBefore, mockEnd)
-        result.clientCPU = cpu(selfBefore, selfEnd)
-        result.stallProbe = stalls?.durations
-        if let windows = stalls?.stalls, !outcome.report.samples.isEmpty {
-            let split = windows.outside(outcome.report.samples)
-            result.latencyOutsideStalls = split.latency
-            result.rpcsInStalls = split.inStalls
-        }
-        if let providerBefore, let providerEnd { result.providerLatency = providerEnd.since(providerBefore) }
-        result.mockRequests = mockFinalStat(setup.mockFinalLog, key: "requests")
-        result.gatewayExit = setup.gatewayExit
+        var result = BenchResult(
+            options: options, concurrency: plan.concurrency, grpcConnections: plan.grpcConnections, outcome: outcome)
+        result.record(setup)
+        result.record(idle: idle, before: before, end: end, settled: settled)
+        result.record(stalls)
         print(options.json ? result.json() : result.table())
         return outcome.report.requests > 0 ? 0 : 1
+    }
+
+    /// The warm-up phase (`--warmup` RPCs, sent and answered) before anything is measured.
+    private static func warmUp(_ driver: BenchDriver, _ plan: BenchPlan, quiet: Bool) async {
+        guard let warmup = plan.warmup else { return }
+        let outcome = await driver.run(warmup, duration: .seconds(30), drainLimit: plan.drainLimit)
+        if !quiet {
+            printError("bench: warm-up: \(outcome.report.requests) of \(warmup.maxRequests) RPCs answered"
+                + (outcome.report.rpcErrors.isEmpty ? "" : ", errors: \(outcome.report.rpcErrors)"))
+        }
+    }
+
+    /// The measured phase, with the stall probe running under --rate and a progress line about
+    /// once a second (unless --quiet).
+    private static func measuredPhase(
+        _ driver: BenchDriver, _ plan: BenchPlan, quiet: Bool, gatewayPID: pid_t?
+    ) async -> (BenchDriver.Outcome, BenchStallProbe.Reading?) {
+        let stallProbe = plan.measured.rate != nil ? BenchStallProbe() : nil
+        stallProbe?.start()
+        var progress = BenchProgress(tokensPerRequest: plan.tokensPerRequest, gatewayPID: gatewayPID)
+        let outcome = await driver.run(plan.measured, duration: plan.duration, drainLimit: plan.drainLimit) {
+            shared, elapsed in
+            guard !quiet else { return }
+            printError(progress.line(shared, elapsed: elapsed))
+        }
+        return (outcome, stallProbe?.stop())
     }
 
     /// The request every RPC sends: one notification to `tokens-per-send` distinct tokens; for FCM

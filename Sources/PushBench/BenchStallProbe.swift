@@ -33,9 +33,12 @@ final class BenchStallProbe: @unchecked Sendable {
         }
     }
 
-    /// Stops the thread; the durations of the pieces, in nanoseconds, and when the machine was
-    /// stalled (nil if it never ran).
-    func stop() -> (durations: LatencyHistogram, stalls: StallWindows)? {
+    /// What a run of the probe measured: the durations of its pieces, in nanoseconds, and when the
+    /// machine was stalled.
+    typealias Reading = (durations: LatencyHistogram, stalls: StallWindows)
+
+    /// Stops the thread; what it measured (nil if it never ran).
+    func stop() -> Reading? {
         guard started else { return nil }
         stopFlag.withLock { $0 = true }
         pthread_join(thread, nil)

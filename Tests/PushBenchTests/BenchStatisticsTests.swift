@@ -213,4 +213,70 @@ struct BenchStatisticsTests {
         #expect("abc".after("") == nil)
         #expect("héllo wörld".after("ö") == "rld")
     }
+
+    @Test("the plan: concurrency, connections and request budget from the flags")
+    func plan() throws {
+        let closed = BenchPlan(try #require(try BenchOptions.parse([])))
+        #expect(closed.concurrency == 4)
+        #expect(closed.tokensPerRequest == 1000)
+        #expect(closed.grpcConnections == 1 && closed.clientConnections == 1)
+        #expect(closed.measured.maxRequests == Int.max)
+        #expect(closed.measured.rate == nil)
+        #expect(closed.duration == .seconds(10))
+        #expect(closed.drainLimit == .seconds(35))
+        #expect(closed.measured.timeout == .seconds(30))
+        #expect(closed.warmup?.maxRequests == 4 && closed.warmup?.concurrency == 4 && closed.warmup?.rate == nil)
+
+        let rate = BenchPlan(try #require(try BenchOptions.parse(["--rate", "500", "--count", "2500", "--tokens-per-send", "1000", "--warmup", "2", "--timeout", "2.5"])))
+        #expect(rate.concurrency == 1000)
+        #expect(rate.grpcConnections == 8)
+        #expect(rate.measured.maxRequests == 3)  // 2,500 tokens in requests of 1,000
+        #expect(rate.measured.rate == 500)
+        #expect(rate.duration == .seconds(600))
+        #expect(rate.drainLimit == .seconds(8))
+        #expect(rate.measured.timeout == .milliseconds(2500))
+        #expect(rate.warmup?.concurrency == 2)
+
+        let stream = BenchPlan(try #require(try BenchOptions.parse(["--mode", "stream", "--concurrency", "65", "--duration", "1.5", "--warmup", "0"])))
+        #expect(stream.grpcConnections == 2)
+        #expect(stream.warmup == nil)
+        #expect(stream.duration == .milliseconds(1500))
+
+        let capped = BenchPlan(try #require(try BenchOptions.parse(["--concurrency", "3", "--grpc-connections", "10"])))
+        #expect(capped.grpcConnections == 10 && capped.clientConnections == 3)
+        #expect(BenchPlan.requests(for: 5, tokensPerRequest: 0) == 5)
+        #expect(BenchPlan.connections(for: 128, mode: .send) == 1 && BenchPlan.connections(for: 129, mode: .send) == 2)
+    }
+
+    @Test("CPU is ticks over the run's seconds, in percent of one core")
+    func cpuPercent() {
+        let ticks = Int(ProcessSample.ticksPerSecond)
+        let start = ProcessSample(rssKiB: 0, peakRSSKiB: 0, cpuTicks: 10, threads: 1)
+        let end = ProcessSample(rssKiB: 0, peakRSSKiB: 0, cpuTicks: 10 + 3 * ticks, threads: 1)
+        #expect(ProcessSample.cpuPercent(from: start, to: end, over: 2) == 150)
+        #expect(ProcessSample.cpuPercent(from: nil, to: end, over: 2) == nil)
+        #expect(ProcessSample.cpuPercent(from: start, to: end, over: 0) == nil)
+    }
+
+    @Test("this process's /proc readings are there and plausible")
+    func readSelf() throws {
+        let sample = try #require(ProcessSample.readSelf())
+        #expect(sample.rssKiB > 0 && sample.peakRSSKiB >= sample.rssKiB)
+        #expect(sample.threads >= 1)
+    }
+
+    @Test("the progress line: rates since the previous line, totals, the gateway's RSS")
+    func progressLine() {
+        var progress = BenchProgress(tokensPerRequest: 100, gatewayPID: nil)
+        #expect(
+            progress.line(requests: 50, results: 5_000, delivered: 4_990, failedRPCs: 1, elapsed: 1_000_000_000, gatewayRSSKiB: 20_480)
+                == "bench: 1s  notifications/s 5,000  RPC/s 50  total 5,000 delivered 4,990  failed RPCs 1  gateway RSS 20.0 MiB")
+        #expect(
+            progress.line(requests: 150, results: 15_000, delivered: 15_000, failedRPCs: 1, elapsed: 3_000_000_000, gatewayRSSKiB: nil)
+                == "bench: 3s  notifications/s 5,000  RPC/s 50  total 15,000 delivered 15,000  failed RPCs 1")
+        var publish = BenchProgress(tokensPerRequest: 0, gatewayPID: nil)
+        #expect(
+            publish.line(requests: 2, results: 0, delivered: 0, failedRPCs: 0, elapsed: 1_000_000_000, gatewayRSSKiB: nil)
+                == "bench: 1s  RPC/s 2  total 0 delivered 0  failed RPCs 0")
+    }
 }
