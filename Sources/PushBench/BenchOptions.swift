@@ -137,103 +137,153 @@ public struct BenchOptions {
         var flags = FlagReader(arguments)
         var options = BenchOptions()
         while let flag = flags.next() {
-            switch flag {
-            case "-h", "--help": return nil
-            case "--provider":
-                let value = try flags.value(for: flag)
-                guard let provider = BenchProvider(rawValue: value) else {
-                    throw CommandLineError("--provider: apns, fcm or adm (not \(value.debugDescription))")
-                }
-                options.provider = provider
-            case "--mode":
-                let value = try flags.value(for: flag)
-                guard let mode = BenchMode(rawValue: value) else {
-                    throw CommandLineError("--mode: send, stream or publish (not \(value.debugDescription))")
-                }
-                options.mode = mode
-            case "--subscribers": options.subscribers = try flags.int(for: flag, range: 1...10_000_000)
-            case "--tokens-per-send": options.tokensPerSend = try flags.int(for: flag, range: 1...1_000_000)
-            case "--concurrency": options.concurrency = try flags.int(for: flag, range: 1...100_000)
-            case "--pipeline": options.pipeline = try flags.int(for: flag, range: 1...10_000)
-            case "--rate": options.rate = try positive(&flags, flag, max: 10_000_000)
-            case "--count": options.count = try flags.int(for: flag, range: 1...Int(Int32.max))
-            case "--duration": options.duration = try positive(&flags, flag, max: 86_400)
-            case "--warmup": options.warmup = try flags.int(for: flag, range: 0...1_000_000)
-            case "--timeout": options.timeout = try positive(&flags, flag, max: 3600)
-            case "--grpc-connections": options.grpcConnections = try flags.int(for: flag, range: 1...1000)
-            case "--client-loops": options.clientLoops = try flags.int(for: flag, range: 1...64)
-            case "--connections": options.connections = try flags.int(for: flag, range: 1...1000)
-            case "--gateway-loops": options.gatewayLoops = try flags.int(for: flag, range: 1...256)
-            case "--queue-limit": options.queueLimit = try flags.int(for: flag, range: 1...Int(Int32.max))
-            case "--mock-loops": options.mockLoops = try flags.int(for: flag, range: 1...256)
-            case "--delay-ms": options.delayMs = try flags.int(for: flag, range: 0...600_000)
-            case "--max-streams": options.maxStreams = try flags.int(for: flag, range: 1...1_000_000)
-            case "--verify-tokens": options.verifyTokens = true
-            case "--apns": options.apnsURL = try flags.value(for: flag)
-            case "--apns-ca": options.apnsCA = try flags.value(for: flag)
-            case "--fcm": options.fcmURL = try flags.value(for: flag)
-            case "--fcm-ca": options.fcmCA = try flags.value(for: flag)
-            case "--service-account": options.serviceAccount = try flags.value(for: flag)
-            case "--adm": options.admURL = try flags.value(for: flag)
-            case "--adm-ca": options.admCA = try flags.value(for: flag)
-            case "--adm-client-id": options.admClientID = try flags.value(for: flag)
-            case "--adm-client-secret-file": options.admClientSecretFile = try flags.value(for: flag)
-            case "--http-version":
-                let value = try flags.value(for: flag)
-                guard ["auto", "2", "1.1"].contains(value) else {
-                    throw CommandLineError("--http-version: auto, 2 or 1.1 (not \(value.debugDescription))")
-                }
-                options.httpVersion = value
-            case "--keep-files": options.keepFiles = true
-            case "--target": options.target = try flags.hostPort(for: flag, example: "127.0.0.1:50051")
-            case "--gateway-metrics": options.gatewayMetrics = try flags.hostPort(for: flag, example: "127.0.0.1:9464")
-            case "--gateway-pid": options.gatewayPID = pid_t(try flags.int(for: flag, range: 1...Int(Int32.max)))
-            case "--json": options.json = true
-            case "--quiet": options.quiet = true
-            default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate bench --help)")
-            }
+            if flag == "-h" || flag == "--help" { return nil }
+            if try options.readWorkloadFlag(flag, &flags) { continue }
+            if try options.readSpawnFlag(flag, &flags) { continue }
+            if try options.readTargetOrOutputFlag(flag, &flags) { continue }
+            throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate bench --help)")
         }
-        if (options.apnsURL == nil) != (options.apnsCA == nil) {
+        try options.checkTogether()
+        try options.checkProvider()
+        try options.checkTarget()
+        try options.checkMode()
+        return options
+    }
+
+    // MARK: Flags, in the usage's sections; false: not one of them
+
+    /// What to send.
+    private mutating func readWorkloadFlag(_ flag: String, _ flags: inout FlagReader) throws -> Bool {
+        switch flag {
+        case "--provider":
+            let value = try flags.value(for: flag)
+            guard let provider = BenchProvider(rawValue: value) else {
+                throw CommandLineError("--provider: apns, fcm or adm (not \(value.debugDescription))")
+            }
+            self.provider = provider
+        case "--http-version":
+            let value = try flags.value(for: flag)
+            guard ["auto", "2", "1.1"].contains(value) else {
+                throw CommandLineError("--http-version: auto, 2 or 1.1 (not \(value.debugDescription))")
+            }
+            httpVersion = value
+        case "--mode":
+            let value = try flags.value(for: flag)
+            guard let mode = BenchMode(rawValue: value) else {
+                throw CommandLineError("--mode: send, stream or publish (not \(value.debugDescription))")
+            }
+            self.mode = mode
+        case "--subscribers": subscribers = try flags.int(for: flag, range: 1...10_000_000)
+        case "--tokens-per-send": tokensPerSend = try flags.int(for: flag, range: 1...1_000_000)
+        case "--concurrency": concurrency = try flags.int(for: flag, range: 1...100_000)
+        case "--pipeline": pipeline = try flags.int(for: flag, range: 1...10_000)
+        case "--rate": rate = try Self.positive(&flags, flag, max: 10_000_000)
+        case "--count": count = try flags.int(for: flag, range: 1...Int(Int32.max))
+        case "--duration": duration = try Self.positive(&flags, flag, max: 86_400)
+        case "--warmup": warmup = try flags.int(for: flag, range: 0...1_000_000)
+        case "--timeout": timeout = try Self.positive(&flags, flag, max: 3600)
+        case "--grpc-connections": grpcConnections = try flags.int(for: flag, range: 1...1000)
+        case "--client-loops": clientLoops = try flags.int(for: flag, range: 1...64)
+        default: return false
+        }
+        return true
+    }
+
+    /// The gateway and mock bench starts (or a running mock it points its gateway at).
+    private mutating func readSpawnFlag(_ flag: String, _ flags: inout FlagReader) throws -> Bool {
+        switch flag {
+        case "--connections": connections = try flags.int(for: flag, range: 1...1000)
+        case "--gateway-loops": gatewayLoops = try flags.int(for: flag, range: 1...256)
+        case "--queue-limit": queueLimit = try flags.int(for: flag, range: 1...Int(Int32.max))
+        case "--mock-loops": mockLoops = try flags.int(for: flag, range: 1...256)
+        case "--delay-ms": delayMs = try flags.int(for: flag, range: 0...600_000)
+        case "--max-streams": maxStreams = try flags.int(for: flag, range: 1...1_000_000)
+        case "--verify-tokens": verifyTokens = true
+        case "--apns": apnsURL = try flags.value(for: flag)
+        case "--apns-ca": apnsCA = try flags.value(for: flag)
+        case "--fcm": fcmURL = try flags.value(for: flag)
+        case "--fcm-ca": fcmCA = try flags.value(for: flag)
+        case "--service-account": serviceAccount = try flags.value(for: flag)
+        case "--adm": admURL = try flags.value(for: flag)
+        case "--adm-ca": admCA = try flags.value(for: flag)
+        case "--adm-client-id": admClientID = try flags.value(for: flag)
+        case "--adm-client-secret-file": admClientSecretFile = try flags.value(for: flag)
+        case "--keep-files": keepFiles = true
+        default: return false
+        }
+        return true
+    }
+
+    /// A gateway that is already running, and the output.
+    private mutating func readTargetOrOutputFlag(_ flag: String, _ flags: inout FlagReader) throws -> Bool {
+        switch flag {
+        case "--target": target = try flags.hostPort(for: flag, example: "127.0.0.1:50051")
+        case "--gateway-metrics": gatewayMetrics = try flags.hostPort(for: flag, example: "127.0.0.1:9464")
+        case "--gateway-pid": gatewayPID = pid_t(try flags.int(for: flag, range: 1...Int(Int32.max)))
+        case "--json": json = true
+        case "--quiet": quiet = true
+        default: return false
+        }
+        return true
+    }
+
+    // MARK: Rules between flags, checked in this order once all are read
+
+    /// How many of a running FCM mock's three flags, and of a running ADM mock's four, were given.
+    private var fcmFlagCount: Int { [fcmURL, fcmCA, serviceAccount].filter { $0 != nil }.count }
+    private var admFlagCount: Int { [admURL, admCA, admClientID, admClientSecretFile].filter { $0 != nil }.count }
+
+    /// A running mock's flags come all together or not at all.
+    private func checkTogether() throws {
+        if (apnsURL == nil) != (apnsCA == nil) {
             throw CommandLineError("--apns and --apns-ca go together")
         }
-        let fcmFlags = [options.fcmURL, options.fcmCA, options.serviceAccount].filter { $0 != nil }.count
-        if fcmFlags != 0 && fcmFlags != 3 {
+        if fcmFlagCount != 0 && fcmFlagCount != 3 {
             throw CommandLineError("--fcm, --fcm-ca and --service-account go together")
         }
-        let admFlags = [options.admURL, options.admCA, options.admClientID, options.admClientSecretFile]
-            .filter { $0 != nil }.count
-        if admFlags != 0 && admFlags != 4 {
+        if admFlagCount != 0 && admFlagCount != 4 {
             throw CommandLineError("--adm, --adm-ca, --adm-client-id and --adm-client-secret-file go together")
         }
-        if options.provider != .apns {
-            if options.apnsURL != nil { throw CommandLineError("--apns: only with --provider apns") }
-            if options.verifyTokens {
+    }
+
+    /// The provider's own flags only with that provider.
+    private func checkProvider() throws {
+        if provider != .apns {
+            if apnsURL != nil { throw CommandLineError("--apns: only with --provider apns") }
+            if verifyTokens {
                 throw CommandLineError("--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)")
             }
-        } else if options.httpVersion != nil {
+        } else if httpVersion != nil {
             throw CommandLineError("--http-version: only with --provider fcm or adm (APNs is HTTP/2 only)")
         }
-        if fcmFlags != 0 && options.provider != .fcm { throw CommandLineError("--fcm: only with --provider fcm") }
-        if admFlags != 0 && options.provider != .adm { throw CommandLineError("--adm: only with --provider adm") }
-        if options.target != nil {
+        if fcmFlagCount != 0 && provider != .fcm { throw CommandLineError("--fcm: only with --provider fcm") }
+        if admFlagCount != 0 && provider != .adm { throw CommandLineError("--adm: only with --provider adm") }
+    }
+
+    /// What bench starts is configured only when it starts it: not with --target, and a running
+    /// mock's own settings not at all.
+    private func checkTarget() throws {
+        if target != nil {
             let spawnOnly = [
-                options.queueLimit != nil, options.gatewayLoops != nil, options.mockLoops != nil, options.delayMs != nil,
-                options.maxStreams != nil, options.verifyTokens, options.apnsURL != nil, options.connections != 1,
-                options.fcmURL != nil, options.admURL != nil, options.httpVersion != nil,
+                queueLimit != nil, gatewayLoops != nil, mockLoops != nil, delayMs != nil, maxStreams != nil, verifyTokens,
+                apnsURL != nil, connections != 1, fcmURL != nil, admURL != nil, httpVersion != nil,
             ]
             if spawnOnly.contains(true) {
                 throw CommandLineError("--target: the gateway and mock flags only apply to what bench starts itself")
             }
-        } else if options.gatewayPID != nil {
+        } else if gatewayPID != nil {
             throw CommandLineError("--gateway-pid goes with --target")
         }
-        if options.apnsURL != nil || options.fcmURL != nil || options.admURL != nil, options.delayMs != nil || options.maxStreams != nil || options.verifyTokens || options.mockLoops != nil {
+        if apnsURL != nil || fcmURL != nil || admURL != nil, delayMs != nil || maxStreams != nil || verifyTokens || mockLoops != nil {
             throw CommandLineError("--apns/--fcm/--adm: the mock flags only apply to a mock that bench starts itself")
         }
-        if options.rate != nil && options.mode == .stream {
+    }
+
+    /// A fixed rate is a schedule of unary calls; a stream's requests follow its answers.
+    private func checkMode() throws {
+        if rate != nil && mode == .stream {
             throw CommandLineError("--rate: only with --mode send (or publish)")
         }
-        return options
     }
 
     private static func positive(_ flags: inout FlagReader, _ flag: String, max: Double) throws -> Double {
