@@ -19,6 +19,8 @@ enum BenchPublish {
         await store.close()
     }
 
+    /// Publishes once, polls GetMessage until the fan-out completed or expired, stops what bench
+    /// started and prints the figures. 0 when every subscriber got it, 1 otherwise, 3 no gateway.
     static func measure(_ options: BenchOptions, _ setup: inout BenchSetup) async -> Int32 {
         let client: GRPCClient
         do {
@@ -28,51 +30,75 @@ enum BenchPublish {
             return 3
         }
         defer { client.close() }
+        let fanOut: FanOut
+        do {
+            fanOut = try await publishAndWait(client, limit: .seconds(Int(options.timeout.rounded(.up)) + 600))
+        } catch {
+            printError("pushgate bench: publish: \(error)")
+            return 1
+        }
+        setup.tearDown(keepFiles: options.keepFiles)
+        print(options.json ? fanOut.json(subscribers: options.subscribers)
+            : fanOut.table(subscribers: options.subscribers, setup: setup.description))
+        return fanOut.message.state == .completed && fanOut.message.delivered == Int64(options.subscribers) ? 0 : 1
+    }
+
+    /// What one Publish measured: when it was answered, when its fan-out ended, and the message's
+    /// counts at that point.
+    struct FanOut {
+        var message: PushgateV1.Message
+        /// From the call to its answer (the message committed), in milliseconds.
+        var publishMs: Double
+        /// From the call until GetMessage said completed or expired (or `limit` passed).
+        var seconds: Double
+
+        var subscribersPerSecond: Int { Int(seconds > 0 ? Double(message.delivered) / seconds : 0) }
+
+        func json(subscribers: Int) -> String {
+            "{\"mode\":\"publish\",\"subscribers\":\(subscribers),\"seconds\":\(seconds),"
+                + "\"subscribers_per_second\":\(subscribersPerSecond),\"publish_ms\":\(publishMs),"
+                + "\"state\":\"\(message.state)\",\"total\":\(message.total),\"delivered\":\(message.delivered),"
+                + "\"rejected\":\(message.rejected),\"failed\":\(message.failed),\"skipped\":\(message.skipped)}"
+        }
+
+        func table(subscribers: Int, setup: String) -> String {
+            """
+            Publish fan-out: \(subscribers) subscribers, \(setup)
+              Publish answered (committed)   \(formatDecimal(publishMs, places: 2)) ms
+              fan-out done in                \(formatDecimal(seconds, places: 3)) s
+              subscribers/s                  \(formatCount(subscribersPerSecond))
+              state                          \(message.state)
+              total / delivered / rejected / failed / skipped
+                                             \(message.total) / \(message.delivered) / \(message.rejected) / \(message.failed) / \(message.skipped)
+            """
+        }
+    }
+
+    /// One Publish to the bench topic, then GetMessage every 5 ms until its fan-out is over or
+    /// `limit` has passed.
+    private static func publishAndWait(_ client: GRPCClient, limit: Duration) async throws -> FanOut {
         var request = PushgateV1.PublishRequest()
         request.topic = topic
         request.message = #"{"default":"Hello from pushgate bench","APNS":"{\"aps\":{\"alert\":\"Hello\"}}"}"#
         request.messageStructure = "json"
         let start = ContinuousClock.now
+        let reply = try PushgateV1.PublishResponse(
+            serializedBytes: try await client.unary("/pushgate.v1.Push/Publish", request.serializedBytes()))
+        let accepted = ContinuousClock.now - start
+        var get = PushgateV1.GetMessageRequest()
+        get.messageID = reply.messageID
         var message = PushgateV1.Message()
-        do {
-            let reply = try PushgateV1.PublishResponse(
-                serializedBytes: try await client.unary("/pushgate.v1.Push/Publish", request.serializedBytes()))
-            let accepted = ContinuousClock.now - start
-            var get = PushgateV1.GetMessageRequest()
-            get.messageID = reply.messageID
-            let limit = ContinuousClock.now + .seconds(Int(options.timeout.rounded(.up)) + 600)
-            while ContinuousClock.now < limit {
-                message = try PushgateV1.Message(
-                    serializedBytes: try await client.unary("/pushgate.v1.Push/GetMessage", get.serializedBytes()))
-                if message.state == .completed || message.state == .expired { break }
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let rate = seconds > 0 ? Double(message.delivered) / seconds : 0
-            let acceptedMs = Double(accepted.components.attoseconds) / 1e15 + Double(accepted.components.seconds) * 1000
-            setup.tearDown(keepFiles: options.keepFiles)
-            if options.json {
-                print(
-                    "{\"mode\":\"publish\",\"subscribers\":\(options.subscribers),\"seconds\":\(seconds),"
-                        + "\"subscribers_per_second\":\(Int(rate)),\"publish_ms\":\(acceptedMs),"
-                        + "\"state\":\"\(message.state)\",\"total\":\(message.total),\"delivered\":\(message.delivered),"
-                        + "\"rejected\":\(message.rejected),\"failed\":\(message.failed),\"skipped\":\(message.skipped)}")
-            } else {
-                print("""
-                    Publish fan-out: \(options.subscribers) subscribers, \(setup.description)
-                      Publish answered (committed)   \(formatDecimal(acceptedMs, places: 2)) ms
-                      fan-out done in                \(formatDecimal(seconds, places: 3)) s
-                      subscribers/s                  \(formatCount(Int(rate)))
-                      state                          \(message.state)
-                      total / delivered / rejected / failed / skipped
-                                                     \(message.total) / \(message.delivered) / \(message.rejected) / \(message.failed) / \(message.skipped)
-                    """)
-            }
-            return message.state == .completed && message.delivered == Int64(options.subscribers) ? 0 : 1
-        } catch {
-            printError("pushgate bench: publish: \(error)")
-            return 1
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            message = try PushgateV1.Message(
+                serializedBytes: try await client.unary("/pushgate.v1.Push/GetMessage", get.serializedBytes()))
+            if message.state == .completed || message.state == .expired { break }
+            try await Task.sleep(for: .milliseconds(5))
         }
+        let elapsed = ContinuousClock.now - start
+        return FanOut(
+            message: message,
+            publishMs: Double(accepted.components.attoseconds) / 1e15 + Double(accepted.components.seconds) * 1000,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }

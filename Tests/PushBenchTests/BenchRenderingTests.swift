@@ -1,4 +1,5 @@
 import PushMetrics
+import PushProto
 import Testing
 
 @testable import PushBench
@@ -205,6 +206,32 @@ struct BenchRenderingTests {
         #expect(rows.contains { $0.hasSuffix("| … 3 more reasons") })
         #expect(run.json().contains(#""pipeline": 8,"#))
         #expect(run.json().contains(#""rpc_errors": 15,"#))
+    }
+
+    @Test("a Publish fan-out's lines and JSON")
+    func publish() {
+        var message = PushgateV1.Message()
+        message.state = .completed
+        message.total = 2000
+        message.delivered = 1990
+        message.rejected = 6
+        message.failed = 3
+        message.skipped = 1
+        let fanOut = BenchPublish.FanOut(message: message, publishMs: 12.3456, seconds: 0.5)
+        #expect(fanOut.subscribersPerSecond == 3980)
+        #expect(fanOut.table(subscribers: 2000, setup: "target 127.0.0.1:50051") == """
+            Publish fan-out: 2000 subscribers, target 127.0.0.1:50051
+              Publish answered (committed)   12.35 ms
+              fan-out done in                0.500 s
+              subscribers/s                  3,980
+              state                          MESSAGE_STATE_COMPLETED
+              total / delivered / rejected / failed / skipped
+                                             2000 / 1990 / 6 / 3 / 1
+            """)
+        #expect(fanOut.json(subscribers: 2000) == #"{"mode":"publish","subscribers":2000,"seconds":0.5,"#
+            + #""subscribers_per_second":3980,"publish_ms":12.3456,"state":"MESSAGE_STATE_COMPLETED","#
+            + #""total":2000,"delivered":1990,"rejected":6,"failed":3,"skipped":1}"#)
+        #expect(BenchPublish.FanOut(message: message, publishMs: 1, seconds: 0).subscribersPerSecond == 0)
     }
 
     @Test("numbers: decimals, thousands, milliseconds")
