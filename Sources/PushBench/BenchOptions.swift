@@ -300,7 +300,13 @@ enum BenchProvider: String, Sendable {
     case apns, fcm, adm
 
     /// `APNs`, `FCM`, `ADM`.
-    var name: String { rawValue.uppercased() }
+    var name: String {
+        switch self {
+        case .apns: "APNs"
+        case .fcm: "FCM"
+        case .adm: "ADM"
+        }
+    }
 
     /// The mock that plays it: `mock-apns`, `mock-fcm`, `mock-adm`.
     var mock: String { "mock-" + rawValue }

@@ -190,13 +190,20 @@ struct BenchFiles {
         }
     }
 
-    /// Removes the files this bench wrote, then the directory.
+    /// Removes everything in the directory (the bench made it with mkdtemp and only its own
+    /// processes wrote there: keys, config, logs, the store with its -wal and -shm), then the
+    /// directory. A list of known names left the store and the ADM files behind.
     func remove() {
-        for name in [
-            "AuthKey.p8", "mock-ca.pem", "service-account.json", "pushgate.json", "mock-apns.log", "mock-fcm.log",
-            "gateway.log",
-        ] {
-            unlink(path(name))
+        if let listing = opendir(directory) {
+            var names: [String] = []
+            while let entry = readdir(listing) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name != "." && name != ".." { names.append(name) }
+            }
+            closedir(listing)
+            for name in names { unlink(path(name)) }
         }
         rmdir(directory)
     }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushPosix
 
 // `pushgate bench`: the numbers — a scanner that counts Results
 // without building them, and the /proc readings of a child process.
@@ -176,22 +177,9 @@ struct ProcessSample {
     static func readSelf() -> ProcessSample? { read(pid: getpid()) }
 }
 
+/// A small file as text, nil if it cannot be read (a process that has gone, a log not written yet).
 func readSmallFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 8192)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            return nil
-        }
-        if count == 0 { break }
-        bytes.append(contentsOf: chunk[0..<count])
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    try? FileContents.readText(path)
 }
 
 /// Monotonic nanoseconds (CLOCK_MONOTONIC, the clock the event loops use).

@@ -1,12 +1,12 @@
 #if canImport(Glibc)
-import PushSync
-import PushTransport
 import Glibc
 #endif
 import PushCore
 import PushMetrics
 import PushPosix
+import PushSync
 import PushTLS
+import PushTransport
 import Synchronization
 
 /// What the gateway sends through: one app's pool of provider connections behind a bounded queue.

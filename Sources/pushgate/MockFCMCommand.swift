@@ -1,8 +1,8 @@
 #if canImport(Glibc)
-import PushCredentials
 import Glibc
 #endif
 import PushCommandLine
+import PushCredentials
 import PushMockFCM
 import PushMockSupport
 import PushPosix
