@@ -9,6 +9,11 @@ import PackageDescription
 let swiftSettings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    // An import is internal unless marked `public import` (a module's public API says which
+    // modules it exposes), and a file uses only members of modules it imports itself (no
+    // reaching through another file's imports). scripts/check-deps.py checks every target has both.
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
     // Release builds drop the run-time exclusivity checks (swift_beginAccess on every access to a
     // class's stored property): on the delivery path they were ~6% of the gateway's and ~10% of
     // the mock's instructions per request (callgrind; scripts/bench/analysis.md). The compile-time
@@ -143,7 +148,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockFCMTests",
-            dependencies: ["PushCredentials", "PushMockFCM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS"],
+            dependencies: ["PushCredentials", "PushMockFCM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS", "PushMockSupport"],
             swiftSettings: swiftSettings),
 
         // `pushgate mock-adm`: an Amazon Device Messaging + Login-with-Amazon token endpoint look-alike
@@ -153,7 +158,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockADMTests",
-            dependencies: ["PushCredentials", "PushMockADM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS"],
+            dependencies: ["PushCredentials", "PushMockADM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS", "PushMockSupport"],
             swiftSettings: swiftSettings),
 
         // The provider-neutral delivery engine: a pool per origin of long-lived connections; per
@@ -172,7 +177,7 @@ let package = Package(
             dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushAPNsTests", dependencies: ["PushCredentials", "PushSync", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs", "PushTransport"],
+            name: "PushAPNsTests", dependencies: ["PushCredentials", "PushSync", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs", "PushTransport", "PushHTTP2", "PushMockSupport"],
             swiftSettings: swiftSettings),
 
         // FCM delivery: the FCM HTTP v1 dialect of the engine (message halves, error mapping).
@@ -182,7 +187,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushFCMTests",
-            dependencies: ["PushCredentials", "PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM", "PushTransport"],
+            dependencies: ["PushCredentials", "PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM", "PushTransport", "PushMockSupport"],
             swiftSettings: swiftSettings),
 
         // ADM delivery: the Amazon Device Messaging dialect of the engine (canonical ids, reasons).
@@ -193,7 +198,7 @@ let package = Package(
 
         .testTarget(
             name: "PushADMTests",
-            dependencies: ["PushCredentials", "PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM", "PushTransport"],
+            dependencies: ["PushCredentials", "PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM", "PushTransport", "PushMockSupport"],
             swiftSettings: swiftSettings),
 
         // A gRPC server (admission at HEADERS, request budgets, the client watch, routing, framing,
@@ -212,7 +217,7 @@ let package = Package(
             dependencies: ["PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushStore", "PushMetrics", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGatewayTests", dependencies: ["PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC"],
+            name: "PushGatewayTests", dependencies: ["PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushMetrics"],
             swiftSettings: swiftSettings),
 
         // What every command reads and writes: FlagReader, usage errors that name the flag, standard

@@ -5,7 +5,9 @@ equal the modules its files import, so the module map cannot drift from the code
 Reads Package.swift's `.target`, `.testTarget` and `.executableTarget` entries (name and the string
 dependencies), and every `import` line (any attribute or access level) of the target's Swift files.
 The toolchain's modules (Foundation, Glibc, Testing, ...) are not dependencies. Exits 1 naming each
-target that imports what it does not declare, or declares what none of its files import.
+target that imports what it does not declare, or declares what none of its files import, and each
+Swift target that does not build with the shared `swiftSettings` (ExistentialAny,
+InternalImportsByDefault, MemberImportVisibility).
 
 It also checks that README.md's module map (between the `module-map` markers) is the one made from
 Package.swift: every product target, layer by layer (a target sits above everything it depends
@@ -22,6 +24,27 @@ TOOLCHAIN = {"Foundation", "FoundationEssentials", "Glibc", "Testing", "XCTest",
 TARGET = re.compile(r'\.(target|testTarget|executableTarget)\(\s*name:\s*"([^"]+)"(.*?)\)\s*,?\s*\n', re.S)
 DEPENDENCIES = re.compile(r'dependencies:\s*\[([^\]]*)\]', re.S)
 IMPORT = re.compile(r'^\s*(?:@\w+\s+)*(?:(?:public|package|internal|private|fileprivate)\s+)?import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)', re.M)
+
+
+REQUIRED_FEATURES = ("InternalImportsByDefault", "MemberImportVisibility", "ExistentialAny")
+
+
+def settings_problems():
+    """Every Swift target builds with the shared `swiftSettings`, which enables the import rules."""
+    text = open(os.path.join(ROOT, "Package.swift")).read()
+    shared = re.search(r'let swiftSettings: \[SwiftSetting\] = \[(.*?)\n\]', text, re.S)
+    problems = []
+    for feature in REQUIRED_FEATURES:
+        if not shared or '.enableUpcomingFeature("%s")' % feature not in shared.group(1):
+            problems.append("Package.swift: swiftSettings does not enable %s" % feature)
+    for match in TARGET.finditer(text):
+        kind, name, rest = match.groups()
+        directory = os.path.join(ROOT, "Tests" if kind == "testTarget" else "Sources", name)
+        if not any(f.endswith(".swift") for _, _, fs in os.walk(directory) for f in fs):
+            continue  # a C target
+        if "swiftSettings: swiftSettings" not in rest:
+            problems.append("%s: does not build with swiftSettings (the shared import rules)" % name)
+    return problems
 
 
 def targets():
@@ -126,6 +149,7 @@ def main():
             swift = os.path.isdir(path) and any(f.endswith(".swift") for _, _, fs in os.walk(path) for f in fs)
             if swift and name not in declared:
                 problems.append("%s/%s is not a target in Package.swift" % (kind, name))
+    problems += settings_problems()
     problems += check_readme("--write" in sys.argv[1:])
     if problems:
         print("check-deps:\n  " + "\n  ".join(problems), file=sys.stderr)

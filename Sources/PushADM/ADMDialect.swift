@@ -1,11 +1,11 @@
-import PushTransport
-import PushCredentials
-import PushCore
-import PushDelivery
+public import PushTransport
+public import PushCredentials
+public import PushCore
+public import PushDelivery
 import PushHTTP2
 import PushMetrics
-import PushPosix
-import PushTLS
+public import PushPosix
+public import PushTLS
 
 /// An app's ADM client: the delivery engine speaking Amazon Device Messaging.
 public typealias ADMClient = ProviderClient<ADMDialect>

@@ -1,5 +1,5 @@
 import PushCore
-import PushDelivery
+public import PushDelivery
 
 /// One ADM message as sent, shared by all of its registration ids: the body is built once
 /// (``PreparedADMMessage``); per token only the `:path` differs.

@@ -1,4 +1,4 @@
-import PushTransport
+public import PushTransport
 import PushDelivery
 
 extension HTTPSOrigin {

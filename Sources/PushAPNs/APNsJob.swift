@@ -1,5 +1,5 @@
 import PushCore
-import PushDelivery
+public import PushDelivery
 import PushHTTP2
 
 /// One notification as sent to APNs, shared by all of its tokens: the payload bytes and the header

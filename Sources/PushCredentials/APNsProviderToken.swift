@@ -1,4 +1,4 @@
-import PushTLS
+public import PushTLS
 
 /// APNs provider authentication tokens: compact JWS with ES256 (see docs/providers.md A.7).
 ///

@@ -1,6 +1,6 @@
 import PushSync
 import PushTLS
-import PushPosix
+public import PushPosix
 
 /// The OAuth2 access token of one app (FCM, ADM), shared by all of its connections.
 ///

@@ -1,7 +1,7 @@
 import PushCore
-import PushPosix
-import PushTLS
-import PushTransport
+public import PushPosix
+public import PushTLS
+public import PushTransport
 
 /// Login with Amazon's client-credentials grant, which ADM senders use: the app's client id and
 /// secret exchanged for an access token with scope `messaging:push` (docs/providers.md D.4).

@@ -1,7 +1,7 @@
 import PushCore
-import PushPosix
-import PushTLS
-import PushTransport
+public import PushPosix
+public import PushTLS
+public import PushTransport
 
 /// The two-legged OAuth2 flow of a Google service account (docs/providers.md B.5): an RS256-signed JWT
 /// assertion exchanged at the token URI for an access token.

@@ -1,5 +1,5 @@
 import PushPosix
-import PushTLS
+public import PushTLS
 
 /// A Google service-account key file (the JSON the Firebase console downloads), as far as the
 /// OAuth2 JWT-bearer flow needs it (docs/providers.md B.5).

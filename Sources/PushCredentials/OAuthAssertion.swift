@@ -1,4 +1,4 @@
-import PushTLS
+public import PushTLS
 
 /// The signed JWT a service account trades for an OAuth2 access token (RFC 7523 JWT bearer
 /// grant; docs/providers.md B.5).

@@ -1,8 +1,8 @@
 import PushCore
 import PushHTTP2
-import PushPosix
-import PushTLS
-import PushTransport
+public import PushPosix
+public import PushTLS
+public import PushTransport
 
 /// An OAuth2 token endpoint (Google's for FCM, Login with Amazon's for ADM): a form POSTed over
 /// TLS (HTTP/2 or HTTP/1.1, as the server chooses) on a short connection of its own, through the

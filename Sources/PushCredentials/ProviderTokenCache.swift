@@ -1,6 +1,6 @@
 import PushPosix
 import PushSync
-import PushTLS
+public import PushTLS
 
 /// The APNs provider token (ES256 JWT) of one (team, key), shared by every connection that uses it.
 ///

@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 import PushPosix
 import PushSync
 

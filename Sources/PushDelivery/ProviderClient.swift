@@ -1,12 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PushCore
+public import PushCore
 import PushMetrics
-import PushPosix
+public import PushPosix
 import PushSync
-import PushTLS
-import PushTransport
+public import PushTLS
+public import PushTransport
 import Synchronization
 
 /// What the gateway sends through: one app's pool of provider connections behind a bounded queue.

@@ -1,4 +1,4 @@
-import PushTransport
+public import PushTransport
 
 /// How a provider client (APNs, FCM, ADM) talks to its provider. Every default is stated; the
 /// gateway fills these from its config file.

@@ -6,6 +6,7 @@ import PushPosix
 import PushTLS
 import PushTransport
 import Synchronization
+import PushMetrics
 
 /// One long-lived HTTP/2 or HTTP/1.1 connection to a provider (APNs, FCM, ADM) and its queue of
 /// requests: the

@@ -1,7 +1,7 @@
-import PushCore
-import PushCredentials
+public import PushCore
+public import PushCredentials
 import PushHTTP2
-import PushTransport
+public import PushTransport
 
 /// What one provider (APNs, FCM, ADM) adds to the engine: how a request is written, how the request is
 /// authorized, and what an answer means. The engine (``ProviderConnection``) owns everything else:

@@ -1,4 +1,4 @@
-import PushMetrics
+public import PushMetrics
 
 /// What a provider client counts, resolved once per app.
 public struct ProviderMetrics: Sendable {

@@ -1,5 +1,5 @@
 import PushHTTP1
-import PushHTTP2
+public import PushHTTP2
 
 /// Where a dialect puts one request: the connection's HTTP/2 session, or its HTTP/1.1 session.
 /// The dialect describes the request once (a header template with per-token slots, and a body)

@@ -1,11 +1,11 @@
-import PushTransport
-import PushCredentials
-import PushCore
-import PushDelivery
+public import PushTransport
+public import PushCredentials
+public import PushCore
+public import PushDelivery
 import PushHTTP2
 import PushMetrics
-import PushPosix
-import PushTLS
+public import PushPosix
+public import PushTLS
 
 /// An app's FCM client: the delivery engine speaking FCM HTTP v1.
 public typealias FCMClient = ProviderClient<FCMDialect>

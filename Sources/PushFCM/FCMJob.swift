@@ -1,5 +1,5 @@
 import PushCore
-import PushDelivery
+public import PushDelivery
 
 /// One FCM message as sent, shared by all of its tokens: the request body around the token is
 /// built once (``PreparedFCMMessage``); per token only the token is written into it.

@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// How one call ended, for metrics and the access log.
 public struct GRPCCallSummary: Sendable {

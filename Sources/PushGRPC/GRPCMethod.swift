@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// The shape of a gRPC method: how many messages each side sends.
 public enum GRPCMethodKind: Sendable {

@@ -1,4 +1,4 @@
-import PushPosix
+public import PushPosix
 import PushTransport
 
 /// A gRPC server over HTTP/2: TLS (ALPN h2, optionally with client certificates) when the

@@ -1,4 +1,4 @@
-import PushTLS
+public import PushTLS
 
 /// Limits and addresses of a ``GRPCServer``.
 public struct GRPCServerConfiguration: Sendable {

@@ -1,4 +1,5 @@
-import PushCore
+public import PushCore
+import PushPosix
 
 /// The answer to one call of an immediate unary method (``GRPCMethod/immediateUnary(_:_:)``):
 /// one response message with status OK, or a status alone.

@@ -5,6 +5,7 @@ import PushMetrics
 import PushPosix
 import PushStore
 import PushTLS
+import PushProto
 
 /// A running Pushgate: event loops, the store, the apps' provider clients, the fan-out, the gRPC
 /// listener and the services behind it.

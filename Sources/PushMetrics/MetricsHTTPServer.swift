@@ -1,4 +1,4 @@
-import PushPosix
+public import PushPosix
 import Synchronization
 
 /// A tiny HTTP/1.1 server for scrapers and probes: `GET /metrics` (the registry in the text format

@@ -1,5 +1,5 @@
-import PushMockSupport
-import PushTLS
+public import PushMockSupport
+public import PushTLS
 
 /// How a ``MockADMServer`` behaves: where it listens, whose client credentials it accepts, which
 /// registration ids it refuses or replaces, and which faults it injects. Start from

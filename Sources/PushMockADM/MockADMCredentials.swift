@@ -1,5 +1,5 @@
 import PushCore
-import PushTLS
+public import PushTLS
 
 /// The Login-with-Amazon client credentials of an ADM app (Amazon's developer console calls
 /// them "Client ID" and "Client Secret").

@@ -1,6 +1,6 @@
 import PushCore
 import PushMockSupport
-import PushPosix
+public import PushPosix
 import Synchronization
 
 /// An Amazon Device Messaging look-alike, with the Login-with-Amazon token endpoint, over real

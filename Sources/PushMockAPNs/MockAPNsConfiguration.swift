@@ -1,6 +1,6 @@
-import PushCore
-import PushMockSupport
-import PushTLS
+public import PushCore
+public import PushMockSupport
+public import PushTLS
 
 /// How a ``MockAPNsServer`` behaves: where it listens, what it presents, how strictly it checks
 /// provider tokens, and which faults it injects. Start from ``defaults`` and change what a test

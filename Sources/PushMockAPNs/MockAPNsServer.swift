@@ -1,6 +1,6 @@
 import PushCore
 import PushMockSupport
-import PushPosix
+public import PushPosix
 import PushTransport
 import PushTLS
 import Synchronization

@@ -1,4 +1,4 @@
-import PushHTTP2
+public import PushHTTP2
 import PushPosix
 import PushSync
 

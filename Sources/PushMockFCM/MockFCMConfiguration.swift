@@ -1,6 +1,6 @@
-import PushCredentials
-import PushMockSupport
-import PushTLS
+public import PushCredentials
+public import PushMockSupport
+public import PushTLS
 
 /// How a ``MockFCMServer`` behaves: where it listens, whose assertions it accepts, which tokens
 /// it refuses and which faults it injects. Start from ``init(serviceAccount:)`` (or

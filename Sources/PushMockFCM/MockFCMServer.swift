@@ -1,8 +1,8 @@
-import PushCredentials
+public import PushCredentials
 import PushCore
 import PushMockSupport
-import PushPosix
-import PushTLS
+public import PushPosix
+public import PushTLS
 import PushTransport
 import Synchronization
 

@@ -1,4 +1,4 @@
-import PushMockSupport
+public import PushMockSupport
 
 /// An accepted (200) send as the mock received it.
 public struct MockFCMMessage: Sendable {

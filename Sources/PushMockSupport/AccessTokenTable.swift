@@ -1,7 +1,7 @@
 import PushCore
 import PushPosix
 import PushSync
-import PushTLS
+package import PushTLS
 
 /// The OAuth2 access tokens a mock server has issued and when each expires (loop-monotonic
 /// nanoseconds). Shared by all connections behind one lock: one lookup per send.

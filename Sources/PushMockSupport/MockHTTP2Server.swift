@@ -1,4 +1,4 @@
-import PushPosix
+package import PushPosix
 import PushTLS
 import PushTransport
 

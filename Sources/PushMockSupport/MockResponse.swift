@@ -1,5 +1,5 @@
 import PushCore
-import PushHTTP2
+package import PushHTTP2
 
 /// A mock server's answer: status, headers (after `:status`), body; `statsError` is what the
 /// statistics count it under (an error code or reason), nil for a success.

@@ -1,4 +1,4 @@
-import PushTLS
+package import PushTLS
 
 /// The TLS identity mock server (mock-apns, mock-fcm) presents.
 public enum MockServerIdentity: Sendable {

@@ -1,10 +1,10 @@
 import Glibc
-import PushCore
-import PushHTTP2
-import PushPosix
+public import PushCore
+public import PushHTTP2
+public import PushPosix
 import PushSync
 import PushTLS
-import PushTransport
+public import PushTransport
 
 /// Polls `condition` every millisecond until it holds or `seconds` pass.
 public func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import PushSync
 import Synchronization
+import CLinux
 
 /// The thread-specific slot holding each loop thread's ``EventLoop`` (see ``EventLoop/current``).
 private let currentLoopKey: pthread_key_t = {

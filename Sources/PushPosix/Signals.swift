@@ -1,4 +1,5 @@
 import Glibc
+import CLinux
 
 extension EventLoop {
     /// Blocks `signals` in the calling thread and every thread it creates afterwards. Call it

@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 /// Starts a POSIX thread running `body`. The closure is kept alive by the thread until it returns.
 /// - Throws: `IOError` when the thread cannot be created (`what` names it in the message).

@@ -1,4 +1,5 @@
-internal import CProtobufC
+import CProtobufC
+import CPushgateProto
 
 #if canImport(Glibc)
 import Glibc

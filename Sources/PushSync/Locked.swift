@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 /// A value behind a pthread mutex: the lock every Pushgate module uses instead of
 /// `Synchronization.Mutex`, with the same `withLock` shape.

@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// ALPN protocol lists (RFC 7301): the wire form for clients and the server's selection.
 enum ALPN {

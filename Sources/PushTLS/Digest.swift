@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// SHA-256 through OpenSSL's `EVP_Digest` (API-key checks hash what a client presents).
 public enum SHA256 {

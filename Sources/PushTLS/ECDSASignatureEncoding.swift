@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// Converts ECDSA P-256 signatures between OpenSSL's DER form (SEQUENCE { r INTEGER, s INTEGER })
 /// and JWS's raw form (RFC 7518 §3.4: r‖s, each a 32-byte big-endian, left-padded integer).

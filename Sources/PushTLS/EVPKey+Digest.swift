@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 // SHA-256 signing and verification with an EVP_PKEY, shared by ES256 and RS256: the key type
 // decides the scheme (ECDSA, or RSASSA-PKCS1-v1_5, OpenSSL's default padding for RSA keys).

@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// Owns one EVP_PKEY (private or public). Internal: OpenSSL types never appear in the public API.
 ///

@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// Owns a growable OpenSSL memory BIO: the in-memory stand-in for a file when loading PEM from a
 /// String or writing PEM out to one.

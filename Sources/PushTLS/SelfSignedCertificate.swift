@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// A P-256 key and a self-signed X.509 v3 certificate for it, both as PEM. The certificate is
 /// marked CA:TRUE so it can be its own trust anchor: a test server presents it and the client

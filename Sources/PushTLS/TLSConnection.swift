@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// One TLS session, sans-IO: ciphertext goes in with `receive` and comes out with
 /// `drainCiphertext`; plaintext comes out with `readPlaintext` and goes in with `writePlaintext`.

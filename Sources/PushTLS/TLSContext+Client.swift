@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 extension TLSContext {
     /// A client context (TLS ≥ 1.2) offering `alpn`.

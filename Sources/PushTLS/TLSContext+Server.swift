@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 extension TLSContext {
     /// A server context (TLS ≥ 1.2) with its identity from PEM files.

@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// TLS settings shared by many connections: one OpenSSL `SSL_CTX` (TLS 1.2 or newer, no
 /// compression, no renegotiation), its trust store, identity and ALPN list.

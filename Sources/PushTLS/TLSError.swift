@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// A failure from this module. OpenSSL failures carry the text of OpenSSL's thread-local error
 /// queue, drained when the error was made, so the queue never leaks into a later call.

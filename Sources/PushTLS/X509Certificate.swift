@@ -1,4 +1,4 @@
-internal import COpenSSL
+import COpenSSL
 
 /// Owns one X509 certificate. Internal: OpenSSL types never appear in the public API.
 final class X509Certificate {

@@ -1,7 +1,7 @@
 import PushHTTP1
-import PushHTTP2
-import PushPosix
-import PushTLS
+public import PushHTTP2
+public import PushPosix
+public import PushTLS
 
 /// One HTTP request over a fresh TLS connection, closed after the answer: for the rare calls
 /// that need no pool, such as an OAuth2 token exchange once an hour. HTTP/2 or HTTP/1.1, as the

@@ -1,4 +1,4 @@
-import PushPosix
+public import PushPosix
 
 /// Accepting HTTP connections: each accepted socket gets the transport `serve` makes for it.
 public enum HTTPListener {

@@ -1,7 +1,7 @@
-import PushHTTP1
-import PushHTTP2
-import PushPosix
-import PushTLS
+public import PushHTTP1
+public import PushHTTP2
+public import PushPosix
+public import PushTLS
 
 /// What the owner of an ``HTTPTransport`` hears besides HTTP events (which go to the session's
 /// delegate).

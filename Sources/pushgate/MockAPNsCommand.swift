@@ -5,6 +5,7 @@ import PushCommandLine
 import PushMockAPNs
 import PushPosix
 import PushTLS
+import PushMockSupport
 
 /// `pushgate mock-apns`: runs ``MockAPNsServer`` until SIGINT/SIGTERM, for tests and load tests.
 enum MockAPNsCommand {

@@ -8,6 +8,7 @@ import PushTransport
 import Testing
 
 @testable import PushADM
+import PushMockSupport
 
 /// The ADM client against `pushgate mock-adm`'s server on loopback: real TLS, HTTP/1.1 (the
 /// mock's default, as Amazon's) or HTTP/2 chosen by ALPN, and the Login-with-Amazon

@@ -8,6 +8,7 @@ import PushTLS
 import Testing
 
 @testable import PushAPNs
+import PushHTTP2
 
 @Suite("APNs endpoint, retry policy, responses")
 struct APNsPureTests {

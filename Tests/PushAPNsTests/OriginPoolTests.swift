@@ -7,6 +7,7 @@ import PushPosix
 import PushTLS
 import PushTransport
 import Testing
+import PushMockSupport
 
 /// Pools per origin, on real sockets: a dialect whose tokens name their origin (as Web Push
 /// subscriptions name their push service) gets a pool per origin, bounded and closed when idle.

@@ -8,6 +8,7 @@ import PushTLS
 import Testing
 
 @testable import PushFCM
+import PushMockSupport
 
 /// The FCM client against `pushgate mock-fcm`'s server on loopback: real TLS, HTTP/2 and OAuth2.
 @Suite("FCM client against the mock")

@@ -1,6 +1,7 @@
 import PushMockADM
 import PushMockTesting
 import Testing
+import PushMockSupport
 
 @Suite("Mock ADM: registration-id rules and injected faults", .timeLimit(.minutes(1)))
 struct FaultTests {

@@ -4,6 +4,7 @@ import PushMockADM
 import PushMockTesting
 import PushPosix
 import PushTLS
+import PushMockSupport
 
 let testCredentials = MockADMCredentials(
     clientID: "amzn1.application-oa2-client.0123456789abcdef0123456789abcdef", clientSecret: "s3cret+/&=secret")

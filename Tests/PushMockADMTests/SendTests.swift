@@ -3,6 +3,7 @@ import PushCore
 import PushMockADM
 import PushMockTesting
 import Testing
+import PushMockSupport
 
 @Suite("Mock ADM: sends", .timeLimit(.minutes(1)))
 struct SendTests {

@@ -2,6 +2,7 @@ import PushCore
 import PushMockADM
 import PushMockTesting
 import Testing
+import PushMockSupport
 
 @Suite("Mock ADM: the Login-with-Amazon token endpoint", .timeLimit(.minutes(1)))
 struct TokenEndpointTests {

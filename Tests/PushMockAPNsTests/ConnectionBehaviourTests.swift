@@ -5,6 +5,8 @@ import PushHTTP2
 import PushMockAPNs
 import PushTLS
 import Testing
+import PushTransport
+import PushPosix
 
 @Suite("Mock APNs provider tokens and connection behaviour", .timeLimit(.minutes(1)))
 struct ConnectionBehaviourTests {

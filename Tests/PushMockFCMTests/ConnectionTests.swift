@@ -1,6 +1,7 @@
 import PushMockFCM
 import PushMockTesting
 import Testing
+import PushMockSupport
 
 @Suite("Mock FCM: connections and streams", .timeLimit(.minutes(1)))
 struct ConnectionTests {

@@ -2,6 +2,7 @@ import PushCore
 import PushMockFCM
 import PushMockTesting
 import Testing
+import PushMockSupport
 
 @Suite("Mock FCM: token rules and injected faults", .timeLimit(.minutes(1)))
 struct FaultTests {

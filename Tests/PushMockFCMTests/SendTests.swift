@@ -3,6 +3,7 @@ import PushCore
 import PushMockFCM
 import PushMockTesting
 import Testing
+import PushMockSupport
 
 @Suite("Mock FCM: messages:send", .timeLimit(.minutes(1)))
 struct SendTests {

@@ -4,6 +4,7 @@ import PushMockFCM
 import PushMockTesting
 import PushTLS
 import Testing
+import PushMockSupport
 
 @Suite("Mock FCM: the OAuth2 token endpoint", .timeLimit(.minutes(1)))
 struct TokenEndpointTests {

@@ -11,7 +11,7 @@ struct FileContentsTests {
         precondition(fd >= 0)
         bytes.withUnsafeBytes { _ = Glibc.write(fd, $0.baseAddress, $0.count) }
         close(fd)
-        return String(cString: template)
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     @Test("reads a whole file, larger than one read, byte for byte")

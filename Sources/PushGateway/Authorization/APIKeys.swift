@@ -1,5 +1,5 @@
-import PushCore
-import PushGRPC
+public import PushCore
+public import PushGRPC
 import PushPosix
 import PushSync
 import PushTLS

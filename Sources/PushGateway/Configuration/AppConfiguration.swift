@@ -1,4 +1,4 @@
-import PushTransport
+public import PushTransport
 
 /// One app that Pushgate sends for, from the `apps` list of the config file: the keys every
 /// platform has, and in ``keys`` only its own platform's.

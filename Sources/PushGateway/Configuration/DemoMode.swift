@@ -1,4 +1,4 @@
-import PushPosix
+public import PushPosix
 
 /// Demo mode, as the gateway sees it: with no apps configured (and `demoWhenNoApps` set), it asks
 /// `start` for a stand-in app on its own event loops and delivers to it. What serves that app is

@@ -1,5 +1,5 @@
 import PushCore
-import PushTLS
+public import PushTLS
 
 /// The security keys of the config file: TLS on the gRPC listener (`tls_cert_file`, `tls_key_file`,
 /// `client_ca_file` for mTLS), `allow_insecure`, and `api_keys`.

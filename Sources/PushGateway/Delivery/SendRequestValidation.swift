@@ -1,5 +1,5 @@
-import PushCore
-import PushProto
+public import PushCore
+public import PushProto
 
 /// A validated Send request: every notification prepared for its app's provider (payload built
 /// once, headers derived), each with the app it goes through.

@@ -1,6 +1,7 @@
 import PushCore
 import PushDelivery
 import PushStore
+import PushMetrics
 
 /// Recipients held for a provider that cannot take them (README, "Provider outages"): a page holds
 /// them instead of FAILing them (``FanOut/holdsFor(_:)``), the chunk parks when its pages are done,

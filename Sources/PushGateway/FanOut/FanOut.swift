@@ -4,6 +4,7 @@ import PushCore
 import PushPosix
 import PushStore
 import PushSync
+import PushMetrics
 
 /// Delivers published messages in the background, in leased chunks that any instance sharing the
 /// store may work.

@@ -1,7 +1,7 @@
 import PushCore
 import PushGRPC
 import PushPosix
-import PushProto
+public import PushProto
 import PushSync
 
 /// The serving status of each service name, with watchers (grpc.health.v1).

@@ -2,6 +2,7 @@ import PushCore
 import PushDelivery
 import PushGRPC
 import PushProto
+import PushMetrics
 
 /// `pushgate.v1.Push`: Send and SendStream deliver now; Publish stores and fans out in the background.
 enum PushService {

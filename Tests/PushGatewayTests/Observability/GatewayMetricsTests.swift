@@ -2,6 +2,7 @@ import PushCore
 @testable import PushGateway
 import PushGRPC
 import Testing
+import PushMetrics
 
 @Suite("Gateway metrics")
 struct GatewayMetricsTests {
