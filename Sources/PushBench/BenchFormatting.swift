@@ -1,5 +1,7 @@
 // `pushgate bench`: numbers as the table and the JSON print them.
 
+import PushCore
+
 func formatMillis(_ nanoseconds: UInt64?) -> String {
     guard let nanoseconds else { return "-" }
     let ms = Double(nanoseconds) / 1e6
@@ -31,24 +33,9 @@ func formatCount(_ value: Int) -> String {
     return (value < 0 ? "-" : "") + out
 }
 
-/// A JSON string literal.
+/// A JSON string literal, written by PushCore's JSONWriter (the one JSON writer).
 func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
+    var writer = JSONWriter(reservingCapacity: text.utf8.count + 2)
+    writer.string(text)
+    return String(decoding: writer.bytes, as: UTF8.self)
 }
