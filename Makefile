@@ -8,7 +8,8 @@ PY := $(VENV)/bin/python
 ARGS ?=
 FUZZ_SECONDS ?= 30
 
-.PHONY: all deps venv build release run test unit interop proto check-proto check-deps clean help bench bench-smoke fuzz \
+.PHONY: all deps venv build release run test unit interop proto check-proto check-deps lint format clean help bench \
+	bench-smoke fuzz \
 	test-faults crash-loop test-asan test-tsan soak scale bench-scale fuzz-long
 
 # The tests that need PostgreSQL get a private server (scripts/pg-test-server.sh: temporary data
@@ -19,7 +20,9 @@ all: build
 
 help:
 	@echo "make run          install deps, build (release), start the gateway on its defaults"
-	@echo "make test         install deps, check generated code, run unit and interop tests"
+	@echo "make test         install deps, check generated code, check-deps, lint, unit and interop tests"
+	@echo "make check-deps   Package.swift dependencies == imports; README module map == Package.swift"
+	@echo "make lint         swift format lint (.swift-format);  make format: rewrite the files in place"
 	@echo "make proto        regenerate the protobuf code from proto/"
 	@echo "make build        debug build;  make release: release build"
 	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~5 min)"
@@ -71,7 +74,17 @@ unit: deps
 interop: venv build
 	PUSHGATE_BIN=$$($(SWIFT) build --show-bin-path)/pushgate $(WITH_PG) $(PY) -m pytest -q Tests/interop
 
-test: check-proto check-deps unit interop
+# The committed .swift-format configuration, with the toolchain's swift-format; generated code
+# (Sources/PushProto/Generated) is left out. `make format` rewrites the files in place.
+SWIFT_FILES = $$(find Sources Tests Fuzz/Sources -name '*.swift' -not -path '*/Generated/*') Package.swift Fuzz/Package.swift
+
+lint:
+	$(SWIFT) format lint --strict --configuration .swift-format --parallel $(SWIFT_FILES)
+
+format:
+	$(SWIFT) format format --in-place --configuration .swift-format --parallel $(SWIFT_FILES)
+
+test: check-proto check-deps lint unit interop
 
 # Benchmarks (release build): h2load ceiling, Pushgate rows, aioapns peer; writes BENCHMARKS.md.
 bench: release venv

@@ -103,7 +103,8 @@ let package = Package(
         // service-account assertions, Amazon client credentials, OAuth2 access-token caches and the
         // token-endpoint exchange. PushTLS keeps TLS and the key primitives these are made with.
         .target(
-            name: "PushCredentials", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            name: "PushCredentials",
+            dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushCredentialsTests", dependencies: ["PushCredentials", "PushSync", "PushTLS", "PushPosix"],
@@ -122,43 +123,63 @@ let package = Package(
         // What the mocks share: TLS identity, the HTTP/2 and HTTP/1.1 connections and listener,
         // requests and answers, access tokens, fault schedules, statistics.
         .target(
-            name: "PushMockSupport", dependencies: ["PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport"],
+            name: "PushMockSupport",
+            dependencies: [
+                "PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS",
+                "PushTransport",
+            ],
             swiftSettings: swiftSettings),
         // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
         .target(
             name: "PushMockAPNs",
-            dependencies: ["PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
+            dependencies: [
+                "PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport",
+                "PushMockSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockAPNsTests",
-            dependencies: ["PushCredentials", "PushSync", "PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            dependencies: [
+                "PushCredentials", "PushSync", "PushMockAPNs", "PushCore", "PushPosix", "PushHTTP2", "PushTLS",
+                "PushTransport",
+            ],
             swiftSettings: swiftSettings),
 
         // Test support: a blocking HTTP/2 client (TLS or h2c) on PushTransport, for the tests of the
         // mocks and of the gRPC server. Never imported by product targets.
         .target(
-            name: "PushMockTesting", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
+            name: "PushMockTesting",
+            dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // `pushgate mock-fcm`: an FCM HTTP v1 + OAuth2 token endpoint look-alike over real TLS and
         // HTTP/2 (or HTTP/1.1).
         .target(
             name: "PushMockFCM",
-            dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport"],
+            dependencies: [
+                "PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMockSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockFCMTests",
-            dependencies: ["PushCredentials", "PushMockFCM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS", "PushMockSupport"],
+            dependencies: [
+                "PushCredentials", "PushMockFCM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS",
+                "PushMockSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // `pushgate mock-adm`: an Amazon Device Messaging + Login-with-Amazon token endpoint look-alike
         // over real TLS and HTTP/1.1 (as Amazon speaks it) or HTTP/2.
         .target(
-            name: "PushMockADM", dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushMockSupport"],
+            name: "PushMockADM",
+            dependencies: ["PushCredentials", "PushCore", "PushPosix", "PushHTTP2", "PushTLS", "PushMockSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockADMTests",
-            dependencies: ["PushCredentials", "PushMockADM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS", "PushMockSupport"],
+            dependencies: [
+                "PushCredentials", "PushMockADM", "PushMockTesting", "PushCore", "PushPosix", "PushTLS",
+                "PushMockSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // The provider-neutral delivery engine: a pool per origin of long-lived connections; per
@@ -166,45 +187,69 @@ let package = Package(
         // a thin driver for HTTP/2 and HTTP/1.1; dialects write through ProviderWire; results.
         .target(
             name: "PushDelivery",
-            dependencies: ["PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: [
+                "PushCredentials", "PushSync", "PushCore", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS",
+                "PushTransport", "PushMetrics",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushTransport"], swiftSettings: swiftSettings),
+            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushTransport"],
+            swiftSettings: swiftSettings),
 
         // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).
         .target(
             name: "PushAPNs",
-            dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: [
+                "PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport",
+                "PushMetrics",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushAPNsTests", dependencies: ["PushCredentials", "PushSync", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockAPNs", "PushTransport", "PushHTTP2", "PushMockSupport"],
+            name: "PushAPNsTests",
+            dependencies: [
+                "PushCredentials", "PushSync", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix",
+                "PushMockAPNs", "PushTransport", "PushHTTP2", "PushMockSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // FCM delivery: the FCM HTTP v1 dialect of the engine (message halves, error mapping).
         .target(
             name: "PushFCM",
-            dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: [
+                "PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport",
+                "PushMetrics",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushFCMTests",
-            dependencies: ["PushCredentials", "PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM", "PushTransport", "PushMockSupport"],
+            dependencies: [
+                "PushCredentials", "PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM",
+                "PushTransport", "PushMockSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // ADM delivery: the Amazon Device Messaging dialect of the engine (canonical ids, reasons).
         .target(
             name: "PushADM",
-            dependencies: ["PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport", "PushMetrics"],
+            dependencies: [
+                "PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport",
+                "PushMetrics",
+            ],
             swiftSettings: swiftSettings),
 
         .testTarget(
             name: "PushADMTests",
-            dependencies: ["PushCredentials", "PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM", "PushTransport", "PushMockSupport"],
+            dependencies: [
+                "PushCredentials", "PushADM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockADM",
+                "PushTransport", "PushMockSupport",
+            ],
             swiftSettings: swiftSettings),
 
         // A gRPC server (admission at HEADERS, request budgets, the client watch, routing, framing,
         // deadlines, statuses) and a small client.
         .target(
-            name: "PushGRPC", dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
+            name: "PushGRPC",
+            dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync"],
@@ -214,10 +259,16 @@ let package = Package(
         // delivery of Sends, the fan-out of Publish, logs and metrics.
         .target(
             name: "PushGateway",
-            dependencies: ["PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery", "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushStore", "PushMetrics", "PushTransport"],
+            dependencies: [
+                "PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery",
+                "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushStore", "PushMetrics", "PushTransport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGatewayTests", dependencies: ["PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushMetrics"],
+            name: "PushGatewayTests",
+            dependencies: [
+                "PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushMetrics",
+            ],
             swiftSettings: swiftSettings),
 
         // What every command reads and writes: FlagReader, usage errors that name the flag, standard
@@ -233,7 +284,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushBenchTests", dependencies: ["PushBench", "PushMetrics", "PushProto"], swiftSettings: swiftSettings),
+            name: "PushBenchTests", dependencies: ["PushBench", "PushMetrics", "PushProto"],
+            swiftSettings: swiftSettings),
 
         // The command line: serve, send, bench, load-subscribers, api-key, mock-apns, mock-fcm, mock-adm, version.
         .executableTarget(

@@ -1,11 +1,11 @@
-public import PushTransport
-public import PushCredentials
 public import PushCore
+public import PushCredentials
 public import PushDelivery
 import PushHTTP2
 import PushMetrics
 public import PushPosix
 public import PushTLS
+public import PushTransport
 
 /// How an app proves itself to APNs.
 public enum APNsCredentials: Sendable {

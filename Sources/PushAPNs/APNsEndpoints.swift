@@ -1,5 +1,5 @@
-public import PushTransport
 import PushDelivery
+public import PushTransport
 
 extension HTTPSOrigin {
     /// Apple's production host.

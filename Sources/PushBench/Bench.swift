@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushProto
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate bench`: drives a gateway through its real gRPC API and reports throughput, latency,
 /// errors and the gateway's memory and CPU. With no `--target` it starts `pushgate mock-apns` (or,
@@ -44,7 +45,8 @@ public enum Bench {
         }
         defer { driver.close() }
         await warmUp(driver, plan, quiet: options.quiet)
-        let readings = BenchReadings.Sources(gatewayPID: setup.gatewayPID, mockPID: setup.mock?.pid, metrics: setup.metrics)
+        let readings = BenchReadings.Sources(
+            gatewayPID: setup.gatewayPID, mockPID: setup.mock?.pid, metrics: setup.metrics)
         let before = readings.read()
         let (outcome, stalls) = await measuredPhase(driver, plan, quiet: options.quiet, gatewayPID: setup.gatewayPID)
         // After the drain, so every request of the run has been answered and observed.
@@ -69,8 +71,9 @@ public enum Bench {
         guard let warmup = plan.warmup else { return }
         let outcome = await driver.run(warmup, duration: .seconds(30), drainLimit: plan.drainLimit)
         if !quiet {
-            printError("bench: warm-up: \(outcome.report.requests) of \(warmup.maxRequests) RPCs answered"
-                + (outcome.report.rpcErrors.isEmpty ? "" : ", errors: \(outcome.report.rpcErrors)"))
+            printError(
+                "bench: warm-up: \(outcome.report.requests) of \(warmup.maxRequests) RPCs answered"
+                    + (outcome.report.rpcErrors.isEmpty ? "" : ", errors: \(outcome.report.rpcErrors)"))
         }
     }
 

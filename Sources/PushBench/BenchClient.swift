@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCore
 import PushHTTP2
 import PushPosix
 import PushTransport
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // `pushgate bench`: the load generator. gRPC over h2c on PushTransport + PushHTTP2 directly (not
 // through Swift tasks), one connection confined to one loop, so the client costs as little CPU as
@@ -142,7 +143,8 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
             loop.execute { [self] in
                 do {
                     let transport = try HTTPTransport(
-                        loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
+                        loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self,
+                        owner: self)
                     self.transport = transport
                     ready = continuation
                     transport.connect(host: host, port: port, timeout: .seconds(10)) { [self] result in
@@ -324,7 +326,9 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
             shared.completedResults.add(tally.results, ordering: .relaxed)
             shared.deliveredResults.add(tally.delivered, ordering: .relaxed)
             if tally.results != shared.workload.tokensPerRequest {
-                report.rpcErrors["wrong result count (\(tally.results), expected \(shared.workload.tokensPerRequest))", default: 0] += 1
+                report.rpcErrors[
+                    "wrong result count (\(tally.results), expected \(shared.workload.tokensPerRequest))", default: 0] +=
+                    1
             }
             report.tally.merge(tally)
         } else {

@@ -1,15 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushPosix
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A set of connections on client loops, run phase by phase.
 final class BenchDriver {
     let loops: [EventLoop]
     let connections: [BenchConnection]
 
-    static func connect(host: String, port: Int, connections count: Int, loops loopCount: Int) async throws -> BenchDriver {
+    static func connect(host: String, port: Int, connections count: Int, loops loopCount: Int) async throws
+        -> BenchDriver
+    {
         var loops: [EventLoop] = []
         for i in 0..<max(1, loopCount) { loops.append(try EventLoop.spawn(name: "bench-\(i)")) }
         var connections: [BenchConnection] = []
@@ -52,7 +55,9 @@ final class BenchDriver {
             let rate = workload.rate.map { $0 / Double(n) }
             connection.loop.execute { connection.start(shared: shared, slots: slots, rate: rate) }
         }
-        let durationNanos = duration.map { UInt64($0.components.seconds) * 1_000_000_000 + UInt64($0.components.attoseconds / 1_000_000_000) }
+        let durationNanos = duration.map {
+            UInt64($0.components.seconds) * 1_000_000_000 + UInt64($0.components.attoseconds / 1_000_000_000)
+        }
         let drainNanos = UInt64(drainLimit.components.seconds) * 1_000_000_000
         var stopAt: UInt64?
         var nextProgress = start + 1_000_000_000
@@ -83,7 +88,8 @@ final class BenchDriver {
         let end = monotonicNanoseconds()
         var outcome = Outcome(elapsedNanos: end - start, drainTimedOut: drainTimedOut)
         for connection in connections {
-            let report = await withCheckedContinuation { (continuation: CheckedContinuation<BenchConnectionReport, Never>) in
+            let report = await withCheckedContinuation {
+                (continuation: CheckedContinuation<BenchConnectionReport, Never>) in
                 connection.loop.execute { continuation.resume(returning: connection.collect()) }
             }
             outcome.report.merge(report)

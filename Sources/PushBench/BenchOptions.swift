@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `pushgate bench` was asked to do: its flags, read by ``parse(_:)``, and its --help text.
 public struct BenchOptions {
@@ -251,7 +252,8 @@ public struct BenchOptions {
         if provider != .apns {
             if apnsURL != nil { throw CommandLineError("--apns: only with --provider apns") }
             if verifyTokens {
-                throw CommandLineError("--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)")
+                throw CommandLineError(
+                    "--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)")
             }
         } else if httpVersion != nil {
             throw CommandLineError("--http-version: only with --provider fcm or adm (APNs is HTTP/2 only)")
@@ -265,7 +267,8 @@ public struct BenchOptions {
     private func checkTarget() throws {
         if target != nil {
             let spawnOnly = [
-                queueLimit != nil, gatewayLoops != nil, mockLoops != nil, delayMs != nil, maxStreams != nil, verifyTokens,
+                queueLimit != nil, gatewayLoops != nil, mockLoops != nil, delayMs != nil, maxStreams != nil,
+                verifyTokens,
                 apnsURL != nil, connections != 1, fcmURL != nil, admURL != nil, httpVersion != nil,
             ]
             if spawnOnly.contains(true) {
@@ -274,7 +277,9 @@ public struct BenchOptions {
         } else if gatewayPID != nil {
             throw CommandLineError("--gateway-pid goes with --target")
         }
-        if apnsURL != nil || fcmURL != nil || admURL != nil, delayMs != nil || maxStreams != nil || verifyTokens || mockLoops != nil {
+        if apnsURL != nil || fcmURL != nil || admURL != nil,
+            delayMs != nil || maxStreams != nil || verifyTokens || mockLoops != nil
+        {
             throw CommandLineError("--apns/--fcm/--adm: the mock flags only apply to a mock that bench starts itself")
         }
     }

@@ -24,7 +24,8 @@ struct BenchPlan {
         let message = Bench.requestMessage(options)
         let timeout = Duration.milliseconds(Int(options.timeout * 1000))
         drainLimit = .seconds(Int(options.timeout.rounded(.up)) + 5)
-        warmup = options.warmup > 0
+        warmup =
+            options.warmup > 0
             ? BenchWorkload(
                 mode: options.mode, message: message, tokensPerRequest: tokensPerRequest,
                 concurrency: min(options.warmup, concurrency), pipeline: options.pipeline, rate: nil,

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import PushCommandLine
 import PushPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // `pushgate bench`: the child processes it starts — `pushgate mock-apns` and `pushgate serve`
 // configured to it — from this same binary, on 127.0.0.1 only. Each child gets PR_SET_PDEATHSIG
@@ -67,7 +68,8 @@ final class BenchChild {
         let pid = argv.withUnsafeBufferPointer { argvBuffer -> pid_t in
             let pid = fork()
             if pid == 0 {
-                _ = prctl?(1 /* PR_SET_PDEATHSIG */, UInt(SIGTERM), 0, 0, 0)
+                let setParentDeathSignal: Int32 = 1  // PR_SET_PDEATHSIG (linux/prctl.h; not in the Glibc module)
+                _ = prctl?(setParentDeathSignal, UInt(SIGTERM), 0, 0, 0)
                 if getppid() != parent { _exit(1) }
                 let fd = open(logC, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
                 if fd >= 0 {

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The progress line, about once a second on standard error: rates since the previous line,
 /// totals so far, the gateway's RSS.

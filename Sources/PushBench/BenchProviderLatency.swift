@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushMetrics
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The gateway's own provider-request latency (`pushgate_provider_request_seconds`: a request
 /// submitted to APNs or FCM until its response, per request that got one), read from its
@@ -34,7 +35,8 @@ enum ProviderLatency {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else { return nil }
         let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+        else {
             return nil
         }
         var response: [UInt8] = []

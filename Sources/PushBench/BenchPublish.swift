@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushGRPC
 import PushProto
 import PushStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate bench --mode publish`: one Publish to a topic of N subscribers, timed from the call
 /// until GetMessage reports the fan-out completed (the subscribers are bulk-loaded into the store
@@ -38,8 +39,10 @@ enum BenchPublish {
             return 1
         }
         setup.tearDown(keepFiles: options.keepFiles)
-        print(options.json ? fanOut.json(subscribers: options.subscribers)
-            : fanOut.table(subscribers: options.subscribers, setup: setup.description))
+        print(
+            options.json
+                ? fanOut.json(subscribers: options.subscribers)
+                : fanOut.table(subscribers: options.subscribers, setup: setup.description))
         return fanOut.message.state == .completed && fanOut.message.delivered == Int64(options.subscribers) ? 0 : 1
     }
 

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushMetrics
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The gateway's, the mock's and this process's CPU and memory, and the gateway's provider-request
 /// histogram, read at one moment: before the measured phase and after it.

@@ -7,7 +7,8 @@ extension BenchResult {
     typealias Field = (key: String, value: String)
 
     func json() -> String {
-        let fields = workloadFields() + throughputFields() + latencyFields() + stallAndProviderFields() + resourceFields()
+        let fields =
+            workloadFields() + throughputFields() + latencyFields() + stallAndProviderFields() + resourceFields()
         return "{" + fields.map { "\(jsonString($0.key)): \($0.value)" }.joined(separator: ", ") + "}"
     }
 
@@ -20,7 +21,9 @@ extension BenchResult {
     private static func number(_ value: Double?) -> String { value.map { formatDecimal($0, places: 3) } ?? "null" }
     private static func int(_ value: Int?) -> String { value.map { "\($0)" } ?? "null" }
     /// Nanoseconds as milliseconds with 4 decimals, or null.
-    private static func ms(_ nanos: UInt64?) -> String { nanos.map { formatDecimal(Double($0) / 1e6, places: 4) } ?? "null" }
+    private static func ms(_ nanos: UInt64?) -> String {
+        nanos.map { formatDecimal(Double($0) / 1e6, places: 4) } ?? "null"
+    }
 
     /// What was asked for, and the setup that ran it.
     private func workloadFields() -> [Field] {
@@ -61,7 +64,8 @@ extension BenchResult {
             ("p50", Self.ms(latency.quantile(0.5))), ("p90", Self.ms(latency.quantile(0.9))),
             ("p99", Self.ms(latency.quantile(0.99))), ("p999", Self.ms(latency.quantile(0.999))),
             ("max", Self.ms(latency.total > 0 ? latency.maxValue : nil)),
-            ("mean", latency.mean.map { formatDecimal($0 / 1e6, places: 4) } ?? "null"), ("samples", "\(latency.total)"),
+            ("mean", latency.mean.map { formatDecimal($0 / 1e6, places: 4) } ?? "null"),
+            ("samples", "\(latency.total)"),
         ])
         let errors = self.errors.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ")
         return [
@@ -99,7 +103,10 @@ extension BenchResult {
                 ("p99", ms(reading.quantile(0.99))), ("requests", "\(Int(reading.count))"),
             ])
         }
-        return [("stall_probe", stallProbe), ("latency_outside_stalls_ms", outsideStalls), ("provider_request_ms", provider)]
+        return [
+            ("stall_probe", stallProbe), ("latency_outside_stalls_ms", outsideStalls),
+            ("provider_request_ms", provider),
+        ]
     }
 
     /// How the run ended, and the processes' memory and CPU.

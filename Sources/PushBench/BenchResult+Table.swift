@@ -24,13 +24,16 @@ extension BenchResult {
     private func throughputRows() -> [Row] {
         var rows: [Row] = []
         if options.mode != .publish {
-            rows.append((
-                "notifications/s",
-                formatCount(Int(notificationsPerSecond.rounded()))
-                    + "  (\(formatCount(report.tally.results)) results, \(formatCount(report.tally.delivered)) delivered, "
-                    + "in \(formatDecimal(seconds, places: 2)) s)"))
+            rows.append(
+                (
+                    "notifications/s",
+                    formatCount(Int(notificationsPerSecond.rounded()))
+                        + "  (\(formatCount(report.tally.results)) results, \(formatCount(report.tally.delivered)) delivered, "
+                        + "in \(formatDecimal(seconds, places: 2)) s)"
+                ))
         }
-        rows.append(("RPC/s", formatDecimal(rpcsPerSecond, places: 1) + "  (\(formatCount(report.requests)) RPCs answered OK)"))
+        rows.append(
+            ("RPC/s", formatDecimal(rpcsPerSecond, places: 1) + "  (\(formatCount(report.requests)) RPCs answered OK)"))
         return rows
     }
 
@@ -39,21 +42,30 @@ extension BenchResult {
     private func latencyRows() -> [Row] {
         let latency = report.latency
         var rows: [Row] = [
-            ("RPC latency (ms)", Self.quantiles(latency) + "  max \(formatMillis(latency.total > 0 ? latency.maxValue : nil))")
+            (
+                "RPC latency (ms)",
+                Self.quantiles(latency) + "  max \(formatMillis(latency.total > 0 ? latency.maxValue : nil))"
+            )
         ]
         if let clean = latencyOutsideStalls {
             let covered = Int(clean.total) + rpcsInStalls
-            rows.append((
-                "  outside stalls (ms)",
-                Self.quantiles(clean) + "  (\(formatCount(Int(clean.total))) RPCs; \(formatCount(rpcsInStalls)) were in flight "
-                    + "while the machine stalled" + (covered < report.requests ? "; of the first \(formatCount(covered)) RPCs)" : ")")))
+            rows.append(
+                (
+                    "  outside stalls (ms)",
+                    Self.quantiles(clean)
+                        + "  (\(formatCount(Int(clean.total))) RPCs; \(formatCount(rpcsInStalls)) were in flight "
+                        + "while the machine stalled"
+                        + (covered < report.requests ? "; of the first \(formatCount(covered)) RPCs)" : ")")
+                ))
         }
         if let provider = providerLatency, let mean = provider.mean {
             func ms(_ seconds: Double?) -> String { seconds.map { formatDecimal($0 * 1000, places: 3) } ?? "-" }
-            rows.append((
-                "provider requests (ms)",
-                "mean \(ms(mean))  p50 ~\(ms(provider.quantile(0.5)))  p90 ~\(ms(provider.quantile(0.9)))  "
-                    + "p99 ~\(ms(provider.quantile(0.99)))  (gateway histogram, \(formatCount(Int(provider.count))) requests)"))
+            rows.append(
+                (
+                    "provider requests (ms)",
+                    "mean \(ms(mean))  p50 ~\(ms(provider.quantile(0.5)))  p90 ~\(ms(provider.quantile(0.9)))  "
+                        + "p99 ~\(ms(provider.quantile(0.99)))  (gateway histogram, \(formatCount(Int(provider.count))) requests)"
+                ))
         }
         return rows
     }
@@ -78,10 +90,12 @@ extension BenchResult {
     /// With --rate: how far behind its schedule the client got.
     private func scheduleRows() -> [Row] {
         guard options.rate != nil else { return [] }
-        return [(
-            "rate schedule",
-            "max lag \(formatMillis(report.maxScheduleLagNanos)) ms, sends skipped (in-flight cap) \(formatCount(report.skippedSends))"
-        )]
+        return [
+            (
+                "rate schedule",
+                "max lag \(formatMillis(report.maxScheduleLagNanos)) ms, sends skipped (in-flight cap) \(formatCount(report.skippedSends))"
+            )
+        ]
     }
 
     /// Memory and CPU of the gateway, the mock and the client, and the mock's request count.
@@ -90,9 +104,11 @@ extension BenchResult {
         func mib(_ kib: Int?) -> String { kib.map { formatDecimal(Double($0) / 1024, places: 1) + " MiB" } ?? "-" }
         func core(_ percent: Double) -> String { formatDecimal(percent, places: 0) + "% of one core" }
         if rssEndKiB != nil || gatewayCPU != nil {
-            rows.append((
-                "gateway RSS",
-                "idle \(mib(rssIdleKiB))  after warm-up \(mib(rssAfterWarmupKiB))  after run \(mib(rssEndKiB))  peak \(mib(rssPeakKiB))"))
+            rows.append(
+                (
+                    "gateway RSS",
+                    "idle \(mib(rssIdleKiB))  after warm-up \(mib(rssAfterWarmupKiB))  after run \(mib(rssEndKiB))  peak \(mib(rssPeakKiB))"
+                ))
             rows.append(("gateway CPU", gatewayCPU.map(core) ?? "-"))
         }
         let mock = options.provider.mock
@@ -107,10 +123,12 @@ extension BenchResult {
         var rows: [Row] = []
         if let stall = stallSummary {
             func us(_ nanos: UInt64) -> String { formatDecimal(Double(nanos) / 1000, places: 0) }
-            rows.append((
-                "machine stall probe",
-                "fixed work: p50 \(us(stall.p50)) µs  p99 \(us(stall.p99)) µs  max \(us(stall.max)) µs; "
-                    + "over 5× the median \(formatDecimal(stall.slowFraction * 100, places: 2))% of the time"))
+            rows.append(
+                (
+                    "machine stall probe",
+                    "fixed work: p50 \(us(stall.p50)) µs  p99 \(us(stall.p99)) µs  max \(us(stall.max)) µs; "
+                        + "over 5× the median \(formatDecimal(stall.slowFraction * 100, places: 2))% of the time"
+                ))
         }
         if outcome.drainTimedOut { rows.append(("note", "the drain limit passed with calls in flight")) }
         return rows

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushTLS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate bench`'s gateway: the processes it starts (mock and gateway) or the gateway it is given.
 struct BenchSetup {
@@ -63,7 +64,8 @@ struct BenchSetup {
         metrics = ("127.0.0.1", metricsPort)
         gatewayPID = gateway.pid
         let url = mockURL ?? ""
-        description = "gateway (child, pid \(gateway.pid), \(options.connections) \(options.provider.name) connection(s)) → "
+        description =
+            "gateway (child, pid \(gateway.pid), \(options.connections) \(options.provider.name) connection(s)) → "
             + (mock == nil ? url : "\(mock!.name) (child, pid \(mock!.pid)) \(url)")
     }
 
@@ -88,12 +90,13 @@ struct BenchSetup {
             ca = files.path("mock-ca.pem")
         }
         mockURL = url
-        return "{" + [
-            "\"name\": \"bench\"", "\"platform\": \"apns\"", "\"bundle_id\": \"com.example.bench\"",
-            "\"team_id\": \(jsonString(teamID))", "\"key_id\": \(jsonString(keyID))",
-            "\"key_file\": \(jsonString(files.path("AuthKey.p8")))", "\"url\": \(jsonString(url))",
-            "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
-        ].joined(separator: ", ") + "}"
+        return "{"
+            + [
+                "\"name\": \"bench\"", "\"platform\": \"apns\"", "\"bundle_id\": \"com.example.bench\"",
+                "\"team_id\": \(jsonString(teamID))", "\"key_id\": \(jsonString(keyID))",
+                "\"key_file\": \(jsonString(files.path("AuthKey.p8")))", "\"url\": \(jsonString(url))",
+                "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
+            ].joined(separator: ", ") + "}"
     }
 
     /// Starts mock-fcm with a service account it writes (unless --fcm names a running mock) and
@@ -105,19 +108,23 @@ struct BenchSetup {
         if let fcmURL = options.fcmURL, let fcmCA = options.fcmCA, let serviceAccount = options.serviceAccount {
             (url, ca, account) = (fcmURL, fcmCA, serviceAccount)
         } else {
-            let arguments = [
-                currentExecutablePath(), "mock-fcm", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem"),
-                "--write-service-account", files.path("service-account.json"),
-            ] + mockFlags(options) + (options.httpVersion == "1.1" ? ["--http1"] : [])
+            let arguments =
+                [
+                    currentExecutablePath(), "mock-fcm", "--listen", "127.0.0.1:0", "--write-ca",
+                    files.path("mock-ca.pem"),
+                    "--write-service-account", files.path("service-account.json"),
+                ] + mockFlags(options) + (options.httpVersion == "1.1" ? ["--http1"] : [])
             url = try startMock("mock-fcm", arguments, files)
             ca = files.path("mock-ca.pem")
             account = files.path("service-account.json")
         }
         mockURL = url
-        return "{" + [
-            "\"name\": \"bench\"", "\"platform\": \"fcm\"", "\"service_account_file\": \(jsonString(account))",
-            "\"url\": \(jsonString(url))", "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
-        ].joined(separator: ", ") + httpVersionKey(options) + "}"
+        return "{"
+            + [
+                "\"name\": \"bench\"", "\"platform\": \"fcm\"", "\"service_account_file\": \(jsonString(account))",
+                "\"url\": \(jsonString(url))", "\"ca_file\": \(jsonString(ca))",
+                "\"connections\": \(options.connections)",
+            ].joined(separator: ", ") + httpVersionKey(options) + "}"
     }
 
     /// Starts mock-adm with client credentials (unless --adm names a running mock) and returns
@@ -134,20 +141,23 @@ struct BenchSetup {
         } else {
             clientID = "amzn1.application-oa2-client.bench"
             secretFile = files.path("adm-client-secret")
-            let arguments = [
-                currentExecutablePath(), "mock-adm", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem"),
-                "--client-id", clientID, "--write-client-secret", secretFile,
-            ] + mockFlags(options) + (options.httpVersion == "2" ? ["--http2"] : [])
+            let arguments =
+                [
+                    currentExecutablePath(), "mock-adm", "--listen", "127.0.0.1:0", "--write-ca",
+                    files.path("mock-ca.pem"),
+                    "--client-id", clientID, "--write-client-secret", secretFile,
+                ] + mockFlags(options) + (options.httpVersion == "2" ? ["--http2"] : [])
             url = try startMock("mock-adm", arguments, files)
             ca = files.path("mock-ca.pem")
         }
         mockURL = url
-        return "{" + [
-            "\"name\": \"bench\"", "\"platform\": \"adm\"", "\"client_id\": \(jsonString(clientID))",
-            "\"client_secret_file\": \(jsonString(secretFile))", "\"url\": \(jsonString(url))",
-            "\"token_url\": \(jsonString(url + "/auth/o2/token"))", "\"ca_file\": \(jsonString(ca))",
-            "\"connections\": \(options.connections)",
-        ].joined(separator: ", ") + httpVersionKey(options) + "}"
+        return "{"
+            + [
+                "\"name\": \"bench\"", "\"platform\": \"adm\"", "\"client_id\": \(jsonString(clientID))",
+                "\"client_secret_file\": \(jsonString(secretFile))", "\"url\": \(jsonString(url))",
+                "\"token_url\": \(jsonString(url + "/auth/o2/token"))", "\"ca_file\": \(jsonString(ca))",
+                "\"connections\": \(options.connections)",
+            ].joined(separator: ", ") + httpVersionKey(options) + "}"
     }
 
     private func httpVersionKey(_ options: BenchOptions) -> String {

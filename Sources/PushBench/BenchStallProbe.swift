@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushPosix
 import PushSync
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A reference for the latency figures, measured in the same run: a thread of the bench client
 /// that every millisecond does the same fixed piece of arithmetic (tens of microseconds) and

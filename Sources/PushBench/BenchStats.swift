@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // `pushgate bench`: the numbers — a scanner that counts Results
 // without building them, and the /proc readings of a child process.

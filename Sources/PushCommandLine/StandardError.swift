@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes a line to standard error (fd 2 directly: the C `stderr` global is not concurrency-safe).

@@ -1,6 +1,6 @@
+public import PushPosix
 import PushSync
 import PushTLS
-public import PushPosix
 
 /// The OAuth2 access token of one app (FCM, ADM), shared by all of its connections.
 ///

@@ -82,7 +82,9 @@ public enum OAuthAssertion {
         guard (1...maxLifetime).contains(lifetime) else {
             throw TLSError(.invalidInput, "assertion lifetime must be 1 to \(maxLifetime) seconds, got \(lifetime)")
         }
-        let header = FlatJSONObject.serialize([("alg", .string("RS256")), ("typ", .string("JWT")), ("kid", .string(account.privateKeyID))])
+        let header = FlatJSONObject.serialize([
+            ("alg", .string("RS256")), ("typ", .string("JWT")), ("kid", .string(account.privateKeyID)),
+        ])
         let claims = FlatJSONObject.serialize([
             ("iss", .string(account.clientEmail)), ("scope", .string(scope)), ("aud", .string(audience)),
             ("iat", .integer(issuedAt)), ("exp", .integer(issuedAt + lifetime)),

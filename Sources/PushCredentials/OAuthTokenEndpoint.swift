@@ -58,7 +58,9 @@ public struct OAuthTokenEndpoint: Sendable {
     /// The access token and its lifetime from a token endpoint's answer (default lifetime 3600 s
     /// when `expires_in` is missing); an error with the endpoint's `error` and
     /// `error_description` otherwise.
-    public static func parse(status: Int, body: [UInt8]) throws(ExchangeError) -> (accessToken: String, expiresIn: Int64) {
+    public static func parse(status: Int, body: [UInt8]) throws(ExchangeError) -> (
+        accessToken: String, expiresIn: Int64
+    ) {
         let members: [(String, JSONValue)]
         if let json = try? JSONParser.parse(body), case .object(let object) = json {
             members = object

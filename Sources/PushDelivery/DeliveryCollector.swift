@@ -23,9 +23,10 @@ public final class DeliveryCollector: Sendable {
     ///     become FAILED `DeadlineExceeded` when the deadline passes first).
     ///   - onResult: told of every final result as it happens (metrics, events); keep it cheap.
     public init(placeholders: [DeliveryResult], onResult: @escaping @Sendable (DeliveryResult) -> Void = { _ in }) {
-        state = Locked(State(
-            results: placeholders, filled: Array(repeating: false, count: placeholders.count),
-            remaining: placeholders.count))
+        state = Locked(
+            State(
+                results: placeholders, filled: Array(repeating: false, count: placeholders.count),
+                remaining: placeholders.count))
         self.onResult = onResult
     }
 
@@ -117,10 +118,11 @@ private enum DeadlineTimer: Sendable {
         if let loop = EventLoop.current {
             return .loop(loop, loop.schedule(after: ContinuousClock.now.duration(to: deadline), fire))
         }
-        return .task(Task {
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            if !Task.isCancelled { fire() }
-        })
+        return .task(
+            Task {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                if !Task.isCancelled { fire() }
+            })
     }
 
     func cancel() {

@@ -1,6 +1,6 @@
-import PushTransport
 import PushMetrics
 import PushTLS
+import PushTransport
 import Synchronization
 
 /// What every connection of one app shares: where to connect, with which TLS context and dialect,

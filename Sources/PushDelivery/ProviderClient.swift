@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import PushCore
 import PushMetrics
 public import PushPosix
@@ -8,6 +5,10 @@ import PushSync
 public import PushTLS
 public import PushTransport
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the gateway sends through: one app's pool of provider connections behind a bounded queue.
 public protocol DeliveryClient: AnyObject, Sendable {
@@ -78,7 +79,8 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             clock: clock, logger: logger, metrics: metrics)
         self.app = app
         loops = group.loops
-        home = ProviderOriginPool(origin: endpoint, app: app, connections: configuration.connections, loops: group.loops)
+        home = ProviderOriginPool(
+            origin: endpoint, app: app, connections: configuration.connections, loops: group.loops)
     }
 
     /// The loops of the app endpoint's connections made so far, in slot order (for tests).
@@ -130,8 +132,9 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
         let tokens = push.tokens
         guard let job = dialect.makeJob(for: push, notificationIndex: notificationIndex, collector: collector) else {
             for (offset, token) in tokens.enumerated() {
-                fail(token, slot: firstSlot + offset, notificationIndex: notificationIndex, collector: collector,
-                     reason: "WrongPlatform: app \(name) is not a \(dialect.providerName) app")
+                fail(
+                    token, slot: firstSlot + offset, notificationIndex: notificationIndex, collector: collector,
+                    reason: "WrongPlatform: app \(name) is not a \(dialect.providerName) app")
             }
             return
         }
@@ -148,20 +151,26 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             guard let pool = pool(for: origin, taking: indices.count) else {
                 // Only when Sends raced past ``originRefusal(tokens:)`` together.
                 for index in indices {
-                    fail(tokens[index], slot: firstSlot + index, notificationIndex: notificationIndex, collector: collector,
-                         reason: "TooManyOrigins: app \(name) already sends to \(app.configuration.maxOrigins) other "
+                    fail(
+                        tokens[index], slot: firstSlot + index, notificationIndex: notificationIndex,
+                        collector: collector,
+                        reason: "TooManyOrigins: app \(name) already sends to \(app.configuration.maxOrigins) other "
                             + "origins (max_origins)")
                 }
                 continue
             }
-            pool.send(count: indices.count) { ProviderRequest(job: job, token: tokens[indices[$0]], slot: firstSlot + indices[$0]) }
+            pool.send(count: indices.count) {
+                ProviderRequest(job: job, token: tokens[indices[$0]], slot: firstSlot + indices[$0])
+            }
         }
     }
 
-    private func fail(_ token: String, slot: Int, notificationIndex: Int, collector: DeliveryCollector, reason: String) {
+    private func fail(_ token: String, slot: Int, notificationIndex: Int, collector: DeliveryCollector, reason: String)
+    {
         app.usage.release(1)
         collector.complete(
-            slot: slot, with: DeliveryResult(notificationIndex: notificationIndex, token: token, status: .failed, reason: reason))
+            slot: slot,
+            with: DeliveryResult(notificationIndex: notificationIndex, token: token, status: .failed, reason: reason))
     }
 
     /// `origin`'s pool, made if there is room, with `count` requests taken (under the table's lock,
@@ -194,7 +203,9 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
 
     /// Every half idle timeout while other pools exist, on the first loop.
     private func scheduleSweep() {
-        guard sweepScheduled.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        guard sweepScheduled.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else {
+            return
+        }
         let loop = loops[0]
         let interval = app.configuration.originIdleTimeout / 2
         loop.execute { [weak self] in

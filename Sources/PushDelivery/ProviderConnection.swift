@@ -1,12 +1,12 @@
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushHTTP1
 import PushHTTP2
+import PushMetrics
 import PushPosix
 import PushTLS
 import PushTransport
 import Synchronization
-import PushMetrics
 
 /// One long-lived HTTP/2 or HTTP/1.1 connection to a provider (APNs, FCM, ADM) and its queue of
 /// requests: the
@@ -145,7 +145,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         case .goAway(let description):
             app.log("GOAWAY", TransportError(description))
         case .refusing(let times):
-            app.log("the provider refuses streams without processing them; resending with backoff",
+            app.log(
+                "the provider refuses streams without processing them; resending with backoff",
                 TransportError("REFUSED_STREAM \(times) times for one request"))
         case .refusedTooOften, .stalled, .pingTimeout:
             // The close that follows a stall or a PING timeout is logged with its reason.
@@ -202,14 +203,20 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             } else {
                 wire = ProviderWire(carrier: .http2(transport.session))
             }
-            switch app.dialect.submit(request, job: job, authorization: authorization?.value, on: wire, scratch: &scratch) {
+            switch app.dialect.submit(
+                request, job: job, authorization: authorization?.value, on: wire, scratch: &scratch)
+            {
             case .success(let streamID):
                 if transport.http1Session != nil {
                     http1InFlight = streamID
                     nextHTTP1ID &+= 2
                 }
                 let slot = machine.submitted(request, id: streamID, generation: generation, at: time)
-                if slot == answers.count { answers.append(ProviderResponse()) } else { answers[slot] = ProviderResponse() }
+                if slot == answers.count {
+                    answers.append(ProviderResponse())
+                } else {
+                    answers[slot] = ProviderResponse()
+                }
                 submitted = true
             case .failure(let error):
                 machine.submitFailed(request, error: error, into: &actions)
@@ -263,7 +270,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
                     loop: loop, tls: tls, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
             } else {
                 transport = HTTPTransport(
-                    loop: loop, tls: tls, policy: app.configuration.httpVersion, http2Settings: .clientDefaults, http2Delegate: self, http1Delegate: self,
+                    loop: loop, tls: tls, policy: app.configuration.httpVersion, http2Settings: .clientDefaults,
+                    http2Delegate: self, http1Delegate: self,
                     owner: self)
             }
         } catch {
@@ -327,7 +335,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     }
 
     /// Response header blocks of our streams are read field by field into ``responseHead``.
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)? {
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)?
+    {
         guard machine.slot(of: streamID) != nil else { return nil }
         responseHead.reset()
         return responseHead

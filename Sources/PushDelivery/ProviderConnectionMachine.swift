@@ -324,12 +324,16 @@ struct ProviderConnectionMachine {
         let request = entry.request
         switch outcome {
         case .delivered(let id, let canonicalToken):
-            actions.append(.finish(
-                request, request.result(.delivered, httpStatus: 200, id: id, canonicalToken: canonicalToken)))
+            actions.append(
+                .finish(
+                    request, request.result(.delivered, httpStatus: 200, id: id, canonicalToken: canonicalToken)))
         case .rejected(let reason, let httpStatus, let unregisteredAt, let invalidatesToken):
-            actions.append(.finish(request, request.result(
-                .rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,
-                invalidatesToken: invalidatesToken)))
+            actions.append(
+                .finish(
+                    request,
+                    request.result(
+                        .rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,
+                        invalidatesToken: invalidatesToken)))
         case .transient(let reason, let httpStatus, .afterBackoff(let notBefore)):
             retryOrFail(request, reason: reason, httpStatus: httpStatus, notBefore: notBefore, at: time, into: &actions)
         case .transient(let reason, let httpStatus, .onNewConnection):
@@ -406,7 +410,9 @@ struct ProviderConnectionMachine {
         }
         let policy = configuration.retry
         guard Int(request.refusals) <= policy.maxRefusals, !request.job.collector.isFinished, !isShutDown else {
-            let reason = isShutDown ? "Shutdown"
+            let reason =
+                isShutDown
+                ? "Shutdown"
                 : "StreamRefused: the provider refused the stream \(request.refusals) times without processing it"
             if !isShutDown { actions.append(.report(.refusedTooOften)) }
             actions.append(.finish(request, request.result(.failed, reason: reason)))
@@ -453,9 +459,12 @@ struct ProviderConnectionMachine {
             // Nothing waits, so there is nothing to make progress on: the watch starts now.
             lastProgressAt = now
         } else if now &- lastProgressAt >= nanoseconds(configuration.stallTimeout) {
-            let why = peerLimit == nil ? "no SETTINGS from the provider"
-                : peerLimit == 0 ? "the provider allows 0 streams"
-                : "no answer on any stream"
+            let why =
+                peerLimit == nil
+                ? "no SETTINGS from the provider"
+                : peerLimit == 0
+                    ? "the provider allows 0 streams"
+                    : "no answer on any stream"
             actions.append(.report(.stalled(why)))
             giveUp("no progress for \(configuration.stallTimeout) (\(why)): connection given up", into: &actions)
             return

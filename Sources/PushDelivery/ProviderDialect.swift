@@ -79,7 +79,8 @@ extension ProviderOutcome {
         case .delivered(let id):
             self = delivered(id)
         case .rejected(let reason, let httpStatus, let invalidatesToken):
-            self = .rejected(reason: reason, httpStatus: httpStatus, unregisteredAt: 0, invalidatesToken: invalidatesToken)
+            self = .rejected(
+                reason: reason, httpStatus: httpStatus, unregisteredAt: 0, invalidatesToken: invalidatesToken)
         case .transient(let reason, let httpStatus, let retryAfter):
             self = .transient(reason: reason, httpStatus: httpStatus, retry: .afterBackoff(notBefore: retryAfter))
         case .unauthenticated(let reason):

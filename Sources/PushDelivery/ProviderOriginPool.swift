@@ -114,9 +114,11 @@ final class ProviderOriginPool<Dialect: ProviderDialect>: Sendable {
     func peakStreamsInFlight() async -> Int {
         var peak = 0
         for connection in madeConnections {
-            peak = max(peak, await withCheckedContinuation { continuation in
-                connection.loop.execute { continuation.resume(returning: connection.peakInFlight) }
-            })
+            peak = max(
+                peak,
+                await withCheckedContinuation { continuation in
+                    connection.loop.execute { continuation.resume(returning: connection.peakInFlight) }
+                })
         }
         return peak
     }
@@ -174,7 +176,8 @@ private final class ProviderConnectionSlot: @unchecked Sendable {
         return unsafeDowncast(connection, to: ProviderConnection<Dialect>.self)
     }
 
-    func storeIfNil<Dialect: ProviderDialect>(_ connection: ProviderConnection<Dialect>) -> ProviderConnection<Dialect> {
+    func storeIfNil<Dialect: ProviderDialect>(_ connection: ProviderConnection<Dialect>) -> ProviderConnection<Dialect>
+    {
         unsafeDowncast(reference.storeIfNil(connection), to: ProviderConnection<Dialect>.self)
     }
 }

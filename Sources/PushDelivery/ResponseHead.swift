@@ -23,7 +23,10 @@ final class ResponseHead: HTTP2HeaderFieldSink {
         if name.equals(ResponseHeaderName.status) {
             var number = 0
             for byte in value {
-                guard byte >= 0x30 && byte <= 0x39 else { number = 0; break }
+                guard byte >= 0x30 && byte <= 0x39 else {
+                    number = 0
+                    break
+                }
                 number = number * 10 + Int(byte - 0x30)
             }
             status = number

@@ -68,7 +68,8 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             loop.execute { [self] in
                 do {
                     let transport = try HTTPTransport(
-                        loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
+                        loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self,
+                        owner: self)
                     self.transport = transport
                     ready = continuation
                     transport.connect(host: host, port: port, timeout: timeout) { [self] result in
@@ -84,7 +85,8 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         }
     }
 
-    func call(path: String, request: [UInt8], timeout: Duration?, metadata: [(String, String)]) async throws -> [UInt8] {
+    func call(path: String, request: [UInt8], timeout: Duration?, metadata: [(String, String)]) async throws -> [UInt8]
+    {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
             loop.execute { [self] in
                 guard let transport, !transport.isClosed else {
@@ -97,7 +99,8 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
                     HTTP2Header("te", "trailers"),
                 ]
                 if let timeout {
-                    let millis = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+                    let millis = max(
+                        1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
                     headers.append(HTTP2Header("grpc-timeout", "\(min(millis, 99_999_999))m"))
                 }
                 headers += metadata.map { HTTP2Header($0.0, $0.1) }

@@ -16,7 +16,8 @@ public final class GRPCServer: Sendable {
         self.configuration = configuration
         let router = GRPCRouter(services: services)
         let registry = GRPCConnectionRegistry(
-            maxConnections: configuration.maxConnections, maxBufferedRequestBytes: configuration.maxBufferedRequestBytes)
+            maxConnections: configuration.maxConnections, maxBufferedRequestBytes: configuration.maxBufferedRequestBytes
+        )
         self.registry = registry
         listener = try HTTPListener.listen(host: configuration.host, port: configuration.port, group: group) {
             connection in

@@ -209,7 +209,8 @@ final class GRPCServerCall: @unchecked Sendable {
                     // Pushgate offers no compression (no zlib among its libraries), so it advertises
                     // `grpc-accept-encoding: identity`; gRPC clients then send uncompressed messages.
                     finish(
-                        GRPCStatus(.unimplemented, "compressed messages are not supported; send uncompressed (identity)"))
+                        GRPCStatus(
+                            .unimplemented, "compressed messages are not supported; send uncompressed (identity)"))
                     return true
                 }
                 switch mode {
@@ -253,7 +254,8 @@ final class GRPCServerCall: @unchecked Sendable {
         }
         guard !isFinished else { return }
         if deframer.hasPartialMessage {
-            finish(GRPCStatus(.invalidArgument, "the request ended inside a message (truncated length-prefixed message)"))
+            finish(
+                GRPCStatus(.invalidArgument, "the request ended inside a message (truncated length-prefixed message)"))
             return
         }
         switch mode {

@@ -344,7 +344,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         case .some(.none):
             call.finish(
                 GRPCStatus(
-                    .invalidArgument, "grpc-timeout: not a valid timeout (at most 8 digits and a unit H, M, S, m, u or n)"))
+                    .invalidArgument,
+                    "grpc-timeout: not a valid timeout (at most 8 digits and a unit H, M, S, m, u or n)"))
             return
         }
         guard let method = router.method(forPath: request.path) else {
@@ -366,7 +367,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             callBecameBusy(call)
         }
         call.start(method, context: context, timeout: timeout)
-        if !endStream, let limit = configuration.requestTimeout, method.kind == .unary || method.kind == .serverStreaming {
+        if !endStream, let limit = configuration.requestTimeout,
+            method.kind == .unary || method.kind == .serverStreaming
+        {
             call.limitRequestTime(limit)
         }
     }

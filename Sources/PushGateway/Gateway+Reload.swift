@@ -20,8 +20,9 @@ extension Gateway {
         next.shutdownTimeoutSeconds = requested.shutdownTimeoutSeconds
         let needsRestart = Self.restartOnlyChanges(from: old.configuration, to: requested)
         if !needsRestart.isEmpty {
-            log.warning("reload: these keys need a restart and keep their running values",
-                        ["keys": needsRestart.joined(separator: ",")])
+            log.warning(
+                "reload: these keys need a restart and keep their running values",
+                ["keys": needsRestart.joined(separator: ",")])
         }
         var clients: [String: any DeliveryClient] = [:]
         var fresh: [AppConfiguration] = []
@@ -58,8 +59,11 @@ extension Gateway {
         let removed = old.configuration.apps.map(\.name).filter { name in !next.apps.contains { $0.name == name } }
         log.info(
             "configuration reloaded",
-            ["apps": next.apps.map(\.name).joined(separator: ","), "new_or_changed": fresh.map(\.name).joined(separator: ","),
-             "removed": removed.joined(separator: ","), "api_keys": "\(next.security.apiKeys.keys.count)"])
+            [
+                "apps": next.apps.map(\.name).joined(separator: ","),
+                "new_or_changed": fresh.map(\.name).joined(separator: ","),
+                "removed": removed.joined(separator: ","), "api_keys": "\(next.security.apiKeys.keys.count)",
+            ])
         return true
     }
 

@@ -3,9 +3,9 @@ import PushDelivery
 import PushGRPC
 import PushMetrics
 import PushPosix
+import PushProto
 import PushStore
 import PushTLS
-import PushProto
 
 /// A running Pushgate: event loops, the store, the apps' provider clients, the fan-out, the gRPC
 /// listener and the services behind it.
@@ -47,7 +47,8 @@ public final class Gateway: Sendable {
         do {
             store = try await StoreSetting.open(configuration.storePath)
         } catch {
-            throw ConfigurationError("store \(StoreSetting.redacted(configuration.storePath).debugDescription): \(error)")
+            throw ConfigurationError(
+                "store \(StoreSetting.redacted(configuration.storePath).debugDescription): \(error)")
         }
         do {
             let gateway = try Gateway(configuration: configuration, tls: tls, store: store, log: log, demo: demo)
@@ -91,7 +92,8 @@ public final class Gateway: Sendable {
         self.live = live
         let events = DeliveryEvents(log: log, logTokens: configuration.logTokens)
         self.events = events
-        delivery = NotificationDelivery(live: live, queueLimit: configuration.queueLimit, events: events, metrics: metrics)
+        delivery = NotificationDelivery(
+            live: live, queueLimit: configuration.queueLimit, events: events, metrics: metrics)
         // A page must fit in an app's queue, or its room could never be reserved.
         let fanOut = FanOut(
             store: store, live: live, events: events, log: log, metrics: metrics,
@@ -123,8 +125,11 @@ public final class Gateway: Sendable {
             if allowed < configuration.maxConnections {
                 log.warning(
                     "max_connections lowered: the open-file limit (RLIMIT_NOFILE) leaves room for fewer client connections",
-                    ["max_connections": "\(configuration.maxConnections)", "serving_at_most": "\(allowed)",
-                     "rlimit_nofile": "\(limit)", "hint": "raise the limit (ulimit -n, LimitNOFILE=) or lower max_connections"])
+                    [
+                        "max_connections": "\(configuration.maxConnections)", "serving_at_most": "\(allowed)",
+                        "rlimit_nofile": "\(limit)",
+                        "hint": "raise the limit (ulimit -n, LimitNOFILE=) or lower max_connections",
+                    ])
                 grpc.maxConnections = allowed
             }
         }
@@ -159,17 +164,21 @@ public final class Gateway: Sendable {
         heapTrimmer = Self.startHeapTrimmer(server: server, log: log)
         log.info(
             "listening",
-            ["address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
-             "apps": configuration.apps.map(\.name).joined(separator: ","), "store": StoreSetting.redacted(configuration.storePath),
-             "instance": fanOut.policy.owner,
-             "tls": configuration.security.tlsMode, "api_keys": "\(configuration.security.apiKeys.keys.count)"])
+            [
+                "address": "\(configuration.listenHost):\(server.localPort)", "loops": "\(configuration.loops)",
+                "apps": configuration.apps.map(\.name).joined(separator: ","),
+                "store": StoreSetting.redacted(configuration.storePath),
+                "instance": fanOut.policy.owner,
+                "tls": configuration.security.tlsMode, "api_keys": "\(configuration.security.apiKeys.keys.count)",
+            ])
         if configuration.security.apiKeys.isEmpty && !SecurityConfiguration.isLoopbackHost(configuration.listenHost) {
             log.warning(
                 "no api_keys configured: only loopback clients are served; add api_keys to serve other hosts",
                 ["address": "\(configuration.listenHost):\(server.localPort)"])
         }
         if let metricsServer, let (host, _) = configuration.metricsListen {
-            log.info("metrics listening", ["address": "\(host):\(metricsServer.localPort)", "paths": "/metrics,/healthz"])
+            log.info(
+                "metrics listening", ["address": "\(host):\(metricsServer.localPort)", "paths": "/metrics,/healthz"])
         }
     }
 

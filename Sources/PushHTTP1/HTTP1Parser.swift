@@ -160,7 +160,8 @@ public final class HTTP1Parser {
         if code != HPE_OK.rawValue {
             let errno = http_errno(code)
             throw HTTP1Error(
-                name: String(cString: http_errno_name(errno)), description: String(cString: http_errno_description(errno)))
+                name: String(cString: http_errno_name(errno)),
+                description: String(cString: http_errno_description(errno)))
         }
         if pushgate_http_upgrade(parser) != 0 {
             throw HTTP1Error(name: "upgrade", description: "the peer asked to switch protocols")

@@ -35,7 +35,8 @@ extension Array where Element == HTTP2Header {
                         name: UnsafeMutablePointer(mutating: name.baseAddress) ?? emptyBytes,
                         value: UnsafeMutablePointer(mutating: value.baseAddress) ?? emptyBytes,
                         namelen: name.count, valuelen: value.count,
-                        flags: UInt8(header.indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue)))
+                        flags: UInt8(
+                            header.indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue)))
                 return fillNVs(nvs, from: index + 1, body)
             }
         }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-public import Glibc
+    public import Glibc
 #endif
 /// Takes a header block's fields as nghttp2 decodes them (see
 /// ``HTTP2SessionDelegate/http2Session(_:headerFieldSinkForStream:)``). The buffers are valid only

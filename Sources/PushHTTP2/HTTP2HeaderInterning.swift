@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Shared byte arrays for received header fields, so the fields that repeat on every request or
@@ -59,9 +59,11 @@ struct ReceivedValues {
     /// one that becomes the previous.
     mutating func value(_ value: UnsafeBufferPointer<UInt8>, forName index: Int) -> [UInt8] {
         if let previous = last[index], previous.count == value.count {
-            let equal = value.count == 0 || previous.withUnsafeBufferPointer {
-                memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0
-            }
+            let equal =
+                value.count == 0
+                || previous.withUnsafeBufferPointer {
+                    memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0
+                }
             if equal { return previous }
         }
         let fresh = Array(value)

@@ -66,9 +66,10 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
             name.withUTF8Buffer { bytes.append(contentsOf: $0) }
             let valueStart = bytes.count
             bytes.append(contentsOf: value.utf8)
-            fields.append(Field(
-                nameStart: nameStart, nameCount: valueStart - nameStart, valueStart: valueStart,
-                valueCount: bytes.count - valueStart, indexable: indexable))
+            fields.append(
+                Field(
+                    nameStart: nameStart, nameCount: valueStart - nameStart, valueStart: valueStart,
+                    valueCount: bytes.count - valueStart, indexable: indexable))
         }
 
         public mutating func add(name: [UInt8], value: [UInt8], indexable: Bool = true) {
@@ -76,9 +77,10 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
             bytes.append(contentsOf: name)
             let valueStart = bytes.count
             bytes.append(contentsOf: value)
-            fields.append(Field(
-                nameStart: nameStart, nameCount: name.count, valueStart: valueStart, valueCount: value.count,
-                indexable: indexable))
+            fields.append(
+                Field(
+                    nameStart: nameStart, nameCount: name.count, valueStart: valueStart, valueCount: value.count,
+                    indexable: indexable))
         }
     }
 
@@ -129,8 +131,9 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
         withNVs(replacing: first, second) { nvs, count in
             for index in 0..<count {
                 let nv = nvs[index]
-                body(UnsafeRawBufferPointer(start: nv.name, count: nv.namelen),
-                     UnsafeRawBufferPointer(start: nv.value, count: nv.valuelen))
+                body(
+                    UnsafeRawBufferPointer(start: nv.name, count: nv.namelen),
+                    UnsafeRawBufferPointer(start: nv.value, count: nv.valuelen))
             }
         }
     }
@@ -164,7 +167,8 @@ extension HTTP2Session {
     /// Server role: response headers prepared once (gRPC's `:status: 200` block), with a body to
     /// follow (``sendData(streamID:_:endStream:)``) unless `endStream`. See
     /// ``sendResponseHeaders(streamID:headers:endStream:)``.
-    public func sendResponseHeaders(streamID: Int32, template: HTTP2HeaderTemplate, endStream: Bool) throws(HTTP2Error) {
+    public func sendResponseHeaders(streamID: Int32, template: HTTP2HeaderTemplate, endStream: Bool) throws(HTTP2Error)
+    {
         try submitResponseHeaders(streamID: streamID, endStream: endStream) { submit in
             template.withNVs { submit($0, $1) }
         }

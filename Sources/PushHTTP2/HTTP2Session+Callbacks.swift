@@ -12,7 +12,8 @@ extension HTTP2Session {
                 return 0
             }
         }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, flags, userData in
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, flags, userData in
             dispatch(userData) { (session) throws(HTTP2Error) in
                 try session.onHeader(
                     streamID: frame!.pointee.hd.stream_id,
@@ -50,7 +51,8 @@ extension HTTP2Session {
     /// A data provider whose source is the stream's `OutboundStream` (found by stream id, so
     /// the provider itself carries no pointer).
     static var bodyProvider: nghttp2_data_provider {
-        nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { _, streamID, buffer, length, flags, _, userData in
+        nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) {
+            _, streamID, buffer, length, flags, _, userData in
             let session = Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
             return session.readBody(
                 streamID: streamID, into: UnsafeMutableRawBufferPointer(start: buffer, count: length), flags: flags!)

@@ -43,13 +43,16 @@ extension HTTP2Session {
         streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, flags: UInt8
     ) throws(HTTP2Error) -> Int32 {
         guard let state = stream(streamID) else {
-            throw HTTP2Error(code: NGHTTP2_ERR_CALLBACK_FAILURE.rawValue, message: "header for stream \(streamID) without a header block")
+            throw HTTP2Error(
+                code: NGHTTP2_ERR_CALLBACK_FAILURE.rawValue,
+                message: "header for stream \(streamID) without a header block")
         }
         state.headerBlockSize += name.count + value.count + 32
         if state.headerBlockSize > headerListLimit {
             // nghttp2 advertises SETTINGS_MAX_HEADER_LIST_SIZE but leaves enforcement to us.
             // Stop buffering and refuse the stream; the delegate never sees the block.
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.enhanceYourCalm.rawValue)
+            nghttp2_submit_rst_stream(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.enhanceYourCalm.rawValue)
             state.headerBlock = []
             state.fieldSink = nil
             return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
@@ -86,7 +89,9 @@ extension HTTP2Session {
         case NGHTTP2_DATA.rawValue:
             // Chunks were delivered by on_data_chunk_recv; only END_STREAM is left to report.
             if endStream {
-                delegate?.http2Session(self, didReceiveData: UnsafeRawBufferPointer(start: nil, count: 0), streamID: hd.stream_id, endStream: true)
+                delegate?.http2Session(
+                    self, didReceiveData: UnsafeRawBufferPointer(start: nil, count: 0), streamID: hd.stream_id,
+                    endStream: true)
             } else if hd.length == 0 {
                 delegate?.http2SessionDidReceiveControlFrame(self)
             }
@@ -97,7 +102,8 @@ extension HTTP2Session {
             delegate?.http2SessionDidReceiveControlFrame(self)
         case NGHTTP2_GOAWAY.rawValue:
             let goAway = frame.pointee.goaway
-            let debugData = goAway.opaque_data_len == 0
+            let debugData =
+                goAway.opaque_data_len == 0
                 ? [] : Array(UnsafeBufferPointer(start: goAway.opaque_data, count: goAway.opaque_data_len))
             delegate?.http2Session(
                 self, didReceiveGoAway: goAway.last_stream_id, errorCode: HTTP2ErrorCode(rawValue: goAway.error_code),
@@ -128,23 +134,27 @@ extension HTTP2Session {
         let hd = frame.pointee.hd
         if role == .server {
             // Only frames of a stream: a GOAWAY or PING not sent ends nothing here.
-            guard hd.stream_id != 0, UInt32(hd.type) == NGHTTP2_HEADERS.rawValue || UInt32(hd.type) == NGHTTP2_DATA.rawValue,
-                  streams[hd.stream_id] != nil
+            guard hd.stream_id != 0,
+                UInt32(hd.type) == NGHTTP2_HEADERS.rawValue || UInt32(hd.type) == NGHTTP2_DATA.rawValue,
+                streams[hd.stream_id] != nil
             else { return }
             nghttp2_submit_rst_stream(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), hd.stream_id, HTTP2ErrorCode.internalError.rawValue)
-            delegate?.http2Session(self, didNotSendFrameOnStream: hd.stream_id, error: HTTP2Error(nghttp2: libraryError))
+            delegate?.http2Session(
+                self, didNotSendFrameOnStream: hd.stream_id, error: HTTP2Error(nghttp2: libraryError))
             return
         }
         guard UInt32(hd.type) == NGHTTP2_HEADERS.rawValue, UInt32(hd.type) == NGHTTP2_HEADERS.rawValue,
-              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
-              forget(hd.stream_id)
+            frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
+            forget(hd.stream_id)
         else { return }
         delegate?.http2Session(self, streamDidClose: hd.stream_id, errorCode: .refusedStream)
     }
 
     /// nghttp2_data_source_read_callback: fills one DATA frame from the stream's queue.
-    func readBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: UnsafeMutablePointer<UInt32>) -> Int {
+    func readBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: UnsafeMutablePointer<UInt32>)
+        -> Int
+    {
         guard let state = stream(streamID), state.outbound != nil else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }

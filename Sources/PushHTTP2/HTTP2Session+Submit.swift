@@ -59,16 +59,21 @@ extension HTTP2Session {
 
     /// RST_STREAM. The stream is reported closed (streamDidClose) once the frame is sent.
     public func resetStream(streamID: Int32, errorCode: HTTP2ErrorCode) throws(HTTP2Error) {
-        try HTTP2Error.check(nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue))
+        try HTTP2Error.check(
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue))
     }
 
     /// GOAWAY. lastStreamID nil = the last peer stream nghttp2 processed. After it is sent and
     /// the remaining streams finish, wantsRead/wantsWrite turn false.
-    public func goAway(errorCode: HTTP2ErrorCode, lastStreamID: Int32? = nil, debugData: [UInt8] = []) throws(HTTP2Error) {
+    public func goAway(errorCode: HTTP2ErrorCode, lastStreamID: Int32? = nil, debugData: [UInt8] = [])
+        throws(HTTP2Error)
+    {
         let last = lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session)
-        try HTTP2Error.check(debugData.withUnsafeBufferPointer {
-            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode.rawValue, $0.baseAddress, $0.count)
-        })
+        try HTTP2Error.check(
+            debugData.withUnsafeBufferPointer {
+                nghttp2_submit_goaway(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode.rawValue, $0.baseAddress, $0.count)
+            })
     }
 
     /// Server role: a GOAWAY with the maximum stream id, announcing a graceful shutdown while
@@ -82,9 +87,10 @@ extension HTTP2Session {
     /// the header-list limit enforced on received blocks follows `maxHeaderListSize`.
     public func sendSettings(_ settings: HTTP2Settings) throws(HTTP2Error) {
         let entries = settings.entries(for: role)
-        try HTTP2Error.check(entries.withUnsafeBufferPointer {
-            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
-        })
+        try HTTP2Error.check(
+            entries.withUnsafeBufferPointer {
+                nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+            })
         headerListLimit = settings.enforcedHeaderListSize
     }
 

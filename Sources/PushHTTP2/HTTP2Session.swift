@@ -59,24 +59,27 @@ public final class HTTP2Session {
 
         var created: OpaquePointer?
         // user_data is attached below, once `self` is fully initialized.
-        let rv = switch role {
-        case .server: nghttp2_session_server_new2(&created, callbacks, nil, option)
-        case .client: nghttp2_session_client_new2(&created, callbacks, nil, option)
-        }
+        let rv =
+            switch role {
+            case .server: nghttp2_session_server_new2(&created, callbacks, nil, option)
+            case .client: nghttp2_session_client_new2(&created, callbacks, nil, option)
+            }
         try HTTP2Error.check(rv)
         session = created!
 
         // Unretained: the C session never outlives self (deinit frees it).
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
         let entries = settings.entries(for: role)
-        try HTTP2Error.check(entries.withUnsafeBufferPointer {
-            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
-        })
+        try HTTP2Error.check(
+            entries.withUnsafeBufferPointer {
+                nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+            })
         // The connection window is not a SETTINGS parameter; raising it here puts a
         // WINDOW_UPDATE right after our SETTINGS so concurrent streams don't share 64 KiB.
         if settings.connectionWindowSize > 65_535 {
-            try HTTP2Error.check(nghttp2_session_set_local_window_size(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Int32(clamping: settings.connectionWindowSize)))
+            try HTTP2Error.check(
+                nghttp2_session_set_local_window_size(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Int32(clamping: settings.connectionWindowSize)))
         }
     }
 
@@ -209,7 +212,9 @@ public final class HTTP2Session {
 
     private func enterNghttp2() throws(HTTP2Error) {
         if isInsideNghttp2 {
-            throw HTTP2Error(code: NGHTTP2_ERR_INVALID_STATE.rawValue, message: "receive/drainOutput called re-entrantly from a delegate method")
+            throw HTTP2Error(
+                code: NGHTTP2_ERR_INVALID_STATE.rawValue,
+                message: "receive/drainOutput called re-entrantly from a delegate method")
         }
         isInsideNghttp2 = true
     }

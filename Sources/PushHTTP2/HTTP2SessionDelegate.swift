@@ -7,10 +7,12 @@
 public protocol HTTP2SessionDelegate: AnyObject {
     /// A complete header block (request/response headers, or trailers) for a stream.
     /// endStream: the frame carried END_STREAM.
-    func http2Session(_ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool)
+    func http2Session(
+        _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool)
     /// A DATA chunk (valid only during the call). Called with an empty buffer and endStream true
     /// when a DATA frame carried END_STREAM; non-empty chunks always come with endStream false.
-    func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool)
+    func http2Session(
+        _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool)
     /// The stream is closed (both sides done, or reset by either peer). errorCode is the
     /// RST_STREAM code (noError for a normal close). Also called with refusedStream for a client
     /// request nghttp2 never sent, so it is safe to retry elsewhere: after a GOAWAY, requests
@@ -21,7 +23,8 @@ public protocol HTTP2SessionDelegate: AnyObject {
     /// The peer's SETTINGS were applied (client role re-reads remoteMaxConcurrentStreams).
     func http2SessionDidReceiveSettings(_ session: HTTP2Session)
     /// GOAWAY from the peer. Streams above lastStreamID are then closed with refusedStream.
-    func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8])
+    func http2Session(
+        _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8])
     /// A header block begins on `streamID`. Return a sink to take its fields one by one as they
     /// are decoded (nothing is copied or collected for them, and `didReceiveHeaders` then comes
     /// with an empty list), or nil (the default) for the whole block as `[HTTP2Header]`. For
@@ -38,8 +41,12 @@ public protocol HTTP2SessionDelegate: AnyObject {
 
 extension HTTP2SessionDelegate {
     public func http2SessionDidReceiveSettings(_ session: HTTP2Session) {}
-    public func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {}
-    public func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)? { nil }
+    public func http2Session(
+        _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
+    ) {}
+    public func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (
+        any HTTP2HeaderFieldSink
+    )? { nil }
     public func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {}
     public func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {}
 }

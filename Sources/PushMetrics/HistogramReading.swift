@@ -29,7 +29,9 @@ public struct HistogramReading: Equatable, Sendable {
         var sawBucket = false
         for line in text.split(separator: "\n") where line.hasPrefix(family) {
             let rest = line.dropFirst(family.count)
-            guard let space = rest.lastIndex(of: " "), let value = Double(rest[rest.index(after: space)...]) else { continue }
+            guard let space = rest.lastIndex(of: " "), let value = Double(rest[rest.index(after: space)...]) else {
+                continue
+            }
             // The name must end with the suffix: not a longer name that starts the same.
             if rest.hasPrefix("_bucket{") {
                 guard let bound = labelValue(rest, "le") else { continue }
@@ -83,7 +85,8 @@ public struct HistogramReading: Equatable, Sendable {
         let bytes = Array(line.utf8)
         var index = 0
         while index + key.count <= bytes.count {
-            let atLabelStart = index > 0 && (bytes[index - 1] == UInt8(ascii: "{") || bytes[index - 1] == UInt8(ascii: ","))
+            let atLabelStart =
+                index > 0 && (bytes[index - 1] == UInt8(ascii: "{") || bytes[index - 1] == UInt8(ascii: ","))
             if atLabelStart && bytes[index..<(index + key.count)].elementsEqual(key) {
                 let start = index + key.count
                 guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }

@@ -120,7 +120,8 @@ final class MetricsHTTPConnection: ConnectionHandler {
             return
         }
         guard method == "GET" else {
-            answer(405, "Method Not Allowed", body: "method not allowed\n", extraHeaders: "Allow: GET\r\n", on: connection)
+            answer(
+                405, "Method Not Allowed", body: "method not allowed\n", extraHeaders: "Allow: GET\r\n", on: connection)
             return
         }
         if path == "/metrics" {
@@ -139,7 +140,8 @@ final class MetricsHTTPConnection: ConnectionHandler {
         answered = true
         head = []
         let bodyBytes = Array(body.utf8)
-        let response = "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(contentType)\r\n"
+        let response =
+            "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(contentType)\r\n"
             + "Content-Length: \(bodyBytes.count)\r\n\(extraHeaders)Connection: close\r\n\r\n"
         connection.write(Array(response.utf8) + bodyBytes)
         // Closed once the kernel has taken it all (connectionDidDrain).

@@ -4,7 +4,9 @@ public enum PrometheusText {
     public static func isValidMetricName(_ name: String) -> Bool {
         guard let first = name.utf8.first, isLetter(first) || first == UInt8(ascii: "_") || first == UInt8(ascii: ":")
         else { return false }
-        return name.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ":") }
+        return name.utf8.allSatisfy {
+            isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ":")
+        }
     }
 
     /// `[a-zA-Z_][a-zA-Z0-9_]*`, not starting with `__` (reserved).

@@ -80,7 +80,9 @@ final class MockADMShared: MockRequestHandler, Sendable {
         self.configuration = configuration
         stats = MockStatsRecorder(recordLimit: configuration.recordMessages)
         faults = FaultSchedule(
-            shares: [(.internalServerError, configuration.fail500Share), (.serviceUnavailable, configuration.fail503Share)],
+            shares: [
+                (.internalServerError, configuration.fail500Share), (.serviceUnavailable, configuration.fail503Share),
+            ],
             seed: configuration.faultSeed, every: configuration.rateLimitEvery.map { (.maxRateExceeded, $0) })
         var generator = SplitMix64()
         requestIDSeed = generator.next()

@@ -1,5 +1,5 @@
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushHTTP2
 import PushMockSupport
 import PushTLS
@@ -41,7 +41,8 @@ extension MockADMShared {
         guard bytes.count > prefix + suffix, bytes.starts(with: sendPrefix.utf8),
             bytes.suffix(suffix).elementsEqual(sendSuffix.utf8)
         else { return nil }
-        let segment = path[bytes.index(bytes.startIndex, offsetBy: prefix)..<bytes.index(bytes.endIndex, offsetBy: -suffix)]
+        let segment = path[
+            bytes.index(bytes.startIndex, offsetBy: prefix)..<bytes.index(bytes.endIndex, offsetBy: -suffix)]
         return segment.utf8.contains(UInt8(ascii: "/")) ? nil : segment
     }
 
@@ -95,7 +96,9 @@ extension MockADMShared {
         guard let registrationID = FormURLEncoding.decodePathSegment(encoded), !registrationID.isEmpty else {
             return .adm(.invalidRegistrationId, retryAfter: nil)
         }
-        guard request.bodyLength <= ADMSendValidator.maxBodyBytes else { return .adm(.messageTooLarge, retryAfter: nil) }
+        guard request.bodyLength <= ADMSendValidator.maxBodyBytes else {
+            return .adm(.messageTooLarge, retryAfter: nil)
+        }
         if let reason = ADMSendValidator.validate(request.body) { return .adm(reason, retryAfter: nil) }
         if let fault = faults.next() { return .adm(fault, retryAfter: retryAfter) }
         let answered: String

@@ -34,20 +34,39 @@ struct APNsRequestHead {
 
     /// Takes one field. Values that repeat from request to request (everything but `:path` and
     /// `apns-id`) come from `values`, shared with the previous request's when equal.
-    mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, values: RepeatedFieldValues) {
+    mutating func add(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, values: RepeatedFieldValues)
+    {
         let bit: UInt32
         switch name.count {
-        case 5 where name.equals(Bytes.path): bit = 1 << 0; path = Array(value)
-        case 7 where name.equals(Bytes.method): bit = 1 << 1; method = values.value(value, slot: 0)
-        case 7 where name.equals(Bytes.apnsID): bit = 1 << 2; apnsID = Array(value)
+        case 5 where name.equals(Bytes.path):
+            bit = 1 << 0
+            path = Array(value)
+        case 7 where name.equals(Bytes.method):
+            bit = 1 << 1
+            method = values.value(value, slot: 0)
+        case 7 where name.equals(Bytes.apnsID):
+            bit = 1 << 2
+            apnsID = Array(value)
         case 7 where name.equals(Bytes.scheme): bit = 1 << 3
-        case 10 where name.equals(Bytes.apnsTopic): bit = 1 << 4; topic = values.value(value, slot: 1)
+        case 10 where name.equals(Bytes.apnsTopic):
+            bit = 1 << 4
+            topic = values.value(value, slot: 1)
         case 10 where name.equals(Bytes.authority): bit = 1 << 5
-        case 13 where name.equals(Bytes.authorization): bit = 1 << 6; authorization = values.value(value, slot: 2)
-        case 13 where name.equals(Bytes.apnsPriority): bit = 1 << 7; priority = values.value(value, slot: 3)
-        case 14 where name.equals(Bytes.apnsPushType): bit = 1 << 8; pushType = values.value(value, slot: 4)
-        case 15 where name.equals(Bytes.apnsExpiration): bit = 1 << 9; expiration = values.value(value, slot: 5)
-        case 16 where name.equals(Bytes.apnsCollapseID): bit = 1 << 10; collapseID = values.value(value, slot: 6)
+        case 13 where name.equals(Bytes.authorization):
+            bit = 1 << 6
+            authorization = values.value(value, slot: 2)
+        case 13 where name.equals(Bytes.apnsPriority):
+            bit = 1 << 7
+            priority = values.value(value, slot: 3)
+        case 14 where name.equals(Bytes.apnsPushType):
+            bit = 1 << 8
+            pushType = values.value(value, slot: 4)
+        case 15 where name.equals(Bytes.apnsExpiration):
+            bit = 1 << 9
+            expiration = values.value(value, slot: 5)
+        case 16 where name.equals(Bytes.apnsCollapseID):
+            bit = 1 << 10
+            collapseID = values.value(value, slot: 6)
         // Not read, but common: named here so that they need no copy for the duplicate check.
         case 14 where name.equals(Bytes.contentLength): bit = 1 << 11
         case 10 where name.equals(Bytes.userAgent): bit = 1 << 12

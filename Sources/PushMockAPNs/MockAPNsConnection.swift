@@ -1,5 +1,5 @@
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushHTTP2
 import PushMockSupport
 import PushPosix
@@ -112,7 +112,8 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
 
     // MARK: HTTP/2 events
 
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)? {
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)?
+    {
         // Recording keeps every field as received, so the session collects the block then.
         guard !shared.recordsRequests, !dropped, !stalled, streams[streamID] == nil else { return nil }
         let stream = newStream(streamID)
@@ -300,7 +301,9 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
             guard !isClosed else { return }
             let now = loop.now
             var answered = 0
-            while delayedHead < delayed.count, delayed[delayedHead].deadline <= now, answered < Self.delayedAnswersPerTurn {
+            while delayedHead < delayed.count, delayed[delayedHead].deadline <= now,
+                answered < Self.delayedAnswersPerTurn
+            {
                 respond(delayed[delayedHead].stream)
                 delayedHead += 1
                 answered += 1
@@ -332,7 +335,8 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
                 let apnsID = stream.requestAPNsID ?? makeUUIDv4(&generator)
                 try session.sendResponseHeaders(
                     streamID: stream.streamID,
-                    headers: [Bytes.status(status), Bytes.contentTypeJSON, Bytes.apnsIDHeader(apnsID)], endStream: false)
+                    headers: [Bytes.status(status), Bytes.contentTypeJSON, Bytes.apnsIDHeader(apnsID)], endStream: false
+                )
                 try session.sendData(streamID: stream.streamID, errorBody(reason, status: status), endStream: true)
                 delta.byReason[reason.string, default: 0] += 1
                 delta.byStatus[status, default: 0] += 1

@@ -1,8 +1,8 @@
 import PushCore
 import PushMockSupport
 public import PushPosix
-import PushTransport
 import PushTLS
+import PushTransport
 import Synchronization
 
 /// An APNs look-alike over real TLS 1.2+/1.3 and HTTP/2 (ALPN h2), for tests and load tests.
@@ -92,7 +92,8 @@ final class MockAPNsShared: Sendable {
         expiredTokenThreshold = fail429Threshold + share(configuration.expiredTokenShare)
         injectsFaults = expiredTokenThreshold > 0
         func key(_ token: String) -> [UInt8] { lowercasedASCII(Array(token.utf8)) }
-        rejections = Dictionary(configuration.rejections.map { (key($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
+        rejections = Dictionary(
+            configuration.rejections.map { (key($0.key), $0.value) }, uniquingKeysWith: { a, _ in a })
         badTokens = Set(configuration.badTokens.map(key))
         unregisteredTokens = Set(configuration.unregisteredTokens.map(key))
         hasTokenRules = !rejections.isEmpty || !badTokens.isEmpty || !unregisteredTokens.isEmpty

@@ -198,7 +198,9 @@ final class StatsRecorder: Sendable {
         state.withLock { state in
             var stats = state.stats
             stats.deliveredPerToken = Dictionary(
-                uniqueKeysWithValues: state.deliveredPerToken.map { (String(decoding: $0.key.bytes, as: UTF8.self), $0.value) })
+                uniqueKeysWithValues: state.deliveredPerToken.map {
+                    (String(decoding: $0.key.bytes, as: UTF8.self), $0.value)
+                })
             if state.ring.count < recordLimit {
                 stats.recentRequests = state.ring
             } else {

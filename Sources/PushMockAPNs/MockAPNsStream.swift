@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCore
 import PushHTTP2
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One request on a connection, from its HEADERS to the answer.
 ///
@@ -53,7 +54,9 @@ final class MockAPNsStream: HTTP2HeaderFieldSink {
         if body.isEmpty, bodyLength == matchedBytes {
             let end = matchedBytes + data.count
             if end <= bodyReference.count,
-                bodyReference.withUnsafeBytes({ memcmp($0.baseAddress! + matchedBytes, data.baseAddress!, data.count) == 0 })
+                bodyReference.withUnsafeBytes({
+                    memcmp($0.baseAddress! + matchedBytes, data.baseAddress!, data.count) == 0
+                })
             {
                 matchedBytes = end
                 return
@@ -66,7 +69,9 @@ final class MockAPNsStream: HTTP2HeaderFieldSink {
     }
 
     /// Whether the body is exactly the reference body (so it needs no checks beyond its size).
-    var bodyIsReference: Bool { body.isEmpty && bodyLength == matchedBytes && matchedBytes == bodyReference.count && bodyLength > 0 }
+    var bodyIsReference: Bool {
+        body.isEmpty && bodyLength == matchedBytes && matchedBytes == bodyReference.count && bodyLength > 0
+    }
 
     /// The body bytes kept (the reference itself when equal to it).
     var keptBody: [UInt8] { bodyIsReference ? bodyReference : body }

@@ -18,7 +18,8 @@ struct FCMErrorResponse: Error, Sendable, Equatable {
     static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.httpStatus == rhs.httpStatus && lhs.status == rhs.status && lhs.message == rhs.message
             && lhs.errorCode == rhs.errorCode && lhs.retryable == rhs.retryable
-            && lhs.fieldViolations.map { [$0.field, $0.description] } == rhs.fieldViolations.map { [$0.field, $0.description] }
+            && lhs.fieldViolations.map { [$0.field, $0.description] }
+                == rhs.fieldViolations.map { [$0.field, $0.description] }
     }
 
     /// What stats count it under: the FCM errorCode, else the canonical status.

@@ -15,7 +15,9 @@ enum FCMSendValidator {
     /// What a valid body asks for.
     struct Send: Sendable {
         enum Target: Sendable, Equatable {
-            case token(String), topic(String), condition(String)
+            case token(String)
+            case topic(String)
+            case condition(String)
         }
         var target: Target
         var validateOnly: Bool
@@ -33,19 +35,26 @@ enum FCMSendValidator {
             return .failure(.invalidArgument(field: "", "Invalid JSON payload received. Expected an object."))
         }
         for (name, _) in members where name != "message" && name != "validate_only" {
-            return .failure(.invalidArgument(field: name, "Invalid JSON payload received. Unknown name \"\(name)\": Cannot find field."))
+            return .failure(
+                .invalidArgument(
+                    field: name, "Invalid JSON payload received. Unknown name \"\(name)\": Cannot find field."))
         }
         var validateOnly = false
         switch document["validate_only"] {
         case nil: break
         case .bool(let flag)?: validateOnly = flag
-        default: return .failure(.invalidArgument(field: "validate_only", "Invalid value at 'validate_only' (TYPE_BOOL)"))
+        default:
+            return .failure(.invalidArgument(field: "validate_only", "Invalid value at 'validate_only' (TYPE_BOOL)"))
         }
         guard let message = document["message"] else {
-            return .failure(.invalidArgument(field: "message", "Request contains an invalid argument: message is missing."))
+            return .failure(
+                .invalidArgument(field: "message", "Request contains an invalid argument: message is missing."))
         }
         guard message.objectMembers != nil else {
-            return .failure(.invalidArgument(field: "message", "Invalid value at 'message' (type.googleapis.com/google.firebase.fcm.v1.Message)"))
+            return .failure(
+                .invalidArgument(
+                    field: "message", "Invalid value at 'message' (type.googleapis.com/google.firebase.fcm.v1.Message)")
+            )
         }
         let target: Send.Target
         switch targetOf(message) {
@@ -68,7 +77,8 @@ enum FCMSendValidator {
         for name in ["token", "topic", "condition"] {
             guard let value = message[name] else { continue }
             guard case .string(let text) = value else {
-                return .failure(.invalidArgument(field: "message.\(name)", "Invalid value at 'message.\(name)' (TYPE_STRING)"))
+                return .failure(
+                    .invalidArgument(field: "message.\(name)", "Invalid value at 'message.\(name)' (TYPE_STRING)"))
             }
             switch name {
             case "token":
@@ -81,7 +91,8 @@ enum FCMSendValidator {
                 found.append(.topic(text))
             default:
                 guard !text.isEmpty else {
-                    return .failure(.invalidArgument(field: "message.condition", "Invalid condition expression provided."))
+                    return .failure(
+                        .invalidArgument(field: "message.condition", "Invalid condition expression provided."))
                 }
                 found.append(.condition(text))
             }

@@ -75,7 +75,8 @@ public struct MockFCMConfiguration: MockServerConfiguration {
     /// Accepts `account`'s assertions (its public half, `client_email`, `project_id`); extra
     /// audiences include its `token_uri`, so a real file's assertions are accepted as they are.
     public init(serviceAccount account: GoogleServiceAccount) throws(TLSError) {
-        self.init(projectID: account.projectID, clientEmail: account.clientEmail, assertionVerifier: try account.verifier())
+        self.init(
+            projectID: account.projectID, clientEmail: account.clientEmail, assertionVerifier: try account.verifier())
         extraAudiences = [account.tokenURI]
     }
 
@@ -94,7 +95,9 @@ public struct MockFCMConfiguration: MockServerConfiguration {
     /// Whether `token` is one the token rules refuse, and how.
     func tokenRule(_ token: String) -> FCMErrorResponse? {
         if invalidTokens.contains(token) { return .invalidRegistrationToken }
-        if unregisteredTokens.contains(token) || unregisteredPrefix.map(token.hasPrefix) == true { return .unregistered }
+        if unregisteredTokens.contains(token) || unregisteredPrefix.map(token.hasPrefix) == true {
+            return .unregistered
+        }
         if mismatchedSenderTokens.contains(token) || mismatchedSenderPrefix.map(token.hasPrefix) == true {
             return .senderIDMismatch
         }

@@ -1,5 +1,5 @@
-public import PushCredentials
 import PushCore
+public import PushCredentials
 import PushMockSupport
 public import PushPosix
 public import PushTLS

@@ -1,5 +1,5 @@
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushHTTP2
 import PushMockSupport
 import PushTLS
@@ -56,7 +56,8 @@ extension MockFCMShared {
             // Google refuses an assertion whose scopes it cannot grant with invalid_scope.
             return .oauth(
                 400, error: "invalid_scope",
-                "Invalid OAuth scope or ID token audience provided: \(OAuthAssertion.firebaseMessagingScope) is required.")
+                "Invalid OAuth scope or ID token audience provided: \(OAuthAssertion.firebaseMessagingScope) is required."
+            )
         }
         let answer = accessTokens.grant(lifetime: configuration.accessTokenLifetime, now: now, tokenType: "Bearer")
         if answer.status == 200 { stats.update { $0.tokensIssued += 1 } }

@@ -1,8 +1,8 @@
 import PushHTTP1
+import PushHTTP2
 import PushPosix
 import PushTLS
 import PushTransport
-import PushHTTP2
 
 /// One client connection of a ``MockHTTP2Server`` in HTTP/1.1 mode: TLS + an
 /// ``HTTP1ServerSession`` via ``HTTPTransport``; each request is handed whole to

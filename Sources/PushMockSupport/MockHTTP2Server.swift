@@ -17,7 +17,9 @@ final class MockHTTP2Context: Sendable {
     let connections = ConnectionRegistry<MockHTTP2Connection>()
     let http1Connections = ConnectionRegistry<MockHTTP1Connection>()
 
-    init(tls: TLSContext, settings: MockServerSettings, handler: any MockRequestHandler, events: any MockConnectionEvents) {
+    init(
+        tls: TLSContext, settings: MockServerSettings, handler: any MockRequestHandler, events: any MockConnectionEvents
+    ) {
         self.tls = tls
         self.settings = settings
         self.handler = handler

@@ -42,7 +42,9 @@ package struct MockRequest: Sendable {
     /// `grantType`, or the OAuth2 error answer: 405 for another method, 400 `invalid_request`
     /// for another content type, a body that is not a form or has no `grant_type`, 400
     /// `unsupported_grant_type` for another grant.
-    package func oauthForm(grantType: String, maxBodyBytes: Int) -> Result<[(name: String, value: String)], MockResponse> {
+    package func oauthForm(grantType: String, maxBodyBytes: Int) -> Result<
+        [(name: String, value: String)], MockResponse
+    > {
         guard method == "POST" else {
             return .failure(.oauth(405, error: "invalid_request", "The token endpoint only accepts POST."))
         }
@@ -66,6 +68,8 @@ package struct MockRequest: Sendable {
 /// Whether two byte strings are equal but for the case of ASCII letters (header values, paths),
 /// without making lowercased copies.
 package func equalsIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
-    func lowercased(_ byte: UInt8) -> UInt8 { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte }
+    func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
     return a.count == b.count && zip(a, b).allSatisfy { lowercased($0) == lowercased($1) }
 }

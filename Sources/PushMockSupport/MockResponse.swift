@@ -23,7 +23,8 @@ package struct MockResponse: Error, Sendable {
     package static func json(
         _ status: Int, _ body: [UInt8], statsError: String? = nil, contentType: String = googleJSON
     ) -> Self {
-        MockResponse(status: status, headers: [HTTP2Header("content-type", contentType)], body: body, statsError: statsError)
+        MockResponse(
+            status: status, headers: [HTTP2Header("content-type", contentType)], body: body, statsError: statsError)
     }
 
     /// An OAuth2 token-endpoint error (RFC 6749 §5.2), as Google's and Amazon's servers write it:

@@ -54,7 +54,8 @@ package final class MockStatsRecorder<Stats: MockServerStats>: MockConnectionEve
         state.withLock { state in
             var stats = state.stats
             stats.recentMessages =
-                state.ring.count < recordLimit ? state.ring : Array(state.ring[state.next...] + state.ring[..<state.next])
+                state.ring.count < recordLimit
+                ? state.ring : Array(state.ring[state.next...] + state.ring[..<state.next])
             return stats
         }
     }

@@ -85,7 +85,9 @@ public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
 
     /// Connects to 127.0.0.1:`port` trusting `caPEM` (nil: cleartext h2c with prior knowledge)
     /// and waits for the server's SETTINGS.
-    public static func connect(port: Int, caPEM: String?, loop: EventLoop, serverName: String = "127.0.0.1") throws -> H2Client {
+    public static func connect(port: Int, caPEM: String?, loop: EventLoop, serverName: String = "127.0.0.1") throws
+        -> H2Client
+    {
         let client = H2Client(loop: loop, authority: "\(serverName):\(port)")
         let tls = try caPEM.map { caPEM in
             try TLSConnection(context: TLSContext.client(caPEM: caPEM, useSystemRoots: false), serverName: serverName)
@@ -127,9 +129,12 @@ public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
                             HTTP2Header(":path", request.path), HTTP2Header(":authority", authority),
                         ] + request.headers.map { HTTP2Header($0.0, $0.1) }
                     ids.append(
-                        try transport.session.submitRequest(headers: headers, body: request.body.isEmpty ? nil : request.body))
+                        try transport.session.submitRequest(
+                            headers: headers, body: request.body.isEmpty ? nil : request.body))
                 }
-                state.withLock { s in for id in ids { s.responses[id] = s.responses[id] ?? H2Response(closed: s.closed) } }
+                state.withLock { s in
+                    for id in ids { s.responses[id] = s.responses[id] ?? H2Response(closed: s.closed) }
+                }
                 submitted.withLock { $0 = .success(ids) }
             } catch {
                 submitted.withLock { $0 = .failure(error) }
@@ -142,7 +147,9 @@ public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
 
     /// Waits for the streams `ids` to finish; their answers, in order.
     public func wait(for ids: [Int32], seconds: Double = 10) throws -> [H2Response] {
-        guard eventually(seconds: seconds, { state.withLock { s in ids.allSatisfy { s.responses[$0]?.closed == true } } }) else {
+        guard
+            eventually(seconds: seconds, { state.withLock { s in ids.allSatisfy { s.responses[$0]?.closed == true } } })
+        else {
             throw ClientError("streams did not finish")
         }
         return state.withLock { s in ids.map { s.responses[$0]! } }

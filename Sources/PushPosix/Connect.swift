@@ -63,8 +63,10 @@ final class ConnectAttempt: Selectable {
     private var timer: TimerID?
     private var lastError: IOError?
 
-    init(loop: EventLoop, target: String, handler: any ConnectionHandler,
-         completion: @escaping (Result<Connection, IOError>) -> Void) {
+    init(
+        loop: EventLoop, target: String, handler: any ConnectionHandler,
+        completion: @escaping (Result<Connection, IOError>) -> Void
+    ) {
         self.loop = loop
         self.target = target
         self.handler = handler
@@ -101,7 +103,7 @@ final class ConnectAttempt: Selectable {
                 guard code == 0 || code == EINPROGRESS || code == EINTR else {
                     throw IOError(errno: code, reason: "connect to \(address)")
                 }
-                registrationID = try loop.register(self, fd: fd, events: LinuxCalls.EPOLLOUT)
+                registrationID = try loop.register(self, fd: fd, events: LinuxCalls.epollOut)
                 current = address
                 if code == 0 { succeed() }
                 return
@@ -116,7 +118,7 @@ final class ConnectAttempt: Selectable {
     func handleEvents(_ events: UInt32) {
         guard fd >= 0, let address = current else { return }
         let code = Socket.pendingError(fd)
-        if code == 0 && events & (LinuxCalls.EPOLLERR | LinuxCalls.EPOLLHUP) == 0 {
+        if code == 0 && events & (LinuxCalls.epollErr | LinuxCalls.epollHup) == 0 {
             succeed()
         } else {
             lastError = IOError(errno: code != 0 ? code : ECONNREFUSED, reason: "connect to \(address)")

@@ -53,7 +53,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     private var interest: UInt32 {
-        (readingPaused ? 0 : LinuxCalls.EPOLLIN) | (waitingForWritable ? LinuxCalls.EPOLLOUT : 0)
+        (readingPaused ? 0 : LinuxCalls.epollIn) | (waitingForWritable ? LinuxCalls.epollOut : 0)
     }
 
     private func updateInterest() {
@@ -172,7 +172,9 @@ public final class Connection: @unchecked Sendable {
         let buffer = loop.readBuffer
         var budget = Self.readBudgetPerTurn
         while fd >= 0 && budget > 0 {
-            guard let result = try? syscall("read from \(remoteAddress)", { Glibc.read(fd, buffer.baseAddress, buffer.count) })
+            guard
+                let result = try? syscall(
+                    "read from \(remoteAddress)", { Glibc.read(fd, buffer.baseAddress, buffer.count) })
             else { return .ended }
             switch result {
             case .wouldBlock:
@@ -252,7 +254,8 @@ public final class Connection: @unchecked Sendable {
     }
 
     private enum WriteOutcome {
-        case drained, blocked, failed(IOError)
+        case drained, blocked
+        case failed(IOError)
     }
 
     /// Sends until the buffer is empty or the kernel stops taking data.
@@ -321,23 +324,23 @@ public final class Connection: @unchecked Sendable {
 extension Connection: Selectable {
     func handleEvents(_ events: UInt32) {
         if lingering {
-            if events & LinuxCalls.EPOLLOUT != 0 { continueLingering() }
-            if events & (LinuxCalls.EPOLLIN | LinuxCalls.EPOLLERR | LinuxCalls.EPOLLHUP) != 0 { discardInput() }
+            if events & LinuxCalls.epollOut != 0 { continueLingering() }
+            if events & (LinuxCalls.epollIn | LinuxCalls.epollErr | LinuxCalls.epollHup) != 0 { discardInput() }
             return
         }
         guard !closed else { return }
-        let errorOrHangup = events & (LinuxCalls.EPOLLERR | LinuxCalls.EPOLLHUP) != 0
-        if !readingPaused && (events & LinuxCalls.EPOLLIN != 0 || errorOrHangup) {
+        let errorOrHangup = events & (LinuxCalls.epollErr | LinuxCalls.epollHup) != 0
+        if !readingPaused && (events & LinuxCalls.epollIn != 0 || errorOrHangup) {
             // Reading delivers any remaining data first, then EOF or the socket error.
             readNow()
         }
-        if !closed && errorOrHangup && (readingPaused || events & LinuxCalls.EPOLLERR != 0) {
+        if !closed && errorOrHangup && (readingPaused || events & LinuxCalls.epollErr != 0) {
             // ERR/HUP are reported even without interest; with reading paused (or an error
             // the read did not surface) ignoring them would spin the loop.
             closeNow(error: socketError())
             return
         }
-        if !closed && events & LinuxCalls.EPOLLOUT != 0 && !flushQueued {
+        if !closed && events & LinuxCalls.epollOut != 0 && !flushQueued {
             flushQueued = true
             loop.enqueueFlush(self)
         }

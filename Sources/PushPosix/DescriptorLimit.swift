@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The process's limit on open file descriptors (RLIMIT_NOFILE), which bounds how many client and
@@ -10,18 +10,18 @@ public enum DescriptorLimit {
     @discardableResult
     public static func raiseToHard() -> Int? {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return nil }
+        guard getrlimit(openFilesResource, &limit) == 0 else { return nil }
         if limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = limit.rlim_max
-            if setrlimit(RLIMIT_NOFILE_VALUE, &raised) == 0 { limit = raised }
+            if setrlimit(openFilesResource, &raised) == 0 { limit = raised }
         }
         // RLIM_INFINITY is all ones, which clamps to Int.max.
         return Int(clamping: limit.rlim_cur)
     }
 
     // Glibc imports RLIMIT_NOFILE as an enum case of __rlimit_resource on some versions.
-    private static var RLIMIT_NOFILE_VALUE: __rlimit_resource_t {
+    private static var openFilesResource: __rlimit_resource_t {
         __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     }
 }

@@ -1,6 +1,6 @@
-import Synchronization
 import CLinux
 import Glibc
+import Synchronization
 
 /// An epoll instance. Each registration carries a 64-bit id (not the fd) in `epoll_data`, so
 /// an event queued for a descriptor that was closed during this turn, and whose number was
@@ -9,19 +9,19 @@ struct Epoll {
     let fd: Int32
 
     init() throws(IOError) {
-        fd = try syscallChecked("epoll_create1") { LinuxCalls.epollCreate1(LinuxCalls.CLOEXEC) }
+        fd = try syscallChecked("epoll_create1") { LinuxCalls.epollCreate1(LinuxCalls.closeOnExec) }
     }
 
     func add(fd target: Int32, id: UInt64, events: UInt32) throws(IOError) {
-        try control(LinuxCalls.EPOLL_CTL_ADD, target, id, events, "epoll_ctl(ADD)")
+        try control(LinuxCalls.epollCtlAdd, target, id, events, "epoll_ctl(ADD)")
     }
 
     func modify(fd target: Int32, id: UInt64, events: UInt32) throws(IOError) {
-        try control(LinuxCalls.EPOLL_CTL_MOD, target, id, events, "epoll_ctl(MOD)")
+        try control(LinuxCalls.epollCtlMod, target, id, events, "epoll_ctl(MOD)")
     }
 
     func remove(fd target: Int32) throws(IOError) {
-        try control(LinuxCalls.EPOLL_CTL_DEL, target, 0, 0, "epoll_ctl(DEL)")
+        try control(LinuxCalls.epollCtlDel, target, 0, 0, "epoll_ctl(DEL)")
     }
 
     private func control(
@@ -44,7 +44,8 @@ struct Epoll {
     func wait(into buffer: EpollEvents, timeoutNanos: Int64) -> Int {
         var n: Int32
         if timeoutNanos > 0 && Self.nanosecondWait.load(ordering: .relaxed) {
-            var timeout = timespec(tv_sec: Int(timeoutNanos / 1_000_000_000), tv_nsec: Int(timeoutNanos % 1_000_000_000))
+            var timeout = timespec(
+                tv_sec: Int(timeoutNanos / 1_000_000_000), tv_nsec: Int(timeoutNanos % 1_000_000_000))
             n = LinuxCalls.epollWait(fd, buffer.storage.baseAddress, Int32(buffer.capacity), &timeout)
             if n < 0 && (Glibc.errno == ENOSYS || Glibc.errno == EPERM) {
                 Self.nanosecondWait.store(false, ordering: .relaxed)
@@ -52,7 +53,9 @@ struct Epoll {
             }
         } else {
             // Rounded up so that the loop never wakes before its timer is due and spins.
-            let millis = timeoutNanos <= 0 ? Int32(timeoutNanos < 0 ? -1 : 0)
+            let millis =
+                timeoutNanos <= 0
+                ? Int32(timeoutNanos < 0 ? -1 : 0)
                 : Int32(clamping: (timeoutNanos + 999_999) / 1_000_000)
             n = LinuxCalls.epollWait(fd, buffer.storage.baseAddress, Int32(buffer.capacity), millis)
         }

@@ -1,8 +1,8 @@
+import CLinux
 import Dispatch
 import Glibc
 import PushSync
 import Synchronization
-import CLinux
 
 /// The thread-specific slot holding each loop thread's ``EventLoop`` (see ``EventLoop/current``).
 private let currentLoopKey: pthread_key_t = {
@@ -77,7 +77,7 @@ public final class EventLoop: @unchecked Sendable {
         epoll = try Epoll()
         do {
             wakeup = try Wakeup()
-            try epoll.add(fd: wakeup.fd, id: 0, events: LinuxCalls.EPOLLIN)
+            try epoll.add(fd: wakeup.fd, id: 0, events: LinuxCalls.epollIn)
         } catch {
             closeDescriptor(epoll.fd)
             throw error

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The one way Pushgate reads a whole file (config, keys, secrets, service accounts, `/proc`):

@@ -6,7 +6,8 @@ import Glibc
 enum LinuxCalls {
     static func epollCreate1(_ flags: Int32) -> Int32 { epoll_create1(flags) }
 
-    static func epollCtl(_ epfd: Int32, _ op: Int32, _ fd: Int32, _ event: UnsafeMutablePointer<epoll_event>?) -> Int32 {
+    static func epollCtl(_ epfd: Int32, _ op: Int32, _ fd: Int32, _ event: UnsafeMutablePointer<epoll_event>?) -> Int32
+    {
         epoll_ctl(epfd, op, fd, event)
     }
 
@@ -40,16 +41,16 @@ enum LinuxCalls {
         pthread_setname_np(thread, name)
     }
 
-    static let EPOLLIN = CLinux.EPOLLIN.rawValue
-    static let EPOLLOUT = CLinux.EPOLLOUT.rawValue
-    static let EPOLLERR = CLinux.EPOLLERR.rawValue
-    static let EPOLLHUP = CLinux.EPOLLHUP.rawValue
-    static let EPOLL_CTL_ADD = CLinux.EPOLL_CTL_ADD
-    static let EPOLL_CTL_DEL = CLinux.EPOLL_CTL_DEL
-    static let EPOLL_CTL_MOD = CLinux.EPOLL_CTL_MOD
+    static let epollIn = CLinux.EPOLLIN.rawValue
+    static let epollOut = CLinux.EPOLLOUT.rawValue
+    static let epollErr = CLinux.EPOLLERR.rawValue
+    static let epollHup = CLinux.EPOLLHUP.rawValue
+    static let epollCtlAdd = CLinux.EPOLL_CTL_ADD
+    static let epollCtlDel = CLinux.EPOLL_CTL_DEL
+    static let epollCtlMod = CLinux.EPOLL_CTL_MOD
     // O_CLOEXEC / O_NONBLOCK are the values epoll_create1, eventfd, signalfd and accept4 take.
-    static let CLOEXEC: Int32 = O_CLOEXEC
-    static let NONBLOCK: Int32 = O_NONBLOCK
+    static let closeOnExec: Int32 = O_CLOEXEC
+    static let nonBlocking: Int32 = O_NONBLOCK
 
     static let signalfdSiginfoSize = MemoryLayout<signalfd_siginfo>.size
 }

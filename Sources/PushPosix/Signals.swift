@@ -1,5 +1,5 @@
-import Glibc
 import CLinux
+import Glibc
 
 extension EventLoop {
     /// Blocks `signals` in the calling thread and every thread it creates afterwards. Call it
@@ -55,12 +55,12 @@ final class SignalSource: Selectable {
             sigaddset(&mask, signo)
             // signalfd(-1, ...) creates the descriptor; signalfd(fd, ...) replaces its mask.
             let result = try syscallChecked("signalfd") {
-                LinuxCalls.signalfd(fd, &mask, LinuxCalls.NONBLOCK | LinuxCalls.CLOEXEC)
+                LinuxCalls.signalfd(fd, &mask, LinuxCalls.nonBlocking | LinuxCalls.closeOnExec)
             }
             if fd < 0 {
                 fd = result
                 do {
-                    registrationID = try loop.register(self, fd: fd, events: LinuxCalls.EPOLLIN)
+                    registrationID = try loop.register(self, fd: fd, events: LinuxCalls.epollIn)
                 } catch {
                     closeDescriptor(fd)
                     fd = -1

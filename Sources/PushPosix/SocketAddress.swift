@@ -38,21 +38,25 @@ struct SocketAddress: @unchecked Sendable {
         if inet_pton(AF_INET, name, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = in_port_t(UInt16(port).bigEndian)
-            return [withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in>.size))
+            return [
+                withUnsafePointer(to: &v4) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
-            }]
+            ]
         }
         var v6 = sockaddr_in6()
         if inet_pton(AF_INET6, name, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-            return [withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in6>.size))
+            return [
+                withUnsafePointer(to: &v6) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in6>.size))
+                    }
                 }
-            }]
+            ]
         }
 
         var hints = addrinfo()
@@ -126,7 +130,8 @@ struct SocketAddress: @unchecked Sendable {
                 return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
                     withUnsafeBytes(of: $0.pointee.sin6_addr) { b in
                         let zeros10 = b.prefix(10).allSatisfy { $0 == 0 }
-                        let isOne = zeros10 && b[10] == 0 && b[11] == 0 && b[12...14].allSatisfy { $0 == 0 } && b[15] == 1
+                        let isOne =
+                            zeros10 && b[10] == 0 && b[11] == 0 && b[12...14].allSatisfy { $0 == 0 } && b[15] == 1
                         let mapped127 = zeros10 && b[10] == 0xff && b[11] == 0xff && b[12] == 127
                         return isOne || mapped127
                     }

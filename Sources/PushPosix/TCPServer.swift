@@ -72,8 +72,10 @@ final class Listener: Selectable, @unchecked Sendable {
     private var registrationID: UInt64 = 0
     private var backoffTimer: TimerID?
 
-    init(fd: Int32, loop: EventLoop, group: EventLoopGroup,
-         makeHandler: @escaping @Sendable (Connection) -> any ConnectionHandler) {
+    init(
+        fd: Int32, loop: EventLoop, group: EventLoopGroup,
+        makeHandler: @escaping @Sendable (Connection) -> any ConnectionHandler
+    ) {
         self.fd = fd
         self.loop = loop
         self.group = group
@@ -84,7 +86,7 @@ final class Listener: Selectable, @unchecked Sendable {
     func register() {
         guard fd >= 0 else { return }
         do {
-            registrationID = try loop.register(self, fd: fd, events: LinuxCalls.EPOLLIN)
+            registrationID = try loop.register(self, fd: fd, events: LinuxCalls.epollIn)
         } catch {
             closeDescriptor(fd)
             fd = -1
@@ -112,7 +114,7 @@ final class Listener: Selectable, @unchecked Sendable {
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                     Result { () throws(IOError) -> IOResult<Int32> in
                         try syscall("accept4") {
-                            LinuxCalls.accept4(fd, address, &length, LinuxCalls.NONBLOCK | LinuxCalls.CLOEXEC)
+                            LinuxCalls.accept4(fd, address, &length, LinuxCalls.nonBlocking | LinuxCalls.closeOnExec)
                         }
                     }
                 }
@@ -150,7 +152,7 @@ final class Listener: Selectable, @unchecked Sendable {
             backoffTimer = nil
             guard fd >= 0 else { return }
             do {
-                try loop.modify(id: registrationID, fd: fd, events: LinuxCalls.EPOLLIN)
+                try loop.modify(id: registrationID, fd: fd, events: LinuxCalls.epollIn)
             } catch {
                 close()
             }

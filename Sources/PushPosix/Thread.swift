@@ -9,10 +9,12 @@ public func startThread(_ what: String, _ body: @escaping () -> Void) throws -> 
     }
     var thread = pthread_t()
     let context = Unmanaged.passRetained(Start(body)).toOpaque()
-    let rc = pthread_create(&thread, nil, { context in
-        Unmanaged<Start>.fromOpaque(context!).takeRetainedValue().body()
-        return nil
-    }, context)
+    let rc = pthread_create(
+        &thread, nil,
+        { context in
+            Unmanaged<Start>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, context)
     guard rc == 0 else {
         Unmanaged<Start>.fromOpaque(context).release()
         throw IOError(errno: rc, reason: "pthread_create(\(what))")

@@ -8,7 +8,7 @@ final class Wakeup: Selectable, @unchecked Sendable {
 
     init() throws(IOError) {
         fd = try syscallChecked("eventfd") {
-            LinuxCalls.eventfd(0, LinuxCalls.NONBLOCK | LinuxCalls.CLOEXEC)
+            LinuxCalls.eventfd(0, LinuxCalls.nonBlocking | LinuxCalls.closeOnExec)
         }
     }
 

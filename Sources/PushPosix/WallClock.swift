@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Now in Unix seconds: the wall clock that credential lifetimes and provider answers

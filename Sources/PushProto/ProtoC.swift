@@ -2,7 +2,7 @@ import CProtobufC
 import CPushgateProto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Conversions between protobuf-c's C representation and Swift values, used by the generated code.
@@ -21,7 +21,8 @@ enum ProtoC {
     static func checkUTF8<Message>(_ m: UnsafeMutablePointer<Message>, messageName: String) throws(ProtoDecodingError) {
         let base = UnsafeRawPointer(m).assumingMemoryBound(to: ProtobufCMessage.self)
         if let field = cprotobufc_first_invalid_utf8(base) {
-            throw ProtoDecodingError(messageName: messageName, detail: "string field \(String(cString: field)) is not valid UTF-8")
+            throw ProtoDecodingError(
+                messageName: messageName, detail: "string field \(String(cString: field)) is not valid UTF-8")
         }
     }
 

@@ -52,17 +52,19 @@ final class ALPNServerPreference {
     /// diagnose than a bare handshake alert.
     func install(on ctx: OpaquePointer) {
         let arg = Unmanaged.passUnretained(self).toOpaque()
-        SSL_CTX_set_alpn_select_cb(ctx, { _, out, outLength, clientList, clientLength, arg in
-            guard let arg, let out, let outLength, let clientList else { return SSL_TLSEXT_ERR_NOACK }
-            let preference = Unmanaged<ALPNServerPreference>.fromOpaque(arg).takeUnretainedValue()
-            let client = UnsafeRawBufferPointer(start: clientList, count: Int(clientLength))
-            guard let match = ALPN.select(serverPreference: preference.protocols, clientWire: client) else {
-                return SSL_TLSEXT_ERR_NOACK
-            }
-            // OpenSSL copies the selection before the client list goes away.
-            out.pointee = clientList + match.lowerBound
-            outLength.pointee = UInt8(match.count)
-            return SSL_TLSEXT_ERR_OK
-        }, arg)
+        SSL_CTX_set_alpn_select_cb(
+            ctx,
+            { _, out, outLength, clientList, clientLength, arg in
+                guard let arg, let out, let outLength, let clientList else { return SSL_TLSEXT_ERR_NOACK }
+                let preference = Unmanaged<ALPNServerPreference>.fromOpaque(arg).takeUnretainedValue()
+                let client = UnsafeRawBufferPointer(start: clientList, count: Int(clientLength))
+                guard let match = ALPN.select(serverPreference: preference.protocols, clientWire: client) else {
+                    return SSL_TLSEXT_ERR_NOACK
+                }
+                // OpenSSL copies the selection before the client list goes away.
+                out.pointee = clientList + match.lowerBound
+                outLength.pointee = UInt8(match.count)
+                return SSL_TLSEXT_ERR_OK
+            }, arg)
     }
 }

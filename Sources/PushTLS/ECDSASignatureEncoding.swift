@@ -17,8 +17,10 @@ enum ECDSASignatureEncoding {
         }
         var raw = [UInt8](repeating: 0, count: 2 * scalarLength)
         let written = raw.withUnsafeMutableBufferPointer { out in
-            (BN_bn2binpad(r, out.baseAddress!, Int32(scalarLength)),
-             BN_bn2binpad(s, out.baseAddress! + scalarLength, Int32(scalarLength)))
+            (
+                BN_bn2binpad(r, out.baseAddress!, Int32(scalarLength)),
+                BN_bn2binpad(s, out.baseAddress! + scalarLength, Int32(scalarLength))
+            )
         }
         guard written == (Int32(scalarLength), Int32(scalarLength)) else {
             throw .openSSL(.signing, "ECDSA r or s does not fit in 32 bytes")
@@ -30,8 +32,10 @@ enum ECDSASignatureEncoding {
     static func der(fromRaw raw: [UInt8]) -> [UInt8]? {
         guard raw.count == 2 * scalarLength else { return nil }
         let (r, s) = raw.withUnsafeBufferPointer { bytes in
-            (BN_bin2bn(bytes.baseAddress, Int32(scalarLength), nil),
-             BN_bin2bn(bytes.baseAddress! + scalarLength, Int32(scalarLength), nil))
+            (
+                BN_bin2bn(bytes.baseAddress, Int32(scalarLength), nil),
+                BN_bin2bn(bytes.baseAddress! + scalarLength, Int32(scalarLength), nil)
+            )
         }
         guard let r, let s, let signature = ECDSA_SIG_new() else {
             BN_free(r)

@@ -17,7 +17,9 @@ extension EVPKey {
         guard sized == 1, length > 0 else { throw .openSSL(.signing, "EVP_DigestSign (sizing) failed") }
         var signature = [UInt8](repeating: 0, count: length)
         let signed = signature.withUnsafeMutableBufferPointer { out in
-            message.withUnsafeBufferPointer { EVP_DigestSign(digest, out.baseAddress, &length, $0.baseAddress, $0.count) }
+            message.withUnsafeBufferPointer {
+                EVP_DigestSign(digest, out.baseAddress, &length, $0.baseAddress, $0.count)
+            }
         }
         guard signed == 1 else { throw .openSSL(.signing, "EVP_DigestSign failed") }
         signature.removeLast(signature.count - length)  // the sizing call gives an upper bound (ECDSA DER varies)
@@ -37,7 +39,9 @@ extension EVPKey {
             return false
         }
         let status = signature.withUnsafeBufferPointer { signature in
-            message.withUnsafeBufferPointer { EVP_DigestVerify(digest, signature.baseAddress, signature.count, $0.baseAddress, $0.count) }
+            message.withUnsafeBufferPointer {
+                EVP_DigestVerify(digest, signature.baseAddress, signature.count, $0.baseAddress, $0.count)
+            }
         }
         // 1 valid, 0 invalid, negative for errors: only 1 counts, and no error may linger.
         if status != 1 { _ = drainOpenSSLErrorQueue() }

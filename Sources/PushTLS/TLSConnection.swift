@@ -265,11 +265,13 @@ public final class TLSConnection {
         guard handshakeComplete else { return 0 }
         try flushPendingPlaintext()
         let start = buffer.count
-        let scratch = readScratch ?? {
-            let made = UnsafeMutableRawPointer.allocate(byteCount: Self.readChunk, alignment: 16)
-            readScratch = made
-            return made
-        }()
+        let scratch =
+            readScratch
+            ?? {
+                let made = UnsafeMutableRawPointer.allocate(byteCount: Self.readChunk, alignment: 16)
+                readScratch = made
+                return made
+            }()
         while !peerClosed {
             var got = 0
             ERR_clear_error()
@@ -326,7 +328,9 @@ public final class TLSConnection {
             ERR_clear_error()
             let status = SSL_write_ex(ssl, bytes.baseAddress! + offset, bytes.count - offset, &written)
             if status == 1 {
-                guard written > 0 else { throw fail(TLSError(.connection, "SSL_write reported success but wrote nothing")) }
+                guard written > 0 else {
+                    throw fail(TLSError(.connection, "SSL_write reported success but wrote nothing"))
+                }
                 offset += written
                 continue
             }

@@ -19,7 +19,7 @@ extension TLSContext {
         if let caFile { try context.trust(caFile: caFile) }
         switch (certificateChainFile, privateKeyFile) {
         case (nil, nil): break
-        case let (chain?, key?): try context.useIdentity(certificateChainFile: chain, privateKeyFile: key)
+        case (let chain?, let key?): try context.useIdentity(certificateChainFile: chain, privateKeyFile: key)
         default: throw TLSError(.configuration, "a client certificate needs both a chain file and a key file")
         }
         return context
@@ -35,13 +35,15 @@ extension TLSContext {
         try context.trust(caPEM: caPEM)
         switch (certificateChainPEM, privateKeyPEM) {
         case (nil, nil): break
-        case let (chain?, key?): try context.useIdentity(certificateChainPEM: chain, privateKeyPEM: key)
+        case (let chain?, let key?): try context.useIdentity(certificateChainPEM: chain, privateKeyPEM: key)
         default: throw TLSError(.configuration, "a client certificate needs both a chain and a key")
         }
         return context
     }
 
-    private static func clientBase(alpn: [String], useSystemRoots: Bool, verifyPeer: Bool) throws(TLSError) -> TLSContext {
+    private static func clientBase(alpn: [String], useSystemRoots: Bool, verifyPeer: Bool) throws(TLSError)
+        -> TLSContext
+    {
         let context = try make(server: false)
         try context.offerALPN(alpn)
         context.setClientVerification(verifyPeer)

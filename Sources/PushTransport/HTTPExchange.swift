@@ -94,7 +94,8 @@ private final class OneExchange: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTP
                 var head: [UInt8] = []
                 try HTTP1Writer.requestHead(
                     method: value(":method") ?? "GET", target: Array((value(":path") ?? "/").utf8),
-                    headers: [("Host", value(":authority") ?? "")] + headers.filter { !$0.name.starts(with: [0x3A]) }
+                    headers: [("Host", value(":authority") ?? "")]
+                        + headers.filter { !$0.name.starts(with: [0x3A]) }
                         .map { ($0.nameString, $0.valueString) },
                     contentLength: body.count, into: &head)
                 body.withUnsafeBytes { http1.send(head: head, body: $0) }
@@ -114,7 +115,8 @@ private final class OneExchange: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTP
     // MARK: HTTP/1.1 answers
 
     func http1Header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        response.headers.append(HTTP2Header(name: Array(name).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, value: Array(value)))
+        response.headers.append(
+            HTTP2Header(name: Array(name).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, value: Array(value)))
     }
 
     func http1HeadersComplete(_ head: HTTP1Head) {

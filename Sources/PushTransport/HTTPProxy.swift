@@ -14,7 +14,8 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
     public init(url: String) throws(TransportError) {
         guard let parsed = HTTP1URL(url), parsed.scheme == "http", parsed.path.isEmpty || parsed.path == "/" else {
             throw TransportError(
-                "proxy \(Self.redacted(url)): not http://[user:password@]host[:port] (an HTTPS proxy URL is not supported)")
+                "proxy \(Self.redacted(url)): not http://[user:password@]host[:port] (an HTTPS proxy URL is not supported)"
+            )
         }
         host = parsed.host
         port = parsed.port ?? 80
@@ -89,7 +90,8 @@ final class ProxyTunnel: ConnectionHandler, HTTP1ParserDelegate {
     private var status = 0
     private var connection: Connection?
 
-    init(host: String, port: Int, proxy: HTTPProxy, completion: @escaping (Result<Connection, TransportError>) -> Void) {
+    init(host: String, port: Int, proxy: HTTPProxy, completion: @escaping (Result<Connection, TransportError>) -> Void)
+    {
         target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         self.proxy = proxy
         self.completion = completion
@@ -124,13 +126,15 @@ final class ProxyTunnel: ConnectionHandler, HTTP1ParserDelegate {
         do {
             try parser.receive(bytes)
         } catch {
-            finish(.failure(TransportError("proxy \(proxy): its answer to CONNECT \(target) is not HTTP/1.1 (\(error))")))
+            finish(
+                .failure(TransportError("proxy \(proxy): its answer to CONNECT \(target) is not HTTP/1.1 (\(error))")))
         }
     }
 
     func connectionDidClose(_ connection: Connection, error: IOError?) {
         let why = error.map { ": \($0)" } ?? ""
-        finish(.failure(TransportError("proxy \(proxy) closed the connection before answering CONNECT \(target)\(why)")))
+        finish(
+            .failure(TransportError("proxy \(proxy) closed the connection before answering CONNECT \(target)\(why)")))
     }
 
     func http1Header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {}

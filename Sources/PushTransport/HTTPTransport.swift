@@ -132,7 +132,9 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
 
     /// A server transport speaking HTTP/1.1 through `session` (over TLS whose context offers
     /// `http/1.1`, or cleartext).
-    public init(loop: EventLoop, tls: TLSConnection?, http1Server session: HTTP1ServerSession, owner: any HTTPTransportOwner) {
+    public init(
+        loop: EventLoop, tls: TLSConnection?, http1Server session: HTTP1ServerSession, owner: any HTTPTransportOwner
+    ) {
         self.loop = loop
         self.tls = tls
         self.owner = owner
@@ -196,7 +198,9 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             return
         }
         // Through the proxy: a tunnel to host:port first; TLS (with SNI for `host`) starts on it.
-        let tunnel = ProxyTunnel(host: host, port: port, proxy: proxy) { result in attachWhenOpen(result.mapError { $0 }) }
+        let tunnel = ProxyTunnel(host: host, port: port, proxy: proxy) { result in
+            attachWhenOpen(result.mapError { $0 })
+        }
         Connection.connect(host: proxy.host, port: proxy.port, on: loop, handler: tunnel, timeout: timeout) { result in
             switch result {
             case .success(let connection):

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushGateway
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate api-key`: makes a fresh API key and the `key_sha256` for the config, or hashes a key
 /// read from standard input (never from the command line, where it would end up in shell history).
@@ -67,7 +68,9 @@ enum APIKeyCommand {
         let appList = apps.map { "\"\($0)\"" }.joined(separator: ", ")
         print("key:        \(generated.key)")
         print("key_sha256: \(generated.sha256Hex)")
-        print("config:     {\"name\": \(name.debugDescription), \"key_sha256\": \"\(generated.sha256Hex)\", \"apps\": [\(appList)], \"admin\": \(admin)}")
+        print(
+            "config:     {\"name\": \(name.debugDescription), \"key_sha256\": \"\(generated.sha256Hex)\", \"apps\": [\(appList)], \"admin\": \(admin)}"
+        )
         return 0
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushMockADM
 import PushMockSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate mock-adm`: runs ``MockADMServer`` until SIGINT/SIGTERM, for tests and load tests.
 enum MockADMCommand {
@@ -242,7 +243,9 @@ enum MockADMCommand {
     private static func describe(_ configuration: MockADMConfiguration, run: MockServerRun) -> String {
         var parts = run.describe(configuration)
         if let n = configuration.rateLimitEvery { parts.append("rate_limit_every=\(n)") }
-        if !configuration.unregisteredIDs.isEmpty { parts.append("unregistered=\(configuration.unregisteredIDs.count)") }
+        if !configuration.unregisteredIDs.isEmpty {
+            parts.append("unregistered=\(configuration.unregisteredIDs.count)")
+        }
         if let prefix = configuration.unregisteredPrefix { parts.append("unregistered_prefix=\(prefix)") }
         if !configuration.invalidIDs.isEmpty { parts.append("invalid=\(configuration.invalidIDs.count)") }
         if let prefix = configuration.invalidPrefix { parts.append("invalid_prefix=\(prefix)") }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushMockAPNs
+import PushMockSupport
 import PushPosix
 import PushTLS
-import PushMockSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate mock-apns`: runs ``MockAPNsServer`` until SIGINT/SIGTERM, for tests and load tests.
 enum MockAPNsCommand {
@@ -134,7 +135,8 @@ enum MockAPNsCommand {
             case "-h", "--help":
                 return nil
             case "--listen":
-                let address = try MockCommandSupport.listenAddress(try flags.value(for: flag), example: "127.0.0.1:8443")
+                let address = try MockCommandSupport.listenAddress(
+                    try flags.value(for: flag), example: "127.0.0.1:8443")
                 options.configuration.host = address.host
                 options.configuration.port = address.port
             case "--loops":
@@ -174,7 +176,8 @@ enum MockAPNsCommand {
             case "--drop-after":
                 options.configuration.dropConnectionAfterStreams = try flags.int(for: flag, range: 1...Int(Int32.max))
             case "--unregistered":
-                options.configuration.unregisteredTokens.formUnion(try MockCommandSupport.tokens(in: try flags.value(for: flag)))
+                options.configuration.unregisteredTokens.formUnion(
+                    try MockCommandSupport.tokens(in: try flags.value(for: flag)))
             case "--bad-tokens":
                 options.configuration.badTokens.formUnion(try MockCommandSupport.tokens(in: try flags.value(for: flag)))
             case "--no-json-check":
@@ -199,7 +202,7 @@ enum MockAPNsCommand {
         }
         switch (certificate, key) {
         case (nil, nil): break
-        case let (certificate?, key?):
+        case (let certificate?, let key?):
             options.configuration.identity = .files(certificateChain: certificate, privateKey: key)
             if options.writeCA != nil { throw CommandLineError("--write-ca: only for a generated certificate") }
         default: throw CommandLineError("--cert and --key go together")
@@ -210,7 +213,7 @@ enum MockAPNsCommand {
         switch (keyID, verifier) {
         case (nil, nil):
             if options.configuration.teamID != nil { throw CommandLineError("--team-id needs --key-id and a key") }
-        case let (keyID?, verifier?): options.configuration.verifyTokens = [keyID: verifier]
+        case (let keyID?, let verifier?): options.configuration.verifyTokens = [keyID: verifier]
         default: throw CommandLineError("--key-id needs --public-key or --p8 (and the other way round)")
         }
         return options
@@ -238,7 +241,9 @@ enum MockAPNsCommand {
         if let n = configuration.stallAfterStreams { parts.append("stall_after=\(n)") }
         if let n = configuration.faultyConnections { parts.append("faulty_connections=\(n)") }
         if configuration.expiredTokenShare > 0 { parts.append("expired_token=\(configuration.expiredTokenShare)") }
-        if !configuration.unregisteredTokens.isEmpty { parts.append("unregistered=\(configuration.unregisteredTokens.count)") }
+        if !configuration.unregisteredTokens.isEmpty {
+            parts.append("unregistered=\(configuration.unregisteredTokens.count)")
+        }
         if !configuration.badTokens.isEmpty { parts.append("bad_tokens=\(configuration.badTokens.count)") }
         return parts.joined(separator: " ")
     }

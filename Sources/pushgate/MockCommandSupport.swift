@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushCore
 import PushMockSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // What the mock-apns and mock-fcm commands share: flag parsing helpers, token lists, writing
 // files and waiting for SIGINT/SIGTERM.
@@ -95,7 +96,9 @@ extension MockCommandSupport {
     /// Writes `{"name": n, …, "object": {"key": n, …}, …}` (keys of each object sorted) to
     /// `path.tmp`, then renames it over `path`, so a reader never sees half a file. A failure is
     /// logged, not fatal.
-    static func writeStatsJSON(to path: String, tool: String, numbers: [(String, Int)], objects: [(String, [(String, Int)])]) {
+    static func writeStatsJSON(
+        to path: String, tool: String, numbers: [(String, Int)], objects: [(String, [(String, Int)])]
+    ) {
         var out: [UInt8] = [UInt8(ascii: "{")]
         func pair(_ key: String, _ value: Int, first: Bool) {
             if !first { out.append(UInt8(ascii: ",")) }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushCredentials
 import PushMockFCM
 import PushMockSupport
 import PushPosix
 import PushTLS
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate mock-fcm`: runs ``MockFCMServer`` until SIGINT/SIGTERM, for tests and load tests.
 enum MockFCMCommand {
@@ -91,7 +92,8 @@ enum MockFCMCommand {
             ready: { server in
                 printError(
                     "mock-fcm listening on \(options.configuration.host):\(server.localPort) "
-                        + "(a MOCK of Firebase Cloud Messaging, for tests and load tests); token endpoint \(server.tokenURL)")
+                        + "(a MOCK of Firebase Cloud Messaging, for tests and load tests); token endpoint \(server.tokenURL)"
+                )
                 try writeServiceAccount(options, server: server)
                 printError("mock-fcm: " + describe(options.configuration, run: options.run))
             },
@@ -201,7 +203,9 @@ enum MockFCMCommand {
         if !configuration.extraAudiences.isEmpty { parts.append("audiences=\(configuration.extraAudiences.sorted())") }
         if configuration.fail429Share > 0 { parts.append("fail429=\(configuration.fail429Share)") }
         if let n = configuration.unavailableEvery { parts.append("unavailable_every=\(n)") }
-        if !configuration.unregisteredTokens.isEmpty { parts.append("unregistered=\(configuration.unregisteredTokens.count)") }
+        if !configuration.unregisteredTokens.isEmpty {
+            parts.append("unregistered=\(configuration.unregisteredTokens.count)")
+        }
         if let prefix = configuration.unregisteredPrefix { parts.append("unregistered_prefix=\(prefix)") }
         if !configuration.mismatchedSenderTokens.isEmpty {
             parts.append("sender_mismatch=\(configuration.mismatchedSenderTokens.count)")

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushMockADM
 import PushMockFCM
 import PushMockSupport
 import PushPosix
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What mock-fcm and mock-adm configurations share beyond ``MockServerSettings``: the flags
 /// below set these members, whichever mock they configure.
@@ -53,7 +54,7 @@ struct MockServerRun {
     func applyIdentity(to settings: inout MockServerSettings) throws {
         switch (certificate, key) {
         case (nil, nil): break
-        case let (certificate?, key?):
+        case (let certificate?, let key?):
             settings.identity = .files(certificateChain: certificate, privateKey: key)
             if writeCA != nil { throw CommandLineError("--write-ca: only for a generated certificate") }
         default: throw CommandLineError("--cert and --key go together")
@@ -68,7 +69,10 @@ struct MockServerRun {
         switch flag {
         case "--listen":
             let address = try MockCommandSupport.listenAddress(try flags.value(for: flag), example: listenExample)
-            return { $0.host = address.host; $0.port = address.port }
+            return {
+                $0.host = address.host
+                $0.port = address.port
+            }
         case "--max-streams":
             let streams = UInt32(try flags.int(for: flag, range: 1...1_000_000))
             return { $0.maxConcurrentStreams = streams }

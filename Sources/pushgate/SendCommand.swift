@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushCore
 import PushGRPC
 import PushGateway
 import PushProto
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate send`: calls Push/Send on a running gateway and prints one line per token.
 enum SendCommand {
@@ -65,7 +66,8 @@ enum SendCommand {
                 case "--interruption-level": notification.interruptionLevel = try flags.value(for: flag)
                 case "--push-type": notification.pushType = try pushType(try flags.value(for: flag))
                 case "--priority": notification.priority = Int32(try flags.int(for: flag, range: 0...10))
-                case "--expiration": notification.expiration = Int64(try flags.int(for: flag, range: 0...Int(Int64.max)))
+                case "--expiration":
+                    notification.expiration = Int64(try flags.int(for: flag, range: 0...Int(Int64.max)))
                 case "--collapse-id": notification.collapseID = try flags.value(for: flag)
                 case "--topic": notification.topic = try flags.value(for: flag)
                 case "--id": notification.id = try flags.value(for: flag)
@@ -138,7 +140,9 @@ enum SendCommand {
         if result.httpStatus != 0 { line += " http=\(result.httpStatus)" }
         if !result.reason.isEmpty { line += " reason=\(result.reason)" }
         // FCM answers the message's resource name, APNs its apns-id.
-        if !result.id.isEmpty { line += result.id.hasPrefix("projects/") ? " name=\(result.id)" : " apns-id=\(result.id)" }
+        if !result.id.isEmpty {
+            line += result.id.hasPrefix("projects/") ? " name=\(result.id)" : " apns-id=\(result.id)"
+        }
         if result.unregisteredAt != 0 { line += " unregistered_at=\(result.unregisteredAt)" }
         line += " attempts=\(result.attempts)"
         return line

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCommandLine
 import PushGateway
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `pushgate serve`: reads the config, applies flags, runs until SIGINT/SIGTERM.
 enum ServeCommand {
@@ -28,7 +29,8 @@ enum ServeCommand {
         let log = Log(level: configuration.logLevel)
         let started: Result<Gateway, any Error> = runBlocking {
             do {
-                return .success(try await Gateway.start(configuration: configuration, log: log, demo: DemoProvider.mode))
+                return .success(
+                    try await Gateway.start(configuration: configuration, log: log, demo: DemoProvider.mode))
             } catch {
                 return .failure(error)
             }

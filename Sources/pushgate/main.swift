@@ -1,8 +1,9 @@
+import PushCommandLine
+
 // pushgate: the command line. main only dispatches; each command lives in its own file.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import PushCommandLine
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status: Int32

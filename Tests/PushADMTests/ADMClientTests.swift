@@ -1,14 +1,14 @@
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushDelivery
 import PushMockADM
+import PushMockSupport
 import PushPosix
 import PushTLS
 import PushTransport
 import Testing
 
 @testable import PushADM
-import PushMockSupport
 
 /// The ADM client against `pushgate mock-adm`'s server on loopback: real TLS, HTTP/1.1 (the
 /// mock's default, as Amazon's) or HTTP/2 chosen by ALPN, and the Login-with-Amazon
@@ -59,7 +59,8 @@ struct ADMClientTests {
         (0..<count).map { "\(prefix)amzn1.adm-registration.v3.Y29tLmV4YW1wbGU\($0)" }
     }
 
-    @Test("many sends reuse one access token and one connection; results carry the request id", arguments: [true, false])
+    @Test(
+        "many sends reuse one access token and one connection; results carry the request id", arguments: [true, false])
     func tokenReuse(http1: Bool) async throws {
         let fixture = try Fixture(http1: http1)
         #expect(await fixture.send(Self.ids(500)).allSatisfy { $0.status == .delivered && !$0.providerID.isEmpty })

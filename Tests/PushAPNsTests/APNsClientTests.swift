@@ -1,11 +1,11 @@
-import PushTransport
-import PushCredentials
 import PushAPNs
 import PushCore
+import PushCredentials
 import PushDelivery
 import PushMockAPNs
 import PushPosix
 import PushTLS
+import PushTransport
 import Synchronization
 import Testing
 
@@ -36,10 +36,12 @@ struct APNsClientTests {
             configure(&mockConfiguration)
             mock = try MockAPNsServer(configuration: mockConfiguration, group: group)
             tokens = ProviderTokenCache(
-                teamID: APNsClientTests.team, keyID: APNsClientTests.keyID, signer: try ES256Signer(p8PEM: key.privateKeyPEM),
+                teamID: APNsClientTests.team, keyID: APNsClientTests.keyID,
+                signer: try ES256Signer(p8PEM: key.privateKeyPEM),
                 clock: unixSeconds)
             var configuration = ProviderClientConfiguration()
-            configuration.retry = RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50))
+            configuration.retry = RetryPolicy(
+                maxAttempts: 5, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50))
             adjust(&configuration)
             client = APNsClient(
                 name: "test", endpoint: HTTPSOrigin(host: "127.0.0.1", port: mock.localPort),
@@ -52,7 +54,8 @@ struct APNsClientTests {
             payload: String = #"{"aps":{"alert":"hi"}}"#, deadline: ContinuousClock.Instant? = .now + .seconds(30)
         ) async -> [DeliveryResult] {
             let notification = PreparedNotification(
-                payload: Array(payload.utf8), pushType: pushType, topic: topic, priority: pushType == .background ? 5 : 10,
+                payload: Array(payload.utf8), pushType: pushType, topic: topic,
+                priority: pushType == .background ? 5 : 10,
                 expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens)
             let collector = DeliveryCollector(
                 placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
@@ -123,16 +126,19 @@ struct APNsClientTests {
 
     @Test("with 503s and 500s and a GOAWAY mid-run, every token still ends DELIVERED")
     func survivesFaultsAndGoAway() async throws {
-        let fixture = try Fixture(mock: {
-            $0.fail503Share = 0.1
-            $0.fail500Share = 0.05
-            $0.goAwayAfterStreams = 700
-        }, client: { $0.retry.maxAttempts = 10 })
+        let fixture = try Fixture(
+            mock: {
+                $0.fail503Share = 0.1
+                $0.fail500Share = 0.05
+                $0.goAwayAfterStreams = 700
+            }, client: { $0.retry.maxAttempts = 10 })
         defer { fixture.stop() }
         let tokens = Self.tokens(3000)
         let results = await fixture.send(tokens: tokens)
         let failed = results.filter { $0.status != .delivered }
-        #expect(failed.isEmpty, "\(failed.count) failed, e.g. \(failed.first.map { "\($0.reason) after \($0.attempts)" } ?? "")")
+        #expect(
+            failed.isEmpty,
+            "\(failed.count) failed, e.g. \(failed.first.map { "\($0.reason) after \($0.attempts)" } ?? "")")
         let stats = fixture.mock.stats
         #expect(stats.goAwaysSent >= 1)
         #expect(stats.connectionsOpened >= 2, "a new connection after each GOAWAY")
@@ -168,7 +174,9 @@ struct APNsClientTests {
         defer { fixture.stop() }
         let results = await fixture.send(tokens: Self.tokens(1000))
         let failed = results.filter { $0.status != .delivered }
-        #expect(failed.isEmpty, "\(failed.count) failed, e.g. \(failed.first.map { "\($0.reason) after \($0.attempts)" } ?? "")")
+        #expect(
+            failed.isEmpty,
+            "\(failed.count) failed, e.g. \(failed.first.map { "\($0.reason) after \($0.attempts)" } ?? "")")
         #expect(results.contains { $0.attempts > 1 }, "streams lost with a connection were sent again")
         #expect(fixture.mock.stats.connectionsOpened >= 2)
     }
@@ -191,19 +199,25 @@ struct APNsClientTests {
         let port = listener.localPort
         listener.close()
         var configuration = ProviderClientConfiguration()
-        configuration.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
+        configuration.retry = RetryPolicy(
+            maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
         let key = try ES256Signer.generateP8()
         let client = APNsClient(
             name: "x", endpoint: HTTPSOrigin(host: "127.0.0.1", port: port),
             credentials: .providerToken(
-                ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
+                ProviderTokenCache(
+                    teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)
-        let collector = DeliveryCollector(placeholders: [DeliveryResult(notificationIndex: 0, token: "a", status: .failed)])
+        let collector = DeliveryCollector(placeholders: [
+            DeliveryResult(notificationIndex: 0, token: "a", status: .failed)
+        ])
         #expect(client.reserve(1))
         client.send(
-            .apns(PreparedNotification(
-                payload: Array("{}".utf8), pushType: .alert, topic: "t", priority: 10, expiration: nil, collapseID: nil,
-                apnsID: nil, tokens: [Self.hex64(1)])), notificationIndex: 0, firstSlot: 0, collector: collector)
+            .apns(
+                PreparedNotification(
+                    payload: Array("{}".utf8), pushType: .alert, topic: "t", priority: 10, expiration: nil,
+                    collapseID: nil,
+                    apnsID: nil, tokens: [Self.hex64(1)])), notificationIndex: 0, firstSlot: 0, collector: collector)
         let results = await collector.results(deadline: .now + .seconds(20))
         #expect(results[0].status == .failed)
         #expect(results[0].reason.hasPrefix("ProviderUnreachable"))

@@ -1,11 +1,11 @@
-import PushCredentials
-import PushTransport
 import PushAPNs
 import PushCore
+import PushCredentials
 import PushDelivery
 import PushMockAPNs
 import PushPosix
 import PushTLS
+import PushTransport
 import Testing
 
 /// Accepts TCP and never says anything (a stalled TLS handshake).
@@ -31,14 +31,19 @@ struct APNsConnectionLifecycleTests {
         return APNsClient(
             name: "x", endpoint: HTTPSOrigin(host: "127.0.0.1", port: port),
             credentials: .providerToken(
-                ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
+                ProviderTokenCache(
+                    teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)
     }
 
     static func send(_ client: APNsClient, token: Int, deadline: Duration) async -> DeliveryResult {
-        let collector = DeliveryCollector(placeholders: [DeliveryResult(notificationIndex: 0, token: "t", status: .failed)])
+        let collector = DeliveryCollector(placeholders: [
+            DeliveryResult(notificationIndex: 0, token: "t", status: .failed)
+        ])
         #expect(client.reserve(1))
-        client.send(.apns(notification([APNsClientTests.hex64(token)])), notificationIndex: 0, firstSlot: 0, collector: collector)
+        client.send(
+            .apns(notification([APNsClientTests.hex64(token)])), notificationIndex: 0, firstSlot: 0,
+            collector: collector)
         return await collector.results(deadline: .now + deadline)[0]
     }
 

@@ -1,12 +1,12 @@
-import PushCredentials
-import PushSync
-import PushTransport
 import PushAPNs
 import PushCore
+import PushCredentials
 import PushDelivery
 import PushMockAPNs
 import PushPosix
+import PushSync
 import PushTLS
+import PushTransport
 import Synchronization
 import Testing
 
@@ -93,13 +93,15 @@ struct APNsConnectionLivenessTests {
         var configuration = ProviderClientConfiguration()
         configuration.pingInterval = .milliseconds(200)
         configuration.pingTimeout = .milliseconds(200)
-        configuration.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
+        configuration.retry = RetryPolicy(
+            maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
         let key = try ES256Signer.generateP8()
         let client = APNsClient(
             name: "t", endpoint: HTTPSOrigin(host: "127.0.0.1", port: relay.port),
             credentials: .providerToken(
-                ProviderTokenCache(teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM),
-                                   clock: unixSeconds)),
+                ProviderTokenCache(
+                    teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM),
+                    clock: unixSeconds)),
             tlsContext: try TLSContext.client(caPEM: mock.certificatePEM!), configuration: configuration, group: group)
         defer { client.shutdown() }
 
@@ -127,9 +129,11 @@ struct APNsConnectionLivenessTests {
         mockConfiguration.recordRequests = 10
         let mock = try MockAPNsServer(configuration: mockConfiguration, group: group)
         defer { mock.close() }
-        let identity = try SelfSignedCertificate.generate(commonName: "Apple Push Services: com.example", subjectAltNames: [])
+        let identity = try SelfSignedCertificate.generate(
+            commonName: "Apple Push Services: com.example", subjectAltNames: [])
         let tls = try TLSContext.client(
-            caPEM: mock.certificatePEM!, certificateChainPEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
+            caPEM: mock.certificatePEM!, certificateChainPEM: identity.certificatePEM,
+            privateKeyPEM: identity.privateKeyPEM)
         let client = APNsClient(
             name: "cert", endpoint: HTTPSOrigin(host: "127.0.0.1", port: mock.localPort), credentials: .certificate,
             tlsContext: tls, configuration: ProviderClientConfiguration(), group: group)
@@ -146,9 +150,11 @@ struct APNsConnectionLivenessTests {
             placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
         _ = client.reserve(tokens.count)
         client.send(
-            .apns(PreparedNotification(
-                payload: Array(#"{"aps":{"alert":"x"}}"#.utf8), pushType: .alert, topic: "com.example", priority: 10,
-                expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens)),
+            .apns(
+                PreparedNotification(
+                    payload: Array(#"{"aps":{"alert":"x"}}"#.utf8), pushType: .alert, topic: "com.example",
+                    priority: 10,
+                    expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens)),
             notificationIndex: 0, firstSlot: 0, collector: collector)
         return await collector.results(deadline: .now + .seconds(20))
     }

@@ -1,14 +1,14 @@
-import PushSync
-import PushTransport
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushDelivery
+import PushHTTP2
 import PushPosix
+import PushSync
 import PushTLS
+import PushTransport
 import Testing
 
 @testable import PushAPNs
-import PushHTTP2
 
 @Suite("APNs endpoint, retry policy, responses")
 struct APNsPureTests {
@@ -53,9 +53,15 @@ struct APNsPureTests {
             outcome(410, #"{"reason":"Unregistered","timestamp":1700000000123}"#)
                 == .rejected(
                     reason: "Unregistered", httpStatus: 410, unregisteredAt: 1_700_000_000_123, invalidatesToken: true))
-        #expect(outcome(503, #"{"reason":"ServiceUnavailable"}"#) == .transient(reason: "ServiceUnavailable", httpStatus: 503, retry: backoff))
-        #expect(outcome(503, #"{"reason":"Shutdown"}"#) == .transient(reason: "Shutdown", httpStatus: 503, retry: .onNewConnection))
-        #expect(outcome(429, #"{"reason":"TooManyRequests"}"#) == .transient(reason: "TooManyRequests", httpStatus: 429, retry: backoff))
+        #expect(
+            outcome(503, #"{"reason":"ServiceUnavailable"}"#)
+                == .transient(reason: "ServiceUnavailable", httpStatus: 503, retry: backoff))
+        #expect(
+            outcome(503, #"{"reason":"Shutdown"}"#)
+                == .transient(reason: "Shutdown", httpStatus: 503, retry: .onNewConnection))
+        #expect(
+            outcome(429, #"{"reason":"TooManyRequests"}"#)
+                == .transient(reason: "TooManyRequests", httpStatus: 429, retry: backoff))
         #expect(
             outcome(403, #"{"reason":"ExpiredProviderToken"}"#)
                 == .transient(reason: "ExpiredProviderToken", httpStatus: 403, retry: .afterRenewingAuthorization))
@@ -66,7 +72,9 @@ struct APNsPureTests {
         #expect(
             outcome(400, #"{"reason":"SomethingNew"}"#)
                 == .rejected(reason: "SomethingNew", httpStatus: 400, unregisteredAt: 0, invalidatesToken: false))
-        #expect(outcome(502, #"{"reason":"SomethingNew"}"#) == .transient(reason: "SomethingNew", httpStatus: 502, retry: backoff))
+        #expect(
+            outcome(502, #"{"reason":"SomethingNew"}"#)
+                == .transient(reason: "SomethingNew", httpStatus: 502, retry: backoff))
     }
 
     @Test("the provider token is signed once per 50 minutes and renewed on ExpiredProviderToken only after 20")
@@ -125,10 +133,12 @@ struct APNsPureTests {
                 collapseID: "c", apnsID: "123e4567-e89b-12d3-a456-426614174000", tokens: []),
             notificationIndex: 0, authority: "api.push.apple.com", usesProviderToken: true, collector: collector)
         let headers = job.headers(token: "abcd", authorization: Array("bearer x".utf8))
-        #expect(headers.map(\.nameString) == [
-            ":method", ":scheme", ":authority", ":path", "authorization", "apns-topic", "apns-push-type", "apns-priority",
-            "apns-expiration", "apns-collapse-id", "apns-id",
-        ])
+        #expect(
+            headers.map(\.nameString) == [
+                ":method", ":scheme", ":authority", ":path", "authorization", "apns-topic", "apns-push-type",
+                "apns-priority",
+                "apns-expiration", "apns-collapse-id", "apns-id",
+            ])
         #expect(headers[3].valueString == "/3/device/abcd")
         #expect(headers[4].valueString == "bearer x")
         #expect(headers[6].valueString == "voip")

@@ -1,8 +1,9 @@
 import PushAPNs
 import PushCore
-@testable import PushDelivery
 import PushPosix
 import Testing
+
+@testable import PushDelivery
 
 /// Where an app's connections are made: a small send on a loop without one makes it there, so a
 /// gRPC handler's request and answer stay on its thread.

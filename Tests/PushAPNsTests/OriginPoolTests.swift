@@ -1,13 +1,14 @@
 import PushAPNs
 import PushCore
 import PushCredentials
-@testable import PushDelivery
 import PushMockAPNs
+import PushMockSupport
 import PushPosix
 import PushTLS
 import PushTransport
 import Testing
-import PushMockSupport
+
+@testable import PushDelivery
 
 /// Pools per origin, on real sockets: a dialect whose tokens name their origin (as Web Push
 /// subscriptions name their push service) gets a pool per origin, bounded and closed when idle.
@@ -28,9 +29,12 @@ struct OriginPoolTests {
         func makeJob(for push: PreparedPush, notificationIndex: Int, collector: DeliveryCollector) -> APNsJob? {
             inner.makeJob(for: push, notificationIndex: notificationIndex, collector: collector)
         }
-        func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization { inner.authorization(for: waiter) }
+        func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
+            inner.authorization(for: waiter)
+        }
         func submit(
-            _ request: ProviderRequest, job: APNsJob, authorization: [UInt8]?, on wire: ProviderWire, scratch: inout [UInt8]
+            _ request: ProviderRequest, job: APNsJob, authorization: [UInt8]?, on wire: ProviderWire,
+            scratch: inout [UInt8]
         ) -> Result<Int32, ProviderWireError> {
             inner.submit(request, job: job, authorization: authorization, on: wire, scratch: &scratch)
         }
@@ -58,12 +62,16 @@ struct OriginPoolTests {
             b = try MockAPNsServer(configuration: mock, group: group)
             c = try MockAPNsServer(configuration: mock, group: group)
             var configuration = ProviderClientConfiguration()
-            configuration.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50))
+            configuration.retry = RetryPolicy(
+                maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50))
             adjust(&configuration)
             let endpoint = HTTPSOrigin(host: "127.0.0.1", port: home.localPort)
             let dialect = RoutingDialect(
                 inner: APNsDialect(credentials: .certificate, authority: endpoint.authority),
-                routes: ["b": HTTPSOrigin(host: "127.0.0.1", port: b.localPort), "c": HTTPSOrigin(host: "127.0.0.1", port: c.localPort)])
+                routes: [
+                    "b": HTTPSOrigin(host: "127.0.0.1", port: b.localPort),
+                    "c": HTTPSOrigin(host: "127.0.0.1", port: c.localPort),
+                ])
             client = ProviderClient(
                 name: "routed", endpoint: endpoint, dialect: dialect,
                 tlsContext: try TLSContext.client(caPEM: identity.certificatePEM, useSystemRoots: false),
@@ -75,7 +83,8 @@ struct OriginPoolTests {
 
         func send(_ tokens: [String]) async -> [DeliveryResult] {
             let notification = PreparedNotification(
-                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: .alert, topic: "com.example.app", priority: 10,
+                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: .alert, topic: "com.example.app",
+                priority: 10,
                 expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens)
             #expect(client.reserve(tokens.count))
             return await client.sendAndWait(.apns(notification), deadline: .now + .seconds(20))
@@ -128,7 +137,9 @@ struct OriginPoolTests {
         // Sent without asking first (two Sends racing): c's tokens fail, the others go.
         let results = await fixture.send(Self.tokens("a", 2) + Self.tokens("c", 2))
         #expect(results.prefix(2).allSatisfy { $0.status == .delivered })
-        #expect(results.suffix(2).allSatisfy { $0.status == .failed && $0.reason.hasPrefix("TooManyOrigins: ") }, "\(results)")
+        #expect(
+            results.suffix(2).allSatisfy { $0.status == .failed && $0.reason.hasPrefix("TooManyOrigins: ") },
+            "\(results)")
         #expect(fixture.c.stats.requests == 0)
         #expect(fixture.client.heldRequests == 0)
     }
@@ -140,7 +151,9 @@ struct OriginPoolTests {
         #expect(await fixture.send(Self.tokens("b", 5)).allSatisfy { $0.status == .delivered })
         #expect(fixture.client.otherOrigins == [fixture.bOrigin])
         let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, !fixture.client.otherOrigins.isEmpty || fixture.b.stats.connectionsClosed == 0 {
+        while ContinuousClock.now < deadline,
+            !fixture.client.otherOrigins.isEmpty || fixture.b.stats.connectionsClosed == 0
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(fixture.client.otherOrigins.isEmpty)

@@ -37,7 +37,9 @@ struct BenchOptionsTests {
         #expect(!options.verifyTokens && !options.keepFiles && !options.json && !options.quiet)
     }
 
-    @Test("-h and --help ask for the usage, wherever they are", arguments: [["-h"], ["--help"], ["--duration", "3", "--help"], ["--help", "--no-such-flag"]])
+    @Test(
+        "-h and --help ask for the usage, wherever they are",
+        arguments: [["-h"], ["--help"], ["--duration", "3", "--help"], ["--help", "--no-such-flag"]])
     func help(arguments: [String]) throws {
         #expect(try BenchOptions.parse(arguments) == nil)
         #expect(BenchOptions.usage.contains("--tokens-per-send N"))
@@ -46,10 +48,12 @@ struct BenchOptionsTests {
     @Test("every flag of a run bench starts itself lands in its option")
     func spawnFlags() throws {
         let options = try parse([
-            "--provider", "fcm", "--mode", "stream", "--subscribers", "5", "--tokens-per-send", "7", "--concurrency", "9",
+            "--provider", "fcm", "--mode", "stream", "--subscribers", "5", "--tokens-per-send", "7", "--concurrency",
+            "9",
             "--pipeline", "3", "--count", "1000", "--duration", "2.5", "--warmup", "0", "--timeout", "1.5",
             "--grpc-connections", "2", "--client-loops", "3", "--connections", "4", "--gateway-loops", "5",
-            "--queue-limit", "600", "--mock-loops", "6", "--delay-ms", "0", "--max-streams", "50", "--http-version", "1.1",
+            "--queue-limit", "600", "--mock-loops", "6", "--delay-ms", "0", "--max-streams", "50", "--http-version",
+            "1.1",
             "--keep-files", "--json", "--quiet",
         ])
         #expect(options.provider == .fcm)
@@ -79,12 +83,16 @@ struct BenchOptionsTests {
         let apns = try parse(["--apns", "https://127.0.0.1:9443", "--apns-ca", "/tmp/ca.pem", "--rate", "250.5"])
         #expect(apns.apnsURL == "https://127.0.0.1:9443" && apns.apnsCA == "/tmp/ca.pem")
         #expect(apns.rate == 250.5)
-        let fcm = try parse(["--provider", "fcm", "--fcm", "https://f", "--fcm-ca", "c", "--service-account", "sa.json"])
+        let fcm = try parse([
+            "--provider", "fcm", "--fcm", "https://f", "--fcm-ca", "c", "--service-account", "sa.json",
+        ])
         #expect(fcm.fcmURL == "https://f" && fcm.fcmCA == "c" && fcm.serviceAccount == "sa.json")
         let adm = try parse([
-            "--provider", "adm", "--adm", "https://a", "--adm-ca", "c", "--adm-client-id", "id", "--adm-client-secret-file", "s",
+            "--provider", "adm", "--adm", "https://a", "--adm-ca", "c", "--adm-client-id", "id",
+            "--adm-client-secret-file", "s",
         ])
-        #expect(adm.admURL == "https://a" && adm.admCA == "c" && adm.admClientID == "id" && adm.admClientSecretFile == "s")
+        #expect(
+            adm.admURL == "https://a" && adm.admCA == "c" && adm.admClientID == "id" && adm.admClientSecretFile == "s")
         let verify = try parse(["--verify-tokens"])
         #expect(verify.verifyTokens)
     }
@@ -103,8 +111,10 @@ struct BenchOptionsTests {
     }
 
     static let valueFlags = [
-        "--provider", "--mode", "--subscribers", "--tokens-per-send", "--concurrency", "--pipeline", "--rate", "--count",
-        "--duration", "--warmup", "--timeout", "--grpc-connections", "--client-loops", "--connections", "--gateway-loops",
+        "--provider", "--mode", "--subscribers", "--tokens-per-send", "--concurrency", "--pipeline", "--rate",
+        "--count",
+        "--duration", "--warmup", "--timeout", "--grpc-connections", "--client-loops", "--connections",
+        "--gateway-loops",
         "--queue-limit", "--mock-loops", "--delay-ms", "--max-streams", "--apns", "--apns-ca", "--fcm", "--fcm-ca",
         "--service-account", "--adm", "--adm-ca", "--adm-client-id", "--adm-client-secret-file", "--http-version",
         "--target", "--gateway-metrics", "--gateway-pid",
@@ -124,7 +134,8 @@ struct BenchOptionsTests {
         ("--delay-ms", 0...600_000), ("--max-streams", 1...1_000_000), ("--gateway-pid", 1...2_147_483_647),
     ]
 
-    @Test("an integer flag takes integers in its range and names itself and the range otherwise", arguments: integerFlags)
+    @Test(
+        "an integer flag takes integers in its range and names itself and the range otherwise", arguments: integerFlags)
     func integerFlag(flag: String, range: ClosedRange<Int>) throws {
         let message = "\(flag): must be an integer between \(range.lowerBound) and \(range.upperBound)"
         for bad in ["x", "1.5", "", "\(range.lowerBound - 1)", "\(range.upperBound + 1)"] {
@@ -138,7 +149,9 @@ struct BenchOptionsTests {
 
     @Test(
         "a number flag takes numbers above 0 up to its limit and names itself and the limit otherwise",
-        arguments: [("--rate", "10,000,000", 10_000_000.0), ("--duration", "86,400", 86_400), ("--timeout", "3,600", 3600)])
+        arguments: [
+            ("--rate", "10,000,000", 10_000_000.0), ("--duration", "86,400", 86_400), ("--timeout", "3,600", 3600),
+        ])
     func numberFlag(flag: String, limit: String, max: Double) {
         let message = "\(flag): must be a number above 0 and at most \(limit)"
         for bad in ["0", "-1", "x", "", "\(max + 1)", "nan"] {
@@ -174,14 +187,18 @@ struct BenchOptionsTests {
             (["--target", "127.0.0.1:0"], "--target: expected HOST:PORT, e.g. 127.0.0.1:50051"),
             (["--target", "127.0.0.1:65536"], "--target: expected HOST:PORT, e.g. 127.0.0.1:50051"),
             (["--target", "127.0.0.1:http"], "--target: expected HOST:PORT, e.g. 127.0.0.1:50051"),
-            (["--target", "127.0.0.1:1", "--gateway-metrics", "nope"], "--gateway-metrics: expected HOST:PORT, e.g. 127.0.0.1:9464"),
+            (
+                ["--target", "127.0.0.1:1", "--gateway-metrics", "nope"],
+                "--gateway-metrics: expected HOST:PORT, e.g. 127.0.0.1:9464"
+            ),
             (["--gateway-metrics", "host:"], "--gateway-metrics: expected HOST:PORT, e.g. 127.0.0.1:9464"),
         ])
     func addressFlag(arguments: [String], message: String) {
         #expect(error(arguments) == message)
     }
 
-    @Test("an unknown flag or a stray word is named", arguments: ["--bogus", "--Duration", "bench", "-q", "--verbose=1"])
+    @Test(
+        "an unknown flag or a stray word is named", arguments: ["--bogus", "--Duration", "bench", "-q", "--verbose=1"])
     func unknownFlag(flag: String) {
         let name = flag.hasPrefix("--") ? String(flag.prefix { $0 != "=" }) : flag
         #expect(error([flag]) == "unknown flag \"\(name)\" (see pushgate bench --help)")
@@ -192,23 +209,42 @@ struct BenchOptionsTests {
         arguments: [
             (["--apns", "u"], "--apns and --apns-ca go together"),
             (["--apns-ca", "c"], "--apns and --apns-ca go together"),
-            (["--provider", "fcm", "--fcm", "u", "--fcm-ca", "c"], "--fcm, --fcm-ca and --service-account go together"),
+            (
+                ["--provider", "fcm", "--fcm", "u", "--fcm-ca", "c"],
+                "--fcm, --fcm-ca and --service-account go together"
+            ),
             (["--service-account", "s"], "--fcm, --fcm-ca and --service-account go together"),
-            (["--provider", "adm", "--adm", "u", "--adm-ca", "c", "--adm-client-id", "i"],
-             "--adm, --adm-ca, --adm-client-id and --adm-client-secret-file go together"),
-            (["--adm-client-secret-file", "s"], "--adm, --adm-ca, --adm-client-id and --adm-client-secret-file go together"),
+            (
+                ["--provider", "adm", "--adm", "u", "--adm-ca", "c", "--adm-client-id", "i"],
+                "--adm, --adm-ca, --adm-client-id and --adm-client-secret-file go together"
+            ),
+            (
+                ["--adm-client-secret-file", "s"],
+                "--adm, --adm-ca, --adm-client-id and --adm-client-secret-file go together"
+            ),
             (["--provider", "fcm", "--apns", "u", "--apns-ca", "c"], "--apns: only with --provider apns"),
-            (["--provider", "adm", "--verify-tokens"],
-             "--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)"),
+            (
+                ["--provider", "adm", "--verify-tokens"],
+                "--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)"
+            ),
             (["--http-version", "2"], "--http-version: only with --provider fcm or adm (APNs is HTTP/2 only)"),
             (["--fcm", "u", "--fcm-ca", "c", "--service-account", "s"], "--fcm: only with --provider fcm"),
-            (["--provider", "fcm", "--adm", "u", "--adm-ca", "c", "--adm-client-id", "i", "--adm-client-secret-file", "s"],
-             "--adm: only with --provider adm"),
+            (
+                [
+                    "--provider", "fcm", "--adm", "u", "--adm-ca", "c", "--adm-client-id", "i",
+                    "--adm-client-secret-file", "s",
+                ],
+                "--adm: only with --provider adm"
+            ),
             (["--gateway-pid", "5"], "--gateway-pid goes with --target"),
-            (["--apns", "u", "--apns-ca", "c", "--delay-ms", "5"],
-             "--apns/--fcm/--adm: the mock flags only apply to a mock that bench starts itself"),
-            (["--provider", "fcm", "--fcm", "u", "--fcm-ca", "c", "--service-account", "s", "--mock-loops", "2"],
-             "--apns/--fcm/--adm: the mock flags only apply to a mock that bench starts itself"),
+            (
+                ["--apns", "u", "--apns-ca", "c", "--delay-ms", "5"],
+                "--apns/--fcm/--adm: the mock flags only apply to a mock that bench starts itself"
+            ),
+            (
+                ["--provider", "fcm", "--fcm", "u", "--fcm-ca", "c", "--service-account", "s", "--mock-loops", "2"],
+                "--apns/--fcm/--adm: the mock flags only apply to a mock that bench starts itself"
+            ),
             (["--mode", "stream", "--rate", "5"], "--rate: only with --mode send (or publish)"),
         ])
     func combinations(arguments: [String], message: String) {
@@ -221,7 +257,10 @@ struct BenchOptionsTests {
             ["--queue-limit", "5"], ["--gateway-loops", "2"], ["--mock-loops", "2"], ["--delay-ms", "1"],
             ["--max-streams", "10"], ["--verify-tokens"], ["--apns", "u", "--apns-ca", "c"], ["--connections", "2"],
             ["--provider", "fcm", "--fcm", "u", "--fcm-ca", "c", "--service-account", "s"],
-            ["--provider", "adm", "--adm", "u", "--adm-ca", "c", "--adm-client-id", "i", "--adm-client-secret-file", "s"],
+            [
+                "--provider", "adm", "--adm", "u", "--adm-ca", "c", "--adm-client-id", "i", "--adm-client-secret-file",
+                "s",
+            ],
             ["--provider", "fcm", "--http-version", "auto"],
         ])
     func targetExcludesSpawnFlags(arguments: [String]) {

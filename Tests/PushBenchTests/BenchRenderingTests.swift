@@ -8,7 +8,8 @@ import Testing
 /// interop suite read both.
 @Suite("Bench table and JSON")
 struct BenchRenderingTests {
-    static let setup = "gateway (child, pid 42, 1 APNs connection(s)) → mock-apns (child, pid 43) https://127.0.0.1:1234"
+    static let setup =
+        "gateway (child, pid 42, 1 APNs connection(s)) → mock-apns (child, pid 43) https://127.0.0.1:1234"
 
     /// A 2-second send run: 100 RPCs of 10 tokens answered (1,000 results: 990 delivered, 7
     /// rejected, 3 failed), 2 RPCs UNAVAILABLE; 90 RPCs took 1.998847 ms and 10 took 7.995391 ms
@@ -40,7 +41,8 @@ struct BenchRenderingTests {
         result.clientCPU = 20.2
         result.mockRequests = 1004
         result.gatewayExit = 0
-        result.providerLatency = HistogramReading(upperBounds: [0.001, 0.005], cumulative: [500, 1000, 1000], sum: 1.5)
+        result.providerLatency = HistogramReading(
+            upperBounds: [0.001, 0.005], cumulative: [500, 1000, 1000], sum: 1.5)
         return result
     }
 
@@ -167,12 +169,19 @@ struct BenchRenderingTests {
     @Test("a --rate run's table: latency outside stalls, the schedule and the stall probe")
     func rateTable() {
         let rows = Self.rateRun().table().split(separator: "\n").map(String.init)
-        #expect(rows[0] == "pushgate bench: provider=apns mode=send tokens/send=1 rate=100/s (max in flight 1000) grpc_connections=1")
-        #expect(rows.contains(
-            "  outside stalls (ms)  | p50 1.999  p90 1.999  p99 1.999  p999 1.999  (45 RPCs; 3 were in flight while the machine stalled; of the first 48 RPCs)"))
+        #expect(
+            rows[0]
+                == "pushgate bench: provider=apns mode=send tokens/send=1 rate=100/s (max in flight 1000) grpc_connections=1"
+        )
+        #expect(
+            rows.contains(
+                "  outside stalls (ms)  | p50 1.999  p90 1.999  p99 1.999  p999 1.999  (45 RPCs; 3 were in flight while the machine stalled; of the first 48 RPCs)"
+            ))
         #expect(rows.contains("rate schedule          | max lag 1.500 ms, sends skipped (in-flight cap) 3"))
-        #expect(rows.contains(
-            "machine stall probe    | fixed work: p50 20 µs  p99 200 µs  max 200 µs; over 5× the median 4.76% of the time"))
+        #expect(
+            rows.contains(
+                "machine stall probe    | fixed work: p50 20 µs  p99 200 µs  max 200 µs; over 5× the median 4.76% of the time"
+            ))
         #expect(rows.contains("notifications/s        | 100  (50 results, 50 delivered, in 0.50 s)"))
         #expect(!rows.contains { $0.hasPrefix("gateway RSS") })
     }
@@ -182,10 +191,14 @@ struct BenchRenderingTests {
         let json = Self.rateRun().json()
         #expect(json.contains(#""rate": 100.000, "grpc_connections": 1,"#))
         #expect(json.contains(#""skipped_sends": 3, "max_schedule_lag_ms": 1.5000, "#))
-        #expect(json.contains(
-            #""stall_probe": {"p50_us": 20.479, "p99_us": 200.000, "max_us": 200.000, "slow_fraction": 0.04762}, "#))
-        #expect(json.contains(
-            #""latency_outside_stalls_ms": {"p50": 1.9988, "p90": 1.9988, "p99": 1.9988, "p999": 1.9988, "samples": 45, "in_stalls": 3}, "#))
+        #expect(
+            json.contains(
+                #""stall_probe": {"p50_us": 20.479, "p99_us": 200.000, "max_us": 200.000, "slow_fraction": 0.04762}, "#)
+        )
+        #expect(
+            json.contains(
+                #""latency_outside_stalls_ms": {"p50": 1.9988, "p90": 1.9988, "p99": 1.9988, "p999": 1.9988, "samples": 45, "in_stalls": 3}, "#
+            ))
     }
 
     @Test("a stream run says streams and pipeline; at most 12 error reasons, then how many more")
@@ -198,7 +211,9 @@ struct BenchRenderingTests {
         let outcome = BenchDriver.Outcome(report: report, elapsedNanos: 1_000_000_000, drainTimedOut: false)
         let run = BenchResult(options: options, concurrency: 4, grpcConnections: 2, outcome: outcome)
         let rows = run.table().split(separator: "\n").map(String.init)
-        #expect(rows[0] == "pushgate bench: provider=apns mode=stream tokens/send=1000 streams=4 pipeline=8 grpc_connections=2")
+        #expect(
+            rows[0]
+                == "pushgate bench: provider=apns mode=stream tokens/send=1000 streams=4 pipeline=8 grpc_connections=2")
         let errorRows = rows.filter { $0.contains("| 1  RPC E") }
         #expect(errorRows.count == 12)
         #expect(errorRows.first?.hasPrefix("errors ") == true && errorRows.first?.hasSuffix("RPC E00") == true)
@@ -219,18 +234,20 @@ struct BenchRenderingTests {
         message.skipped = 1
         let fanOut = BenchPublish.FanOut(message: message, publishMs: 12.3456, seconds: 0.5)
         #expect(fanOut.subscribersPerSecond == 3980)
-        #expect(fanOut.table(subscribers: 2000, setup: "target 127.0.0.1:50051") == """
-            Publish fan-out: 2000 subscribers, target 127.0.0.1:50051
-              Publish answered (committed)   12.35 ms
-              fan-out done in                0.500 s
-              subscribers/s                  3,980
-              state                          MESSAGE_STATE_COMPLETED
-              total / delivered / rejected / failed / skipped
-                                             2000 / 1990 / 6 / 3 / 1
-            """)
-        #expect(fanOut.json(subscribers: 2000) == #"{"mode":"publish","subscribers":2000,"seconds":0.5,"#
-            + #""subscribers_per_second":3980,"publish_ms":12.3456,"state":"MESSAGE_STATE_COMPLETED","#
-            + #""total":2000,"delivered":1990,"rejected":6,"failed":3,"skipped":1}"#)
+        #expect(
+            fanOut.table(subscribers: 2000, setup: "target 127.0.0.1:50051") == """
+                Publish fan-out: 2000 subscribers, target 127.0.0.1:50051
+                  Publish answered (committed)   12.35 ms
+                  fan-out done in                0.500 s
+                  subscribers/s                  3,980
+                  state                          MESSAGE_STATE_COMPLETED
+                  total / delivered / rejected / failed / skipped
+                                                 2000 / 1990 / 6 / 3 / 1
+                """)
+        #expect(
+            fanOut.json(subscribers: 2000) == #"{"mode":"publish","subscribers":2000,"seconds":0.5,"#
+                + #""subscribers_per_second":3980,"publish_ms":12.3456,"state":"MESSAGE_STATE_COMPLETED","#
+                + #""total":2000,"delivered":1990,"rejected":6,"failed":3,"skipped":1}"#)
         #expect(BenchPublish.FanOut(message: message, publishMs: 1, seconds: 0).subscribersPerSecond == 0)
     }
 

@@ -42,10 +42,11 @@ struct BenchStatisticsTests {
         report.tally.reasons = ["REJECTED BadDeviceToken": 7, "FAILED (no reason)": 2]
         report.unfinished = 1
         let errors = result(elapsedNanos: 1, report: report).errors
-        #expect(errors.map(\.0) == [
-            "result REJECTED BadDeviceToken", "RPC DEADLINE_EXCEEDED", "RPC UNAVAILABLE (connection closed)",
-            "result FAILED (no reason)", "unfinished at the drain limit",
-        ])
+        #expect(
+            errors.map(\.0) == [
+                "result REJECTED BadDeviceToken", "RPC DEADLINE_EXCEEDED", "RPC UNAVAILABLE (connection closed)",
+                "result FAILED (no reason)", "unfinished at the drain limit",
+            ])
         #expect(errors.map(\.1) == [7, 3, 2, 2, 1])
     }
 
@@ -110,7 +111,9 @@ struct BenchStatisticsTests {
         #expect(merged.results == 18 && merged.delivered == 10 && merged.reasons["REJECTED BadDeviceToken"] == 4)
     }
 
-    @Test("ResultTally refuses bytes that are not a SendResponse", arguments: [[UInt8(0x0A), 0x05, 0x18], [0x0F], [0x0A, 0x80]])
+    @Test(
+        "ResultTally refuses bytes that are not a SendResponse",
+        arguments: [[UInt8(0x0A), 0x05, 0x18], [0x0F], [0x0A, 0x80]])
     func tallyRefusesGarbage(bytes: [UInt8]) {
         var tally = ResultTally()
         let scanned = tally.scanSendResponse(bytes)
@@ -182,7 +185,9 @@ struct BenchStatisticsTests {
         #expect(BenchTokens.apns(0xbb) == "b" + String(repeating: "0", count: 61) + "bb")
         #expect(BenchTokens.apns(0xb) != BenchTokens.apns(0xbb))
         let count = 2_000
-        for (shape, length, prefix) in [(BenchProvider.apns, 64, "b"), (.fcm, 152, "bench-"), (.adm, 700, "amzn1.adm-registration.v3.bench-")] {
+        for (shape, length, prefix) in [
+            (BenchProvider.apns, 64, "b"), (.fcm, 152, "bench-"), (.adm, 700, "amzn1.adm-registration.v3.bench-"),
+        ] {
             let tokens = (0..<count).map(shape.token)
             #expect(Set(tokens).count == count)
             #expect(tokens.allSatisfy { $0.utf8.count == length && $0.hasPrefix(prefix) })
@@ -227,7 +232,12 @@ struct BenchStatisticsTests {
         #expect(closed.measured.timeout == .seconds(30))
         #expect(closed.warmup?.maxRequests == 4 && closed.warmup?.concurrency == 4 && closed.warmup?.rate == nil)
 
-        let rate = BenchPlan(try #require(try BenchOptions.parse(["--rate", "500", "--count", "2500", "--tokens-per-send", "1000", "--warmup", "2", "--timeout", "2.5"])))
+        let rate = BenchPlan(
+            try #require(
+                try BenchOptions.parse([
+                    "--rate", "500", "--count", "2500", "--tokens-per-send", "1000", "--warmup", "2", "--timeout",
+                    "2.5",
+                ])))
         #expect(rate.concurrency == 1000)
         #expect(rate.grpcConnections == 8)
         #expect(rate.measured.maxRequests == 3)  // 2,500 tokens in requests of 1,000
@@ -237,12 +247,17 @@ struct BenchStatisticsTests {
         #expect(rate.measured.timeout == .milliseconds(2500))
         #expect(rate.warmup?.concurrency == 2)
 
-        let stream = BenchPlan(try #require(try BenchOptions.parse(["--mode", "stream", "--concurrency", "65", "--duration", "1.5", "--warmup", "0"])))
+        let stream = BenchPlan(
+            try #require(
+                try BenchOptions.parse([
+                    "--mode", "stream", "--concurrency", "65", "--duration", "1.5", "--warmup", "0",
+                ])))
         #expect(stream.grpcConnections == 2)
         #expect(stream.warmup == nil)
         #expect(stream.duration == .milliseconds(1500))
 
-        let capped = BenchPlan(try #require(try BenchOptions.parse(["--concurrency", "3", "--grpc-connections", "10"])))
+        let capped = BenchPlan(
+            try #require(try BenchOptions.parse(["--concurrency", "3", "--grpc-connections", "10"])))
         #expect(capped.grpcConnections == 10 && capped.clientConnections == 3)
         #expect(BenchPlan.requests(for: 5, tokensPerRequest: 0) == 5)
         #expect(BenchPlan.connections(for: 128, mode: .send) == 1 && BenchPlan.connections(for: 129, mode: .send) == 2)
@@ -269,14 +284,20 @@ struct BenchStatisticsTests {
     func progressLine() {
         var progress = BenchProgress(tokensPerRequest: 100, gatewayPID: nil)
         #expect(
-            progress.line(requests: 50, results: 5_000, delivered: 4_990, failedRPCs: 1, elapsed: 1_000_000_000, gatewayRSSKiB: 20_480)
-                == "bench: 1s  notifications/s 5,000  RPC/s 50  total 5,000 delivered 4,990  failed RPCs 1  gateway RSS 20.0 MiB")
+            progress.line(
+                requests: 50, results: 5_000, delivered: 4_990, failedRPCs: 1, elapsed: 1_000_000_000,
+                gatewayRSSKiB: 20_480)
+                == "bench: 1s  notifications/s 5,000  RPC/s 50  total 5,000 delivered 4,990  failed RPCs 1  gateway RSS 20.0 MiB"
+        )
         #expect(
-            progress.line(requests: 150, results: 15_000, delivered: 15_000, failedRPCs: 1, elapsed: 3_000_000_000, gatewayRSSKiB: nil)
+            progress.line(
+                requests: 150, results: 15_000, delivered: 15_000, failedRPCs: 1, elapsed: 3_000_000_000,
+                gatewayRSSKiB: nil)
                 == "bench: 3s  notifications/s 5,000  RPC/s 50  total 15,000 delivered 15,000  failed RPCs 1")
         var publish = BenchProgress(tokensPerRequest: 0, gatewayPID: nil)
         #expect(
-            publish.line(requests: 2, results: 0, delivered: 0, failedRPCs: 0, elapsed: 1_000_000_000, gatewayRSSKiB: nil)
+            publish.line(
+                requests: 2, results: 0, delivered: 0, failedRPCs: 0, elapsed: 1_000_000_000, gatewayRSSKiB: nil)
                 == "bench: 1s  RPC/s 2  total 0 delivered 0  failed RPCs 0")
     }
 }

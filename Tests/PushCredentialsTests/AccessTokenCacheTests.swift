@@ -1,9 +1,9 @@
-@testable import PushCredentials
 import PushPosix
 import PushSync
 import Synchronization
 import Testing
 
+@testable import PushCredentials
 
 /// Counts the wake-ups a connection would get.
 private final class Waiter: AuthorizationWaiter {
@@ -152,7 +152,8 @@ struct AccessTokenCacheTests {
         }
         do {
             _ = try OAuthTokenEndpoint.parse(
-                status: 400, body: Array(#"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#.utf8))
+                status: 400,
+                body: Array(#"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#.utf8))
             Issue.record("a 400 must throw")
         } catch {
             #expect(error.description == "the token endpoint answered 400 invalid_grant: Invalid JWT Signature.")

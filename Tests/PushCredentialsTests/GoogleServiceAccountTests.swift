@@ -1,5 +1,5 @@
-import PushCredentials
 import Foundation
+import PushCredentials
 import PushTLS
 import Testing
 
@@ -79,9 +79,14 @@ struct GoogleServiceAccountTests {
             message: "type must be \"service_account\", got \"authorized_user\""),
         BadCase(name: "project id with a slash", replacing: ["project_id": "a/b"], message: "project_id must be"),
         BadCase(name: "empty key id", replacing: ["private_key_id": ""], message: "private_key_id is empty"),
-        BadCase(name: "email without @", replacing: ["client_email": "nobody"], message: "client_email must be an email"),
-        BadCase(name: "token_uri not a URL", replacing: ["token_uri": "oauth2.googleapis.com"], message: "token_uri must be"),
-        BadCase(name: "key not PEM", replacing: ["private_key": "MIIEvQ-secret-bytes"], message: "private_key is not a usable RSA"),
+        BadCase(
+            name: "email without @", replacing: ["client_email": "nobody"], message: "client_email must be an email"),
+        BadCase(
+            name: "token_uri not a URL", replacing: ["token_uri": "oauth2.googleapis.com"], message: "token_uri must be"
+        ),
+        BadCase(
+            name: "key not PEM", replacing: ["private_key": "MIIEvQ-secret-bytes"],
+            message: "private_key is not a usable RSA"),
     ]
 
     @Test("bad values are named", arguments: badCases)

@@ -1,5 +1,5 @@
-import PushCredentials
 import Foundation
+import PushCredentials
 import PushTLS
 import Testing
 
@@ -56,7 +56,8 @@ struct OAuthAssertionTests {
         #expect(claims.scopes == scope.split(separator: " ").map(String.init))
         for lifetime: Int64 in [0, -1, 3601] {
             #expect(throws: TLSError.self) {
-                try OAuthAssertion.make(account: account, audience: audience, issuedAt: now, lifetime: lifetime, signer: signer)
+                try OAuthAssertion.make(
+                    account: account, audience: audience, issuedAt: now, lifetime: lifetime, signer: signer)
             }
         }
     }
@@ -110,7 +111,10 @@ struct OAuthAssertionTests {
             (#"{"scope":"s","aud":"u","iat":1,"exp":2}"#, "iss is missing or not a string"),
             (#"{"iss":"a","scope":"s","aud":"u","iat":"1","exp":2}"#, "iat is missing or not an integer"),
             (#"{"iss":"a","scope":"s","aud":"u","iat":1}"#, "exp is missing or not an integer"),
-            (#"{"iss":"a","scope":["s"],"aud":"u","iat":1,"exp":2}"#, "the claim set is not base64url of a JSON object"),
+            (
+                #"{"iss":"a","scope":["s"],"aud":"u","iat":1,"exp":2}"#,
+                "the claim set is not base64url of a JSON object"
+            ),
         ]
         for (claims, reason) in cases {
             let jwt = try handMadeJWT(header: header, claims: claims, signer: signer)

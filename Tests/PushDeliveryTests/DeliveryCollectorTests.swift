@@ -1,5 +1,5 @@
-import PushTransport
 import PushCore
+import PushTransport
 import Testing
 
 @testable import PushDelivery
@@ -19,7 +19,8 @@ struct DeliveryCollectorTests {
 
         let quick = DeliveryCollector(placeholders: placeholders)
         for slot in 0..<3 {
-            quick.complete(slot: slot, with: DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered))
+            quick.complete(
+                slot: slot, with: DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered))
         }
         #expect(await quick.results(deadline: nil).allSatisfy { $0.status == .delivered })
     }

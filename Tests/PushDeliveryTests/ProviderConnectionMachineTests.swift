@@ -17,7 +17,9 @@ struct ProviderConnectionMachineTests {
         init(tokens: Int, expiration: Int64? = nil) {
             self.expiration = expiration
             collector = DeliveryCollector(
-                placeholders: (0..<tokens).map { DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed) })
+                placeholders: (0..<tokens).map {
+                    DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed)
+                })
         }
     }
 
@@ -157,7 +159,9 @@ struct ProviderConnectionMachineTests {
         #expect(rig.machine.peakInFlight == 2)
     }
 
-    @Test("GOAWAY: streams at or below last-stream-id are answered, those above come back and go again on the next connection without an attempt counted")
+    @Test(
+        "GOAWAY: streams at or below last-stream-id are answered, those above come back and go again on the next connection without an attempt counted"
+    )
     func goAwayAboveAndBelow() {
         var rig = Rig()
         rig.enqueue(["a", "b", "c", "d"])
@@ -284,8 +288,12 @@ struct ProviderConnectionMachineTests {
         rig.enqueue(["a", "b"])
         rig.open()
         let ids = rig.submitAll()
-        rig.answer(ids[0], .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff(notBefore: .seconds(3))))
-        rig.answer(ids[1], .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff(notBefore: .seconds(61))))
+        rig.answer(
+            ids[0], .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff(notBefore: .seconds(3)))
+        )
+        rig.answer(
+            ids[1],
+            .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff(notBefore: .seconds(61))))
         #expect(rig.results["b"]?.status == .failed)
         #expect(rig.results["b"]?.reason == "TooManyRequests")
         rig.advance(by: .milliseconds(2_900))
@@ -297,13 +305,16 @@ struct ProviderConnectionMachineTests {
         #expect(rig.results["a"]?.attempts == 2)
     }
 
-    @Test("a refused credential: every request that saw it asks for a renewal and goes once more; a second refusal rejects")
+    @Test(
+        "a refused credential: every request that saw it asks for a renewal and goes once more; a second refusal rejects"
+    )
     func credentialRefusalStorm() {
         var rig = Rig()
         let tokens = (0..<50).map { "t\($0)" }
         rig.enqueue(tokens)
         rig.open()
-        let refused = ProviderOutcome.transient(reason: "ExpiredProviderToken", httpStatus: 403, retry: .afterRenewingAuthorization)
+        let refused = ProviderOutcome.transient(
+            reason: "ExpiredProviderToken", httpStatus: 403, retry: .afterRenewingAuthorization)
         for id in rig.submitAll() { rig.answer(id, refused) }
         #expect(rig.renewals.count == 50)
         #expect(Set(rig.renewals) == [1], "all for the one generation: the dialect renews once")
@@ -376,7 +387,8 @@ struct ProviderConnectionMachineTests {
         rig.enqueue(["a", "b", "c"])
         rig.open(maxConcurrent: 2)
         let ids = rig.submitAll()
-        rig.answer(ids[0], .transient(reason: "InternalServerError", httpStatus: 500, retry: .afterBackoff(notBefore: nil)))
+        rig.answer(
+            ids[0], .transient(reason: "InternalServerError", httpStatus: 500, retry: .afterBackoff(notBefore: nil)))
         rig.submitAll()
         #expect(rig.machine.delayedCount == 1)
         rig.machine.shutDown(into: &rig.actions)
@@ -398,11 +410,15 @@ struct ProviderConnectionMachineTests {
         rig.enqueue(["a"], job: job)
         rig.open()
         rig.unixSeconds += 2
-        rig.answer(rig.submitAll()[0], .transient(reason: "ServiceUnavailable", httpStatus: 503, retry: .afterBackoff(notBefore: nil)))
+        rig.answer(
+            rig.submitAll()[0],
+            .transient(reason: "ServiceUnavailable", httpStatus: 503, retry: .afterBackoff(notBefore: nil)))
         #expect(rig.results["a"]?.reason == "Expired")
     }
 
-    @Test("without PING (HTTP/1.1): no PING is asked for; an idle connection is closed after the ping interval, a busy one is not")
+    @Test(
+        "without PING (HTTP/1.1): no PING is asked for; an idle connection is closed after the ping interval, a busy one is not"
+    )
     func http1Liveness() {
         var rig = Rig {
             $0.pingInterval = .seconds(20)
@@ -433,7 +449,9 @@ struct ProviderConnectionMachineTests {
         #expect(rig.connects == 2, "opened again on demand")
     }
 
-    @Test("a peer closing after this answer (Connection: close): nothing more goes on it; the next connection takes the rest")
+    @Test(
+        "a peer closing after this answer (Connection: close): nothing more goes on it; the next connection takes the rest"
+    )
     func peerClosing() {
         var rig = Rig()
         rig.enqueue(["a", "b"])

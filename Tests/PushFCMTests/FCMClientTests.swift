@@ -1,14 +1,14 @@
-import PushTransport
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushDelivery
 import PushMockFCM
+import PushMockSupport
 import PushPosix
 import PushTLS
+import PushTransport
 import Testing
 
 @testable import PushFCM
-import PushMockSupport
 
 /// The FCM client against `pushgate mock-fcm`'s server on loopback: real TLS, HTTP/2 and OAuth2.
 @Suite("FCM client against the mock")

@@ -6,7 +6,9 @@ import Testing
 struct GRPCClientWatchTests {
     let second: UInt64 = 1_000_000_000
 
-    func watch(maxUnsent: Int = 1000, writeTimeout: Duration? = .seconds(30), controlFrames: Int = 100) -> GRPCClientWatch {
+    func watch(maxUnsent: Int = 1000, writeTimeout: Duration? = .seconds(30), controlFrames: Int = 100)
+        -> GRPCClientWatch
+    {
         GRPCClientWatch(
             maxUnsentBytes: maxUnsent, writeTimeout: writeTimeout, maxControlFramesPerSecond: controlFrames, now: 0)
     }

@@ -1,8 +1,7 @@
 import Testing
 
-@testable import PushHTTP2
-
 @testable import PushGRPC
+@testable import PushHTTP2
 
 @Suite("gRPC request ids and header strings")
 struct GRPCRequestIDTests {
@@ -11,7 +10,10 @@ struct GRPCRequestIDTests {
         var ids = GRPCRequestID()
         let made = (0..<1000).map { _ in ids.make(from: []) }
         #expect(Set(made).count == 1000)
-        #expect(made.allSatisfy { $0.utf8.count == 16 && $0.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) } })
+        #expect(
+            made.allSatisfy {
+                $0.utf8.count == 16 && $0.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+            })
         #expect(GRPCRequestID.hex(0x0123_4567_89ab_cdef) == "0123456789abcdef")
         #expect(GRPCRequestID.hex(1) == "0000000000000001")
     }

@@ -1,3 +1,4 @@
+import PushHTTP2
 import Testing
 
 @testable import PushGRPC
@@ -22,8 +23,6 @@ struct GRPCRouterTests {
         #expect(router.unimplementedMessage(forPath: "/nonsense").hasPrefix("malformed method path"))
     }
 }
-
-import PushHTTP2
 
 @Suite("gRPC request heads")
 struct GRPCRequestHeadTests {

@@ -9,7 +9,8 @@ struct HTTP1ClientSessionTests {
     static func request(_ session: HTTP1ClientSession, body: String = "{}") throws -> String {
         var head: [UInt8] = []
         try HTTP1Writer.requestHead(
-            method: "POST", target: bytes("/messaging/registrations/r1/messages"), headers: [("Host", "api.amazon.com")],
+            method: "POST", target: bytes("/messaging/registrations/r1/messages"),
+            headers: [("Host", "api.amazon.com")],
             contentLength: body.utf8.count, into: &head)
         bytes(body).withUnsafeBytes { session.send(head: head, body: $0) }
         var out: [UInt8] = []
@@ -55,13 +56,16 @@ struct HTTP1ClientSessionTests {
         let recorder = Recorder()
         session.delegate = recorder
         _ = try Self.request(session)
-        try Self.receive(session, "HTTP/1.1 100 Continue\r\nX-Early: 1\r\n\r\nHTTP/1.1 429 Too Many Requests\r\n"
-            + "Retry-After: 5\r\nContent-Length: 0\r\n\r\n")
-        #expect(recorder.events == [
-            .header("Retry-After", "5"), .header("Content-Length", "0"),
-            .head(HTTP1Head(status: 429, method: "", target: "", version: (1, 1), keepAlive: true)),
-            .end(keepAlive: true),
-        ])
+        try Self.receive(
+            session,
+            "HTTP/1.1 100 Continue\r\nX-Early: 1\r\n\r\nHTTP/1.1 429 Too Many Requests\r\n"
+                + "Retry-After: 5\r\nContent-Length: 0\r\n\r\n")
+        #expect(
+            recorder.events == [
+                .header("Retry-After", "5"), .header("Content-Length", "0"),
+                .head(HTTP1Head(status: 429, method: "", target: "", version: (1, 1), keepAlive: true)),
+                .end(keepAlive: true),
+            ])
         #expect(session.answered == 1)
     }
 
@@ -72,7 +76,8 @@ struct HTTP1ClientSessionTests {
         let second = HTTP1ClientSession()
         _ = try Self.request(second)
         #expect(throws: HTTP1Error.self) {
-            try Self.receive(second, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            try Self.receive(
+                second, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
         }
     }
 

@@ -53,7 +53,8 @@ struct HTTP1ParserTests {
         .head(HTTP1Head(status: status, method: "", target: "", version: (1, minor), keepAlive: keepAlive))
     }
 
-    static let admAnswer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-amzn-RequestId: r-1\r\n"
+    static let admAnswer =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nx-amzn-RequestId: r-1\r\n"
         + "Content-Length: 30\r\n\r\n{\"registrationID\":\"canonical\"}"
 
     @Test("a Content-Length response, whole or split at every byte, reads the same")
@@ -71,7 +72,8 @@ struct HTTP1ParserTests {
 
     @Test("a chunked response with an extension and a trailer is de-chunked")
     func chunked() throws {
-        let text = "HTTP/1.1 400 Bad Request\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let text =
+            "HTTP/1.1 400 Bad Request\r\nTransfer-Encoding: chunked\r\n\r\n"
             + "7;ext=1\r\n{\"reaso\r\n" + "10\r\nn\":\"InvalidData\"\r\n" + "1\r\n}\r\n" + "0\r\nX-Trailer: t\r\n\r\n"
         let events = try Self.parse(.response, text, splitEvery: 3)
         #expect(events.contains(Self.response(400)))
@@ -102,7 +104,8 @@ struct HTTP1ParserTests {
 
     @Test("pipelined requests in one read are read in order, with method, target and body")
     func pipelinedRequests() throws {
-        let one = "POST /messaging/registrations/a/messages HTTP/1.1\r\nHost: api.amazon.com\r\n"
+        let one =
+            "POST /messaging/registrations/a/messages HTTP/1.1\r\nHost: api.amazon.com\r\n"
             + "Content-Length: 2\r\n\r\n{}"
         let two = "POST /auth/o2/token HTTP/1.1\r\nHost: api.amazon.com\r\nContent-Length: 0\r\n\r\n"
         let events = try Self.parse(.request, one + two)
@@ -131,10 +134,12 @@ struct HTTP1ParserTests {
     func writer() throws {
         var buffer: [UInt8] = []
         try HTTP1Writer.requestHead(
-            method: "POST", target: Array("/x".utf8), headers: [("Host", "api.amazon.com"), ("Accept", "application/json")],
+            method: "POST", target: Array("/x".utf8),
+            headers: [("Host", "api.amazon.com"), ("Accept", "application/json")],
             contentLength: 2, into: &buffer)
-        #expect(String(decoding: buffer, as: UTF8.self)
-            == "POST /x HTTP/1.1\r\nHost: api.amazon.com\r\nAccept: application/json\r\nContent-Length: 2\r\n\r\n")
+        #expect(
+            String(decoding: buffer, as: UTF8.self)
+                == "POST /x HTTP/1.1\r\nHost: api.amazon.com\r\nAccept: application/json\r\nContent-Length: 2\r\n\r\n")
         // What is written parses back.
         let events = try Self.parse(.request, String(decoding: buffer, as: UTF8.self) + "{}")
         #expect(events.contains(.body("{}")))

@@ -12,7 +12,10 @@ struct HTTP2HeaderTemplateTests {
         fields.add(name: Array("x-bytes".utf8), value: [0x41, 0x42])
         #expect(fields.count == 4)
         let headers = HTTP2HeaderTemplate(fields).headers
-        #expect(headers.map(\.description) == [":method: POST", ":path: ", "apns-topic: com.example.ünïcode", "x-bytes: AB"])
+        #expect(
+            headers.map(\.description) == [
+                ":method: POST", ":path: ", "apns-topic: com.example.ünïcode", "x-bytes: AB",
+            ])
         #expect(headers.map(\.indexable) == [true, false, true, true])
     }
 

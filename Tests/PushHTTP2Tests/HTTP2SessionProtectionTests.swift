@@ -10,7 +10,8 @@ struct HTTP2SessionProtectionTests {
         pair.serverEvents.onEndStream = { session, id in
             // Over nghttp2's 64 KiB limit for a header block it sends: it never goes out.
             let huge = HTTP2Header(name: Array("grpc-message".utf8), value: [UInt8](repeating: 0x61, count: 70_000))
-            try session.sendResponseHeaders(streamID: id, headers: [HTTP2Header(":status", "200"), huge], endStream: true)
+            try session.sendResponseHeaders(
+                streamID: id, headers: [HTTP2Header(":status", "200"), huge], endStream: true)
         }
         let id = try pair.client.submitRequest(headers: requestHeaders(path: "/a"), body: [0, 0, 0, 0, 0])
         try pair.interact()
@@ -38,7 +39,7 @@ struct HTTP2SessionProtectionTests {
             try pair.interact()
         }
         let received = pair.serverEvents.events.reduce(0) { total, event in
-            if case let .data(stream, bytes, _) = event, stream == id { total + bytes.count } else { total }
+            if case .data(let stream, let bytes, _) = event, stream == id { total + bytes.count } else { total }
         }
         #expect(received == 200_000)
     }

@@ -26,7 +26,8 @@ struct HTTP2SessionTests {
         let pair = try Pair()
         pair.serverEvents.onEndStream = { session, id in
             try session.sendResponseHeaders(
-                streamID: id, headers: [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")],
+                streamID: id,
+                headers: [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")],
                 endStream: false)
             try session.sendData(streamID: id, [0, 0, 0, 0, 3, 1, 2, 3], endStream: false)
             try session.sendTrailers(streamID: id, headers: [HTTP2Header("grpc-status", "0")])
@@ -35,12 +36,15 @@ struct HTTP2SessionTests {
         try pair.interact()
 
         #expect(pair.serverEvents.hookErrors.isEmpty)
-        #expect(pair.clientEvents.streamEvents == [
-            .headers(id, [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")], endStream: false),
-            .data(id, [0, 0, 0, 0, 3, 1, 2, 3], endStream: false),
-            .headers(id, [HTTP2Header("grpc-status", "0")], endStream: true),
-            .closed(id, .noError),
-        ])
+        #expect(
+            pair.clientEvents.streamEvents == [
+                .headers(
+                    id, [HTTP2Header(":status", "200"), HTTP2Header("content-type", "application/grpc")],
+                    endStream: false),
+                .data(id, [0, 0, 0, 0, 3, 1, 2, 3], endStream: false),
+                .headers(id, [HTTP2Header("grpc-status", "0")], endStream: true),
+                .closed(id, .noError),
+            ])
         #expect(pair.client.openStreamCount == 0)
         #expect(pair.server.openStreamCount == 0)
     }
@@ -77,10 +81,11 @@ struct HTTP2SessionTests {
         }
         let id = try pair.client.submitRequest(headers: requestHeaders(path: "/3/device/aa"), body: Array("{}".utf8))
         try pair.interact()
-        #expect(pair.clientEvents.streamEvents == [
-            .headers(id, [HTTP2Header(":status", "200"), HTTP2Header("apns-id", "abc")], endStream: true),
-            .closed(id, .noError),
-        ])
+        #expect(
+            pair.clientEvents.streamEvents == [
+                .headers(id, [HTTP2Header(":status", "200"), HTTP2Header("apns-id", "abc")], endStream: true),
+                .closed(id, .noError),
+            ])
         // Headers-only means no body may follow.
         #expect(throws: HTTP2Error.self) { try pair.server.sendData(streamID: id, [1], endStream: true) }
     }
@@ -182,7 +187,9 @@ struct HTTP2SessionTests {
         try pair.interact()
         try pair.server.goAway(errorCode: .enhanceYourCalm, debugData: Array("too many".utf8))
         try pair.interact()
-        #expect(pair.clientEvents.streamEvents.contains(.goAway(lastStreamID: id, .enhanceYourCalm, debugData: Array("too many".utf8))))
+        #expect(
+            pair.clientEvents.streamEvents.contains(
+                .goAway(lastStreamID: id, .enhanceYourCalm, debugData: Array("too many".utf8))))
         #expect(!pair.client.canSubmitRequests)
     }
 
@@ -192,7 +199,9 @@ struct HTTP2SessionTests {
         settings.maxConcurrentStreams = 2
         let pair = try Pair(server: settings)
         try pair.interact()
-        let ids = try (0..<5).map { i in try pair.client.submitRequest(headers: requestHeaders(path: "/r/\(i)"), body: nil) }
+        let ids = try (0..<5).map { i in
+            try pair.client.submitRequest(headers: requestHeaders(path: "/r/\(i)"), body: nil)
+        }
         try pair.interact()
         #expect(pair.serverEvents.requestStreamIDs == Array(ids.prefix(2)))
 
@@ -353,13 +362,15 @@ struct HTTP2SessionScaleTests {
         for i in 0..<1000 {
             var headers = common
             // Pseudo-headers must precede regular ones (nghttp2 on the server resets otherwise).
-            headers.insert(HTTP2Header(name: pathName, value: prefix + Array(String(i, radix: 16).utf8), indexable: false), at: 3)
+            headers.insert(
+                HTTP2Header(name: pathName, value: prefix + Array(String(i, radix: 16).utf8), indexable: false), at: 3)
             ids.append(try pair.client.submitRequest(headers: headers, body: body))
         }
         try pair.interact()
         #expect(pair.serverEvents.hookErrors.isEmpty)
         #expect(pair.serverEvents.requestStreamIDs.count == 1000)
-        #expect(ids.allSatisfy { pair.serverEvents.bodies[$0] == body && pair.clientEvents.closeCode(of: $0) == .noError })
+        #expect(
+            ids.allSatisfy { pair.serverEvents.bodies[$0] == body && pair.clientEvents.closeCode(of: $0) == .noError })
         #expect(pair.client.openStreamCount == 0)
     }
 }

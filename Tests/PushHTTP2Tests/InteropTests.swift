@@ -14,11 +14,14 @@ private final class RawNghttp2Client {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, _, name, nameLength, value, valueLength, _, userData in
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, _, name, nameLength, value, valueLength, _, userData in
             let client = Unmanaged<RawNghttp2Client>.fromOpaque(userData!).takeUnretainedValue()
-            client.responseHeaders.append((
-                String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))
+            client.responseHeaders.append(
+                (
+                    String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                    String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+                ))
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, _, data, length, userData in
@@ -47,10 +50,11 @@ private final class RawNghttp2Client {
             if index == fields.count { return nghttp2_submit_request(session, nil, nvs, nvs.count, nil, nil) }
             return fields[index].0.withCString { name in
                 fields[index].1.withCString { value in
-                    nvs.append(nghttp2_nv(
-                        name: UnsafeMutableRawPointer(mutating: name).assumingMemoryBound(to: UInt8.self),
-                        value: UnsafeMutableRawPointer(mutating: value).assumingMemoryBound(to: UInt8.self),
-                        namelen: fields[index].0.utf8.count, valuelen: fields[index].1.utf8.count, flags: 0))
+                    nvs.append(
+                        nghttp2_nv(
+                            name: UnsafeMutableRawPointer(mutating: name).assumingMemoryBound(to: UInt8.self),
+                            value: UnsafeMutableRawPointer(mutating: value).assumingMemoryBound(to: UInt8.self),
+                            namelen: fields[index].0.utf8.count, valuelen: fields[index].1.utf8.count, flags: 0))
                     return submit(index + 1, &nvs)
                 }
             }
@@ -84,7 +88,8 @@ private final class RawNghttp2Server {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, _, userData in
             let server = Unmanaged<RawNghttp2Server>.fromOpaque(userData!).takeUnretainedValue()
             if Array(UnsafeBufferPointer(start: name, count: nameLength)) == Array(":path".utf8) {
                 server.paths[frame!.pointee.hd.stream_id] = Array(UnsafeBufferPointer(start: value, count: valueLength))
@@ -94,7 +99,9 @@ private final class RawNghttp2Server {
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { session, frame, userData in
             let server = Unmanaged<RawNghttp2Server>.fromOpaque(userData!).takeUnretainedValue()
             let hd = frame!.pointee.hd
-            guard hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, var path = server.paths[hd.stream_id] else { return 0 }
+            guard hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, var path = server.paths[hd.stream_id] else {
+                return 0
+            }
             var status = Array("204".utf8)
             var statusName = Array(":status".utf8)
             var pathName = Array("x-path".utf8)
@@ -104,8 +111,12 @@ private final class RawNghttp2Server {
                     pathName.withUnsafeMutableBufferPointer { pn in
                         path.withUnsafeMutableBufferPointer { pv in
                             let nvs = [
-                                nghttp2_nv(name: sn.baseAddress, value: sv.baseAddress, namelen: sn.count, valuelen: sv.count, flags: 0),
-                                nghttp2_nv(name: pn.baseAddress, value: pv.baseAddress, namelen: pn.count, valuelen: pv.count, flags: 0),
+                                nghttp2_nv(
+                                    name: sn.baseAddress, value: sv.baseAddress, namelen: sn.count, valuelen: sv.count,
+                                    flags: 0),
+                                nghttp2_nv(
+                                    name: pn.baseAddress, value: pv.baseAddress, namelen: pn.count, valuelen: pv.count,
+                                    flags: 0),
                             ]
                             return nghttp2_submit_response(session, hd.stream_id, nvs, nvs.count, nil)
                         }
@@ -117,7 +128,8 @@ private final class RawNghttp2Server {
         nghttp2_session_server_new(&created, callbacks, nil)
         session = created!
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
-        var limit = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 3)
+        var limit = nghttp2_settings_entry(
+            settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 3)
         nghttp2_submit_settings(session, 0, &limit, 1)
     }
 
@@ -148,7 +160,12 @@ struct InteropTests {
         let body = (0..<50_000).map { UInt8(truncatingIfNeeded: $0) }
         recorder.onEndStream = { session, id in
             try session.sendResponseHeaders(
-                streamID: id, headers: [HTTP2Header(":status", "200"), HTTP2Header("x-path", recorder.headerBlocks(on: id).first.flatMap { value(of: ":path", in: $0) } ?? "")],
+                streamID: id,
+                headers: [
+                    HTTP2Header(":status", "200"),
+                    HTTP2Header(
+                        "x-path", recorder.headerBlocks(on: id).first.flatMap { value(of: ":path", in: $0) } ?? ""),
+                ],
                 endStream: false)
             try session.sendData(streamID: id, body, endStream: true)
         }
@@ -189,7 +206,9 @@ struct InteropTests {
         }
         try pump()
         #expect(client.remoteMaxConcurrentStreams == 3)
-        let ids = try (0..<10).map { i in try client.submitRequest(headers: requestHeaders(path: "/p/\(i)"), body: Array("x".utf8)) }
+        let ids = try (0..<10).map { i in
+            try client.submitRequest(headers: requestHeaders(path: "/p/\(i)"), body: Array("x".utf8))
+        }
         try pump()
         // nghttp2's server refuses streams beyond its advertised limit (REFUSED_STREAM, or a
         // connection error once the limit is acknowledged), so every stream closing with

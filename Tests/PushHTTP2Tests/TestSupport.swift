@@ -10,11 +10,11 @@ enum Event: Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .headers(id, headers, end): "headers(\(id), \(headers), end: \(end))"
-        case let .data(id, bytes, end): "data(\(id), \(bytes.count) bytes, end: \(end))"
-        case let .closed(id, code): "closed(\(id), \(code))"
+        case .headers(let id, let headers, let end): "headers(\(id), \(headers), end: \(end))"
+        case .data(let id, let bytes, let end): "data(\(id), \(bytes.count) bytes, end: \(end))"
+        case .closed(let id, let code): "closed(\(id), \(code))"
         case .settings: "settings"
-        case let .goAway(last, code, debug): "goAway(\(last), \(code), \(debug.count) bytes)"
+        case .goAway(let last, let code, let debug): "goAway(\(last), \(code), \(debug.count) bytes)"
         }
     }
 }
@@ -35,13 +35,17 @@ final class Recorder: HTTP2SessionDelegate {
     /// Server role with manual flow control: what to return of each received chunk (nil: all of it).
     var consumeEachChunk = true
 
-    func http2Session(_ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
+    func http2Session(
+        _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
+    ) {
         events.append(.headers(streamID, headers, endStream: endStream))
         run { try onHeaders?(session, headers, streamID, endStream) }
         if endStream { run { try onEndStream?(session, streamID) } }
     }
 
-    func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool) {
+    func http2Session(
+        _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
+    ) {
         events.append(.data(streamID, Array(data), endStream: endStream))
         bodies[streamID, default: []].append(contentsOf: data)
         if consumeEachChunk { session.consume(streamID: streamID, bytes: data.count) }
@@ -64,7 +68,9 @@ final class Recorder: HTTP2SessionDelegate {
         controlFrames += 1
     }
 
-    func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
+    func http2Session(
+        _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
+    ) {
         events.append(.goAway(lastStreamID: lastStreamID, errorCode, debugData: debugData))
     }
 
@@ -76,15 +82,17 @@ final class Recorder: HTTP2SessionDelegate {
     var streamEvents: [Event] { events.filter { $0 != .settings } }
 
     func headerBlocks(on streamID: Int32) -> [[HTTP2Header]] {
-        events.compactMap { if case let .headers(id, headers, _) = $0, id == streamID { headers } else { nil } }
+        events.compactMap { if case .headers(let id, let headers, _) = $0, id == streamID { headers } else { nil } }
     }
 
     func closeCode(of streamID: Int32) -> HTTP2ErrorCode? {
-        events.lazy.compactMap { if case let .closed(id, code) = $0, id == streamID { code } else { nil } }.first
+        events.lazy.compactMap { if case .closed(let id, let code) = $0, id == streamID { code } else { nil } }.first
     }
 
     var requestStreamIDs: [Int32] {
-        events.compactMap { if case let .headers(id, headers, _) = $0, value(of: ":method", in: headers) != nil { id } else { nil } }
+        events.compactMap {
+            if case .headers(let id, let headers, _) = $0, value(of: ":method", in: headers) != nil { id } else { nil }
+        }
     }
 }
 
@@ -110,7 +118,9 @@ struct Pair {
     let clientEvents: Recorder
     let serverEvents: Recorder
 
-    init(server serverSettings: HTTP2Settings = .serverDefaults, client clientSettings: HTTP2Settings = .clientDefaults) throws {
+    init(server serverSettings: HTTP2Settings = .serverDefaults, client clientSettings: HTTP2Settings = .clientDefaults)
+        throws
+    {
         clientEvents = Recorder()
         serverEvents = Recorder()
         client = try HTTP2Session(role: .client, settings: clientSettings, delegate: clientEvents)
@@ -139,8 +149,13 @@ struct Frame {
             let header = Array(bytes.prefix(9))
             let length = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
             guard bytes.count >= 9 + length else { break }
-            let streamID = (UInt32(header[5]) << 24 | UInt32(header[6]) << 16 | UInt32(header[7]) << 8 | UInt32(header[8])) & 0x7fff_ffff
-            frames.append(Frame(type: header[3], flags: header[4], streamID: streamID, payload: Array(bytes.dropFirst(9).prefix(length))))
+            let streamID =
+                (UInt32(header[5]) << 24 | UInt32(header[6]) << 16 | UInt32(header[7]) << 8 | UInt32(header[8]))
+                & 0x7fff_ffff
+            frames.append(
+                Frame(
+                    type: header[3], flags: header[4], streamID: streamID,
+                    payload: Array(bytes.dropFirst(9).prefix(length))))
             bytes = bytes.dropFirst(9 + length)
         }
         return frames

@@ -15,8 +15,9 @@ struct HistogramReadingTests {
 
     @Test("series are summed, cumulative counts and sum read back, other families ignored")
     func parse() throws {
-        let reading = try #require(HistogramReading.parse(
-            exposition(fast: [0.0005, 0.0005, 0.005], slow: [0.05, 2]), family: "req_seconds"))
+        let reading = try #require(
+            HistogramReading.parse(
+                exposition(fast: [0.0005, 0.0005, 0.005], slow: [0.05, 2]), family: "req_seconds"))
         #expect(reading.upperBounds == [0.001, 0.01, 0.1])
         #expect(reading.cumulative == [2, 3, 4, 5])
         #expect(reading.count == 5)
@@ -27,8 +28,9 @@ struct HistogramReadingTests {
     @Test("the difference of two scrapes; nil when a counter went down or the buckets differ")
     func since() throws {
         let before = try #require(HistogramReading.parse(exposition(fast: [0.0005], slow: []), family: "req_seconds"))
-        let after = try #require(HistogramReading.parse(
-            exposition(fast: [0.0005, 0.005, 0.005], slow: [0.05]), family: "req_seconds"))
+        let after = try #require(
+            HistogramReading.parse(
+                exposition(fast: [0.0005, 0.005, 0.005], slow: [0.05]), family: "req_seconds"))
         let run = try #require(after.since(before))
         #expect(run.cumulative == [0, 2, 3, 3])
         #expect(abs(try #require(run.mean) - 0.06 / 3) < 1e-9)

@@ -15,16 +15,17 @@ struct RegistryTests {
         #expect(family.labels("a", "200") === ok, "the same label values resolve to the same handle")
         let plain = registry.counter("app_starts_total", help: "Starts.")
         plain.labels().increment()
-        #expect(registry.render() == """
-            # HELP app_requests_total Requests handled.
-            # TYPE app_requests_total counter
-            app_requests_total{app="a",code="200"} 42
-            app_requests_total{app="b",code="404"} 1
-            # HELP app_starts_total Starts.
-            # TYPE app_starts_total counter
-            app_starts_total 1
+        #expect(
+            registry.render() == """
+                # HELP app_requests_total Requests handled.
+                # TYPE app_requests_total counter
+                app_requests_total{app="a",code="200"} 42
+                app_requests_total{app="b",code="404"} 1
+                # HELP app_starts_total Starts.
+                # TYPE app_starts_total counter
+                app_starts_total 1
 
-            """)
+                """)
     }
 
     @Test("label values and help text are escaped")
@@ -46,17 +47,18 @@ struct RegistryTests {
         for value in [0.001, 0.005, 0.05, 0.5, 2, 3] { series.observe(value) }
         series.observe(.milliseconds(20))
         series.observe(nanoseconds: 250_000_000)
-        #expect(registry.render() == """
-            # HELP op_seconds Op time.
-            # TYPE op_seconds histogram
-            op_seconds_bucket{op="read",le="0.005"} 2
-            op_seconds_bucket{op="read",le="0.1"} 4
-            op_seconds_bucket{op="read",le="1"} 6
-            op_seconds_bucket{op="read",le="+Inf"} 8
-            op_seconds_sum{op="read"} 5.826
-            op_seconds_count{op="read"} 8
+        #expect(
+            registry.render() == """
+                # HELP op_seconds Op time.
+                # TYPE op_seconds histogram
+                op_seconds_bucket{op="read",le="0.005"} 2
+                op_seconds_bucket{op="read",le="0.1"} 4
+                op_seconds_bucket{op="read",le="1"} 6
+                op_seconds_bucket{op="read",le="+Inf"} 8
+                op_seconds_sum{op="read"} 5.826
+                op_seconds_count{op="read"} 8
 
-            """)
+                """)
         let unlabeled = registry.histogram("rt_seconds", help: "RT.", buckets: [1])
         unlabeled.labels().observe(0.5)
         #expect(registry.render().contains("rt_seconds_bucket{le=\"1\"} 1\nrt_seconds_bucket{le=\"+Inf\"} 1\n"))

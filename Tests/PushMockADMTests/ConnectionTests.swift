@@ -1,7 +1,7 @@
 import PushMockADM
+import PushMockSupport
 import PushMockTesting
 import Testing
-import PushMockSupport
 
 @Suite("Mock ADM: connections and streams", .timeLimit(.minutes(1)))
 struct ConnectionTests {

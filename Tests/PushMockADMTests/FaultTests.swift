@@ -1,7 +1,7 @@
 import PushMockADM
+import PushMockSupport
 import PushMockTesting
 import Testing
-import PushMockSupport
 
 @Suite("Mock ADM: registration-id rules and injected faults", .timeLimit(.minutes(1)))
 struct FaultTests {
@@ -16,7 +16,9 @@ struct FaultTests {
         let client = try harness.client()
         let token = try harness.accessToken(client)
         let responses = try client.send(
-            ["gone-1", "dead-xyz", "junk-1", "alive"].map { harness.sendRequest(accessToken: token, registrationID: $0) })
+            ["gone-1", "dead-xyz", "junk-1", "alive"].map {
+                harness.sendRequest(accessToken: token, registrationID: $0)
+            })
         #expect(responses.map(\.status) == [410, 410, 400, 200])
         #expect(responses[0].text == #"{"reason":"Unregistered"}"#)
         #expect(responses[1].reason == "Unregistered")

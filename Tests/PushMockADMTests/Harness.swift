@@ -1,10 +1,10 @@
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushMockADM
+import PushMockSupport
 import PushMockTesting
 import PushPosix
 import PushTLS
-import PushMockSupport
 
 let testCredentials = MockADMCredentials(
     clientID: "amzn1.application-oa2-client.0123456789abcdef0123456789abcdef", clientSecret: "s3cret+/&=secret")
@@ -50,7 +50,8 @@ final class Harness: @unchecked Sendable {
         for (name, value) in [("scope", scope), ("client_id", clientID), ("client_secret", clientSecret)] {
             if let value { form.append((name, value)) }
         }
-        return H2Request(path: path, headers: [("content-type", contentType)], body: Array(FormURLEncoding.encode(form).utf8))
+        return H2Request(
+            path: path, headers: [("content-type", contentType)], body: Array(FormURLEncoding.encode(form).utf8))
     }
 
     /// Exchanges the client credentials for an access token.

@@ -1,9 +1,9 @@
 import Glibc
 import PushCore
 import PushMockADM
+import PushMockSupport
 import PushMockTesting
 import Testing
-import PushMockSupport
 
 @Suite("Mock ADM: sends", .timeLimit(.minutes(1)))
 struct SendTests {
@@ -15,7 +15,8 @@ struct SendTests {
         let token = try harness.accessToken(client)
         let full = admBody(data: #"{"from":"Sam","n":"1"}"#, extra: #","consolidationKey":"Sync","expiresAfter":86400"#)
         let responses = try client.send([
-            harness.sendRequest(accessToken: token), harness.sendRequest(accessToken: token, registrationID: "second", body: full),
+            harness.sendRequest(accessToken: token),
+            harness.sendRequest(accessToken: token, registrationID: "second", body: full),
         ])
         for response in responses {
             #expect(response.status == 200, "\(response.text)")
@@ -53,11 +54,14 @@ struct SendTests {
         let ids = ["old-device", "stale-abc", "fresh"]
         let responses = try client.send(ids.map { harness.sendRequest(accessToken: token, registrationID: $0) })
         #expect(responses.map(\.status) == [200, 200, 200])
-        #expect(responses.map(\.text) == ["new-device", "abc-canonical", "fresh"].map { #"{"registrationID":"\#($0)"}"# })
+        #expect(
+            responses.map(\.text) == ["new-device", "abc-canonical", "fresh"].map { #"{"registrationID":"\#($0)"}"# })
         let stats = harness.server.stats
         #expect(stats.delivered == 3)
         #expect(stats.canonicalIDs == 2)
-        let canonical = stats.recentMessages.filter(\.isCanonical).map { "\($0.registrationID)→\($0.answeredRegistrationID)" }
+        let canonical = stats.recentMessages.filter(\.isCanonical).map {
+            "\($0.registrationID)→\($0.answeredRegistrationID)"
+        }
         #expect(canonical.sorted() == ["old-device→new-device", "stale-abc→abc-canonical"])
     }
 
@@ -113,7 +117,10 @@ struct SendTests {
             self.init(name, reason, status: status) { $0.sendRequest(accessToken: $1, body: body) }
         }
 
-        init(_ name: String, _ reason: String, status: Int = 400, request: @escaping @Sendable (Harness, String) -> H2Request) {
+        init(
+            _ name: String, _ reason: String, status: Int = 400,
+            request: @escaping @Sendable (Harness, String) -> H2Request
+        ) {
             self.name = name
             self.status = status
             self.reason = reason
@@ -127,16 +134,20 @@ struct SendTests {
             $0.sendRequest(accessToken: $1, typeVersion: "com.amazon.device.messaging.ADMMessage@2.0")
         },
         Invalid("no X-Amzn-Accept-Type", "InvalidAcceptType") { $0.sendRequest(accessToken: $1, acceptType: nil) },
-        Invalid("another accept type", "InvalidAcceptType") { $0.sendRequest(accessToken: $1, acceptType: "application/json") },
+        Invalid("another accept type", "InvalidAcceptType") {
+            $0.sendRequest(accessToken: $1, acceptType: "application/json")
+        },
         Invalid("not JSON", "InvalidData", body: Array(#"{"data":"#.utf8)),
         Invalid("an array", "InvalidData", body: Array("[]".utf8)),
         Invalid("no data", "InvalidData", body: Array(#"{"consolidationKey":"Sync"}"#.utf8)),
         Invalid("data not an object", "InvalidData", body: admBody(data: #"["a"]"#)),
         Invalid("a number in data", "InvalidData", body: admBody(data: #"{"a":"1","b":2}"#)),
         Invalid("an object in data", "InvalidData", body: admBody(data: #"{"a":{"b":"c"}}"#)),
-        Invalid("65-character consolidationKey", "InvalidConsolidationKey",
-                body: admBody(extra: #","consolidationKey":"\#(String(repeating: "k", count: 65))""#)),
-        Invalid("consolidationKey not a string", "InvalidConsolidationKey", body: admBody(extra: #","consolidationKey":7"#)),
+        Invalid(
+            "65-character consolidationKey", "InvalidConsolidationKey",
+            body: admBody(extra: #","consolidationKey":"\#(String(repeating: "k", count: 65))""#)),
+        Invalid(
+            "consolidationKey not a string", "InvalidConsolidationKey", body: admBody(extra: #","consolidationKey":7"#)),
         Invalid("expiresAfter 0", "InvalidExpiration", body: admBody(extra: #","expiresAfter":0"#)),
         Invalid("expiresAfter over 30 days", "InvalidExpiration", body: admBody(extra: #","expiresAfter":2592001"#)),
         Invalid("expiresAfter a fraction", "InvalidExpiration", body: admBody(extra: #","expiresAfter":60.5"#)),

@@ -1,8 +1,8 @@
 import PushCore
 import PushMockADM
+import PushMockSupport
 import PushMockTesting
 import Testing
-import PushMockSupport
 
 @Suite("Mock ADM: the Login-with-Amazon token endpoint", .timeLimit(.minutes(1)))
 struct TokenEndpointTests {
@@ -51,31 +51,51 @@ struct TokenEndpointTests {
     }
 
     static let refusals: [Refusal] = [
-        Refusal(name: "wrong secret", status: 401, error: "invalid_client", description: "Client authentication failed") {
+        Refusal(name: "wrong secret", status: 401, error: "invalid_client", description: "Client authentication failed")
+        {
             $0.tokenRequest(clientSecret: "guess")
         },
-        Refusal(name: "unknown client id", status: 401, error: "invalid_client", description: "Client authentication failed") {
+        Refusal(
+            name: "unknown client id", status: 401, error: "invalid_client", description: "Client authentication failed"
+        ) {
             $0.tokenRequest(clientID: "amzn1.application-oa2-client.other")
         },
-        Refusal(name: "no client_secret", status: 400, error: "invalid_request", description: "Missing required parameter: client_secret") {
+        Refusal(
+            name: "no client_secret", status: 400, error: "invalid_request",
+            description: "Missing required parameter: client_secret"
+        ) {
             $0.tokenRequest(clientSecret: nil)
         },
-        Refusal(name: "no client_id", status: 400, error: "invalid_request", description: "Missing required parameter: client_id") {
+        Refusal(
+            name: "no client_id", status: 400, error: "invalid_request",
+            description: "Missing required parameter: client_id"
+        ) {
             $0.tokenRequest(clientID: nil)
         },
-        Refusal(name: "another scope", status: 400, error: "invalid_scope", description: "An unknown scope was requested: profile") {
+        Refusal(
+            name: "another scope", status: 400, error: "invalid_scope",
+            description: "An unknown scope was requested: profile"
+        ) {
             $0.tokenRequest(scope: "profile")
         },
-        Refusal(name: "no scope", status: 400, error: "invalid_request", description: "Missing required parameter: scope") {
+        Refusal(
+            name: "no scope", status: 400, error: "invalid_request", description: "Missing required parameter: scope"
+        ) {
             $0.tokenRequest(scope: nil)
         },
-        Refusal(name: "another grant type", status: 400, error: "unsupported_grant_type", description: "Invalid grant_type: password") {
+        Refusal(
+            name: "another grant type", status: 400, error: "unsupported_grant_type",
+            description: "Invalid grant_type: password"
+        ) {
             $0.tokenRequest(grantType: "password")
         },
-        Refusal(name: "JSON instead of a form", status: 400, error: "invalid_request", description: "Content-Type must be") {
+        Refusal(
+            name: "JSON instead of a form", status: 400, error: "invalid_request", description: "Content-Type must be"
+        ) {
             $0.tokenRequest(contentType: "application/json")
         },
-        Refusal(name: "GET", status: 405, error: "invalid_request", description: "The token endpoint only accepts POST") {
+        Refusal(name: "GET", status: 405, error: "invalid_request", description: "The token endpoint only accepts POST")
+        {
             var request = $0.tokenRequest()
             request.method = "GET"
             request.body = []

@@ -1,12 +1,12 @@
-import PushCredentials
 import Glibc
 import PushCore
+import PushCredentials
 import PushHTTP2
 import PushMockAPNs
-import PushTLS
-import Testing
-import PushTransport
 import PushPosix
+import PushTLS
+import PushTransport
+import Testing
 
 @Suite("Mock APNs provider tokens and connection behaviour", .timeLimit(.minutes(1)))
 struct ConnectionBehaviourTests {
@@ -34,11 +34,14 @@ struct ConnectionBehaviourTests {
         let now = wallSeconds()
         let valid = try APNsProviderToken.make(teamID: Self.teamID, keyID: Self.keyID, issuedAt: now, signer: signer)
         let otherSigner = try ES256Signer(p8PEM: try ES256Signer.generateP8().privateKeyPEM)
-        let forged = try APNsProviderToken.make(teamID: Self.teamID, keyID: Self.keyID, issuedAt: now, signer: otherSigner)
+        let forged = try APNsProviderToken.make(
+            teamID: Self.teamID, keyID: Self.keyID, issuedAt: now, signer: otherSigner)
         let expired = try APNsProviderToken.make(
             teamID: Self.teamID, keyID: Self.keyID, issuedAt: now - 3700, signer: signer)
-        let wrongTeam = try APNsProviderToken.make(teamID: "OTHERTEAM1", keyID: Self.keyID, issuedAt: now, signer: signer)
-        let unknownKey = try APNsProviderToken.make(teamID: Self.teamID, keyID: "UNKNOWNKEY", issuedAt: now, signer: signer)
+        let wrongTeam = try APNsProviderToken.make(
+            teamID: "OTHERTEAM1", keyID: Self.keyID, issuedAt: now, signer: signer)
+        let unknownKey = try APNsProviderToken.make(
+            teamID: Self.teamID, keyID: "UNKNOWNKEY", issuedAt: now, signer: signer)
 
         let client = try harness.client()
         let cases: [(String?, Int, String?)] = [
@@ -118,7 +121,8 @@ struct ConnectionBehaviourTests {
         #expect((60...140).contains(first[500, default: 0]))
         #expect((20...80).contains(first[503, default: 0]))
         #expect((20...80).contains(first[429, default: 0]))
-        #expect(first[200, default: 0] == 1000 - first[500, default: 0] - first[503, default: 0] - first[429, default: 0])
+        #expect(
+            first[200, default: 0] == 1000 - first[500, default: 0] - first[503, default: 0] - first[429, default: 0])
     }
 
     @Test("GOAWAY after N streams carries the last stream id and Shutdown; later streams are refused")
@@ -181,7 +185,8 @@ struct ConnectionBehaviourTests {
         defer { harness.shutdown() }
         let client = try harness.client()
         var requests = Array(repeating: TestRequest.push(token: tokenA), count: 3)
-        requests += Array(repeating: TestRequest.push(token: tokenB.uppercased(), extra: [("apns-priority", "5")]), count: 2)
+        requests += Array(
+            repeating: TestRequest.push(token: tokenB.uppercased(), extra: [("apns-priority", "5")]), count: 2)
         requests.append(.push(token: tokenA, topic: nil))
         _ = try client.send(requests)
         let stats = harness.server.stats

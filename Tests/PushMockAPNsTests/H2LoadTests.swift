@@ -53,10 +53,12 @@ struct H2LoadTests {
         let url = "https://127.0.0.1:\(harness.server.localPort)/3/device/\(sampleToken)"
         let result = try #require(
             runProgram([
-                "h2load", "-n", "100", "-c", "1", "-m", "10", "--header=apns-topic: com.example", "-d", payloadPath, url,
+                "h2load", "-n", "100", "-c", "1", "-m", "10", "--header=apns-topic: com.example", "-d", payloadPath,
+                url,
             ]))
         #expect(result.status == 0, "h2load output:\n\(result.output)")
-        #expect(result.output.contains("status codes: 100 2xx, 0 3xx, 0 4xx, 0 5xx"), "h2load output:\n\(result.output)")
+        #expect(
+            result.output.contains("status codes: 100 2xx, 0 3xx, 0 4xx, 0 5xx"), "h2load output:\n\(result.output)")
         #expect(result.output.contains("Application protocol: h2"))
         let stats = harness.server.stats
         #expect(stats.requests == 100)

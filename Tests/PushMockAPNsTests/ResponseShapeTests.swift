@@ -53,7 +53,9 @@ struct ResponseShapeTests {
         Case(name: "GET", request: .push(method: "GET", body: nil), status: 405, reason: "MethodNotAllowed"),
         Case(name: "wrong path", request: .push(path: "/3/devices/\(sampleToken)"), status: 404, reason: "BadPath"),
         Case(name: "no token", request: .push(path: "/3/device/"), status: 400, reason: "MissingDeviceToken"),
-        Case(name: "token not hex", request: .push(token: String(repeating: "zz", count: 32)), status: 400, reason: "BadDeviceToken"),
+        Case(
+            name: "token not hex", request: .push(token: String(repeating: "zz", count: 32)), status: 400,
+            reason: "BadDeviceToken"),
         Case(name: "token too short", request: .push(token: "abcd"), status: 400, reason: "BadDeviceToken"),
         Case(
             name: "header twice", request: .push(extra: [("apns-priority", "10"), ("apns-priority", "5")]),
@@ -63,26 +65,36 @@ struct ResponseShapeTests {
             status: 400, reason: "DuplicateHeaders"),
         Case(name: "no topic", request: .push(topic: nil), status: 400, reason: "MissingTopic"),
         Case(name: "topic with a space", request: .push(topic: "com.example app"), status: 400, reason: "BadTopic"),
-        Case(name: "unknown push type", request: .push(extra: [("apns-push-type", "sms")]), status: 400, reason: "InvalidPushType"),
+        Case(
+            name: "unknown push type", request: .push(extra: [("apns-push-type", "sms")]), status: 400,
+            reason: "InvalidPushType"),
         Case(
             name: "voip to the bare bundle id", request: .push(extra: [("apns-push-type", "voip")]),
             status: 400, reason: "DeviceTokenNotForTopic"),
         Case(
-            name: "alert to the voip topic", request: .push(topic: "com.example.app.voip", extra: [("apns-push-type", "alert")]),
+            name: "alert to the voip topic",
+            request: .push(topic: "com.example.app.voip", extra: [("apns-push-type", "alert")]),
             status: 400, reason: "TopicDisallowed"),
         Case(name: "priority 7", request: .push(extra: [("apns-priority", "7")]), status: 400, reason: "BadPriority"),
         Case(
             name: "background at priority 10",
             request: .push(extra: [("apns-push-type", "background"), ("apns-priority", "10")]),
             status: 400, reason: "BadPriority"),
-        Case(name: "expiration not a number", request: .push(extra: [("apns-expiration", "soon")]), status: 400, reason: "BadExpirationDate"),
-        Case(name: "collapse id of 65 bytes", request: .push(extra: [("apns-collapse-id", longCollapseID)]), status: 400, reason: "BadCollapseId"),
-        Case(name: "apns-id not a UUID", request: .push(extra: [("apns-id", "not-a-uuid")]), status: 400, reason: "BadMessageId"),
+        Case(
+            name: "expiration not a number", request: .push(extra: [("apns-expiration", "soon")]), status: 400,
+            reason: "BadExpirationDate"),
+        Case(
+            name: "collapse id of 65 bytes", request: .push(extra: [("apns-collapse-id", longCollapseID)]), status: 400,
+            reason: "BadCollapseId"),
+        Case(
+            name: "apns-id not a UUID", request: .push(extra: [("apns-id", "not-a-uuid")]), status: 400,
+            reason: "BadMessageId"),
         Case(name: "empty body", request: .push(body: nil), status: 400, reason: "PayloadEmpty"),
         Case(name: "4097 bytes", request: .push(body: paddedPayload(4097)), status: 413, reason: "PayloadTooLarge"),
         Case(
             name: "voip over 5120 bytes",
-            request: .push(topic: "com.example.app.voip", extra: [("apns-push-type", "voip")], body: paddedPayload(5121)),
+            request: .push(
+                topic: "com.example.app.voip", extra: [("apns-push-type", "voip")], body: paddedPayload(5121)),
             status: 413, reason: "PayloadTooLarge"),
         Case(name: "a JSON array", request: .push(body: Array("[1,2]".utf8)), status: 400, reason: "PayloadEmpty"),
         Case(name: "not JSON", request: .push(body: Array("hello".utf8)), status: 400, reason: "PayloadEmpty"),

@@ -203,7 +203,9 @@ final class TestClient: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sen
     ) {
         let bytes = Array(data)
         state.withLock { s in
-            if !bytes.isEmpty { s.responses[streamID, default: TestResponse(streamID: streamID)].dataChunks.append(bytes) }
+            if !bytes.isEmpty {
+                s.responses[streamID, default: TestResponse(streamID: streamID)].dataChunks.append(bytes)
+            }
             if endStream { s.responses[streamID, default: TestResponse(streamID: streamID)].dataEndStream = true }
         }
     }

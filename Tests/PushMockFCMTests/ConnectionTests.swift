@@ -1,7 +1,7 @@
 import PushMockFCM
+import PushMockSupport
 import PushMockTesting
 import Testing
-import PushMockSupport
 
 @Suite("Mock FCM: connections and streams", .timeLimit(.minutes(1)))
 struct ConnectionTests {
@@ -51,7 +51,9 @@ struct ConnectionTests {
         defer { harness.shutdown() }
         let client = try harness.client()
         let token = try harness.accessToken(client)
-        let responses = try client.send([harness.sendRequest(accessToken: token), harness.sendRequest(accessToken: token)])
+        let responses = try client.send([
+            harness.sendRequest(accessToken: token), harness.sendRequest(accessToken: token),
+        ])
         #expect(responses.allSatisfy { $0.status == 200 })
         #expect(client.goAwayLastStreamID == 5, "streams 1 (token), 3 and 5")
         #expect(eventually { client.isClosed })

@@ -1,15 +1,17 @@
 import PushCore
 import PushMockFCM
+import PushMockSupport
 import PushMockTesting
 import Testing
-import PushMockSupport
 
 @Suite("Mock FCM: token rules and injected faults", .timeLimit(.minutes(1)))
 struct FaultTests {
     static let unregisteredBody =
         #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
 
-    @Test("listed and prefixed tokens get UNREGISTERED, SENDER_ID_MISMATCH or an invalid-token 400; topics are unaffected")
+    @Test(
+        "listed and prefixed tokens get UNREGISTERED, SENDER_ID_MISMATCH or an invalid-token 400; topics are unaffected"
+    )
     func tokenRules() throws {
         let harness = try Harness { configuration in
             configuration.unregisteredTokens = ["gone-1"]

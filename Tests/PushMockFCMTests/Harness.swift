@@ -1,6 +1,6 @@
-import PushCredentials
 import Glibc
 import PushCore
+import PushCredentials
 import PushMockFCM
 import PushMockTesting
 import PushPosix
@@ -13,7 +13,8 @@ let testClientEmail = "pushgate-mock@pushgate-mock.iam.gserviceaccount.com"
 let sampleToken = "fcm-token-" + String(repeating: "a1B2", count: 35)
 
 /// A `messages:send` body for `token` with optional extra message members (JSON text).
-func sendBody(token: String = sampleToken, extra: String = #","data":{"k":"v"}"#, validateOnly: Bool? = nil) -> [UInt8] {
+func sendBody(token: String = sampleToken, extra: String = #","data":{"k":"v"}"#, validateOnly: Bool? = nil) -> [UInt8]
+{
     let flag = validateOnly.map { #","validate_only":\#($0)"# } ?? ""
     return Array(#"{"message":{"token":"\#(token)"\#(extra)}\#(flag)}"#.utf8)
 }
@@ -109,7 +110,9 @@ extension H2Response {
     var violatedField: String? {
         guard case .array(let details)? = json?["error"]?["details"] else { return nil }
         for detail in details {
-            if case .array(let violations)? = detail["fieldViolations"], case .string(let field)? = violations.first?["field"] {
+            if case .array(let violations)? = detail["fieldViolations"],
+                case .string(let field)? = violations.first?["field"]
+            {
                 return field
             }
         }

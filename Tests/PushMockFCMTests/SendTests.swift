@@ -1,9 +1,9 @@
 import Glibc
 import PushCore
 import PushMockFCM
+import PushMockSupport
 import PushMockTesting
 import Testing
-import PushMockSupport
 
 @Suite("Mock FCM: messages:send", .timeLimit(.minutes(1)))
 struct SendTests {
@@ -15,7 +15,8 @@ struct SendTests {
         let token = try harness.accessToken(client)
         let responses = try client.send([
             harness.sendRequest(accessToken: token), harness.sendRequest(accessToken: token),
-            harness.sendRequest(accessToken: token, body: Array(#"{"message":{"topic":"news","notification":{"title":"t"}}}"#.utf8)),
+            harness.sendRequest(
+                accessToken: token, body: Array(#"{"message":{"topic":"news","notification":{"title":"t"}}}"#.utf8)),
         ])
         var names: [String] = []
         for response in responses {
@@ -42,7 +43,8 @@ struct SendTests {
         let harness = try Harness()
         defer { harness.shutdown() }
         let client = try harness.client()
-        let response = try client.send(harness.sendRequest(accessToken: try harness.accessToken(client), body: sendBody(validateOnly: true)))
+        let response = try client.send(
+            harness.sendRequest(accessToken: try harness.accessToken(client), body: sendBody(validateOnly: true)))
         #expect(response.status == 200)
         #expect(response.json?["name"] == .string("projects/\(testProject)/messages/fake_message_id"))
         #expect(harness.server.stats.validatedOnly == 1)
@@ -113,17 +115,29 @@ struct SendTests {
     static let invalid: [Invalid] = [
         Invalid(name: "not JSON", body: Array(#"{"message":"#.utf8), field: nil),
         Invalid(name: "an array", body: Array("[]".utf8), field: nil),
-        Invalid(name: "unknown top-level member", body: Array(#"{"message":{"token":"t"},"dry_run":true}"#.utf8), field: "dry_run"),
+        Invalid(
+            name: "unknown top-level member", body: Array(#"{"message":{"token":"t"},"dry_run":true}"#.utf8),
+            field: "dry_run"),
         Invalid(name: "no message", body: Array(#"{"validate_only":true}"#.utf8), field: "message"),
-        Invalid(name: "validate_only not a bool", body: Array(#"{"message":{"token":"t"},"validate_only":"yes"}"#.utf8), field: "validate_only"),
+        Invalid(
+            name: "validate_only not a bool", body: Array(#"{"message":{"token":"t"},"validate_only":"yes"}"#.utf8),
+            field: "validate_only"),
         Invalid(name: "no target", body: Array(#"{"message":{"data":{"a":"b"}}}"#.utf8), field: "message"),
-        Invalid(name: "token and topic", body: Array(#"{"message":{"token":"t","topic":"news"}}"#.utf8), field: "message"),
-        Invalid(name: "topic and condition", body: Array(#"{"message":{"topic":"a","condition":"'a' in topics"}}"#.utf8), field: "message"),
+        Invalid(
+            name: "token and topic", body: Array(#"{"message":{"token":"t","topic":"news"}}"#.utf8), field: "message"),
+        Invalid(
+            name: "topic and condition", body: Array(#"{"message":{"topic":"a","condition":"'a' in topics"}}"#.utf8),
+            field: "message"),
         Invalid(name: "empty token", body: sendBody(token: ""), field: "message.token"),
         Invalid(name: "token not a string", body: Array(#"{"message":{"token":42}}"#.utf8), field: "message.token"),
-        Invalid(name: "topic with /topics/", body: Array(#"{"message":{"topic":"/topics/news"}}"#.utf8), field: "message.topic"),
-        Invalid(name: "number in data", body: sendBody(extra: #","data":{"a":"1","b":2}"#), field: "message.data[1].value"),
-        Invalid(name: "bool in android.data", body: sendBody(extra: #","android":{"data":{"a":true}}"#), field: "message.android.data[0].value"),
+        Invalid(
+            name: "topic with /topics/", body: Array(#"{"message":{"topic":"/topics/news"}}"#.utf8),
+            field: "message.topic"),
+        Invalid(
+            name: "number in data", body: sendBody(extra: #","data":{"a":"1","b":2}"#), field: "message.data[1].value"),
+        Invalid(
+            name: "bool in android.data", body: sendBody(extra: #","android":{"data":{"a":true}}"#),
+            field: "message.android.data[0].value"),
         Invalid(name: "data not an object", body: sendBody(extra: #","data":["a"]"#), field: "message.data"),
         Invalid(name: "reserved data key", body: sendBody(extra: #","data":{"google.x":"1"}"#), field: "message.data"),
         Invalid(name: "4097 bytes besides the token", body: paddedBody(payloadBytes: 4097), field: "message"),
@@ -134,7 +148,8 @@ struct SendTests {
         let harness = try Harness()
         defer { harness.shutdown() }
         let client = try harness.client()
-        let response = try client.send(harness.sendRequest(accessToken: try harness.accessToken(client), body: testCase.body))
+        let response = try client.send(
+            harness.sendRequest(accessToken: try harness.accessToken(client), body: testCase.body))
         #expect(response.status == 400, "\(response.text)")
         #expect(response.json?["error"]?["code"] == .number("400"))
         #expect(response.fcmStatus == "INVALID_ARGUMENT")

@@ -1,10 +1,10 @@
-import PushCredentials
 import PushCore
+import PushCredentials
 import PushMockFCM
+import PushMockSupport
 import PushMockTesting
 import PushTLS
 import Testing
-import PushMockSupport
 
 @Suite("Mock FCM: the OAuth2 token endpoint", .timeLimit(.minutes(1)))
 struct TokenEndpointTests {
@@ -42,40 +42,51 @@ struct TokenEndpointTests {
     }
 
     static let refusals: [Refusal] = [
-        Refusal(name: "signed by another key", error: "invalid_grant", description: "Invalid JWT Signature.") { harness in
+        Refusal(name: "signed by another key", error: "invalid_grant", description: "Invalid JWT Signature.") {
+            harness in
             let other = try RS256Signer(pem: RSAKeyPair.generate().privateKeyPEM)
             return harness.tokenRequest(assertion: try harness.assertion(signer: other))
         },
-        Refusal(name: "wrong audience", error: "invalid_grant", description: "Invalid JWT: Failed audience check") { harness in
+        Refusal(name: "wrong audience", error: "invalid_grant", description: "Invalid JWT: Failed audience check") {
+            harness in
             harness.tokenRequest(assertion: try harness.assertion(audience: "https://oauth2.googleapis.com/token"))
         },
         Refusal(name: "wrong scope", error: "invalid_scope", description: "Invalid OAuth scope") { harness in
-            harness.tokenRequest(assertion: try harness.assertion(scope: "https://www.googleapis.com/auth/userinfo.email"))
+            harness.tokenRequest(
+                assertion: try harness.assertion(scope: "https://www.googleapis.com/auth/userinfo.email"))
         },
         Refusal(name: "expired", error: "invalid_grant", description: "Invalid JWT: Token has expired") { harness in
             harness.tokenRequest(assertion: try harness.assertion(issuedAt: wallSeconds() - 3700))
         },
-        Refusal(name: "issued in the future", error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived") {
+        Refusal(
+            name: "issued in the future", error: "invalid_grant",
+            description: "Invalid JWT: Token must be a short-lived"
+        ) {
             harness in harness.tokenRequest(assertion: try harness.assertion(issuedAt: wallSeconds() + 600))
         },
-        Refusal(name: "another issuer", error: "invalid_grant", description: "Invalid grant: account not found") { harness in
+        Refusal(name: "another issuer", error: "invalid_grant", description: "Invalid grant: account not found") {
+            harness in
             let other = try GoogleServiceAccount(
                 projectID: testProject, privateKeyID: "k", privateKey: testKey.privateKeyPEM,
                 clientEmail: "someone@else.iam.gserviceaccount.com", tokenURI: harness.server.tokenURL)
             return harness.tokenRequest(assertion: try harness.assertion(account: other))
         },
-        Refusal(name: "garbage assertion", error: "invalid_grant", description: "Invalid JWT: expected three") { harness in
+        Refusal(name: "garbage assertion", error: "invalid_grant", description: "Invalid JWT: expected three") {
+            harness in
             harness.tokenRequest(assertion: "not-a-jwt")
         },
-        Refusal(name: "wrong grant type", error: "unsupported_grant_type", description: "Invalid grant_type: password") {
+        Refusal(name: "wrong grant type", error: "unsupported_grant_type", description: "Invalid grant_type: password")
+        {
             harness in harness.tokenRequest(assertion: try harness.assertion(), grantType: "password")
         },
-        Refusal(name: "no assertion", error: "invalid_request", description: "Missing required parameter: assertion") { _ in
+        Refusal(name: "no assertion", error: "invalid_request", description: "Missing required parameter: assertion") {
+            _ in
             H2Request(
                 path: "/token", headers: [("content-type", "application/x-www-form-urlencoded")],
                 body: Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer".utf8))
         },
-        Refusal(name: "JSON instead of a form", error: "invalid_request", description: "Content-Type must be") { harness in
+        Refusal(name: "JSON instead of a form", error: "invalid_request", description: "Content-Type must be") {
+            harness in
             harness.tokenRequest(assertion: try harness.assertion(), contentType: "application/json")
         },
     ]
@@ -105,7 +116,8 @@ struct TokenEndpointTests {
             harness.tokenRequest(assertion: try harness.assertion(audience: "https://oauth2.googleapis.com/token")))
         #expect(google.status == 200, "\(google.text)")
         let cloud = try client.send(
-            harness.tokenRequest(assertion: try harness.assertion(scope: "https://www.googleapis.com/auth/cloud-platform")))
+            harness.tokenRequest(
+                assertion: try harness.assertion(scope: "https://www.googleapis.com/auth/cloud-platform")))
         #expect(cloud.status == 200, "\(cloud.text)")
         #expect(harness.server.stats.tokensIssued == 2)
     }
@@ -115,7 +127,8 @@ struct TokenEndpointTests {
         let (configuration, privateKeyPEM) = try MockFCMConfiguration.generated(projectID: "demo-42")
         let harness = try Harness { $0 = configuration }
         defer { harness.shutdown() }
-        let account = try GoogleServiceAccount(json: harness.server.serviceAccount(privateKeyPEM: privateKeyPEM).serialized())
+        let account = try GoogleServiceAccount(
+            json: harness.server.serviceAccount(privateKeyPEM: privateKeyPEM).serialized())
         #expect(account.projectID == "demo-42")
         #expect(account.tokenURI == "https://127.0.0.1:\(harness.server.localPort)/token")
         #expect(account.clientEmail == "pushgate-mock@demo-42.iam.gserviceaccount.com")

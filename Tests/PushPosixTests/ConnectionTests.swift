@@ -16,7 +16,8 @@ struct ConnectionTests {
         let size = 4 * 1024 * 1024
         let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 12) }
         let client = Collector(expected: size)
-        let connection = try #require(try connectAndWait(port: server.localPort, loop: group.loops[1], handler: client)?.get())
+        let connection = try #require(
+            try connectAndWait(port: server.localPort, loop: group.loops[1], handler: client)?.get())
         #expect(connection.isLoopbackPeer)
         #expect(connection.remoteAddress == "127.0.0.1:\(server.localPort)")
         let pending = onLoop(connection.loop) { () -> Int in
@@ -38,7 +39,8 @@ struct ConnectionTests {
         let server = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in EchoHandler() }
         let messages = 1000
         let client = Collector(expected: messages * 8)
-        let connection = try #require(try connectAndWait(port: server.localPort, loop: group.loops[0], handler: client)?.get())
+        let connection = try #require(
+            try connectAndWait(port: server.localPort, loop: group.loops[0], handler: client)?.get())
         let pending = onLoop(connection.loop) { () -> [Int] in
             var observed: [Int] = []
             for i in 0..<messages {
@@ -63,7 +65,8 @@ struct ConnectionTests {
         let serverSide = Collector(expected: 1)
         let server = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in serverSide }
         let client = Collector(expected: 1)
-        let connection = try #require(try connectAndWait(port: server.localPort, loop: group.loops[0], handler: client)?.get())
+        let connection = try #require(
+            try connectAndWait(port: server.localPort, loop: group.loops[0], handler: client)?.get())
         _ = onLoop(connection.loop) { connection.write([42]) }
         #expect(waitFor(serverSide.done))
         _ = onLoop(connection.loop) { connection.close() }
@@ -76,7 +79,11 @@ struct ConnectionTests {
         #expect(client.closeCount == 1)
         #expect(onLoop(connection.loop) { connection.isClosed } == true)
         // Writes after close are ignored.
-        #expect(onLoop(connection.loop) { connection.write([1]); return connection.pendingWriteBytes } == 0)
+        #expect(
+            onLoop(connection.loop) {
+                connection.write([1])
+                return connection.pendingWriteBytes
+            } == 0)
     }
 
     @Test("a connection may write and close itself inside didReceive")
@@ -103,7 +110,8 @@ struct ConnectionTests {
         let serverSide = ReplyAndClose()
         let server = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in serverSide }
         let client = Collector(expected: 3)
-        let connection = try #require(try connectAndWait(port: server.localPort, loop: group.loops[0], handler: client)?.get())
+        let connection = try #require(
+            try connectAndWait(port: server.localPort, loop: group.loops[0], handler: client)?.get())
         _ = onLoop(connection.loop) { connection.write(Array(repeating: 7, count: 300_000)) }
         #expect(waitFor(serverSide.closed))
         #expect(waitFor(client.closed))
@@ -132,7 +140,8 @@ struct ConnectionTests {
         defer { group.shutdown() }
         let server = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in EchoHandler() }
         let client = Collector(expected: 4)
-        let connection = try #require(try connectAndWait(host: "localhost", port: server.localPort, loop: group.loops[0], handler: client)?.get())
+        let connection = try #require(
+            try connectAndWait(host: "localhost", port: server.localPort, loop: group.loops[0], handler: client)?.get())
         #expect(connection.remoteAddress == "127.0.0.1:\(server.localPort)")
         _ = onLoop(connection.loop) { connection.write([1, 2, 3, 4]) }
         #expect(waitFor(client.done))
@@ -152,7 +161,8 @@ struct ConnectionTests {
             return serverSide
         }
         let client = Collector(expected: 0)
-        let connection = try #require(try connectAndWait(port: server.localPort, loop: group.loops[0], handler: client)?.get())
+        let connection = try #require(
+            try connectAndWait(port: server.localPort, loop: group.loops[0], handler: client)?.get())
         #expect(waitFor(gotConnection))
         _ = onLoop(connection.loop) { connection.write([1, 2, 3]) }
         // A few turns go by with the data in the kernel and nothing delivered.
@@ -231,7 +241,8 @@ struct ConnectionTests {
         let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 10) }
         let server = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in WriteAndClose(payload) }
         let client = Collector(expected: size)
-        let connection = try #require(try connectAndWait(port: server.localPort, loop: group.loops[1], handler: client)?.get())
+        let connection = try #require(
+            try connectAndWait(port: server.localPort, loop: group.loops[1], handler: client)?.get())
         // More than one read's worth, so input is still unread when the server closes.
         _ = onLoop(connection.loop) { connection.write(Array(repeating: 1, count: 256 * 1024)) }
         #expect(waitFor(client.closed))

@@ -21,7 +21,10 @@ struct EventLoopTests {
                 let value = producer * count + i
                 loop.execute {
                     if !loop.inEventLoop { onLoopThread.update { $0 = false } }
-                    let total = seen.update { $0.append(value); return $0.count }
+                    let total = seen.update {
+                        $0.append(value)
+                        return $0.count
+                    }
                     if total == 2 * count { done.signal() }
                 }
             }

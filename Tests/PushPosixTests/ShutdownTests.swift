@@ -20,7 +20,8 @@ struct ShutdownTests {
         let serverSide = Collector(expected: 1)
         let server = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in serverSide }
         let client = Collector(expected: 1)
-        let connection = try #require(try connectAndWait(port: server.localPort, loop: group.loops[1], handler: client)?.get())
+        let connection = try #require(
+            try connectAndWait(port: server.localPort, loop: group.loops[1], handler: client)?.get())
         _ = onLoop(connection.loop) { connection.write([9]) }
         #expect(waitFor(serverSide.done))
 

@@ -110,15 +110,20 @@ struct ProtoMessageTests {
         let valid = try PushgateV1.SendRequest(serializedBytes: request(title: Array("Grüße 👋".utf8)))
         #expect(valid.notifications.first?.alert?.title == "Grüße 👋")
         for bad: [UInt8] in [
-            [0xff], [0xc3], [0xc0, 0xaf] /* overlong "/" */, [0xed, 0xa0, 0x80] /* a surrogate */,
-            [0xf4, 0x90, 0x80, 0x80] /* above U+10FFFF */, Array("ok".utf8) + [0xe2, 0x82],
+            [0xff], [0xc3],
+            [0xc0, 0xaf],  // an overlong "/"
+            [0xed, 0xa0, 0x80],  // a surrogate
+            [0xf4, 0x90, 0x80, 0x80],  // above U+10FFFF
+            Array("ok".utf8) + [0xe2, 0x82],
         ] {
-            #expect(throws: ProtoDecodingError(
-                messageName: "pushgate.v1.SendRequest", detail: "string field title is not valid UTF-8")
+            #expect(
+                throws: ProtoDecodingError(
+                    messageName: "pushgate.v1.SendRequest", detail: "string field title is not valid UTF-8")
             ) { try PushgateV1.SendRequest(serializedBytes: request(title: bad)) }
         }
-        #expect(throws: ProtoDecodingError(
-            messageName: "pushgate.v1.SendRequest", detail: "string field tokens is not valid UTF-8")
+        #expect(
+            throws: ProtoDecodingError(
+                messageName: "pushgate.v1.SendRequest", detail: "string field tokens is not valid UTF-8")
         ) { try PushgateV1.SendRequest(serializedBytes: request(title: Array("x".utf8), token: [0x61, 0xfe])) }
     }
 }

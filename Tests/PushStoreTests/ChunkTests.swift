@@ -10,7 +10,9 @@ struct ChunkTests {
     }
 
     /// Every target of a chunk's range, paging `limit` at a time from its cursor.
-    private static func targets(of chunk: FanOutChunk, in store: any Store, limit: Int = 3) async throws -> [FanOutTarget] {
+    private static func targets(of chunk: FanOutChunk, in store: any Store, limit: Int = 3) async throws
+        -> [FanOutTarget]
+    {
         var all: [FanOutTarget] = []
         var cursor: String? = chunk.cursor
         repeat {
@@ -22,8 +24,9 @@ struct ChunkTests {
         return all
     }
 
-    @Test("a topic is split into chunks of chunkSize, the last runs to the end; together they cover it once",
-          arguments: StoreEngine.available)
+    @Test(
+        "a topic is split into chunks of chunkSize, the last runs to the end; together they cover it once",
+        arguments: StoreEngine.available)
     func split(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             let tokens = (0..<25).map { "tok\($0)" }
@@ -46,13 +49,16 @@ struct ChunkTests {
         }
     }
 
-    @Test("a leased chunk is not claimed again; once its lease runs out another owner resumes after the committed cursor",
-          arguments: StoreEngine.available)
+    @Test(
+        "a leased chunk is not claimed again; once its lease runs out another owner resumes after the committed cursor",
+        arguments: StoreEngine.available)
     func takeOver(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
-            _ = try await store.bulkCreateSubscribed(topic: "news", app: "ios", tokens: ["a", "b", "c", "d", "e"], now: 1)
+            _ = try await store.bulkCreateSubscribed(
+                topic: "news", app: "ios", tokens: ["a", "b", "c", "d", "e"], now: 1)
             try await store.insertMessage(MessageRecord(id: "m", topic: "news", message: "hi", publishedAt: 1))
-            let a = policy("a"), b = policy("b")
+            let a = policy("a")
+            let b = policy("b")
             let mine = try #require(try await store.claimFanOutChunk(a, now: 0))
             #expect(mine.leaseExpiresAt == 1000 && mine.end == nil && mine.cursor == "")
             #expect(try await store.claimFanOutChunk(b, now: 500) == nil)
@@ -98,8 +104,9 @@ struct ChunkTests {
         }
     }
 
-    @Test("counts are the sum over chunks; the message completes with its last chunk, expired if any chunk expired",
-          arguments: StoreEngine.available)
+    @Test(
+        "counts are the sum over chunks; the message completes with its last chunk, expired if any chunk expired",
+        arguments: StoreEngine.available)
     func sumAndState(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             _ = try await store.bulkCreateSubscribed(
@@ -119,7 +126,10 @@ struct ChunkTests {
                 counts: ProgressCounts(total: 10, delivered: 10), state: .completed, now: 2)
             message = try await store.message(id: "m")
             #expect(message.state == .expired)
-            #expect([message.total, message.delivered, message.rejected, message.failed, message.skipped] == [20, 17, 1, 1, 1])
+            #expect(
+                [message.total, message.delivered, message.rejected, message.failed, message.skipped] == [
+                    20, 17, 1, 1, 1,
+                ])
         }
     }
 
@@ -141,7 +151,9 @@ struct ChunkTests {
         }
     }
 
-    @Test("bad progress is refused: negative counts, state accepted, unknown message or chunk, parking and finishing at once, another claim", arguments: StoreEngine.available)
+    @Test(
+        "bad progress is refused: negative counts, state accepted, unknown message or chunk, parking and finishing at once, another claim",
+        arguments: StoreEngine.available)
     func badProgress(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             try await store.insertMessage(MessageRecord(id: "d", endpointID: "e1", message: "hi", publishedAt: 1))
@@ -174,17 +186,21 @@ struct ChunkTests {
         }
     }
 
-    @Test("held recipients: held with the page, reported as waiting, parked, claimed again after the park with their endpoints, released; a chunk that holds some cannot finish",
-          arguments: StoreEngine.available)
+    @Test(
+        "held recipients: held with the page, reported as waiting, parked, claimed again after the park with their endpoints, released; a chunk that holds some cannot finish",
+        arguments: StoreEngine.available)
     func holds(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             _ = try await store.bulkCreateSubscribed(topic: "news", app: "ios", tokens: ["a", "b", "c", "d"], now: 1)
             try await store.insertMessage(MessageRecord(id: "m", topic: "news", message: "hi", publishedAt: 1))
-            let a = policy("a"), b = policy("b")
+            let a = policy("a")
+            let b = policy("b")
             let chunk = try #require(try await store.claimFanOutChunk(a, now: 0))
             #expect(chunk.holds == 0 && chunk.parkings == 0)
             let page = try await Self.targets(of: chunk, in: store)
-            let held = [page[1], page[3]].map { FanOutHold(endpointID: $0.endpoint.id, reason: "ProviderUnreachable: down") }
+            let held = [page[1], page[3]].map {
+                FanOutHold(endpointID: $0.endpoint.id, reason: "ProviderUnreachable: down")
+            }
             let count = try await store.recordChunkProgress(
                 chunk, policy: a, cursor: page[3].cursor, counts: ProgressCounts(total: 4, delivered: 2),
                 state: .fanningOut, holds: FanOutHoldChanges(holding: held), now: 10)
@@ -240,8 +256,9 @@ struct ChunkTests {
         }
     }
 
-    @Test("two stores on one database, many claimers each: every chunk is worked once and the message completes once",
-          arguments: StoreEngine.available)
+    @Test(
+        "two stores on one database, many claimers each: every chunk is worked once and the message completes once",
+        arguments: StoreEngine.available)
     func concurrentClaims(engine: StoreEngine) async throws {
         try await withLocation(engine) { location in
             let one = try await location.open()

@@ -3,7 +3,9 @@ import Testing
 
 @Suite("Endpoints")
 struct EndpointTests {
-    @Test("same app, token and custom data answers the existing endpoint, even when disabled", arguments: StoreEngine.available)
+    @Test(
+        "same app, token and custom data answers the existing endpoint, even when disabled",
+        arguments: StoreEngine.available)
     func idempotentCreate(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             let (first, created) = try await store.createEndpoint(
@@ -27,7 +29,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("same token with different custom data is alreadyExists naming the existing id", arguments: StoreEngine.available)
+    @Test(
+        "same token with different custom data is alreadyExists naming the existing id",
+        arguments: StoreEngine.available)
     func differentCustomData(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             let (first, _) = try await store.createEndpoint(
@@ -99,7 +103,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("re-enabling clears the disabled reason; a token change alone does not re-enable", arguments: StoreEngine.available)
+    @Test(
+        "re-enabling clears the disabled reason; a token change alone does not re-enable",
+        arguments: StoreEngine.available)
     func reenable(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
@@ -219,8 +225,9 @@ struct EndpointTests {
         }
     }
 
-    @Test("a 4096-character token (FCM's longest) registers, is found again and stays unique",
-          arguments: StoreEngine.available)
+    @Test(
+        "a 4096-character token (FCM's longest) registers, is found again and stays unique",
+        arguments: StoreEngine.available)
     func longToken(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_:.-")

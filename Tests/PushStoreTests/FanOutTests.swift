@@ -35,7 +35,8 @@ struct FanOutTests {
         }
     }
 
-    @Test("disabled endpoints are included; a per-target cursor resumes right after it", arguments: StoreEngine.available)
+    @Test(
+        "disabled endpoints are included; a per-target cursor resumes right after it", arguments: StoreEngine.available)
     func disabledAndResume(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             _ = try await store.bulkCreateSubscribed(topic: "t", app: "ios", tokens: ["a", "b", "c", "d", "e"], now: 1)
@@ -53,7 +54,9 @@ struct FanOutTests {
         }
     }
 
-    @Test("a missing topic gives an empty last page; other listings' cursors are refused", arguments: StoreEngine.available)
+    @Test(
+        "a missing topic gives an empty last page; other listings' cursors are refused",
+        arguments: StoreEngine.available)
     func missingTopic(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             let page = try await store.fanOutPage(topic: "nope", after: nil, through: nil, limit: 10)
@@ -65,7 +68,9 @@ struct FanOutTests {
         }
     }
 
-    @Test("a range's upper end is inclusive; chunks of a topic page through their own subscriptions only", arguments: StoreEngine.available)
+    @Test(
+        "a range's upper end is inclusive; chunks of a topic page through their own subscriptions only",
+        arguments: StoreEngine.available)
     func bounded(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             _ = try await store.bulkCreateSubscribed(
@@ -76,7 +81,8 @@ struct FanOutTests {
             #expect(first.nextCursor == nil)
             let paged = try await store.fanOutPage(topic: "t", after: all[3].cursor, through: all[8].cursor, limit: 2)
             #expect(paged.items.map(\.endpoint.token) == ["tok4", "tok5"])
-            let rest = try await store.fanOutPage(topic: "t", after: paged.nextCursor, through: all[8].cursor, limit: 10)
+            let rest = try await store.fanOutPage(
+                topic: "t", after: paged.nextCursor, through: all[8].cursor, limit: 10)
             #expect(rest.items.map(\.endpoint.token) == ["tok6", "tok7", "tok8"])
         }
     }
@@ -93,7 +99,8 @@ struct FanOutTests {
             $0.text(3)
         }
         let text = plan.joined(separator: "\n")
-        #expect(text.contains("SEARCH s USING INDEX subscriptions_topic (topic_seq=? AND rowid>? AND rowid<?)"), "\(text)")
+        #expect(
+            text.contains("SEARCH s USING INDEX subscriptions_topic (topic_seq=? AND rowid>? AND rowid<?)"), "\(text)")
         #expect(text.contains("SEARCH e USING INTEGER PRIMARY KEY"), "\(text)")
         #expect(!text.contains("SCAN"), "\(text)")
         #expect(!text.contains("TEMP B-TREE"), "\(text)")

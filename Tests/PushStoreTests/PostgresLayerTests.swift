@@ -16,14 +16,16 @@ struct PostgresLayerTests {
     @Test("text arrays quote every element and escape quotes and backslashes")
     func arrays() {
         #expect(PostgresConnection.arrayLiteral([]) == "{}")
-        #expect(PostgresConnection.arrayLiteral(["a", "b c", #"q"u"#, #"back\slash"#, "NULL", ""])
-            == #"{"a","b c","q\"u","back\\slash","NULL",""}"#)
+        #expect(
+            PostgresConnection.arrayLiteral(["a", "b c", #"q"u"#, #"back\slash"#, "NULL", ""])
+                == #"{"a","b c","q\"u","back\\slash","NULL",""}"#)
     }
 
     @Test("passwords are redacted from store URLs; the scheme chooses the engine")
     func urls() {
-        #expect(PostgresStore.redactedURL("postgres://pg:s3cret@db.example:5432/push?sslmode=require")
-            == "postgres://pg:…@db.example:5432/push?sslmode=require")
+        #expect(
+            PostgresStore.redactedURL("postgres://pg:s3cret@db.example:5432/push?sslmode=require")
+                == "postgres://pg:…@db.example:5432/push?sslmode=require")
         #expect(PostgresStore.redactedURL("postgresql://pg@db/push") == "postgresql://pg@db/push")
         #expect(PostgresStore.redactedURL("postgres://u:p@h/d/x") == "postgres://u:…@h/d/x")
         #expect(PostgresStore.isPostgresURL("postgres://h/d") && PostgresStore.isPostgresURL("postgresql://h/d"))
@@ -51,8 +53,9 @@ struct PostgresLayerTests {
         #expect(error?.message.contains("pw@") == false)
     }
 
-    @Test("a fresh database gets every step; reopening applies none; a newer one is refused",
-          .enabled(if: StoreEngine.postgresURL != nil))
+    @Test(
+        "a fresh database gets every step; reopening applies none; a newer one is refused",
+        .enabled(if: StoreEngine.postgresURL != nil))
     func migrations() async throws {
         try await withLocation(.postgres) { location in
             let store = try await location.open()
@@ -74,8 +77,9 @@ struct PostgresLayerTests {
         }
     }
 
-    @Test("SQL errors carry the server's message and SQLSTATE; a failed transaction rolls back",
-          .enabled(if: StoreEngine.postgresURL != nil))
+    @Test(
+        "SQL errors carry the server's message and SQLSTATE; a failed transaction rolls back",
+        .enabled(if: StoreEngine.postgresURL != nil))
     func errorsAndTransactions() async throws {
         try await withLocation(.postgres) { location in
             let connection = try PostgresConnection(url: location.storeSetting, displayURL: "test")
@@ -84,9 +88,13 @@ struct PostgresLayerTests {
             #expect(syntax?.message.contains("42601") == true)
             try connection.execute("CREATE TABLE u (x text UNIQUE)")
             try connection.run("INSERT INTO u VALUES (?)", [.text("a")])
-            let duplicate = #expect(throws: StoreError.self) { try connection.run("INSERT INTO u VALUES (?)", [.text("a")]) }
+            let duplicate = #expect(throws: StoreError.self) {
+                try connection.run("INSERT INTO u VALUES (?)", [.text("a")])
+            }
             #expect(duplicate?.code == .conflict)
-            let nul = #expect(throws: StoreError.self) { try connection.run("INSERT INTO u VALUES (?)", [.text("a\u{0}b")]) }
+            let nul = #expect(throws: StoreError.self) {
+                try connection.run("INSERT INTO u VALUES (?)", [.text("a\u{0}b")])
+            }
             #expect(nul?.code == .invalidArgument)
             #expect(throws: StoreError.self) {
                 try connection.transaction { () throws(StoreError) in
@@ -96,9 +104,10 @@ struct PostgresLayerTests {
             }
             #expect(try connection.rows("SELECT x FROM u ORDER BY x", []) { $0.text(0) } == ["a"])
             for value in ["", "é✓ 🚀"] {
-                #expect(try connection.row("SELECT ?::text, ?::text IS NULL", [.text(value), .text(value)]) {
-                    ($0.text(0), $0.text(1))
-                }.map { $0.0 == value && $0.1 == "f" } == true)
+                #expect(
+                    try connection.row("SELECT ?::text, ?::text IS NULL", [.text(value), .text(value)]) {
+                        ($0.text(0), $0.text(1))
+                    }.map { $0.0 == value && $0.1 == "f" } == true)
             }
             #expect(try connection.row("SELECT ?::text", [.null]) { $0.optionalText(0) } == .some(nil))
         }

@@ -10,10 +10,11 @@ struct StoreHealthTests {
     final class Changes: Sendable {
         let seen = Locked([String]())
         func add(_ change: StoreHealth.Change) {
-            let text = switch change {
-            case .failed(let error, let first): "failed(\(error.code), first: \(first))"
-            case .recovered: "recovered"
-            }
+            let text =
+                switch change {
+                case .failed(let error, let first): "failed(\(error.code), first: \(first))"
+                case .recovered: "recovered"
+                }
             seen.withLock { $0.append(text) }
         }
     }

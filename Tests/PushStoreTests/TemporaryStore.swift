@@ -86,7 +86,9 @@ final class TestLocation: Sendable {
 
     /// Runs `body` on a connection of its own to the test server's database.
     static func admin(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
-        guard let url = StoreEngine.postgresURL else { throw TestSetupError(message: "PUSHGATE_TEST_PG_URL is not set") }
+        guard let url = StoreEngine.postgresURL else {
+            throw TestSetupError(message: "PUSHGATE_TEST_PG_URL is not set")
+        }
         let connection = try PostgresConnection(url: url, displayURL: url)
         try body(connection)
     }
@@ -134,7 +136,8 @@ struct StoreEngineTests {
         "the PostgreSQL variants of the store suite run",
         .disabled(
             if: StoreEngine.postgresURL == nil,
-            "PUSHGATE_TEST_PG_URL is not set, so only SQLite was tested: run `make unit` (it starts a private PostgreSQL with scripts/pg-test-server.sh) or set it to a server you may create schemas on"))
+            "PUSHGATE_TEST_PG_URL is not set, so only SQLite was tested: run `make unit` (it starts a private PostgreSQL with scripts/pg-test-server.sh) or set it to a server you may create schemas on"
+        ))
     func postgresIsTested() async throws {
         #expect(StoreEngine.available.contains(.postgres))
         try await withStore(.postgres) { store in #expect(store is PostgresStore) }

@@ -36,7 +36,9 @@ struct TopicSubscriptionTests {
         }
     }
 
-    @Test("subscribe is idempotent per topic and endpoint; the latest filter policy wins", arguments: StoreEngine.available)
+    @Test(
+        "subscribe is idempotent per topic and endpoint; the latest filter policy wins",
+        arguments: StoreEngine.available)
     func idempotentSubscribe(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             _ = try await store.createTopic(name: "news")

@@ -41,7 +41,9 @@ struct ES256Tests {
         for round in 0..<8 {
             let raw = try signer.sign(message)
             let signatureFile = try directory.write("sig\(round).der", DER.ecdsaSignature(raw: raw))
-            let result = try runOpenSSL(["dgst", "-sha256", "-verify", publicKey, "-signature", signatureFile, messageFile])
+            let result = try runOpenSSL([
+                "dgst", "-sha256", "-verify", publicKey, "-signature", signatureFile, messageFile,
+            ])
             #expect(result.status == 0, "openssl: \(result.output)")
         }
 
@@ -53,11 +55,13 @@ struct ES256Tests {
         #expect(try ES256Verifier(publicKeyPEM: publicKeyPEM).verify(message, rawSignature: raw))
     }
 
-    @Test("keys that are not EC P-256 are rejected with a clear message", arguments: [
-        ("P-384", NonP256Keys.p384, "curve secp384r1"),
-        ("RSA", NonP256Keys.rsa1024, "key type rsaEncryption"),
-        ("Ed25519", NonP256Keys.ed25519, "key type ED25519"),
-    ])
+    @Test(
+        "keys that are not EC P-256 are rejected with a clear message",
+        arguments: [
+            ("P-384", NonP256Keys.p384, "curve secp384r1"),
+            ("RSA", NonP256Keys.rsa1024, "key type rsaEncryption"),
+            ("Ed25519", NonP256Keys.ed25519, "key type ED25519"),
+        ])
     func rejectsOtherKeys(name: String, pem: String, reason: String) throws {
         let error = try #require(throws: TLSError.self) { try ES256Signer(p8PEM: pem) }
         #expect(error.kind == .certificate)
@@ -68,7 +72,9 @@ struct ES256Tests {
 
     @Test("garbage PEM fails with OpenSSL's reason")
     func garbage() throws {
-        let error = try #require(throws: TLSError.self) { try ES256Signer(p8PEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        let error = try #require(throws: TLSError.self) {
+            try ES256Signer(p8PEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        }
         #expect(error.kind == .certificate)
         #expect(error.message.contains("cannot parse private key PEM"))
     }

@@ -25,7 +25,8 @@ struct PeerIdentityAndDigestTests {
     @Test("plain TLS: no client certificate, so no peer name on the server")
     func noClientCertificate() throws {
         let identity = try SelfSignedCertificate.generate(commonName: "gateway", subjectAltNames: ["localhost"])
-        let server = try TLSContext.server(certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
+        let server = try TLSContext.server(
+            certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM)
         let client = try TLSContext.client(caPEM: identity.certificatePEM, useSystemRoots: false)
         var pair = try InMemoryPair(
             client: TLSConnection(context: client, serverName: "localhost"), server: TLSConnection(context: server))

@@ -19,7 +19,9 @@ struct RS256Tests {
         #expect(signature.count == 256, "as long as a 2048-bit modulus")
         #expect(try signer.sign(message) == signature, "PKCS#1 v1.5 is deterministic")
 
-        for verifier in [try RS256Verifier(publicKeyPEM: keys.publicKeyPEM), try RS256Verifier(privateKeyPEM: keys.privateKeyPEM)] {
+        for verifier in [
+            try RS256Verifier(publicKeyPEM: keys.publicKeyPEM), try RS256Verifier(privateKeyPEM: keys.privateKeyPEM),
+        ] {
             #expect(verifier.verify(signature, for: message))
             #expect(!verifier.verify(signature, for: message + [0x20]))
             var flipped = signature
@@ -43,7 +45,9 @@ struct RS256Tests {
 
         let ours = try RS256Signer(pem: keys.privateKeyPEM).sign(message)
         let signatureFile = try directory.write("ours.sig", ours)
-        let verified = try runOpenSSL(["dgst", "-sha256", "-verify", publicKey, "-signature", signatureFile, messageFile])
+        let verified = try runOpenSSL([
+            "dgst", "-sha256", "-verify", publicKey, "-signature", signatureFile, messageFile,
+        ])
         #expect(verified.status == 0, "openssl: \(verified.output)")
 
         let cliSignature = directory.path("cli.sig")
@@ -59,7 +63,8 @@ struct RS256Tests {
         let key = try directory.write("key.pem", sharedRSAKeys.privateKeyPEM)
         let converted = try runOpenSSL(["rsa", "-in", key, "-traditional"])
         try #require(converted.status == 0, "openssl: \(converted.output)")
-        let pkcs1 = String(converted.output[converted.output.range(of: "-----BEGIN RSA PRIVATE KEY-----")!.lowerBound...])
+        let pkcs1 = String(
+            converted.output[converted.output.range(of: "-----BEGIN RSA PRIVATE KEY-----")!.lowerBound...])
         let message = Array("hello".utf8)
         let signer = try RS256Signer(pem: pkcs1)
         #expect(try signer.sign(message) == RS256Signer(pem: sharedRSAKeys.privateKeyPEM).sign(message))

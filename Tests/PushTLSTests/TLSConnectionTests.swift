@@ -3,7 +3,9 @@ import Testing
 
 @Suite("TLS connections pumped in memory")
 struct TLSConnectionTests {
-    static let certificate = Result { try SelfSignedCertificate.generate(commonName: "Pushgate test", subjectAltNames: ["127.0.0.1", "localhost"]) }
+    static let certificate = Result {
+        try SelfSignedCertificate.generate(commonName: "Pushgate test", subjectAltNames: ["127.0.0.1", "localhost"])
+    }
 
     func serverContext(alpn: [String] = ["h2"], clientCAPEM: String? = nil) throws -> TLSContext {
         let certificate = try Self.certificate.get()

@@ -40,7 +40,9 @@ struct TLSContextFileTests {
         let untrusted = try SelfSignedCertificate.generate(commonName: "x", subjectAltNames: ["localhost"])
         var pair = try InMemoryPair(
             client: TLSConnection(context: TLSContext.client(verifyPeer: false), serverName: "wrong.example"),
-            server: TLSConnection(context: TLSContext.server(certificatePEM: untrusted.certificatePEM, privateKeyPEM: untrusted.privateKeyPEM)))
+            server: TLSConnection(
+                context: TLSContext.server(
+                    certificatePEM: untrusted.certificatePEM, privateKeyPEM: untrusted.privateKeyPEM)))
         try pair.pump()
         #expect(pair.client.handshakeComplete)
     }
@@ -49,8 +51,11 @@ struct TLSContextFileTests {
     func systemRootsAndExtraCA() throws {
         let certificate = try SelfSignedCertificate.generate(commonName: "x", subjectAltNames: ["127.0.0.1"])
         var pair = try InMemoryPair(
-            client: TLSConnection(context: TLSContext.client(caPEM: certificate.certificatePEM), serverName: "127.0.0.1"),
-            server: TLSConnection(context: TLSContext.server(certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM)))
+            client: TLSConnection(
+                context: TLSContext.client(caPEM: certificate.certificatePEM), serverName: "127.0.0.1"),
+            server: TLSConnection(
+                context: TLSContext.server(
+                    certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM)))
         try pair.pump()
         #expect(pair.client.handshakeComplete)
     }
@@ -59,8 +64,12 @@ struct TLSContextFileTests {
     func corruptedRecord() throws {
         let certificate = try SelfSignedCertificate.generate(commonName: "x", subjectAltNames: ["localhost"])
         var pair = try InMemoryPair(
-            client: TLSConnection(context: TLSContext.client(caPEM: certificate.certificatePEM, useSystemRoots: false), serverName: "localhost"),
-            server: TLSConnection(context: TLSContext.server(certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM)))
+            client: TLSConnection(
+                context: TLSContext.client(caPEM: certificate.certificatePEM, useSystemRoots: false),
+                serverName: "localhost"),
+            server: TLSConnection(
+                context: TLSContext.server(
+                    certificatePEM: certificate.certificatePEM, privateKeyPEM: certificate.privateKeyPEM)))
         try pair.pump()
         try Array(repeating: UInt8(7), count: 1000).withUnsafeBytes { try pair.client.writePlaintext($0) }
         var wire: [UInt8] = []
@@ -85,9 +94,12 @@ struct TLSContextFileTests {
 
     @Test("the generated certificate carries IP and DNS SANs and CA:TRUE (checked by openssl x509)")
     func certificateContents() throws {
-        let certificate = try SelfSignedCertificate.generate(commonName: "Pushgate mock", subjectAltNames: ["127.0.0.1", "::1", "localhost"], validDays: 2)
+        let certificate = try SelfSignedCertificate.generate(
+            commonName: "Pushgate mock", subjectAltNames: ["127.0.0.1", "::1", "localhost"], validDays: 2)
         let directory = try TemporaryDirectory()
-        let text = try runOpenSSL(["x509", "-noout", "-text", "-in", directory.write("c.pem", certificate.certificatePEM)])
+        let text = try runOpenSSL([
+            "x509", "-noout", "-text", "-in", directory.write("c.pem", certificate.certificatePEM),
+        ])
         try #require(text.status == 0, "\(text.output)")
         #expect(text.output.contains("IP Address:127.0.0.1"))
         #expect(text.output.contains("IP Address:0:0:0:0:0:0:0:1"))

@@ -4,7 +4,7 @@
 public typealias FuzzCallback = @convention(c) (UnsafeRawPointer, Int) -> CInt
 
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
+func llvmFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
     _ callback: FuzzCallback
@@ -17,7 +17,7 @@ public func runFuzzer(
 ) -> CInt {
     var argc = argc
     var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, callback)
+    return llvmFuzzerRunDriver(&argc, &argv, callback)
 }
 
 /// Stops with a message libFuzzer reports as a crash (and saves the input for).

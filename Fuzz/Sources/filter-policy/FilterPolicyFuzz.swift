@@ -7,6 +7,7 @@
 // matches. Uses `@testable import` (debug builds compile PushCore with -enable-testing) to read
 // the parsed conditions.
 import FuzzSupport
+
 @testable import PushCore
 
 @_cdecl("filter_policy_main")
@@ -107,7 +108,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     let names = policy.attributeNames
     fuzzCheck(names.count <= SNSFilterPolicy.maxNames, "\(names.count) names accepted")
-    fuzzCheck(SNSFilterPolicy.combinationCount(policy.conditions) <= SNSFilterPolicy.maxCombinations, "too many combinations")
+    fuzzCheck(
+        SNSFilterPolicy.combinationCount(policy.conditions) <= SNSFilterPolicy.maxCombinations, "too many combinations")
 
     // Maps from the input: each name gets a slice of the input, a number, or nothing.
     let candidates = ["", "5", "-1.5e3", "abc", "ABC", String(decoding: input.prefix(16), as: UTF8.self)]

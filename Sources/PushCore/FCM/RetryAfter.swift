@@ -33,7 +33,9 @@ public enum RetryAfter {
     }
 
     private static let dayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     private static func imfFixdate(_ b: [UInt8]) -> Int64? {
         // Fixed layout: "Www, DD Mmm YYYY HH:MM:SS GMT", 29 bytes.

@@ -22,7 +22,8 @@ extension SNSMessage {
             guard case .string(let text) = value else {
                 throw ValidationError(
                     field: "message",
-                    message: "the value of '\(key)' must be a JSON string (platform payloads are JSON encoded as a string)")
+                    message:
+                        "the value of '\(key)' must be a JSON string (platform payloads are JSON encoded as a string)")
             }
             // The FCM and ADM payloads are parsed only when a fan-out builds them; checking
             // their shape here fails a bad publish at once instead of silently at every Android

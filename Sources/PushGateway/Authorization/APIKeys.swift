@@ -162,7 +162,8 @@ public struct Caller: Sendable {
 
     /// The caller of a call, from its metadata and peer.
     public static func resolve(keys: APIKeys, context: GRPCCallContext) throws(GRPCStatus) -> Caller {
-        try resolve(keys: keys, authorization: context.metadataValue("authorization"), isLoopbackPeer: context.isLoopbackPeer)
+        try resolve(
+            keys: keys, authorization: context.metadataValue("authorization"), isLoopbackPeer: context.isLoopbackPeer)
     }
 
     /// The key of `Bearer <key>` (scheme case-insensitive, RFC 6750); nil when malformed or empty.
@@ -189,7 +190,8 @@ public struct Caller: Sendable {
     public func requireAdmin(_ what: String) throws(GRPCStatus) {
         guard isAdmin else {
             throw GRPCStatus(
-                .permissionDenied, "\(what): key \(name.debugDescription) is not an admin key (this needs \"admin\": true)")
+                .permissionDenied,
+                "\(what): key \(name.debugDescription) is not an admin key (this needs \"admin\": true)")
         }
     }
 }

@@ -18,7 +18,8 @@ struct ConfigObject {
         for (key, _) in members where !known.contains(key) {
             let what = context.map { " for \($0)" } ?? ""
             throw ConfigurationError(
-                "\(path): unknown key \(key.debugDescription)\(what) (known: \(known.sorted().joined(separator: ", ")))")
+                "\(path): unknown key \(key.debugDescription)\(what) (known: \(known.sorted().joined(separator: ", ")))"
+            )
         }
     }
 

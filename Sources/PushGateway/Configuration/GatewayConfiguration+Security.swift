@@ -43,11 +43,13 @@ public struct SecurityConfiguration: Sendable {
                 throw ConfigurationError("\(path).name: duplicate key name \(name.debugDescription)")
             }
             guard let hex = try key.string("key_sha256") else {
-                throw ConfigurationError("\(path).key_sha256: required (the key's SHA-256; `pushgate api-key` prints one)")
+                throw ConfigurationError(
+                    "\(path).key_sha256: required (the key's SHA-256; `pushgate api-key` prints one)")
             }
             guard let hash = APIKeys.parseSHA256Hex(hex) else {
                 throw ConfigurationError(
-                    "\(path).key_sha256: expected 64 hex digits, the SHA-256 of the key (`pushgate api-key` prints one)")
+                    "\(path).key_sha256: expected 64 hex digits, the SHA-256 of the key (`pushgate api-key` prints one)"
+                )
             }
             if let same = keys.firstIndex(where: { $0.sha256 == hash }) {
                 throw ConfigurationError("\(path).key_sha256: the same key as config.api_keys[\(same)]")
@@ -66,7 +68,9 @@ public struct SecurityConfiguration: Sendable {
                     security.appReferences.append((app, appPath))
                 }
             }
-            keys.append(APIKey(name: name, sha256: hash, apps: all ? .all : .only(names), admin: try key.bool("admin") ?? false))
+            keys.append(
+                APIKey(name: name, sha256: hash, apps: all ? .all : .only(names), admin: try key.bool("admin") ?? false)
+            )
         }
         security.apiKeys = APIKeys(keys)
         return security
@@ -76,10 +80,12 @@ public struct SecurityConfiguration: Sendable {
     /// together, no plaintext on a non-loopback address without `allow_insecure`, apps that exist.
     public func check(listenHost: String, listenPort: Int, appNames: [String]) throws(ConfigurationError) {
         if tlsCertFile.isEmpty != tlsKeyFile.isEmpty {
-            throw ConfigurationError("tls_cert_file, tls_key_file: set both (the listener's certificate and its key) or neither")
+            throw ConfigurationError(
+                "tls_cert_file, tls_key_file: set both (the listener's certificate and its key) or neither")
         }
         if !clientCAFile.isEmpty && !tlsEnabled {
-            throw ConfigurationError("client_ca_file: client certificates need TLS; set tls_cert_file and tls_key_file too")
+            throw ConfigurationError(
+                "client_ca_file: client certificates need TLS; set tls_cert_file and tls_key_file too")
         }
         if !tlsEnabled && !allowInsecure && !Self.isLoopbackHost(listenHost) {
             let address = listenHost.contains(":") ? "[\(listenHost)]:\(listenPort)" : "\(listenHost):\(listenPort)"
@@ -102,7 +108,8 @@ public struct SecurityConfiguration: Sendable {
                 certificateChainFile: tlsCertFile, privateKeyFile: tlsKeyFile, alpn: ["h2"],
                 clientCAFile: clientCAFile.isEmpty ? nil : clientCAFile)
         } catch {
-            let keys = clientCAFile.isEmpty ? "tls_cert_file, tls_key_file" : "tls_cert_file, tls_key_file, client_ca_file"
+            let keys =
+                clientCAFile.isEmpty ? "tls_cert_file, tls_key_file" : "tls_cert_file, tls_key_file, client_ca_file"
             throw ConfigurationError("\(keys): \(error)")
         }
     }

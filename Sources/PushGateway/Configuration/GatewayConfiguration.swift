@@ -87,20 +87,23 @@ public struct GatewayConfiguration: Sendable {
         }
         var config = GatewayConfiguration()
         let reader = try ConfigObject(root, path: "config")
-        try reader.checkKeys(Set([
-            "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
-            "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
-            "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen", "fanout",
-            "max_buffered_request_bytes_per_connection", "max_buffered_request_bytes", "max_unsent_response_bytes",
-            "write_timeout_seconds", "send_timeout_seconds",
-        ]).union(SecurityConfiguration.keys))
+        try reader.checkKeys(
+            Set([
+                "listen", "loops", "max_message_bytes", "max_concurrent_streams", "max_tokens_per_send", "queue_limit",
+                "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
+                "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen", "fanout",
+                "max_buffered_request_bytes_per_connection", "max_buffered_request_bytes", "max_unsent_response_bytes",
+                "write_timeout_seconds", "send_timeout_seconds",
+            ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
         if let size = try reader.int("max_message_bytes", range: 1024...(64 << 20)) { config.maxMessageBytes = size }
         if let streams = try reader.int("max_concurrent_streams", range: 1...100_000) {
             config.maxConcurrentStreams = streams
         }
-        if let tokens = try reader.int("max_tokens_per_send", range: 1...10_000_000) { config.maxTokensPerSend = tokens }
+        if let tokens = try reader.int("max_tokens_per_send", range: 1...10_000_000) {
+            config.maxTokensPerSend = tokens
+        }
         if let limit = try reader.int("queue_limit", range: 1...100_000_000) { config.queueLimit = limit }
         if let path = try reader.string("store") {
             guard !path.isEmpty else { throw ConfigurationError("config.store: must not be empty") }
@@ -115,22 +118,29 @@ public struct GatewayConfiguration: Sendable {
         if let n = try reader.int("max_buffered_request_bytes_per_connection", range: 1024...(1 << 40)) {
             config.maxBufferedRequestBytesPerConnection = n
         }
-        if let n = try reader.int("max_buffered_request_bytes", range: 1024...(1 << 40)) { config.maxBufferedRequestBytes = n }
-        if let n = try reader.int("max_unsent_response_bytes", range: 65_536...(1 << 40)) { config.maxUnsentResponseBytes = n }
+        if let n = try reader.int("max_buffered_request_bytes", range: 1024...(1 << 40)) {
+            config.maxBufferedRequestBytes = n
+        }
+        if let n = try reader.int("max_unsent_response_bytes", range: 65_536...(1 << 40)) {
+            config.maxUnsentResponseBytes = n
+        }
         if let n = try reader.int("write_timeout_seconds", range: 0...86_400) { config.writeTimeoutSeconds = n }
         if let n = try reader.int("send_timeout_seconds", range: 0...86_400) { config.sendTimeoutSeconds = n }
         // A message as large as allowed must fit the budgets, or it could never be received.
         if config.maxBufferedRequestBytesPerConnection < config.maxMessageBytes + 5 {
             throw ConfigurationError(
                 "config.max_buffered_request_bytes_per_connection: \(config.maxBufferedRequestBytesPerConnection) is less than "
-                    + "max_message_bytes (\(config.maxMessageBytes)) plus its 5-byte prefix: such a message could never be received")
+                    + "max_message_bytes (\(config.maxMessageBytes)) plus its 5-byte prefix: such a message could never be received"
+            )
         }
         if config.maxBufferedRequestBytes < config.maxBufferedRequestBytesPerConnection {
             throw ConfigurationError(
                 "config.max_buffered_request_bytes: \(config.maxBufferedRequestBytes) is less than "
                     + "max_buffered_request_bytes_per_connection (\(config.maxBufferedRequestBytesPerConnection))")
         }
-        if let level = try reader.string("log_level") { config.logLevel = try LogLevel(parsing: level, path: "config.log_level") }
+        if let level = try reader.string("log_level") {
+            config.logLevel = try LogLevel(parsing: level, path: "config.log_level")
+        }
         if let metrics = try reader.string("metrics_listen") { try config.setMetricsListen(metrics) }
         if let apps = try reader.array("apps") {
             config.apps = try apps.enumerated().map { index, value throws(ConfigurationError) in
@@ -203,7 +213,8 @@ public struct GatewayConfiguration: Sendable {
                 Set(common + ["team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox"]),
                 context: "an apns app")
         case .fcm:
-            try reader.checkKeys(Set(common + ["service_account_file", "project_id", "token_url"]), context: "an fcm app")
+            try reader.checkKeys(
+                Set(common + ["service_account_file", "project_id", "token_url"]), context: "an fcm app")
         case .adm:
             try reader.checkKeys(Set(common + ["client_id", "client_secret_file", "token_url"]), context: "an adm app")
         }
@@ -270,7 +281,8 @@ public struct GatewayConfiguration: Sendable {
                 clientID: try reader.string("client_id") ?? "",
                 clientSecretFile: try reader.string("client_secret_file") ?? "")
             guard !adm.clientID.isEmpty else {
-                throw ConfigurationError("\(path).client_id: required for an adm app (the security profile's client id)")
+                throw ConfigurationError(
+                    "\(path).client_id: required for an adm app (the security profile's client id)")
             }
             guard !adm.clientSecretFile.isEmpty else {
                 throw ConfigurationError(

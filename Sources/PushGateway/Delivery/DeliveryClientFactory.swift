@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushADM
 import PushAPNs
 import PushCredentials
@@ -10,6 +7,10 @@ import PushMetrics
 import PushPosix
 import PushTLS
 import PushTransport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Builds a delivery client per configured app: APNs (endpoint, TLS identity, one provider-token
 /// cache per (team, key) shared by every app that uses that key), FCM (service account, OAuth2
@@ -74,14 +75,16 @@ enum DeliveryClientFactory {
                         "\(path): set team_id, key_id and key_file (token auth) or cert_file and key_file "
                             + "(certificate auth)")
                 }
-                tls = try app.caPEM.isEmpty
+                tls =
+                    try app.caPEM.isEmpty
                     ? TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
                     : TLSContext.client(caPEM: app.caPEM)
                 let cacheKey = "\(apns.teamID)/\(apns.keyID)"
                 if let cache = tokenCaches[cacheKey] {
                     credentials = .providerToken(cache)
                 } else {
-                    let signer = try ES256Signer(p8PEM: apns.keyPEM.isEmpty ? readKeyFile(apns.keyFile, path: path) : apns.keyPEM)
+                    let signer = try ES256Signer(
+                        p8PEM: apns.keyPEM.isEmpty ? readKeyFile(apns.keyFile, path: path) : apns.keyPEM)
                     let cache = ProviderTokenCache(
                         teamID: apns.teamID, keyID: apns.keyID, signer: signer, clock: unixSeconds)
                     tokenCaches[cacheKey] = cache
@@ -110,7 +113,8 @@ enum DeliveryClientFactory {
     static let admEndpoint = HTTPSOrigin(host: "api.amazon.com", port: 443)
 
     private static func makeADMClient(
-        _ app: AppConfiguration, _ adm: AppConfiguration.ADMKeys, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
+        _ app: AppConfiguration, _ adm: AppConfiguration.ADMKeys, path: String, settings: ProviderClientConfiguration,
+        group: EventLoopGroup,
         logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics
     ) throws(ConfigurationError) -> any DeliveryClient {
         let endpoint = try providerEndpoint(app, default: admEndpoint, path: path)
@@ -144,7 +148,9 @@ enum DeliveryClientFactory {
         do {
             switch app.proxy {
             case "direct": return .direct
-            case "": return try ProxyChoice.fromEnvironment(environment(["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"]))
+            case "":
+                return try ProxyChoice.fromEnvironment(
+                    environment(["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"]))
             default: return ProxyChoice(proxy: try HTTPProxy(url: app.proxy))
             }
         } catch {
@@ -172,7 +178,8 @@ enum DeliveryClientFactory {
     }
 
     private static func isProjectIDByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
             || byte == UInt8(ascii: "-")
     }
 
@@ -180,7 +187,8 @@ enum DeliveryClientFactory {
     static let fcmEndpoint = HTTPSOrigin(host: "fcm.googleapis.com", port: 443)
 
     private static func makeFCMClient(
-        _ app: AppConfiguration, _ fcm: AppConfiguration.FCMKeys, path: String, settings: ProviderClientConfiguration, group: EventLoopGroup,
+        _ app: AppConfiguration, _ fcm: AppConfiguration.FCMKeys, path: String, settings: ProviderClientConfiguration,
+        group: EventLoopGroup,
         logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics
     ) throws(ConfigurationError) -> any DeliveryClient {
         let endpoint = try providerEndpoint(app, default: fcmEndpoint, path: path)
@@ -209,7 +217,8 @@ enum DeliveryClientFactory {
                 account: account, signer: signer, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0],
                 proxy: settings.proxy)
         } catch {
-            throw ConfigurationError("\(fcm.tokenURL.isEmpty ? "\(path).service_account_file token_uri" : "\(path).token_url"): \(error)")
+            throw ConfigurationError(
+                "\(fcm.tokenURL.isEmpty ? "\(path).service_account_file token_uri" : "\(path).token_url"): \(error)")
         }
         let accessTokens = AccessTokenCache(logger: logger, fetch: fetch)
         return FCMClient(

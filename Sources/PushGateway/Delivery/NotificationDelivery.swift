@@ -1,6 +1,6 @@
 import PushAPNs
-import PushDelivery
 import PushCore
+import PushDelivery
 import PushPosix
 import PushProto
 import PushSync
@@ -73,7 +73,9 @@ final class NotificationDelivery: Sendable {
 
     /// Room for every token in the apps' bounded queues, all or nothing.
     /// - Returns: each item's client, in item order.
-    private func reserve(_ send: ValidatedSend, clients: [String: any DeliveryClient]) throws(GRPCStatus) -> [any DeliveryClient] {
+    private func reserve(_ send: ValidatedSend, clients: [String: any DeliveryClient]) throws(GRPCStatus)
+        -> [any DeliveryClient]
+    {
         if send.items.count == 1 {
             // The common case, without the dictionaries below.
             let item = send.items[0]
@@ -101,7 +103,9 @@ final class NotificationDelivery: Sendable {
         return send.items.map { reserved[$0.app]! }
     }
 
-    private func client(_ name: String, in clients: [String: any DeliveryClient]) throws(GRPCStatus) -> any DeliveryClient {
+    private func client(_ name: String, in clients: [String: any DeliveryClient]) throws(GRPCStatus)
+        -> any DeliveryClient
+    {
         guard let client = clients[name] else {
             // Removed by a reload between validation and delivery.
             throw GRPCStatus(.unavailable, "app \(name) was just removed from the configuration; retry")
@@ -119,7 +123,8 @@ final class NotificationDelivery: Sendable {
         guard client.reserve(count) else {
             throw GRPCStatus(
                 .resourceExhausted,
-                "app \(app) already holds \(client.heldRequests) notifications (queue_limit \(queueLimit)); retry later")
+                "app \(app) already holds \(client.heldRequests) notifications (queue_limit \(queueLimit)); retry later"
+            )
         }
     }
 

@@ -74,7 +74,10 @@ final class OrderedResults<Output: Sendable>: Sendable {
         var waiter: CheckedContinuation<Result<Output, any Error>?, any Error>?
     }
 
-    private enum Handout { case wait, cancelled, result(Result<Output, any Error>?) }
+    private enum Handout {
+        case wait, cancelled
+        case result(Result<Output, any Error>?)
+    }
 
     private let state = Locked(State())
 
@@ -98,7 +101,8 @@ final class OrderedResults<Output: Sendable>: Sendable {
     }
 
     func complete(_ index: Int, _ result: Result<Output, any Error>) {
-        let handOff = state.withLock { state -> (CheckedContinuation<Result<Output, any Error>?, any Error>, Result<Output, any Error>)? in
+        let handOff = state.withLock {
+            state -> (CheckedContinuation<Result<Output, any Error>?, any Error>, Result<Output, any Error>)? in
             guard case .running? = state.slots[index] else { return nil }
             if index == state.nextToHand, let waiter = state.waiter {
                 state.waiter = nil
@@ -148,7 +152,8 @@ final class OrderedResults<Output: Sendable>: Sendable {
 
     /// Cancels every operation still running and ends ``next()``.
     func cancelAll() {
-        let (cancels, waiter) = state.withLock { state -> ([@Sendable () -> Void], CheckedContinuation<Result<Output, any Error>?, any Error>?) in
+        let (cancels, waiter) = state.withLock {
+            state -> ([@Sendable () -> Void], CheckedContinuation<Result<Output, any Error>?, any Error>?) in
             guard !state.cancelled else { return ([], nil) }
             state.cancelled = true
             let cancels = state.slots.values.compactMap { slot -> (@Sendable () -> Void)? in

@@ -44,7 +44,8 @@ enum SendRequestValidation {
             let prepared: Result<PreparedPush, ValidationError>
             switch app.keys {
             case .apns(let apns):
-                prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID).map(PreparedPush.apns)
+                prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID).map(
+                    PreparedPush.apns)
             case .fcm:
                 prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
             case .adm:

@@ -1,7 +1,7 @@
 import PushCore
 import PushDelivery
-import PushStore
 import PushMetrics
+import PushStore
 
 /// Recipients held for a provider that cannot take them (README, "Provider outages"): a page holds
 /// them instead of FAILing them (``FanOut/holdsFor(_:)``), the chunk parks when its pages are done,
@@ -27,8 +27,10 @@ extension FanOut {
             holds: FanOutHoldChanges(parkUntil: until), now: now)
         log.info(
             "fan-out waiting for the provider",
-            ["message_id": chunk.message.id, "chunk": "\(chunk.number)", "held": "\(held)",
-             "retry_in_ms": "\(until - now)"])
+            [
+                "message_id": chunk.message.id, "chunk": "\(chunk.number)", "held": "\(held)",
+                "retry_in_ms": "\(until - now)",
+            ])
     }
 
     /// Unix ms after which held recipients are FAILED: `max_hold_seconds` after the publish.
@@ -60,8 +62,10 @@ extension FanOut {
             }
             log.warning(
                 "fan-out gave up waiting for the provider",
-                ["message_id": chunk.message.id, "chunk": "\(chunk.number)", "failed": "\(counts.failed)",
-                 "max_hold_seconds": "\(settings.maxHoldSeconds)"])
+                [
+                    "message_id": chunk.message.id, "chunk": "\(chunk.number)", "failed": "\(counts.failed)",
+                    "max_hold_seconds": "\(settings.maxHoldSeconds)",
+                ])
             return try await commit(chunk, cursor: chunk.cursor, counts: counts, releasing: released)
         }
         var targets: [FanOutTarget] = []
@@ -70,9 +74,10 @@ extension FanOut {
                 counts.skipped += 1  // deleted while held
                 continue
             }
-            targets.append(FanOutTarget(
-                subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpoint.id, filterPolicyJSON: ""),
-                endpoint: endpoint, cursor: ""))
+            targets.append(
+                FanOutTarget(
+                    subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpoint.id, filterPolicyJSON: ""),
+                    endpoint: endpoint, cursor: ""))
         }
         var prepared = prepare(targets, plan: &plan, clients: live.clients)
         prepared.counts.total = 0  // counted when first sent

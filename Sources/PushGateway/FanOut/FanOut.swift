@@ -1,10 +1,10 @@
 import PushAPNs
-import PushDelivery
 import PushCore
+import PushDelivery
+import PushMetrics
 import PushPosix
 import PushStore
 import PushSync
-import PushMetrics
 
 /// Delivers published messages in the background, in leased chunks that any instance sharing the
 /// store may work.
@@ -156,7 +156,7 @@ final class FanOut: Sendable {
             if Task.isCancelled { return }
             do {
                 _ = try await store.renewFanOutLease(chunk, policy: policy, now: unixMilliseconds())
-            } catch where error.code == .conflict || error.code == .notFound {
+            } catch  where error.code == .conflict || error.code == .notFound {
                 log.warning(
                     "fan-out chunk taken over by another instance; stopping it here",
                     ["message_id": chunk.message.id, "chunk": "\(chunk.number)"])
@@ -192,9 +192,12 @@ final class FanOut: Sendable {
                     plan = try MessagePlan(message, target: .endpoint(key), apps: apps)
                     // A resumed chunk whose recipient is held sends to it as a held one (counted once).
                     if chunk.holds == 0 {
-                        targets = [FanOutTarget(
-                            subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
-                            endpoint: endpoint, cursor: "")]
+                        targets = [
+                            FanOutTarget(
+                                subscription: SubscriptionRecord(
+                                    id: "", topic: "", endpointID: endpointID, filterPolicyJSON: ""),
+                                endpoint: endpoint, cursor: "")
+                        ]
                     }
                 } catch let error as StoreError where error.code == .notFound {
                     // Deleted since the publish: nothing to send; the message is still finished.
@@ -231,7 +234,8 @@ final class FanOut: Sendable {
                     topic: message.topic ?? "", after: cursor, through: chunk.end, limit: pageSize)
                 // The clients as of now (a reload may have replaced a retired one).
                 let prepared = prepare(page.items, plan: &plan, clients: live.clients)
-                inFlight.append((Task { await self.send(prepared, messageID: message.id) }, page.items.last?.cursor ?? cursor))
+                inFlight.append(
+                    (Task { await self.send(prepared, messageID: message.id) }, page.items.last?.cursor ?? cursor))
                 cursor = inFlight.last!.cursor
                 finished = page.nextCursor == nil
                 while inFlight.count >= Self.pagesInFlight || (finished && !inFlight.isEmpty) {
@@ -280,7 +284,8 @@ final class FanOut: Sendable {
                 total: counts.total, delivered: counts.delivered, rejected: counts.rejected, failed: counts.failed,
                 skipped: counts.skipped),
             state: .fanningOut,
-            holds: FanOutHoldChanges(holding: counts.hold.map { FanOutHold(endpointID: $0.id, reason: $0.reason) }, releasing: releasing),
+            holds: FanOutHoldChanges(
+                holding: counts.hold.map { FanOutHold(endpointID: $0.id, reason: $0.reason) }, releasing: releasing),
             now: unixMilliseconds())
         for held in counts.hold { metrics?.fanOutHolds(app: held.app, event: "held").increment() }
         return held
@@ -290,10 +295,11 @@ final class FanOut: Sendable {
     /// per message and app) and its recipients.
     struct PreparedPage: Sendable {
         var counts: FanOutCounts
-        var deliveries: [
-            (notification: PreparedPush, recipients: [FanOutTarget], client: any DeliveryClient,
-             counters: NotificationCounters?)
-        ] = []
+        var deliveries:
+            [(
+                notification: PreparedPush, recipients: [FanOutTarget], client: any DeliveryClient,
+                counters: NotificationCounters?
+            )] = []
     }
 
     func prepare(
@@ -345,9 +351,10 @@ final class FanOut: Sendable {
         do {
             _ = try await store.updateEndpoint(
                 id: endpoint.id, normalizedToken: endpoint.token, enabled: nil, customUserData: nil)
-            log.info("endpoint token replaced by the provider's canonical one",
-                     ["app": endpoint.app, "endpoint_id": endpoint.id, "message_id": messageID])
-        } catch where error.code == .alreadyExists {
+            log.info(
+                "endpoint token replaced by the provider's canonical one",
+                ["app": endpoint.app, "endpoint_id": endpoint.id, "message_id": messageID])
+        } catch  where error.code == .alreadyExists {
             let reason = "CanonicalTokenOfEndpoint:\(error.existingID ?? "")"
             try? await store.disableEndpoints([(endpoint.id, reason)])
             events.endpointDisabled(

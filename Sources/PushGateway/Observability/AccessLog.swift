@@ -30,10 +30,15 @@ struct AccessLog: GRPCCallObserver {
         case .requestBudgetExceeded(let peer, let path):
             log.warning(
                 "request budget exceeded",
-                ["method": path.map { String($0.dropFirst()) } ?? "unknown", "peer": peer,
-                 "hint": "raise max_buffered_request_bytes_per_connection / max_buffered_request_bytes if this client is legitimate"])
+                [
+                    "method": path.map { String($0.dropFirst()) } ?? "unknown", "peer": peer,
+                    "hint":
+                        "raise max_buffered_request_bytes_per_connection / max_buffered_request_bytes if this client is legitimate",
+                ])
         case .unreadClientClosed(let peer, let unsent, let reason):
-            log.warning("client closed: it does not read its responses", ["peer": peer, "unsent_bytes": "\(unsent)", "reason": reason])
+            log.warning(
+                "client closed: it does not read its responses",
+                ["peer": peer, "unsent_bytes": "\(unsent)", "reason": reason])
         case .controlFrameFlood(let peer, let frames):
             log.warning(
                 "client closed: a flood of control frames (WINDOW_UPDATE, PING, PRIORITY, ...)",

@@ -75,13 +75,17 @@ final class DeliveryEvents: Sendable {
                 // Not the token's fault: every send of the app fails until someone fixes a setting.
                 log.warning(
                     message,
-                    ["app": app, "token": token, "http_status": "\(result.httpStatus)", "reason": result.reason,
-                     "attempts": "\(result.attempts)", "message_id": messageID, "hint": hint])
+                    [
+                        "app": app, "token": token, "http_status": "\(result.httpStatus)", "reason": result.reason,
+                        "attempts": "\(result.attempts)", "message_id": messageID, "hint": hint,
+                    ])
             } else {
                 log.info(
                     message,
-                    ["app": app, "token": token, "http_status": "\(result.httpStatus)", "reason": result.reason,
-                     "attempts": "\(result.attempts)", "message_id": messageID])
+                    [
+                        "app": app, "token": token, "http_status": "\(result.httpStatus)", "reason": result.reason,
+                        "attempts": "\(result.attempts)", "message_id": messageID,
+                    ])
             }
         }
         guard watcherCount.load(ordering: .relaxed) > 0 else { return }

@@ -1,6 +1,6 @@
 import PushAPNs
-import PushDelivery
 import PushCore
+import PushDelivery
 import PushGRPC
 import PushMetrics
 import PushPosix
@@ -23,7 +23,9 @@ final class GatewayMetrics: Sendable {
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
     /// From 100 µs: a provider on the same network (or `pushgate mock-apns` on loopback) answers in
     /// well under a millisecond, and `pushgate bench` reads its latency from this histogram.
-    static let providerBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    static let providerBuckets = [
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+    ]
 
     init(apps: [AppConfiguration]) {
         let family = registry.counter(
@@ -31,9 +33,12 @@ final class GatewayMetrics: Sendable {
             help: "Final per-token results, from Send and from Publish fan-outs.",
             labels: ["app", "platform", "status", "reason"])
         notificationFamily = family
-        notifications = Locked(Dictionary(
-            apps.map { ($0.name, NotificationCounters(family: family, app: $0.name, platform: $0.platform.rawValue)) },
-            uniquingKeysWith: { first, _ in first }))
+        notifications = Locked(
+            Dictionary(
+                apps.map {
+                    ($0.name, NotificationCounters(family: family, app: $0.name, platform: $0.platform.rawValue))
+                },
+                uniquingKeysWith: { first, _ in first }))
         providerRequestSeconds = registry.histogram(
             "pushgate_provider_request_seconds",
             help: "Provider (APNs, FCM, ADM) request time, submit to response, per request that got a response.",
@@ -79,9 +84,10 @@ final class GatewayMetrics: Sendable {
     func provider(app: String) -> ProviderMetrics {
         ProviderMetrics(
             requestSeconds: providerRequestSeconds(app: app),
-            protections: Dictionary(uniqueKeysWithValues: ProviderProtection.allCases.map {
-                ($0, providerProtections.labels(app, $0.rawValue))
-            }))
+            protections: Dictionary(
+                uniqueKeysWithValues: ProviderProtection.allCases.map {
+                    ($0, providerProtections.labels(app, $0.rawValue))
+                }))
     }
 
     /// The gauges computed when scraped, from the running parts.

@@ -1,6 +1,7 @@
 import PushCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How much `pushgate` logs.
@@ -54,7 +55,8 @@ public struct Log: Sendable {
 
     private func write(_ at: LogLevel, _ message: String, _ fields: KeyValuePairs<String, String>) {
         guard at >= level else { return }
-        var line = "ts=\(Self.timestamp()) level=\(at.name) msg=\(Self.quoted(TextCap.prefix(message, maxBytes: Self.maxValueBytes)))"
+        var line =
+            "ts=\(Self.timestamp()) level=\(at.name) msg=\(Self.quoted(TextCap.prefix(message, maxBytes: Self.maxValueBytes)))"
         for (key, value) in fields {
             line += " \(key)=\(Self.quoted(TextCap.prefix(value, maxBytes: Self.maxValueBytes)))"
         }
@@ -79,7 +81,9 @@ public struct Log: Sendable {
 
     /// logfmt quoting: bare when safe, else double-quoted with escapes.
     static func quoted(_ value: String) -> String {
-        let safe = !value.isEmpty && value.utf8.allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") && $0 < 0x7f }
+        let safe =
+            !value.isEmpty
+            && value.utf8.allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") && $0 < 0x7f }
         if safe { return value }
         var out = "\""
         for scalar in value.unicodeScalars {
@@ -89,7 +93,11 @@ public struct Log: Sendable {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 { out += "\\u{\(String(scalar.value, radix: 16))}" } else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""

@@ -71,27 +71,31 @@ enum HealthService {
     static let maxRequestBytes = 4096
 
     static func make(board: HealthStatusBoard) -> GRPCService {
-        GRPCService(name: "grpc.health.v1.Health", methods: [
-            GRPCMethod.protoUnary("Check", GRPCHealthV1.HealthCheckRequest.self) { request, _ in
-                guard let status = board.status(of: request.service) else {
-                    throw GRPCStatus(.notFound, "service: unknown service \(TextCap.quoted(request.service))")
-                }
-                var response = GRPCHealthV1.HealthCheckResponse()
-                response.status = status
-                return response
-            }
-            .limitingRequestMessages(to: maxRequestBytes),
-            GRPCMethod.protoServerStreaming("Watch", GRPCHealthV1.HealthCheckRequest.self, GRPCHealthV1.HealthCheckResponse.self) {
-                request, writer, _ in
-                // Watch keeps the stream open for as long as the client wants it, also for unknown
-                // services (SERVICE_UNKNOWN), per the health-checking protocol.
-                for await status in board.watch(request.service) {
+        GRPCService(
+            name: "grpc.health.v1.Health",
+            methods: [
+                GRPCMethod.protoUnary("Check", GRPCHealthV1.HealthCheckRequest.self) { request, _ in
+                    guard let status = board.status(of: request.service) else {
+                        throw GRPCStatus(.notFound, "service: unknown service \(TextCap.quoted(request.service))")
+                    }
                     var response = GRPCHealthV1.HealthCheckResponse()
                     response.status = status
-                    await writer.send(response)
+                    return response
                 }
-            }
-            .limitingRequestMessages(to: maxRequestBytes),
-        ])
+                .limitingRequestMessages(to: maxRequestBytes),
+                GRPCMethod.protoServerStreaming(
+                    "Watch", GRPCHealthV1.HealthCheckRequest.self, GRPCHealthV1.HealthCheckResponse.self
+                ) {
+                    request, writer, _ in
+                    // Watch keeps the stream open for as long as the client wants it, also for unknown
+                    // services (SERVICE_UNKNOWN), per the health-checking protocol.
+                    for await status in board.watch(request.service) {
+                        var response = GRPCHealthV1.HealthCheckResponse()
+                        response.status = status
+                        await writer.send(response)
+                    }
+                }
+                .limitingRequestMessages(to: maxRequestBytes),
+            ])
     }
 }

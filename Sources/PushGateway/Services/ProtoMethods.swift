@@ -42,7 +42,9 @@ extension GRPCMethod {
     /// answers through its responder, now or later; what it throws is the call's status.
     static func authorizedImmediateUnary<Request: ProtoMessage, Response: ProtoMessage>(
         _ name: String, _ request: Request.Type, _ response: Response.Type, _ authorizer: Authorizer, _ access: Access,
-        _ body: @escaping @Sendable (Request, Caller, GRPCCallContext, ProtoUnaryResponder<Response>) throws(GRPCStatus) -> Void
+        _ body:
+            @escaping @Sendable (Request, Caller, GRPCCallContext, ProtoUnaryResponder<Response>) throws(GRPCStatus) ->
+            Void
     ) -> GRPCMethod {
         GRPCMethod.immediateUnary(name) { bytes, context, responder in
             do throws(GRPCStatus) {

@@ -47,7 +47,8 @@ struct PublishService: Sendable {
             }
             guard let app = configuration.app(named: endpoint.app), !endpoint.app.isEmpty else {
                 throw GRPCStatus(
-                    .failedPrecondition, "endpoint_id: the endpoint's app \(endpoint.app.debugDescription) is not configured")
+                    .failedPrecondition,
+                    "endpoint_id: the endpoint's app \(endpoint.app.debugDescription) is not configured")
             }
             target = .endpoint(app.platformKey)
         }
@@ -66,9 +67,10 @@ struct PublishService: Sendable {
 
     func message(_ request: PushgateV1.GetMessageRequest) async throws(GRPCStatus) -> PushgateV1.Message {
         try RegistryValidation.required(request.messageID, "message_id")
-        return PushgateV1.Message(try await storeCall("message_id") { () async throws(StoreError) in
-            try await store.message(id: request.messageID)
-        })
+        return PushgateV1.Message(
+            try await storeCall("message_id") { () async throws(StoreError) in
+                try await store.message(id: request.messageID)
+            })
     }
 
     /// Everything that can be wrong with a publish whatever its recipients: the message structure,

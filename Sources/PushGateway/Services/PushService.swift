@@ -1,8 +1,8 @@
 import PushCore
 import PushDelivery
 import PushGRPC
-import PushProto
 import PushMetrics
+import PushProto
 
 /// `pushgate.v1.Push`: Send and SendStream deliver now; Publish stores and fans out in the background.
 enum PushService {
@@ -14,75 +14,85 @@ enum PushService {
         live: LiveSettings, delivery: NotificationDelivery, publish: PublishService,
         events: DeliveryEvents, authorizer: Authorizer, metrics: GatewayMetrics? = nil
     ) -> GRPCService {
-        GRPCService(name: "pushgate.v1.Push", methods: [
-            // Without a task per call: the busiest method, and a one-token Send is mostly overhead.
-            .authorizedImmediateUnary("Send", PushgateV1.SendRequest.self, PushgateV1.SendResponse.self, authorizer, .anyCaller) {
-                request, caller, context, responder throws(GRPCStatus) in
-                let collector = try startSend(
-                    request, caller: caller, settings: live.snapshot, delivery: delivery,
-                    deadline: context.deadline, metrics: metrics
-                ) { response in responder.respond(response) }
-                // The client went away or its deadline passed: the rest is dropped, not sent.
-                responder.onCancel { collector.expire() }
-            },
-            GRPCMethod.bidirectionalStreaming("SendStream") { requests, responses, context in
-                let admitted = try Caller.admitted(context)
-                let admittedGeneration = authorizer.generation
-                // Each request goes the way of a Send (startSend), answered in request order.
-                try await OrderedPipeline.run(
-                    requests, window: sendStreamWindow,
-                    start: { bytes, completion in
-                        // Checked again once the keys were reloaded: a key removed (or narrowed)
-                        // by SIGHUP stops working on streams opened before, too.
-                        let caller = authorizer.generation == admittedGeneration
-                            ? admitted : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
-                        let collector = try startSend(
-                            try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
-                            delivery: delivery, deadline: context.deadline, metrics: metrics
-                        ) { response in completion(.success(response)) }
-                        return { collector.expire() }
-                    },
-                    emit: { response in await responses.send(response.serializedBytes()) })
-            }
-            .admitting(authorizer.admission(.anyCaller, method: "SendStream")),
-            .authorizedUnary("Publish", PushgateV1.PublishRequest.self, authorizer, .anyCaller) { request, caller, _ in
-                try await publish.publish(request, caller: caller)
-            },
-            .authorizedUnary("GetMessage", PushgateV1.GetMessageRequest.self, authorizer, .anyCaller) { request, _, _ in
-                try await publish.message(request)
-            },
-            GRPCMethod.protoServerStreaming("WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self) {
-                request, writer, context in
-                let configuration = live.configuration
-                /// The watch's apps against `caller`'s grant.
-                func requireApps(_ caller: Caller) throws(GRPCStatus) {
-                    for (index, app) in request.apps.enumerated() {
-                        guard !app.isEmpty, configuration.app(named: app) != nil else {
-                            throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(TextCap.quoted(app))")
+        GRPCService(
+            name: "pushgate.v1.Push",
+            methods: [
+                // Without a task per call: the busiest method, and a one-token Send is mostly overhead.
+                .authorizedImmediateUnary(
+                    "Send", PushgateV1.SendRequest.self, PushgateV1.SendResponse.self, authorizer, .anyCaller
+                ) {
+                    request, caller, context, responder throws(GRPCStatus) in
+                    let collector = try startSend(
+                        request, caller: caller, settings: live.snapshot, delivery: delivery,
+                        deadline: context.deadline, metrics: metrics
+                    ) { response in responder.respond(response) }
+                    // The client went away or its deadline passed: the rest is dropped, not sent.
+                    responder.onCancel { collector.expire() }
+                },
+                GRPCMethod.bidirectionalStreaming("SendStream") { requests, responses, context in
+                    let admitted = try Caller.admitted(context)
+                    let admittedGeneration = authorizer.generation
+                    // Each request goes the way of a Send (startSend), answered in request order.
+                    try await OrderedPipeline.run(
+                        requests, window: sendStreamWindow,
+                        start: { bytes, completion in
+                            // Checked again once the keys were reloaded: a key removed (or narrowed)
+                            // by SIGHUP stops working on streams opened before, too.
+                            let caller =
+                                authorizer.generation == admittedGeneration
+                                ? admitted : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
+                            let collector = try startSend(
+                                try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
+                                delivery: delivery, deadline: context.deadline, metrics: metrics
+                            ) { response in completion(.success(response)) }
+                            return { collector.expire() }
+                        },
+                        emit: { response in await responses.send(response.serializedBytes()) })
+                }
+                .admitting(authorizer.admission(.anyCaller, method: "SendStream")),
+                .authorizedUnary("Publish", PushgateV1.PublishRequest.self, authorizer, .anyCaller) {
+                    request, caller, _ in
+                    try await publish.publish(request, caller: caller)
+                },
+                .authorizedUnary("GetMessage", PushgateV1.GetMessageRequest.self, authorizer, .anyCaller) {
+                    request, _, _ in
+                    try await publish.message(request)
+                },
+                GRPCMethod.protoServerStreaming(
+                    "WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self
+                ) {
+                    request, writer, context in
+                    let configuration = live.configuration
+                    /// The watch's apps against `caller`'s grant.
+                    func requireApps(_ caller: Caller) throws(GRPCStatus) {
+                        for (index, app) in request.apps.enumerated() {
+                            guard !app.isEmpty, configuration.app(named: app) != nil else {
+                                throw GRPCStatus(.notFound, "apps[\(index)]: unknown app \(TextCap.quoted(app))")
+                            }
+                            try caller.requireApp(app, field: "apps[\(index)]")
                         }
-                        try caller.requireApp(app, field: "apps[\(index)]")
+                        // A key limited to some apps watches only those (an empty list means all of them).
+                        if request.apps.isEmpty {
+                            for app in configuration.apps { try caller.requireApp(app.name, field: "apps") }
+                        }
                     }
-                    // A key limited to some apps watches only those (an empty list means all of them).
-                    if request.apps.isEmpty {
-                        for app in configuration.apps { try caller.requireApp(app.name, field: "apps") }
+                    try requireApps(try Caller.admitted(context))
+                    guard request.deliveredSampleEvery >= 0 else {
+                        throw GRPCStatus(.invalidArgument, "delivered_sample_every: must not be negative")
+                    }
+                    var generation = authorizer.generation
+                    for await event in events.watch(apps: request.apps, sampleEvery: Int(request.deliveredSampleEvery))
+                    {
+                        if authorizer.generation != generation {
+                            // Keys reloaded: the watch goes on only if its key still grants its apps.
+                            generation = authorizer.generation
+                            try requireApps(try authorizer.caller(context, access: .anyCaller, method: "WatchEvents"))
+                        }
+                        await writer.send(event)
                     }
                 }
-                try requireApps(try Caller.admitted(context))
-                guard request.deliveredSampleEvery >= 0 else {
-                    throw GRPCStatus(.invalidArgument, "delivered_sample_every: must not be negative")
-                }
-                var generation = authorizer.generation
-                for await event in events.watch(apps: request.apps, sampleEvery: Int(request.deliveredSampleEvery)) {
-                    if authorizer.generation != generation {
-                        // Keys reloaded: the watch goes on only if its key still grants its apps.
-                        generation = authorizer.generation
-                        try requireApps(try authorizer.caller(context, access: .anyCaller, method: "WatchEvents"))
-                    }
-                    await writer.send(event)
-                }
-            }
-            .admitting(authorizer.admission(.anyCaller, method: "WatchEvents")),
-        ])
+                .admitting(authorizer.admission(.anyCaller, method: "WatchEvents")),
+            ])
     }
 
     /// The one way a Send is delivered (Push/Send, and each request of SendStream): checks the

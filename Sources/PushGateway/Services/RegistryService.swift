@@ -16,48 +16,72 @@ struct RegistryService: Sendable {
     let authorizer: Authorizer
 
     func make() -> GRPCService {
-        GRPCService(name: "pushgate.v1.Registry", methods: [
-            .authorizedUnary("ListApplications", PushgateV1.ListApplicationsRequest.self, authorizer, .anyCaller) { request, _, _ in
-                try Self.listApplications(request, apps: configuration.apps)
-            },
-            .authorizedUnary("CreateEndpoint", PushgateV1.CreateEndpointRequest.self, authorizer, .admin) { request, _, context in try await createEndpoint(request, context) },
-            .authorizedUnary("GetEndpoint", PushgateV1.GetEndpointRequest.self, authorizer, .anyCaller) { request, _, _ in
-                try RegistryValidation.required(request.id, "id")
-                return PushgateV1.Endpoint(try await storeCall("id") { () async throws(StoreError) in
-                    try await store.endpoint(id: request.id)
-                })
-            },
-            .authorizedUnary("UpdateEndpoint", PushgateV1.UpdateEndpointRequest.self, authorizer, .admin) { request, _, context in try await updateEndpoint(request, context) },
-            .authorizedUnary("DeleteEndpoint", PushgateV1.DeleteEndpointRequest.self, authorizer, .admin) { request, _, _ in
-                try RegistryValidation.required(request.id, "id")
-                try await storeCall("id") { () async throws(StoreError) in try await store.deleteEndpoint(id: request.id) }
-                return PushgateV1.DeleteEndpointResponse()
-            },
-            .authorizedUnary("ListEndpoints", PushgateV1.ListEndpointsRequest.self, authorizer, .anyCaller) { request, _, context in try await listEndpoints(request, context) },
-            .authorizedUnary("CreateTopic", PushgateV1.CreateTopicRequest.self, authorizer, .admin) { request, _, _ in
-                try RegistryValidation.topicName(request.name)
-                var topic = PushgateV1.Topic()
-                topic.name = try await storeCall("name") { () async throws(StoreError) in
-                    try await store.createTopic(name: request.name)
-                }.name
-                return topic
-            },
-            .authorizedUnary("DeleteTopic", PushgateV1.DeleteTopicRequest.self, authorizer, .admin) { request, _, _ in
-                try RegistryValidation.topicName(request.name)
-                try await storeCall("name") { () async throws(StoreError) in try await store.deleteTopic(name: request.name) }
-                return PushgateV1.DeleteTopicResponse()
-            },
-            .authorizedUnary("ListTopics", PushgateV1.ListTopicsRequest.self, authorizer, .anyCaller) { request, _, context in try await listTopics(request, context) },
-            .authorizedUnary("Subscribe", PushgateV1.SubscribeRequest.self, authorizer, .admin) { request, _, context in try await subscribe(request, context) },
-            .authorizedUnary("Unsubscribe", PushgateV1.UnsubscribeRequest.self, authorizer, .admin) { request, _, _ in
-                try RegistryValidation.required(request.subscriptionID, "subscription_id")
-                try await storeCall("subscription_id") { () async throws(StoreError) in
-                    try await store.unsubscribe(id: request.subscriptionID)
-                }
-                return PushgateV1.UnsubscribeResponse()
-            },
-            .authorizedUnary("ListSubscriptions", PushgateV1.ListSubscriptionsRequest.self, authorizer, .anyCaller) { request, _, context in try await listSubscriptions(request, context) },
-        ])
+        GRPCService(
+            name: "pushgate.v1.Registry",
+            methods: [
+                .authorizedUnary("ListApplications", PushgateV1.ListApplicationsRequest.self, authorizer, .anyCaller) {
+                    request, _, _ in
+                    try Self.listApplications(request, apps: configuration.apps)
+                },
+                .authorizedUnary("CreateEndpoint", PushgateV1.CreateEndpointRequest.self, authorizer, .admin) {
+                    request, _, context in try await createEndpoint(request, context)
+                },
+                .authorizedUnary("GetEndpoint", PushgateV1.GetEndpointRequest.self, authorizer, .anyCaller) {
+                    request, _, _ in
+                    try RegistryValidation.required(request.id, "id")
+                    return PushgateV1.Endpoint(
+                        try await storeCall("id") { () async throws(StoreError) in
+                            try await store.endpoint(id: request.id)
+                        })
+                },
+                .authorizedUnary("UpdateEndpoint", PushgateV1.UpdateEndpointRequest.self, authorizer, .admin) {
+                    request, _, context in try await updateEndpoint(request, context)
+                },
+                .authorizedUnary("DeleteEndpoint", PushgateV1.DeleteEndpointRequest.self, authorizer, .admin) {
+                    request, _, _ in
+                    try RegistryValidation.required(request.id, "id")
+                    try await storeCall("id") { () async throws(StoreError) in
+                        try await store.deleteEndpoint(id: request.id)
+                    }
+                    return PushgateV1.DeleteEndpointResponse()
+                },
+                .authorizedUnary("ListEndpoints", PushgateV1.ListEndpointsRequest.self, authorizer, .anyCaller) {
+                    request, _, context in try await listEndpoints(request, context)
+                },
+                .authorizedUnary("CreateTopic", PushgateV1.CreateTopicRequest.self, authorizer, .admin) {
+                    request, _, _ in
+                    try RegistryValidation.topicName(request.name)
+                    var topic = PushgateV1.Topic()
+                    topic.name = try await storeCall("name") { () async throws(StoreError) in
+                        try await store.createTopic(name: request.name)
+                    }.name
+                    return topic
+                },
+                .authorizedUnary("DeleteTopic", PushgateV1.DeleteTopicRequest.self, authorizer, .admin) {
+                    request, _, _ in
+                    try RegistryValidation.topicName(request.name)
+                    try await storeCall("name") { () async throws(StoreError) in
+                        try await store.deleteTopic(name: request.name)
+                    }
+                    return PushgateV1.DeleteTopicResponse()
+                },
+                .authorizedUnary("ListTopics", PushgateV1.ListTopicsRequest.self, authorizer, .anyCaller) {
+                    request, _, context in try await listTopics(request, context)
+                },
+                .authorizedUnary("Subscribe", PushgateV1.SubscribeRequest.self, authorizer, .admin) {
+                    request, _, context in try await subscribe(request, context)
+                },
+                .authorizedUnary("Unsubscribe", PushgateV1.UnsubscribeRequest.self, authorizer, .admin) {
+                    request, _, _ in
+                    try RegistryValidation.required(request.subscriptionID, "subscription_id")
+                    try await storeCall("subscription_id") { () async throws(StoreError) in
+                        try await store.unsubscribe(id: request.subscriptionID)
+                    }
+                    return PushgateV1.UnsubscribeResponse()
+                },
+                .authorizedUnary("ListSubscriptions", PushgateV1.ListSubscriptionsRequest.self, authorizer, .anyCaller)
+                { request, _, context in try await listSubscriptions(request, context) },
+            ])
     }
 
     // MARK: Endpoints
@@ -95,7 +119,8 @@ struct RegistryService: Sendable {
         if let data = request.customUserData { try RegistryValidation.customUserData(data) }
         let updated = try await storeCall(token == nil ? "id" : "token") { () async throws(StoreError) in
             try await store.updateEndpoint(
-                id: request.id, normalizedToken: token, enabled: request.enabled, customUserData: request.customUserData)
+                id: request.id, normalizedToken: token, enabled: request.enabled, customUserData: request.customUserData
+            )
         }
         return PushgateV1.Endpoint(updated)
     }

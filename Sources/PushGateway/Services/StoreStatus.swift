@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushCore
 import PushStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension GRPCStatus {
     /// The gRPC status for a store failure; `field` names the request field the failure is about.

@@ -1,6 +1,7 @@
 import CLibPQ
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One libpq connection and its cache of prepared statements. Not thread-safe: ``PostgresStore``
@@ -87,7 +88,8 @@ final class PostgresConnection: SQLDatabase {
             case .null: texts.append(nil)
             case .text(let s):
                 guard !s.utf8.contains(0) else {
-                    throw StoreError(.invalidArgument, message: "text with a NUL character cannot be stored in PostgreSQL")
+                    throw StoreError(
+                        .invalidArgument, message: "text with a NUL character cannot be stored in PostgreSQL")
                 }
                 texts.append(s)
             case .textArray(let items): texts.append(Self.arrayLiteral(items))
@@ -102,7 +104,8 @@ final class PostgresConnection: SQLDatabase {
     private func statementName(_ sql: String) throws(StoreError) -> String {
         if let name = prepared[sql] { return name }
         let name = "pg\(prepared.count + 1)"
-        let result = try check(PQprepare(connection, name, Self.numberedParameters(sql), 0, nil), doing: "preparing \(sql)")
+        let result = try check(
+            PQprepare(connection, name, Self.numberedParameters(sql), 0, nil), doing: "preparing \(sql)")
         _ = result
         prepared[sql] = name
         return name

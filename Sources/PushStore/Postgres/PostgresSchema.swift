@@ -118,7 +118,8 @@ enum PostgresSchema {
                     try connection.run("UPDATE pushgate_schema SET version = ?", [.integer(Int64(step.version))])
                 }
             } catch {
-                throw StoreError(error.code, message: "migration \(step.version) (\(step.name)) failed: \(error.message)")
+                throw StoreError(
+                    error.code, message: "migration \(step.version) (\(step.name)) failed: \(error.message)")
             }
             applied.append(step.version)
         }

@@ -96,7 +96,8 @@ public final class PostgresStore: SQLStore {
         defer { load.withLock { $0[index] -= 1 } }
         return try await recorded { () async throws(StoreError) -> T in
             try await onQueue(index) { () throws(StoreError) -> T in
-                try self.slots[index].connection.withLock { (connection: inout PostgresConnection?) throws(StoreError) -> T in
+                try self.slots[index].connection.withLock {
+                    (connection: inout PostgresConnection?) throws(StoreError) -> T in
                     guard let connection else { throw StoreError(.internal, message: "the store is closed") }
                     try connection.ensureConnected()
                     return try body(connection)

@@ -26,8 +26,11 @@ extension SQLDatabase {
             """ + engine.forUpdateSkipLocked,
             [.integer(now)]
         ) {
-            (messageSeq: $0.int64(0), number: $0.int64(1), cursor: $0.int64(2), last: $0.isNull(3) ? nil : $0.int64(3),
-             holds: $0.int64(4), parkings: $0.int64(5))
+            (
+                messageSeq: $0.int64(0), number: $0.int64(1), cursor: $0.int64(2),
+                last: $0.isNull(3) ? nil : $0.int64(3),
+                holds: $0.int64(4), parkings: $0.int64(5)
+            )
         }
         guard let expired else { return nil }
         let expiresAt = now + policy.leaseMillis
@@ -140,7 +143,9 @@ extension SQLDatabase {
         holds changes: FanOutHoldChanges, now: Int64
     ) throws(StoreError) -> Int64 {
         let number = chunk.number
-        guard counts.isValid else { throw StoreError(.invalidArgument, message: "progress counts must not be negative") }
+        guard counts.isValid else {
+            throw StoreError(.invalidArgument, message: "progress counts must not be negative")
+        }
         guard state != .accepted else {
             throw StoreError(.invalidArgument, message: "a chunk is fanningOut, completed or expired")
         }
@@ -155,10 +160,11 @@ extension SQLDatabase {
             let messageSeq = try heldChunk(
                 messageID: chunk.message.id, number: number, claim: chunk.claim, lockMessage: finishing)
             try changeHolds(messageSeq: messageSeq, number: number, changes)
-            let held = try row(
-                "SELECT count(*) FROM fanout_holds WHERE message_seq = ? AND number = ?",
-                [.integer(messageSeq), .int(number)]
-            ) { $0.int64(0) } ?? 0
+            let held =
+                try row(
+                    "SELECT count(*) FROM fanout_holds WHERE message_seq = ? AND number = ?",
+                    [.integer(messageSeq), .int(number)]
+                ) { $0.int64(0) } ?? 0
             if finishing && held > 0 {
                 throw StoreError(
                     .invalidArgument,
@@ -259,8 +265,10 @@ extension SQLDatabase {
         guard let status, status.planned, status.working == 0 else { return }
         try run(
             "UPDATE messages SET state = ? WHERE seq = ?",
-            [.text(status.expired > 0 ? MessageState.expired.rawValue : MessageState.completed.rawValue),
-             .integer(messageSeq)])
+            [
+                .text(status.expired > 0 ? MessageState.expired.rawValue : MessageState.completed.rawValue),
+                .integer(messageSeq),
+            ])
     }
 
     /// Lets other instances claim `owner`'s unfinished chunks at once (a graceful stop).

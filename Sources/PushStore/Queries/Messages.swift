@@ -22,7 +22,9 @@ extension SQLDatabase {
                     .integer(message.failed), .integer(message.skipped),
                 ]
             ) { $0.int64(0) }
-            guard let seq else { throw StoreError(.internal, message: "inserting message \(message.id) returned no seq") }
+            guard let seq else {
+                throw StoreError(.internal, message: "inserting message \(message.id) returned no seq")
+            }
             for (name, value) in message.attributes.sorted(by: { $0.key < $1.key }) {
                 try run(
                     "INSERT INTO message_attributes (message_seq, name, value) VALUES (?, ?, ?)",
@@ -69,8 +71,12 @@ extension SQLDatabase {
             FROM fanout_chunks WHERE message_seq = ?
             """, [.integer(found.seq)]
         ) {
-            (ProgressCounts(total: $0.int64(0), delivered: $0.int64(1), rejected: $0.int64(2), failed: $0.int64(3), skipped: $0.int64(4)),
-             holds: $0.int64(5))
+            (
+                ProgressCounts(
+                    total: $0.int64(0), delivered: $0.int64(1), rejected: $0.int64(2), failed: $0.int64(3),
+                    skipped: $0.int64(4)),
+                holds: $0.int64(5)
+            )
         }
         if let (sums, holds) = sums {
             message.total += sums.total

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Notices an SQLite file deleted or replaced while the store has it open. SQLite keeps writing
@@ -37,13 +37,15 @@ final class SQLiteFileWatch: Sendable {
         var open = stat()
         if fstat(descriptor, &open) == 0, open.st_nlink == 0 {
             throw StoreError(
-                .io, message: "the database file \(path) was deleted while Pushgate had it open; "
+                .io,
+                message: "the database file \(path) was deleted while Pushgate had it open; "
                     + "nothing more is written to it (restart Pushgate on a store it can keep)")
         }
         var atPath = stat()
         if stat(path, &atPath) != 0 || UInt64(atPath.st_dev) != device || UInt64(atPath.st_ino) != inode {
             throw StoreError(
-                .io, message: "the database file \(path) was moved, replaced or its directory removed while "
+                .io,
+                message: "the database file \(path) was moved, replaced or its directory removed while "
                     + "Pushgate had it open; nothing more is written to it (restart Pushgate)")
         }
     }

@@ -161,13 +161,20 @@ struct ADMMessageBuilderTests {
     @Test("data_json must be an object of strings; errors name the member")
     func dataJSONErrors() {
         let cases: [(String, String, String)] = [
-            (#"{"n":1}"#, "data_json.n", "must be a JSON string: ADM data values are strings (quote numbers and booleans)"),
-            (#"{"o":{"a":"b"}}"#, "data_json.o", "must be a JSON string: ADM data values are strings (quote numbers and booleans)"),
+            (
+                #"{"n":1}"#, "data_json.n",
+                "must be a JSON string: ADM data values are strings (quote numbers and booleans)"
+            ),
+            (
+                #"{"o":{"a":"b"}}"#, "data_json.o",
+                "must be a JSON string: ADM data values are strings (quote numbers and booleans)"
+            ),
             (#"["a"]"#, "data_json", "must be a JSON object of strings"),
             (#""text""#, "data_json", "must be a JSON object of strings"),
         ]
         for (json, field, message) in cases {
-            #expect(error(request(dataJSON: json)) == ValidationError(field: "notifications[2].\(field)", message: message))
+            #expect(
+                error(request(dataJSON: json)) == ValidationError(field: "notifications[2].\(field)", message: message))
         }
         #expect(error(request(dataJSON: #"{"a":"#))?.field == "notifications[2].data_json")
         #expect(error(request(dataJSON: #"{"a":"1","a":"2"}"#))?.field == "notifications[2].data_json")
@@ -271,7 +278,9 @@ struct ADMMessageBuilderTests {
         ]
         for (n, field) in cases {
             #expect(
-                error(n) == ValidationError(field: "notifications[2].\(field)", message: "must be empty when payload_json is set"))
+                error(n)
+                    == ValidationError(
+                        field: "notifications[2].\(field)", message: "must be empty when payload_json is set"))
         }
         // Priority means nothing to ADM either way.
         #expect(error(request(payloadJSON: payload, priority: 10)) == nil)

@@ -29,7 +29,9 @@ struct ADMRegistrationIDTests {
 
     @Test("empty and over-long ids are refused, the limit is 2048 bytes")
     func length() {
-        #expect(error("") == ValidationError(field: "tokens[0]", message: "must not be empty; " + ADMRegistrationID.requirement))
+        #expect(
+            error("")
+                == ValidationError(field: "tokens[0]", message: "must not be empty; " + ADMRegistrationID.requirement))
         #expect(error(String(repeating: "a", count: 2048)) == nil)
         let long = error(String(repeating: "a", count: 2049), field: "notifications[1].tokens[3]")
         #expect(long?.field == "notifications[1].tokens[3]")

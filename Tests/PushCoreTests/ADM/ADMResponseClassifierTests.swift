@@ -6,7 +6,9 @@ import Testing
 struct ADMResponseClassifierTests {
     static let now: Int64 = 1_700_000_000
 
-    static func reasonBody(_ reason: String) -> [UInt8] { Array(#"{"reason":""#.utf8) + Array(reason.utf8) + Array(#""}"#.utf8) }
+    static func reasonBody(_ reason: String) -> [UInt8] {
+        Array(#"{"reason":""#.utf8) + Array(reason.utf8) + Array(#""}"#.utf8)
+    }
 
     func outcome(_ status: Int, _ body: [UInt8] = [], retryAfter: String? = nil) -> ClassifiedAnswer {
         ADMResponseClassifier.outcome(status: status, body: body, retryAfter: retryAfter, now: Self.now)
@@ -33,13 +35,18 @@ struct ADMResponseClassifierTests {
         #expect(
             outcome(400, reason: "InvalidRegistrationId")
                 == .rejected(reason: "InvalidRegistrationId", httpStatus: 400, invalidatesToken: true))
-        #expect(outcome(410, reason: "Unregistered") == .rejected(reason: "Unregistered", httpStatus: 410, invalidatesToken: true))
-        #expect(outcome(400, reason: "Unregistered") == .rejected(reason: "Unregistered", httpStatus: 400, invalidatesToken: true))
+        #expect(
+            outcome(410, reason: "Unregistered")
+                == .rejected(reason: "Unregistered", httpStatus: 410, invalidatesToken: true))
+        #expect(
+            outcome(400, reason: "Unregistered")
+                == .rejected(reason: "Unregistered", httpStatus: 400, invalidatesToken: true))
     }
 
     @Test("message errors reject without touching the token")
     func messageErrors() {
-        for reason in ["InvalidData", "InvalidConsolidationKey", "InvalidExpiration", "InvalidChecksum", "InvalidType"] {
+        for reason in ["InvalidData", "InvalidConsolidationKey", "InvalidExpiration", "InvalidChecksum", "InvalidType"]
+        {
             #expect(outcome(400, reason: reason) == .rejected(reason: reason, httpStatus: 400, invalidatesToken: false))
         }
         #expect(
@@ -90,13 +97,17 @@ struct ADMResponseClassifierTests {
         // A bare 410 rejects but does not disable the endpoint: only ADM's reasons do.
         #expect(outcome(410) == .rejected(reason: "HTTP 410", httpStatus: 410, invalidatesToken: false))
         #expect(outcome(413) == .rejected(reason: "HTTP 413", httpStatus: 413, invalidatesToken: false))
-        #expect(outcome(429, retryAfter: "3") == .transient(reason: "HTTP 429", httpStatus: 429, retryAfter: .seconds(3)))
+        #expect(
+            outcome(429, retryAfter: "3") == .transient(reason: "HTTP 429", httpStatus: 429, retryAfter: .seconds(3)))
         #expect(outcome(502, reason: "Novel") == .transient(reason: "Novel", httpStatus: 502, retryAfter: nil))
         #expect(outcome(302) == .rejected(reason: "HTTP 302", httpStatus: 302, invalidatesToken: false))
         // An empty or non-string reason is no reason.
-        #expect(outcome(400, Self.reasonBody("")) == .rejected(reason: "HTTP 400", httpStatus: 400, invalidatesToken: false))
         #expect(
-            outcome(400, Array(#"{"reason":4}"#.utf8)) == .rejected(reason: "HTTP 400", httpStatus: 400, invalidatesToken: false))
+            outcome(400, Self.reasonBody("")) == .rejected(reason: "HTTP 400", httpStatus: 400, invalidatesToken: false)
+        )
+        #expect(
+            outcome(400, Array(#"{"reason":4}"#.utf8))
+                == .rejected(reason: "HTTP 400", httpStatus: 400, invalidatesToken: false))
     }
 
     @Test("body parsing helpers")

@@ -104,8 +104,11 @@ struct APNsPayloadBuilderTests {
 
     @Test("alert.image is FCM-only: APNs leaves it out and it conflicts with nothing")
     func imageIgnored() throws {
-        #expect(try build(NotificationRequest(alert: .init(title: "T", image: "https://i"))) == #"{"aps":{"alert":{"title":"T"}}}"#)
-        #expect(try build(NotificationRequest(alert: .init(image: "https://i"), sound: "s")) == #"{"aps":{"sound":"s"}}"#)
+        #expect(
+            try build(NotificationRequest(alert: .init(title: "T", image: "https://i")))
+                == #"{"aps":{"alert":{"title":"T"}}}"#)
+        #expect(
+            try build(NotificationRequest(alert: .init(image: "https://i"), sound: "s")) == #"{"aps":{"sound":"s"}}"#)
         #expect(try build(NotificationRequest(alert: .init(image: "https://i"), payloadJSON: "{}")) == "{}")
     }
 

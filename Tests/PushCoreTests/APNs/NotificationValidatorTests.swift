@@ -83,7 +83,8 @@ struct NotificationValidatorTests {
         #expect(
             try prepare(
                 valid {
-                    $0.pushType = .voip; $0.topic = "x.y"
+                    $0.pushType = .voip
+                    $0.topic = "x.y"
                 }
             ).topic == "x.y")
         #expect(try prepare(valid { $0.topic = "x.y" }, bundleID: "").topic == "x.y")
@@ -164,7 +165,8 @@ struct NotificationValidatorTests {
         #expect(
             try prepare(
                 valid {
-                    $0.pushType = .mdm; $0.topic = "com.apple.mgmt.External.1234"
+                    $0.pushType = .mdm
+                    $0.topic = "com.apple.mgmt.External.1234"
                 }
             ).topic
                 == "com.apple.mgmt.External.1234")

@@ -113,12 +113,16 @@ struct FCMMessageBuilderTests {
     @Test("priority: 10 and default HIGH for a visible message; 5 and 1 NORMAL; apns-priority as a string")
     func priority() throws {
         let alert = NotificationRequest.Alert(title: "t")
-        for (priority, android, apns) in [(0, "HIGH", "10"), (10, "HIGH", "10"), (5, "NORMAL", "5"), (1, "NORMAL", "1")] {
+        for (priority, android, apns) in [
+            (0, "HIGH", "10"), (10, "HIGH", "10"), (5, "NORMAL", "5"), (1, "NORMAL", "1"),
+        ] {
             let m = try message(request(alert: alert, priority: Int32(priority)))
             #expect(m["android"]?["priority"] == .string(android), "\(priority)")
             #expect(m["apns"]?["headers"]?["apns-priority"] == .string(apns), "\(priority)")
         }
-        #expect(error(request(alert: alert, priority: 3)) == ValidationError(field: "notifications[2].priority", message: "must be 0, 1, 5 or 10"))
+        #expect(
+            error(request(alert: alert, priority: 3))
+                == ValidationError(field: "notifications[2].priority", message: "must be 0, 1, 5 or 10"))
     }
 
     @Test("a data-only message defaults to NORMAL/5; an explicit 10 is HIGH for Android but 5 for iOS")
@@ -242,7 +246,9 @@ struct FCMMessageBuilderTests {
 
     @Test("the APNs field checks apply: interruption level")
     func interruptionLevel() {
-        #expect(error(request(alert: .init(title: "t"), interruptionLevel: "loud"))?.field == "notifications[2].interruption_level")
+        #expect(
+            error(request(alert: .init(title: "t"), interruptionLevel: "loud"))?.field
+                == "notifications[2].interruption_level")
     }
 
     @Test("id cannot be set for FCM")
@@ -261,7 +267,9 @@ struct FCMMessageBuilderTests {
 
     @Test("tokens: at least one, each checked with its index")
     func tokens() {
-        #expect(error(request(alert: .init(title: "t"), tokens: [])) == ValidationError(field: "notifications[2].tokens", message: "at least one token is required"))
+        #expect(
+            error(request(alert: .init(title: "t"), tokens: []))
+                == ValidationError(field: "notifications[2].tokens", message: "at least one token is required"))
         let e = error(request(alert: .init(title: "t"), tokens: ["good", "bad token"]))
         #expect(e?.field == "notifications[2].tokens[1]")
         #expect(e?.message.contains("A-Za-z0-9_:.-") == true)
@@ -269,7 +277,8 @@ struct FCMMessageBuilderTests {
 
     @Test("payload_json is the rest of the message after the token, key order kept, compacted")
     func payloadJSON() throws {
-        let payload = #"{ "data": {"z":"1", "a":"2"}, "android": {"ttl": "10.5s", "priority": "high"}, "fcm_options": {"analytics_label": "x"} }"#
+        let payload =
+            #"{ "data": {"z":"1", "a":"2"}, "android": {"ttl": "10.5s", "priority": "high"}, "fcm_options": {"analytics_label": "x"} }"#
         let n = request(payloadJSON: payload)
         #expect(
             try body(n)
@@ -333,7 +342,9 @@ struct FCMMessageBuilderTests {
         ]
         for (n, field) in cases {
             #expect(
-                error(n) == ValidationError(field: "notifications[2].\(field)", message: "must be empty when payload_json is set"))
+                error(n)
+                    == ValidationError(
+                        field: "notifications[2].\(field)", message: "must be empty when payload_json is set"))
         }
     }
 

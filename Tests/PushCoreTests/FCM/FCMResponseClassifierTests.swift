@@ -50,12 +50,18 @@ struct FCMResponseClassifierTests {
     @Test("INVALID_ARGUMENT invalidates only when it is about message.token")
     func invalidArgument() {
         #expect(
-            outcome(400, Self.errorBody(code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
-                violations: ["message.token"]))
+            outcome(
+                400,
+                Self.errorBody(
+                    code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
+                    violations: ["message.token"]))
                 == .rejected(reason: "INVALID_ARGUMENT", httpStatus: 400, invalidatesToken: true))
         #expect(
-            outcome(400, Self.errorBody(code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
-                violations: ["message.android.ttl"]))
+            outcome(
+                400,
+                Self.errorBody(
+                    code: 400, status: "INVALID_ARGUMENT", errorCode: "INVALID_ARGUMENT",
+                    violations: ["message.android.ttl"]))
                 == .rejected(reason: "INVALID_ARGUMENT", httpStatus: 400, invalidatesToken: false))
         let wording = Self.errorBody(
             code: 400, status: "INVALID_ARGUMENT",
@@ -64,10 +70,12 @@ struct FCMResponseClassifierTests {
         let dataError = Self.errorBody(
             code: 400, status: "INVALID_ARGUMENT", message: "Invalid value at 'message.data[0].value' (TYPE_STRING), 1",
             errorCode: "INVALID_ARGUMENT")
-        #expect(outcome(400, dataError) == .rejected(reason: "INVALID_ARGUMENT", httpStatus: 400, invalidatesToken: false))
+        #expect(
+            outcome(400, dataError) == .rejected(reason: "INVALID_ARGUMENT", httpStatus: 400, invalidatesToken: false))
         // Without the FcmError detail the status decides, with the same token rule.
         let statusOnly = Self.errorBody(code: 400, status: "INVALID_ARGUMENT", violations: ["message.token"])
-        #expect(outcome(400, statusOnly) == .rejected(reason: "INVALID_ARGUMENT", httpStatus: 400, invalidatesToken: true))
+        #expect(
+            outcome(400, statusOnly) == .rejected(reason: "INVALID_ARGUMENT", httpStatus: 400, invalidatesToken: true))
     }
 
     @Test("THIRD_PARTY_AUTH_ERROR is a rejection that keeps the token, not an OAuth problem")
@@ -83,7 +91,9 @@ struct FCMResponseClassifierTests {
     @Test("QUOTA_EXCEEDED, UNAVAILABLE and INTERNAL are transient with Retry-After")
     func transientCodes() {
         #expect(
-            outcome(429, Self.errorBody(code: 429, status: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED"), retryAfter: "60")
+            outcome(
+                429, Self.errorBody(code: 429, status: "RESOURCE_EXHAUSTED", errorCode: "QUOTA_EXCEEDED"),
+                retryAfter: "60")
                 == .transient(reason: "QUOTA_EXCEEDED", httpStatus: 429, retryAfter: .seconds(60)))
         #expect(
             outcome(503, Self.errorBody(code: 503, status: "UNAVAILABLE", errorCode: "UNAVAILABLE"))
@@ -129,7 +139,9 @@ struct FCMResponseClassifierTests {
     @Test("an unparsable body: the HTTP status decides and the reason is HTTP <n>")
     func httpFallback() {
         let html = Array("<html>oops</html>".utf8)
-        #expect(outcome(429, html, retryAfter: "3") == .transient(reason: "HTTP 429", httpStatus: 429, retryAfter: .seconds(3)))
+        #expect(
+            outcome(429, html, retryAfter: "3")
+                == .transient(reason: "HTTP 429", httpStatus: 429, retryAfter: .seconds(3)))
         #expect(outcome(500, html) == .transient(reason: "HTTP 500", httpStatus: 500, retryAfter: nil))
         #expect(outcome(502, html) == .transient(reason: "HTTP 502", httpStatus: 502, retryAfter: nil))
         #expect(outcome(503, []) == .transient(reason: "HTTP 503", httpStatus: 503, retryAfter: nil))
@@ -137,7 +149,9 @@ struct FCMResponseClassifierTests {
         #expect(outcome(404, html) == .rejected(reason: "HTTP 404", httpStatus: 404, invalidatesToken: false))
         #expect(outcome(413, []) == .rejected(reason: "HTTP 413", httpStatus: 413, invalidatesToken: false))
         // An error object of the wrong shape counts as unparsable.
-        #expect(outcome(400, Array(#"{"error":"bad"}"#.utf8)) == .rejected(reason: "HTTP 400", httpStatus: 400, invalidatesToken: false))
+        #expect(
+            outcome(400, Array(#"{"error":"bad"}"#.utf8))
+                == .rejected(reason: "HTTP 400", httpStatus: 400, invalidatesToken: false))
     }
 
     @Test("an unknown status string falls back to the HTTP status, keeping FCM's string as the reason")

@@ -47,7 +47,10 @@ struct FCMTokenTests {
         #expect(FCMDuration("3.000000001s")?.description == "3.000000001s")
         #expect(FCMDuration("3.500s")?.description == "3.5s")
         #expect(FCMDuration(seconds: 7).description == "7s")
-        for bad in ["", "s", "3600", "-1s", "+1s", "1.s", ".5s", "1.0000000001s", "1e3s", "1 s", "1.5S", "99999999999999999999s"] {
+        for bad in [
+            "", "s", "3600", "-1s", "+1s", "1.s", ".5s", "1.0000000001s", "1e3s", "1 s", "1.5S",
+            "99999999999999999999s",
+        ] {
             #expect(FCMDuration(bad) == nil, "\(bad)")
         }
         #expect(FCMDuration(seconds: 1, nanos: 1).secondsRoundedUp == 2)

@@ -126,10 +126,13 @@ struct SNSADMPayloadTests {
         #expect(body(long) == #"{"data":{},"expiresAfter":2592000}"#)
         // 40 days published 15 days ago: 25 days are left, under the clamp.
         let day: Int64 = 86_400
-        let aged = try #require(try build(m, attributes: [Self.ttlName: String(40 * day)], publishedAt: 0, now: 15 * day))
+        let aged = try #require(
+            try build(m, attributes: [Self.ttlName: String(40 * day)], publishedAt: 0, now: 15 * day))
         #expect(body(aged) == #"{"data":{},"expiresAfter":"# + String(25 * day) + "}")
         // A clock behind the publish time counts as no dwell.
-        #expect(body(try build(m, attributes: [Self.ttlName: "50"], publishedAt: 1_000, now: 900)) == #"{"data":{},"expiresAfter":50}"#)
+        #expect(
+            body(try build(m, attributes: [Self.ttlName: "50"], publishedAt: 1_000, now: 900))
+                == #"{"data":{},"expiresAfter":50}"#)
         #expect(SNSADMPayload.remaining(ttl: 10, elapsed: 11) == nil)
         #expect(SNSADMPayload.remaining(ttl: 10, elapsed: 10) == 1)
     }
@@ -139,7 +142,9 @@ struct SNSADMPayloadTests {
         let m = try message(adm: #"{"data":{}}"#)
         #expect(error(m, attributes: [Self.ttlName: "-1"])?.field == #"attributes["AWS.SNS.MOBILE.ADM.TTL"]"#)
         #expect(error(m, attributes: [Self.ttlName: "1h"])?.field == #"attributes["AWS.SNS.MOBILE.ADM.TTL"]"#)
-        #expect(error(m, attributes: ["AWS.SNS.MOBILE.APNS.PRIORITY": "7"])?.field == #"attributes["AWS.SNS.MOBILE.APNS.PRIORITY"]"#)
+        #expect(
+            error(m, attributes: ["AWS.SNS.MOBILE.APNS.PRIORITY": "7"])?.field
+                == #"attributes["AWS.SNS.MOBILE.APNS.PRIORITY"]"#)
         #expect(SNSAttributeName.ttl(for: .adm) == Self.ttlName)
     }
 
@@ -181,7 +186,8 @@ struct SNSADMPayloadTests {
             }
         }
         func withADM(_ adm: String) -> String {
-            String(decoding: JSONWriter.encode(.object([("default", .string("d")), ("ADM", .string(adm))])), as: UTF8.self)
+            String(
+                decoding: JSONWriter.encode(.object([("default", .string("d")), ("ADM", .string(adm))])), as: UTF8.self)
         }
         #expect(parseError(withADM("[]"))?.field == "message.ADM")
         #expect(parseError(withADM("[]"))?.message.hasPrefix("must be a JSON object") == true)
@@ -190,7 +196,8 @@ struct SNSADMPayloadTests {
         #expect(parseError(withADM("\"text\""))?.field == "message.ADM")
         #expect(parseError(withADM(#"{"data":{}}"#)) == nil)
         // ADM is a known key now: a non-string value fails the publish instead of being ignored.
-        #expect(parseError(#"{"default":"d","ADM":{"data":{}}}"#)?.message.contains("'ADM' must be a JSON string") == true)
+        #expect(
+            parseError(#"{"default":"d","ADM":{"data":{}}}"#)?.message.contains("'ADM' must be a JSON string") == true)
         // A direct publish to an ADM endpoint needs default or ADM.
         #expect(parseError(#"{"ADM":"{\"data\":{}}"}"#, target: .endpoint(.adm)) == nil)
         #expect(

@@ -18,7 +18,10 @@ struct SNSAPNsPayloadTests {
             message: message, key: key, options: options, bundleID: bundleID, publishedAt: publishedAt, now: now)
     }
 
-    func error(_ message: SNSMessage, _ key: PlatformKey = .apns, _ options: SNSDeliveryOptions = .init(), bundleID: String = bundle)
+    func error(
+        _ message: SNSMessage, _ key: PlatformKey = .apns, _ options: SNSDeliveryOptions = .init(),
+        bundleID: String = bundle
+    )
         -> ValidationError?
     {
         do throws(ValidationError) {
@@ -81,8 +84,11 @@ struct SNSAPNsPayloadTests {
         #expect(
             error(try message(#"{"default":"d","APNS_SANDBOX":"{\"aps\":"}"#), .apnsSandbox)
                 == ValidationError(
-                    field: "message", message: "the 'APNS_SANDBOX' value is not valid JSON: unexpected end of input at byte 7"))
-        #expect(error(try message(#"{"default":"d","APNS":""}"#))?.message.hasPrefix("the 'APNS' value is not valid JSON") == true)
+                    field: "message",
+                    message: "the 'APNS_SANDBOX' value is not valid JSON: unexpected end of input at byte 7"))
+        #expect(
+            error(try message(#"{"default":"d","APNS":""}"#))?.message.hasPrefix("the 'APNS' value is not valid JSON")
+                == true)
     }
 
     @Test("a message with no entry for the key is refused")
@@ -115,7 +121,8 @@ struct SNSAPNsPayloadTests {
 
     @Test("content-available 1 alone is background at priority 5; with a badge, alert at 10")
     func backgroundPriority() throws {
-        let background = try #require(try build(try message(#"{"default":"d","APNS":"{\"aps\":{\"content-available\":1}}"}"#)))
+        let background = try #require(
+            try build(try message(#"{"default":"d","APNS":"{\"aps\":{\"content-available\":1}}"}"#)))
         #expect(background.pushType == .background)
         #expect(background.priority == 5)
         let custom = try build(try message(#"{"default":"d","APNS":"{\"aps\":{\"content-available\":1},\"id\":7}"}"#))
@@ -220,7 +227,8 @@ struct SNSAPNsPayloadTests {
             error(over)
                 == ValidationError(
                     field: "message",
-                    message: "the APNs payload for 'APNS' is 4097 bytes, over the limit of 4096 bytes for push type alert"))
+                    message:
+                        "the APNs payload for 'APNS' is 4097 bytes, over the limit of 4096 bytes for push type alert"))
         #expect(try build(over, .apns, SNSDeliveryOptions(pushType: .voip))?.payload.count == 4097)
     }
 }

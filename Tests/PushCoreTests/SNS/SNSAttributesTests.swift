@@ -49,7 +49,9 @@ struct SNSAttributesTests {
         #expect(try SNSAttributes.parse(["AWS.SNS.MOBILE.APNS.TTL": "0"], platformKey: .apns).ttlSeconds == 0)
     }
 
-    @Test("a TTL must be plain digits within Int64", arguments: ["", "-1", "+5", "1.5", "1e3", " 5", "9223372036854775808"])
+    @Test(
+        "a TTL must be plain digits within Int64",
+        arguments: ["", "-1", "+5", "1.5", "1e3", " 5", "9223372036854775808"])
     func badTTL(value: String) {
         #expect(
             error(["AWS.SNS.MOBILE.APNS_SANDBOX.TTL": value], .gcm)
@@ -72,7 +74,9 @@ struct SNSAttributesTests {
     @Test("priority is 1, 5 or 10")
     func priority() throws {
         for value in [1, 5, 10] {
-            #expect(try SNSAttributes.parse(["AWS.SNS.MOBILE.APNS.PRIORITY": "\(value)"], platformKey: .apns).priority == value)
+            #expect(
+                try SNSAttributes.parse(["AWS.SNS.MOBILE.APNS.PRIORITY": "\(value)"], platformKey: .apns).priority
+                    == value)
         }
         for value in ["0", "high", "05", ""] {
             #expect(
@@ -86,7 +90,9 @@ struct SNSAttributesTests {
     func topic() {
         let field = #"attributes["AWS.SNS.MOBILE.APNS.TOPIC"]"#
         #expect(error(["AWS.SNS.MOBILE.APNS.TOPIC": ""]) == ValidationError(field: field, message: "must not be empty"))
-        #expect(error(["AWS.SNS.MOBILE.APNS.TOPIC": "com.example app"])?.message == "must be printable ASCII without spaces")
+        #expect(
+            error(["AWS.SNS.MOBILE.APNS.TOPIC": "com.example app"])?.message == "must be printable ASCII without spaces"
+        )
     }
 
     @Test("the collapse id is at most 64 bytes without control characters")
@@ -107,10 +113,13 @@ struct SNSAttributesTests {
         #expect(
             error([name: "1"])
                 == ValidationError(
-                    field: "attributes[\"\(name)\"]", message: #"names starting with "AWS." or "Amazon." are reserved"#))
+                    field: "attributes[\"\(name)\"]", message: #"names starting with "AWS." or "Amazon." are reserved"#)
+        )
     }
 
-    @Test("ordinary names follow SNS's rule", arguments: ["", ".a", "a.", "a..b", "a b", "é", String(repeating: "a", count: 257)])
+    @Test(
+        "ordinary names follow SNS's rule",
+        arguments: ["", ".a", "a.", "a..b", "a b", "é", String(repeating: "a", count: 257)])
     func badNames(name: String) {
         let failure = error([name: "v"])
         #expect(failure?.field == "attributes[\"\(name)\"]")
@@ -125,6 +134,8 @@ struct SNSAttributesTests {
 
     @Test("errors come in name order, so they are stable")
     func stableOrder() {
-        #expect(error(["z..": "", "AWS.SNS.MOBILE.APNS.PRIORITY": "2"])?.field == #"attributes["AWS.SNS.MOBILE.APNS.PRIORITY"]"#)
+        #expect(
+            error(["z..": "", "AWS.SNS.MOBILE.APNS.PRIORITY": "2"])?.field
+                == #"attributes["AWS.SNS.MOBILE.APNS.PRIORITY"]"#)
     }
 }

@@ -64,7 +64,8 @@ struct SNSFCMPayloadTests {
 
     @Test("fcmV1Message: the message is used as is after the token; validate_only is ignored")
     func v1() throws {
-        let gcm = #"{"fcmV1Message":{"validate_only":false,"message":{"notification":{"title":"T"},"data":{"k":"v"},"android":{"ttl":"10023.32s"}}}}"#
+        let gcm =
+            #"{"fcmV1Message":{"validate_only":false,"message":{"notification":{"title":"T"},"data":{"k":"v"},"android":{"ttl":"10023.32s"}}}}"#
         let prepared = try #require(try build(try message(gcm: gcm)))
         #expect(
             body(prepared)
@@ -82,7 +83,10 @@ struct SNSFCMPayloadTests {
             (#"{"fcmV1Message":{"message":[]}}"#, "message.GCM.fcmV1Message.message"),
             (#"{"fcmV1Message":"x"}"#, "message.GCM.fcmV1Message"),
             (#"{"fcmV1Message":{"message":{"data":{"n":1}}}}"#, "message.GCM.fcmV1Message.message.data.n"),
-            (#"{"fcmV1Message":{"message":{"android":{"ttl":"5 weeks"}}}}"#, "message.GCM.fcmV1Message.message.android.ttl"),
+            (
+                #"{"fcmV1Message":{"message":{"android":{"ttl":"5 weeks"}}}}"#,
+                "message.GCM.fcmV1Message.message.android.ttl"
+            ),
         ]
         for (gcm, field) in cases {
             #expect(error(try message(gcm: gcm))?.field == field, "\(gcm)")
@@ -105,7 +109,9 @@ struct SNSFCMPayloadTests {
                     ("s", .string("x")), ("n", .string("1.50")), ("b", .string("true")),
                     ("o", .string(#"{"a":[1,"2"]}"#)), ("z", .string("null")),
                 ]))
-        #expect(m["notification"] == .object([("title", .string("T")), ("body", .string("B")), ("image", .string("https://i"))]))
+        #expect(
+            m["notification"]
+                == .object([("title", .string("T")), ("body", .string("B")), ("image", .string("https://i"))]))
         #expect(
             m["android"]
                 == .object([
@@ -173,7 +179,8 @@ struct SNSFCMPayloadTests {
         let v1 = try message(gcm: #"{"fcmV1Message":{"message":{"android":{"ttl":"9s","priority":"HIGH"}}}}"#)
         let rewritten = try #require(try build(v1, attributes: [Self.ttlName: "600"]))
         #expect(
-            try messageObject(rewritten)["android"] == .object([("ttl", .string("600s")), ("priority", .string("HIGH"))]))
+            try messageObject(rewritten)["android"]
+                == .object([("ttl", .string("600s")), ("priority", .string("HIGH"))]))
         // A TTL attribute on a message without android gets one.
         let plain = try #require(try build(try message(gcm: nil), attributes: [Self.ttlName: "30"]))
         #expect(try messageObject(plain)["android"] == .object([("ttl", .string("30s"))]))
@@ -215,7 +222,9 @@ struct SNSFCMPayloadTests {
     func badAttributes() throws {
         let m = try message(gcm: "{}")
         #expect(error(m, attributes: [Self.ttlName: "-1"])?.field == #"attributes["AWS.SNS.MOBILE.FCM.TTL"]"#)
-        #expect(error(m, attributes: ["AWS.SNS.MOBILE.APNS.PRIORITY": "7"])?.field == #"attributes["AWS.SNS.MOBILE.APNS.PRIORITY"]"#)
+        #expect(
+            error(m, attributes: ["AWS.SNS.MOBILE.APNS.PRIORITY": "7"])?.field
+                == #"attributes["AWS.SNS.MOBILE.APNS.PRIORITY"]"#)
     }
 
     @Test("over 4096 bytes fails naming message.GCM, even when expired")
@@ -235,7 +244,8 @@ struct SNSFCMPayloadTests {
     @Test("publish refuses a GCM value that is not a JSON object")
     func publishCheck() {
         func parseError(_ gcm: String) -> ValidationError? {
-            let json = String(decoding: JSONWriter.encode(.object([("default", .string("d")), ("GCM", .string(gcm))])), as: UTF8.self)
+            let json = String(
+                decoding: JSONWriter.encode(.object([("default", .string("d")), ("GCM", .string(gcm))])), as: UTF8.self)
             do throws(ValidationError) {
                 _ = try SNSMessage.parse(message: json, structure: "json", target: .topic, attributes: [:])
                 return nil

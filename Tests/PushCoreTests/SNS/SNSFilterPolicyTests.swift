@@ -147,7 +147,9 @@ struct SNSFilterPolicyParseTests {
     @Test("a value must be a non-empty array; nesting is body scope only")
     func values() {
         #expect(error(#"{"a":"x"}"#) == #""a": the value must be an array of matchers"#)
-        #expect(error(#"{"a":{"b":["x"]}}"#) == #""a": the value must be an array of matchers (nesting needs the MessageBody scope)"#)
+        #expect(
+            error(#"{"a":{"b":["x"]}}"#)
+                == #""a": the value must be an array of matchers (nesting needs the MessageBody scope)"#)
         #expect(error(#"{"a":[]}"#) == #""a": the array must not be empty"#)
     }
 
@@ -163,8 +165,14 @@ struct SNSFilterPolicyParseTests {
             (#"[{}]"#, "a matcher object must hold exactly one operator"),
             (#"[{"prefix":1}]"#, #""prefix" takes a string"#),
             (#"[{"exists":"true"}]"#, #""exists" takes true or false"#),
-            (#"[{"anything-but":{"suffix":"x"}}]"#, #""anything-but" takes a string, a number, an array of them or {"prefix": string}"#),
-            (#"[{"anything-but":[true]}]"#, #""anything-but" takes a string, a number, an array of them or {"prefix": string}"#),
+            (
+                #"[{"anything-but":{"suffix":"x"}}]"#,
+                #""anything-but" takes a string, a number, an array of them or {"prefix": string}"#
+            ),
+            (
+                #"[{"anything-but":[true]}]"#,
+                #""anything-but" takes a string, a number, an array of them or {"prefix": string}"#
+            ),
             (#"[1000000001]"#, "numbers must be between -1000000000 and 1000000000, got 1000000001"),
         ])
     func badMatchers(array: String, message: String) {
@@ -187,7 +195,9 @@ struct SNSFilterPolicyParseTests {
         #expect(error(#"{"k":[{"numeric":["<", 5, ">", 0]}]}"#) == order)
         #expect(error(#"{"k":[{"numeric":["=", 5, "<", 9]}]}"#) == order)
         #expect(error(#"{"k":[{"numeric":[">", 0, ">", 9]}]}"#) == order)
-        #expect(error(#"{"k":[{"numeric":[">", 5, "<", 5]}]}"#) == #""k": a numeric range's lower bound must be below its upper bound"#)
+        #expect(
+            error(#"{"k":[{"numeric":[">", 5, "<", 5]}]}"#)
+                == #""k": a numeric range's lower bound must be below its upper bound"#)
         #expect(error(#"{"k":[{"numeric":[">", -1000000000, "<", 1000000000]}]}"#) == nil)
         #expect(error(#"{"k":[{"numeric":[">", -1000000000.5]}]}"#)?.contains("between") == true)
     }
@@ -203,8 +213,12 @@ struct SNSFilterPolicyParseTests {
     @Test("at most 5 attribute names, $or branches included")
     func nameLimit() {
         #expect(error(#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"e":["1"]}"#) == nil)
-        #expect(error(#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"e":["1"],"f":["1"]}"#) == "uses 6 attribute names, over the limit of 5")
-        #expect(error(#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"$or":[{"e":["1"]},{"f":["1"]}]}"#) == "uses 6 attribute names, over the limit of 5")
+        #expect(
+            error(#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"e":["1"],"f":["1"]}"#)
+                == "uses 6 attribute names, over the limit of 5")
+        #expect(
+            error(#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"$or":[{"e":["1"]},{"f":["1"]}]}"#)
+                == "uses 6 attribute names, over the limit of 5")
         // The same name in two branches counts once.
         #expect(error(#"{"a":["1"],"b":["1"],"c":["1"],"d":["1"],"$or":[{"e":["1"]},{"e":["2"]}]}"#) == nil)
     }
@@ -213,7 +227,9 @@ struct SNSFilterPolicyParseTests {
     func combinationLimit() {
         func values(_ n: Int) -> String { "[" + (0..<n).map { "\($0)" }.joined(separator: ",") + "]" }
         #expect(error(#"{"a":"# + values(10) + #","b":"# + values(15) + "}") == nil)
-        #expect(error(#"{"a":"# + values(10) + #","b":"# + values(16) + "}") == "has 160 combinations of values, over the limit of 150")
+        #expect(
+            error(#"{"a":"# + values(10) + #","b":"# + values(16) + "}")
+                == "has 160 combinations of values, over the limit of 150")
         // 2 × (50 + 26) = 152.
         let or = #"{"a":[1,2],"$or":[{"b":"# + values(50) + #"},{"c":"# + values(26) + "}]}"
         #expect(error(or) == "has 152 combinations of values, over the limit of 150")

@@ -5,7 +5,8 @@ import Testing
 @Suite("SNS message structure")
 struct SNSMessageTests {
     /// The seed message from the SNS docs: `default` plus an APNs payload encoded as a string.
-    static let seed = #"{"default": "Hooray!", "APNS": "{\"aps\":{\"alert\":\"Hi\",\"badge\":0,\"sound\":\"bingbong.aiff\"}}"}"#
+    static let seed =
+        #"{"default": "Hooray!", "APNS": "{\"aps\":{\"alert\":\"Hi\",\"badge\":0,\"sound\":\"bingbong.aiff\"}}"}"#
 
     func parse(_ message: String, _ structure: String = "json", target: SNSTarget = .topic) throws(ValidationError)
         -> SNSMessage
@@ -46,7 +47,8 @@ struct SNSMessageTests {
 
     @Test("GCM, ADM and the VoIP keys are kept; unknown keys and other platforms' keys are ignored")
     func keptKeys() throws {
-        let json = #"{"default":"d","GCM":"{\"data\":{}}","ADM":"{\"data\":{}}","APNS_VOIP":"v","#
+        let json =
+            #"{"default":"d","GCM":"{\"data\":{}}","ADM":"{\"data\":{}}","APNS_VOIP":"v","#
             + #""APNS_VOIP_SANDBOX":"vs","email":"e","BAIDU":{"not":"a string"},"gcm":5,"adm":6,"extra":[1]}"#
         let message = try parse(json)
         #expect(message.text(for: .gcm)! == (#"{"data":{}}"#, true))
@@ -91,7 +93,8 @@ struct SNSMessageTests {
     func notObject() {
         #expect(
             error(#"["default"]"#)
-                == ValidationError(field: "message", message: "must be a JSON object when message_structure is \"json\""))
+                == ValidationError(
+                    field: "message", message: "must be a JSON object when message_structure is \"json\""))
     }
 
     @Test("a topic publish needs default")

@@ -147,7 +147,9 @@ struct APIKeysTests {
     @Test("Send is authorized per notification before validation; empty app means the first app")
     func sendAuthorization() throws {
         var config = GatewayConfiguration()
-        config.apps = [AppConfiguration(name: "demo", bundleID: "com.a"), AppConfiguration(name: "voip", bundleID: "com.b")]
+        config.apps = [
+            AppConfiguration(name: "demo", bundleID: "com.a"), AppConfiguration(name: "voip", bundleID: "com.b"),
+        ]
         func request(_ apps: [String]) -> PushgateV1.SendRequest {
             var request = PushgateV1.SendRequest()
             request.notifications = apps.map { app in
@@ -169,7 +171,8 @@ struct APIKeysTests {
             try PushService.authorize(request(["nope"]), caller: sender, configuration: config)
         }
         #expect(unknown.code == .permissionDenied)
-        try PushService.authorize(request(["nope"]), caller: caller("Bearer \(Self.allAppsKey)").get(), configuration: config)
+        try PushService.authorize(
+            request(["nope"]), caller: caller("Bearer \(Self.allAppsKey)").get(), configuration: config)
     }
 
     // MARK: Config
@@ -215,15 +218,24 @@ struct APIKeysTests {
         let hash = APIKeys.sha256Hex(of: "k")
         #expect(error(#"{"api_keys": [{"key_sha256": "\#(hash)"}]}"#) == "config.api_keys[0].name: required")
         #expect(error(#"{"api_keys": [{"name": "a"}]}"#).hasPrefix("config.api_keys[0].key_sha256: required"))
-        #expect(error(#"{"api_keys": [{"name": "a", "key_sha256": "abc"}]}"#).hasPrefix("config.api_keys[0].key_sha256: expected 64 hex digits"))
-        #expect(error(#"{"api_keys": [{"name": "a", "key": "abc"}]}"#).hasPrefix("config.api_keys[0]: unknown key \"key\""))
         #expect(
-            error(#"{"api_keys": [{"name": "a", "key_sha256": "\#(hash)"}, {"name": "b", "key_sha256": "\#(hash.uppercased())"}]}"#)
+            error(#"{"api_keys": [{"name": "a", "key_sha256": "abc"}]}"#).hasPrefix(
+                "config.api_keys[0].key_sha256: expected 64 hex digits"))
+        #expect(
+            error(#"{"api_keys": [{"name": "a", "key": "abc"}]}"#).hasPrefix("config.api_keys[0]: unknown key \"key\""))
+        #expect(
+            error(
+                #"{"api_keys": [{"name": "a", "key_sha256": "\#(hash)"}, {"name": "b", "key_sha256": "\#(hash.uppercased())"}]}"#
+            )
                 == "config.api_keys[1].key_sha256: the same key as config.api_keys[0]")
         #expect(
-            error(#"{"api_keys": [{"name": "a", "key_sha256": "\#(hash)"}, {"name": "a", "key_sha256": "\#(APIKeys.sha256Hex(of: "j"))"}]}"#)
+            error(
+                #"{"api_keys": [{"name": "a", "key_sha256": "\#(hash)"}, {"name": "a", "key_sha256": "\#(APIKeys.sha256Hex(of: "j"))"}]}"#
+            )
                 == "config.api_keys[1].name: duplicate key name \"a\"")
-        #expect(error(#"{"api_keys": [{"name": "a", "key_sha256": "\#(hash)", "apps": [1]}]}"#).hasPrefix("config.api_keys[0].apps[0]"))
+        #expect(
+            error(#"{"api_keys": [{"name": "a", "key_sha256": "\#(hash)", "apps": [1]}]}"#).hasPrefix(
+                "config.api_keys[0].apps[0]"))
         #expect(error(#"{"allow_insecure": "yes"}"#) == "config.allow_insecure: expected true or false")
     }
 
@@ -243,7 +255,8 @@ struct APIKeysTests {
         #expect(check("{}", host: "127.1.2.3") == "ok")
         let refused = check("{}", host: "0.0.0.0")
         #expect(refused.hasPrefix("listen 0.0.0.0:50051 is not a loopback address"))
-        #expect(refused.contains("tls_cert_file") && refused.contains("tls_key_file") && refused.contains("allow_insecure"))
+        #expect(
+            refused.contains("tls_cert_file") && refused.contains("tls_key_file") && refused.contains("allow_insecure"))
         #expect(check("{}", host: "::").hasPrefix("listen [::]:50051 is not a loopback address"))
         #expect(check("{}", host: "10.0.0.1") != "ok")
         #expect(check(#"{"allow_insecure": true}"#, host: "0.0.0.0") == "ok")

@@ -56,7 +56,8 @@ struct GatewayConfigurationTests {
         #expect(config.apps[0].connectTimeoutSeconds == 2)
         #expect(config.apps[0].pingIntervalSeconds == 3)
         #expect(config.apps[0].pingTimeoutSeconds == 1)
-        #expect(config.apps[1].connectTimeoutSeconds == 10, "defaults: 10 s connect, 60 s PING interval, 10 s PING timeout")
+        #expect(
+            config.apps[1].connectTimeoutSeconds == 10, "defaults: 10 s connect, 60 s PING interval, 10 s PING timeout")
         #expect(config.apps[1].pingIntervalSeconds == 60)
         #expect(config.apps[1].pingTimeoutSeconds == 10)
         #expect(config.apps[0].url == "https://127.0.0.1:8443")
@@ -85,10 +86,14 @@ struct GatewayConfigurationTests {
         #expect(set.maxUnsentResponseBytes == 65536)
         #expect(set.writeTimeoutSeconds == 0)
         #expect(set.sendTimeoutSeconds == 5)
-        #expect(error(#"{"max_message_bytes": 1048576, "max_buffered_request_bytes_per_connection": 1048576}"#)
-            .hasPrefix("config.max_buffered_request_bytes_per_connection: 1048576 is less than max_message_bytes"))
-        #expect(error(#"{"max_buffered_request_bytes": 1048576}"#)
-            .hasPrefix("config.max_buffered_request_bytes: 1048576 is less than max_buffered_request_bytes_per_connection"))
+        #expect(
+            error(#"{"max_message_bytes": 1048576, "max_buffered_request_bytes_per_connection": 1048576}"#)
+                .hasPrefix("config.max_buffered_request_bytes_per_connection: 1048576 is less than max_message_bytes"))
+        #expect(
+            error(#"{"max_buffered_request_bytes": 1048576}"#)
+                .hasPrefix(
+                    "config.max_buffered_request_bytes: 1048576 is less than max_buffered_request_bytes_per_connection")
+        )
     }
 
     @Test("the client connections allowed fit under the descriptor limit, keeping room for providers")
@@ -161,15 +166,22 @@ struct GatewayConfigurationTests {
         expected.tokenURL = "https://127.0.0.1:9/auth/o2/token"
         #expect(app.keys == .adm(expected))
         #expect(app.platform == .adm)
-        #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_secret_file": "s"}]}"#)
-            .hasPrefix("config.apps[0].client_id: required for an adm app"))
-        #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c"}]}"#)
-            .hasPrefix("config.apps[0].client_secret_file: required for an adm app"))
-        #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c", "client_secret_file": "s", "project_id": "p"}]}"#)
+        #expect(
+            error(#"{"apps": [{"name": "a", "platform": "adm", "client_secret_file": "s"}]}"#)
+                .hasPrefix("config.apps[0].client_id: required for an adm app"))
+        #expect(
+            error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c"}]}"#)
+                .hasPrefix("config.apps[0].client_secret_file: required for an adm app"))
+        #expect(
+            error(
+                #"{"apps": [{"name": "a", "platform": "adm", "client_id": "c", "client_secret_file": "s", "project_id": "p"}]}"#
+            )
             .hasPrefix(#"config.apps[0]: unknown key "project_id" for an adm app"#))
     }
 
-    @Test("http_version: auto by default for fcm and adm, 2 for apns; apns refuses 1.1; bad values name the key; adm has 4 connections by default")
+    @Test(
+        "http_version: auto by default for fcm and adm, 2 for apns; apns refuses 1.1; bad values name the key; adm has 4 connections by default"
+    )
     func httpVersion() throws {
         let config = try parse(
             """
@@ -181,9 +193,13 @@ struct GatewayConfigurationTests {
         #expect(config.apps.map(\.httpVersion) == [.auto, .http1, .http2])
         #expect(config.apps.map(\.connections) == [4, 4, 1], "adm: 4 HTTP/1.1 connections by default")
         #expect(config.apps[0].httpVersion.alpn == ["h2", "http/1.1"])
-        #expect(error(#"{"apps": [{"name": "i", "bundle_id": "b", "http_version": "1.1"}]}"#)
-            .hasPrefix("config.apps[0].http_version: APNs speaks only HTTP/2"))
-        #expect(error(#"{"apps": [{"name": "a", "platform": "adm", "client_id": "c", "client_secret_file": "s", "http_version": "3"}]}"#)
+        #expect(
+            error(#"{"apps": [{"name": "i", "bundle_id": "b", "http_version": "1.1"}]}"#)
+                .hasPrefix("config.apps[0].http_version: APNs speaks only HTTP/2"))
+        #expect(
+            error(
+                #"{"apps": [{"name": "a", "platform": "adm", "client_id": "c", "client_secret_file": "s", "http_version": "3"}]}"#
+            )
             .hasPrefix(#"config.apps[0].http_version: "3" is not one of "auto", "2", "1.1""#))
     }
 }

@@ -23,7 +23,10 @@ struct OrderedPipelineTests {
         try await OrderedPipeline.run(
             inputs, window: 4,
             start: { n, completion in
-                running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                running.withLock {
+                    $0.now += 1
+                    $0.most = max($0.most, $0.now)
+                }
                 Self.later(n, after: 20 - n) { result in
                     running.withLock { $0.now -= 1 }
                     completion(result)
@@ -54,8 +57,9 @@ struct OrderedPipelineTests {
         #expect(outputs.values == [0, 10], "the outputs before the failed input are emitted, in order")
     }
 
-    @Test("an error ends the run when its turn comes, while the input is still open, cancelling what still runs",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "an error ends the run when its turn comes, while the input is still open, cancelling what still runs",
+        .timeLimit(.minutes(1)))
     func errorWhileInputOpen() async {
         // The input never finishes, as a client that keeps its stream open: the error must not
         // wait for it (it did when the group waited for every child before rethrowing).

@@ -57,11 +57,15 @@ struct SendRequestValidationTests {
         #expect(status([]) == GRPCStatus(.invalidArgument, "notifications: at least one notification is required"))
         #expect(
             status([notification(), notification([Self.token, "xyz"])])
-                == GRPCStatus(.invalidArgument, "notifications[1].tokens[1]: APNs device token must be 64-200 hex digits"))
+                == GRPCStatus(
+                    .invalidArgument, "notifications[1].tokens[1]: APNs device token must be 64-200 hex digits"))
         #expect(status([notification(app: "other")])?.code == .notFound)
-        #expect(status([notification(app: "other")])?.message.hasPrefix("notifications[0].app: unknown app \"other\"") == true)
-        #expect(status([notification([Self.token, Self.token]), notification([Self.token, Self.token])])?.message
-            .hasPrefix("notifications: 4 tokens in one Send, over the limit of 3") == true)
+        #expect(
+            status([notification(app: "other")])?.message.hasPrefix("notifications[0].app: unknown app \"other\"")
+                == true)
+        #expect(
+            status([notification([Self.token, Self.token]), notification([Self.token, Self.token])])?.message
+                .hasPrefix("notifications: 4 tokens in one Send, over the limit of 3") == true)
         var badType = notification()
         badType.pushType = PushgateV1.PushType(rawValue: 42)
         #expect(status([badType]) == GRPCStatus(.invalidArgument, "notifications[0].push_type: unknown push type 42"))

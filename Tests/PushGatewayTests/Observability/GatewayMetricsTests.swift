@@ -1,8 +1,9 @@
 import PushCore
-@testable import PushGateway
 import PushGRPC
-import Testing
 import PushMetrics
+import Testing
+
+@testable import PushGateway
 
 @Suite("Gateway metrics")
 struct GatewayMetricsTests {
@@ -27,7 +28,8 @@ struct GatewayMetricsTests {
         #expect(NotificationCounters.reasonLabel("SomethingApple added in 2030") == "other")
         #expect(NotificationCounters.reasonLabel("UNREGISTERED") == "UNREGISTERED")
         #expect(NotificationCounters.reasonLabel("MaxRateExceeded") == "MaxRateExceeded")
-        #expect(NotificationCounters.reasonLabel("OAuthTokenError: the token endpoint answered 401") == "OAuthTokenError")
+        #expect(
+            NotificationCounters.reasonLabel("OAuthTokenError: the token endpoint answered 401") == "OAuthTokenError")
         #expect(NotificationCounters.reasonLabel("HTTP 502") == "other")
     }
 
@@ -44,9 +46,17 @@ struct GatewayMetricsTests {
         ]
         metrics.notifications(app: "a")?.record(results)
         #expect(metrics.notifications(app: "nope") == nil)
-        metrics.rpc.callFinished(GRPCCallSummary(path: "/pushgate.v1.Push/Send", status: GRPCStatus(.ok), nanoseconds: 2_000_000, requestID: "r", peer: "p"))
-        metrics.rpc.callFinished(GRPCCallSummary(path: "/pushgate.v1.Push/Send", status: GRPCStatus(.ok), nanoseconds: 3_000_000, requestID: "r", peer: "p"))
-        metrics.rpc.callFinished(GRPCCallSummary(path: nil, status: GRPCStatus(.unimplemented), nanoseconds: 1_000, requestID: "r", peer: "p"))
+        metrics.rpc.callFinished(
+            GRPCCallSummary(
+                path: "/pushgate.v1.Push/Send", status: GRPCStatus(.ok), nanoseconds: 2_000_000, requestID: "r",
+                peer: "p"))
+        metrics.rpc.callFinished(
+            GRPCCallSummary(
+                path: "/pushgate.v1.Push/Send", status: GRPCStatus(.ok), nanoseconds: 3_000_000, requestID: "r",
+                peer: "p"))
+        metrics.rpc.callFinished(
+            GRPCCallSummary(
+                path: nil, status: GRPCStatus(.unimplemented), nanoseconds: 1_000, requestID: "r", peer: "p"))
         let text = metrics.registry.render()
         let n = "pushgate_notifications_total"
         #expect(text.contains(#"\#(n){app="a",platform="apns",status="delivered",reason=""} 2"#))
@@ -63,7 +73,8 @@ struct GatewayMetricsTests {
 struct DeliveryLogHintTests {
     @Test("credential refusals get a hint saying what to fix; token problems do not")
     func hints() {
-        #expect(DeliveryEvents.configurationHint(reason: "THIRD_PARTY_AUTH_ERROR")?.contains("Firebase console") == true)
+        #expect(
+            DeliveryEvents.configurationHint(reason: "THIRD_PARTY_AUTH_ERROR")?.contains("Firebase console") == true)
         #expect(DeliveryEvents.configurationHint(reason: "PERMISSION_DENIED")?.contains("project_id") == true)
         #expect(DeliveryEvents.configurationHint(reason: "InvalidProviderToken")?.contains("key_id") == true)
         #expect(DeliveryEvents.configurationHint(reason: "UNREGISTERED") == nil)

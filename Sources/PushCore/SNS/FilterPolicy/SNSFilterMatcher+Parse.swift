@@ -47,7 +47,8 @@ extension SNSFilterMatcher {
             switch element {
             case .string(let text): strings.append(text)
             case .number(let text): numbers.append(try number(text))
-            default: throw invalid("\"anything-but\" takes a string, a number, an array of them or {\"prefix\": string}")
+            default:
+                throw invalid("\"anything-but\" takes a string, a number, an array of them or {\"prefix\": string}")
             }
         }
         return .anythingBut(strings: strings, numbers: numbers)
@@ -66,11 +67,14 @@ extension SNSFilterMatcher {
             bounds.append(NumericBound(op: op, value: try number(text)))
         }
         guard bounds.count == 2 else { return bounds }
-        let lower = bounds[0], upper = bounds[1]
+        let lower = bounds[0]
+        let upper = bounds[1]
         guard [.greater, .greaterOrEqual].contains(lower.op), [.less, .lessOrEqual].contains(upper.op) else {
             throw invalid("a numeric range must be a lower bound (> or >=) then an upper bound (< or <=)")
         }
-        guard lower.value < upper.value else { throw invalid("a numeric range's lower bound must be below its upper bound") }
+        guard lower.value < upper.value else {
+            throw invalid("a numeric range's lower bound must be below its upper bound")
+        }
         return bounds
     }
 

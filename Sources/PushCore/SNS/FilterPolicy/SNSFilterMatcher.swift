@@ -21,7 +21,13 @@ enum SNSFilterMatcher: Sendable, Equatable {
 
     /// One comparison of a `numeric` matcher.
     struct NumericBound: Sendable, Equatable {
-        enum Operator: String, Sendable { case equal = "=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=" }
+        enum Operator: String, Sendable {
+            case equal = "="
+            case less = "<"
+            case lessOrEqual = "<="
+            case greater = ">"
+            case greaterOrEqual = ">="
+        }
         var op: Operator
         var value: Double
 
