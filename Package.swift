@@ -200,8 +200,7 @@ let package = Package(
         .target(
             name: "PushAPNs",
             dependencies: [
-                "PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport",
-                "PushMetrics",
+                "PushCredentials", "PushCore", "PushDelivery", "PushHTTP2", "PushTransport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -216,8 +215,7 @@ let package = Package(
         .target(
             name: "PushFCM",
             dependencies: [
-                "PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport",
-                "PushMetrics",
+                "PushCredentials", "PushCore", "PushDelivery", "PushHTTP2", "PushTransport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -232,8 +230,7 @@ let package = Package(
         .target(
             name: "PushADM",
             dependencies: [
-                "PushCredentials", "PushCore", "PushDelivery", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport",
-                "PushMetrics",
+                "PushCredentials", "PushCore", "PushDelivery", "PushHTTP2", "PushTransport",
             ],
             swiftSettings: swiftSettings),
 

@@ -2,10 +2,6 @@ public import PushCore
 public import PushCredentials
 public import PushDelivery
 import PushHTTP2
-import PushMetrics
-public import PushPosix
-public import PushTLS
-public import PushTransport
 
 /// An app's ADM client: the delivery engine speaking Amazon Device Messaging.
 public typealias ADMClient = ProviderClient<ADMDialect>
@@ -87,21 +83,4 @@ public final class ADMDialect: ProviderDialect {
     }
 
     public var credentialIssuedAt: Int64? { accessTokens.obtainedAt }
-}
-
-extension ProviderClient where Dialect == ADMDialect {
-    /// An ADM client for one app. Connections open on first use and stay open; the access token is
-    /// fetched on first use and renewed before it expires.
-    public convenience init(
-        name: String, endpoint: HTTPSOrigin, accessTokens: AccessTokenCache, tlsContext: TLSContext,
-        configuration: ProviderClientConfiguration, group: EventLoopGroup,
-        clock: @escaping @Sendable () -> Int64 = unixSeconds,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
-        metrics: ProviderMetrics = ProviderMetrics()
-    ) {
-        let dialect = ADMDialect(authority: endpoint.authority, accessTokens: accessTokens)
-        self.init(
-            name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
-            group: group, clock: clock, logger: logger, metrics: metrics)
-    }
 }

@@ -1,11 +1,6 @@
 public import PushCore
 public import PushCredentials
 public import PushDelivery
-import PushHTTP2
-import PushMetrics
-public import PushPosix
-public import PushTLS
-public import PushTransport
 
 /// How an app proves itself to APNs.
 public enum APNsCredentials: Sendable {
@@ -122,21 +117,5 @@ public final class APNsDialect: ProviderDialect {
         return APNsJob(
             notification, notificationIndex: notificationIndex, authority: authority,
             usesProviderToken: providerTokens != nil, collector: collector)
-    }
-}
-
-extension ProviderClient where Dialect == APNsDialect {
-    /// An APNs client for one app. Connections open on first use and stay open.
-    public convenience init(
-        name: String, endpoint: HTTPSOrigin, credentials: APNsCredentials, tlsContext: TLSContext,
-        configuration: ProviderClientConfiguration, group: EventLoopGroup,
-        clock: @escaping @Sendable () -> Int64 = unixSeconds,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
-        metrics: ProviderMetrics = ProviderMetrics()
-    ) {
-        let dialect = APNsDialect(credentials: credentials, authority: endpoint.authority)
-        self.init(
-            name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
-            group: group, clock: clock, logger: logger, metrics: metrics)
     }
 }

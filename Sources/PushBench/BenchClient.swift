@@ -119,7 +119,6 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
     let loop: EventLoop
     private let authority: String
     private var transport: HTTPTransport?
-    private var ready: CheckedContinuation<Void, any Error>?
     private var calls: [Int32: Call] = [:]
     private var headers: [HTTP2Header] = []
     private var framed: [UInt8] = []
@@ -139,25 +138,9 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
     }
 
     func connect(host: String, port: Int) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            loop.execute { [self] in
-                do {
-                    let transport = try HTTPTransport(
-                        loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self,
-                        owner: self)
-                    self.transport = transport
-                    ready = continuation
-                    transport.connect(host: host, port: port, timeout: .seconds(10)) { [self] result in
-                        if case .failure(let error) = result, let ready {
-                            self.ready = nil
-                            ready.resume(throwing: error)
-                        }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        try await HTTPTransport.connectCleartextHTTP2(
+            host: host, port: port, loop: loop, timeout: .seconds(10), client: self
+        ) { [self] in transport = $0 }
     }
 
     /// Starts a phase with `slots` of the concurrency and `rate` RPC/s (nil: closed loop). Loop thread.
@@ -342,15 +325,10 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
         shared.failedRequests.add(count, ordering: .relaxed)
     }
 
-    func transportDidBecomeReady(_ transport: HTTPTransport) {
-        ready?.resume()
-        ready = nil
-    }
+    func transportDidBecomeReady(_ transport: HTTPTransport) {}  // cleartext: ready once connected
 
     func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         let reason = "UNAVAILABLE (connection closed\(error.map { ": \($0)" } ?? ""))"
-        ready?.resume(throwing: GRPCStatus(.unavailable, reason))
-        ready = nil
         for call in calls.values { failed(reason, count: max(1, call.outstanding)) }
         calls.removeAll()
         inFlight = 0

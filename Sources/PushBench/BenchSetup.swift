@@ -1,4 +1,5 @@
 import PushCommandLine
+import PushCore
 import PushTLS
 
 #if canImport(Glibc)
@@ -31,7 +32,7 @@ struct BenchSetup {
         }
         let files = try BenchFiles.make()
         self.files = files
-        let app: String
+        let app: [(String, JSONValue)]
         switch options.provider {
         case .apns: app = try startAPNs(options, files)
         case .fcm: app = try startFCM(options, files)
@@ -42,14 +43,14 @@ struct BenchSetup {
         if options.mode == .publish {
             try await BenchPublish.preload(store: store, subscribers: options.subscribers, provider: options.provider)
         }
-        var config = [
-            "\"listen\": \"127.0.0.1:0\"", "\"apps\": [\(app)]", "\"store\": \(jsonString(store))",
+        var config: [(String, JSONValue)] = [
+            ("listen", .string("127.0.0.1:0")), ("apps", .array([.object(app)])), ("store", .string(store)),
             // For its provider-request latency histogram.
-            "\"metrics_listen\": \"127.0.0.1:0\"",
+            ("metrics_listen", .string("127.0.0.1:0")),
         ]
-        if let limit = options.queueLimit { config.append("\"queue_limit\": \(limit)") }
-        if let loops = options.gatewayLoops { config.append("\"loops\": \(loops)") }
-        try files.write("pushgate.json", "{" + config.joined(separator: ", ") + "}\n")
+        if let limit = options.queueLimit { config.append(("queue_limit", .number(String(limit)))) }
+        if let loops = options.gatewayLoops { config.append(("loops", .number(String(loops)))) }
+        try files.write("pushgate.json", String(decoding: JSONWriter.encode(.object(config)), as: UTF8.self) + "\n")
         let gateway = try BenchChild.spawn(
             name: "gateway", arguments: [currentExecutablePath(), "serve", "--config", files.path("pushgate.json")],
             logPath: files.path("gateway.log"))
@@ -70,7 +71,7 @@ struct BenchSetup {
     }
 
     /// Starts mock-apns (unless --apns names one) and returns the gateway's APNs app.
-    private mutating func startAPNs(_ options: BenchOptions, _ files: BenchFiles) throws -> String {
+    private mutating func startAPNs(_ options: BenchOptions, _ files: BenchFiles) throws -> [(String, JSONValue)] {
         let binary = currentExecutablePath()
         let key = try ES256Signer.generateP8()
         try files.write("AuthKey.p8", key.privateKeyPEM)
@@ -90,18 +91,17 @@ struct BenchSetup {
             ca = files.path("mock-ca.pem")
         }
         mockURL = url
-        return "{"
-            + [
-                "\"name\": \"bench\"", "\"platform\": \"apns\"", "\"bundle_id\": \"com.example.bench\"",
-                "\"team_id\": \(jsonString(teamID))", "\"key_id\": \(jsonString(keyID))",
-                "\"key_file\": \(jsonString(files.path("AuthKey.p8")))", "\"url\": \(jsonString(url))",
-                "\"ca_file\": \(jsonString(ca))", "\"connections\": \(options.connections)",
-            ].joined(separator: ", ") + "}"
+        return app(
+            "apns", options,
+            [
+                "bundle_id": "com.example.bench", "team_id": teamID, "key_id": keyID,
+                "key_file": files.path("AuthKey.p8"), "url": url, "ca_file": ca,
+            ])
     }
 
     /// Starts mock-fcm with a service account it writes (unless --fcm names a running mock) and
     /// returns the gateway's FCM app; the account's token_uri points at the mock.
-    private mutating func startFCM(_ options: BenchOptions, _ files: BenchFiles) throws -> String {
+    private mutating func startFCM(_ options: BenchOptions, _ files: BenchFiles) throws -> [(String, JSONValue)] {
         let url: String
         let ca: String
         let account: String
@@ -119,17 +119,12 @@ struct BenchSetup {
             account = files.path("service-account.json")
         }
         mockURL = url
-        return "{"
-            + [
-                "\"name\": \"bench\"", "\"platform\": \"fcm\"", "\"service_account_file\": \(jsonString(account))",
-                "\"url\": \(jsonString(url))", "\"ca_file\": \(jsonString(ca))",
-                "\"connections\": \(options.connections)",
-            ].joined(separator: ", ") + httpVersionKey(options) + "}"
+        return app("fcm", options, ["service_account_file": account, "url": url, "ca_file": ca])
     }
 
     /// Starts mock-adm with client credentials (unless --adm names a running mock) and returns
     /// the gateway's ADM app, its token_url on the mock.
-    private mutating func startADM(_ options: BenchOptions, _ files: BenchFiles) throws -> String {
+    private mutating func startADM(_ options: BenchOptions, _ files: BenchFiles) throws -> [(String, JSONValue)] {
         let url: String
         let ca: String
         let clientID: String
@@ -151,17 +146,24 @@ struct BenchSetup {
             ca = files.path("mock-ca.pem")
         }
         mockURL = url
-        return "{"
-            + [
-                "\"name\": \"bench\"", "\"platform\": \"adm\"", "\"client_id\": \(jsonString(clientID))",
-                "\"client_secret_file\": \(jsonString(secretFile))", "\"url\": \(jsonString(url))",
-                "\"token_url\": \(jsonString(url + "/auth/o2/token"))", "\"ca_file\": \(jsonString(ca))",
-                "\"connections\": \(options.connections)",
-            ].joined(separator: ", ") + httpVersionKey(options) + "}"
+        return app(
+            "adm", options,
+            [
+                "client_id": clientID, "client_secret_file": secretFile, "url": url,
+                "token_url": url + "/auth/o2/token", "ca_file": ca,
+            ])
     }
 
-    private func httpVersionKey(_ options: BenchOptions) -> String {
-        options.httpVersion.map { ", \"http_version\": \(jsonString($0))" } ?? ""
+    /// The gateway's one app, `bench`, on `platform`: its platform's `keys` (strings, in this order),
+    /// the bench's connections and, when asked for, its HTTP version.
+    private func app(
+        _ platform: String, _ options: BenchOptions, _ keys: KeyValuePairs<String, String>
+    ) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [("name", .string("bench")), ("platform", .string(platform))]
+        members += keys.map { ($0.key, .string($0.value)) }
+        members.append(("connections", .number(String(options.connections))))
+        if let version = options.httpVersion { members.append(("http_version", .string(version))) }
+        return members
     }
 
     /// Spawns mock `name` (`mock-apns`, `mock-fcm`, `mock-adm`) and waits until it listens and has written its

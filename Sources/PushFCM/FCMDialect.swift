@@ -2,10 +2,6 @@ public import PushCore
 public import PushCredentials
 public import PushDelivery
 import PushHTTP2
-import PushMetrics
-public import PushPosix
-public import PushTLS
-public import PushTransport
 
 /// An app's FCM client: the delivery engine speaking FCM HTTP v1.
 public typealias FCMClient = ProviderClient<FCMDialect>
@@ -80,21 +76,4 @@ public final class FCMDialect: ProviderDialect {
     }
 
     public var credentialIssuedAt: Int64? { accessTokens.obtainedAt }
-}
-
-extension ProviderClient where Dialect == FCMDialect {
-    /// An FCM client for one app. Connections open on first use and stay open; the access token is
-    /// fetched on first use and renewed before it expires.
-    public convenience init(
-        name: String, endpoint: HTTPSOrigin, projectID: String, accessTokens: AccessTokenCache,
-        tlsContext: TLSContext, configuration: ProviderClientConfiguration, group: EventLoopGroup,
-        clock: @escaping @Sendable () -> Int64 = unixSeconds,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void = { _, _ in },
-        metrics: ProviderMetrics = ProviderMetrics()
-    ) {
-        let dialect = FCMDialect(projectID: projectID, authority: endpoint.authority, accessTokens: accessTokens)
-        self.init(
-            name: name, endpoint: endpoint, dialect: dialect, tlsContext: tlsContext, configuration: configuration,
-            group: group, clock: clock, logger: logger, metrics: metrics)
-    }
 }

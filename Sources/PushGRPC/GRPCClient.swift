@@ -55,7 +55,6 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     let loop: EventLoop
     private let authority: String
     private var transport: HTTPTransport?
-    private var ready: CheckedContinuation<Void, any Error>?
     private var calls: [Int32: Call] = [:]
 
     init(loop: EventLoop, authority: String) {
@@ -64,25 +63,9 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     }
 
     func connect(host: String, port: Int, timeout: Duration) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            loop.execute { [self] in
-                do {
-                    let transport = try HTTPTransport(
-                        loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self,
-                        owner: self)
-                    self.transport = transport
-                    ready = continuation
-                    transport.connect(host: host, port: port, timeout: timeout) { [self] result in
-                        if case .failure(let error) = result {
-                            ready = nil
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        try await HTTPTransport.connectCleartextHTTP2(
+            host: host, port: port, loop: loop, timeout: timeout, client: self
+        ) { [self] in transport = $0 }
     }
 
     func call(path: String, request: [UInt8], timeout: Duration?, metadata: [(String, String)]) async throws -> [UInt8]
@@ -122,15 +105,10 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     // MARK: Events
 
-    func transportDidBecomeReady(_ transport: HTTPTransport) {
-        ready?.resume()
-        ready = nil
-    }
+    func transportDidBecomeReady(_ transport: HTTPTransport) {}  // cleartext: ready once connected
 
     func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         let reason = GRPCStatus(.unavailable, "connection closed\(error.map { ": \($0)" } ?? "")")
-        ready?.resume(throwing: reason)
-        ready = nil
         for call in calls.values { call.continuation.resume(throwing: reason) }
         calls.removeAll()
     }

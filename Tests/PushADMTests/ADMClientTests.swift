@@ -37,9 +37,11 @@ struct ADMClientTests {
             var settings = ProviderClientConfiguration()
             settings.retry = retry
             settings.httpVersion = .auto
-            client = ADMClient(
-                name: "fire", endpoint: try #require(HTTPSOrigin(url: server.baseURL)),
-                accessTokens: AccessTokenCache(fetch: fetch), tlsContext: tls, configuration: settings, group: group)
+            let endpoint = try #require(HTTPSOrigin(url: server.baseURL))
+            let dialect = ADMDialect(authority: endpoint.authority, accessTokens: AccessTokenCache(fetch: fetch))
+            client = ProviderClient(
+                name: "fire", endpoint: endpoint, dialect: dialect, tlsContext: tls, configuration: settings,
+                group: group)
         }
 
         func send(_ ids: [String]) async -> [DeliveryResult] {

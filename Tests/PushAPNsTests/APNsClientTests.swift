@@ -43,10 +43,12 @@ struct APNsClientTests {
             configuration.retry = RetryPolicy(
                 maxAttempts: 5, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50))
             adjust(&configuration)
-            client = APNsClient(
-                name: "test", endpoint: HTTPSOrigin(host: "127.0.0.1", port: mock.localPort),
-                credentials: .providerToken(tokens), tlsContext: try TLSContext.client(caPEM: mock.certificatePEM!),
-                configuration: configuration, group: group)
+            let endpoint = HTTPSOrigin(host: "127.0.0.1", port: mock.localPort)
+            client = ProviderClient(
+                name: "test", endpoint: endpoint,
+                dialect: APNsDialect(credentials: .providerToken(tokens), authority: endpoint.authority),
+                tlsContext: try TLSContext.client(caPEM: mock.certificatePEM!), configuration: configuration,
+                group: group)
         }
 
         func send(
@@ -202,11 +204,12 @@ struct APNsClientTests {
         configuration.retry = RetryPolicy(
             maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
         let key = try ES256Signer.generateP8()
-        let client = APNsClient(
-            name: "x", endpoint: HTTPSOrigin(host: "127.0.0.1", port: port),
-            credentials: .providerToken(
-                ProviderTokenCache(
-                    teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
+        let endpoint = HTTPSOrigin(host: "127.0.0.1", port: port)
+        let tokens = ProviderTokenCache(
+            teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })
+        let client = ProviderClient(
+            name: "x", endpoint: endpoint,
+            dialect: APNsDialect(credentials: .providerToken(tokens), authority: endpoint.authority),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)
         let collector = DeliveryCollector(placeholders: [
             DeliveryResult(notificationIndex: 0, token: "a", status: .failed)

@@ -28,11 +28,12 @@ struct APNsConnectionLifecycleTests {
         var configuration = ProviderClientConfiguration()
         adjust(&configuration)
         let key = try ES256Signer.generateP8()
-        return APNsClient(
-            name: "x", endpoint: HTTPSOrigin(host: "127.0.0.1", port: port),
-            credentials: .providerToken(
-                ProviderTokenCache(
-                    teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })),
+        let endpoint = HTTPSOrigin(host: "127.0.0.1", port: port)
+        let tokens = ProviderTokenCache(
+            teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })
+        return ProviderClient(
+            name: "x", endpoint: endpoint,
+            dialect: APNsDialect(credentials: .providerToken(tokens), authority: endpoint.authority),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)
     }
 

@@ -96,12 +96,12 @@ struct APNsConnectionLivenessTests {
         configuration.retry = RetryPolicy(
             maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
         let key = try ES256Signer.generateP8()
-        let client = APNsClient(
-            name: "t", endpoint: HTTPSOrigin(host: "127.0.0.1", port: relay.port),
-            credentials: .providerToken(
-                ProviderTokenCache(
-                    teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM),
-                    clock: unixSeconds)),
+        let endpoint = HTTPSOrigin(host: "127.0.0.1", port: relay.port)
+        let tokens = ProviderTokenCache(
+            teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: unixSeconds)
+        let client = ProviderClient(
+            name: "t", endpoint: endpoint,
+            dialect: APNsDialect(credentials: .providerToken(tokens), authority: endpoint.authority),
             tlsContext: try TLSContext.client(caPEM: mock.certificatePEM!), configuration: configuration, group: group)
         defer { client.shutdown() }
 
@@ -134,8 +134,10 @@ struct APNsConnectionLivenessTests {
         let tls = try TLSContext.client(
             caPEM: mock.certificatePEM!, certificateChainPEM: identity.certificatePEM,
             privateKeyPEM: identity.privateKeyPEM)
-        let client = APNsClient(
-            name: "cert", endpoint: HTTPSOrigin(host: "127.0.0.1", port: mock.localPort), credentials: .certificate,
+        let endpoint = HTTPSOrigin(host: "127.0.0.1", port: mock.localPort)
+        let client = ProviderClient(
+            name: "cert", endpoint: endpoint,
+            dialect: APNsDialect(credentials: .certificate, authority: endpoint.authority),
             tlsContext: tls, configuration: ProviderClientConfiguration(), group: group)
         defer { client.shutdown() }
         let results = await send(client, tokens: [APNsClientTests.hex64(7)])

@@ -36,9 +36,11 @@ struct FCMClientTests {
                     loop: group.loops[0]))
             var settings = ProviderClientConfiguration()
             settings.retry = retry
-            client = FCMClient(
-                name: "android", endpoint: HTTPSOrigin(host: "127.0.0.1", port: server.localPort),
-                projectID: account.projectID, accessTokens: accessTokens, tlsContext: tls, configuration: settings,
+            let endpoint = HTTPSOrigin(host: "127.0.0.1", port: server.localPort)
+            let dialect = FCMDialect(
+                projectID: account.projectID, authority: endpoint.authority, accessTokens: accessTokens)
+            client = ProviderClient(
+                name: "android", endpoint: endpoint, dialect: dialect, tlsContext: tls, configuration: settings,
                 group: group)
         }
 

@@ -36,18 +36,13 @@ enum DeliveryClientFactory {
             let logger: @Sendable (String, (any Error)?) -> Void = { message, error in
                 log.warning(message, ["app": name, "error": error.map { "\($0)" } ?? ""])
             }
-            let providerMetrics = metrics?.provider(app: name) ?? ProviderMetrics()
+            let recipe = ClientRecipe(
+                app: app, path: path, settings: settings, group: group, logger: logger,
+                metrics: metrics?.provider(app: name) ?? ProviderMetrics())
             switch app.keys {
-            case .apns(let apns):
-                clients[app.name] = try makeAPNsClient(
-                    app, apns, path: path, settings: settings, group: group, logger: logger, metrics: providerMetrics,
-                    tokenCaches: &tokenCaches)
-            case .fcm(let fcm):
-                clients[app.name] = try makeFCMClient(
-                    app, fcm, path: path, settings: settings, group: group, logger: logger, metrics: providerMetrics)
-            case .adm(let adm):
-                clients[app.name] = try makeADMClient(
-                    app, adm, path: path, settings: settings, group: group, logger: logger, metrics: providerMetrics)
+            case .apns(let apns): clients[app.name] = try makeAPNsClient(recipe, apns, tokenCaches: &tokenCaches)
+            case .fcm(let fcm): clients[app.name] = try makeFCMClient(recipe, fcm)
+            case .adm(let adm): clients[app.name] = try makeADMClient(recipe, adm)
             }
         }
         return clients
@@ -56,11 +51,10 @@ enum DeliveryClientFactory {
     /// One provider-token cache per (team, key), shared by every app that uses that key: APNs
     /// refuses tokens renewed more often than every 20 minutes (docs/providers.md A.7).
     private static func makeAPNsClient(
-        _ app: AppConfiguration, _ apns: AppConfiguration.APNsKeys, path: String, settings: ProviderClientConfiguration,
-        group: EventLoopGroup, logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics,
-        tokenCaches: inout [String: ProviderTokenCache]
+        _ recipe: ClientRecipe, _ apns: AppConfiguration.APNsKeys, tokenCaches: inout [String: ProviderTokenCache]
     ) throws(ConfigurationError) -> any DeliveryClient {
-        let endpoint = try providerEndpoint(app, default: apns.sandbox ? .apnsSandbox : .apnsProduction, path: path)
+        let (app, path) = (recipe.app, recipe.path)
+        let endpoint = try recipe.endpoint(default: apns.sandbox ? .apnsSandbox : .apnsProduction)
         let credentials: APNsCredentials
         let tls: TLSContext
         do {
@@ -96,9 +90,7 @@ enum DeliveryClientFactory {
         } catch {
             throw ConfigurationError("\(path): \(error)")
         }
-        return APNsClient(
-            name: app.name, endpoint: endpoint, credentials: credentials, tlsContext: tls, configuration: settings,
-            group: group, logger: logger, metrics: metrics)
+        return recipe.client(APNsDialect(credentials: credentials, authority: endpoint.authority), endpoint, tls)
     }
 
     private static func readKeyFile(_ file: String, path: String) throws(ConfigurationError) -> String {
@@ -109,20 +101,15 @@ enum DeliveryClientFactory {
         }
     }
 
-    /// ADM's host (Login with Amazon's token endpoint is on it too).
-    static let admEndpoint = HTTPSOrigin(host: "api.amazon.com", port: 443)
-
     private static func makeADMClient(
-        _ app: AppConfiguration, _ adm: AppConfiguration.ADMKeys, path: String, settings: ProviderClientConfiguration,
-        group: EventLoopGroup,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics
+        _ recipe: ClientRecipe, _ adm: AppConfiguration.ADMKeys
     ) throws(ConfigurationError) -> any DeliveryClient {
-        let endpoint = try providerEndpoint(app, default: admEndpoint, path: path)
+        let path = recipe.path
+        let endpoint = try recipe.endpoint(default: .admProduction)
+        let tls = try recipe.accessTokenTLS()
         let secret: String
-        let tls: TLSContext
         do {
             secret = try SecretFile.read(adm.clientSecretFile)
-            tls = try TLSContext.client(alpn: app.httpVersion.alpn, caFile: app.caFile.isEmpty ? nil : app.caFile)
         } catch {
             throw ConfigurationError("\(path).client_secret_file: \(error)")
         }
@@ -133,14 +120,13 @@ enum DeliveryClientFactory {
         let fetch: AccessTokenCache.Fetch
         do {
             fetch = try AmazonOAuth.fetch(
-                clientID: adm.clientID, clientSecret: secret, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0],
-                proxy: settings.proxy)
+                clientID: adm.clientID, clientSecret: secret, tokenURL: tokenURL, tlsContext: tls,
+                loop: recipe.tokenLoop, proxy: recipe.settings.proxy)
         } catch {
             throw ConfigurationError("\(path).token_url: \(error)")
         }
-        return ADMClient(
-            name: app.name, endpoint: endpoint, accessTokens: AccessTokenCache(logger: logger, fetch: fetch),
-            tlsContext: tls, configuration: settings, group: group, logger: logger, metrics: metrics)
+        let accessTokens = AccessTokenCache(logger: recipe.logger, fetch: fetch)
+        return recipe.client(ADMDialect(authority: endpoint.authority, accessTokens: accessTokens), endpoint, tls)
     }
 
     /// The app's `proxy`, or the environment's (`HTTPS_PROXY`, `NO_PROXY`) when it names none.
@@ -166,39 +152,23 @@ enum DeliveryClientFactory {
         return values
     }
 
-    /// The app's `url`, or the provider's own host.
-    private static func providerEndpoint(
-        _ app: AppConfiguration, default endpoint: HTTPSOrigin, path: String
-    ) throws(ConfigurationError) -> HTTPSOrigin {
-        guard !app.url.isEmpty else { return endpoint }
-        guard let override = HTTPSOrigin(url: app.url) else {
-            throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
-        }
-        return override
-    }
-
     private static func isProjectIDByte(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
             || byte == UInt8(ascii: "-")
     }
 
-    /// FCM's production host.
-    static let fcmEndpoint = HTTPSOrigin(host: "fcm.googleapis.com", port: 443)
-
     private static func makeFCMClient(
-        _ app: AppConfiguration, _ fcm: AppConfiguration.FCMKeys, path: String, settings: ProviderClientConfiguration,
-        group: EventLoopGroup,
-        logger: @escaping @Sendable (String, (any Error)?) -> Void, metrics: ProviderMetrics
+        _ recipe: ClientRecipe, _ fcm: AppConfiguration.FCMKeys
     ) throws(ConfigurationError) -> any DeliveryClient {
-        let endpoint = try providerEndpoint(app, default: fcmEndpoint, path: path)
+        let path = recipe.path
+        let endpoint = try recipe.endpoint(default: .fcmProduction)
+        let tls = try recipe.accessTokenTLS()
         let account: GoogleServiceAccount
         let signer: RS256Signer
-        let tls: TLSContext
         do {
             account = try GoogleServiceAccount(file: fcm.serviceAccountFile)
             signer = try RS256Signer(pem: account.privateKey)
-            tls = try TLSContext.client(alpn: app.httpVersion.alpn, caFile: app.caFile.isEmpty ? nil : app.caFile)
         } catch {
             throw ConfigurationError("\(path).service_account_file: \(error)")
         }
@@ -214,15 +184,56 @@ enum DeliveryClientFactory {
         let fetch: AccessTokenCache.Fetch
         do {
             fetch = try GoogleOAuth.fetch(
-                account: account, signer: signer, tokenURL: tokenURL, tlsContext: tls, loop: group.loops[0],
-                proxy: settings.proxy)
+                account: account, signer: signer, tokenURL: tokenURL, tlsContext: tls, loop: recipe.tokenLoop,
+                proxy: recipe.settings.proxy)
         } catch {
             throw ConfigurationError(
                 "\(fcm.tokenURL.isEmpty ? "\(path).service_account_file token_uri" : "\(path).token_url"): \(error)")
         }
-        let accessTokens = AccessTokenCache(logger: logger, fetch: fetch)
-        return FCMClient(
-            name: app.name, endpoint: endpoint, projectID: projectID, accessTokens: accessTokens, tlsContext: tls,
-            configuration: settings, group: group, logger: logger, metrics: metrics)
+        let accessTokens = AccessTokenCache(logger: recipe.logger, fetch: fetch)
+        return recipe.client(
+            FCMDialect(projectID: projectID, authority: endpoint.authority, accessTokens: accessTokens), endpoint, tls)
+    }
+}
+
+/// What every app's client is made with besides its platform's keys: the app, where its config
+/// is (for errors), the engine's settings, the loops, its log and its metrics.
+private struct ClientRecipe {
+    let app: AppConfiguration
+    let path: String
+    let settings: ProviderClientConfiguration
+    let group: EventLoopGroup
+    let logger: @Sendable (String, (any Error)?) -> Void
+    let metrics: ProviderMetrics
+
+    /// The app's `url`, or the provider's own host.
+    func endpoint(default endpoint: HTTPSOrigin) throws(ConfigurationError) -> HTTPSOrigin {
+        guard !app.url.isEmpty else { return endpoint }
+        guard let override = HTTPSOrigin(url: app.url) else {
+            throw ConfigurationError("\(path).url: expected https://host[:port], got \(app.url.debugDescription)")
+        }
+        return override
+    }
+
+    /// Where OAuth2 token fetches run.
+    var tokenLoop: EventLoop { group.loops[0] }
+
+    /// The TLS context of a provider behind OAuth2 access tokens (FCM, ADM): the app's HTTP versions
+    /// offered by ALPN, its `ca_file` trusted; the same context reaches the token endpoint.
+    func accessTokenTLS() throws(ConfigurationError) -> TLSContext {
+        do {
+            return try TLSContext.client(alpn: app.httpVersion.alpn, caFile: app.caFile.isEmpty ? nil : app.caFile)
+        } catch {
+            throw ConfigurationError("\(path).ca_file: \(error)")
+        }
+    }
+
+    /// The engine's client speaking `dialect` to `endpoint`.
+    func client<Dialect: ProviderDialect>(
+        _ dialect: Dialect, _ endpoint: HTTPSOrigin, _ tls: TLSContext
+    ) -> ProviderClient<Dialect> {
+        ProviderClient(
+            name: app.name, endpoint: endpoint, dialect: dialect, tlsContext: tls, configuration: settings,
+            group: group, logger: logger, metrics: metrics)
     }
 }
