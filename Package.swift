@@ -129,6 +129,13 @@ let package = Package(
                 "PushTransport",
             ],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMockSupportTests",
+            dependencies: [
+                "PushMockSupport", "PushMockTesting", "PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushHTTP1",
+                "PushTLS", "PushTransport",
+            ],
+            swiftSettings: swiftSettings),
         // `pushgate mock-apns`: an APNs look-alike over real TLS + HTTP/2, for tests and load-testers.
         .target(
             name: "PushMockAPNs",
