@@ -38,58 +38,72 @@ enum SendCommand {
         The client speaks h2c only: use it on loopback.
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
+    /// What the flags ask for: the gateway, the call's deadline and the request.
+    struct Options {
         var server = "127.0.0.1:50051"
         var timeout = 30.0
-        var notification = PushgateV1.Notification()
-        var alert = PushgateV1.Alert()
+        var request = PushgateV1.SendRequest()
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let options: Options
         do {
-            var flags = FlagReader(arguments)
-            while let flag = flags.next() {
-                switch flag {
-                case "-h", "--help":
-                    print(usage)
-                    return 0
-                case "--server": server = try flags.value(for: flag)
-                case "--app": notification.app = try flags.value(for: flag)
-                case "--token": notification.tokens.append(try flags.value(for: flag))
-                case "--title": alert.title = try flags.value(for: flag)
-                case "--subtitle": alert.subtitle = try flags.value(for: flag)
-                case "--body": alert.body = try flags.value(for: flag)
-                case "--image": alert.image = try flags.value(for: flag)
-                case "--badge": notification.badge = Int32(try flags.int(for: flag, range: 0...Int(Int32.max)))
-                case "--sound": notification.sound = try flags.value(for: flag)
-                case "--category": notification.category = try flags.value(for: flag)
-                case "--thread-id": notification.threadID = try flags.value(for: flag)
-                case "--content-available": notification.contentAvailable = true
-                case "--mutable-content": notification.mutableContent = true
-                case "--interruption-level": notification.interruptionLevel = try flags.value(for: flag)
-                case "--push-type": notification.pushType = try pushType(try flags.value(for: flag))
-                case "--priority": notification.priority = Int32(try flags.int(for: flag, range: 0...10))
-                case "--expiration":
-                    notification.expiration = Int64(try flags.int(for: flag, range: 0...Int(Int64.max)))
-                case "--collapse-id": notification.collapseID = try flags.value(for: flag)
-                case "--topic": notification.topic = try flags.value(for: flag)
-                case "--id": notification.id = try flags.value(for: flag)
-                case "--data": notification.dataJSON = try flags.value(for: flag)
-                case "--payload": notification.payloadJSON = try flags.value(for: flag)
-                case "--timeout":
-                    guard let seconds = Double(try flags.value(for: flag)), seconds > 0 else {
-                        throw CommandLineError("--timeout: must be a positive number of seconds")
-                    }
-                    timeout = seconds
-                default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate send --help)")
-                }
+            guard let parsed = try parse(arguments) else {
+                print(usage)
+                return 0
             }
-            guard !notification.tokens.isEmpty else { throw CommandLineError("--token: at least one is required") }
+            options = parsed
         } catch {
             printError("pushgate send: \(error)")
             return 2
         }
+        return await call(server: options.server, request: options.request, timeout: options.timeout)
+    }
+
+    /// nil when --help was asked for.
+    static func parse(_ arguments: [String]) throws -> Options? {
+        var options = Options()
+        var notification = PushgateV1.Notification()
+        var alert = PushgateV1.Alert()
+        var flags = FlagReader(arguments)
+        while let flag = flags.next() {
+            switch flag {
+            case "-h", "--help": return nil
+            case "--server": options.server = try flags.value(for: flag)
+            case "--app": notification.app = try flags.value(for: flag)
+            case "--token": notification.tokens.append(try flags.value(for: flag))
+            case "--title": alert.title = try flags.value(for: flag)
+            case "--subtitle": alert.subtitle = try flags.value(for: flag)
+            case "--body": alert.body = try flags.value(for: flag)
+            case "--image": alert.image = try flags.value(for: flag)
+            case "--badge": notification.badge = Int32(try flags.int(for: flag, range: 0...Int(Int32.max)))
+            case "--sound": notification.sound = try flags.value(for: flag)
+            case "--category": notification.category = try flags.value(for: flag)
+            case "--thread-id": notification.threadID = try flags.value(for: flag)
+            case "--content-available": notification.contentAvailable = true
+            case "--mutable-content": notification.mutableContent = true
+            case "--interruption-level": notification.interruptionLevel = try flags.value(for: flag)
+            case "--push-type": notification.pushType = try pushType(try flags.value(for: flag))
+            case "--priority": notification.priority = Int32(try flags.int(for: flag, range: 0...10))
+            case "--expiration":
+                notification.expiration = Int64(try flags.int(for: flag, range: 0...Int(Int64.max)))
+            case "--collapse-id": notification.collapseID = try flags.value(for: flag)
+            case "--topic": notification.topic = try flags.value(for: flag)
+            case "--id": notification.id = try flags.value(for: flag)
+            case "--data": notification.dataJSON = try flags.value(for: flag)
+            case "--payload": notification.payloadJSON = try flags.value(for: flag)
+            case "--timeout":
+                guard let seconds = Double(try flags.value(for: flag)), seconds > 0 else {
+                    throw CommandLineError("--timeout: must be a positive number of seconds")
+                }
+                options.timeout = seconds
+            default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate send --help)")
+            }
+        }
+        guard !notification.tokens.isEmpty else { throw CommandLineError("--token: at least one is required") }
         if alert != PushgateV1.Alert() { notification.alert = alert }
-        var request = PushgateV1.SendRequest()
-        request.notifications = [notification]
-        return await call(server: server, request: request, timeout: timeout)
+        options.request.notifications = [notification]
+        return options
     }
 
     /// `authorization: Bearer $PUSHGATE_API_KEY` when set (an environment variable, not a flag, so
