@@ -300,5 +300,12 @@ let package = Package(
                 "PushSync",
             ],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "pushgateTests",
+            dependencies: [
+                "pushgate", "PushCommandLine", "PushCore", "PushCredentials", "PushGateway", "PushMockADM",
+                "PushMockAPNs", "PushMockFCM", "PushMockSupport", "PushProto", "PushTLS",
+            ],
+            swiftSettings: swiftSettings),
     ]
 )
