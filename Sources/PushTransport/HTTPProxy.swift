@@ -24,12 +24,12 @@ public struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "http://\(authorization != nil ? "***@" : "")\(host):\(port)" }
 
-    /// `url` with any `user:password@` replaced by `***@`.
+    /// `url` with any `user:password@` replaced by `***@`, with or without a scheme before it.
     static func redacted(_ url: String) -> String {
-        guard let at = url.lastIndex(of: "@"), let scheme = url.firstRange(of: "://"), scheme.upperBound <= at else {
-            return url
-        }
-        return String(url[..<scheme.upperBound]) + "***" + String(url[at...])
+        guard let at = url.lastIndex(of: "@") else { return url }
+        var start = url.startIndex
+        if let scheme = url.firstRange(of: "://"), scheme.upperBound <= at { start = scheme.upperBound }
+        return String(url[..<start]) + "***" + String(url[at...])
     }
 }
 

@@ -43,6 +43,16 @@ struct HTTPProxyTests {
         #expect(HTTPProxy.redacted("http://bob:hunter2@proxy:8080") == "http://***@proxy:8080")
         #expect(HTTPProxy.redacted("http://bob:p@ss@proxy:8080") == "http://***@proxy:8080", "the last @ ends it")
         #expect(HTTPProxy.redacted("http://proxy:8080") == "http://proxy:8080")
+        // Without its scheme (a common slip in HTTPS_PROXY) the URL is rejected, and still redacted.
+        #expect(HTTPProxy.redacted("bob:hunter2@proxy:3128") == "***@proxy:3128")
+        #expect(HTTPProxy.redacted("proxy:3128") == "proxy:3128")
+        do {
+            _ = try ProxyChoice.fromEnvironment(["HTTPS_PROXY": "bob:hunter2@proxy:3128"])
+            Issue.record("a proxy URL without a scheme was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("HTTPS_PROXY: proxy ***@proxy:3128: not http://"), "\(error)")
+            #expect(!error.description.contains("hunter2"))
+        }
     }
 
     @Test("HTTPS_PROXY and NO_PROXY: exact names, domain suffixes, and * ")
