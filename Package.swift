@@ -120,7 +120,10 @@ let package = Package(
         .target(
             name: "PushTransport", dependencies: ["PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushTransportTests",
+            dependencies: ["PushTransport", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushSync"],
+            swiftSettings: swiftSettings),
         // What the mocks share: TLS identity, the HTTP/2 and HTTP/1.1 connections and listener,
         // requests and answers, access tokens, fault schedules, statistics.
         .target(
