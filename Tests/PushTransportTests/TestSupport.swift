@@ -369,3 +369,110 @@ final class ClientProbe: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTPTranspor
         state.withLock { $0.answers.append(answer) }
     }
 }
+
+// MARK: - CONNECT proxy
+
+/// A small HTTP CONNECT proxy on loopback (the Swift side of what Tests/interop/connect_proxy.py
+/// does for the interop suite): it records each request head, then, as `behaviour` says, opens the
+/// tunnel and relays bytes both ways, answers with a refusal status, or closes without a word.
+final class ConnectProxy: Sendable {
+    enum Behaviour: Sendable {
+        case tunnel
+        case refuse(status: Int)
+        case hangUp
+    }
+
+    private let listener: TCPServer
+    private let heads: Locked<[String]>
+
+    init(_ behaviour: Behaviour, group: EventLoopGroup) throws {
+        let heads = Locked<[String]>([])
+        self.heads = heads
+        listener = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in
+            ProxyClientSide(behaviour: behaviour, heads: heads)
+        }
+    }
+
+    var port: Int { listener.localPort }
+    /// The request heads received (request line and fields, CRLF-separated, without the blank line).
+    var requestHeads: [String] { heads.withLock { $0 } }
+
+    func close() { listener.close() }
+}
+
+/// The client's side of one proxied connection.
+private final class ProxyClientSide: ConnectionHandler {
+    private let behaviour: ConnectProxy.Behaviour
+    private let heads: Locked<[String]>
+    private var head: [UInt8] = []
+    private var tunnelled = false
+    private var upstream: Connection?
+
+    init(behaviour: ConnectProxy.Behaviour, heads: Locked<[String]>) {
+        self.behaviour = behaviour
+        self.heads = heads
+    }
+
+    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
+        if tunnelled {
+            upstream?.write(bytes)
+            return
+        }
+        head.append(contentsOf: bytes)
+        guard let end = head.indices.dropLast(3).first(where: { Array(head[$0..<$0 + 4]) == Array("\r\n\r\n".utf8) })
+        else { return }
+        let text = String(decoding: head[..<end], as: UTF8.self)
+        heads.withLock { $0.append(text) }
+        tunnelled = true
+        switch behaviour {
+        case .hangUp:
+            connection.close(flushFirst: false)
+        case .refuse(let status):
+            connection.write(Array("HTTP/1.1 \(status) Refused by the test\r\nContent-Length: 0\r\n\r\n".utf8))
+            connection.close(flushFirst: true)
+        case .tunnel:
+            // "CONNECT host:port HTTP/1.1"
+            let target = text.split(separator: "\r\n").first.map { $0.split(separator: " ") }
+            guard let target, target.count == 3, let colon = target[1].lastIndex(of: ":"),
+                let port = Int(target[1][target[1].index(after: colon)...])
+            else {
+                connection.close(flushFirst: false)
+                return
+            }
+            var host = String(target[1][..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            Connection.connect(host: host, port: port, on: connection.loop, handler: ProxyUpstreamSide(connection)) {
+                [self] result in
+                switch result {
+                case .success(let upstream):
+                    self.upstream = upstream
+                    connection.write(Array("HTTP/1.1 200 Connection established\r\n\r\n".utf8))
+                case .failure:
+                    connection.write(Array("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n".utf8))
+                    connection.close(flushFirst: true)
+                }
+            }
+        }
+    }
+
+    func connectionDidClose(_ connection: Connection, error: IOError?) {
+        upstream?.close(flushFirst: true)
+        upstream = nil
+    }
+}
+
+/// The target's side of a tunnel: what it sends goes to the client.
+private final class ProxyUpstreamSide: ConnectionHandler {
+    private var client: Connection?
+
+    init(_ client: Connection) { self.client = client }
+
+    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
+        client?.write(bytes)
+    }
+
+    func connectionDidClose(_ connection: Connection, error: IOError?) {
+        client?.close(flushFirst: true)
+        client = nil
+    }
+}
