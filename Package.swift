@@ -282,6 +282,7 @@ let package = Package(
         // What every command reads and writes: FlagReader, usage errors that name the flag, standard
         // error. Shared by the executable and PushBench.
         .target(name: "PushCommandLine", swiftSettings: swiftSettings),
+        .testTarget(name: "PushCommandLineTests", dependencies: ["PushCommandLine"], swiftSettings: swiftSettings),
 
         // The load generator behind `pushgate bench`: gRPC client, child processes, statistics, table, JSON.
         .target(
