@@ -31,28 +31,52 @@ public struct HTTPSOrigin: Sendable, Hashable {
         return (endpoint, path)
     }
 
+    /// `host[:port]` or `[v6]:port`. The host is a name or IPv4 address (letters, digits, `-`, `.`,
+    /// `_`) or, in brackets, an IPv6 address; the port 1 to 65535 in digits. Anything else (an
+    /// unbracketed IPv6 address, a query or `user@` left in the authority, `+443`) is no origin, so
+    /// that a config mistake fails here, naming the key, instead of connecting somewhere else.
     private init?(authority rest: Substring) {
+        let portText: Substring?
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else { return nil }
             host = String(rest[rest.index(after: rest.startIndex)..<close])
+            guard host.utf8.allSatisfy(Self.isIPv6Byte), host.contains(":") else { return nil }
             let after = rest[rest.index(after: close)...]
-            if after.isEmpty {
-                port = 443
-            } else {
-                guard after.hasPrefix(":"), let value = Int(after.dropFirst()), (1...65535).contains(value) else {
-                    return nil
-                }
-                port = value
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = String(rest[..<colon])
-            guard let value = Int(rest[rest.index(after: colon)...]), (1...65535).contains(value) else { return nil }
-            port = value
+            guard after.isEmpty || after.hasPrefix(":") else { return nil }
+            portText = after.isEmpty ? nil : after.dropFirst()
         } else {
-            host = String(rest)
-            port = 443
+            let colon = rest.firstIndex(of: ":")
+            host = String(rest[..<(colon ?? rest.endIndex)])
+            guard host.utf8.allSatisfy(Self.isNameByte) else { return nil }
+            portText = colon.map { rest[rest.index(after: $0)...] }
         }
         guard !host.isEmpty else { return nil }
+        if let portText {
+            guard (1...5).contains(portText.utf8.count), portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let value = Int(portText), (1...65535).contains(value)
+            else { return nil }
+            port = value
+        } else {
+            port = 443
+        }
+    }
+
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+
+    private static func isIPv6Byte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: ":"), UInt8(ascii: "."):
+            true
+        default: false
+        }
     }
 
     /// The `:authority` pseudo-header: the host, with the port when it is not 443.

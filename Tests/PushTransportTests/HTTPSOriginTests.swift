@@ -36,6 +36,11 @@ struct HTTPSOriginTests {
             "https://host:", "https://host:0", "https://host:65536", "https://host:https", "https://host/3/device",
             "https://host:443/token", "https://[::1", "https://[::1]9000", "https://[::1]:0", "https://[]:443",
             "https://[]",
+            // An unbracketed IPv6 address, a query, fragment, space or user left in the authority,
+            // a port that is not plain digits, junk in brackets.
+            "https://::1", "https://fe80::1", "https://x?q=1", "https://x#part", "https://a b", "https://user@host",
+            "https://host:+443", "https://host: 443", "https://host:0443x", "https://[::1]x", "https://[x::1]",
+            "https://[::1]:+1", "https://[127.0.0.1]",
         ])
     func badURLs(url: String) {
         #expect(HTTPSOrigin(url: url) == nil)
