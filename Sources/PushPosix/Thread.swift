@@ -1,4 +1,5 @@
-public import Glibc
+public import CLinux
+import Glibc
 
 /// Starts a POSIX thread running `body`. The closure is kept alive by the thread until it returns.
 /// - Throws: `IOError` when the thread cannot be created (`what` names it in the message).

@@ -1,3 +1,6 @@
+// timespec: in release builds (no testable imports) MemberImportVisibility finds it in CLinux.
+import CLinux
+
 #if canImport(Glibc)
     import Glibc
 #endif
