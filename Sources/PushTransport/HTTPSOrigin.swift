@@ -61,23 +61,10 @@ public struct HTTPSOrigin: Sendable, Hashable {
         }
     }
 
-    private static func isNameByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-            true
-        default: false
-        }
-    }
-
-    private static func isIPv6Byte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: ":"), UInt8(ascii: "."):
-            true
-        default: false
-        }
-    }
+    private static let nameBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._".utf8)
+    private static let ipv6Bytes = Set("0123456789abcdefABCDEF:.".utf8)
+    private static func isNameByte(_ byte: UInt8) -> Bool { nameBytes.contains(byte) }
+    private static func isIPv6Byte(_ byte: UInt8) -> Bool { ipv6Bytes.contains(byte) }
 
     /// The `:authority` pseudo-header: the host, with the port when it is not 443.
     public var authority: String {

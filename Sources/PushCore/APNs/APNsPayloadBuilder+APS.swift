@@ -10,9 +10,9 @@ extension APNsPayloadBuilder {
             writer.key("badge")
             writer.int(badge)
         }
-        writeString("sound", n.sound, to: &writer)
-        writeString("thread-id", n.threadID, to: &writer)
-        writeString("category", n.category, to: &writer)
+        writer.member("sound", nonEmpty: n.sound)
+        writer.member("thread-id", nonEmpty: n.threadID)
+        writer.member("category", nonEmpty: n.category)
         if n.contentAvailable {
             writer.key("content-available")
             writer.int(1)
@@ -21,34 +21,23 @@ extension APNsPayloadBuilder {
             writer.key("mutable-content")
             writer.int(1)
         }
-        writeString("interruption-level", n.interruptionLevel, to: &writer)
+        writer.member("interruption-level", nonEmpty: n.interruptionLevel)
         writer.endObject()
     }
 
     private static func writeAlert(_ alert: NotificationRequest.Alert, to writer: inout JSONWriter) {
         writer.beginObject()
-        writeString("title", alert.title, to: &writer)
-        writeString("subtitle", alert.subtitle, to: &writer)
-        writeString("body", alert.body, to: &writer)
-        writeString("launch-image", alert.launchImage, to: &writer)
-        writeString("title-loc-key", alert.titleLocKey, to: &writer)
-        writeStrings("title-loc-args", alert.titleLocArgs, to: &writer)
-        writeString("loc-key", alert.locKey, to: &writer)
-        writeStrings("loc-args", alert.locArgs, to: &writer)
+        writer.member("title", nonEmpty: alert.title)
+        writer.member("subtitle", nonEmpty: alert.subtitle)
+        writer.member("body", nonEmpty: alert.body)
+        writer.member("launch-image", nonEmpty: alert.launchImage)
+        writer.member("title-loc-key", nonEmpty: alert.titleLocKey)
+        writer.member("title-loc-args", nonEmpty: alert.titleLocArgs)
+        writer.member("loc-key", nonEmpty: alert.locKey)
+        writer.member("loc-args", nonEmpty: alert.locArgs)
         writer.endObject()
     }
 
-    private static func writeString(_ key: String, _ value: String, to writer: inout JSONWriter) {
-        guard !value.isEmpty else { return }
-        writer.key(key)
-        writer.string(value)
-    }
-
-    private static func writeStrings(_ key: String, _ values: [String], to writer: inout JSONWriter) {
-        guard !values.isEmpty else { return }
-        writer.key(key)
-        writer.stringArray(values)
-    }
 }
 
 extension NotificationRequest {

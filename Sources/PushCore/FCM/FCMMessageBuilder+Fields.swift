@@ -14,13 +14,13 @@ extension FCMMessageBuilder {
         writer.beginObject()
         if let alert = n.alert {
             writeObject("notification", to: &writer) { writer in
-                writeString("title", alert.title, to: &writer)
-                writeString("body", alert.body, to: &writer)
-                writeString("image", alert.image, to: &writer)
+                writer.member("title", nonEmpty: alert.title)
+                writer.member("body", nonEmpty: alert.body)
+                writer.member("image", nonEmpty: alert.image)
             }
         }
         writeObject("data", to: &writer) { writer in
-            // Not writeString: an empty string is a real data value.
+            // Not member(_:nonEmpty:): an empty string is a real data value.
             for (key, value) in data {
                 writer.key(key)
                 writer.string(value)
@@ -44,21 +44,21 @@ extension FCMMessageBuilder {
         _ n: NotificationRequest, priority: Priority, now: Int64, to writer: inout JSONWriter
     ) {
         writeObject("android", to: &writer) { writer in
-            writeString("collapse_key", n.collapseID, to: &writer)
-            writeString("priority", priority.android, to: &writer)
+            writer.member("collapse_key", nonEmpty: n.collapseID)
+            writer.member("priority", nonEmpty: priority.android)
             // An expiration already past still goes out with 0s: "deliver now or drop".
             if let ttl = n.secondsToExpiration(now: now, within: 0...FCMDuration.maxTTL.seconds) {
-                writeString("ttl", "\(ttl)s", to: &writer)
+                writer.member("ttl", nonEmpty: "\(ttl)s")
             }
             writeObject("notification", to: &writer) { writer in
                 if let alert = n.alert {
-                    writeString("title_loc_key", alert.titleLocKey, to: &writer)
-                    writeStrings("title_loc_args", alert.titleLocArgs, to: &writer)
-                    writeString("body_loc_key", alert.locKey, to: &writer)
-                    writeStrings("body_loc_args", alert.locArgs, to: &writer)
+                    writer.member("title_loc_key", nonEmpty: alert.titleLocKey)
+                    writer.member("title_loc_args", nonEmpty: alert.titleLocArgs)
+                    writer.member("body_loc_key", nonEmpty: alert.locKey)
+                    writer.member("body_loc_args", nonEmpty: alert.locArgs)
                 }
-                writeString("sound", n.sound, to: &writer)
-                writeString("click_action", n.category, to: &writer)
+                writer.member("sound", nonEmpty: n.sound)
+                writer.member("click_action", nonEmpty: n.category)
                 // 0 clears an iOS badge; Android has nothing to clear, and a count of 0 means "unset".
                 if let badge = n.badge, badge > 0 {
                     writer.key("notification_count")
@@ -72,11 +72,11 @@ extension FCMMessageBuilder {
     private static func writeAPNs(_ n: NotificationRequest, priority: Priority, to writer: inout JSONWriter) {
         writeObject("apns", to: &writer) { writer in
             writeObject("headers", to: &writer) { writer in
-                writeString("apns-priority", String(priority.apns), to: &writer)
-                if n.expiration != 0 { writeString("apns-expiration", String(n.expiration), to: &writer) }
-                writeString("apns-collapse-id", n.collapseID, to: &writer)
-                writeString("apns-push-type", priority.apnsPushType ?? "", to: &writer)
-                writeString("apns-topic", n.topic, to: &writer)
+                writer.member("apns-priority", nonEmpty: String(priority.apns))
+                if n.expiration != 0 { writer.member("apns-expiration", nonEmpty: String(n.expiration)) }
+                writer.member("apns-collapse-id", nonEmpty: n.collapseID)
+                writer.member("apns-push-type", nonEmpty: priority.apnsPushType ?? "")
+                writer.member("apns-topic", nonEmpty: n.topic)
             }
             // title and body reach iOS through `notification`; aps.alert only for the rest.
             var aps = n
@@ -123,17 +123,6 @@ extension FCMMessageBuilder {
         writer.raw(String(decoding: inner.bytes, as: UTF8.self))
     }
 
-    static func writeString(_ key: String, _ value: String, to writer: inout JSONWriter) {
-        guard !value.isEmpty else { return }
-        writer.key(key)
-        writer.string(value)
-    }
-
-    private static func writeStrings(_ key: String, _ values: [String], to writer: inout JSONWriter) {
-        guard !values.isEmpty else { return }
-        writer.key(key)
-        writer.stringArray(values)
-    }
 }
 
 extension NotificationRequest.Alert {

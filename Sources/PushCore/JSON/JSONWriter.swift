@@ -54,6 +54,21 @@ public struct JSONWriter: Sendable {
     /// Writes `null`.
     public mutating func null() { raw("null") }
 
+    /// Writes member `key` with the string `value`, unless it is empty: the payload builders leave
+    /// unset fields out.
+    public mutating func member(_ key: String, nonEmpty value: String) {
+        guard !value.isEmpty else { return }
+        self.key(key)
+        string(value)
+    }
+
+    /// Writes member `key` with the array `values`, unless it is empty.
+    public mutating func member(_ key: String, nonEmpty values: [String]) {
+        guard !values.isEmpty else { return }
+        self.key(key)
+        stringArray(values)
+    }
+
     /// Writes an array of strings.
     public mutating func stringArray(_ values: [String]) {
         beginArray()
