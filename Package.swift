@@ -95,7 +95,8 @@ let package = Package(
         .target(name: "PushHTTP1", dependencies: ["CHTTPParser"], swiftSettings: swiftSettings),
         .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP1"], swiftSettings: swiftSettings),
 
-        // TLS over OpenSSL memory BIOs (sans-IO), certificates, keys, ES256/RS256 signatures.
+        // TLS over OpenSSL memory BIOs (sans-IO), certificates, keys, ES256/RS256 signatures; P-256 ECDH,
+        // HKDF and AES-128-GCM for Web Push message encryption (RFC 8291).
         .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
 
