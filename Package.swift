@@ -59,9 +59,9 @@ let package = Package(
             cSettings: [.unsafeFlags(["-Wno-unused-parameter"])]),
 
         // MARK: Pushgate
-        // Domain types and pure logic, no C, no I/O: gRPC framing, JSON, APNs payloads, FCM and ADM
-        // messages, reasons, validation, SNS message structure, attributes, push-type inference,
-        // filter policies.
+        // Domain types and pure logic, no C, no I/O: gRPC framing, JSON, APNs payloads, FCM, ADM and
+        // Web Push messages, reasons, validation, SNS message structure, attributes, push-type
+        // inference, filter policies.
         .target(name: "PushCore", swiftSettings: swiftSettings),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: swiftSettings),
         // The Store protocol with one set of queries on SQLite (WAL, one writer queue) or PostgreSQL
@@ -254,6 +254,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // Web Push for the engine: subscriptions checked against the allowed push services,
+        // messages encrypted per subscriber (RFC 8291), VAPID tokens per origin (RFC 8292).
+        .target(
+            name: "PushWebPush",
+            dependencies: ["PushCore", "PushCredentials", "PushDelivery", "PushHTTP2", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushWebPushTests",
+            dependencies: ["PushWebPush", "PushCore", "PushTLS", "PushTransport"],
+            swiftSettings: swiftSettings),
+
         // A gRPC server (admission at HEADERS, request budgets, the client watch, routing, framing,
         // deadlines, statuses) and a small client.
         .target(
@@ -270,7 +281,7 @@ let package = Package(
             name: "PushGateway",
             dependencies: [
                 "PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery",
-                "PushAPNs", "PushFCM", "PushADM", "PushTLS", "PushStore", "PushMetrics", "PushTransport",
+                "PushAPNs", "PushFCM", "PushADM", "PushWebPush", "PushTLS", "PushStore", "PushMetrics", "PushTransport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

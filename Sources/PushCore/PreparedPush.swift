@@ -4,6 +4,7 @@ public enum PreparedPush: Sendable, Equatable {
     case apns(PreparedNotification)
     case fcm(PreparedFCMMessage)
     case adm(PreparedADMMessage)
+    case webpush(PreparedWebPushMessage)
 
     /// The device tokens, in request order.
     public var tokens: [String] {
@@ -11,6 +12,7 @@ public enum PreparedPush: Sendable, Equatable {
         case .apns(let notification): notification.tokens
         case .fcm(let message): message.tokens
         case .adm(let message): message.tokens
+        case .webpush(let message): message.tokens
         }
     }
 
@@ -26,6 +28,9 @@ public enum PreparedPush: Sendable, Equatable {
         case .adm(var message):
             message.tokens = tokens
             return .adm(message)
+        case .webpush(var message):
+            message.tokens = tokens
+            return .webpush(message)
         }
     }
 }

@@ -218,6 +218,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
                     answers[slot] = ProviderResponse()
                 }
                 submitted = true
+            case .failure(let error) where error.refusesRequestOnly:
+                machine.requestRefused(request, reason: error.description, into: &actions)
             case .failure(let error):
                 machine.submitFailed(request, error: error, into: &actions)
             }

@@ -132,6 +132,12 @@ struct ProviderConnectionMachine {
         return slot
     }
 
+    /// `request` itself cannot be sent (its token does not parse, its body could not be
+    /// encrypted): it is FAILED with `reason`, and the connection carries on with the rest.
+    mutating func requestRefused(_ request: ProviderRequest, reason: String, into actions: inout [Action]) {
+        actions.append(.finish(request, request.result(.failed, reason: reason)))
+    }
+
     /// `request` could not be written (the session refused it): it keeps its turn and attempt,
     /// and the connection is closed (nothing more goes on it).
     mutating func submitFailed(_ request: ProviderRequest, error: any Error, into actions: inout [Action]) {

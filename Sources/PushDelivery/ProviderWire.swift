@@ -13,18 +13,19 @@ public struct ProviderWire {
 
     let carrier: Carrier
 
-    /// Sends a request whose headers are `template` with entry `first.index` (and `second.index`)
-    /// set to the given bytes, and `body`. HTTP/1.1 gets the same fields: `:method` and `:path`
+    /// Sends a request whose headers are `template` with entry `first.index` (and `second.index`,
+    /// `third.index`) set to the given bytes, and `body`. HTTP/1.1 gets the same fields: `:method` and `:path`
     /// make the request line, `:authority` the `Host` header, `:scheme` is left out. Returns the
     /// request's id on this connection (the HTTP/2 stream id).
     public func submitRequest(
         template: HTTP2HeaderTemplate, replacing first: (index: Int, value: UnsafeRawBufferPointer),
-        _ second: (index: Int, value: UnsafeRawBufferPointer)? = nil, body: [UInt8]
+        _ second: (index: Int, value: UnsafeRawBufferPointer)? = nil,
+        _ third: (index: Int, value: UnsafeRawBufferPointer)? = nil, body: [UInt8]
     ) throws(ProviderWireError) -> Int32 {
         switch carrier {
         case .http2(let session):
             do {
-                return try session.submitRequest(template: template, replacing: first, second, body: body)
+                return try session.submitRequest(template: template, replacing: first, second, third, body: body)
             } catch {
                 throw ProviderWireError(description: "\(error)")
             }
@@ -32,7 +33,7 @@ public struct ProviderWire {
             // A head per request: one request at a time on the connection, so an allocation is
             // nothing beside the round trip it waits for.
             var head: [UInt8] = []
-            try Self.writeHead(template: template, first, second, contentLength: body.count, into: &head)
+            try Self.writeHead(template: template, first, second, third, contentLength: body.count, into: &head)
             body.withUnsafeBytes { session.send(head: head, body: $0) }
             return id
         }
@@ -46,14 +47,15 @@ public struct ProviderWire {
     /// not be able to add a header line.
     static func writeHead(
         template: HTTP2HeaderTemplate, _ first: (index: Int, value: UnsafeRawBufferPointer),
-        _ second: (index: Int, value: UnsafeRawBufferPointer)?, contentLength: Int, into head: inout [UInt8]
+        _ second: (index: Int, value: UnsafeRawBufferPointer)?,
+        _ third: (index: Int, value: UnsafeRawBufferPointer)? = nil, contentLength: Int, into head: inout [UInt8]
     ) throws(ProviderWireError) {
         head.removeAll(keepingCapacity: true)
         var method: [UInt8] = []
         var target: [UInt8] = []
         var fields: [UInt8] = []
         var unsafe = false
-        template.forEachField(replacing: first, second) { name, value in
+        template.forEachField(replacing: first, second, third) { name, value in
             if value.contains(where: { $0 == 0x0D || $0 == 0x0A }) { unsafe = true }
             if name.elementsEqual(Self.method) {
                 method.append(contentsOf: value)
@@ -70,7 +72,9 @@ public struct ProviderWire {
                 fields.append(contentsOf: "\r\n".utf8)
             }
         }
-        guard !unsafe else { throw ProviderWireError(description: "a header value holds CR or LF") }
+        guard !unsafe else {
+            throw ProviderWireError(description: "a header value holds CR or LF", refusesRequestOnly: true)
+        }
         head.append(contentsOf: method)
         head.append(0x20)
         head.append(contentsOf: target)
@@ -83,4 +87,13 @@ public struct ProviderWire {
 /// Why a request could not be written.
 public struct ProviderWireError: Error, Sendable, CustomStringConvertible {
     public let description: String
+    /// The request itself is at fault (a dialect could not build it): it is FAILED with
+    /// ``description`` and the connection goes on. Otherwise the session refused it, and the
+    /// connection is replaced with the request kept for the next one.
+    public let refusesRequestOnly: Bool
+
+    public init(description: String, refusesRequestOnly: Bool = false) {
+        self.description = description
+        self.refusesRequestOnly = refusesRequestOnly
+    }
 }

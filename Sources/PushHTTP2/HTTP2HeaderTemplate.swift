@@ -105,30 +105,33 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
         body(UnsafePointer(nvs.baseAddress!), count)
     }
 
-    /// Calls `body` with the nv array, entry `first.index` (and `second.index`) pointing at the
-    /// given bytes instead of the template's value. The pointers are valid only inside `body`;
-    /// nghttp2 copies the fields while `nghttp2_submit_*` runs (no NO_COPY flags).
+    /// Calls `body` with the nv array, entry `first.index` (and `second.index`, `third.index`)
+    /// pointing at the given bytes instead of the template's value. The pointers are valid only
+    /// inside `body`; nghttp2 copies the fields while `nghttp2_submit_*` runs (no NO_COPY flags).
     func withNVs<R>(
         replacing first: (index: Int, value: UnsafeRawBufferPointer),
         _ second: (index: Int, value: UnsafeRawBufferPointer)?,
+        _ third: (index: Int, value: UnsafeRawBufferPointer)? = nil,
         _ body: (UnsafePointer<nghttp2_nv>, Int) -> R
     ) -> R {
         withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { scratch in
             _ = scratch.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: nvs[0..<count]))
             Self.point(&scratch[first.index], at: first.value)
             if let second { Self.point(&scratch[second.index], at: second.value) }
+            if let third { Self.point(&scratch[third.index], at: third.value) }
             return body(UnsafePointer(scratch.baseAddress!), count)
         }
     }
 
-    /// Calls `body` with each field's name and value, entries `first.index` (and `second.index`)
-    /// given the bytes passed instead: for writing the same request in HTTP/1.1.
+    /// Calls `body` with each field's name and value, entries `first.index` (and `second.index`,
+    /// `third.index`) given the bytes passed instead: for writing the same request in HTTP/1.1.
     public func forEachField(
         replacing first: (index: Int, value: UnsafeRawBufferPointer),
         _ second: (index: Int, value: UnsafeRawBufferPointer)?,
+        _ third: (index: Int, value: UnsafeRawBufferPointer)? = nil,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
     ) {
-        withNVs(replacing: first, second) { nvs, count in
+        withNVs(replacing: first, second, third) { nvs, count in
             for index in 0..<count {
                 let nv = nvs[index]
                 body(
@@ -146,15 +149,18 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
 
 extension HTTP2Session {
     /// Submits a request whose headers are `template` with entry `first.index` (and optionally
-    /// `second.index`) set to the given bytes, and `body` (shared, not copied by Swift) with
-    /// END_STREAM at its end. Returns the stream id. See ``submitRequest(headers:body:)``.
+    /// `second.index`, `third.index`) set to the given bytes, and `body` (shared, not copied by
+    /// Swift) with END_STREAM at its end. Returns the stream id. See ``submitRequest(headers:body:)``.
     public func submitRequest(
         template: HTTP2HeaderTemplate, replacing first: (index: Int, value: UnsafeRawBufferPointer),
-        _ second: (index: Int, value: UnsafeRawBufferPointer)? = nil, body: [UInt8]
+        _ second: (index: Int, value: UnsafeRawBufferPointer)? = nil,
+        _ third: (index: Int, value: UnsafeRawBufferPointer)? = nil, body: [UInt8]
     ) throws(HTTP2Error) -> Int32 {
-        precondition(first.index < template.count && (second?.index ?? 0) < template.count, "no such header entry")
+        precondition(
+            first.index < template.count && (second?.index ?? 0) < template.count
+                && (third?.index ?? 0) < template.count, "no such header entry")
         var provider = Self.bodyProvider
-        let streamID = template.withNVs(replacing: first, second) { nvs, count in
+        let streamID = template.withNVs(replacing: first, second, third) { nvs, count in
             nghttp2_submit_request(session, nil, nvs, count, &provider, nil)
         }
         try HTTP2Error.check(streamID)

@@ -1,3 +1,5 @@
+import COpenSSL
+
 /// Signs with ECDSA P-256 + SHA-256 (JWS "ES256"), e.g. APNs provider tokens with a `.p8` key.
 ///
 /// `@unchecked Sendable`: the key is immutable after init and every `sign` call uses its own
@@ -15,6 +17,16 @@ public final class ES256Signer: @unchecked Sendable {
 
     /// The public half as SubjectPublicKeyInfo PEM ("-----BEGIN PUBLIC KEY-----").
     public func publicKeyPEM() throws(TLSError) -> String { try key.publicKeyPEM() }
+
+    /// The public half as the 65-byte uncompressed point (0x04 ‖ x ‖ y): a VAPID `k`, the
+    /// application server key a web page passes to `pushManager.subscribe`.
+    public func publicPoint() throws(TLSError) -> [UInt8] {
+        var point = [UInt8](repeating: 0, count: 65)
+        guard COpenSSL_P256_public_point(key.pkey, &point) == 1 else {
+            throw .openSSL(.certificate, "cannot read the P-256 public point")
+        }
+        return point
+    }
 
     /// The JWS signature of `message`: raw r‖s, 64 bytes (not DER).
     public func sign(_ message: [UInt8]) throws(TLSError) -> [UInt8] {

@@ -4,7 +4,7 @@ enum Version {
 
 enum Usage {
     static let main = """
-        pushgate — a push-notification gateway (gRPC in, APNs out)
+        pushgate — a push-notification gateway (gRPC in; APNs, FCM, ADM and Web Push out)
 
         Usage:
           pushgate serve [--config FILE] [flags]   run the gateway
@@ -14,6 +14,7 @@ enum Usage {
           pushgate mock-adm [flags]                run a mock ADM + Login-with-Amazon token server (tests, load tests)
           pushgate bench [flags]                   load-test a gateway (starts mock-apns and one)
           pushgate api-key [--name N] [--apps A,B]  make an API key and the key_sha256 for the config
+          pushgate vapid-key --out FILE            make a Web Push (VAPID) key and print its public key
           pushgate load-subscribers [flags]        bulk-load test subscribers into a store (tests, benchmarks)
           pushgate version                         print the version
           pushgate --help                          this text

@@ -27,6 +27,8 @@ case "load-subscribers":
     status = runBlocking { await LoadSubscribersCommand.run(loadArguments) }
 case "api-key":
     status = APIKeyCommand.run(Array(arguments.dropFirst()))
+case "vapid-key":
+    status = VAPIDKeyCommand.run(Array(arguments.dropFirst()))
 case "mock-apns":
     status = MockAPNsCommand.run(Array(arguments.dropFirst()))
 case "mock-fcm":

@@ -42,6 +42,7 @@ public enum ADMMessageBuilder {
     private static func prepare(_ n: NotificationRequest, now: Int64) throws(ValidationError) -> PreparedADMMessage {
         try ADMRegistrationID.shape.validate(tokens: n.tokens)
         try NotificationValidator.checkScalars(n)
+        try n.refuseWebPushOnlyFields(provider: "ADM")
         if case (let field, let why)? = n.firstFieldADMCannotCarry {
             throw ValidationError(field: field, message: "cannot be sent to ADM: " + why)
         }

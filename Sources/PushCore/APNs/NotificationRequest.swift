@@ -90,6 +90,9 @@ public struct NotificationRequest: Sendable, Equatable {
     public var topic: String
     /// The `apns-id`; empty lets APNs generate one.
     public var id: String
+    /// Web Push only: the `Urgency` header (`very-low`, `low`, `normal`, `high`); empty: from
+    /// `priority`.
+    public var urgency: String
 
     /// Creates a request; every field defaults to unset.
     public init(
@@ -97,7 +100,7 @@ public struct NotificationRequest: Sendable, Equatable {
         category: String = "", threadID: String = "", contentAvailable: Bool = false,
         mutableContent: Bool = false, interruptionLevel: String = "", dataJSON: String = "",
         payloadJSON: String = "", pushType: PushType? = nil, priority: Int32 = 0, expiration: Int64 = 0,
-        collapseID: String = "", topic: String = "", id: String = ""
+        collapseID: String = "", topic: String = "", id: String = "", urgency: String = ""
     ) {
         self.app = app
         self.tokens = tokens
@@ -117,5 +120,6 @@ public struct NotificationRequest: Sendable, Equatable {
         self.collapseID = collapseID
         self.topic = topic
         self.id = id
+        self.urgency = urgency
     }
 }

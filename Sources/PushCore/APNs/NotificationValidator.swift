@@ -25,6 +25,7 @@ public enum NotificationValidator {
     {
         let tokens = try normalizedTokens(n.tokens)
         try checkScalars(n)
+        try n.refuseWebPushOnlyFields(provider: "APNs")
         let apnsID = try normalizedID(n.id)
         let built = try APNsPayloadBuilder.prepare(n)
         let pushType = n.pushType ?? built.inferredPushType

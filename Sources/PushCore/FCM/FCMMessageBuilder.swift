@@ -80,6 +80,7 @@ public enum FCMMessageBuilder {
     /// values reach APNs through FCM's `apns` block).
     private static func checkFields(_ n: NotificationRequest) throws(ValidationError) {
         try NotificationValidator.checkScalars(n)
+        try n.refuseWebPushOnlyFields(provider: "FCM")
         guard n.id.isEmpty else {
             throw ValidationError(field: "id", message: "cannot be set for FCM: FCM assigns the message id")
         }

@@ -10,6 +10,9 @@ public enum PlatformKey: String, Sendable, CaseIterable {
     case gcm = "GCM"
     /// Amazon Device Messaging (Fire tablets and Fire TV).
     case adm = "ADM"
+    /// Browsers' push services (Web Push). Pushgate's own key: SNS has none (it reaches
+    /// browsers only through FCM).
+    case webpush = "WEBPUSH"
 }
 
 /// Where a publish goes; it decides which JSON keys a `json` message must carry.

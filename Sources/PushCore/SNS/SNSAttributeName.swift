@@ -15,6 +15,8 @@ enum SNSAttributeName {
         case .apnsSandbox: "AWS.SNS.MOBILE.APNS_SANDBOX.TTL"
         case .gcm: "AWS.SNS.MOBILE.FCM.TTL"
         case .adm: "AWS.SNS.MOBILE.ADM.TTL"
+        // Pushgate's own, named like SNS's.
+        case .webpush: "AWS.SNS.MOBILE.WEBPUSH.TTL"
         }
     }
 
@@ -24,7 +26,7 @@ enum SNSAttributeName {
     static let ttlNames: Set<String> = Set(
         [
             "APNS", "APNS_SANDBOX", "APNS_VOIP", "APNS_VOIP_SANDBOX", "APNS_MDM", "APNS_MDM_SANDBOX",
-            "APNS_PASSBOOK", "APNS_PASSBOOK_SANDBOX", "FCM", "ADM", "BAIDU", "WNS",
+            "APNS_PASSBOOK", "APNS_PASSBOOK_SANDBOX", "FCM", "ADM", "BAIDU", "WNS", "WEBPUSH",
         ].map { "AWS.SNS.MOBILE.\($0).TTL" })
 
     /// True for names SNS reserves: `AWS.` and `Amazon.` in any letter case.

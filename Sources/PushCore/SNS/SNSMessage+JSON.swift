@@ -30,6 +30,7 @@ extension SNSMessage {
             // or Fire endpoint later.
             if key == PlatformKey.gcm.rawValue { _ = try SNSFCMPayload.parseGCM(text) }
             if key == PlatformKey.adm.rawValue { _ = try SNSADMPayload.parseADM(text) }
+            if key == PlatformKey.webpush.rawValue { try SNSWebPushPayload.checkWebPush(text) }
             if key == "default" { result.defaultText = text } else { result.platformTexts[key] = text }
         }
         try result.checkRequiredKeys(for: target)

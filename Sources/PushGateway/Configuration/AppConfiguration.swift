@@ -1,4 +1,5 @@
 public import PushTransport
+public import PushWebPush
 
 /// One app that Pushgate sends for, from the `apps` list of the config file: the keys every
 /// platform has, and in ``keys`` only its own platform's.
@@ -13,6 +14,8 @@ public struct AppConfiguration: Sendable, Equatable {
         case fcm
         /// Amazon Device Messaging.
         case adm
+        /// Browsers' push services (RFC 8030, 8291, 8292).
+        case webpush
     }
 
     /// The keys only one platform has.
@@ -20,12 +23,14 @@ public struct AppConfiguration: Sendable, Equatable {
         case apns(APNsKeys)
         case fcm(FCMKeys)
         case adm(ADMKeys)
+        case webpush(WebPushKeys)
 
         public var platform: Platform {
             switch self {
             case .apns: .apns
             case .fcm: .fcm
             case .adm: .adm
+            case .webpush: .webpush
             }
         }
     }
@@ -74,6 +79,31 @@ public struct AppConfiguration: Sendable, Equatable {
         public init(clientID: String = "", clientSecretFile: String = "") {
             self.clientID = clientID
             self.clientSecretFile = clientSecretFile
+        }
+    }
+
+    /// Web Push: the application server's VAPID identity, and which push services its
+    /// subscriptions may name.
+    public struct WebPushKeys: Sendable, Equatable {
+        /// The VAPID signing key, a PEM P-256 private key (`vapid_key_file`; `pushgate vapid-key`
+        /// makes one).
+        public var vapidKeyFile = ""
+        /// The key itself instead of `vapidKeyFile` (tests; not a config key).
+        public var vapidKeyPEM = ""
+        /// The VAPID `sub`: a `mailto:` or `https:` contact the push services may use
+        /// (`vapid_subject`).
+        public var vapidSubject = ""
+        /// `allowed_hosts`: the push services subscriptions may name; default the four browsers'.
+        public var allowedHosts: WebPushHostPolicy
+        /// `max_origins`: push services with a connection pool at once. Default 64.
+        public var maxOrigins = 64
+        /// `origin_idle_timeout_seconds`: a push service's pool unused this long is closed. Default 300.
+        public var originIdleTimeoutSeconds = 300
+
+        public init(vapidKeyFile: String = "", vapidSubject: String = "", allowedHosts: WebPushHostPolicy) {
+            self.vapidKeyFile = vapidKeyFile
+            self.vapidSubject = vapidSubject
+            self.allowedHosts = allowedHosts
         }
     }
 

@@ -50,6 +50,18 @@ struct ConfigObject {
         return number
     }
 
+    func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+        guard let items = try array(key) else { return nil }
+        var strings: [String] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let string) = item else {
+                throw ConfigurationError("\(path).\(key)[\(index)]: expected a string")
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
     func array(_ key: String) throws(ConfigurationError) -> [JSONValue]? {
         guard let value = value(key) else { return nil }
         guard case .array(let items) = value else { throw ConfigurationError("\(path).\(key): expected an array") }

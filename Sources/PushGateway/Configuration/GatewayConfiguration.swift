@@ -1,6 +1,8 @@
 import PushCore
+import PushCredentials
 import PushDelivery
 import PushTransport
+import PushWebPush
 
 /// Everything `pushgate serve` is configured with: the JSON config file, then command-line flags.
 ///
@@ -201,7 +203,8 @@ public struct GatewayConfiguration: Sendable {
         let platformName = try reader.string("platform") ?? "apns"
         guard let platform = AppConfiguration.Platform(rawValue: platformName) else {
             throw ConfigurationError(
-                "\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns, fcm, adm)")
+                "\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns, fcm, adm, webpush)"
+            )
         }
         let common = [
             "name", "platform", "url", "ca_file", "connections", "connect_timeout_seconds", "ping_interval_seconds",
@@ -217,6 +220,12 @@ public struct GatewayConfiguration: Sendable {
                 Set(common + ["service_account_file", "project_id", "token_url"]), context: "an fcm app")
         case .adm:
             try reader.checkKeys(Set(common + ["client_id", "client_secret_file", "token_url"]), context: "an adm app")
+        case .webpush:
+            // No `url`: every subscription names its own push service.
+            try reader.checkKeys(
+                Set(common.filter { $0 != "url" }).union([
+                    "vapid_key_file", "vapid_subject", "allowed_hosts", "max_origins", "origin_idle_timeout_seconds",
+                ]), context: "a webpush app")
         }
         guard let name = try reader.string("name"), !name.isEmpty else {
             throw ConfigurationError("\(path).name: required")
@@ -290,7 +299,39 @@ public struct GatewayConfiguration: Sendable {
             }
             adm.tokenURL = try reader.string("token_url") ?? ""
             return .adm(adm)
+        case .webpush:
+            return .webpush(try parseWebPushKeys(reader, path: path))
         }
+    }
+
+    private static func parseWebPushKeys(
+        _ reader: ConfigObject, path: String
+    ) throws(ConfigurationError) -> AppConfiguration.WebPushKeys {
+        let hosts: WebPushHostPolicy
+        do {
+            hosts = try WebPushHostPolicy(try reader.strings("allowed_hosts") ?? WebPushHostPolicy.defaultHosts)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("\(path).\(error)")
+        }
+        var keys = AppConfiguration.WebPushKeys(
+            vapidKeyFile: try reader.string("vapid_key_file") ?? "",
+            vapidSubject: try reader.string("vapid_subject") ?? "",
+            allowedHosts: hosts)
+        guard !keys.vapidKeyFile.isEmpty else {
+            throw ConfigurationError(
+                "\(path).vapid_key_file: required for a webpush app (a PEM P-256 private key; `pushgate vapid-key` "
+                    + "makes one)")
+        }
+        guard VAPIDToken.isValidSubject(keys.vapidSubject) else {
+            throw ConfigurationError(
+                "\(path).vapid_subject: required for a webpush app: a mailto: or https: contact for the push services "
+                    + "(e.g. \"mailto:push@example.com\"), got \(keys.vapidSubject.debugDescription)")
+        }
+        keys.maxOrigins = try reader.int("max_origins", range: 1...4096) ?? 64
+        keys.originIdleTimeoutSeconds = try reader.int("origin_idle_timeout_seconds", range: 10...86400) ?? 300
+        return keys
     }
 }
 

@@ -7,6 +7,7 @@ import PushMetrics
 import PushPosix
 import PushTLS
 import PushTransport
+import PushWebPush
 
 #if canImport(Glibc)
     import Glibc
@@ -14,7 +15,8 @@ import PushTransport
 
 /// Builds a delivery client per configured app: APNs (endpoint, TLS identity, one provider-token
 /// cache per (team, key) shared by every app that uses that key), FCM (service account, OAuth2
-/// access-token cache, project) or ADM (client credentials, access-token cache).
+/// access-token cache, project), ADM (client credentials, access-token cache) or Web Push (VAPID
+/// key, allowed push services, a pool per push service).
 enum DeliveryClientFactory {
     static func makeClients(
         _ configuration: GatewayConfiguration, group: EventLoopGroup, log: Log, metrics: GatewayMetrics? = nil
@@ -43,6 +45,7 @@ enum DeliveryClientFactory {
             case .apns(let apns): clients[app.name] = try makeAPNsClient(recipe, apns, tokenCaches: &tokenCaches)
             case .fcm(let fcm): clients[app.name] = try makeFCMClient(recipe, fcm)
             case .adm(let adm): clients[app.name] = try makeADMClient(recipe, adm)
+            case .webpush(let web): clients[app.name] = try makeWebPushClient(recipe, web)
             }
         }
         return clients
@@ -129,6 +132,26 @@ enum DeliveryClientFactory {
         return recipe.client(ADMDialect(authority: endpoint.authority, accessTokens: accessTokens), endpoint, tls)
     }
 
+    /// Web Push: the VAPID key signs one token per push service origin; the subscriptions name the
+    /// origins, so the engine opens a pool for each (at most `max_origins`).
+    private static func makeWebPushClient(
+        _ recipe: ClientRecipe, _ web: AppConfiguration.WebPushKeys
+    ) throws(ConfigurationError) -> any DeliveryClient {
+        let path = recipe.path
+        let vapid: VAPIDTokenCache
+        do {
+            let pem = web.vapidKeyPEM.isEmpty ? try FileContents.readText(web.vapidKeyFile) : web.vapidKeyPEM
+            vapid = try VAPIDTokenCache(signer: ES256Signer(p8PEM: pem), subject: web.vapidSubject, clock: unixSeconds)
+        } catch {
+            throw ConfigurationError("\(path).vapid_key_file: \(error)")
+        }
+        var recipe = recipe
+        recipe.settings.maxOrigins = web.maxOrigins
+        recipe.settings.originIdleTimeout = .seconds(web.originIdleTimeoutSeconds)
+        return recipe.client(
+            WebPushDialect(vapid: vapid, hosts: web.allowedHosts), .webPushHome, try recipe.accessTokenTLS())
+    }
+
     /// The app's `proxy`, or the environment's (`HTTPS_PROXY`, `NO_PROXY`) when it names none.
     private static func proxyChoice(_ app: AppConfiguration, path: String) throws(ConfigurationError) -> ProxyChoice {
         do {
@@ -201,7 +224,7 @@ enum DeliveryClientFactory {
 private struct ClientRecipe {
     let app: AppConfiguration
     let path: String
-    let settings: ProviderClientConfiguration
+    var settings: ProviderClientConfiguration
     let group: EventLoopGroup
     let logger: @Sendable (String, (any Error)?) -> Void
     let metrics: ProviderMetrics
@@ -218,7 +241,8 @@ private struct ClientRecipe {
     /// Where OAuth2 token fetches run.
     var tokenLoop: EventLoop { group.loops[0] }
 
-    /// The TLS context of a provider behind OAuth2 access tokens (FCM, ADM): the app's HTTP versions
+    /// The TLS context of a provider behind OAuth2 access tokens (FCM, ADM) or of the push
+    /// services (Web Push): the app's HTTP versions
     /// offered by ALPN, its `ca_file` trusted; the same context reaches the token endpoint.
     func accessTokenTLS() throws(ConfigurationError) -> TLSContext {
         do {

@@ -1,5 +1,6 @@
 public import PushCore
 public import PushProto
+import PushWebPush
 
 /// A validated Send request: every notification prepared for its app's provider (payload built
 /// once, headers derived), each with the app it goes through.
@@ -50,6 +51,15 @@ enum SendRequestValidation {
                 prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
             case .adm:
                 prepared = ADMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.adm)
+            case .webpush(let web):
+                prepared = WebPushMessageBuilder.prepare(domain, at: path, now: now).flatMap { message in
+                    do throws(ValidationError) {
+                        try WebPushSubscription.validate(tokens: message.tokens, hosts: web.allowedHosts)
+                        return .success(PreparedPush.webpush(message))
+                    } catch {
+                        return .failure(error.located(at: path))
+                    }
+                }
             }
             switch prepared {
             case .success(let push): items.append(.init(app: app.name, notification: push))

@@ -61,6 +61,10 @@ struct MessagePlan {
                 built = try SNSADMPayload.build(
                     message: message, attributes: attributes, publishedAt: publishedAtSeconds, now: now
                 ).map(PreparedPush.adm)
+            case .webpush:
+                built = try SNSWebPushPayload.build(
+                    message: message, attributes: attributes, publishedAt: publishedAtSeconds, now: now
+                ).map(PreparedPush.webpush)
             }
         } catch {
             // Publish checked the message already; an app-specific problem (no bundle id) skips it.

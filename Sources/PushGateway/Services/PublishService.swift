@@ -95,6 +95,10 @@ struct PublishService: Sendable {
             if target == .topic || target == .endpoint(.adm) {
                 _ = try SNSADMPayload.build(message: message, attributes: request.attributes, publishedAt: 0, now: 0)
             }
+            if target == .topic || target == .endpoint(.webpush) {
+                _ = try SNSWebPushPayload.build(
+                    message: message, attributes: request.attributes, publishedAt: 0, now: 0)
+            }
         } catch {
             throw GRPCStatus(.invalidArgument, error.description)
         }
@@ -108,6 +112,7 @@ extension AppConfiguration {
         case .apns(let apns): apns.sandbox ? .apnsSandbox : .apns
         case .fcm: .gcm
         case .adm: .adm
+        case .webpush: .webpush
         }
     }
 }

@@ -1,6 +1,7 @@
 import PushCore
 import PushProto
 import PushStore
+import PushWebPush
 
 extension PushgateV1.Endpoint {
     init(_ record: EndpointRecord) {
@@ -55,14 +56,20 @@ func pageLimit(_ pageSize: Int32) throws(GRPCStatus) -> Int {
 enum RegistryValidation {
     static let maxCustomUserDataBytes = 2048
 
-    /// The token as stored: APNs tokens are hex, lowercased (as SNS returns them).
     /// The token as stored: APNs tokens in lowercase hex; FCM registration tokens and ADM
-    /// registration ids as they are (they are case-sensitive).
+    /// registration ids as they are (they are case-sensitive); Web Push subscriptions checked
+    /// against the app's allowed hosts and kept in one canonical JSON form (endpoint and keys).
     static func normalizedToken(
-        _ token: String, platform: AppConfiguration.Platform, field: String = "token"
+        _ token: String, app: AppConfiguration, field: String = "token"
     ) throws(GRPCStatus) -> String {
         guard !token.isEmpty else { throw GRPCStatus(.invalidArgument, "\(field): required") }
-        switch platform {
+        switch app.keys {
+        case .webpush(let web):
+            do {
+                return try WebPushSubscription(token, field: field, hosts: web.allowedHosts).canonicalJSON
+            } catch {
+                throw GRPCStatus(.invalidArgument, error.description)
+            }
         case .apns:
             guard let valid = DeviceToken(token) else {
                 throw GRPCStatus(.invalidArgument, "\(field): \(DeviceToken.requirement)")

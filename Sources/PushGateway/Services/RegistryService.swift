@@ -93,7 +93,7 @@ struct RegistryService: Sendable {
         guard let app = configuration.apps.first(where: { $0.name == request.app }) else {
             throw GRPCStatus(.notFound, "app: unknown app \(TextCap.quoted(request.app))")
         }
-        let token = try RegistryValidation.normalizedToken(request.token, platform: app.platform)
+        let token = try RegistryValidation.normalizedToken(request.token, app: app)
         try RegistryValidation.customUserData(request.customUserData)
         let (endpoint, _) = try await storeCall("token") { () async throws(StoreError) in
             try await store.createEndpoint(
@@ -113,8 +113,8 @@ struct RegistryService: Sendable {
             let existing = try await storeCall("id") { () async throws(StoreError) in
                 try await store.endpoint(id: request.id)
             }
-            let platform = configuration.apps.first { $0.name == existing.app }?.platform ?? .apns
-            token = try RegistryValidation.normalizedToken(newToken, platform: platform)
+            let app = configuration.apps.first { $0.name == existing.app } ?? AppConfiguration(name: existing.app)
+            token = try RegistryValidation.normalizedToken(newToken, app: app)
         }
         if let data = request.customUserData { try RegistryValidation.customUserData(data) }
         let updated = try await storeCall(token == nil ? "id" : "token") { () async throws(StoreError) in
@@ -210,6 +210,7 @@ struct RegistryService: Sendable {
                 application.bundleID = apns.bundleID
             case .fcm: application.platform = .fcm
             case .adm: application.platform = .adm
+            case .webpush: application.platform = .webpush
             }
             return application
         }

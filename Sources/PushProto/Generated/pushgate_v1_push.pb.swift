@@ -116,6 +116,7 @@ extension PushgateV1 {
         public var collapseID: String = ""
         public var topic: String = ""
         public var id: String = ""
+        public var urgency: String = ""
         public init() {}
     }
 
@@ -331,6 +332,7 @@ extension PushgateV1.Notification: ProtoMessage {
         self.collapseID = ProtoC.string(m.collapse_id)
         self.topic = ProtoC.string(m.topic)
         self.id = ProtoC.string(m.id)
+        self.urgency = ProtoC.string(m.urgency)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
@@ -360,6 +362,7 @@ extension PushgateV1.Notification: ProtoMessage {
         if !self.collapseID.isEmpty { c.pointee.collapse_id = arena.string(self.collapseID) }
         if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
         if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
+        if !self.urgency.isEmpty { c.pointee.urgency = arena.string(self.urgency) }
         return c
     }
 }

@@ -12,6 +12,7 @@ extension PushgateV1 {
         public static let apnsSandbox = Self(rawValue: 2)
         public static let fcm = Self(rawValue: 3)
         public static let adm = Self(rawValue: 4)
+        public static let webpush = Self(rawValue: 5)
         /// The proto name of the value, or its number when unknown.
         public var description: String {
             switch rawValue {
@@ -20,6 +21,7 @@ extension PushgateV1 {
             case 2: return "PLATFORM_APNS_SANDBOX"
             case 3: return "PLATFORM_FCM"
             case 4: return "PLATFORM_ADM"
+            case 5: return "PLATFORM_WEBPUSH"
             default: return String(rawValue)
             }
         }

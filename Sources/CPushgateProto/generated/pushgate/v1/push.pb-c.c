@@ -584,7 +584,7 @@ const ProtobufCMessageDescriptor pushgate__v1__send_response__descriptor =
   (ProtobufCMessageInit) pushgate__v1__send_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descriptors[18] =
+static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descriptors[19] =
 {
   {
     "app",
@@ -802,6 +802,18 @@ static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "urgency",
+    19,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Notification, urgency),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   2,   /* field[2] = alert */
@@ -822,11 +834,12 @@ static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   6,   /* field[6] = thread_id */
   1,   /* field[1] = tokens */
   16,   /* field[16] = topic */
+  18,   /* field[18] = urgency */
 };
 static const ProtobufCIntRange pushgate__v1__notification__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 18 }
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
 {
@@ -836,7 +849,7 @@ const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
   "Pushgate__V1__Notification",
   "pushgate.v1",
   sizeof(Pushgate__V1__Notification),
-  18,
+  19,
   pushgate__v1__notification__field_descriptors,
   pushgate__v1__notification__field_indices_by_name,
   1,  pushgate__v1__notification__number_ranges,

@@ -2233,24 +2233,26 @@ const ProtobufCMessageDescriptor pushgate__v1__list_subscriptions_response__desc
   (ProtobufCMessageInit) pushgate__v1__list_subscriptions_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue pushgate__v1__platform__enum_values_by_number[5] =
+static const ProtobufCEnumValue pushgate__v1__platform__enum_values_by_number[6] =
 {
   { "PLATFORM_UNSPECIFIED", "PUSHGATE__V1__PLATFORM__PLATFORM_UNSPECIFIED", 0 },
   { "PLATFORM_APNS", "PUSHGATE__V1__PLATFORM__PLATFORM_APNS", 1 },
   { "PLATFORM_APNS_SANDBOX", "PUSHGATE__V1__PLATFORM__PLATFORM_APNS_SANDBOX", 2 },
   { "PLATFORM_FCM", "PUSHGATE__V1__PLATFORM__PLATFORM_FCM", 3 },
   { "PLATFORM_ADM", "PUSHGATE__V1__PLATFORM__PLATFORM_ADM", 4 },
+  { "PLATFORM_WEBPUSH", "PUSHGATE__V1__PLATFORM__PLATFORM_WEBPUSH", 5 },
 };
 static const ProtobufCIntRange pushgate__v1__platform__value_ranges[] = {
-{0, 0},{0, 5}
+{0, 0},{0, 6}
 };
-static const ProtobufCEnumValueIndex pushgate__v1__platform__enum_values_by_name[5] =
+static const ProtobufCEnumValueIndex pushgate__v1__platform__enum_values_by_name[6] =
 {
   { "PLATFORM_ADM", 4 },
   { "PLATFORM_APNS", 1 },
   { "PLATFORM_APNS_SANDBOX", 2 },
   { "PLATFORM_FCM", 3 },
   { "PLATFORM_UNSPECIFIED", 0 },
+  { "PLATFORM_WEBPUSH", 5 },
 };
 const ProtobufCEnumDescriptor pushgate__v1__platform__descriptor =
 {
@@ -2259,9 +2261,9 @@ const ProtobufCEnumDescriptor pushgate__v1__platform__descriptor =
   "Platform",
   "Pushgate__V1__Platform",
   "pushgate.v1",
-  5,
+  6,
   pushgate__v1__platform__enum_values_by_number,
-  5,
+  6,
   pushgate__v1__platform__enum_values_by_name,
   1,
   pushgate__v1__platform__value_ranges,

@@ -47,7 +47,12 @@ typedef enum _Pushgate__V1__Platform {
   PUSHGATE__V1__PLATFORM__PLATFORM_APNS = 1,
   PUSHGATE__V1__PLATFORM__PLATFORM_APNS_SANDBOX = 2,
   PUSHGATE__V1__PLATFORM__PLATFORM_FCM = 3,
-  PUSHGATE__V1__PLATFORM__PLATFORM_ADM = 4
+  PUSHGATE__V1__PLATFORM__PLATFORM_ADM = 4,
+  /*
+   * Browsers' push services (RFC 8030); an endpoint's token is the browser's
+   * PushSubscription.toJSON() text.
+   */
+  PUSHGATE__V1__PLATFORM__PLATFORM_WEBPUSH = 5
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__PLATFORM)
 } Pushgate__V1__Platform;
 

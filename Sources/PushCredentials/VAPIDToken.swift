@@ -1,0 +1,59 @@
+import PushCore
+public import PushTLS
+
+/// VAPID (RFC 8292): the application server's identity on a Web Push request, a compact JWS
+/// with ES256 (docs/providers.md F.6).
+///
+/// Header `{"typ":"JWT","alg":"ES256"}`, claims `{"aud":"<push service origin>","exp":<seconds>,
+/// "sub":"<mailto: or https: contact>"}`, signature raw r‖s; sent as
+/// `Authorization: vapid t=<JWT>, k=<public key>`, the key the 65-byte point in base64url.
+public enum VAPIDToken {
+    /// Builds and signs a token for one push service origin (`https://host[:port]`).
+    public static func make(audience: String, subject: String, expiresAt: Int64, signer: ES256Signer) throws(TLSError)
+        -> String
+    {
+        let header = base64URLEncode(Array(#"{"typ":"JWT","alg":"ES256"}"#.utf8))
+        var claims = JSONWriter(reservingCapacity: 96 + audience.utf8.count + subject.utf8.count)
+        claims.beginObject()
+        claims.key("aud")
+        claims.string(audience)
+        claims.key("exp")
+        claims.int(expiresAt)
+        claims.key("sub")
+        claims.string(subject)
+        claims.endObject()
+        let signingInput = header + "." + base64URLEncode(claims.bytes)
+        return signingInput + "." + base64URLEncode(try signer.sign(Array(signingInput.utf8)))
+    }
+
+    /// The claims of a token whose signature `verifier` accepts and whose header says ES256, or
+    /// nil. Expiry and audience are the caller's to judge.
+    public static func verify(
+        _ token: String, verifier: ES256Verifier
+    ) -> (audience: String, expiresAt: Int64, subject: String?)? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+            let headerBytes = base64URLDecode(String(parts[0])),
+            let claimBytes = base64URLDecode(String(parts[1])),
+            let signature = base64URLDecode(String(parts[2])),
+            let header = FlatJSONObject(headerBytes),
+            let claims = FlatJSONObject(claimBytes),
+            header.string("alg") == "ES256",
+            let audience = claims.string("aud"), let expiresAt = claims.integer("exp")
+        else { return nil }
+        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard verifier.verify(signingInput, rawSignature: signature) else { return nil }
+        return (audience, expiresAt, claims.string("sub"))
+    }
+
+    /// Whether `subject` is a contact RFC 8292 §2.1 allows: a `mailto:` or an `https:` URL, in
+    /// printable ASCII.
+    public static func isValidSubject(_ subject: String) -> Bool {
+        let bytes = subject.utf8
+        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+        for scheme in ["mailto:", "https://"] where subject.hasPrefix(scheme) {
+            return bytes.count > scheme.utf8.count
+        }
+        return false
+    }
+}
