@@ -287,7 +287,8 @@ let package = Package(
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushMetrics",
+                "PushGateway", "PushWebPush", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC",
+                "PushMetrics",
             ],
             swiftSettings: swiftSettings),
 

@@ -14,6 +14,7 @@ public enum Bench {
     /// stops what it started. Exit status: 0 when requests completed, 1 when none did, 3 set-up
     /// failed (2, bad usage, is for the caller: ``BenchOptions/parse(_:)`` threw).
     public static func run(_ options: BenchOptions) async -> Int32 {
+        if options.mode == .encrypt { return BenchEncryption.measure(options) }
         var setup = BenchSetup()
         defer { setup.tearDown(keepFiles: options.keepFiles) }
         do {

@@ -21,12 +21,16 @@ enum BenchMode: String, Sendable {
     /// Push/Publish: one call to a topic of `--subscribers` endpoints, timed until the fan-out
     /// completes (``BenchPublish``, not these connections).
     case publish
+    /// No RPC: Web Push's encryption per message and subscriber, timed on one thread
+    /// (``BenchEncryption``).
+    case encrypt
 
     var path: String {
         switch self {
         case .send: "/pushgate.v1.Push/Send"
         case .stream: "/pushgate.v1.Push/SendStream"
         case .publish: "/pushgate.v1.Push/Publish"
+        case .encrypt: ""
         }
     }
 }

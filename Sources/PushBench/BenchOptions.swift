@@ -36,7 +36,9 @@ public struct BenchOptions {
                                     HTTP/1.1 for mock-adm, as Google and Amazon)
           --mode MODE               send (Push/Send, default), stream (Push/SendStream) or publish
                                     (one Push/Publish to a topic of --subscribers endpoints, timed
-                                    until GetMessage says the fan-out completed)
+                                    until GetMessage says the fan-out completed), or encrypt
+                                    (no gateway: Web Push's encryption per message and
+                                    subscriber on one thread, for --duration or --count)
           --subscribers N           publish: endpoints subscribed to the topic (default 100000),
                                     bulk-loaded into the gateway's store before it starts
           --tokens-per-send N       device tokens in each request (default 1000)
@@ -171,7 +173,7 @@ public struct BenchOptions {
         case "--mode":
             let value = try flags.value(for: flag)
             guard let mode = BenchMode(rawValue: value) else {
-                throw CommandLineError("--mode: send, stream or publish (not \(value.debugDescription))")
+                throw CommandLineError("--mode: send, stream, publish or encrypt (not \(value.debugDescription))")
             }
             self.mode = mode
         case "--subscribers": subscribers = try flags.int(for: flag, range: 1...10_000_000)

@@ -2,7 +2,7 @@ import PushCore
 public import PushTLS
 
 /// VAPID (RFC 8292): the application server's identity on a Web Push request, a compact JWS
-/// with ES256 (docs/providers.md F.6).
+/// with ES256 (docs/providers.md F.5).
 ///
 /// Header `{"typ":"JWT","alg":"ES256"}`, claims `{"aud":"<push service origin>","exp":<seconds>,
 /// "sub":"<mailto: or https: contact>"}`, signature raw r‖s; sent as

@@ -26,7 +26,7 @@ public final class WebPushDialect: ProviderDialect {
     public var routesByToken: Bool { true }
 
     public func origin(ofToken token: String) -> HTTPSOrigin? {
-        try? WebPushSubscription(token, field: "token", hosts: hosts).origin
+        WebPushSubscription.origin(of: token, hosts: hosts)
     }
 
     /// VAPID tokens are per origin and put in by ``submit``; nothing per app.

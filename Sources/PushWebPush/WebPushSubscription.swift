@@ -6,7 +6,7 @@ public import PushTransport
 /// `PushSubscription.toJSON()` gives, as JSON text:
 /// `{"endpoint":"https://…","expirationTime":null,"keys":{"p256dh":"…","auth":"…"}}`.
 ///
-/// Checked before anything is sent (docs/providers.md F.2): the endpoint an `https` URL on a host
+/// Checked before anything is sent (docs/providers.md F.1, F.8): the endpoint an `https` URL on a host
 /// the app's ``WebPushHostPolicy`` allows, `p256dh` a point on P-256 (65 bytes, uncompressed),
 /// `auth` 16 bytes, both base64url (padding and `+` `/` tolerated); `expirationTime` null or a number; no
 /// other member. Errors name the member (`tokens[3].keys.auth: …`).
@@ -88,6 +88,16 @@ public struct WebPushSubscription: Sendable, Equatable {
         p256dh = point
         receiverKey = key
         auth = try Self.bytes(keys["auth"], field: "\(field).keys.auth", count: 16)
+    }
+
+    /// The origin `token`'s endpoint names, when it is one `hosts` allows; nil otherwise. Its keys
+    /// are not looked at: for routing a subscription already checked.
+    public static func origin(of token: String, hosts: WebPushHostPolicy) -> HTTPSOrigin? {
+        guard token.utf8.count <= maxBytes, let document = try? JSONParser.parse(token.utf8),
+            case .string(let endpoint)? = document["endpoint"],
+            let (origin, _) = try? split(endpoint, field: "", hosts: hosts)
+        else { return nil }
+        return origin
     }
 
     /// The subscription in the one form the registry stores: endpoint and keys only, keys in

@@ -4,7 +4,7 @@ import PushTransport
 import PushWebPush
 import Testing
 
-/// Subscriptions are checked field by field before anything is sent (docs/providers.md F.2).
+/// Subscriptions are checked field by field before anything is sent (docs/providers.md F.1, F.8).
 @Suite struct WebPushSubscriptionTests {
     /// RFC 8291 Appendix A's receiver key and auth secret.
     static let p256dh = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"

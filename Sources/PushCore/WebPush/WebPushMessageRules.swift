@@ -1,4 +1,4 @@
-/// The limits and header values of a Web Push message (docs/providers.md F.3, F.4).
+/// The limits and header values of a Web Push message (docs/providers.md F.3, F.6).
 public enum WebPushMessageRules {
     /// The largest plaintext that fits in the one 4,096-byte `aes128gcm` record every push
     /// service must accept (RFC 8291 §4): 4,096 less the 86-byte header, the 16-byte tag and the

@@ -1,4 +1,4 @@
-/// Decides what a push service's answer means for one subscription (docs/providers.md F.5).
+/// Decides what a push service's answer means for one subscription (docs/providers.md F.4).
 ///
 /// The services answer with a status and, on errors, a body that differs between them: Apple's
 /// `{"reason":"BadJwtToken"}`, Mozilla's `{"code":…,"errno":…,"error":"…","message":"…"}`, plain

@@ -1,5 +1,6 @@
 import PushGateway
 import PushTransport
+import PushWebPush
 import Testing
 
 @Suite("Config file")
@@ -151,6 +152,54 @@ struct GatewayConfigurationTests {
         #expect(
             error(#"{"apps": [{"name": "a", "service_account_file": "s"}]}"#)
                 .hasPrefix(#"config.apps[0]: unknown key "service_account_file" for an apns app"#))
+    }
+
+    @Test("webpush apps: VAPID key and subject required, allowed_hosts checked, no url, auto HTTP version")
+    func webPushApps() throws {
+        let config = try parse(
+            """
+            {"apps": [{"name": "web", "platform": "webpush", "vapid_key_file": "vapid.pem",
+                       "vapid_subject": "mailto:push@example.com", "allowed_hosts": ["localhost:8446", "*.example.com"],
+                       "max_origins": 8, "origin_idle_timeout_seconds": 60},
+                      {"name": "web2", "platform": "webpush", "vapid_key_file": "v", "vapid_subject": "https://example.com"}]}
+            """)
+        let app = try #require(config.apps.first)
+        var expected = AppConfiguration.WebPushKeys(
+            vapidKeyFile: "vapid.pem", vapidSubject: "mailto:push@example.com",
+            allowedHosts: try WebPushHostPolicy(["localhost:8446", "*.example.com"]))
+        expected.maxOrigins = 8
+        expected.originIdleTimeoutSeconds = 60
+        #expect(app.keys == .webpush(expected))
+        #expect(app.platform == .webpush)
+        #expect(app.httpVersion == .auto)
+        guard case .webpush(let defaults) = config.apps[1].keys else {
+            Issue.record("not webpush")
+            return
+        }
+        #expect(defaults.allowedHosts == (try WebPushHostPolicy()))
+        #expect(defaults.maxOrigins == 64 && defaults.originIdleTimeoutSeconds == 300)
+        let base = #""name": "a", "platform": "webpush", "vapid_key_file": "v", "vapid_subject": "mailto:a@b.c""#
+        #expect(
+            error(#"{"apps": [{"name": "a", "platform": "webpush", "vapid_subject": "mailto:a@b.c"}]}"#)
+                .hasPrefix("config.apps[0].vapid_key_file: required for a webpush app"))
+        #expect(
+            error(#"{"apps": [{"name": "a", "platform": "webpush", "vapid_key_file": "v"}]}"#)
+                .hasPrefix("config.apps[0].vapid_subject: required for a webpush app"))
+        #expect(
+            error(#"{"apps": [{"name": "a", "platform": "webpush", "vapid_key_file": "v", "vapid_subject": "a@b.c"}]}"#)
+                .hasPrefix("config.apps[0].vapid_subject: required for a webpush app"))
+        #expect(
+            error(#"{"apps": [{\#(base), "allowed_hosts": ["ok.example", "https://x"]}]}"#)
+                .hasPrefix(#"config.apps[0].allowed_hosts[1]: "https://x" is not a host name"#))
+        #expect(
+            error(#"{"apps": [{\#(base), "allowed_hosts": [1]}]}"#)
+                .hasPrefix("config.apps[0].allowed_hosts[0]: expected a string"))
+        #expect(
+            error(#"{"apps": [{\#(base), "url": "https://x"}]}"#)
+                .hasPrefix(#"config.apps[0]: unknown key "url" for a webpush app"#))
+        #expect(
+            error(#"{"apps": [{\#(base), "max_origins": 0}]}"#)
+                .hasPrefix("config.apps[0].max_origins: must be between 1 and 4096"))
     }
 
     @Test("adm apps: client id and secret file required, only their own keys")
