@@ -327,7 +327,7 @@ let package = Package(
             name: "pushgateTests",
             dependencies: [
                 "pushgate", "PushCommandLine", "PushCore", "PushCredentials", "PushGateway", "PushMockADM",
-                "PushMockAPNs", "PushMockFCM", "PushMockSupport", "PushProto", "PushTLS",
+                "PushMockAPNs", "PushMockFCM", "PushMockSupport", "PushMockWebPush", "PushProto", "PushTLS",
             ],
             swiftSettings: swiftSettings),
     ]
