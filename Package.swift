@@ -194,6 +194,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // `pushgate mock-webpush`: a Web Push service look-alike (RFC 8030/8291/8292) over real TLS
+        // with HTTP/2 and HTTP/1.1 by ALPN; subscriptions derived from a seed, pushes decrypted.
+        .target(
+            name: "PushMockWebPush",
+            dependencies: ["PushCore", "PushHTTP2", "PushMockSupport", "PushPosix", "PushSync", "PushTLS"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMockWebPushTests",
+            dependencies: [
+                "PushCore", "PushHTTP2", "PushMockSupport", "PushMockTesting", "PushMockWebPush", "PushPosix",
+                "PushTLS",
+                "PushTransport",
+            ],
+            swiftSettings: swiftSettings),
+
         // The provider-neutral delivery engine: a pool per origin of long-lived connections; per
         // connection a pure state machine (queue, stream limits, retries, reconnects, liveness) and
         // a thin driver for HTTP/2 and HTTP/1.1; dialects write through ProviderWire; results.
@@ -309,20 +324,22 @@ let package = Package(
             name: "PushBenchTests", dependencies: ["PushBench", "PushMetrics", "PushProto"],
             swiftSettings: swiftSettings),
 
-        // The command line: serve, send, bench, load-subscribers, api-key, mock-apns, mock-fcm, mock-adm, version.
+        // The command line: serve, send, bench, load-subscribers, api-key, mock-apns, mock-fcm, mock-adm,
+        // mock-webpush, version.
         .executableTarget(
             name: "pushgate",
             dependencies: [
                 "PushBench", "PushCommandLine", "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore",
-                "PushMockAPNs", "PushMockFCM", "PushMockADM", "PushMockSupport", "PushStore", "PushTLS", "PushPosix",
-                "PushSync",
+                "PushMockAPNs", "PushMockFCM", "PushMockADM", "PushMockSupport", "PushMockWebPush", "PushStore",
+                "PushTLS",
+                "PushPosix", "PushSync",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "pushgateTests",
             dependencies: [
                 "pushgate", "PushCommandLine", "PushCore", "PushCredentials", "PushGateway", "PushMockADM",
-                "PushMockAPNs", "PushMockFCM", "PushMockSupport", "PushProto", "PushTLS",
+                "PushMockAPNs", "PushMockFCM", "PushMockSupport", "PushMockWebPush", "PushProto", "PushTLS",
             ],
             swiftSettings: swiftSettings),
     ]

@@ -151,3 +151,37 @@ static inline int COpenSSL_AES128GCM_seal(const unsigned char *key16, const unsi
     EVP_CIPHER_CTX_free(ctx);
     return ok;
 }
+
+/* mock-webpush */
+
+/// The 65-byte uncompressed public point of the P-256 private scalar `priv32` (big-endian): 0
+/// unless the scalar is in 1..n-1.
+static inline int COpenSSL_P256_point_of_scalar(const unsigned char *priv32, unsigned char *out65) {
+    EC_GROUP *group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+    BIGNUM *scalar = BN_bin2bn(priv32, 32, NULL);
+    EC_POINT *point = group ? EC_POINT_new(group) : NULL;
+    int ok = group && scalar && point && !BN_is_zero(scalar) && BN_cmp(scalar, EC_GROUP_get0_order(group)) < 0
+        && EC_POINT_mul(group, point, scalar, NULL, NULL, NULL) == 1
+        && EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, out65, 65, NULL) == 65;
+    EC_POINT_free(point);
+    BN_free(scalar);
+    EC_GROUP_free(group);
+    return ok;
+}
+
+/// AES-128-GCM open: `sealed` is the ciphertext followed by its 16-byte tag; writes the
+/// plaintext (`sealed_len` - 16 bytes). 0 when the tag does not verify.
+static inline int COpenSSL_AES128GCM_open(const unsigned char *key16, const unsigned char *nonce12,
+                                          const unsigned char *sealed, int sealed_len, unsigned char *out) {
+    if (sealed_len < 16) return 0;
+    int cipher_len = sealed_len - 16;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int length = 0, final_length = 0;
+    int ok = ctx && EVP_DecryptInit_ex(ctx, EVP_aes_128_gcm(), NULL, key16, nonce12) == 1
+        && EVP_DecryptUpdate(ctx, out, &length, sealed, cipher_len) == 1
+        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, (void *)(sealed + cipher_len)) == 1
+        && EVP_DecryptFinal_ex(ctx, out + length, &final_length) == 1
+        && length + final_length == cipher_len;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}

@@ -32,6 +32,17 @@ final class MockHTTP1Connection: HTTP1ServerSessionDelegate, HTTPTransportOwner,
         return context.start(transport, on: connection)
     }
 
+    /// The connection of a client that chose HTTP/1.1 on a transport offering both versions
+    /// (``MockALPNConnection``).
+    static func adopting(
+        _ transport: HTTPTransport, id: Int, context: MockHTTP2Context
+    ) -> (MockHTTP1Connection, HTTPServerSession) {
+        let server = MockHTTP1Connection(id: id, loop: transport.loop, context: context)
+        server.transport = transport
+        context.http1Connections.register(server, id: id)
+        return (server, .http1(server.session))
+    }
+
     private init(id: Int, loop: EventLoop, context: MockHTTP2Context) {
         self.id = id
         self.loop = loop

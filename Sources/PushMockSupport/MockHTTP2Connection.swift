@@ -44,6 +44,19 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTPTransportOwner, @unch
         return context.start(transport, on: connection)
     }
 
+    /// The connection of a client that chose h2 on a transport offering both versions
+    /// (``MockALPNConnection``): the session is the transport's to make, with what this returns.
+    static func adopting(
+        _ transport: HTTPTransport, id: Int, context: MockHTTP2Context
+    ) -> (MockHTTP2Connection, HTTPServerSession) {
+        let server = MockHTTP2Connection(id: id, loop: transport.loop, context: context)
+        var settings = HTTP2Settings.serverDefaults
+        settings.maxConcurrentStreams = context.settings.maxConcurrentStreams
+        server.transport = transport
+        context.connections.register(server, id: id)
+        return (server, .http2(settings, delegate: server))
+    }
+
     private init(id: Int, loop: EventLoop, context: MockHTTP2Context) {
         self.id = id
         self.loop = loop

@@ -35,9 +35,10 @@ final class MockHTTP2Context: Sendable {
     }
 }
 
-/// The listener half of a request/response mock (mock-fcm, mock-adm): TLS + HTTP/2 (ALPN h2) or
-/// HTTP/1.1 (ALPN http/1.1, ``MockServerSettings/http1``) on every loop of a group, each connection
-/// a ``MockHTTP2Connection`` or ``MockHTTP1Connection`` handing whole requests to `handler` and
+/// The listener half of a request/response mock (mock-fcm, mock-adm, mock-webpush): TLS + HTTP/2
+/// (ALPN h2), HTTP/1.1 (ALPN http/1.1, ``MockServerSettings/http1``) or both, chosen per connection
+/// (``MockServerSettings/offersBothVersions``), on every loop of a group, each connection a
+/// ``MockHTTP2Connection`` or ``MockHTTP1Connection`` handing whole requests to `handler` and
 /// reporting to `events`.
 package final class MockHTTP2Server: Sendable {
     /// The certificate clients should trust (PEM): the generated one, or the chain given as PEM;
@@ -52,12 +53,15 @@ package final class MockHTTP2Server: Sendable {
         settings: MockServerSettings, commonName: String, handler: any MockRequestHandler,
         events: any MockConnectionEvents, group: EventLoopGroup
     ) throws {
-        let (tls, certificatePEM) = try settings.identity.makeServerContext(
-            commonName: commonName, alpn: settings.http1 ? ["http/1.1"] : ["h2"])
+        let alpn = settings.offersBothVersions ? ["h2", "http/1.1"] : settings.http1 ? ["http/1.1"] : ["h2"]
+        let (tls, certificatePEM) = try settings.identity.makeServerContext(commonName: commonName, alpn: alpn)
         self.certificatePEM = certificatePEM
         let context = MockHTTP2Context(tls: tls, settings: settings, handler: handler, events: events)
         self.context = context
         listener = try HTTPListener.listen(host: settings.host, port: settings.port, group: group) { connection in
+            if settings.offersBothVersions {
+                return try MockALPNConnection.serve(connection, id: context.connections.nextID(), context: context)
+            }
             if settings.http1 {
                 return try MockHTTP1Connection.serve(connection, id: context.connections.nextID(), context: context)
             }

@@ -8,6 +8,10 @@ public struct MockServerSettings: Sendable {
     /// The HTTP version spoken: HTTP/2 (ALPN h2) or HTTP/1.1 (ALPN http/1.1, keep-alive, requests
     /// answered in order), as the real service does.
     public var http1 = false
+    /// Offer both HTTP/2 and HTTP/1.1 by ALPN (`h2` preferred) and speak what each client picks
+    /// (HTTP/1.1 when it offers neither); `http1` is then ignored. Web Push services sit behind
+    /// load balancers that speak both.
+    public var offersBothVersions = false
     /// SETTINGS_MAX_CONCURRENT_STREAMS (about 100 has been observed at FCM, docs/providers.md B.6).
     public var maxConcurrentStreams: UInt32 = 100
     /// Waits this long (on loop timers, never blocking) before answering each request.

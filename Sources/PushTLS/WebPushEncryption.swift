@@ -27,13 +27,9 @@ public enum WebPushEncryption {
             throw TLSError(
                 .invalidInput, "Web Push: \(plaintext.count) bytes do not fit in one record (at most \(maxPlaintext))")
         }
-        let ecdhSecret = try sender.sharedSecret(with: receiver)
-        // RFC 8291 §3.4: key_info = "WebPush: info" ‖ 0x00 ‖ ua_public ‖ as_public.
-        let keyInfo = Array("WebPush: info".utf8) + [0] + receiver.publicPoint + sender.publicPoint
-        let ikm = try HKDF.sha256(salt: authSecret, ikm: ecdhSecret, info: keyInfo, count: 32)
-        let contentKey = try HKDF.sha256(
-            salt: salt, ikm: ikm, info: Array("Content-Encoding: aes128gcm".utf8) + [0], count: 16)
-        let nonce = try HKDF.sha256(salt: salt, ikm: ikm, info: Array("Content-Encoding: nonce".utf8) + [0], count: 12)
+        let (contentKey, nonce) = try contentKeyAndNonce(
+            ecdhSecret: try sender.sharedSecret(with: receiver), authSecret: authSecret,
+            receiverPoint: receiver.publicPoint, senderPoint: sender.publicPoint, salt: salt)
         let record = plaintext + [0x02] + [UInt8](repeating: 0, count: padding)
         var body = salt
         body.reserveCapacity(headerSize + record.count + 16)
@@ -43,5 +39,19 @@ public enum WebPushEncryption {
         body += sender.publicPoint
         body += try AES128GCM.seal(record, key: contentKey, nonce: nonce)
         return body
+    }
+
+    /// RFC 8291 §3.3-3.4 and RFC 8188 §2.2-2.3: the content-encryption key and nonce of a message,
+    /// from the ECDH secret, the auth secret, both public points and the salt (the same on both ends).
+    static func contentKeyAndNonce(
+        ecdhSecret: [UInt8], authSecret: [UInt8], receiverPoint: [UInt8], senderPoint: [UInt8], salt: [UInt8]
+    ) throws(TLSError) -> (key: [UInt8], nonce: [UInt8]) {
+        // key_info = "WebPush: info" ‖ 0x00 ‖ ua_public ‖ as_public.
+        let keyInfo = Array("WebPush: info".utf8) + [0] + receiverPoint + senderPoint
+        let ikm = try HKDF.sha256(salt: authSecret, ikm: ecdhSecret, info: keyInfo, count: 32)
+        let key = try HKDF.sha256(
+            salt: salt, ikm: ikm, info: Array("Content-Encoding: aes128gcm".utf8) + [0], count: 16)
+        let nonce = try HKDF.sha256(salt: salt, ikm: ikm, info: Array("Content-Encoding: nonce".utf8) + [0], count: 12)
+        return (key, nonce)
     }
 }

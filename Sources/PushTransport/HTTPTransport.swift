@@ -42,6 +42,13 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// What a server transport offering both versions (``HTTPTransport/init(loop:tls:owner:choosing:)``)
+/// carries once the client's ALPN choice is known.
+public enum HTTPServerSession {
+    case http2(HTTP2Settings, delegate: any HTTP2SessionDelegate)
+    case http1(HTTP1ServerSession)
+}
+
 /// HTTP/2 or HTTP/1.1, over TLS or cleartext, on one socket: bytes from the socket go through TLS
 /// into the session (nghttp2's, or an ``HTTP1ClientSession``); what the session produces goes
 /// through TLS to the socket. A client that offers both lets the server's ALPN choice decide
@@ -93,6 +100,8 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     private var resetsAfterFlush: [Int32] = []
     /// For a client offering both versions: how to make the chosen session.
     private var chooser: VersionChooser?
+    /// For a server offering both versions: makes the session for the client's choice.
+    private var serverChooser: ((HTTPTransport, HTTPVersion) throws -> HTTPServerSession)?
 
     private struct VersionChooser {
         let policy: HTTPVersionPolicy
@@ -140,6 +149,20 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         self.owner = owner
         http1ServerSession = session
         http1 = session
+        plaintextOut.reserveCapacity(64 * 1024)
+    }
+
+    /// A server transport over TLS whose context offers both `h2` and `http/1.1`: once the handshake
+    /// says which one the client chose, `choose` makes the session for it (HTTP/1.1 when the client
+    /// chose none, as RFC 7301 allows), before the owner hears that the transport is ready.
+    public init(
+        loop: EventLoop, tls: TLSConnection, owner: any HTTPTransportOwner,
+        choosing choose: @escaping (HTTPTransport, HTTPVersion) throws -> HTTPServerSession
+    ) {
+        self.loop = loop
+        self.tls = tls
+        self.owner = owner
+        serverChooser = choose
         plaintextOut.reserveCapacity(64 * 1024)
     }
 
@@ -285,6 +308,20 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             if let chooser {
                 do {
                     try choose(tls.negotiatedALPN, chooser)
+                } catch {
+                    fail(error)
+                    return
+                }
+            } else if let serverChooser {
+                self.serverChooser = nil
+                do {
+                    switch try serverChooser(self, tls.negotiatedALPN == "h2" ? .http2 : .http1) {
+                    case .http2(let settings, let delegate):
+                        session = try HTTP2Session(role: .server, settings: settings, delegate: delegate)
+                    case .http1(let server):
+                        http1ServerSession = server
+                        http1 = server
+                    }
                 } catch {
                     fail(error)
                     return

@@ -6,7 +6,7 @@ import PushMockSupport
     import Glibc
 #endif
 
-// What the mock-apns and mock-fcm commands share: flag parsing helpers, token lists, writing
+// What the mock commands share: flag parsing helpers, token lists, writing
 // files and waiting for SIGINT/SIGTERM.
 
 enum MockCommandSupport {
@@ -93,11 +93,12 @@ struct ExitStatus: Error {
 }
 
 extension MockCommandSupport {
-    /// Writes `{"name": n, …, "object": {"key": n, …}, …}` (keys of each object sorted) to
-    /// `path.tmp`, then renames it over `path`, so a reader never sees half a file. A failure is
-    /// logged, not fatal.
+    /// Writes `{"name": n, …, "object": {"key": n, …}, …}` (keys of each object sorted), then the
+    /// `raw` members (JSON as given), to `path.tmp`, then renames it over `path`, so a reader never
+    /// sees half a file. A failure is logged, not fatal.
     static func writeStatsJSON(
-        to path: String, tool: String, numbers: [(String, Int)], objects: [(String, [(String, Int)])]
+        to path: String, tool: String, numbers: [(String, Int)], objects: [(String, [(String, Int)])],
+        raw: [(String, [UInt8])] = []
     ) {
         var out: [UInt8] = [UInt8(ascii: "{")]
         func pair(_ key: String, _ value: Int, first: Bool) {
@@ -116,6 +117,12 @@ extension MockCommandSupport {
             }
             out.append(UInt8(ascii: "}"))
         }
+        for (name, json) in raw {
+            out.append(UInt8(ascii: ","))
+            JSONWriter.appendQuoted(name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: json)
+        }
         out.append(contentsOf: Array("}\n".utf8))
         do {
             try writeFile(path + ".tmp", out)
@@ -133,7 +140,7 @@ extension MockCommandSupport {
     /// counters they share, then the mock's own `numbers` and `objects`.
     static func writeStatsJSON(
         to path: String, tool: String, counters: MockServerCounters, numbers: [(String, Int)],
-        objects: [(String, [(String, Int)])]
+        objects: [(String, [(String, Int)])], raw: [(String, [UInt8])] = []
     ) {
         writeStatsJSON(
             to: path, tool: tool,
@@ -146,7 +153,7 @@ extension MockCommandSupport {
             objects: [
                 ("by_status", counters.byStatus.map { (String($0.key), $0.value) }),
                 ("by_error", counters.byError.map { ($0.key, $0.value) }),
-            ] + objects)
+            ] + objects, raw: raw)
     }
 }
 

@@ -2,24 +2,31 @@ import PushCommandLine
 import PushMockADM
 import PushMockFCM
 import PushMockSupport
+import PushMockWebPush
 import PushPosix
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// What mock-fcm and mock-adm configurations share beyond ``MockServerSettings``: the flags
-/// below set these members, whichever mock they configure.
-protocol MockServerFlags: MockServerConfiguration {
-    var accessTokenLifetime: Int { get set }
+/// The injected faults mock-fcm, mock-adm and mock-webpush share: `--fail-500`, `--fail-503` and
+/// `--retry-after` set these members, whichever mock they configure.
+protocol MockFaultFlags: MockServerConfiguration {
     var fail500Share: Double { get set }
     var fail503Share: Double { get set }
-    var faultSeed: UInt64 { get set }
     var retryAfterSeconds: Int? { get set }
+}
+
+/// What mock-fcm and mock-adm configurations share beyond ``MockServerSettings`` and the faults:
+/// the flags below set these members, whichever mock they configure.
+protocol MockServerFlags: MockFaultFlags {
+    var accessTokenLifetime: Int { get set }
+    var faultSeed: UInt64 { get set }
 }
 
 extension MockFCMConfiguration: MockServerFlags {}
 extension MockADMConfiguration: MockServerFlags {}
+extension MockWebPushConfiguration: MockFaultFlags {}
 
 /// The command-line side of a request/response mock (mock-fcm, mock-adm): the flags that
 /// configure no server member, and running the server until SIGINT/SIGTERM.
@@ -66,6 +73,34 @@ struct MockServerRun {
     static func setting<Configuration: MockServerFlags>(
         _ flag: String, _ flags: inout FlagReader, listenExample: String
     ) throws -> ((inout Configuration) -> Void)? {
+        if let change: (inout Configuration) -> Void = try connectionSetting(
+            flag, &flags, listenExample: listenExample)
+        {
+            return change
+        }
+        if let change: (inout Configuration) -> Void = try faultSetting(flag, &flags) { return change }
+        switch flag {
+        case "--http1":
+            return { $0.http1 = true }
+        case "--http2":
+            return { $0.http1 = false }
+        case "--token-lifetime":
+            let seconds = try flags.int(for: flag, range: 1...86_400)
+            return { $0.accessTokenLifetime = seconds }
+        case "--seed":
+            let text = try flags.value(for: flag)
+            guard let seed = UInt64(text) else { throw CommandLineError("--seed: must be a non-negative integer") }
+            return { $0.faultSeed = seed }
+        default:
+            return nil
+        }
+    }
+
+    /// `--listen`, `--max-streams`, `--delay-ms`, `--goaway-after`: the listener and connection
+    /// flags of every request/response mock; nil for another flag.
+    static func connectionSetting<Configuration: MockServerConfiguration>(
+        _ flag: String, _ flags: inout FlagReader, listenExample: String
+    ) throws -> ((inout Configuration) -> Void)? {
         switch flag {
         case "--listen":
             let address = try MockCommandSupport.listenAddress(try flags.value(for: flag), example: listenExample)
@@ -82,13 +117,16 @@ struct MockServerRun {
         case "--goaway-after":
             let streams = try flags.int(for: flag, range: 1...Int(Int32.max))
             return { $0.goAwayAfterStreams = streams }
-        case "--http1":
-            return { $0.http1 = true }
-        case "--http2":
-            return { $0.http1 = false }
-        case "--token-lifetime":
-            let seconds = try flags.int(for: flag, range: 1...86_400)
-            return { $0.accessTokenLifetime = seconds }
+        default:
+            return nil
+        }
+    }
+
+    /// `--fail-500`, `--fail-503`, `--retry-after`; nil for another flag.
+    static func faultSetting<Configuration: MockFaultFlags>(
+        _ flag: String, _ flags: inout FlagReader
+    ) throws -> ((inout Configuration) -> Void)? {
+        switch flag {
         case "--fail-500":
             let share = try MockCommandSupport.share(&flags, flag)
             return { $0.fail500Share = share }
@@ -98,10 +136,6 @@ struct MockServerRun {
         case "--retry-after":
             let seconds = try flags.int(for: flag, range: 0...86_400)
             return { $0.retryAfterSeconds = seconds == 0 ? nil : seconds }
-        case "--seed":
-            let text = try flags.value(for: flag)
-            guard let seed = UInt64(text) else { throw CommandLineError("--seed: must be a non-negative integer") }
-            return { $0.faultSeed = seed }
         default:
             return nil
         }
@@ -114,10 +148,17 @@ struct MockServerRun {
             "max_streams=\(configuration.maxConcurrentStreams)",
             "token_lifetime=\(configuration.accessTokenLifetime)s",
         ]
+        parts += describeFaults(configuration)
+        if let n = configuration.goAwayAfterStreams { parts.append("goaway_after=\(n)") }
+        return parts
+    }
+
+    /// `delay=… fail500=… fail503=…`, the ones that are set.
+    func describeFaults(_ configuration: some MockFaultFlags) -> [String] {
+        var parts: [String] = []
         if configuration.responseDelay > .zero { parts.append("delay=\(configuration.responseDelay)") }
         if configuration.fail500Share > 0 { parts.append("fail500=\(configuration.fail500Share)") }
         if configuration.fail503Share > 0 { parts.append("fail503=\(configuration.fail503Share)") }
-        if let n = configuration.goAwayAfterStreams { parts.append("goaway_after=\(n)") }
         return parts
     }
 

@@ -35,6 +35,8 @@ case "mock-fcm":
     status = MockFCMCommand.run(Array(arguments.dropFirst()))
 case "mock-adm":
     status = MockADMCommand.run(Array(arguments.dropFirst()))
+case "mock-webpush":
+    status = MockWebPushCommand.run(Array(arguments.dropFirst()))
 default:
     printError("pushgate: unknown command \(arguments[0].debugDescription)\n\n\(Usage.main)")
     status = 2

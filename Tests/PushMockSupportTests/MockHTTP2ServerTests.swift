@@ -151,6 +151,26 @@ struct MockHTTP2ServerTests {
         #expect(loopback.stats.snapshot().goAwaysSent == 1)
     }
 
+    @Test("both versions: each connection speaks what its client chose by ALPN; close ends both kinds")
+    func bothVersions() throws {
+        let loopback = try LoopbackServer { $0.offersBothVersions = true }
+        defer { loopback.shutdown() }
+        let h2 = try loopback.h2Client()
+        let h1 = try loopback.h1Client()
+        #expect(try h2.send(H2Request(path: "/two")).status == 200)
+        let answer = try h1.send(path: "/one", body: Array("hi".utf8))
+        #expect(answer.status == 200)
+        #expect(answer.text == #"{"path":"/one"}"#)
+        #expect(try h2.send(H2Request(path: "/two-again")).status == 200)
+        let requests = loopback.handler.received
+        #expect(requests.map(\.path) == ["/two", "/one", "/two-again"])
+        #expect(requests.map(\.connectionID) == [1, 2, 1])
+        loopback.server.close()
+        #expect(eventually { h2.isClosed && h1.isClosed })
+        #expect(eventually { loopback.stats.snapshot().connectionsClosed == 2 })
+        #expect(loopback.stats.snapshot().handshakeFailures == 0)
+    }
+
     @Test("close: open connections get GOAWAY and are closed; the listener accepts no more")
     func serverClose() throws {
         let loopback = try LoopbackServer()

@@ -1,13 +1,15 @@
-"""`pushgate mock-apns` / `mock-fcm` / `mock-adm` as child processes, for the fault suite, the crash
+"""`pushgate mock-apns` / `mock-fcm` / `mock-adm` / `mock-webpush` as child processes, for the fault suite, the crash
 loop, the soak and the provider interop tests: started on an ephemeral port with fault flags, stopped with SIGTERM, and read back
 through `--stats-file` (the counters plus 200s per device token)."""
 import json
 import os
 import re
 import signal
+import ssl
 import subprocess
 import threading
 import time
+import urllib.request
 
 
 def pushgate_binary():
@@ -16,7 +18,7 @@ def pushgate_binary():
 
 
 class MockProcess:
-    """A mock provider child process. `kind` is "mock-apns", "mock-fcm" or "mock-adm"."""
+    """A mock provider child process. `kind` is "mock-apns", "mock-fcm", "mock-adm" or "mock-webpush"."""
 
     def __init__(self, kind, directory, flags=(), binary=None, port=0):
         self.kind = kind
@@ -35,6 +37,8 @@ class MockProcess:
         elif kind == "mock-fcm":
             self.service_account_file = os.path.join(directory, "service-account.json")
             args += ["--write-service-account", self.service_account_file]
+        elif kind == "mock-webpush":
+            pass  # subscriptions are derived from its key seed: see subscriptions()
         else:
             self.client_id = "amzn1.application-oa2-client.interop"
             self.client_secret_file = os.path.join(directory, "adm-client-secret")
@@ -60,6 +64,17 @@ class MockProcess:
         threading.Thread(target=self._drain, daemon=True).start()
         self.url = "https://127.0.0.1:%d" % self.port
         self.token_url = self.url + ("/auth/o2/token" if kind == "mock-adm" else "/token")
+
+    def subscriptions(self, count=1, prefix="", host=None):
+        """mock-webpush: `count` new subscriptions from POST /_mock/subscriptions, each
+        PushSubscription.toJSON() plus "private_key"; endpoints at `host` (default
+        localhost:PORT, a name the generated certificate carries)."""
+        body = json.dumps({"count": count, "prefix": prefix, "host": host or "localhost:%d" % self.port}).encode()
+        request = urllib.request.Request(self.url + "/_mock/subscriptions", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        context = ssl.create_default_context(cafile=self.ca_file)
+        with urllib.request.urlopen(request, context=context, timeout=10) as response:
+            return json.load(response)
 
     def _drain(self):
         for line in self.proc.stderr:
