@@ -198,7 +198,9 @@ let package = Package(
         // with HTTP/2 and HTTP/1.1 by ALPN; subscriptions derived from a seed, pushes decrypted.
         .target(
             name: "PushMockWebPush",
-            dependencies: ["PushCore", "PushHTTP2", "PushMockSupport", "PushPosix", "PushSync", "PushTLS"],
+            dependencies: [
+                "PushCredentials", "PushCore", "PushHTTP2", "PushMockSupport", "PushPosix", "PushSync", "PushTLS",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockWebPushTests",

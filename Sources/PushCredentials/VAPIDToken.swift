@@ -26,11 +26,25 @@ public enum VAPIDToken {
         return signingInput + "." + base64URLEncode(try signer.sign(Array(signingInput.utf8)))
     }
 
-    /// The claims of a token whose signature `verifier` accepts and whose header says ES256, or
-    /// nil. Expiry and audience are the caller's to judge.
-    public static func verify(
-        _ token: String, verifier: ES256Verifier
-    ) -> (audience: String, expiresAt: Int64, subject: String?)? {
+    /// What a verified token claims.
+    public struct Claims: Sendable, Equatable {
+        public let audience: String
+        public let expiresAt: Int64
+        public let subject: String?
+    }
+
+    /// Why a token was not accepted.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// Not three base64url parts of JSON, a header that does not say ES256 (or a `typ` other
+        /// than JWT), or no `aud` or `exp`.
+        case malformed
+        /// Well formed, but the signature is not the key's.
+        case badSignature
+    }
+
+    /// The claims of a token whose signature `verifier` accepts; expiry and audience are the
+    /// caller's to judge.
+    public static func verify(_ token: String, verifier: ES256Verifier) -> Result<Claims, Refusal> {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
             let headerBytes = base64URLDecode(String(parts[0])),
@@ -38,12 +52,12 @@ public enum VAPIDToken {
             let signature = base64URLDecode(String(parts[2])),
             let header = FlatJSONObject(headerBytes),
             let claims = FlatJSONObject(claimBytes),
-            header.string("alg") == "ES256",
+            header.string("alg") == "ES256", header.string("typ").map({ $0 == "JWT" }) ?? true,
             let audience = claims.string("aud"), let expiresAt = claims.integer("exp")
-        else { return nil }
+        else { return .failure(.malformed) }
         let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard verifier.verify(signingInput, rawSignature: signature) else { return nil }
-        return (audience, expiresAt, claims.string("sub"))
+        guard verifier.verify(signingInput, rawSignature: signature) else { return .failure(.badSignature) }
+        return .success(Claims(audience: audience, expiresAt: expiresAt, subject: claims.string("sub")))
     }
 
     /// Whether `subject` is a contact RFC 8292 §2.1 allows: a `mailto:` or an `https:` URL, in

@@ -6,7 +6,7 @@ import Synchronization
 
 /// A Web Push service look-alike (RFC 8030 delivery, RFC 8291 `aes128gcm` messages, RFC 8292
 /// VAPID) over real TLS with HTTP/2 and HTTP/1.1 chosen per connection by ALPN, for tests and
-/// load tests (docs/mock-webpush-notes.md).
+/// load tests (docs/providers.md F.10).
 ///
 /// Subscriptions are derived, not stored: any id of the base64url alphabet (1–128 characters)
 /// names one, with keys derived from the configuration's seed (``subscription(id:host:)``).
@@ -79,7 +79,7 @@ final class MockWebPushShared: MockRequestHandler, Sendable {
     let configuration: MockWebPushConfiguration
     let stats: MockStatsRecorder<MockWebPushStats>
     let keys: DerivedKeyTable
-    let vapidTokens: VAPIDTokenCache
+    let vapidTokens: PresentedVAPIDTokens
     let faults: FaultSchedule<WebPushRefusal.Reason>
 
     private let subscriptionCounter = Atomic<Int>(0)
@@ -91,7 +91,7 @@ final class MockWebPushShared: MockRequestHandler, Sendable {
         self.configuration = configuration
         stats = MockStatsRecorder(recordLimit: configuration.recordMessages)
         keys = DerivedKeyTable(seed: configuration.keySeed, limit: configuration.keyCacheSize)
-        vapidTokens = VAPIDTokenCache(limit: configuration.vapidCacheSize)
+        vapidTokens = PresentedVAPIDTokens(limit: configuration.vapidCacheSize)
         faults = FaultSchedule(
             shares: [(.internalError, configuration.fail500Share), (.unavailable, configuration.fail503Share)],
             seed: configuration.faultSeed, every: configuration.rateLimitEvery.map { (.rateLimited, $0) })

@@ -32,7 +32,7 @@ extension MockWebPushShared {
         guard SubscriptionID.isValid(id), !configuration.notFoundPrefix.map(id.hasPrefix).isTrue else {
             return .failure(WebPushRefusal(.invalidToken, "Invalid token"))
         }
-        let vapid: VAPIDToken
+        let vapid: PresentedVAPIDToken
         switch vapidTokens.token(for: request.authorization) {
         case .failure(let failure): return .failure(failure.refusal)
         case .success(let (token, firstSeen)):

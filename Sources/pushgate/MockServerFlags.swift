@@ -187,11 +187,12 @@ struct MockServerRun {
             return 1
         }
         do {
-            try ready(server)
+            // Before `ready` announces the server: a client that waits for that line finds the file.
             if let path = writeCA, let pem = certificatePEM(server) {
                 try writeFile(path, Array(pem.utf8))
                 printError("\(name): wrote the certificate to trust to \(path)")
             }
+            try ready(server)
         } catch {
             printError("pushgate \(name): \(error)")
             close(server)

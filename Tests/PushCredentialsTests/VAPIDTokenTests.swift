@@ -24,15 +24,18 @@ struct VAPIDTokenTests {
         #expect(try #require(base64URLDecode(parts[2])).count == 64)
         // The public key as OpenSSL writes it from the private key, not our raw point.
         let verifier = try ES256Verifier(publicKeyPEM: Self.keys.publicKeyPEM)
-        let claims = try #require(VAPIDToken.verify(token, verifier: verifier))
+        let claims = try VAPIDToken.verify(token, verifier: verifier).get()
         #expect(claims.audience == "https://updates.push.services.mozilla.com")
         #expect(claims.expiresAt == 1_700_043_200)
         #expect(claims.subject == "mailto:push@example.com")
         let other = try ES256Verifier(publicKeyPEM: try ES256Signer.generateP8().publicKeyPEM)
-        #expect(VAPIDToken.verify(token, verifier: other) == nil)
+        #expect(VAPIDToken.verify(token, verifier: other) == .failure(.badSignature))
         var parts2 = parts
         parts2[1] = base64URLEncode(Array(#"{"aud":"https://evil.example","exp":1700043200}"#.utf8))
-        #expect(VAPIDToken.verify(parts2.joined(separator: "."), verifier: verifier) == nil, "claims changed")
+        #expect(
+            VAPIDToken.verify(parts2.joined(separator: "."), verifier: verifier) == .failure(.badSignature),
+            "claims changed")
+        #expect(VAPIDToken.verify("a.b", verifier: verifier) == .failure(.malformed))
     }
 
     @Test func subjects() {
@@ -58,7 +61,7 @@ struct VAPIDTokenTests {
         let text = String(decoding: mozilla, as: UTF8.self)
         #expect(text.hasPrefix("vapid t=") && text.hasSuffix(", k=" + cache.publicKey))
         let jwt = String(text.dropFirst("vapid t=".count).prefix { $0 != "," })
-        let claims = try #require(VAPIDToken.verify(jwt, verifier: ES256Verifier(publicKeyPEM: Self.keys.publicKeyPEM)))
+        let claims = try VAPIDToken.verify(jwt, verifier: ES256Verifier(publicKeyPEM: Self.keys.publicKeyPEM)).get()
         #expect(claims.expiresAt == 1_700_000_000 + VAPIDTokenCache.lifetime)
         #expect(VAPIDTokenCache.lifetime <= 24 * 3600)
 

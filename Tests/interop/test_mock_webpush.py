@@ -2,8 +2,6 @@
 encrypts and signs, the mock checks and decrypts; the message is then decrypted once more with
 http_ece from the stats file's raw body and the subscription's private key."""
 import base64
-import os
-import time
 
 import http_ece
 import pytest
@@ -22,9 +20,6 @@ def b64url(text):
 @pytest.fixture
 def mock(tmp_path):
     process = MockProcess("mock-webpush", str(tmp_path), flags=["--gone-prefix", "gone-"])
-    deadline = time.time() + 10  # the certificate is written right after the start line
-    while not (os.path.exists(process.ca_file) and open(process.ca_file).read().strip()) and time.time() < deadline:
-        time.sleep(0.05)
     yield process
     process.stop()
 

@@ -106,7 +106,7 @@ extension NotificationRequest {
             contentAvailable: n.contentAvailable, mutableContent: n.mutableContent,
             interruptionLevel: n.interruptionLevel, dataJSON: n.dataJSON, payloadJSON: n.payloadJSON,
             pushType: pushType, priority: n.priority, expiration: n.expiration, collapseID: n.collapseID,
-            topic: n.topic, id: n.id)
+            topic: n.topic, id: n.id, urgency: n.urgency)
     }
 }
 

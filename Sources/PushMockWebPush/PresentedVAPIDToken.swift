@@ -1,10 +1,11 @@
 import PushCore
+import PushCredentials
 import PushTLS
 
 /// A verified VAPID token (RFC 8292): its claims, once its ES256 signature checked out with `k`.
 /// Time, audience and subject are checked per push (``check(origin:now:)``): a cached token may
 /// expire, and one token may be sent to several origins.
-struct VAPIDToken: Sendable {
+struct PresentedVAPIDToken: Sendable {
     let audience: String
     let subject: String?
     let expiry: Int64
@@ -37,25 +38,21 @@ struct VAPIDToken: Sendable {
     }
 
     /// Verifies `jwt`'s shape and signature with the public key `key` (base64url of the 65-byte
-    /// point; padding and standard base64, which autopush tolerates, are accepted too).
-    static func verify(jwt: String, key: String) -> Result<VAPIDToken, VAPIDFailure> {
+    /// point; padding and standard base64, which autopush tolerates, are accepted too), as the
+    /// gateway's own VAPID code reads tokens (PushCredentials).
+    static func verify(jwt: String, key: String) -> Result<PresentedVAPIDToken, VAPIDFailure> {
         let urlSafe = String(key.drop { $0 == " " }.prefix { $0 != "=" }.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
         guard let point = base64URLDecode(urlSafe), let verifier = ES256Verifier(uncompressedPoint: point) else {
             return .failure(.invalidKey)
         }
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = base64URLDecode(String(parts[0])),
-            let claimBytes = base64URLDecode(String(parts[1])), let signature = base64URLDecode(String(parts[2])),
-            let header = try? JSONParser.parse(headerBytes), let claims = try? JSONParser.parse(claimBytes),
-            header["alg"] == .string("ES256"), header["typ"].map({ $0 == .string("JWT") }) ?? true,
-            case .number(let expText)? = claims["exp"], let expiry = Int64(expText),
-            case .string(let audience)? = claims["aud"]
-        else { return .failure(.invalidToken) }
-        let signingInput = Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard verifier.verify(signingInput, rawSignature: signature) else { return .failure(.badSignature) }
-        var subject: String?
-        if case .string(let sub)? = claims["sub"] { subject = sub }
-        return .success(VAPIDToken(audience: audience, subject: subject, expiry: expiry, jwt: jwt))
+        switch VAPIDToken.verify(jwt, verifier: verifier) {
+        case .failure(.malformed): return .failure(.invalidToken)
+        case .failure(.badSignature): return .failure(.badSignature)
+        case .success(let claims):
+            return .success(
+                PresentedVAPIDToken(
+                    audience: claims.audience, subject: claims.subject, expiry: claims.expiresAt, jwt: jwt))
+        }
     }
 
     /// Whether the token may authorize a push now to an endpoint of `origin`
@@ -65,8 +62,7 @@ struct VAPIDToken: Sendable {
         guard audience == origin else { return .invalidAudience }
         guard expiry > now else { return .expired }
         guard expiry <= now + 86_400 else { return .expiryTooFar }
-        guard let subject, subject.hasPrefix("mailto:") || subject.hasPrefix("https://"), subject.utf8.count > 8
-        else { return .badSubject }
+        guard let subject, VAPIDToken.isValidSubject(subject) else { return .badSubject }
         return nil
     }
 }
