@@ -279,7 +279,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushWebPushTests",
-            dependencies: ["PushWebPush", "PushCore", "PushTLS", "PushTransport"],
+            dependencies: [
+                "PushWebPush", "PushCore", "PushCredentials", "PushDelivery", "PushMockSupport", "PushMockWebPush",
+                "PushPosix", "PushTLS", "PushTransport",
+            ],
             swiftSettings: swiftSettings),
 
         // A gRPC server (admission at HEADERS, request budgets, the client watch, routing, framing,

@@ -145,7 +145,18 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
         }
         var byOrigin: [HTTPSOrigin: [Int]] = [:]
         for index in tokens.indices {
-            byOrigin[dialect.origin(ofToken: tokens[index]) ?? app.endpoint, default: []].append(index)
+            guard
+                let origin = dialect.origin(ofToken: tokens[index])
+                    ?? (dialect.failsUnroutedTokens ? nil : app.endpoint)
+            else {
+                fail(
+                    tokens[index], slot: firstSlot + index, notificationIndex: notificationIndex, collector: collector,
+                    reason:
+                        "InvalidToken: app \(name) has no origin to send this token to (for \(dialect.providerName): "
+                        + "not a subscription on a host the app allows)")
+                continue
+            }
+            byOrigin[origin, default: []].append(index)
         }
         for (origin, indices) in byOrigin {
             guard let pool = pool(for: origin, taking: indices.count) else {

@@ -49,15 +49,22 @@ public protocol ProviderDialect: AnyObject, Sendable {
     var routesByToken: Bool { get }
 
     /// The origin `token`'s request goes to (a Web Push subscription's push service); nil: the
-    /// app's endpoint. Asked only when ``routesByToken``. Such a dialect writes each request's
-    /// `:authority` for its token's origin.
+    /// app's endpoint, or, with ``failsUnroutedTokens``, no request at all. Asked only when
+    /// ``routesByToken``. Such a dialect writes each request's `:authority` for its token's origin.
     func origin(ofToken token: String) -> HTTPSOrigin?
+
+    /// Whether a token ``origin(ofToken:)`` names no origin for is FAILED at once (`InvalidToken`)
+    /// rather than sent to the app's endpoint: a Web Push app has no endpoint of its own, so such a
+    /// token (a subscription on a host no longer allowed) must not make it connect anywhere.
+    var failsUnroutedTokens: Bool { get }
 }
 
 extension ProviderDialect {
     public var routesByToken: Bool { false }
 
     public func origin(ofToken token: String) -> HTTPSOrigin? { nil }
+
+    public var failsUnroutedTokens: Bool { false }
 }
 
 /// What an answer means for one request.

@@ -25,6 +25,9 @@ public final class WebPushDialect: ProviderDialect {
 
     public var routesByToken: Bool { true }
 
+    /// A subscription on a host the app does not (or no longer) allows connects nowhere.
+    public var failsUnroutedTokens: Bool { true }
+
     public func origin(ofToken token: String) -> HTTPSOrigin? {
         WebPushSubscription.origin(of: token, hosts: hosts)
     }

@@ -136,6 +136,20 @@ struct ProviderConnectionMachineTests {
 
     static let delivered = ProviderOutcome.delivered(id: "id")
 
+    @Test("a request the dialect cannot build is FAILED alone: no close, the next ones go out")
+    func refusedRequestFailsAlone() {
+        var rig = Rig()
+        rig.enqueue(["t0", "t1", "t2"])
+        rig.open()
+        let first = rig.machine.nextSubmission(into: &rig.actions)!
+        rig.machine.requestRefused(first, reason: "WebPush: token: not a subscription", into: &rig.actions)
+        rig.take()
+        #expect(rig.results["t0"]?.status == .failed)
+        #expect(rig.results["t0"]?.reason == "WebPush: token: not a subscription")
+        #expect(rig.closes.isEmpty)
+        #expect(rig.submitAll() == [1, 3])
+    }
+
     @Test("work connects once; nothing is sent before the peer's settings; then up to its limit")
     func connectsAndRespectsLimit() {
         var rig = Rig()
