@@ -32,7 +32,7 @@ public enum Bench {
     /// A send or stream run: idle reading, warm-up, the measured phase with its readings before and
     /// after, then the gateway and mock stopped (for their exit status and final stats) and the report.
     static func measure(_ options: BenchOptions, _ setup: inout BenchSetup) async -> Int32 {
-        let plan = BenchPlan(options)
+        let plan = BenchPlan(options, tokens: setup.tokens)
         // Idle: the gateway started, no traffic yet.
         usleep(300_000)
         let idle = setup.gatewayPID.flatMap { ProcessSample.read(pid: $0) }
@@ -94,9 +94,10 @@ public enum Bench {
         return (outcome, stallProbe?.stop())
     }
 
-    /// The request every RPC sends: one notification to `tokens-per-send` distinct tokens; for FCM
+    /// The request every RPC sends: one notification to `tokens-per-send` distinct tokens (`tokens`
+    /// when the set-up got them from the mock: Web Push subscriptions); for FCM, ADM and Web Push
     /// with data too.
-    static func requestMessage(_ options: BenchOptions) -> [UInt8] {
+    static func requestMessage(_ options: BenchOptions, tokens: [String]? = nil) -> [UInt8] {
         if options.mode == .publish {
             var request = PushgateV1.PublishRequest()
             request.topic = "bench"
@@ -110,7 +111,7 @@ public enum Bench {
         alert.body = "Hello from pushgate bench"
         notification.alert = alert
         if options.provider != .apns { notification.dataJSON = #"{"bench":"1"}"# }
-        notification.tokens = (0..<options.tokensPerSend).map(options.provider.token)
+        notification.tokens = tokens ?? (0..<options.tokensPerSend).map(options.provider.token)
         var request = PushgateV1.SendRequest()
         request.notifications = [notification]
         return request.serializedBytes()

@@ -20,7 +20,7 @@ public struct BenchOptions {
         duration).
 
         What to send:
-          --provider P              apns (default), fcm or adm. apns: 64-hex-digit device tokens, an
+          --provider P              apns (default), fcm, adm or webpush. apns: 64-hex-digit device tokens, an
                                     alert (title, body). fcm: the app is an FCM app ("platform":
                                     "fcm"), tokens are FCM registration tokens (bench-<n>:APA91b…,
                                     152 bytes), and the notification has an alert and data
@@ -29,8 +29,11 @@ public struct BenchOptions {
                                     account. adm: an ADM app, 700-byte registration ids
                                     (amzn1.adm-registration.v3.bench-<n>.…, as long as real v3
                                     ids), the same alert and data, an access token from mock-adm's
-                                    Login-with-Amazon endpoint
-          --http-version V          fcm, adm: the app's http_version (auto, 2 or 1.1); the mock bench
+                                    Login-with-Amazon endpoint. webpush: a webpush app (a generated
+                                    VAPID key), subscriptions handed out by the mock-webpush it
+                                    starts, the same alert and data, each message encrypted per
+                                    subscription; the mock decrypts every 100th
+          --http-version V          fcm, adm, webpush: the app's http_version (auto, 2 or 1.1); the mock bench
                                     starts speaks it too (mock-fcm --http1 for 1.1, mock-adm --http2
                                     for 2; auto: the mock's default, HTTP/2 for mock-fcm and
                                     HTTP/1.1 for mock-adm, as Google and Amazon)
@@ -161,7 +164,7 @@ public struct BenchOptions {
         case "--provider":
             let value = try flags.value(for: flag)
             guard let provider = BenchProvider(rawValue: value) else {
-                throw CommandLineError("--provider: apns, fcm or adm (not \(value.debugDescription))")
+                throw CommandLineError("--provider: apns, fcm, adm or webpush (not \(value.debugDescription))")
             }
             self.provider = provider
         case "--http-version":
@@ -258,7 +261,13 @@ public struct BenchOptions {
                     "--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)")
             }
         } else if httpVersion != nil {
-            throw CommandLineError("--http-version: only with --provider fcm or adm (APNs is HTTP/2 only)")
+            throw CommandLineError("--http-version: only with --provider fcm, adm or webpush (APNs is HTTP/2 only)")
+        }
+        if provider == .webpush && mode == .publish {
+            throw CommandLineError("--mode publish: not with --provider webpush (subscriptions come from the mock)")
+        }
+        if provider == .webpush && target != nil {
+            throw CommandLineError("--target: not with --provider webpush (subscriptions come from the mock it starts)")
         }
         if fcmFlagCount != 0 && provider != .fcm { throw CommandLineError("--fcm: only with --provider fcm") }
         if admFlagCount != 0 && provider != .adm { throw CommandLineError("--adm: only with --provider adm") }
@@ -304,14 +313,15 @@ public struct BenchOptions {
 
 /// The provider the bench's app delivers to.
 enum BenchProvider: String, Sendable {
-    case apns, fcm, adm
+    case apns, fcm, adm, webpush
 
-    /// `APNs`, `FCM`, `ADM`.
+    /// `APNs`, `FCM`, `ADM`, `Web Push`.
     var name: String {
         switch self {
         case .apns: "APNs"
         case .fcm: "FCM"
         case .adm: "ADM"
+        case .webpush: "Web Push"
         }
     }
 
@@ -324,6 +334,8 @@ enum BenchProvider: String, Sendable {
         case .apns: BenchTokens.apns(i)
         case .fcm: BenchTokens.fcm(i)
         case .adm: BenchTokens.adm(i)
+        // Subscriptions come from the mock push service (BenchSetup); this is only a placeholder.
+        case .webpush: "subscription-\(i)"
         }
     }
 }

@@ -15,13 +15,14 @@ struct BenchPlan {
     /// How long a phase waits for what is in flight once it stops sending: the deadline and 5 s.
     let drainLimit: Duration
 
-    init(_ options: BenchOptions) {
+    /// - Parameter tokens: the tokens to send to, when they are not made from the options.
+    init(_ options: BenchOptions, tokens: [String]? = nil) {
         let concurrency = options.concurrency ?? (options.rate != nil && options.mode != .stream ? 1000 : 4)
         let tokensPerRequest = options.mode == .publish ? 0 : options.tokensPerSend
         self.concurrency = concurrency
         self.tokensPerRequest = tokensPerRequest
         grpcConnections = options.grpcConnections ?? Self.connections(for: concurrency, mode: options.mode)
-        let message = Bench.requestMessage(options)
+        let message = Bench.requestMessage(options, tokens: tokens)
         let timeout = Duration.milliseconds(Int(options.timeout * 1000))
         drainLimit = .seconds(Int(options.timeout.rounded(.up)) + 5)
         warmup =

@@ -17,6 +17,8 @@ struct BenchSetup {
     /// Where the gateway serves `/metrics` (the provider-request latency); nil: not known.
     var metrics: (host: String, port: Int)?
     var mockURL: String?
+    /// The tokens to send to when they come from the mock (Web Push subscriptions); nil otherwise.
+    var tokens: [String]?
     var mockFinalLog = ""
     var gatewayExit: Int32?
     var description = ""
@@ -37,6 +39,7 @@ struct BenchSetup {
         case .apns: app = try startAPNs(options, files)
         case .fcm: app = try startFCM(options, files)
         case .adm: app = try startADM(options, files)
+        case .webpush: app = try await startWebPush(options, files)
         }
         // The store lives in the temp dir, never in the working directory.
         let store = files.path("pushgate.db")
@@ -152,6 +155,34 @@ struct BenchSetup {
                 "client_id": clientID, "client_secret_file": secretFile, "url": url,
                 "token_url": url + "/auth/o2/token", "ca_file": ca,
             ])
+    }
+
+    /// Starts mock-webpush (decrypting every 100th push: the check without the mock's ECDH on
+    /// every request), makes a VAPID key, asks the mock for `--tokens-per-send` subscriptions on
+    /// 127.0.0.1 and returns the gateway's webpush app, which allows that one origin.
+    private mutating func startWebPush(_ options: BenchOptions, _ files: BenchFiles) async throws -> [(
+        String, JSONValue
+    )] {
+        let arguments =
+            [
+                currentExecutablePath(), "mock-webpush", "--listen", "127.0.0.1:0", "--write-ca",
+                files.path("mock-ca.pem"), "--decrypt-every", "100",
+            ] + mockFlags(options)
+            + (options.httpVersion == "1.1" ? ["--http1-only"] : options.httpVersion == "2" ? ["--http2-only"] : [])
+        let url = try startMock("mock-webpush", arguments, files)
+        mockURL = url
+        let origin = String(url.dropFirst("https://".count))
+        try files.write("vapid.pem", try ES256Signer.generateP8().privateKeyPEM)
+        tokens = try await BenchSubscriptions.fetch(
+            count: options.tokensPerSend, from: origin, caFile: files.path("mock-ca.pem"))
+        var members = app(
+            "webpush", options,
+            [
+                "vapid_key_file": files.path("vapid.pem"), "vapid_subject": "mailto:bench@example.com",
+                "ca_file": files.path("mock-ca.pem"),
+            ])
+        members.append(("allowed_hosts", .array([.string(origin)])))
+        return members
     }
 
     /// The gateway's one app, `bench`, on `platform`: its platform's `keys` (strings, in this order),

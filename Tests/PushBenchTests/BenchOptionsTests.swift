@@ -164,9 +164,9 @@ struct BenchOptionsTests {
     @Test(
         "a choice flag lists its choices and quotes what it got",
         arguments: [
-            (["--provider", "gcm"], #"--provider: apns, fcm or adm (not "gcm")"#),
-            (["--provider", "APNS"], #"--provider: apns, fcm or adm (not "APNS")"#),
-            (["--mode", "unary"], #"--mode: send, stream or publish (not "unary")"#),
+            (["--provider", "gcm"], #"--provider: apns, fcm, adm or webpush (not "gcm")"#),
+            (["--provider", "APNS"], #"--provider: apns, fcm, adm or webpush (not "APNS")"#),
+            (["--mode", "unary"], #"--mode: send, stream, publish or encrypt (not "unary")"#),
             (["--provider", "fcm", "--http-version", "3"], #"--http-version: auto, 2 or 1.1 (not "3")"#),
             (["--provider=adm", "--http-version="], #"--http-version: auto, 2 or 1.1 (not "")"#),
         ])
@@ -227,7 +227,10 @@ struct BenchOptionsTests {
                 ["--provider", "adm", "--verify-tokens"],
                 "--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)"
             ),
-            (["--http-version", "2"], "--http-version: only with --provider fcm or adm (APNs is HTTP/2 only)"),
+            (
+                ["--http-version", "2"],
+                "--http-version: only with --provider fcm, adm or webpush (APNs is HTTP/2 only)"
+            ),
             (["--fcm", "u", "--fcm-ca", "c", "--service-account", "s"], "--fcm: only with --provider fcm"),
             (
                 [
@@ -235,6 +238,14 @@ struct BenchOptionsTests {
                     "--adm-client-secret-file", "s",
                 ],
                 "--adm: only with --provider adm"
+            ),
+            (
+                ["--provider", "webpush", "--mode", "publish"],
+                "--mode publish: not with --provider webpush (subscriptions come from the mock)"
+            ),
+            (
+                ["--provider", "webpush", "--target", "127.0.0.1:50051"],
+                "--target: not with --provider webpush (subscriptions come from the mock it starts)"
             ),
             (["--gateway-pid", "5"], "--gateway-pid goes with --target"),
             (

@@ -17,6 +17,7 @@ and the issue's targets marked met / missed. The mock runs WITHOUT provider-toke
 every row (equal for all; every client still sends a real ES256 JWT in `authorization`).
 Only 127.0.0.1 is used; every step is bounded in count and time."""
 import argparse
+import base64
 import datetime
 import json
 import os
@@ -151,9 +152,10 @@ def runs_note(d, digits=0):
 
 def parse_h2load(text):
     out = {}
-    m = re.search(r"finished in ([\d.]+)s, ([\d.]+) req/s", text)
+    m = re.search(r"finished in ([\d.]+)(ms|s), ([\d.]+) req/s", text)
     if m:
-        out["elapsed_s"], out["rps"] = float(m.group(1)), float(m.group(2))
+        out["elapsed_s"] = float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+        out["rps"] = float(m.group(3))
     m = re.search(r"requests: (\d+) total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed", text)
     if m:
         out["total"], out["done"], out["succeeded"], out["failed"] = map(int, m.groups())
@@ -273,6 +275,44 @@ def stop(proc):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def webpush_request(work, port, ca):
+    """One subscription from mock-webpush's door, a body encrypted for it with http_ece and a
+    VAPID Authorization signed with PyJWT (both from PyPI, not Pushgate's code): what h2load posts."""
+    import ssl
+    import urllib.request
+
+    import http_ece
+    import jwt
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    origin = "127.0.0.1:%d" % port
+    request = urllib.request.Request("https://%s/_mock/subscriptions" % origin, method="POST",
+                                     data=json.dumps({"count": 1, "host": origin}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, context=ssl.create_default_context(cafile=ca), timeout=10) as response:
+        [subscription] = json.load(response)
+
+    def b64url(text):
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+    receiver = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), b64url(subscription["keys"]["p256dh"]))
+    body = http_ece.encrypt(b'{"title":"Bench","body":"Hello from pushgate bench","data":{"bench":"1"}}',
+                            private_key=ec.generate_private_key(ec.SECP256R1()), dh=receiver,
+                            auth_secret=b64url(subscription["keys"]["auth"]), version="aes128gcm")
+    body_path = os.path.join(work, "webpush-body.bin")
+    with open(body_path, "wb") as fh:
+        fh.write(body)
+    vapid = ec.generate_private_key(ec.SECP256R1())
+    pem = vapid.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                              serialization.NoEncryption())
+    token = jwt.encode({"aud": "https://" + origin, "exp": int(time.time()) + 12 * 3600,
+                        "sub": "mailto:bench@example.com"}, pem, algorithm="ES256")
+    key = base64.urlsafe_b64encode(vapid.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)).rstrip(b"=").decode()
+    return subscription["endpoint"], body_path, "vapid t=%s, k=%s" % (token, key)
 
 
 def make_jwt(p8, key_id, team_id):
@@ -434,6 +474,31 @@ def main():
     finally:
         stop(fcm1_mock)
 
+    # Web Push: the h2load ceiling to a mock-webpush (one subscription, one encrypted body, one
+    # VAPID token, as fast as the mock takes them), the gateway's Send of 1,000 subscriptions to a
+    # mock-webpush started with the same flags, and the encryption alone per message and subscriber.
+    wp_mock, wp_port, wp_ca = start_mock(work, "mock-webpush", ["--decrypt-every", "100"], kind="mock-webpush")
+    try:
+        endpoint, body_path, authorization = webpush_request(work, wp_port, wp_ca)
+        label = "webpush-ceiling-h2load-c1"
+        argv = ["h2load", "-n", "100000" if quick else "300000", "-c", "1", "-m", "100", "-t", "1",
+                "-d", body_path, "-H", "ttl: 60", "-H", "content-encoding: aes128gcm",
+                "-H", "content-type: application/octet-stream", "-H", "authorization: " + authorization, endpoint]
+        proc = r.run(label, argv, timeout=120)
+        r.commands[-1] = (label, r.commands[-1][1].replace(authorization, "vapid t=$JWT, k=$KEY"))
+        results[label] = parse_h2load(proc.stdout)
+    finally:
+        stop(wp_mock)
+    for conns in (1, 2):
+        results["webpush-send-%dconn" % conns] = r.bench("pushgate-webpush-send-1000-%dconn" % conns, [
+            "--provider", "webpush", "--tokens-per-send", "1000", "--duration", seconds,
+            "--connections", str(conns), "--concurrency", "4"])
+    proc = r.run("webpush-encrypt", [BIN, "bench", "--mode", "encrypt", "--json", "--duration", "3"], timeout=60)
+    try:
+        results["webpush-encrypt"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        results["webpush-encrypt"] = None
+
     # The 20 ms row's own ceiling: h2load on a mock with the same delay, 1 connection, 1,000 streams
     # (is the mock the limit of that row?).
     delay_mock, delay_port, _ = start_mock(work, "mock-delay20", ["--delay-ms", "20"])
@@ -583,6 +648,23 @@ def render(info, res, commands, quick):
         else:
             bench_row("Pushgate **FCM** Send over HTTP/1.1 (`http_version` 1.1), 1,000 tokens/RPC, 4 FCM conns, 8 RPCs in flight",
                       res.get("fcm1-send-4conn"))
+    wc = res.get("webpush-ceiling-h2load-c1") or {}
+    row("**Web Push ceiling**: h2load → mock-webpush (decrypting every 100th), 1 conn, -m 100, one subscription",
+        fmt(wc.get("rps")), "-", "mean %s" % wc.get("request_mean", "-"),
+        "%s failed, %s of %s 2xx" % (fmt(wc.get("failed")), fmt(wc.get("2xx")), fmt(wc.get("total"))), "-",
+        "body encrypted once by http_ece, VAPID by PyJWT")
+    for conns in (1, 2):
+        d = res.get("webpush-send-%dconn" % conns)
+        bench_row("Pushgate **Web Push** Send, 1,000 subscriptions/RPC, %d conn(s) to the push service, 4 RPCs in flight" % conns,
+                  d, "each message encrypted per subscription (fresh key, ECDH, HKDF, AES-GCM); %s× the ceiling" % fmt(
+                      ratio(g(d, "notifications_per_s"), wc.get("rps")), 2))
+    enc = res.get("webpush-encrypt")
+    if enc:
+        row("**Web Push encryption** alone (`pushgate bench --mode encrypt`), 1 thread", fmt(enc["messages_per_s"]),
+            "-", "-", "-", "-", "%s µs per message and subscriber: P-256 key pair, ECDH, 2 HKDF, AES-128-GCM of %d bytes" % (
+                enc["us_per_message"], enc["plaintext_bytes"]))
+    else:
+        row("**Web Push encryption** alone", "run failed", "-", "-", "-", "-", "")
     for key, conns in (("publish", 4), ("publish1", 1)):
         pub = res.get(key)
         if pub is None:
