@@ -262,10 +262,11 @@ struct ProviderConnectionMachine {
         lastProgressAt = time.now
         let request = entry.request
         switch outcome {
-        case .delivered(let id, let canonicalToken):
+        case .delivered(let id, let canonicalToken, let httpStatus):
             actions.append(
                 .finish(
-                    request, request.result(.delivered, httpStatus: 200, id: id, canonicalToken: canonicalToken)))
+                    request,
+                    request.result(.delivered, httpStatus: httpStatus, id: id, canonicalToken: canonicalToken)))
         case .rejected(let reason, let httpStatus, let unregisteredAt, let invalidatesToken):
             actions.append(
                 .finish(

@@ -69,9 +69,10 @@ extension ProviderDialect {
 
 /// What an answer means for one request.
 public enum ProviderOutcome: Sendable, Equatable {
-    /// Accepted; `id` is the provider's id for it (apns-id, FCM message name); `canonicalToken`
-    /// the device's new token when the provider gave one (ADM), else empty.
-    case delivered(id: String, canonicalToken: String = "")
+    /// Accepted; `id` is the provider's id for it (apns-id, FCM message name, a Web Push
+    /// message's URL); `canonicalToken` the device's new token when the provider gave one (ADM),
+    /// else empty; `httpStatus` the answer's (200, or Web Push's 201).
+    case delivered(id: String, canonicalToken: String = "", httpStatus: Int = 200)
     /// A permanent refusal: sending it again as is will not help.
     case rejected(reason: String, httpStatus: Int, unregisteredAt: Int64, invalidatesToken: Bool)
     /// May succeed when sent again; `retry` says when.

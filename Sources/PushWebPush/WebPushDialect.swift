@@ -88,7 +88,7 @@ public final class WebPushDialect: ProviderDialect {
             // The service refused our token: the next request to it signs a new one.
             vapid.reportRejected(audience: Self.audience(of: origin))
         }
-        return ProviderOutcome(answer) { _ in .delivered(id: response.id) }
+        return ProviderOutcome(answer) { _ in .delivered(id: response.id, httpStatus: response.status) }
     }
 
     /// VAPID tokens are renewed per origin (``VAPIDTokenCache/reportRejected(audience:)``).

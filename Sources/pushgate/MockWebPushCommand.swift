@@ -25,7 +25,8 @@ enum MockWebPushCommand {
         Get their PushSubscription JSON (with "private_key", for independent decryptors) from:
           POST /_mock/subscriptions   {"count":N,"prefix":"P","host":"HOST:PORT"} (all optional:
                                       1, "", the request's authority), answered with a JSON array
-          --print-subscriptions N     N JSON lines on stdout at start
+          --print-subscriptions N     N JSON lines on stdout at start, as the browser gives them
+                              (no private_key: ready to be a gateway token)
 
           --listen HOST:PORT        listen address (default 127.0.0.1:8446)
           --loops N                 event-loop threads (default one per core)
@@ -124,7 +125,7 @@ enum MockWebPushCommand {
             count: options.printSubscriptions, prefix: options.subscriptionPrefix, host: options.subscriptionHost)
         var out: [UInt8] = []
         for subscription in subscriptions {
-            out += subscription.json
+            out += subscription.browserJSON
             out.append(UInt8(ascii: "\n"))
         }
         // Straight to the descriptor: print's buffer would hold the lines back from a pipe.

@@ -153,9 +153,16 @@ enum SendCommand {
         var line = "\(status) token=\(result.token)"
         if result.httpStatus != 0 { line += " http=\(result.httpStatus)" }
         if !result.reason.isEmpty { line += " reason=\(result.reason)" }
-        // FCM answers the message's resource name, APNs its apns-id.
+        // FCM answers the message's resource name, a Web Push service the message's URL, APNs
+        // its apns-id.
         if !result.id.isEmpty {
-            line += result.id.hasPrefix("projects/") ? " name=\(result.id)" : " apns-id=\(result.id)"
+            if result.id.hasPrefix("projects/") {
+                line += " name=\(result.id)"
+            } else if result.id.hasPrefix("https://") {
+                line += " location=\(result.id)"
+            } else {
+                line += " apns-id=\(result.id)"
+            }
         }
         if result.unregisteredAt != 0 { line += " unregistered_at=\(result.unregisteredAt)" }
         line += " attempts=\(result.attempts)"

@@ -74,7 +74,10 @@ struct WebPushClientTests {
             let ok = try fixture.subscriptions(20, prefix: "ok-")
             let gone = try fixture.subscriptions(3, prefix: "gone-")
             let results = await fixture.send((ok + gone).map(Self.token))
-            #expect(results.prefix(20).allSatisfy { $0.status == .delivered && $0.providerID.contains("/m/") })
+            #expect(
+                results.prefix(20).allSatisfy {
+                    $0.status == .delivered && $0.httpStatus == 201 && $0.providerID.contains("/m/")
+                })
             #expect(
                 results.suffix(3).allSatisfy { $0.status == .rejected && $0.invalidatesToken && $0.httpStatus == 410 })
             let stats = fixture.server.stats

@@ -114,7 +114,7 @@ def test_send_to_1000_subscriptions_on_two_push_services(world):
         if gone:
             assert result.status == push_pb2.STATUS_REJECTED and result.http_status == 410, result
         else:
-            assert result.status == push_pb2.STATUS_DELIVERED, result
+            assert result.status == push_pb2.STATUS_DELIVERED and result.http_status == 201, result
             assert result.id.startswith(subscription["endpoint"].split("/wpush/")[0] + "/m/"), result.id
     assert sum(r.status == push_pb2.STATUS_DELIVERED for r in results) == 970
 
