@@ -28,19 +28,11 @@ public enum APNsProviderToken {
     public static func verify(
         _ token: String, verifier: ES256Verifier
     ) -> (keyID: String, teamID: String, issuedAt: Int64)? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-            let headerBytes = base64URLDecode(String(parts[0])),
-            let claimBytes = base64URLDecode(String(parts[1])),
-            let signature = base64URLDecode(String(parts[2])),
-            let header = FlatJSONObject(headerBytes),
-            let claims = FlatJSONObject(claimBytes)
+        guard case .success(let jws) = CompactJWS.parse(token), jws.header.string("alg") == "ES256",
+            let keyID = jws.header.string("kid"), let teamID = jws.claims.string("iss"),
+            let issuedAt = jws.claims.integer("iat")
         else { return nil }
-        guard header.string("alg") == "ES256", let keyID = header.string("kid"),
-            let teamID = claims.string("iss"), let issuedAt = claims.integer("iat")
-        else { return nil }
-        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard verifier.verify(signingInput, rawSignature: signature) else { return nil }
+        guard verifier.verify(jws.signingInput, rawSignature: jws.signature) else { return nil }
         return (keyID, teamID, issuedAt)
     }
 

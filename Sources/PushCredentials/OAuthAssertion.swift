@@ -97,21 +97,18 @@ public enum OAuthAssertion {
     /// times against `now` (Unix seconds). Who the issuer, audience and scopes must be is the
     /// caller's to check on the returned claims.
     public static func verify(_ jwt: String, verifier: RS256Verifier, now: Int64) -> Result<Claims, AssertionError> {
-        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return .failure(.malformed("expected three dot-separated parts")) }
-        guard let headerBytes = base64URLDecode(String(parts[0])), let header = FlatJSONObject(headerBytes) else {
-            return .failure(.malformed("the header is not base64url of a JSON object"))
+        let jws: CompactJWS
+        switch CompactJWS.parse(jwt) {
+        case .success(let parsed): jws = parsed
+        case .failure(.parts): return .failure(.malformed("expected three dot-separated parts"))
+        case .failure(.header): return .failure(.malformed("the header is not base64url of a JSON object"))
+        case .failure(.claims): return .failure(.malformed("the claim set is not base64url of a JSON object"))
+        case .failure(.signature): return .failure(.malformed("the signature is not base64url"))
         }
-        guard let claimBytes = base64URLDecode(String(parts[1])), let claims = FlatJSONObject(claimBytes) else {
-            return .failure(.malformed("the claim set is not base64url of a JSON object"))
-        }
-        guard let signature = base64URLDecode(String(parts[2])) else {
-            return .failure(.malformed("the signature is not base64url"))
-        }
-        guard let alg = header.string("alg") else { return .failure(.malformed("alg is missing")) }
+        let claims = jws.claims
+        guard let alg = jws.header.string("alg") else { return .failure(.malformed("alg is missing")) }
         guard alg == "RS256" else { return .failure(.unsupportedAlgorithm(alg)) }
-        let signingInput = Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard verifier.verify(signature, for: signingInput) else { return .failure(.badSignature) }
+        guard verifier.verify(jws.signature, for: jws.signingInput) else { return .failure(.badSignature) }
 
         for name in ["iss", "scope", "aud"] where claims.string(name) == nil {
             return .failure(.malformed("\(name) is missing or not a string"))

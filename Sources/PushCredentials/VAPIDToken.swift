@@ -45,19 +45,12 @@ public enum VAPIDToken {
     /// The claims of a token whose signature `verifier` accepts; expiry and audience are the
     /// caller's to judge.
     public static func verify(_ token: String, verifier: ES256Verifier) -> Result<Claims, Refusal> {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-            let headerBytes = base64URLDecode(String(parts[0])),
-            let claimBytes = base64URLDecode(String(parts[1])),
-            let signature = base64URLDecode(String(parts[2])),
-            let header = FlatJSONObject(headerBytes),
-            let claims = FlatJSONObject(claimBytes),
-            header.string("alg") == "ES256", header.string("typ").map({ $0 == "JWT" }) ?? true,
-            let audience = claims.string("aud"), let expiresAt = claims.integer("exp")
+        guard case .success(let jws) = CompactJWS.parse(token), jws.header.string("alg") == "ES256",
+            jws.header.string("typ").map({ $0 == "JWT" }) ?? true,
+            let audience = jws.claims.string("aud"), let expiresAt = jws.claims.integer("exp")
         else { return .failure(.malformed) }
-        let signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard verifier.verify(signingInput, rawSignature: signature) else { return .failure(.badSignature) }
-        return .success(Claims(audience: audience, expiresAt: expiresAt, subject: claims.string("sub")))
+        guard verifier.verify(jws.signingInput, rawSignature: jws.signature) else { return .failure(.badSignature) }
+        return .success(Claims(audience: audience, expiresAt: expiresAt, subject: jws.claims.string("sub")))
     }
 
     /// Whether `subject` is a contact RFC 8292 §2.1 allows: a `mailto:` or an `https:` URL, in
