@@ -100,9 +100,10 @@ let package = Package(
         .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
 
-        // Provider credentials: APNs provider tokens (ES256 JWTs) and their cache, Google
-        // service-account assertions, Amazon client credentials, OAuth2 access-token caches and the
-        // token-endpoint exchange. PushTLS keeps TLS and the key primitives these are made with.
+        // Provider credentials: APNs provider tokens (ES256 JWTs) and their cache, VAPID tokens and
+        // their cache per push service, Google service-account assertions, Amazon client
+        // credentials, OAuth2 access-token caches and the token-endpoint exchange. PushTLS keeps TLS
+        // and the key primitives these are made with.
         .target(
             name: "PushCredentials",
             dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTLS", "PushTransport"],
@@ -329,8 +330,8 @@ let package = Package(
             name: "PushBenchTests", dependencies: ["PushBench", "PushMetrics", "PushProto"],
             swiftSettings: swiftSettings),
 
-        // The command line: serve, send, bench, load-subscribers, api-key, mock-apns, mock-fcm, mock-adm,
-        // mock-webpush, version.
+        // The command line: serve, send, bench, load-subscribers, api-key, vapid-key, mock-apns,
+        // mock-fcm, mock-adm, mock-webpush, version.
         .executableTarget(
             name: "pushgate",
             dependencies: [

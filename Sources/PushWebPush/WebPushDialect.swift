@@ -1,7 +1,7 @@
 public import PushCore
 public import PushCredentials
 public import PushDelivery
-public import PushTLS
+import PushTLS
 public import PushTransport
 
 /// An app's Web Push client: the delivery engine speaking RFC 8030 to browsers' push services.
