@@ -38,7 +38,14 @@ func domainRequest(_ n: PushgateV1.Notification) -> NotificationRequest? {
         contentAvailable: n.contentAvailable, mutableContent: n.mutableContent,
         interruptionLevel: n.interruptionLevel, dataJSON: n.dataJSON, payloadJSON: n.payloadJSON,
         pushType: pushType, priority: n.priority, expiration: n.expiration, collapseID: n.collapseID,
-        topic: n.topic, id: n.id, urgency: n.urgency)
+        topic: n.topic, id: n.id, urgency: n.urgency,
+        liveActivity: n.liveActivity.map {
+            NotificationRequest.LiveActivity(
+                event: $0.event, contentStateJSON: $0.contentStateJSON, timestamp: $0.timestamp,
+                staleDate: $0.staleDate, dismissalDate: $0.dismissalDate, relevanceScore: $0.relevanceScore,
+                attributesType: $0.attributesType, attributesJSON: $0.attributesJSON,
+                inputPushToken: $0.inputPushToken, inputPushChannel: $0.inputPushChannel)
+        })
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -43,6 +43,7 @@ public enum ADMMessageBuilder {
         try ADMRegistrationID.shape.validate(tokens: n.tokens)
         try NotificationValidator.checkScalars(n)
         try n.refuseWebPushOnlyFields(provider: "ADM")
+        try n.refuseLiveActivity(provider: "ADM")
         if case (let field, let why)? = n.firstFieldADMCannotCarry {
             throw ValidationError(field: field, message: "cannot be sent to ADM: " + why)
         }

@@ -93,6 +93,8 @@ public struct NotificationRequest: Sendable, Equatable {
     /// Web Push only: the `Urgency` header (`very-low`, `low`, `normal`, `high`); empty: from
     /// `priority`.
     public var urgency: String
+    /// APNs only: a Live Activity push (``LiveActivity``); nil: an ordinary notification.
+    public var liveActivity: LiveActivity?
 
     /// Creates a request; every field defaults to unset.
     public init(
@@ -100,7 +102,8 @@ public struct NotificationRequest: Sendable, Equatable {
         category: String = "", threadID: String = "", contentAvailable: Bool = false,
         mutableContent: Bool = false, interruptionLevel: String = "", dataJSON: String = "",
         payloadJSON: String = "", pushType: PushType? = nil, priority: Int32 = 0, expiration: Int64 = 0,
-        collapseID: String = "", topic: String = "", id: String = "", urgency: String = ""
+        collapseID: String = "", topic: String = "", id: String = "", urgency: String = "",
+        liveActivity: LiveActivity? = nil
     ) {
         self.app = app
         self.tokens = tokens
@@ -121,5 +124,6 @@ public struct NotificationRequest: Sendable, Equatable {
         self.topic = topic
         self.id = id
         self.urgency = urgency
+        self.liveActivity = liveActivity
     }
 }

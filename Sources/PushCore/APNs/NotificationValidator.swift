@@ -14,20 +14,29 @@ public enum NotificationValidator {
     /// - Parameters:
     ///   - path: where `n` sits in the request, prefixed to every error's field (`notifications[3]`).
     ///   - bundleID: the app's bundle id, the default topic; may be empty if `n.topic` is set.
+    ///   - now: Unix seconds; a Live Activity's `timestamp` defaults to it.
     public static func prepare(
-        _ n: NotificationRequest, at path: String, bundleID: String
+        _ n: NotificationRequest, at path: String, bundleID: String, now: Int64 = 0
     ) -> Result<PreparedNotification, ValidationError> {
-        ValidationError.result(at: path) { () throws(ValidationError) in try prepare(n, bundleID: bundleID) }
+        ValidationError.result(at: path) { () throws(ValidationError) in try prepare(n, bundleID: bundleID, now: now) }
     }
 
-    private static func prepare(_ n: NotificationRequest, bundleID: String) throws(ValidationError)
+    private static func prepare(_ n: NotificationRequest, bundleID: String, now: Int64) throws(ValidationError)
         -> PreparedNotification
     {
         let tokens = try normalizedTokens(n.tokens)
         try checkScalars(n)
         try n.refuseWebPushOnlyFields(provider: "APNs")
         let apnsID = try normalizedID(n.id)
-        let built = try APNsPayloadBuilder.prepare(n)
+        let built: APNsPayloadBuilder.Built
+        if let activity = n.liveActivity {
+            guard n.pushType == nil || n.pushType == .liveactivity else {
+                throw ValidationError(field: "push_type", message: "must be liveactivity (or unset) with live_activity")
+            }
+            built = .init(bytes: try LiveActivityPayload.build(n, activity, now: now), inferredPushType: .liveactivity)
+        } else {
+            built = try APNsPayloadBuilder.prepare(n)
+        }
         let pushType = n.pushType ?? built.inferredPushType
         let priority = try effectivePriority(n.priority, pushType: pushType)
         let topic = try effectiveTopic(n.topic, bundleID: bundleID, pushType: pushType)

@@ -81,6 +81,7 @@ public enum FCMMessageBuilder {
     private static func checkFields(_ n: NotificationRequest) throws(ValidationError) {
         try NotificationValidator.checkScalars(n)
         try n.refuseWebPushOnlyFields(provider: "FCM")
+        try n.refuseLiveActivity(provider: "FCM")
         guard n.id.isEmpty else {
             throw ValidationError(field: "id", message: "cannot be set for FCM: FCM assigns the message id")
         }

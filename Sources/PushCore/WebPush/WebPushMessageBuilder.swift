@@ -39,6 +39,7 @@ public enum WebPushMessageBuilder {
             throw ValidationError(field: "tokens", message: "at least one subscription is required")
         }
         try NotificationValidator.checkScalars(n)
+        try n.refuseLiveActivity(provider: "Web Push")
         if case (let field, let why)? = n.firstFieldWebPushCannotCarry {
             throw ValidationError(field: field, message: "cannot be sent by Web Push: " + why)
         }

@@ -45,7 +45,13 @@ enum SendRequestValidation {
             let prepared: Result<PreparedPush, ValidationError>
             switch app.keys {
             case .apns(let apns):
-                prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID).map(
+                if domain.liveActivity != nil, !apns.certFile.isEmpty {
+                    throw GRPCStatus(
+                        .invalidArgument,
+                        "\(path).live_activity: Live Activity pushes need token auth (team_id, key_id, key_file); "
+                            + "app \(app.name) uses a certificate (cert_file)")
+                }
+                prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID, now: now).map(
                     PreparedPush.apns)
             case .fcm:
                 prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
@@ -106,7 +112,14 @@ extension NotificationRequest {
             contentAvailable: n.contentAvailable, mutableContent: n.mutableContent,
             interruptionLevel: n.interruptionLevel, dataJSON: n.dataJSON, payloadJSON: n.payloadJSON,
             pushType: pushType, priority: n.priority, expiration: n.expiration, collapseID: n.collapseID,
-            topic: n.topic, id: n.id, urgency: n.urgency)
+            topic: n.topic, id: n.id, urgency: n.urgency,
+            liveActivity: n.liveActivity.map {
+                NotificationRequest.LiveActivity(
+                    event: $0.event, contentStateJSON: $0.contentStateJSON, timestamp: $0.timestamp,
+                    staleDate: $0.staleDate, dismissalDate: $0.dismissalDate, relevanceScore: $0.relevanceScore,
+                    attributesType: $0.attributesType, attributesJSON: $0.attributesJSON,
+                    inputPushToken: $0.inputPushToken, inputPushChannel: $0.inputPushChannel)
+            })
     }
 }
 

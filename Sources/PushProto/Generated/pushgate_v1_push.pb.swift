@@ -117,6 +117,22 @@ extension PushgateV1 {
         public var topic: String = ""
         public var id: String = ""
         public var urgency: String = ""
+        public var liveActivity: PushgateV1.LiveActivity? = nil
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.LiveActivity`.
+    public struct LiveActivity: Sendable, Equatable {
+        public var event: String = ""
+        public var contentStateJSON: String = ""
+        public var timestamp: Int64 = 0
+        public var staleDate: Int64 = 0
+        public var dismissalDate: Int64 = 0
+        public var relevanceScore: Double? = nil
+        public var attributesType: String = ""
+        public var attributesJSON: String = ""
+        public var inputPushToken: Bool = false
+        public var inputPushChannel: String = ""
         public init() {}
     }
 
@@ -333,6 +349,7 @@ extension PushgateV1.Notification: ProtoMessage {
         self.topic = ProtoC.string(m.topic)
         self.id = ProtoC.string(m.id)
         self.urgency = ProtoC.string(m.urgency)
+        self.liveActivity = m.live_activity.map { PushgateV1.LiveActivity(c: $0) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
@@ -363,6 +380,57 @@ extension PushgateV1.Notification: ProtoMessage {
         if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
         if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
         if !self.urgency.isEmpty { c.pointee.urgency = arena.string(self.urgency) }
+        if let v = self.liveActivity { c.pointee.live_activity = v.cMessage(in: arena) }
+        return c
+    }
+}
+
+extension PushgateV1.LiveActivity: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__live_activity__unpack(nil, $0, $1) }
+        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.LiveActivity") }
+        defer { pushgate__v1__live_activity__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.LiveActivity")
+        self.init(c: m)
+    }
+
+    public func serializedBytes() -> [UInt8] {
+        let arena = ProtoCArena()
+        defer { arena.releaseAll() }
+        let c = cMessage(in: arena)
+        return ProtoC.pack(size: pushgate__v1__live_activity__get_packed_size(c)) { pushgate__v1__live_activity__pack(c, $0) }
+    }
+
+    init(c: UnsafePointer<Pushgate__V1__LiveActivity>) {
+        let m = c.pointee
+        self.event = ProtoC.string(m.event)
+        self.contentStateJSON = ProtoC.string(m.content_state_json)
+        self.timestamp = m.timestamp
+        self.staleDate = m.stale_date
+        self.dismissalDate = m.dismissal_date
+        self.relevanceScore = m.relevance_score_value_case.rawValue == 6 ? m.relevance_score : nil
+        self.attributesType = ProtoC.string(m.attributes_type)
+        self.attributesJSON = ProtoC.string(m.attributes_json)
+        self.inputPushToken = (m.input_push_token != 0)
+        self.inputPushChannel = ProtoC.string(m.input_push_channel)
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__LiveActivity> {
+        let c = arena.allocate(Pushgate__V1__LiveActivity.self)
+        pushgate__v1__live_activity__init(c)
+        if !self.event.isEmpty { c.pointee.event = arena.string(self.event) }
+        if !self.contentStateJSON.isEmpty { c.pointee.content_state_json = arena.string(self.contentStateJSON) }
+        c.pointee.timestamp = self.timestamp
+        c.pointee.stale_date = self.staleDate
+        c.pointee.dismissal_date = self.dismissalDate
+        if let v = self.relevanceScore {
+            c.pointee.relevance_score_value_case = .init(rawValue: 6)
+            c.pointee.relevance_score = v
+        }
+        if !self.attributesType.isEmpty { c.pointee.attributes_type = arena.string(self.attributesType) }
+        if !self.attributesJSON.isEmpty { c.pointee.attributes_json = arena.string(self.attributesJSON) }
+        c.pointee.input_push_token = (self.inputPushToken ? 1 : 0)
+        if !self.inputPushChannel.isEmpty { c.pointee.input_push_channel = arena.string(self.inputPushChannel) }
         return c
     }
 }

@@ -52,6 +52,41 @@ struct SendRequestValidationTests {
         #expect(String(decoding: first.payload, as: UTF8.self) == #"{"aps":{"alert":{"body":"Hello"}}}"#)
     }
 
+    @Test("a Live Activity goes to a token-auth app as liveactivity; a certificate app refuses it")
+    func liveActivity() throws {
+        var config = Self.configuration
+        var certificate = AppConfiguration.APNsKeys(bundleID: "com.example.cert")
+        certificate.certFile = "cert.pem"
+        config.apps.append(AppConfiguration(name: "cert", keys: .apns(certificate)))
+        var n = notification()
+        var activity = PushgateV1.LiveActivity()
+        activity.event = "update"
+        activity.contentStateJSON = #"{"score":"2-1"}"#
+        activity.timestamp = 1_700_000_000
+        n.liveActivity = activity
+        var request = PushgateV1.SendRequest()
+        request.notifications = [n]
+        let send = try SendRequestValidation.validate(request, configuration: config)
+        guard case .apns(let prepared) = send.items[0].notification else {
+            Issue.record("not an APNs notification")
+            return
+        }
+        #expect(prepared.pushType == .liveactivity)
+        #expect(prepared.topic == "com.example.demo.push-type.liveactivity")
+        #expect(
+            String(decoding: prepared.payload, as: UTF8.self)
+                == #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"score":"2-1"},"alert":{"body":"Hello"}}}"#
+        )
+        n.app = "cert"
+        request.notifications = [n]
+        #expect(throws: GRPCStatus.self) { try SendRequestValidation.validate(request, configuration: config) }
+        do {
+            _ = try SendRequestValidation.validate(request, configuration: config)
+        } catch {
+            #expect(error.message.hasPrefix("notifications[0].live_activity: Live Activity pushes need token auth"))
+        }
+    }
+
     @Test("errors name the place")
     func errors() {
         #expect(status([]) == GRPCStatus(.invalidArgument, "notifications: at least one notification is required"))

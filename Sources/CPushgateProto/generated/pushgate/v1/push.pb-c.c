@@ -142,6 +142,51 @@ void   pushgate__v1__notification__free_unpacked
   assert(message->base.descriptor == &pushgate__v1__notification__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushgate__v1__live_activity__init
+                     (Pushgate__V1__LiveActivity         *message)
+{
+  static const Pushgate__V1__LiveActivity init_value = PUSHGATE__V1__LIVE_ACTIVITY__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__live_activity__get_packed_size
+                     (const Pushgate__V1__LiveActivity *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__live_activity__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__live_activity__pack
+                     (const Pushgate__V1__LiveActivity *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__live_activity__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__live_activity__pack_to_buffer
+                     (const Pushgate__V1__LiveActivity *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__live_activity__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__LiveActivity *
+       pushgate__v1__live_activity__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__LiveActivity *)
+     protobuf_c_message_unpack (&pushgate__v1__live_activity__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__live_activity__free_unpacked
+                     (Pushgate__V1__LiveActivity *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__live_activity__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   pushgate__v1__alert__init
                      (Pushgate__V1__Alert         *message)
 {
@@ -584,7 +629,7 @@ const ProtobufCMessageDescriptor pushgate__v1__send_response__descriptor =
   (ProtobufCMessageInit) pushgate__v1__send_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descriptors[19] =
+static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descriptors[20] =
 {
   {
     "app",
@@ -814,6 +859,18 @@ static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "live_activity",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Notification, live_activity),
+    &pushgate__v1__live_activity__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   2,   /* field[2] = alert */
@@ -826,6 +883,7 @@ static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   14,   /* field[14] = expiration */
   17,   /* field[17] = id */
   9,   /* field[9] = interruption_level */
+  19,   /* field[19] = live_activity */
   8,   /* field[8] = mutable_content */
   11,   /* field[11] = payload_json */
   13,   /* field[13] = priority */
@@ -839,7 +897,7 @@ static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__notification__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 19 }
+  { 0, 20 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
 {
@@ -849,11 +907,166 @@ const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
   "Pushgate__V1__Notification",
   "pushgate.v1",
   sizeof(Pushgate__V1__Notification),
-  19,
+  20,
   pushgate__v1__notification__field_descriptors,
   pushgate__v1__notification__field_indices_by_name,
   1,  pushgate__v1__notification__number_ranges,
   (ProtobufCMessageInit) pushgate__v1__notification__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__live_activity__field_descriptors[10] =
+{
+  {
+    "event",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, event),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "content_state_json",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, content_state_json),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "timestamp",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, timestamp),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "stale_date",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, stale_date),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "dismissal_date",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, dismissal_date),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "relevance_score",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    offsetof(Pushgate__V1__LiveActivity, relevance_score_value_case),
+    offsetof(Pushgate__V1__LiveActivity, relevance_score),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "attributes_type",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, attributes_type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "attributes_json",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, attributes_json),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "input_push_token",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, input_push_token),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "input_push_channel",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__LiveActivity, input_push_channel),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__live_activity__field_indices_by_name[] = {
+  7,   /* field[7] = attributes_json */
+  6,   /* field[6] = attributes_type */
+  1,   /* field[1] = content_state_json */
+  4,   /* field[4] = dismissal_date */
+  0,   /* field[0] = event */
+  9,   /* field[9] = input_push_channel */
+  8,   /* field[8] = input_push_token */
+  5,   /* field[5] = relevance_score */
+  3,   /* field[3] = stale_date */
+  2,   /* field[2] = timestamp */
+};
+static const ProtobufCIntRange pushgate__v1__live_activity__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 10 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__live_activity__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.LiveActivity",
+  "LiveActivity",
+  "Pushgate__V1__LiveActivity",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__LiveActivity),
+  10,
+  pushgate__v1__live_activity__field_descriptors,
+  pushgate__v1__live_activity__field_indices_by_name,
+  1,  pushgate__v1__live_activity__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__live_activity__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor pushgate__v1__alert__field_descriptors[9] =

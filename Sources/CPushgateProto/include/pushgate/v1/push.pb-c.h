@@ -18,6 +18,7 @@ PROTOBUF_C__BEGIN_DECLS
 typedef struct Pushgate__V1__SendRequest Pushgate__V1__SendRequest;
 typedef struct Pushgate__V1__SendResponse Pushgate__V1__SendResponse;
 typedef struct Pushgate__V1__Notification Pushgate__V1__Notification;
+typedef struct Pushgate__V1__LiveActivity Pushgate__V1__LiveActivity;
 typedef struct Pushgate__V1__Alert Pushgate__V1__Alert;
 typedef struct Pushgate__V1__Result Pushgate__V1__Result;
 typedef struct Pushgate__V1__PublishRequest Pushgate__V1__PublishRequest;
@@ -204,6 +205,12 @@ struct  Pushgate__V1__Notification
    * (10 high, 5 normal, 1 low).
    */
   char *urgency;
+  /*
+   * APNs only: a Live Activity push (apns-push-type liveactivity, topic <bundle>.push-type.liveactivity,
+   * token auth only). With it, `alert` (title, body, their loc keys and args) and `sound` may come
+   * along; the other payload fields must stay empty.
+   */
+  Pushgate__V1__LiveActivity *live_activity;
   Pushgate__V1__Notification__BadgeValueCase badge_value_case;
   union {
     int32_t badge;
@@ -211,7 +218,65 @@ struct  Pushgate__V1__Notification
 };
 #define PUSHGATE__V1__NOTIFICATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__notification__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__PUSH_TYPE__PUSH_TYPE_UNSPECIFIED, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__NOTIFICATION__BADGE_VALUE__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__PUSH_TYPE__PUSH_TYPE_UNSPECIFIED, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, PUSHGATE__V1__NOTIFICATION__BADGE_VALUE__NOT_SET, {0} }
+
+
+typedef enum {
+  PUSHGATE__V1__LIVE_ACTIVITY__RELEVANCE_SCORE_VALUE__NOT_SET = 0,
+  PUSHGATE__V1__LIVE_ACTIVITY__RELEVANCE_SCORE_VALUE_RELEVANCE_SCORE = 6
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__LIVE_ACTIVITY__RELEVANCE_SCORE_VALUE__CASE)
+} Pushgate__V1__LiveActivity__RelevanceScoreValueCase;
+
+/*
+ * The ActivityKit fields of a Live Activity push (Apple's "Starting and updating Live Activities
+ * with ActivityKit push notifications").
+ */
+struct  Pushgate__V1__LiveActivity
+{
+  ProtobufCMessage base;
+  /*
+   * start (push-to-start, iOS 17.2+), update or end.
+   */
+  char *event;
+  /*
+   * The activity's ContentState as a JSON object (aps.content-state); required for start and update.
+   */
+  char *content_state_json;
+  /*
+   * Unix seconds the content is from (aps.timestamp); 0: now. An update older than the one shown
+   * is dropped by the device.
+   */
+  int64_t timestamp;
+  /*
+   * Unix seconds after which the activity shows as stale (aps.stale-date); 0: none.
+   */
+  int64_t stale_date;
+  /*
+   * end only: Unix seconds the ended activity leaves the Lock Screen (aps.dismissal-date); 0: the
+   * system's default.
+   */
+  int64_t dismissal_date;
+  /*
+   * start only, both required: the ActivityAttributes type name and its value as a JSON object.
+   */
+  char *attributes_type;
+  char *attributes_json;
+  /*
+   * start only (iOS 18): ask the new activity for an update push token (aps.input-push-token).
+   */
+  protobuf_c_boolean input_push_token;
+  /*
+   * start only (iOS 18): subscribe the new activity to a broadcast channel (aps.input-push-channel).
+   */
+  char *input_push_channel;
+  Pushgate__V1__LiveActivity__RelevanceScoreValueCase relevance_score_value_case;
+  union {
+    double relevance_score;
+  };
+};
+#define PUSHGATE__V1__LIVE_ACTIVITY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__live_activity__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, PUSHGATE__V1__LIVE_ACTIVITY__RELEVANCE_SCORE_VALUE__NOT_SET, {0} }
 
 
 struct  Pushgate__V1__Alert
@@ -480,6 +545,25 @@ Pushgate__V1__Notification *
 void   pushgate__v1__notification__free_unpacked
                      (Pushgate__V1__Notification *message,
                       ProtobufCAllocator *allocator);
+/* Pushgate__V1__LiveActivity methods */
+void   pushgate__v1__live_activity__init
+                     (Pushgate__V1__LiveActivity         *message);
+size_t pushgate__v1__live_activity__get_packed_size
+                     (const Pushgate__V1__LiveActivity   *message);
+size_t pushgate__v1__live_activity__pack
+                     (const Pushgate__V1__LiveActivity   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__live_activity__pack_to_buffer
+                     (const Pushgate__V1__LiveActivity   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__LiveActivity *
+       pushgate__v1__live_activity__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__live_activity__free_unpacked
+                     (Pushgate__V1__LiveActivity *message,
+                      ProtobufCAllocator *allocator);
 /* Pushgate__V1__Alert methods */
 void   pushgate__v1__alert__init
                      (Pushgate__V1__Alert         *message);
@@ -646,6 +730,9 @@ typedef void (*Pushgate__V1__SendResponse_Closure)
 typedef void (*Pushgate__V1__Notification_Closure)
                  (const Pushgate__V1__Notification *message,
                   void *closure_data);
+typedef void (*Pushgate__V1__LiveActivity_Closure)
+                 (const Pushgate__V1__LiveActivity *message,
+                  void *closure_data);
 typedef void (*Pushgate__V1__Alert_Closure)
                  (const Pushgate__V1__Alert *message,
                   void *closure_data);
@@ -742,6 +829,7 @@ extern const ProtobufCEnumDescriptor    pushgate__v1__message_state__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__send_request__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__send_response__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__live_activity__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__alert__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__result__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__publish_request__descriptor;
