@@ -1,9 +1,12 @@
 """Delivery: `pushgate serve` sends to an independent APNs look-alike (Python ssl + h2) over real TLS
 and HTTP/2, and every token gets a result."""
+import json
 import subprocess
+import time
 import os
 
 import grpc
+import pytest
 
 from pushgate.v1 import push_pb2, push_pb2_grpc
 
@@ -61,6 +64,39 @@ def test_background_and_voip_headers(channel, lookalike):
     assert background["apns-push-type"] == "background" and background["apns-priority"] == "5"
     assert voip["apns-topic"] == "com.example.voip.voip" and voip["apns-push-type"] == "voip"
     assert voip_body == b'{"aps":{},"call":"42"}'
+
+
+def test_live_activity_update_and_push_to_start(channel, lookalike):
+    """A typed Live Activity reaches the independent APNs look-alike as Apple documents it: push type
+    liveactivity, the .push-type.liveactivity topic, the aps members, the alert with its sound."""
+    before = len(lookalike.requests)
+    update = push_pb2.Notification(
+        app="demo", tokens=[TOKEN], alert=push_pb2.Alert(title="Goal!", body="2-1"), sound="goal.aiff",
+        live_activity=push_pb2.LiveActivity(event="update", content_state_json='{"home": 2, "away": 1}',
+                                            timestamp=1700000000, stale_date=1700003600, relevance_score=50))
+    start = push_pb2.Notification(
+        app="demo", tokens=[TOKEN],
+        live_activity=push_pb2.LiveActivity(event="start", content_state_json='{"home": 0, "away": 0}',
+                                            attributes_type="MatchAttributes",
+                                            attributes_json='{"home": "Ajax", "away": "PSV"}', input_push_token=True))
+    results = send(channel, [update, start]).results
+    assert [r.status for r in results] == [push_pb2.STATUS_DELIVERED] * 2
+    received = lookalike.requests[before:before + 2]
+    by_event = {json.loads(body)["aps"]["event"]: (headers, json.loads(body)) for headers, body in received}
+    headers, body = by_event["update"]
+    assert headers["apns-push-type"] == "liveactivity" and headers["apns-topic"] == "com.example.demo.push-type.liveactivity"
+    assert body == {"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"home": 2, "away": 1},
+                            "stale-date": 1700003600, "relevance-score": 50,
+                            "alert": {"title": "Goal!", "body": "2-1", "sound": "goal.aiff"}}}
+    _, body = by_event["start"]
+    assert body["aps"]["attributes-type"] == "MatchAttributes" and body["aps"]["input-push-token"] == 1
+    assert body["aps"]["attributes"] == {"home": "Ajax", "away": "PSV"}
+    assert abs(body["aps"]["timestamp"] - time.time()) < 60, "timestamp defaults to now"
+    with pytest.raises(grpc.RpcError) as refused:
+        send(channel, [push_pb2.Notification(app="demo", tokens=[TOKEN], badge=1,
+                                             live_activity=push_pb2.LiveActivity(event="end"))])
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.value.details() == "notifications[0].badge: cannot be set with live_activity"
 
 
 def test_send_stream_answers_each_request_in_order(channel):
