@@ -17,6 +17,7 @@ public final class WebPushDialect: ProviderDialect {
     public let idHeader: [UInt8]? = Array("location".utf8)
     public let vapid: VAPIDTokenCache
     public let hosts: WebPushHostPolicy
+    let subscriptions = WebPushSubscriptionCache()
 
     public init(vapid: VAPIDTokenCache, hosts: WebPushHostPolicy) {
         self.vapid = vapid
@@ -29,7 +30,7 @@ public final class WebPushDialect: ProviderDialect {
     public var failsUnroutedTokens: Bool { true }
 
     public func origin(ofToken token: String) -> HTTPSOrigin? {
-        WebPushSubscription.origin(of: token, hosts: hosts)
+        try? subscriptions.subscription(token, hosts: hosts).origin
     }
 
     /// VAPID tokens are per origin and put in by ``submit``; nothing per app.
@@ -48,8 +49,8 @@ public final class WebPushDialect: ProviderDialect {
         let body: [UInt8]
         let vapidValue: [UInt8]
         do {
-            // Checked when the Send was taken; parsed again here rather than carried per token.
-            subscription = try WebPushSubscription(request.token, field: "token", hosts: hosts)
+            // Checked when the Send was taken, parsed when it was routed: from the cache.
+            subscription = try subscriptions.subscription(request.token, hosts: hosts)
             body = try encrypt(job.plaintext, for: subscription)
             vapidValue = try vapid.authorization(audience: Self.audience(of: subscription.origin))
         } catch {

@@ -90,16 +90,6 @@ public struct WebPushSubscription: Sendable, Equatable {
         auth = try Self.bytes(keys["auth"], field: "\(field).keys.auth", count: 16)
     }
 
-    /// The origin `token`'s endpoint names, when it is one `hosts` allows; nil otherwise. Its keys
-    /// are not looked at: for routing a subscription already checked.
-    public static func origin(of token: String, hosts: WebPushHostPolicy) -> HTTPSOrigin? {
-        guard token.utf8.count <= maxBytes, let document = try? JSONParser.parse(token.utf8),
-            case .string(let endpoint)? = document["endpoint"],
-            let (origin, _) = try? split(endpoint, field: "", hosts: hosts)
-        else { return nil }
-        return origin
-    }
-
     /// The subscription in the one form the registry stores: endpoint and keys only, keys in
     /// unpadded base64url, so that one browser subscription is one endpoint however it was spelled.
     public var canonicalJSON: String {

@@ -1,8 +1,9 @@
 import PushCore
 import PushTLS
 import PushTransport
-import PushWebPush
 import Testing
+
+@testable import PushWebPush
 
 /// Subscriptions are checked field by field before anything is sent (docs/providers.md F.1, F.8).
 @Suite struct WebPushSubscriptionTests {
@@ -119,5 +120,22 @@ import Testing
         #expect(throws: WebPushHostPolicyError.self) { try WebPushHostPolicy(["*.10.0.0.1"]) }
         #expect(throws: WebPushHostPolicyError.self) { try WebPushHostPolicy(["a.*.example"]) }
         #expect(throws: WebPushHostPolicyError.self) { try WebPushHostPolicy([""]) }
+    }
+}
+
+@Suite struct WebPushSubscriptionCacheTests {
+    @Test func parsesOnceAndStaysBounded() throws {
+        let hosts = try WebPushHostPolicy()
+        let cache = WebPushSubscriptionCache(limit: 2)
+        let token = WebPushSubscriptionTests.token()
+        let first = try cache.subscription(token, hosts: hosts)
+        #expect(try cache.subscription(token, hosts: hosts) == first)
+        #expect(cache.count == 1)
+        for i in 0..<3 {
+            _ = try cache.subscription(
+                WebPushSubscriptionTests.token(endpoint: "https://fcm.googleapis.com/fcm/send/\(i)"), hosts: hosts)
+        }
+        #expect(cache.count <= 2)
+        #expect(throws: ValidationError.self) { try cache.subscription("{}", hosts: hosts) }
     }
 }
