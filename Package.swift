@@ -276,7 +276,9 @@ let package = Package(
         // messages encrypted per subscriber (RFC 8291), VAPID tokens per origin (RFC 8292).
         .target(
             name: "PushWebPush",
-            dependencies: ["PushCore", "PushCredentials", "PushDelivery", "PushHTTP2", "PushTLS", "PushTransport"],
+            dependencies: [
+                "PushCore", "PushCredentials", "PushDelivery", "PushHTTP2", "PushSync", "PushTLS", "PushTransport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushWebPushTests",
