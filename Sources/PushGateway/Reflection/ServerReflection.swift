@@ -1,13 +1,13 @@
 import PushCore
-public import PushProto
+import PushProto
 
 /// The answers of gRPC server reflection, without I/O: one ``ServerReflectionResponse`` per request.
 ///
 /// The types are grpc.reflection.v1's; v1alpha's messages are the same on the wire (same fields and
 /// numbers, only the package differs), so its requests are decoded and answered with these too.
-public struct ServerReflection: Sendable {
-    public typealias Request = GRPCReflectionV1.ServerReflectionRequest
-    public typealias Response = GRPCReflectionV1.ServerReflectionResponse
+struct ServerReflection: Sendable {
+    typealias Request = GRPCReflectionV1.ServerReflectionRequest
+    typealias Response = GRPCReflectionV1.ServerReflectionResponse
 
     let index: DescriptorIndex
     /// What `list_services` answers, sorted.
@@ -15,12 +15,12 @@ public struct ServerReflection: Sendable {
 
     /// - Parameter services: the names of the services this server serves (reflection included,
     ///   as the reference servers list it).
-    public init(index: DescriptorIndex, services: [String]) {
+    init(index: DescriptorIndex, services: [String]) {
         self.index = index
         self.services = services.sorted()
     }
 
-    public func answer(_ request: Request) -> Response {
+    func answer(_ request: Request) -> Response {
         var response = Response()
         response.validHost = request.host
         response.originalRequest = request
