@@ -2,6 +2,11 @@
 from PyPI) discovers the API of `pushgate serve` with no .proto file, and raw requests on both protocol
 versions (v1alpha, what that client and older grpcurl speak, and v1) get the same answers."""
 import hashlib
+import json
+import os
+import queue
+import signal
+import time
 
 import grpc
 import pytest
@@ -39,6 +44,15 @@ def open_channel(open_server):
     ch.close()
 
 
+def wait_log(server, words, since, timeout=10):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if any(words in line for line in server.log[since:]):
+            return
+        time.sleep(0.05)
+    raise AssertionError("no log line with %r:\n%s" % (words, "".join(server.log[since:])))
+
+
 def ask(channel, path, requests, metadata=()):
     """The responses of one ServerReflectionInfo stream carrying `requests` (v1alpha messages: v1's
     are the same on the wire)."""
@@ -64,6 +78,18 @@ def published_shape(message, package=None):
             for row in rows]
 
 
+def assert_same_types(got, want, package, seen):
+    """`got` (resolved through reflection) and every message type its fields reach have the shape of
+    their counterparts on this side."""
+    if got.full_name in seen:
+        return
+    seen.add(got.full_name)
+    assert shape(got) == published_shape(want, package), got.full_name
+    for field, expected in zip(got.fields, want.fields):
+        if field.message_type:
+            assert_same_types(field.message_type, expected.message_type, package, seen)
+
+
 # The services as this side knows them: compiled from proto/ (pushgate), from grpcio-health-checking,
 # and from grpcio-reflection's copy of the published reflection.proto.
 KNOWN = {
@@ -85,6 +111,7 @@ def test_an_independent_client_resolves_every_method_without_proto_files(open_ch
     assert services == SERVICES
     pool = DescriptorPool(database)
     methods = 0
+    reached = set()
     for name in sorted(services):
         service = pool.FindServiceByName(name)
         known, package = KNOWN[name]
@@ -96,13 +123,12 @@ def test_an_independent_client_resolves_every_method_without_proto_files(open_ch
                 (expected.client_streaming, expected.server_streaming), method.full_name
             for got, want in ((method.input_type, expected.input_type), (method.output_type, expected.output_type)):
                 # Found by name in the pool too (what grpcurl's `describe` does), and field for field
-                # what the published or compiled .proto says.
+                # (nested types included) what the published or compiled .proto says.
                 assert pool.FindMessageTypeByName(got.full_name) is got
-                assert shape(got) == published_shape(want, package), got.full_name
+                assert_same_types(got, want, package, reached)
     assert methods == sum(len(SERVED_METHODS.get(n, k.methods)) for n, (k, _) in KNOWN.items())
-    # Nested types reached through the methods resolve as well.
-    result = pool.FindMessageTypeByName("pushgate.v1.Result")
-    assert shape(result) == shape(push_pb2.Result.DESCRIPTOR)
+    assert {"pushgate.v1.Result", "pushgate.v1.Alert", "grpc.reflection.v1.ExtensionRequest",
+            "grpc.reflection.v1alpha.FileDescriptorResponse"} <= reached
 
 
 def test_raw_requests_on_v1alpha_and_v1_get_the_same_answers(open_channel):
@@ -211,5 +237,35 @@ def test_with_api_keys_only_a_valid_key_is_answered(tmp_path):
             pool = DescriptorPool(ProtoReflectionDescriptorDatabase(keyed))
             assert [m.name for m in pool.FindServiceByName("pushgate.v1.Push").methods] == \
                 [m.name for m in push_pb2.DESCRIPTOR.services_by_name["Push"].methods]
+    finally:
+        s.stop()
+
+
+def test_a_key_removed_by_sighup_ends_a_reflection_stream_opened_before(tmp_path):
+    old_key, new_key = KEY + "-old", KEY + "-new"
+    config = {"api_keys": [{"name": "old", "key_sha256": hashlib.sha256(old_key.encode()).hexdigest(),
+                            "apps": ["*"]}]}
+    s = Server(config, str(tmp_path))
+    try:
+        with grpc.insecure_channel(s.address) as ch:
+            requests = queue.Queue()
+            call = ch.stream_stream(V1, request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                    response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+            replies = call(iter(requests.get, None), timeout=30, metadata=[("authorization", "Bearer " + old_key)])
+            request = reflection_pb2.ServerReflectionRequest(list_services="")
+            requests.put(request)
+            assert next(replies).HasField("list_services_response")
+
+            config["api_keys"][0]["key_sha256"] = hashlib.sha256(new_key.encode()).hexdigest()
+            with open(os.path.join(str(tmp_path), "pushgate.json"), "w") as fh:
+                json.dump(config, fh)
+            mark = len(s.log)
+            s.proc.send_signal(signal.SIGHUP)
+            wait_log(s, 'msg="configuration reloaded"', mark)
+            requests.put(request)
+            with pytest.raises(grpc.RpcError) as info:
+                next(replies)
+            assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            requests.put(None)
     finally:
         s.stop()

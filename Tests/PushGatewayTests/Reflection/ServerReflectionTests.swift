@@ -136,6 +136,13 @@ struct ServerReflectionTests {
         alpha.messageRequest = .listServices("")
         let request = try Request(serializedBytes: alpha.serializedBytes())
         #expect(request == Self.request(.listServices(""), host: "h"), "an empty list_services keeps its case")
+        // A message member with nothing set is still the member that is set.
+        let empty = Self.request(.fileContainingExtension(GRPCReflectionV1.ExtensionRequest()))
+        #expect(empty.serializedBytes() == [0x2a, 0x00])
+        #expect(try Request(serializedBytes: [0x2a, 0x00]) == empty)
+        // Two members on the wire: the last one wins, as protobuf says for a oneof.
+        #expect(
+            try Request(serializedBytes: [0x3a, 0x00, 0x1a, 0x01, 0x78]) == Self.request(.fileByFilename("x")))
         let response = reflection.answer(Self.request(.fileContainingSymbol("grpc.health.v1.Health")))
         #expect(try ServerReflection.Response(serializedBytes: response.serializedBytes()) == response)
     }
