@@ -112,7 +112,8 @@ let package = Package(
             name: "PushCredentialsTests", dependencies: ["PushCredentials", "PushSync", "PushTLS", "PushPosix"],
             swiftSettings: swiftSettings),
 
-        // Swift values over the protoc-c messages; C structs never leave this module.
+        // Swift values over the protoc-c messages (C structs never leave this module), and the
+        // compiled descriptors of proto/ that server reflection serves.
         .target(
             name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC"], swiftSettings: swiftSettings),
         .testTarget(name: "PushProtoTests", dependencies: ["PushProto"], swiftSettings: swiftSettings),
@@ -298,8 +299,8 @@ let package = Package(
             name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync"],
             swiftSettings: swiftSettings),
 
-        // The gateway: configuration, authorization, the Push, Registry and Health services,
-        // delivery of Sends, the fan-out of Publish, logs and metrics.
+        // The gateway: configuration, authorization, the Push, Registry, Health and server
+        // reflection services, delivery of Sends, the fan-out of Publish, logs and metrics.
         .target(
             name: "PushGateway",
             dependencies: [

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the code that proto/ defines:
 #   Sources/CPushgateProto/{generated,include}  protoc-c output (C structs, pack/unpack)
-#   Sources/PushProto/Generated                 Swift views over those structs (gen-swift-proto.py)
+#   Sources/PushProto/Generated                 Swift views over those structs (gen-swift-proto.py),
+#                                               and the descriptors reflection serves (gen-proto-descriptors.py)
 # Usage: scripts/gen-proto.sh [SOURCES_ROOT]   (default: Sources; check-proto.sh uses a temp dir)
 # The output is committed so a build needs neither protoc-c nor Python; `make test` fails when stale.
 # Needs protoc-c (Debian protobuf-c-compiler) and a Python with the protobuf package ($PYTHON,
@@ -16,6 +17,9 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 protos=$(cd proto && find . -name '*.proto' | sed 's|^\./||' | LC_ALL=C sort)
 mkdir -p "$tmp/c"
 (cd proto && protoc-c --proto_path=. --c_out="$tmp/c" --descriptor_set_out="$tmp/descriptors.pb" $protos)
+# What server reflection serves: the same files with everything they import, so a client can
+# resolve every type (the set above stays to proto/'s own files: those get Swift views).
+(cd proto && protoc-c --proto_path=. --include_imports --descriptor_set_out="$tmp/served.pb" $protos)
 
 out="$root/CPushgateProto"
 rm -rf "$out/generated" "$out/include"
@@ -39,3 +43,4 @@ printf 'module CPushgateProto {\n    umbrella header "CPushgateProto.h"\n    exp
 
 rm -rf "$root/PushProto/Generated"
 "$python" scripts/gen-swift-proto.py "$tmp/descriptors.pb" "$root/PushProto/Generated"
+"$python" scripts/gen-proto-descriptors.py "$tmp/served.pb" "$root/PushProto/Generated/ProtoFileDescriptors.swift"

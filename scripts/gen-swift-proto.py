@@ -6,7 +6,9 @@ Each proto message becomes a Swift value type with `init(serializedBytes:)` (pro
 copy into Swift values, then free_unpacked) and `serializedBytes()` (build the C struct in an arena,
 protobuf-c pack, free). C structs never leave PushProto. Proto3 open enums become RawRepresentable
 structs so unknown values survive. A one-field `oneof` is how these protos spell an optional scalar
-(protoc-c 1.4 refuses proto3 `optional`): it becomes a Swift optional named after the field.
+(protoc-c 1.4 refuses proto3 `optional`): it becomes a Swift optional named after the field. A
+`oneof` of several fields (the reflection protocol's requests and responses) becomes an optional
+Swift enum named after the oneof, one case per field.
 
 Usage: gen-swift-proto.py DESCRIPTOR_SET OUTDIR
 """
@@ -116,13 +118,15 @@ class Field:
         self.swift = camel(fd.name)
         self.repeated = fd.label == FD.LABEL_REPEATED
         self.is_map = self.repeated and fd.type == FD.TYPE_MESSAGE and reg.is_map_entry(fd.type_name)
-        self.oneof = None
+        self.oneof = None  # a one-field oneof: an optional scalar
+        self.group = None  # a oneof of several fields: this field is a case of its Swift enum
         if fd.HasField("oneof_index"):
             oneof = msg.oneof_decl[fd.oneof_index]
             members = [x for x in msg.field if x.HasField("oneof_index") and x.oneof_index == fd.oneof_index]
-            if len(members) != 1:
-                raise SystemExit("%s: only one-field oneofs (optional scalars) are supported" % oneof.name)
-            self.oneof = oneof.name
+            if len(members) == 1:
+                self.oneof = oneof.name
+            else:
+                self.group = oneof.name
         if self.is_map:
             entry = reg.messages[fd.type_name][3]
             k, v = entry.field[0], entry.field[1]
@@ -228,6 +232,58 @@ class Field:
         return "c.pointee.%s = %s" % (n, self.write_element(s))
 
 
+class OneofGroup:
+    """A oneof of several fields: an optional Swift enum (`nil` when none is set), one case per field."""
+
+    def __init__(self, name, members):
+        self.name = name
+        self.members = members
+        self.swift = camel(name)
+        self.type = camel(name, upper_first=True)
+
+    def emit_enum(self, out, indent):
+        i = " " * indent
+        out.append("%s/// The proto oneof `%s`: at most one of its fields is set." % (i, self.name))
+        out.append("%spublic enum %s: Sendable, Equatable {" % (i, self.type))
+        for f in self.members:
+            out.append("%s    case %s(%s)" % (i, f.swift, f.element_swift()))
+        out.append("%s}" % i)
+
+    def read(self):
+        lines = ["switch m.%s_case.rawValue {" % self.name]
+        for f in self.members:
+            if f.fd.type == FD.TYPE_MESSAGE:
+                value = "m.%s.map { .%s(%s) }" % (f.cname, f.swift, f.read_element("$0"))
+            else:
+                value = ".%s(%s)" % (f.swift, f.read_element("m." + f.cname))
+            lines.append("        case %d: self.%s = %s" % (f.fd.number, self.swift, value))
+        lines.append("        default: self.%s = nil" % self.swift)
+        lines.append("        }")
+        return "\n".join(lines)
+
+    def write(self):
+        lines = ["switch self.%s {" % self.swift]
+        for f in self.members:
+            lines.append("        case .%s(let v)?:" % f.swift)
+            lines.append("            c.pointee.%s_case = .init(rawValue: %d)" % (self.name, f.fd.number))
+            lines.append("            c.pointee.%s = %s" % (f.cname, f.write_element("v")))
+        lines.append("        case nil: break")
+        lines.append("        }")
+        return "\n".join(lines)
+
+
+def members_and_groups(fields):
+    """The message's fields in proto order, a oneof group in place of its first field."""
+    out, seen = [], {}
+    for f in fields:
+        if f.group is None:
+            out.append(f)
+        elif f.group not in seen:
+            seen[f.group] = OneofGroup(f.group, [x for x in fields if x.group == f.group])
+            out.append(seen[f.group])
+    return out, list(seen.values())
+
+
 def emit_enum(out, reg, pkg, path, e, indent):
     i = " " * indent
     name = path[-1]
@@ -256,13 +312,19 @@ def emit_enum(out, reg, pkg, path, e, indent):
 def emit_message(out, ext, reg, pkg, path, m, indent):
     i = " " * indent
     name = path[-1]
-    fields = [Field(reg, m, f) for f in m.field]
+    fields, groups = members_and_groups([Field(reg, m, f) for f in m.field])
     out.append("%s/// The proto message `%s`." % (i, ".".join([pkg] + path)))
     out.append("%spublic struct %s: Sendable, Equatable {" % (i, name))
     for f in fields:
+        if isinstance(f, OneofGroup):
+            out.append("%s    public var %s: %s? = nil" % (i, f.swift, f.type))
+            continue
         t, d = f.swift_decl()
         out.append("%s    public var %s: %s = %s" % (i, f.swift, t, d))
     out.append("%s    public init() {}" % i)
+    for g in groups:
+        out.append("")
+        g.emit_enum(out, indent + 4)
     for n in m.nested_type:
         if n.options.map_entry:
             continue

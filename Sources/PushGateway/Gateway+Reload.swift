@@ -88,6 +88,7 @@ extension Gateway {
         if old.writeTimeoutSeconds != new.writeTimeoutSeconds { changed.append("write_timeout_seconds") }
         if old.logLevel != new.logLevel { changed.append("log_level") }
         if old.logTokens != new.logTokens { changed.append("log_tokens") }
+        if old.reflection != new.reflection { changed.append("reflection") }
         if old.metricsListen?.host != new.metricsListen?.host || old.metricsListen?.port != new.metricsListen?.port {
             changed.append("metrics_listen")
         }

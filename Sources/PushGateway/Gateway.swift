@@ -101,16 +101,19 @@ public final class Gateway: Sendable {
         metrics.registerGauges(clients: { live.clients }, fanOut: fanOut)
         self.fanOut = fanOut
         let publish = PublishService(live: live, store: store, fanOut: fanOut)
-        // Health stays open; Push and Registry resolve a Caller per call (APIKeys.swift).
+        // Health stays open; Push, Registry and reflection resolve a Caller per call (APIKeys.swift).
         let authorizer = Authorizer(keys: configuration.security.apiKeys)
         self.authorizer = authorizer
-        let services = [
+        var services = [
             HealthService.make(board: health),
             PushService.make(
                 live: live, delivery: delivery, publish: publish, events: events, authorizer: authorizer,
                 metrics: metrics),
             RegistryService(live: live, store: store, authorizer: authorizer).make(),
         ]
+        if configuration.reflection {
+            services += ReflectionService.make(served: services.map(\.name), authorizer: authorizer)
+        }
         var grpc = GRPCServerConfiguration()
         grpc.host = configuration.listenHost
         grpc.port = configuration.listenPort

@@ -26,6 +26,7 @@ struct GatewayConfigurationTests {
         #expect(config.maxMessageBytes == 16 << 20)
         #expect(config.maxConcurrentStreams == 256)
         #expect(config.apps.isEmpty)
+        #expect(config.reflection, "reflection is on by default")
     }
 
     @Test("every key is read")
@@ -125,6 +126,7 @@ struct GatewayConfigurationTests {
         #expect(error("{\"apps\": [{\"name\": \"a\", \"platform\": \"wns\"}]}").hasPrefix("config.apps[0].platform"))
         #expect(error("{\"apps\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}").hasPrefix("config.apps[1].name: duplicate"))
         #expect(error("{\"apps\": [{\"name\": \"a\", \"colour\": 1}]}").hasPrefix("config.apps[0]: unknown key"))
+        #expect(error("{\"reflection\": \"off\"}") == "config.reflection: expected true or false")
         #expect(error("[1]") == "config: expected a JSON object")
         #expect(error("{").hasPrefix("config: not valid JSON"))
     }
