@@ -112,10 +112,11 @@ let package = Package(
             name: "PushCredentialsTests", dependencies: ["PushCredentials", "PushSync", "PushTLS", "PushPosix"],
             swiftSettings: swiftSettings),
 
-        // Swift values over the protoc-c messages; C structs never leave this module.
+        // Swift values over the protoc-c messages (C structs never leave this module) and their proto3
+        // JSON mapping, on PushCore's JSON parser and writer.
         .target(
-            name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC"], swiftSettings: swiftSettings),
-        .testTarget(name: "PushProtoTests", dependencies: ["PushProto"], swiftSettings: swiftSettings),
+            name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC", "PushCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushProtoTests", dependencies: ["PushProto", "PushCore"], swiftSettings: swiftSettings),
 
         // HTTP/2 or HTTP/1.1 (chosen by ALPN) over TLS or cleartext on a PushPosix connection: the
         // glue every HTTP peer uses.
