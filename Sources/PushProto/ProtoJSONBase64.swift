@@ -32,6 +32,9 @@ enum ProtoJSONBase64 {
             symbols.removeLast()
             padding += 1
         }
+        if let offset = symbols.firstIndex(where: { sextet($0) == nil }) {
+            return .failure(Failure(offset: offset, reason: "not a base64 character"))
+        }
         // Padding, when present, completes the last group of four exactly.
         if padding > 0 && (padding > 2 || (symbols.count + padding) % 4 != 0) {
             return .failure(Failure(offset: symbols.count, reason: "wrong padding"))
@@ -43,10 +46,7 @@ enum ProtoJSONBase64 {
         out.reserveCapacity(symbols.count * 3 / 4)
         var group: UInt32 = 0
         for (offset, symbol) in symbols.enumerated() {
-            guard let value = sextet(symbol) else {
-                return .failure(Failure(offset: offset, reason: "not a base64 character"))
-            }
-            group = group << 6 | UInt32(value)
+            group = group << 6 | UInt32(sextet(symbol) ?? 0)
             if offset % 4 == 3 {
                 out.append(UInt8(truncatingIfNeeded: group >> 16))
                 out.append(UInt8(truncatingIfNeeded: group >> 8))

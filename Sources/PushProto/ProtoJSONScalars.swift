@@ -46,12 +46,16 @@ protocol ProtoJSONInteger: ProtoJSONScalar, FixedWidthInteger {
 extension ProtoJSONInteger {
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
         let text: String
+        let shown: String
         switch json {
-        case .number(let number): text = number
-        case .string(let string): text = string
+        case .number(let number):
+            text = number
+            shown = TextCap.prefix(number, maxBytes: 40)
+        case .string(let string):
+            text = string
+            shown = TextCap.quoted(string, maxCharacters: 40)
         default: throw .expected("\(Self.protoTypeName) (a number or a string of digits)", got: json)
         }
-        let shown = TextCap.quoted(text, maxCharacters: 40)
         guard let decimal = ProtoJSONDecimal(text) else {
             throw ProtoJSONError(message: "expected \(Self.protoTypeName), got \(shown), which is not a number")
         }
@@ -100,7 +104,8 @@ extension ProtoJSONFloatingPoint {
         case .string("Infinity"): self = .infinity
         case .string("-Infinity"): self = -.infinity
         case .number(let text), .string(let text):
-            let shown = TextCap.quoted(text, maxCharacters: 40)
+            let shown =
+                json == .number(text) ? TextCap.prefix(text, maxBytes: 40) : TextCap.quoted(text, maxCharacters: 40)
             guard ProtoJSONDecimal(text) != nil else {
                 throw ProtoJSONError(message: "expected \(Self.protoTypeName), got \(shown), which is not a number")
             }
