@@ -31,27 +31,29 @@ struct ProtoJSONFields: Sendable {
     }
 
     /// Calls `body` with the field number and value of every member of `json` that is not `null`
-    /// (`null` leaves a field unset). Refuses a member that names no field, and a field given
-    /// twice under its two names; an error from `body` gets the member's key in front of its path.
+    /// (`null` leaves a field unset). Refuses a member that names no field. A field given under
+    /// both its names keeps the last one, as ProtoJSON says duplicates do; an error from `body`
+    /// gets the member's key in front of its path.
     func read(
         _ json: JSONValue, _ body: (Int32, JSONValue) throws(ProtoJSONError) -> Void
     ) throws(ProtoJSONError) {
         guard case .object(let members) = json else {
             throw ProtoJSONError.expected("an object (\(messageName))", got: json)
         }
+        var indices: [Int] = []
+        indices.reserveCapacity(members.count)
         // The parser refuses repeated keys, so a field can only come twice under its two names.
-        var seen: [String?] = hasTwoNames ? Array(repeating: nil, count: fields.count) : []
-        for (key, value) in members {
+        var lastPosition: [Int] = hasTwoNames ? Array(repeating: -1, count: fields.count) : []
+        for (position, (key, _)) in members.enumerated() {
             guard let index = indexByName[key] else {
                 throw ProtoJSONError(message: "unknown field").inField(key)
             }
-            if !seen.isEmpty {
-                if let first = seen[index] {
-                    let message = "the same field as \"\(first)\"; give it once"
-                    throw ProtoJSONError(message: message).inField(key)
-                }
-                seen[index] = key
-            }
+            indices.append(index)
+            if hasTwoNames { lastPosition[index] = position }
+        }
+        for (position, (key, value)) in members.enumerated() {
+            let index = indices[position]
+            if hasTwoNames && lastPosition[index] != position { continue }
             if case .null = value { continue }
             do throws(ProtoJSONError) {
                 try body(fields[index].number, value)

@@ -106,12 +106,6 @@ struct ProtoJSONErrorTests {
                 == "attributes: expected an object, got an array")
     }
 
-    @Test("one field under both of its names is refused")
-    func bothNames() {
-        let error = jsonError(PushgateV1.Notification.self, #"{"threadId":"a","thread_id":"b"}"#)
-        #expect(error?.description == #"thread_id: the same field as "threadId"; give it once"#)
-    }
-
     @Test("invalid JSON, duplicate keys and deep nesting are errors, not crashes")
     func invalidJSON() {
         #expect(jsonError(PushgateV1.SendRequest.self, "{")?.description.hasPrefix("invalid JSON: ") == true)

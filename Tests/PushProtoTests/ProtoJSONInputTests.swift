@@ -71,6 +71,14 @@ struct ProtoJSONInputTests {
         #expect(update.enabled == nil)
     }
 
+    @Test("a field under both its names keeps the last, null included")
+    func bothNames() throws {
+        #expect(try decodeJSON(PushgateV1.Notification.self, #"{"threadId":"a","thread_id":"b"}"#).threadID == "b")
+        #expect(try decodeJSON(PushgateV1.Notification.self, #"{"thread_id":"a","threadId":"b"}"#).threadID == "b")
+        #expect(
+            try decodeJSON(PushgateV1.Notification.self, #"{"pushType":1,"push_type":null}"#).pushType == .unspecified)
+    }
+
     @Test("members in any order, and whitespace around them")
     func orderAndWhitespace() throws {
         let request = try decodeJSON(
