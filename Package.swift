@@ -116,7 +116,10 @@ let package = Package(
         // JSON mapping, on PushCore's JSON parser and writer.
         .target(
             name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC", "PushCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "PushProtoTests", dependencies: ["PushProto", "PushCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushProtoTests", dependencies: ["PushProto", "PushCore"],
+            // The proto3 JSON corpus that scripts/gen-proto-json-corpus.py writes; read by path.
+            exclude: ["Resources"], swiftSettings: swiftSettings),
 
         // HTTP/2 or HTTP/1.1 (chosen by ALPN) over TLS or cleartext on a PushPosix connection: the
         // glue every HTTP peer uses.
