@@ -14,6 +14,7 @@ let http1: Target.Dependency = .product(name: "PushHTTP1", package: "pushgate")
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("grpc-deframer", [core]),
     ("proto-send-request", [core, proto]),
+    ("proto-json", [core, proto]),
     ("sns-message", [core]),
     ("filter-policy", [core]),
     ("json-payload", [core]),
