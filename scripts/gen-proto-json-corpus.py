@@ -95,6 +95,8 @@ def cases(cls):
         '{"notifications":[{"tokens":["ab"],"expiration":"42","pushType":"PUSH_TYPE_ALERT","priority":10.0}]}',
         '{"notifications":[{"tokens":["ab"],"expiration":4.2e1,"pushType":1,"priority":1e1,'
         '"alert":null,"badge":null,"app":null,"collapseId":null}]}',
+        '{"notifications":[{"tokens":["ab"],"expiration":"42.0","pushType":"1","priority":"1e1"}]}',
+        '{"notifications":[{"tokens":["ab"],"expiration":"4.2E+1","pushType":1.0,"priority":"10"}]}',
     ]
 
     response = cls("pushgate.v1.SendResponse")()
@@ -216,7 +218,12 @@ REFUSALS = [
     ("pushgate.v1.SendRequest", '{"notifications":[{"expiration":"soon"}]}', "notifications[0].expiration"),
     ("pushgate.v1.SendRequest", '{"notifications":[{"badge":true}]}', "notifications[0].badge"),
     ("pushgate.v1.SendRequest", '{"notifications":[{"contentAvailable":"yes"}]}', "notifications[0].contentAvailable"),
+    ("pushgate.v1.SendRequest", '{"notifications":[null]}', "notifications[0]"),
+    ("pushgate.v1.SendRequest", '{"notifications":[{"priority":" 1"}]}', "notifications[0].priority"),
+    ("pushgate.v1.SendRequest", '{"notifications":[{"expiration":1e19}]}', "notifications[0].expiration"),
+    ("pushgate.v1.SendRequest", 'null', ""),
     ("pushgate.v1.PublishRequest", '{"attributes":{"k":1}}', 'attributes["k"]'),
+    ("pushgate.v1.PublishRequest", '{"attributes":{"k":null}}', 'attributes["k"]'),
     ("pushgate.v1.Message", '{"total":"9223372036854775808"}', "total"),
     ("pushgate.v1.SendRequest", '{"notifications":{}}', "notifications"),
 ]

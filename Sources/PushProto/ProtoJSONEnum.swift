@@ -15,11 +15,15 @@ extension ProtoJSONEnum {
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
         switch json {
         case .string(let name):
-            guard let value = Self.protoValues.first(where: { $0.name == name }) else {
+            if let value = Self.protoValues.first(where: { $0.name == name }) {
+                self.init(rawValue: value.number)
+            } else if ProtoJSONDecimal(name) != nil {
+                // A number in a string, as json_format also reads it (no value name starts with a digit).
+                try self.init(protoJSON: .number(name))
+            } else {
                 let shown = TextCap.quoted(name, maxCharacters: 64)
                 throw ProtoJSONError(message: "\(shown) is not a value of \(Self.protoName)")
             }
-            self.init(rawValue: value.number)
         case .number:
             do throws(ProtoJSONError) {
                 self.init(rawValue: try Int32(protoJSON: json))

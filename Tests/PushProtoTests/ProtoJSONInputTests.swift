@@ -49,6 +49,8 @@ struct ProtoJSONInputTests {
     func enumSpellings() throws {
         #expect(try decodeJSON(PushgateV1.Notification.self, #"{"pushType":3}"#).pushType == .voip)
         #expect(try decodeJSON(PushgateV1.Notification.self, #"{"pushType":"PUSH_TYPE_VOIP"}"#).pushType == .voip)
+        #expect(try decodeJSON(PushgateV1.Notification.self, #"{"pushType":"3"}"#).pushType == .voip)
+        #expect(try decodeJSON(PushgateV1.Notification.self, #"{"pushType":3.0}"#).pushType == .voip)
         let unknown = try decodeJSON(PushgateV1.Result.self, #"{"status":42}"#)
         #expect(unknown.status.rawValue == 42)
         #expect(String(decoding: unknown.jsonBytes(), as: UTF8.self) == #"{"status":42}"#)
