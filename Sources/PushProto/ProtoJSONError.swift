@@ -17,8 +17,9 @@ public struct ProtoJSONError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }
 
     /// A document that is not JSON at all (RFC 8259, duplicate keys refused, nesting limited).
+    /// Shortened: the parser's message may quote a key of any length.
     init(_ error: JSONError) {
-        self.init(message: "invalid JSON: \(error.description)")
+        self.init(message: "invalid JSON: " + TextCap.prefix(error.description, maxBytes: 256))
     }
 
     /// `expected a string, got a number`.

@@ -126,6 +126,8 @@ struct ProtoJSONErrorTests {
         let key = String(repeating: "k", count: 10_000)
         let error = jsonError(PushgateV1.SendRequest.self, #"{"\#(key)":1}"#)
         #expect(error.map { $0.description.utf8.count < 200 } == true)
+        let duplicate = jsonError(PushgateV1.SendRequest.self, #"{"\#(key)":1,"\#(key)":2}"#)
+        #expect(duplicate.map { $0.description.utf8.count < 300 } == true)
         let value = String(repeating: "9", count: 10_000)
         let range = jsonError(PushgateV1.Result.self, #"{"httpStatus":\#(value)}"#)
         #expect(range.map { $0.description.utf8.count < 200 } == true)
