@@ -112,11 +112,15 @@ let package = Package(
             name: "PushCredentialsTests", dependencies: ["PushCredentials", "PushSync", "PushTLS", "PushPosix"],
             swiftSettings: swiftSettings),
 
-        // Swift values over the protoc-c messages (C structs never leave this module), and the
-        // compiled descriptors of proto/ that server reflection serves.
+        // Swift values over the protoc-c messages (C structs never leave this module) and their proto3
+        // JSON mapping, on PushCore's JSON parser and writer; the compiled descriptors of proto/ that
+        // server reflection serves.
         .target(
-            name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC"], swiftSettings: swiftSettings),
-        .testTarget(name: "PushProtoTests", dependencies: ["PushProto"], swiftSettings: swiftSettings),
+            name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC", "PushCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushProtoTests", dependencies: ["PushProto", "PushCore"],
+            // The proto3 JSON corpus that scripts/gen-proto-json-corpus.py writes; read by path.
+            exclude: ["Resources"], swiftSettings: swiftSettings),
 
         // HTTP/2 or HTTP/1.1 (chosen by ALPN) over TLS or cleartext on a PushPosix connection: the
         // glue every HTTP peer uses.

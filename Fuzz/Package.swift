@@ -15,6 +15,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("grpc-deframer", [core]),
     ("proto-send-request", [core, proto]),
     ("proto-reflection", [proto]),
+    ("proto-json", [core, proto]),
     ("sns-message", [core]),
     ("filter-policy", [core]),
     ("json-payload", [core]),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the code that proto/ defines:
 #   Sources/CPushgateProto/{generated,include}  protoc-c output (C structs, pack/unpack)
-#   Sources/PushProto/Generated                 Swift views over those structs (gen-swift-proto.py),
-#                                               and the descriptors reflection serves (gen-proto-descriptors.py)
+#   Sources/PushProto/Generated                 Swift views over those structs and their proto3 JSON
+#                                               mapping (gen-swift-proto.py), and the descriptors
+#                                               reflection serves (gen-proto-descriptors.py)
 # Usage: scripts/gen-proto.sh [SOURCES_ROOT]   (default: Sources; check-proto.sh uses a temp dir)
 # The output is committed so a build needs neither protoc-c nor Python; `make test` fails when stale.
 # Needs protoc-c (Debian protobuf-c-compiler) and a Python with the protobuf package ($PYTHON,

@@ -10,6 +10,12 @@ structs so unknown values survive. A one-field `oneof` is how these protos spell
 `oneof` of several fields (the reflection protocol's requests and responses) becomes an optional
 Swift enum named after the oneof, one case per field.
 
+Every message also gets the proto3 JSON mapping (`ProtoJSONMessage`: `init(jsonBytes:)`,
+`jsonBytes()`): a table of its fields' JSON and proto names, a reader that switches on the field
+number, and a writer, all calling the hand-written runtime in Sources/PushProto/ProtoJSON*.swift
+(scalar forms, base64, 64-bit integers as strings, field paths in errors). Every enum gets its
+value names for that mapping.
+
 Usage: gen-swift-proto.py DESCRIPTOR_SET OUTDIR
 """
 import os
@@ -284,6 +290,107 @@ def members_and_groups(fields):
     return out, list(seen.values())
 
 
+def json_read(field):
+    """The statement that decodes `value`, a non-null JSON member, into the field."""
+    s = "self." + field.swift
+    if field.is_map:
+        return "%s = try ProtoJSON.map(value, of: String.self)" % s
+    if field.repeated:
+        return "%s = try ProtoJSON.array(value, of: %s.self)" % (s, field.element_swift())
+    return "%s = try %s(protoJSON: value)" % (s, field.element_swift())
+
+
+def json_write(field):
+    name, s = field.fd.json_name, field.swift
+    if field.is_map:
+        return 'writer.field("%s", map: %s)' % (name, s)
+    if field.repeated:
+        return 'writer.field("%s", repeated: %s)' % (name, s)
+    if field.fd.type == FD.TYPE_MESSAGE or field.oneof:
+        return 'writer.field("%s", present: %s)' % (name, s)
+    return 'writer.field("%s", %s)' % (name, s)
+
+
+def json_read_case(group, field):
+    """The statement that decodes a member of a several-field oneof: its case, unless another case
+    was already given (ProtoJSON: at most one field of a oneof)."""
+    return ('if self.%s != nil { throw ProtoJSONError(message: "only one field of oneof %s may be set") }; '
+            'self.%s = .%s(try %s(protoJSON: value))') % (
+        group.swift, group.name, group.swift, field.swift, field.element_swift())
+
+
+def json_write_group(group):
+    """The statements that write the set case of a several-field oneof (even a default value:
+    the case itself is what is set)."""
+    lines = ["switch self.%s {" % group.swift]
+    for f in group.members:
+        lines.append('        case .%s(let v)?: writer.field("%s", present: v)' % (f.swift, f.fd.json_name))
+    lines.append("        case nil: break")
+    lines.append("        }")
+    return "\n".join(lines)
+
+
+def emit_message_json(ext, swift_full, proto_full, members):
+    # The JSON object names every proto field, a oneof group's members too.
+    fields = []
+    for m in members:
+        fields.extend(m.members if isinstance(m, OneofGroup) else [m])
+    group_of = {f.fd.number: m for m in members if isinstance(m, OneofGroup) for f in m.members}
+    ext.append("")
+    ext.append("extension %s: ProtoJSONMessage, ProtoJSONCodable {" % swift_full)
+    ext.append("    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {")
+    ext.append("        self = try ProtoJSON.decode(jsonBytes)")
+    ext.append("    }")
+    ext.append("")
+    ext.append("    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }")
+    ext.append("")
+    if fields:
+        ext.append('    static let protoJSONFields = ProtoJSONFields(')
+        ext.append('        "%s",' % proto_full)
+        ext.append("        [")
+        for f in fields:
+            ext.append('            (%d, "%s", "%s"),' % (f.fd.number, f.fd.json_name, f.fd.name))
+        ext.append("        ])")
+    else:
+        ext.append('    static let protoJSONFields = ProtoJSONFields("%s", [])' % proto_full)
+    ext.append("")
+    ext.append("    init(protoJSON json: JSONValue) throws(ProtoJSONError) {")
+    ext.append("        self.init()")
+    if fields:
+        ext.append("        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in")
+        ext.append("            switch number {")
+        for f in fields:
+            group = group_of.get(f.fd.number)
+            read = json_read_case(group, f) if group else json_read(f)
+            ext.append("            case %d: %s" % (f.fd.number, read))
+        ext.append("            default: break")
+        ext.append("            }")
+        ext.append("        }")
+    else:
+        ext.append("        try Self.protoJSONFields.read(json) { _, _ throws(ProtoJSONError) in }")
+    ext.append("    }")
+    ext.append("")
+    ext.append("    func writeProtoJSON(to writer: inout ProtoJSONWriter) {")
+    ext.append("        writer.beginMessage()")
+    for m in members:
+        ext.append("        " + (json_write_group(m) if isinstance(m, OneofGroup) else json_write(m)))
+    ext.append("        writer.endMessage()")
+    ext.append("    }")
+    ext.append("}")
+
+
+def emit_enum_json(ext, reg, pkg, path, e):
+    swift_full = swift_namespace(pkg) + "." + ".".join(path)
+    ext.append("")
+    ext.append("extension %s: ProtoJSONEnum {" % swift_full)
+    ext.append('    static let protoName = "%s"' % ".".join([pkg] + path))
+    ext.append("    static let protoValues: [(name: String, number: Int32)] = [")
+    for v in e.value:
+        ext.append('        ("%s", %d),' % (v.name, v.number))
+    ext.append("    ]")
+    ext.append("}")
+
+
 def emit_enum(out, reg, pkg, path, e, indent):
     i = " " * indent
     name = path[-1]
@@ -370,6 +477,9 @@ def emit_message(out, ext, reg, pkg, path, m, indent):
     ext.append("        return c")
     ext.append("    }")
     ext.append("}")
+    emit_message_json(ext, swift_full, ".".join([pkg] + path), fields)
+    for e in m.enum_type:
+        emit_enum_json(ext, reg, pkg, path + [e.name], e)
     for n in m.nested_type:
         if not n.options.map_entry:
             emit_message([], ext, reg, pkg, path + [n.name], n, 0)
@@ -386,7 +496,7 @@ def main():
     for f in fds.file:
         ns = swift_namespace(f.package)
         out = ["// Generated by scripts/gen-swift-proto.py from %s. DO NOT EDIT." % f.name, "",
-               "import CPushgateProto", ""]
+               "import CPushgateProto", "import PushCore", ""]
         if ns not in namespaces:
             namespaces.add(ns)
             out += ["/// Messages and enums of the proto package `%s`." % f.package,
@@ -397,6 +507,7 @@ def main():
         for e in f.enum_type:
             body.append("")
             emit_enum(body, reg, f.package, [e.name], e, 4)
+            emit_enum_json(ext, reg, f.package, [e.name], e)
         for m in f.message_type:
             body.append("")
             emit_message(body, ext, reg, f.package, [m.name], m, 4)
