@@ -47,6 +47,8 @@ let package = Package(
             name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // HTTP/1.1 message parsing (libhttp-parser: sans-IO, callbacks; see the README for why).
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+        // gzip for gRPC messages (zlib: deflate and inflate; see the README for why).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
         .systemLibrary(name: "CLinux"),
         // Protocol Buffers in C (libprotobuf-c): packing and unpacking the API's messages.
@@ -286,11 +288,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // gzip over zlib: whole messages compressed, and inflated within a bound (a bomb costs at
+        // most the limit).
+        .target(name: "PushGzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushGzipTests", dependencies: ["PushGzip"], swiftSettings: swiftSettings),
+
         // A gRPC server (admission at HEADERS, request budgets, the client watch, routing, framing,
         // deadlines, statuses) and a small client.
         .target(
             name: "PushGRPC",
-            dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
+            dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS", "PushGzip"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync"],
