@@ -300,7 +300,10 @@ let package = Package(
             dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS", "PushGzip"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync"],
+            name: "PushGRPCTests",
+            dependencies: [
+                "PushGRPC", "PushCore", "PushGzip", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync",
+            ],
             swiftSettings: swiftSettings),
 
         // The gateway: configuration, authorization, the Push, Registry and Health services,

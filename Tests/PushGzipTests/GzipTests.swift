@@ -71,7 +71,10 @@ struct GzipTests {
         let limit = 100_000
         var reserved = 0
         #expect(throws: GzipError.tooLarge(limit: limit)) {
-            try Gzip.decompress(bomb, maxSize: limit) { reserved += $0; return true }
+            try Gzip.decompress(bomb, maxSize: limit) {
+                reserved += $0
+                return true
+            }
         }
         #expect(reserved == limit + 1)
         // Whole under a limit it fits: it is a valid stream, only a large one.
@@ -83,7 +86,10 @@ struct GzipTests {
         let gzipped = try #require(Gzip.compress([UInt8](repeating: 1, count: 200_000)))
         var asked: [Int] = []
         #expect(throws: GzipError.refused) {
-            try Gzip.decompress(gzipped, maxSize: 1 << 20) { asked.append($0); return asked.count < 3 }
+            try Gzip.decompress(gzipped, maxSize: 1 << 20) {
+                asked.append($0)
+                return asked.count < 3
+            }
         }
         #expect(asked == [Gzip.initialOutputBytes, Gzip.initialOutputBytes, 2 * Gzip.initialOutputBytes])
     }
