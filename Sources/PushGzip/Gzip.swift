@@ -35,7 +35,8 @@ public enum Gzip {
     /// The output grows by doubling and never past `maxSize + 1` bytes: reaching that one byte
     /// more is how an oversized message shows, so a bomb costs at most the limit, whatever it
     /// would inflate to. `reserve` is asked before each growth (with its size, the sum of which is
-    /// the output's allocated size) and may refuse it, for a caller that counts memory.
+    /// the output's allocated size) and may refuse it, for a caller that counts memory. (While a
+    /// growth copies what came before, that half-size buffer exists too, for the copy.)
     ///
     /// - Throws: ``GzipError/tooLarge(limit:)`` past `maxSize`, ``GzipError/refused`` when
     ///   `reserve` said no, ``GzipError/truncated`` or ``GzipError/corrupt(_:)`` for bad input.
@@ -49,44 +50,58 @@ public enum Gzip {
         defer { inflateEnd(&stream) }
         let bound = maxSize + 1
         var output: [UInt8] = []
-        var produced = 0
+        var outcome: Result<Bool, GzipError> = .success(false)  // true: the stream ended
         try gzipped.withUnsafeBufferPointer { (input) throws(GzipError) in
             stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
             stream.avail_in = uInt(input.count)
-            while true {
-                if produced == output.count {
-                    if output.count == bound { throw .tooLarge(limit: maxSize) }
-                    let growth = min(bound - output.count, max(output.count, initialOutputBytes))
-                    guard reserve(growth) else { throw .refused }
-                    output.reserveCapacity(output.count + growth)  // exactly: no doubling past the bound
-                    output.append(contentsOf: repeatElement(0, count: growth))
-                }
-                let status = output.withUnsafeMutableBufferPointer { out in
-                    stream.next_out = out.baseAddress! + produced
-                    stream.avail_out = uInt(out.count - produced)
-                    defer { produced = out.count - Int(stream.avail_out) }
-                    return inflate(&stream, Z_NO_FLUSH)
-                }
-                switch status {
-                case Z_STREAM_END:
-                    if produced > maxSize { throw .tooLarge(limit: maxSize) }
-                    if stream.avail_in > 0 { throw .corrupt("\(stream.avail_in) bytes after the end of the gzip data") }
-                    return
-                case Z_OK:
-                    continue
-                case Z_BUF_ERROR:
-                    // No progress possible: with output room left, the input ran out mid-stream.
-                    if stream.avail_in == 0 { throw .truncated }
-                case Z_MEM_ERROR:
-                    throw .outOfMemory
-                default:  // Z_DATA_ERROR, Z_NEED_DICT, Z_STREAM_ERROR
-                    let reason = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-                    throw .corrupt(reason)
+            while case .success(false) = outcome {
+                if output.count == bound { throw .tooLarge(limit: maxSize) }
+                let capacity = output.count + min(bound - output.count, max(output.count, initialOutputBytes))
+                guard reserve(capacity - output.count) else { throw .refused }
+                let previous = output
+                // Inflated straight into the new array's storage: no zero-filling, one copy per growth.
+                output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                    previous.withUnsafeBytes { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: $0) }
+                    initialized = previous.count
+                    outcome = inflate(&stream, into: buffer, filled: &initialized)
                 }
             }
         }
-        output.removeLast(output.count - produced)
-        return output
+        switch outcome {
+        case .failure(let error):
+            throw error
+        case .success:
+            if output.count > maxSize { throw .tooLarge(limit: maxSize) }
+            if stream.avail_in > 0 { throw .corrupt("\(stream.avail_in) bytes after the end of the gzip data") }
+            return output
+        }
+    }
+
+    /// Inflates into `buffer` after its first `filled` bytes until it is full (false) or the gzip
+    /// stream ends (true).
+    private static func inflate(
+        _ stream: inout z_stream, into buffer: UnsafeMutableBufferPointer<UInt8>, filled: inout Int
+    ) -> Result<Bool, GzipError> {
+        while filled < buffer.count {
+            stream.next_out = buffer.baseAddress! + filled
+            stream.avail_out = uInt(buffer.count - filled)
+            let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+            filled = buffer.count - Int(stream.avail_out)
+            switch status {
+            case Z_STREAM_END:
+                return .success(true)
+            case Z_OK:
+                continue
+            case Z_BUF_ERROR:
+                // No progress possible with output room left: the input ran out mid-stream.
+                return .failure(.truncated)
+            case Z_MEM_ERROR:
+                return .failure(.outOfMemory)
+            default:  // Z_DATA_ERROR, Z_NEED_DICT, Z_STREAM_ERROR
+                return .failure(.corrupt(stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"))
+            }
+        }
+        return .success(false)
     }
 }
 
