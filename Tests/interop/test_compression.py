@@ -5,8 +5,10 @@ the gateway's memory growing, an unknown encoding is UNIMPLEMENTED naming what i
 compressed flag without an encoding is INTERNAL, and large answers to a client that accepts gzip
 come back compressed."""
 import gzip
+import os
 import queue
 import struct
+import subprocess
 import threading
 import time
 import uuid
@@ -24,6 +26,34 @@ MiB = 1 << 20
 # Compressible, and large enough that grpcio really compresses (it sends a message uncompressed
 # when gzip would not make it smaller) and that the gateway's answers carrying it are over 1 KiB.
 LONG_TEXT = "compress me, " * 140
+
+
+@pytest.fixture(scope="module")
+def lookalike(tmp_path_factory):
+    """An APNs look-alike of this module's own: sends to DEAD are recorded among its `invalid`
+    requests, which the session's look-alike must not see (test_delivery asserts it has none)."""
+    from apns_lookalike import LookalikeAPNs, make_certificate
+
+    directory = str(tmp_path_factory.mktemp("compression-lookalike"))
+    cert, key = make_certificate(directory)
+    p8 = os.path.join(directory, "AuthKey_KEY1234567.p8")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8],
+                   check=True, capture_output=True)
+    server = LookalikeAPNs(cert, key, unregistered={DEAD}).start()
+    server.ca_file = cert
+    server.p8 = p8
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, lookalike):
+    s = Server({"apps": [app_config("demo", "com.example.demo", lookalike),
+                         app_config("voipapp", "com.example.voip", lookalike)]},
+               str(tmp_path_factory.mktemp("compression")))
+    yield s
+    s.stop()
+    assert s.proc.returncode == 0, "pushgate exited with %s:\n%s" % (s.proc.returncode, "".join(s.log))
 
 
 def framed(message, compressed=False):
