@@ -105,10 +105,10 @@ struct GRPCCompression: Equatable {
                     "the gzip message inflates past the limit of \(maxSize) bytes (stopped there)")
             case .refused:
                 budgetRefused()
-                let owner = full.map { "\($0.owner)'s \($0.limit)-byte" } ?? "the"
+                let owner = full.map { " of \($0.owner) (\($0.limit) bytes)" } ?? ""
                 throw GRPCStatus(
                     .resourceExhausted,
-                    "inflating the gzip message does not fit in \(owner) request budget "
+                    "the inflated gzip message does not fit in the request budget\(owner) "
                         + "(send smaller or fewer messages at once)")
             case .outOfMemory:
                 throw GRPCStatus(.resourceExhausted, "no memory to inflate the gzip message")

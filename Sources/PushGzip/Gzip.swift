@@ -48,7 +48,7 @@ public enum Gzip {
         var stream = z_stream()
         guard pushgate_inflate_init_gzip(&stream) == Z_OK else { throw .outOfMemory }
         defer { inflateEnd(&stream) }
-        let bound = maxSize + 1
+        let bound = maxSize < Int.max ? maxSize + 1 : maxSize
         var output: [UInt8] = []
         var outcome: Result<Bool, GzipError> = .success(false)  // true: the stream ended
         try gzipped.withUnsafeBufferPointer { (input) throws(GzipError) in
@@ -84,9 +84,10 @@ public enum Gzip {
     ) -> Result<Bool, GzipError> {
         while filled < buffer.count {
             stream.next_out = buffer.baseAddress! + filled
-            stream.avail_out = uInt(buffer.count - filled)
+            let room = min(buffer.count - filled, Int(uInt.max))  // zlib counts in 32 bits
+            stream.avail_out = uInt(room)
             let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-            filled = buffer.count - Int(stream.avail_out)
+            filled += room - Int(stream.avail_out)
             switch status {
             case Z_STREAM_END:
                 return .success(true)

@@ -115,7 +115,7 @@ struct GRPCCompressionTests {
             Issue.record("inflated past the budget")
         } catch {
             #expect(error.code == .resourceExhausted)
-            #expect(error.message.contains("all connections's 40000-byte request budget"))
+            #expect(error.message.contains("does not fit in the request budget of all connections (40000 bytes)"))
         }
         #expect(reported && budget.reserved == 0 && server.reserved == 0)
     }
