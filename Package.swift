@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "PushCore", targets: ["PushCore"]),
         .library(name: "PushProto", targets: ["PushProto"]),
         .library(name: "PushHTTP1", targets: ["PushHTTP1"]),
+        .library(name: "PushGzip", targets: ["PushGzip"]),
     ],
     dependencies: [],
     targets: [
