@@ -60,6 +60,18 @@ def framed(message, compressed=False):
     return bytes([1 if compressed else 0]) + struct.pack(">I", len(message)) + message
 
 
+def send_whole(client, stream_id, data):
+    """A whole request body with END_STREAM in one DATA frame, once the windows have room for it, so
+    the server answering (and resetting) a stream after its message cannot race the client's
+    END_STREAM."""
+    deadline = time.time() + 10
+    while client.conn.local_flow_control_window(stream_id) < len(data):
+        assert time.time() < deadline, "no window for %d bytes" % len(data)
+        client.pump(0.05)  # takes the server's WINDOW_UPDATEs
+    client.conn.send_data(stream_id, data, end_stream=True)
+    client.flush()
+
+
 def unframed(body):
     """(compressed flag, message) of each length-prefixed message in `body`."""
     out = []
@@ -179,11 +191,11 @@ def test_raw_encodings_and_flags(server):
     # Refused at its headers (and reset), before a byte of its body is read.
     snappy = client.open(check, [("grpc-encoding", "snappy")])
     no_encoding = client.open(check)
-    client.send_message(no_encoding, framed(gzip.compress(request), compressed=True))
+    send_whole(client, no_encoding, framed(gzip.compress(request), compressed=True))
     not_gzip = client.open(check, [("grpc-encoding", "gzip")])
-    client.send_message(not_gzip, framed(b"not gzip at all", compressed=True))
+    send_whole(client, not_gzip, framed(b"not gzip at all", compressed=True))
     good = client.open(check, [("grpc-encoding", "gzip")])
-    client.send_message(good, framed(gzip.compress(request), compressed=True))
+    send_whole(client, good, framed(gzip.compress(request), compressed=True))
     client.pump(2)
     status = client.status(snappy)
     assert status[0] == 12 and "snappy" in status[1], status
@@ -204,9 +216,9 @@ def test_large_answers_to_a_gzip_client_come_back_compressed(server):
     streams = {accept: client.open(path, [("grpc-accept-encoding", accept)] if accept else [])
                for accept in ("identity,deflate,gzip", "identity", None)}
     for stream in streams.values():
-        client.send_message(stream, request)
+        send_whole(client, stream, request)
     small = client.open("/grpc.health.v1.Health/Check", [("grpc-accept-encoding", "gzip")])
-    client.send_message(small, framed(health_pb2.HealthCheckRequest().SerializeToString()))
+    send_whole(client, small, framed(health_pb2.HealthCheckRequest().SerializeToString()))
     client.pump(2)
     assert all(client.status(s) == (0, "") for s in list(streams.values()) + [small])
 
@@ -249,7 +261,7 @@ def test_a_gzip_bomb_is_resource_exhausted_and_memory_does_not_jump(limited):
     client = RawClient(limited.port)
     streams = [client.open(send, [("grpc-encoding", "gzip")]) for _ in range(40)]
     for stream in streams:
-        client.send_message(stream, framed(bomb, compressed=True))
+        send_whole(client, stream, framed(bomb, compressed=True))
     deadline = time.time() + 10
     while time.time() < deadline and any(client.status(s) is None for s in streams):
         client.pump(0.2)
