@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "PushCore", targets: ["PushCore"]),
         .library(name: "PushProto", targets: ["PushProto"]),
         .library(name: "PushHTTP1", targets: ["PushHTTP1"]),
+        .library(name: "PushGzip", targets: ["PushGzip"]),
     ],
     dependencies: [],
     targets: [
@@ -47,6 +48,8 @@ let package = Package(
             name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // HTTP/1.1 message parsing (libhttp-parser: sans-IO, callbacks; see the README for why).
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
+        // gzip for gRPC messages (zlib: deflate and inflate; see the README for why).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
         .systemLibrary(name: "CLinux"),
         // Protocol Buffers in C (libprotobuf-c): packing and unpacking the API's messages.
@@ -293,14 +296,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // gzip over zlib: whole messages compressed, and inflated within a bound (a bomb costs at
+        // most the limit).
+        .target(name: "PushGzip", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushGzipTests", dependencies: ["PushGzip"], swiftSettings: swiftSettings),
+
         // A gRPC server (admission at HEADERS, request budgets, the client watch, routing, framing,
         // deadlines, statuses) and a small client.
         .target(
             name: "PushGRPC",
-            dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS"],
+            dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS", "PushGzip"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushGRPCTests", dependencies: ["PushGRPC", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync"],
+            name: "PushGRPCTests",
+            dependencies: [
+                "PushGRPC", "PushCore", "PushGzip", "PushHTTP2", "PushMockTesting", "PushPosix", "PushSync",
+            ],
             swiftSettings: swiftSettings),
 
         // The gateway: configuration, authorization, the Push, Registry, Health and server

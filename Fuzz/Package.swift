@@ -10,6 +10,7 @@ import PackageDescription
 let core: Target.Dependency = .product(name: "PushCore", package: "pushgate")
 let proto: Target.Dependency = .product(name: "PushProto", package: "pushgate")
 let http1: Target.Dependency = .product(name: "PushHTTP1", package: "pushgate")
+let gzip: Target.Dependency = .product(name: "PushGzip", package: "pushgate")
 
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("grpc-deframer", [core]),
@@ -21,6 +22,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("json-payload", [core]),
     ("grpc-message", [core]),
     ("http1-messages", [http1]),
+    ("gzip-inflate", [gzip]),
 ]
 
 let package = Package(

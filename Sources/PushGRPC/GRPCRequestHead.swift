@@ -10,12 +10,16 @@ struct GRPCRequestHead {
         static let authority = Array(":authority".utf8)
         static let contentType = Array("content-type".utf8)
         static let timeout = Array("grpc-timeout".utf8)
+        static let encoding = Array("grpc-encoding".utf8)
+        static let acceptEncoding = Array("grpc-accept-encoding".utf8)
     }
 
     var path = ""
     /// nil: no `grpc-timeout`; .some(nil): present but invalid.
     var timeout: Duration??
     var metadata: [(name: String, value: String)] = []
+    /// `grpc-encoding` and `grpc-accept-encoding` (transport headers, not metadata).
+    var compression = GRPCCompression()
     /// An HTTP status for requests that are not gRPC (wrong method or content type).
     var httpRejection: Int?
 
@@ -44,6 +48,10 @@ struct GRPCRequestHead {
                 metadata.append((strings.name(header), contentType))
             } else if name == Names.timeout {
                 timeout = .some(GRPCTimeout.parse(header.valueString))
+            } else if name == Names.acceptEncoding {
+                compression.acceptsGzip = GRPCCompression.acceptsGzip(header.value)
+            } else if name == Names.encoding {
+                compression.encoding = GRPCCompression.encoding(named: header.value)
             } else {
                 metadata.append((strings.name(header), strings.value(header)))
             }

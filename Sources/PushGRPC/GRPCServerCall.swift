@@ -26,6 +26,8 @@ final class GRPCServerCall: @unchecked Sendable {
     private var deadlineTimer: TimerID?
     private var requestTimer: TimerID?
     private var responseHeadersSent = false
+    /// The call's `grpc-encoding` and whether its client takes gzip answers (from its headers).
+    var compression = GRPCCompression()
     private var clientHalfClosed = false
     private(set) var isFinished = false
     /// A handler waiting in ``GRPCResponseWriter/send(_:)`` for the client to take response bytes.
@@ -202,20 +204,24 @@ final class GRPCServerCall: @unchecked Sendable {
                     reservedForPending = size
                 }
                 guard let message = try deframer.next() else { break }
-                let reserved = reservedForPending
+                var reserved = reservedForPending
                 reservedForPending = 0
+                var bytes = message.bytes
                 if message.compressed {
-                    budget.release(reserved)
-                    // Pushgate offers no compression (no zlib among its libraries), so it advertises
-                    // `grpc-accept-encoding: identity`; gRPC clients then send uncompressed messages.
-                    finish(
-                        GRPCStatus(
-                            .unimplemented, "compressed messages are not supported; send uncompressed (identity)"))
-                    return true
+                    // Only here: identity messages take none of this.
+                    do throws(GRPCStatus) {
+                        bytes = try compression.inflate(
+                            bytes, maxSize: deframer.maxMessageSize, budget: budget, reserved: &reserved
+                        ) { connection.requestBudgetExceeded(self) }
+                    } catch {
+                        budget.release(reserved)
+                        finish(error)
+                        return true
+                    }
                 }
                 switch mode {
                 case .collecting(let handler, let context, request: nil):
-                    mode = .collecting(handler, context, request: message.bytes)
+                    mode = .collecting(handler, context, request: bytes)
                     reservedForRequest = reserved
                 case .collecting:
                     budget.release(reserved)
@@ -223,7 +229,7 @@ final class GRPCServerCall: @unchecked Sendable {
                     return true
                 case .task(_, let messages):
                     connection.workBegan(self)
-                    messages.yield(message.bytes, reserved: reserved)
+                    messages.yield(bytes, reserved: reserved)
                 case .unstarted, .answering, .ended:
                     budget.release(reserved)  // nobody reads it: an immediate handler has its request already
                 }
@@ -309,7 +315,7 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !isFinished else { return }
         do {
             try sendResponseHeadersIfNeeded()
-            try connection.session.sendData(streamID: streamID, GRPCMessageFramer.frame(message), endStream: false)
+            try connection.session.sendData(streamID: streamID, compression.frame(message), endStream: false)
         } catch {
             connection.streamFailed(self, error: error)
         }
@@ -395,7 +401,10 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !responseHeadersSent else { return }
         responseHeadersSent = true
         try connection.session.sendResponseHeaders(
-            streamID: streamID, template: GRPCHeaders.responseHeadersTemplate, endStream: false)
+            streamID: streamID,
+            template: compression.acceptsGzip
+                ? GRPCHeaders.gzipResponseHeadersTemplate : GRPCHeaders.responseHeadersTemplate,
+            endStream: false)
     }
 
     /// The trailers of nearly every call, made once.

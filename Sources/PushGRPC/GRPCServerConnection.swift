@@ -348,6 +348,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
                     "grpc-timeout: not a valid timeout (at most 8 digits and a unit H, M, S, m, u or n)"))
             return
         }
+        call.compression = request.compression
+        if let refusal = request.compression.refusal {
+            call.finish(refusal)
+            return
+        }
         guard let method = router.method(forPath: request.path) else {
             call.finish(GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: request.path)))
             return

@@ -1,4 +1,5 @@
 import Glibc
+import PushGzip
 import PushHTTP2
 import PushMockTesting
 import PushPosix
@@ -88,10 +89,10 @@ struct GRPCServerConnectionTests {
     @Test("bad requests get the status that names the problem")
     func badRequests() throws {
         let harness = try Harness()
-        // Pushgate advertises identity only; a compressed message is refused, not misread.
+        // The compressed flag without grpc-encoding (compression.md, test case 6).
         let compressed = try harness.call("/test.T/Echo", Self.framed([1], compressed: true))
-        #expect(compressed.header("grpc-status") == "12")
-        #expect(compressed.header("grpc-message")?.hasPrefix("compressed messages are not supported") == true)
+        #expect(compressed.header("grpc-status") == "13")
+        #expect(compressed.header("grpc-message")?.contains("compressed flag") == true)
         // A body that ends inside a message.
         let truncated = try harness.call("/test.T/Echo", Array(Self.framed([1, 2, 3]).dropLast()))
         #expect(truncated.header("grpc-status") == "3")
@@ -102,6 +103,53 @@ struct GRPCServerConnectionTests {
         // No request message at all.
         let none = try harness.call("/test.T/Now", [])
         #expect(none.header("grpc-status") == "3")
+    }
+
+    @Test("gzip both ways: a compressed request is inflated, a large answer to a gzip client compressed")
+    func gzip() throws {
+        let harness = try Harness()
+        let large = Array(String(repeating: "compress me ", count: 200).utf8)
+        let gzipped = try #require(Gzip.compress(large))
+        for path in ["/test.T/Echo", "/test.T/Now"] {
+            let response = try harness.call(
+                path, Self.framed(gzipped, compressed: true), headers: Self.headers + [("grpc-encoding", "gzip")])
+            #expect(response.header("grpc-status") == "0", "\(path)")
+            #expect(response.header("grpc-accept-encoding") == "gzip")
+            #expect(response.header("grpc-encoding") == nil, "the client did not say it accepts gzip")
+            #expect(response.body.first == 0 && response.body.count == large.count + 5)
+        }
+        let accepting = Self.headers + [("grpc-encoding", "gzip"), ("grpc-accept-encoding", "identity,deflate,gzip")]
+        let echo = try harness.call("/test.T/Echo", Self.framed(gzipped, compressed: true), headers: accepting)
+        #expect(echo.header("grpc-status") == "0")
+        #expect(echo.header("grpc-encoding") == "gzip")
+        #expect(echo.body.first == 1)
+        #expect(try Gzip.decompress(Array(echo.body.dropFirst(5)), maxSize: 1 << 20) == large)
+        // Small answers go uncompressed (flag 0) even so.
+        let small = try harness.call("/test.T/Echo", Self.framed([1, 2]), headers: accepting)
+        #expect(small.body == Self.framed([1, 2]))
+    }
+
+    @Test("an unknown grpc-encoding is UNIMPLEMENTED with grpc-accept-encoding; a bomb is RESOURCE_EXHAUSTED")
+    func badCompression() throws {
+        let harness = try Harness { $0.maxMessageSize = 1 << 20 }
+        let snappy = try harness.call(
+            "/test.T/Echo", Self.framed([1], compressed: true), headers: Self.headers + [("grpc-encoding", "snappy")])
+        #expect(snappy.header("grpc-status") == "12")
+        #expect(snappy.header("grpc-accept-encoding") == "gzip")
+        #expect(snappy.header("grpc-message")?.contains("snappy") == true)
+        let bomb = try #require(Gzip.compress([UInt8](repeating: 0, count: 5_000_000), level: 9))
+        for path in ["/test.T/Echo", "/test.T/Now"] {
+            let response = try harness.call(
+                path, Self.framed(bomb, compressed: true), headers: Self.headers + [("grpc-encoding", "gzip")])
+            #expect(response.header("grpc-status") == "8", "\(path)")
+            #expect(response.header("grpc-message")?.contains("1048576") == true)
+        }
+        #expect(eventually { harness.server.activeCalls == 0 })
+        // Nothing stays reserved: a whole-limit message still fits afterwards.
+        let fits = try #require(Gzip.compress([UInt8](repeating: 0, count: 1 << 20)))
+        let response = try harness.call(
+            "/test.T/Now", Self.framed(fits, compressed: true), headers: Self.headers + [("grpc-encoding", "gzip")])
+        #expect(response.header("grpc-status") == "0")
     }
 
     @Test("grpc-timeout ends a call that runs past it with DEADLINE_EXCEEDED")
