@@ -115,9 +115,9 @@ let package = Package(
             name: "PushCredentialsTests", dependencies: ["PushCredentials", "PushSync", "PushTLS", "PushPosix"],
             swiftSettings: swiftSettings),
 
-        // Swift values over the protoc-c messages (C structs never leave this module) and their proto3
-        // JSON mapping, on PushCore's JSON parser and writer; the compiled descriptors of proto/ that
-        // server reflection serves.
+        // Swift values over the protoc-c messages (C structs never leave this module), their proto3
+        // JSON mapping on PushCore's JSON parser and writer, and the notification's domain form; the
+        // compiled descriptors of proto/ that server reflection serves.
         .target(
             name: "PushProto", dependencies: ["CPushgateProto", "CProtobufC", "PushCore"], swiftSettings: swiftSettings),
         .testTarget(

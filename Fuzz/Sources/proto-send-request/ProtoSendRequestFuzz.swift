@@ -14,40 +14,6 @@ func protoSendRequestMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutab
     runFuzzer(argc, argv, fuzz)
 }
 
-/// What PushGateway's `NotificationRequest.init(_:path:)` does (that initializer is internal there):
-/// a field-by-field copy; an unknown push type number is rejected before validation.
-func domainRequest(_ n: PushgateV1.Notification) -> NotificationRequest? {
-    let pushType: PushType?
-    let index = Int(n.pushType.rawValue) - 1
-    if n.pushType.rawValue == 0 {
-        pushType = nil
-    } else if PushType.allCases.indices.contains(index) {
-        pushType = PushType.allCases[index]
-    } else {
-        return nil
-    }
-    return NotificationRequest(
-        app: n.app, tokens: n.tokens,
-        alert: n.alert.map {
-            NotificationRequest.Alert(
-                title: $0.title, subtitle: $0.subtitle, body: $0.body, launchImage: $0.launchImage,
-                titleLocKey: $0.titleLocKey, titleLocArgs: $0.titleLocArgs, locKey: $0.locKey, locArgs: $0.locArgs,
-                image: $0.image)
-        },
-        badge: n.badge, sound: n.sound, category: n.category, threadID: n.threadID,
-        contentAvailable: n.contentAvailable, mutableContent: n.mutableContent,
-        interruptionLevel: n.interruptionLevel, dataJSON: n.dataJSON, payloadJSON: n.payloadJSON,
-        pushType: pushType, priority: n.priority, expiration: n.expiration, collapseID: n.collapseID,
-        topic: n.topic, id: n.id, urgency: n.urgency,
-        liveActivity: n.liveActivity.map {
-            NotificationRequest.LiveActivity(
-                event: $0.event, contentStateJSON: $0.contentStateJSON, timestamp: $0.timestamp,
-                staleDate: $0.staleDate, dismissalDate: $0.dismissalDate, relevanceScore: $0.relevanceScore,
-                attributesType: $0.attributesType, attributesJSON: $0.attributesJSON,
-                inputPushToken: $0.inputPushToken, inputPushChannel: $0.inputPushChannel)
-        })
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: start, count: count)
@@ -70,7 +36,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     fuzzCheck(again.serializedBytes() == encoded, "encoding is not deterministic")
 
     for (index, notification) in request.notifications.enumerated() {
-        guard let domain = domainRequest(notification) else { continue }
+        guard let domain = NotificationRequest(proto: notification) else { continue }
         let path = "notifications[\(index)]"
         switch NotificationValidator.prepare(domain, at: path, bundleID: "com.example.app") {
         case .failure(let error):
