@@ -20,12 +20,22 @@ public struct MockWebPushConfiguration: MockServerConfiguration {
 
     // MARK: Subscription-id rules
 
-    /// Ids starting with this are answered `410 Gone` (errno 106, "No such subscription"), as
-    /// for an unsubscribed browser.
+    /// Ids starting with this, or listed, are answered `410 Gone` (errno 106, "No such
+    /// subscription"), as for an unsubscribed browser.
     public var gonePrefix: String?
-    /// Ids starting with this are answered `404 Not Found` (errno 102, "Invalid token"), as for
-    /// an endpoint the service never issued.
+    public var goneIDs: Set<String> = []
+    /// Ids starting with this, or listed, are answered `404 Not Found` (errno 102, "Invalid
+    /// token"), as for an endpoint the service never issued.
     public var notFoundPrefix: String?
+    public var notFoundIDs: Set<String> = []
+
+    /// Whether `id` is answered 410.
+    func isGone(_ id: String) -> Bool { goneIDs.contains(id) || gonePrefix.map(id.hasPrefix) == true }
+
+    /// Whether `id` is answered 404.
+    func isNotFound(_ id: String) -> Bool {
+        notFoundIDs.contains(id) || notFoundPrefix.map(id.hasPrefix) == true
+    }
 
     // MARK: Faults (applied to pushes that passed every check)
 

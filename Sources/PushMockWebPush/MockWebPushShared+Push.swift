@@ -29,7 +29,7 @@ extension MockWebPushShared {
         guard request.method == "POST" else {
             return .failure(WebPushRefusal(.methodNotAllowed, "Pushes are POSTed"))
         }
-        guard SubscriptionID.isValid(id), !configuration.notFoundPrefix.map(id.hasPrefix).isTrue else {
+        guard SubscriptionID.isValid(id), !configuration.isNotFound(id) else {
             return .failure(WebPushRefusal(.invalidToken, "Invalid token"))
         }
         let vapid: PresentedVAPIDToken
@@ -42,7 +42,7 @@ extension MockWebPushShared {
             if firstSeen { stats.update { $0.vapidTokensByAudience[token.audience, default: 0] += 1 } }
             vapid = token
         }
-        if configuration.gonePrefix.map(id.hasPrefix).isTrue {
+        if configuration.isGone(id) {
             return .failure(WebPushRefusal(.noSubscription, "No such subscription"))
         }
         guard request.bodyLength <= Self.maxBodyBytes else {
@@ -106,8 +106,4 @@ extension MockWebPushShared {
     static func origin(_ authority: String) -> String {
         "https://" + (authority.hasSuffix(":443") ? String(authority.dropLast(4)) : authority)
     }
-}
-
-extension Bool? {
-    fileprivate var isTrue: Bool { self == true }
 }

@@ -46,6 +46,8 @@ enum MockWebPushCommand {
                                     clients on this machine reach it, e.g. 127.0.0.1:8446)
           --gone-prefix P           ids starting with P answered 410 (errno 106, unsubscribed)
           --not-found-prefix P      ids starting with P answered 404 (errno 102, unknown endpoint)
+          --gone FILE               subscription ids (one per line) answered 410
+          --not-found FILE          subscription ids (one per line) answered 404
           --decrypt-every N         decrypt every Nth push with a body (default 1 = all; 0 = none:
                                     pushes are accepted unread). Decrypting costs an ECDH per push;
                                     VAPID tokens are verified once per distinct token either way
@@ -273,6 +275,12 @@ enum MockWebPushCommand {
         case "--not-found-prefix":
             let prefix = try idPrefix(flag, &flags)
             return { $0.notFoundPrefix = prefix }
+        case "--gone":
+            let ids = try MockCommandSupport.tokens(in: try flags.value(for: flag))
+            return { $0.goneIDs.formUnion(ids) }
+        case "--not-found":
+            let ids = try MockCommandSupport.tokens(in: try flags.value(for: flag))
+            return { $0.notFoundIDs.formUnion(ids) }
         case "--decrypt-every":
             let every = try flags.int(for: flag, range: 0...Int(Int32.max))
             return { $0.decryptEvery = every }
@@ -312,6 +320,8 @@ enum MockWebPushCommand {
         if let n = configuration.goAwayAfterStreams { parts.append("goaway_after=\(n)") }
         if let prefix = configuration.gonePrefix { parts.append("gone_prefix=\(prefix)") }
         if let prefix = configuration.notFoundPrefix { parts.append("not_found_prefix=\(prefix)") }
+        if !configuration.goneIDs.isEmpty { parts.append("gone_ids=\(configuration.goneIDs.count)") }
+        if !configuration.notFoundIDs.isEmpty { parts.append("not_found_ids=\(configuration.notFoundIDs.count)") }
         return parts.joined(separator: " ")
     }
 }

@@ -139,6 +139,8 @@ struct PushTests {
     func prefixesAndFaults() throws {
         let harness = try Harness {
             $0.notFoundPrefix = "nf-"
+            $0.notFoundIDs = ["listed-missing"]
+            $0.goneIDs = ["listed-gone"]
             $0.rateLimitEvery = 3
             $0.retryAfterSeconds = 7
         }
@@ -146,6 +148,8 @@ struct PushTests {
         let client = try harness.client()
         let missing = try client.send(try harness.push(to: "nf-1"))
         #expect(missing.status == 404 && missing.errno == 102)
+        #expect(try client.send(try harness.push(to: "listed-missing")).status == 404, "--not-found FILE")
+        #expect(try client.send(try harness.push(to: "listed-gone")).status == 410, "--gone FILE")
         #expect(try client.send(try harness.push(headers: [("ttl", nil)])).status == 400, "not counted for faults")
         let statuses = try (0..<6).map { _ in try client.send(try harness.push()) }
         #expect(statuses.map(\.status) == [201, 201, 429, 201, 201, 429])
