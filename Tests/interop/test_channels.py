@@ -25,6 +25,17 @@ def channel_api(lookalike):
     api.stop()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def expected_refusals(lookalike):
+    """The shared APNs look-alike's list of refused requests is checked empty by other modules: the
+    refusals this module provokes (a broadcast to a channel APNs forgot) are checked and taken out."""
+    start = len(lookalike.invalid)
+    yield
+    provoked = lookalike.invalid[start:]
+    assert [problem for problem, _ in provoked] == [(404, "ChannelNotRegistered")], provoked
+    del lookalike.invalid[start:]
+
+
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory, lookalike, channel_api):
     config = {"apps": [app_config("live", BUNDLE, lookalike, channels_url="https://127.0.0.1:%d" % channel_api.port),
