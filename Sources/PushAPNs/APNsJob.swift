@@ -33,7 +33,8 @@ public final class APNsJob: ProviderJob {
         var fields = HTTP2HeaderTemplate.Builder()
         let broadcastPath = notification.broadcastBundleID.map { "/4/broadcasts/apps/\($0)" }
         Self.addRequestLine(
-            &fields, method: "POST", authority: authority, path: broadcastPath ?? "", usesProviderToken: usesProviderToken)
+            &fields, method: "POST", authority: authority, path: broadcastPath ?? "",
+            usesProviderToken: usesProviderToken)
         var slot = (index: Self.pathIndex, prefix: Self.pathPrefix)
         if broadcastPath != nil {
             // A broadcast names its channel instead of a topic (docs/providers.md A.10).

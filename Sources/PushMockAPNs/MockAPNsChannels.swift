@@ -63,9 +63,13 @@ final class MockChannelTable: Sendable {
         guard let channel = head.channelID else { return (400, .other("MissingChannelId")) }
         let id = String(decoding: channel, as: UTF8.self)
         guard ChannelID.isValid(id) else { return (400, .other("BadChannelId")) }
-        guard let policy = policy(bundleID: bundleID, channelID: id) else { return (404, .other("ChannelNotRegistered")) }
+        guard let policy = policy(bundleID: bundleID, channelID: id) else {
+            return (404, .other("ChannelNotRegistered"))
+        }
         guard head.pushType == Array("liveactivity".utf8) else { return (400, .invalidPushType) }
-        if let priority = head.priority, !(priority == Array("10".utf8) || priority == Array("5".utf8) || priority == Array("1".utf8)) {
+        if let priority = head.priority,
+            !(priority == Array("10".utf8) || priority == Array("5".utf8) || priority == Array("1".utf8))
+        {
             return (400, .badPriority)
         }
         if policy == .noStorage, head.expiration != Array("0".utf8) { return (400, .badExpirationDate) }
@@ -194,7 +198,9 @@ final class MockAPNsChannelAPI: MockRequestHandler {
                 HTTP2Header(":method", request.method), HTTP2Header(":path", request.path),
                 HTTP2Header(":authority", request.authority),
             ]
-            for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) { headers.append(HTTP2Header(name, value)) }
+            for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+                headers.append(HTTP2Header(name, value))
+            }
             delta.recorded.append(
                 MockAPNsRequest(
                     connectionID: request.connectionID, streamID: request.streamID,

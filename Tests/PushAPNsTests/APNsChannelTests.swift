@@ -66,7 +66,9 @@ struct APNsChannelTests {
         #expect(created[":authority"] == "api-manage-broadcast.push.apple.com:2196")
         #expect(created["apns-request-id"] == "0309f412-aa57-46a8-9ac6-b5aeca8c4594")
         #expect(created["apns-channel-id"] == nil && created["content-type"] == "application/json")
-        #expect(String(decoding: create.payload, as: UTF8.self) == #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#)
+        #expect(
+            String(decoding: create.payload, as: UTF8.self)
+                == #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#)
         for (operation, method) in [(APNsChannelRequest.Operation.read, "GET"), (.delete, "DELETE")] {
             let fields = names(job(operation).headers(token: Self.channelID, authorization: nil))
             #expect(fields[":method"] == method && fields[":path"] == "/1/apps/com.x/channels")
@@ -74,7 +76,8 @@ struct APNsChannelTests {
             #expect(job(operation).payload.isEmpty)
         }
         let list = names(job(.list).headers(token: "", authorization: nil))
-        #expect(list[":method"] == "GET" && list[":path"] == "/1/apps/com.x/all-channels" && list["apns-channel-id"] == nil)
+        #expect(
+            list[":method"] == "GET" && list[":path"] == "/1/apps/com.x/all-channels" && list["apns-channel-id"] == nil)
     }
 
     @Test("answers: 201 with the channel id, 204, 404 ChannelNotRegistered, 400 BadChannelId, 429 TooManyRequests")
@@ -89,7 +92,8 @@ struct APNsChannelTests {
         #expect(outcome(204) == .delivered(id: "", httpStatus: 204))
         #expect(
             outcome(404, #"{"reason":"ChannelNotRegistered"}"#)
-                == .rejected(reason: "ChannelNotRegistered", httpStatus: 404, unregisteredAt: 0, invalidatesToken: false))
+                == .rejected(
+                    reason: "ChannelNotRegistered", httpStatus: 404, unregisteredAt: 0, invalidatesToken: false))
         #expect(
             outcome(400, #"{"reason":"BadChannelId"}"#)
                 == .rejected(reason: "BadChannelId", httpStatus: 400, unregisteredAt: 0, invalidatesToken: false))
@@ -105,7 +109,9 @@ struct APNsChannelTests {
     func jobsByAPI() {
         let collector = DeliveryCollector(placeholders: [])
         let channel = PreparedPush.apnsChannel(APNsChannelRequest(.list, bundleID: "com.x"))
-        #expect(APNsDialect(credentials: .certificate).makeJob(for: channel, notificationIndex: 0, collector: collector) == nil)
+        #expect(
+            APNsDialect(credentials: .certificate).makeJob(for: channel, notificationIndex: 0, collector: collector)
+                == nil)
         #expect(
             APNsDialect(credentials: .certificate, api: .channelManagement).makeJob(
                 for: channel, notificationIndex: 0, collector: collector) != nil)
@@ -150,7 +156,8 @@ struct APNsChannelTests {
         func broadcast(_ channelID: String, expiration: Int64 = 0) async throws -> DeliveryResult {
             var prepared = try NotificationValidator.prepareBroadcast(
                 NotificationRequest(
-                    app: "", tokens: [], liveActivity: .init(event: "update", contentStateJSON: #"{"s":1}"#, timestamp: 1)
+                    app: "", tokens: [],
+                    liveActivity: .init(event: "update", contentStateJSON: #"{"s":1}"#, timestamp: 1)
                 ), at: "notification", bundleID: "com.x", channelID: channelID, policy: .noStorage
             ).get()
             if expiration != 0 { prepared.expiration = expiration }
@@ -182,7 +189,10 @@ struct APNsChannelTests {
         #expect(stats.channelRequests["create 201"] == 1 && stats.channelRequests["read 200"] == 1)
         #expect(stats.channelRequests["delete 204"] == 1 && stats.channelRequests["list 200"] == 1)
         #expect(stats.channelRequests["read 404"] == 1 && stats.channelRequests["read 400"] == 1)
-        let create = try #require(stats.recentRequests.first { $0.header(":method") == "POST" && $0.header(":path")?.hasPrefix("/1/") == true })
+        let create = try #require(
+            stats.recentRequests.first {
+                $0.header(":method") == "POST" && $0.header(":path")?.hasPrefix("/1/") == true
+            })
         #expect(create.header(":authority") == channelOrigin.authority)
         #expect(create.payloadString == #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#)
         let sent = try #require(stats.recentRequests.first { $0.header(":path") == "/4/broadcasts/apps/com.x" })

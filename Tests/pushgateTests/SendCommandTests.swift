@@ -120,7 +120,10 @@ struct SendCommandTests {
             ([], "--token: at least one is required (or --channel for a broadcast)"),
             (["--title", "no token"], "--token: at least one is required (or --channel for a broadcast)"),
             (["--channel", "Yw==", "--token", "x"], "--channel: a broadcast goes to the channel; leave out --token"),
-            (["--token", "x", "--content-state", "{}"], "--live-activity: required with the other Live Activity flags"),
+            (
+                ["--token", "x", "--content-state", "{}"],
+                "--live-activity: required with the other Live Activity flags"
+            ),
             (["--token"], "--token: needs a value"),
             (["--token", "x", "--badge", "-1"], "--badge: must be an integer between 0 and 2147483647"),
             (["--token", "x", "--priority", "11"], "--priority: must be an integer between 0 and 10"),

@@ -12,7 +12,8 @@ public enum MessageStoragePolicy: Int, Sendable, Hashable, CaseIterable {
 /// `=` padding at the end only). Apple documents no length; the bound keeps headers and keys small.
 public enum ChannelID {
     /// The error text for a malformed id, used verbatim in validation messages.
-    public static let requirement = "must be an APNs channel id: 1-256 characters of base64 (A-Z a-z 0-9 + / and = padding)"
+    public static let requirement =
+        "must be an APNs channel id: 1-256 characters of base64 (A-Z a-z 0-9 + / and = padding)"
     public static let maxLength = 256
 
     /// Whether `text` has the shape of a channel id.

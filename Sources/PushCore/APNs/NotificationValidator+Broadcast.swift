@@ -19,14 +19,16 @@ extension NotificationValidator {
     ) -> Result<PreparedNotification, ValidationError> {
         ValidationError.result(at: path) { () throws(ValidationError) in
             guard n.tokens.isEmpty else {
-                throw ValidationError(field: "tokens", message: "must be empty for a broadcast: the channel is the target")
+                throw ValidationError(
+                    field: "tokens", message: "must be empty for a broadcast: the channel is the target")
             }
             guard n.topic.isEmpty else {
                 throw ValidationError(
                     field: "topic", message: "must be empty for a broadcast: the bundle id goes in the path")
             }
             guard let activity = n.liveActivity else {
-                throw ValidationError(field: "live_activity", message: "is required: broadcasts carry Live Activity pushes")
+                throw ValidationError(
+                    field: "live_activity", message: "is required: broadcasts carry Live Activity pushes")
             }
             guard activity.event == "update" || activity.event == "end" else {
                 throw ValidationError(

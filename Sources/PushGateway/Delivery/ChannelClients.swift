@@ -1,6 +1,6 @@
 import PushAPNs
-import PushDelivery
 import PushCore
+import PushDelivery
 import PushPosix
 import PushSync
 

@@ -48,7 +48,8 @@ struct ChannelsService: Sendable {
         let (app, bundleID) = try apnsApp(request.app, caller)
         guard let policy = MessageStoragePolicy(rawValue: Int(request.messageStoragePolicy.rawValue)) else {
             throw GRPCStatus(
-                .invalidArgument, "message_storage_policy: must be 0 (no storage) or 1 (most recent), got "
+                .invalidArgument,
+                "message_storage_policy: must be 0 (no storage) or 1 (most recent), got "
                     + "\(request.messageStoragePolicy.rawValue)")
         }
         let requestID = try Self.requestID(request.requestID)
@@ -56,7 +57,8 @@ struct ChannelsService: Sendable {
             APNsChannelRequest(.create(policy), bundleID: bundleID, requestID: requestID), app: app, context)
         guard ChannelID.isValid(result.providerID) else {
             throw GRPCStatus(
-                .unavailable, "APNs created a channel but answered no usable apns-channel-id "
+                .unavailable,
+                "APNs created a channel but answered no usable apns-channel-id "
                     + "(\(TextCap.quoted(result.providerID)))")
         }
         let record = ChannelRecord(
@@ -151,10 +153,12 @@ struct ChannelsService: Sendable {
         try caller.requireApp(app.name, field: field)
         guard case .apns(let apns) = app.keys else {
             throw GRPCStatus(
-                .failedPrecondition, "\(field): app \(app.name) is not an APNs app (channels are APNs broadcast channels)")
+                .failedPrecondition,
+                "\(field): app \(app.name) is not an APNs app (channels are APNs broadcast channels)")
         }
         guard !apns.bundleID.isEmpty else {
-            throw GRPCStatus(.failedPrecondition, "\(field): app \(app.name) has no bundle_id (channels are per bundle id)")
+            throw GRPCStatus(
+                .failedPrecondition, "\(field): app \(app.name) has no bundle_id (channels are per bundle id)")
         }
         return (app, apns.bundleID)
     }

@@ -5,7 +5,10 @@ extension SQLDatabase {
         try run(
             "INSERT INTO channels (app, channel_id, storage_policy, created_at) VALUES (?, ?, ?, ?) "
                 + "ON CONFLICT (app, channel_id) DO NOTHING",
-            [.text(channel.app), .text(channel.channelID), .integer(Int64(channel.storagePolicy)), .integer(channel.createdAt)])
+            [
+                .text(channel.app), .text(channel.channelID), .integer(Int64(channel.storagePolicy)),
+                .integer(channel.createdAt),
+            ])
     }
 
     func channel(app: String, channelID: String) throws(StoreError) -> ChannelRecord? {
@@ -60,8 +63,7 @@ extension SQLStore {
         }
     }
 
-    public func listChannels(app: String, cursor: String?, limit: Int) async throws(StoreError) -> Page<ChannelRecord>
-    {
+    public func listChannels(app: String, cursor: String?, limit: Int) async throws(StoreError) -> Page<ChannelRecord> {
         try await withDatabase { database throws(StoreError) in
             try database.listChannels(app: app, cursor: cursor, limit: limit)
         }

@@ -24,7 +24,8 @@ struct BroadcastValidationTests {
 
     @Test("an update is prepared for the channel: one token (the id), no topic, the app's bundle in the path")
     func prepared() throws {
-        let n = NotificationRequest(alert: .init(title: "Goal"), priority: 5, expiration: 300, liveActivity: Self.update)
+        let n = NotificationRequest(
+            alert: .init(title: "Goal"), priority: 5, expiration: 300, liveActivity: Self.update)
         let prepared = try prepare(n).get()
         #expect(prepared.tokens == [Self.channel])
         #expect(prepared.broadcastBundleID == "com.x")
@@ -48,12 +49,18 @@ struct BroadcastValidationTests {
         #expect(
             error(NotificationRequest(tokens: [String(repeating: "ab", count: 32)], liveActivity: Self.update))
                 == "notification.tokens: must be empty for a broadcast: the channel is the target")
-        #expect(error(NotificationRequest(topic: "com.x", liveActivity: Self.update))?.hasPrefix("notification.topic:") == true)
-        #expect(error(NotificationRequest(alert: .init(title: "x")))?.hasPrefix("notification.live_activity: is required") == true)
+        #expect(
+            error(NotificationRequest(topic: "com.x", liveActivity: Self.update))?.hasPrefix("notification.topic:")
+                == true)
+        #expect(
+            error(NotificationRequest(alert: .init(title: "x")))?.hasPrefix("notification.live_activity: is required")
+                == true)
         #expect(
             error(NotificationRequest(liveActivity: .init(event: "start", contentStateJSON: "{}")))?
                 .hasPrefix("notification.live_activity.event: must be update or end") == true)
-        #expect(error(NotificationRequest(priority: 7, liveActivity: Self.update))?.hasPrefix("notification.priority") == true)
+        #expect(
+            error(NotificationRequest(priority: 7, liveActivity: Self.update))?.hasPrefix("notification.priority")
+                == true)
         #expect(
             error(NotificationRequest(badge: 1, liveActivity: Self.update))
                 == "notification.badge: cannot be set with live_activity")
@@ -76,7 +83,8 @@ struct BroadcastValidationTests {
     func requests() {
         let create = APNsChannelRequest(.create(.noStorage), bundleID: "com.x")
         #expect(create.method == "POST" && create.path == "/1/apps/com.x/channels" && !create.namesChannel)
-        #expect(String(decoding: create.body, as: UTF8.self) == #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#)
+        #expect(
+            String(decoding: create.body, as: UTF8.self) == #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#)
         #expect(APNsChannelRequest(.read, bundleID: "com.x", channelID: Self.channel).method == "GET")
         #expect(APNsChannelRequest(.delete, bundleID: "com.x", channelID: Self.channel).namesChannel)
         #expect(APNsChannelRequest(.list, bundleID: "com.x").path == "/1/apps/com.x/all-channels")

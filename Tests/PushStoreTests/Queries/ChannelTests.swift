@@ -3,13 +3,16 @@ import Testing
 
 @Suite("Broadcast channels")
 struct ChannelTests {
-    @Test("channels are recorded per app with their policy, listed in pages, deleted once", arguments: StoreEngine.available)
+    @Test(
+        "channels are recorded per app with their policy, listed in pages, deleted once",
+        arguments: StoreEngine.available)
     func channels(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             let first = ChannelRecord(app: "ios", channelID: "dHN0LXNyY2gtY2hubA==", storagePolicy: 1, createdAt: 5)
             try await store.insertChannel(first)
             // A second record of the same id (a create answered twice) keeps the first.
-            try await store.insertChannel(ChannelRecord(app: "ios", channelID: first.channelID, storagePolicy: 0, createdAt: 9))
+            try await store.insertChannel(
+                ChannelRecord(app: "ios", channelID: first.channelID, storagePolicy: 0, createdAt: 9))
             for index in 0..<3 {
                 try await store.insertChannel(
                     ChannelRecord(app: "ios", channelID: "c\(index)", storagePolicy: 0, createdAt: Int64(index)))
