@@ -51,6 +51,11 @@ class LookalikeAPNs(H2Lookalike):
             return 400, "PayloadEmpty"
         if len(body) > (5120 if push_type == "voip" else 4096):
             return 413, "PayloadTooLarge"
+        return self._payload_problem(body)
+
+    @staticmethod
+    def _payload_problem(body):
+        """A body that is not one JSON object: no documented reason; PayloadEmpty as the mock."""
         try:
             if not isinstance(json.loads(body), dict):
                 return 400, "PayloadEmpty"
@@ -76,12 +81,7 @@ class LookalikeAPNs(H2Lookalike):
             return 400, "BadPriority"
         if policy == 0 and headers.get("apns-expiration") != "0":
             return 400, "BadExpirationDate"
-        try:
-            if not isinstance(json.loads(body), dict):
-                return 400, "PayloadEmpty"
-        except ValueError:
-            return 400, "PayloadEmpty"
-        return None
+        return self._payload_problem(body)
 
     def _answer(self, conn, stream_id, headers, body):
         apns_id = headers.get("apns-id") or str(uuid.uuid4())
