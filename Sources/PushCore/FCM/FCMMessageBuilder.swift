@@ -59,7 +59,7 @@ public enum FCMMessageBuilder {
     }
 
     private static func prepare(_ n: NotificationRequest, now: Int64) throws(ValidationError) -> PreparedFCMMessage {
-        try FCMToken.shape.validate(tokens: n.tokens)
+        try FCMToken.validateTargets(n.tokens)
         try checkFields(n)
         let rest: [UInt8]
         let expiration: Int64?

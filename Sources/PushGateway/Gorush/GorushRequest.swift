@@ -36,7 +36,7 @@ struct GorushRequest {
 
     /// Keys gorush documents that Pushgate cannot carry, and why; refused with the reason.
     static let unsupported: [String: String] = [
-        "condition": "FCM condition messages are not supported; send to tokens",
+        "condition": "FCM condition messages are not supported; send to tokens or a topic",
         "android":
             "raw FCM AndroidConfig blocks are not supported; use the gorush fields or Pushgate's Send with payload_json",
         "apns":
@@ -107,9 +107,12 @@ struct GorushRequest {
         if let to = try read({ () throws(ConfigurationError) in try object.string("to") }), !to.isEmpty {
             tokens.append(to)
         }
+        // An Android topic is one more target, sent first as gorush does: FCM's `message.topic`.
+        let topic = try read { () throws(ConfigurationError) in try object.string("topic") } ?? ""
+        if platform == .android, !topic.isEmpty { tokens.insert(FCMToken.topicPrefix + topic, at: 0) }
         guard !tokens.isEmpty else {
-            let topicHint = platform == .android && object.has("topic") ? " (FCM topic messages are not supported)" : ""
-            throw Refusal(message: "\(path).tokens: please provide at least one device token\(topicHint)")
+            throw Refusal(
+                message: "\(path).tokens: please provide at least one device token (or, for Android, a topic)")
         }
         n.tokens = tokens
         let message = try read { () throws(ConfigurationError) in try object.string("message") } ?? ""
@@ -280,7 +283,7 @@ struct GorushRequest {
             n.interruptionLevel = try object.string("interruption_level") ?? ""
             n.collapseID = try object.string("collapse_id") ?? ""
             n.id = try object.string("apns_id") ?? ""
-            n.topic = try object.string("topic") ?? ""
+            if platform == .ios { n.topic = try object.string("topic") ?? "" }
             if let expiration = try object.int("expiration", range: 0...Int(Int64.max)) {
                 n.expiration = Int64(expiration)
             }
@@ -288,11 +291,6 @@ struct GorushRequest {
             if let badge = try object.int("badge", range: 0...Int(Int32.max)) { n.badge = Int32(badge) }
             // Pushgate retries by its own policy (retry_* in the config); gorush's count is accepted.
             _ = try object.int("retry", range: 0...Int(Int32.max))
-        }
-        if platform == .android, !n.topic.isEmpty {
-            throw Refusal(
-                message:
-                    "\(path).topic: FCM topic messages are not supported; send to tokens, or use Pushgate's Publish")
         }
         if let type = try read({ () throws(ConfigurationError) in try object.string("push_type") }), !type.isEmpty {
             guard let pushType = PushType(rawValue: type) else {

@@ -139,3 +139,31 @@ struct SoundAndOptionsTests {
                 == "n.fcm: must be empty when payload_json is set")
     }
 }
+
+@Suite("FCM topic targets")
+struct FCMTopicTargetTests {
+    @Test func aTopicTargetIsSentAsMessageTopic() throws {
+        let n = NotificationRequest(tokens: ["/topics/highScores", "tok-1"], alert: .init(body: "b"))
+        let prepared = try FCMMessageBuilder.prepare(n, at: "n", now: 0).get()
+        #expect(
+            String(decoding: prepared.body(token: "/topics/highScores"), as: UTF8.self)
+                == #"{"message":{"topic":"highScores","notification":{"body":"b"},"android":{"priority":"HIGH"},"apns":{"headers":{"apns-priority":"10"}}}}"#
+        )
+        #expect(
+            String(decoding: prepared.body(token: "tok-1"), as: UTF8.self).hasPrefix(#"{"message":{"token":"tok-1","#))
+    }
+
+    @Test(arguments: ["/topics/", "/topics/a b", "/topics/a\"b", "/topics/" + String(repeating: "a", count: 901)])
+    func badTopicsAreRefusedByPlace(token: String) {
+        let n = NotificationRequest(tokens: ["ok", token], alert: .init(body: "b"))
+        guard case .failure(let error) = FCMMessageBuilder.prepare(n, at: "n", now: 0) else {
+            Issue.record("accepted \(token)")
+            return
+        }
+        #expect(error.description == "n.tokens[1]: " + FCMToken.topicRequirement)
+    }
+
+    @Test func theRegistryStillTakesOnlyDevices() {
+        #expect(throws: ValidationError.self) { try FCMToken.validate("/topics/news", field: "token") }
+    }
+}

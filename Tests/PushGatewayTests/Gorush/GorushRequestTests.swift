@@ -169,15 +169,11 @@ struct GorushRequestTests {
             ),
             (
                 #"{"notifications":[{"platform":1}]}"#,
-                "notifications[0].tokens: please provide at least one device token"
+                "notifications[0].tokens: please provide at least one device token (or, for Android, a topic)"
             ),
             (
-                #"{"notifications":[{"platform":2,"topic":"highScores","message":"m"}]}"#,
-                "notifications[0].tokens: please provide at least one device token (FCM topic messages are not supported)"
-            ),
-            (
-                #"{"notifications":[{"tokens":["a"],"platform":2,"topic":"highScores"}]}"#,
-                "notifications[0].topic: FCM topic messages are not supported; send to tokens, or use Pushgate's Publish"
+                #"{"notifications":[{"tokens":["a"],"platform":2,"condition":"'a' in topics"}]}"#,
+                "notifications[0].condition: FCM condition messages are not supported; send to tokens or a topic"
             ),
             (
                 #"{"notifications":[{"tokens":["a"],"platform":1,"priority":"urgent"}]}"#,
@@ -260,6 +256,16 @@ struct GorushRequestTests {
         #expect(fcm.androidIcon == "myicon" && fcm.androidColor == "#112244" && fcm.androidTag == "t")
         #expect(fcm.androidChannelID == "news" && fcm.analyticsLabel == "example")
         #expect(n.category == "OPEN")
+        #expect(validates(request))
+    }
+
+    @Test func anAndroidTopicIsOneMoreTargetSentFirst() throws {
+        let request = try map(
+            #"{"notifications":[{"topic":"highScores","platform":2,"message":"m","tokens":["\#(Self.androidToken)"]}]}"#
+        )
+        let n = try #require(request.send.notifications.first)
+        #expect(n.tokens == ["/topics/highScores", Self.androidToken])
+        #expect(n.topic == "")
         #expect(validates(request))
     }
 
