@@ -289,7 +289,7 @@ struct GorushRequest {
             }
             // gorush sends a negative badge as no badge; a typo'd -1 is better refused than ignored.
             if let badge = try object.int("badge", range: 0...Int(Int32.max)) { n.badge = Int32(badge) }
-            // Pushgate retries by its own policy (retry_* in the config); gorush's count is accepted.
+            // Pushgate retries by its own policy (3 sends with backoff); gorush's count is accepted.
             _ = try object.int("retry", range: 0...Int(Int32.max))
         }
         if let type = try read({ () throws(ConfigurationError) in try object.string("push_type") }), !type.isEmpty {
