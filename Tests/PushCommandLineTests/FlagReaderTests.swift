@@ -61,7 +61,8 @@ struct FlagReaderTests {
         } catch {
             #expect(
                 (error as? CommandLineError)?.description
-                    == "--config: needs a value, not the flag --listen (write --config=VALUE for a value that starts with --)")
+                    == "--config: needs a value, not the flag --listen (write --config=VALUE for a value that starts with --)"
+            )
         }
         #expect(flags.next() == "--listen")
         #expect(try flags.value(for: "--listen") == "x")
