@@ -26,7 +26,13 @@ public struct FlagReader {
             self.pendingValue = nil
             return pendingValue
         }
-        guard let value = arguments.popFirst() else { throw CommandLineError("\(flag): needs a value") }
+        guard let value = arguments.first else { throw CommandLineError("\(flag): needs a value") }
+        // `--config --listen x` is a forgotten value, not a config file named "--listen".
+        if value.hasPrefix("--"), value.count > 2 {
+            throw CommandLineError(
+                "\(flag): needs a value, not the flag \(value) (write \(flag)=VALUE for a value that starts with --)")
+        }
+        arguments.removeFirst()
         return value
     }
 

@@ -19,7 +19,7 @@ extension NotificationRequest {
                 NotificationRequest.Alert(
                     title: $0.title, subtitle: $0.subtitle, body: $0.body, launchImage: $0.launchImage,
                     titleLocKey: $0.titleLocKey, titleLocArgs: $0.titleLocArgs, locKey: $0.locKey, locArgs: $0.locArgs,
-                    image: $0.image)
+                    image: $0.image, actionLocKey: $0.actionLocKey)
             },
             badge: n.badge, sound: n.sound, category: n.category, threadID: n.threadID,
             contentAvailable: n.contentAvailable, mutableContent: n.mutableContent,
@@ -32,6 +32,12 @@ extension NotificationRequest {
                     staleDate: $0.staleDate, dismissalDate: $0.dismissalDate, relevanceScore: $0.relevanceScore,
                     attributesType: $0.attributesType, attributesJSON: $0.attributesJSON,
                     inputPushToken: $0.inputPushToken, inputPushChannel: $0.inputPushChannel)
+            },
+            criticalSound: n.criticalSound.map { CriticalSound(volume: $0.volume) },
+            fcm: n.fcm.map {
+                FCMOptions(
+                    androidIcon: $0.androidIcon, androidColor: $0.androidColor, androidTag: $0.androidTag,
+                    androidChannelID: $0.androidChannelID, analyticsLabel: $0.analyticsLabel)
             })
     }
 }

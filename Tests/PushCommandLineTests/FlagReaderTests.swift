@@ -51,6 +51,25 @@ struct FlagReaderTests {
         }
     }
 
+    @Test("a flag followed by another flag has no value; --flag=--x still gives one")
+    func flagIsNotAValue() throws {
+        var flags = FlagReader(["--config", "--listen", "x", "--name=--odd"])
+        #expect(flags.next() == "--config")
+        do {
+            _ = try flags.value(for: "--config")
+            Issue.record("--listen taken as a value")
+        } catch {
+            #expect(
+                (error as? CommandLineError)?.description
+                    == "--config: needs a value, not the flag --listen (write --config=VALUE for a value that starts with --)"
+            )
+        }
+        #expect(flags.next() == "--listen")
+        #expect(try flags.value(for: "--listen") == "x")
+        #expect(flags.next() == "--name")
+        #expect(try flags.value(for: "--name") == "--odd")
+    }
+
     @Test("integers: the bounds are inclusive, a negative value may follow its flag")
     func integers() throws {
         var flags = FlagReader(["1", "256", "-5", "0"])

@@ -139,6 +139,8 @@ extension NotificationRequest {
         if !category.isEmpty { return ("category", apnsOnly) }
         if mutableContent { return ("mutable_content", apnsOnly) }
         if !interruptionLevel.isEmpty { return ("interruption_level", apnsOnly) }
+        if criticalSound != nil { return ("critical_sound", "critical alerts are APNs's") }
+        if let fcm, !fcm.isEmpty { return ("fcm", "it is for FCM messages") }
         return nil
     }
 

@@ -10,7 +10,7 @@ extension APNsPayloadBuilder {
             writer.key("badge")
             writer.int(badge)
         }
-        writer.member("sound", nonEmpty: n.sound)
+        writeSound(n, to: &writer)
         writer.member("thread-id", nonEmpty: n.threadID)
         writer.member("category", nonEmpty: n.category)
         if n.contentAvailable {
@@ -35,6 +35,25 @@ extension APNsPayloadBuilder {
         writer.member("title-loc-args", nonEmpty: alert.titleLocArgs)
         writer.member("loc-key", nonEmpty: alert.locKey)
         writer.member("loc-args", nonEmpty: alert.locArgs)
+        writer.member("action-loc-key", nonEmpty: alert.actionLocKey)
+        writer.endObject()
+    }
+
+    /// `sound`: the name, or the critical sound's dictionary.
+    static func writeSound(_ n: NotificationRequest, to writer: inout JSONWriter) {
+        guard let critical = n.criticalSound, !n.sound.isEmpty else {
+            writer.member("sound", nonEmpty: n.sound)
+            return
+        }
+        writer.key("sound")
+        writer.beginObject()
+        writer.key("critical")
+        writer.int(1)
+        writer.member("name", string: n.sound)
+        if let volume = critical.volume {
+            writer.key("volume")
+            writer.value(.number("\(volume)"))
+        }
         writer.endObject()
     }
 
@@ -56,6 +75,7 @@ extension NotificationRequest {
         if !(alert?.isEmptyForAPNs ?? true) { return "alert" }
         if badge != nil { return "badge" }
         if !sound.isEmpty { return "sound" }
+        if criticalSound != nil { return "critical_sound" }
         if !category.isEmpty { return "category" }
         if !threadID.isEmpty { return "thread_id" }
         if contentAvailable { return "content_available" }

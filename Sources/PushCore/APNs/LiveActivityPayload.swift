@@ -173,10 +173,12 @@ extension NotificationRequest {
         if mutableContent { return "mutable_content" }
         if !interruptionLevel.isEmpty { return "interruption_level" }
         if !dataJSON.isEmpty { return "data_json" }
+        if criticalSound != nil { return "critical_sound" }
         if let alert {
             if !alert.subtitle.isEmpty { return "alert.subtitle" }
             if !alert.launchImage.isEmpty { return "alert.launch_image" }
             if !alert.image.isEmpty { return "alert.image" }
+            if !alert.actionLocKey.isEmpty { return "alert.action_loc_key" }
             if !alert.titleLocKey.isEmpty, !alert.title.isEmpty { return "alert.title" }
             if !alert.locKey.isEmpty, !alert.body.isEmpty { return "alert.body" }
         }

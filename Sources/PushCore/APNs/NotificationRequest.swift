@@ -24,12 +24,14 @@ public struct NotificationRequest: Sendable, Equatable {
         /// An image URL: FCM's `notification.image`. APNs has no alert image, so the APNs payload
         /// leaves it out (a rich iOS notification downloads its image in a service extension).
         public var image: String
+        /// `action-loc-key`, Apple's legacy key for the action button's localized label.
+        public var actionLocKey: String
 
         /// Creates an alert; every field defaults to unset.
         public init(
             title: String = "", subtitle: String = "", body: String = "", launchImage: String = "",
             titleLocKey: String = "", titleLocArgs: [String] = [], locKey: String = "", locArgs: [String] = [],
-            image: String = ""
+            image: String = "", actionLocKey: String = ""
         ) {
             self.title = title
             self.subtitle = subtitle
@@ -40,6 +42,7 @@ public struct NotificationRequest: Sendable, Equatable {
             self.locKey = locKey
             self.locArgs = locArgs
             self.image = image
+            self.actionLocKey = actionLocKey
         }
 
         /// True when no field is set. An empty alert is treated exactly like no alert: it adds
@@ -50,7 +53,7 @@ public struct NotificationRequest: Sendable, Equatable {
         /// only an image builds no `aps.alert` rather than `"alert":{}`.
         public var isEmptyForAPNs: Bool {
             title.isEmpty && subtitle.isEmpty && body.isEmpty && launchImage.isEmpty && titleLocKey.isEmpty
-                && titleLocArgs.isEmpty && locKey.isEmpty && locArgs.isEmpty
+                && titleLocArgs.isEmpty && locKey.isEmpty && locArgs.isEmpty && actionLocKey.isEmpty
         }
     }
 
@@ -95,6 +98,10 @@ public struct NotificationRequest: Sendable, Equatable {
     public var urgency: String
     /// APNs only: a Live Activity push (``LiveActivity``); nil: an ordinary notification.
     public var liveActivity: LiveActivity?
+    /// APNs only: play `sound` as a critical alert.
+    public var criticalSound: CriticalSound?
+    /// FCM only: the Android notification's look, the analytics label.
+    public var fcm: FCMOptions?
 
     /// Creates a request; every field defaults to unset.
     public init(
@@ -103,7 +110,7 @@ public struct NotificationRequest: Sendable, Equatable {
         mutableContent: Bool = false, interruptionLevel: String = "", dataJSON: String = "",
         payloadJSON: String = "", pushType: PushType? = nil, priority: Int32 = 0, expiration: Int64 = 0,
         collapseID: String = "", topic: String = "", id: String = "", urgency: String = "",
-        liveActivity: LiveActivity? = nil
+        liveActivity: LiveActivity? = nil, criticalSound: CriticalSound? = nil, fcm: FCMOptions? = nil
     ) {
         self.app = app
         self.tokens = tokens
@@ -125,5 +132,7 @@ public struct NotificationRequest: Sendable, Equatable {
         self.id = id
         self.urgency = urgency
         self.liveActivity = liveActivity
+        self.criticalSound = criticalSound
+        self.fcm = fcm
     }
 }

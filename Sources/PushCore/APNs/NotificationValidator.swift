@@ -34,6 +34,7 @@ public enum NotificationValidator {
     {
         try checkScalars(n)
         try n.refuseWebPushOnlyFields(provider: "APNs")
+        try n.refuseFCMOnlyFields(provider: "APNs")
         let apnsID = try normalizedID(n.id)
         let built: APNsPayloadBuilder.Built
         if let activity = n.liveActivity {
@@ -96,6 +97,7 @@ public enum NotificationValidator {
         guard isHeaderSafe(n.collapseID) else {
             throw ValidationError(field: "collapse_id", message: "must not contain control characters")
         }
+        try n.checkCriticalSound()
     }
 
     private static func normalizedID(_ id: String) throws(ValidationError) -> String? {

@@ -28,6 +28,9 @@ extension FCMMessageBuilder {
         }
         writeAndroid(n, priority: priority, now: now, to: &writer)
         writeAPNs(n, priority: priority, to: &writer)
+        writeObject("fcm_options", to: &writer) { writer in
+            writer.member("analytics_label", nonEmpty: n.fcm?.analyticsLabel ?? "")
+        }
         writer.endObject()
         return writer.bytes
     }
@@ -59,6 +62,12 @@ extension FCMMessageBuilder {
                 }
                 writer.member("sound", nonEmpty: n.sound)
                 writer.member("click_action", nonEmpty: n.category)
+                if let fcm = n.fcm {
+                    writer.member("icon", nonEmpty: fcm.androidIcon)
+                    writer.member("color", nonEmpty: fcm.androidColor)
+                    writer.member("tag", nonEmpty: fcm.androidTag)
+                    writer.member("channel_id", nonEmpty: fcm.androidChannelID)
+                }
                 // 0 clears an iOS badge; Android has nothing to clear, and a count of 0 means "unset".
                 if let badge = n.badge, badge > 0 {
                     writer.key("notification_count")
@@ -137,6 +146,7 @@ extension NotificationRequest.Alert {
         if !titleLocArgs.isEmpty { return "title_loc_args" }
         if !locKey.isEmpty { return "loc_key" }
         if !locArgs.isEmpty { return "loc_args" }
+        if !actionLocKey.isEmpty { return "action_loc_key" }
         return nil
     }
 }

@@ -29,6 +29,9 @@
 /// | `collapse_id`          | `android.collapse_key`                             | `apns.headers.apns-collapse-id`     |
 /// | `push_type`            | —                                                  | `apns.headers.apns-push-type`       |
 /// | `topic`                | —                                                  | `apns.headers.apns-topic`           |
+/// | `critical_sound`       | —                                                  | `aps.sound` `{"critical":1,…}`      |
+/// | `fcm.android_icon`/`_color`/`_tag`/`_channel_id` | `android.notification.icon`/`color`/`tag`/`channel_id` | — |
+/// | `fcm.analytics_label`  | `fcm_options.analytics_label`                      | —                                   |
 /// | `id`                   | error: FCM generates the message id                | —                                   |
 /// | `payload_json`         | the whole `message` after `token`, verbatim order  | —                                   |
 ///
@@ -56,7 +59,7 @@ public enum FCMMessageBuilder {
     }
 
     private static func prepare(_ n: NotificationRequest, now: Int64) throws(ValidationError) -> PreparedFCMMessage {
-        try FCMToken.shape.validate(tokens: n.tokens)
+        try FCMToken.validateTargets(n.tokens)
         try checkFields(n)
         let rest: [UInt8]
         let expiration: Int64?
@@ -82,6 +85,7 @@ public enum FCMMessageBuilder {
         try NotificationValidator.checkScalars(n)
         try n.refuseWebPushOnlyFields(provider: "FCM")
         try n.refuseLiveActivity(provider: "FCM")
+        try n.fcm?.check()
         guard n.id.isEmpty else {
             throw ValidationError(field: "id", message: "cannot be set for FCM: FCM assigns the message id")
         }
@@ -126,6 +130,7 @@ extension NotificationRequest {
         if expiration != 0 { return "expiration" }
         if !collapseID.isEmpty { return "collapse_id" }
         if !topic.isEmpty { return "topic" }
+        if let fcm, !fcm.isEmpty { return "fcm" }
         return nil
     }
 }

@@ -106,6 +106,8 @@ public enum FCMMessageRules {
 extension FCMMessageRules {
     /// Everything before the token.
     static let bodyPrefix: [UInt8] = Array(#"{"message":{"token":""#.utf8)
+    /// Everything before a topic's name (``FCMToken/topicPrefix``), in place of ``bodyPrefix``.
+    static let topicBodyPrefix: [UInt8] = Array(#"{"message":{"topic":""#.utf8)
 
     /// Splits the request body around the token.
     ///

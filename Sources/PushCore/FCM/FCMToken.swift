@@ -25,6 +25,42 @@ public enum FCMToken {
     /// True when `token` passes ``validate(_:field:)``.
     public static func isValid(_ token: String) -> Bool { shape.isValid(token) }
 
+    /// A Send's target that is an FCM topic rather than a device: `/topics/<name>` (the form FCM's
+    /// legacy `to` took) becomes the v1 message's `"topic":"<name>"`.
+    public static let topicPrefix = "/topics/"
+
+    /// What a valid topic target looks like, for error messages.
+    public static let topicRequirement =
+        "FCM topic must be /topics/ followed by 1-900 characters from A-Za-z0-9-_.~%"
+
+    /// The topic's name when `token` is a topic target, else nil.
+    static func topicName(_ token: String) -> Substring? {
+        token.hasPrefix(topicPrefix) ? token.dropFirst(topicPrefix.count) : nil
+    }
+
+    /// Checks a Send's targets: registration tokens, or topics (`/topics/<name>`). Registry
+    /// endpoints stay devices (``validate(_:field:)``): a topic has no device to register.
+    static func validateTargets(_ tokens: [String]) throws(ValidationError) {
+        guard !tokens.isEmpty else {
+            throw ValidationError(field: "tokens", message: "at least one token is required")
+        }
+        for (i, token) in tokens.enumerated() {
+            guard let name = topicName(token) else {
+                try shape.validate(token, field: "tokens[\(i)]")
+                continue
+            }
+            guard topicShape.isValid(String(name)) else {
+                throw ValidationError(field: "tokens[\(i)]", message: topicRequirement)
+            }
+        }
+    }
+
+    /// FCM's topic name pattern, `[a-zA-Z0-9-_.~%]+` (bounded here: the name sits in every body).
+    static let topicShape = TokenShape(maxBytes: 900, requirement: topicRequirement) { byte in
+        TokenShape.isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "%")
+    }
+
     /// The length and alphabet rules.
     static let shape = TokenShape(maxBytes: maxBytes, requirement: requirement) { byte in
         TokenShape.isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")

@@ -2,7 +2,8 @@
 /// all of its tokens: per token the sender only writes `bodyPrefix + token + bodySuffix`.
 ///
 /// The body is the whole `messages:send` request, `{"message":{"token":"…",…}}`; tokens are checked
-/// to need no JSON escaping (``FCMToken``), so they are spliced in as they are.
+/// to need no JSON escaping (``FCMToken``), so they are spliced in as they are. A topic target
+/// (`/topics/<name>`) gets `{"message":{"topic":"<name>",…}}` instead.
 public struct PreparedFCMMessage: Sendable, Equatable {
     /// The request body up to the token's first byte.
     public var bodyPrefix: [UInt8]
@@ -21,12 +22,17 @@ public struct PreparedFCMMessage: Sendable, Equatable {
         self.tokens = tokens
     }
 
-    /// The request body for one token.
+    /// The request body for one token; a topic target (`/topics/<name>`) is sent as `"topic"`.
     public func body(token: String) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(bodyPrefix.count + token.utf8.count + bodySuffix.count)
-        body.append(contentsOf: bodyPrefix)
-        body.append(contentsOf: token.utf8)
+        if let topic = FCMToken.topicName(token), bodyPrefix == FCMMessageRules.bodyPrefix {
+            body.append(contentsOf: FCMMessageRules.topicBodyPrefix)
+            body.append(contentsOf: topic.utf8)
+        } else {
+            body.append(contentsOf: bodyPrefix)
+            body.append(contentsOf: token.utf8)
+        }
         body.append(contentsOf: bodySuffix)
         return body
     }

@@ -62,6 +62,12 @@ public struct JSONWriter: Sendable {
         string(value)
     }
 
+    /// Writes member `key` with the string `value`, empty or not.
+    public mutating func member(_ key: String, string value: String) {
+        self.key(key)
+        string(value)
+    }
+
     /// Writes member `key` with the array `values`, unless it is empty.
     public mutating func member(_ key: String, nonEmpty values: [String]) {
         guard !values.isEmpty else { return }

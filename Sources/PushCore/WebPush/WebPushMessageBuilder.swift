@@ -143,6 +143,8 @@ extension NotificationRequest {
         if !category.isEmpty { return ("category", worker) }
         if mutableContent { return ("mutable_content", worker) }
         if !interruptionLevel.isEmpty { return ("interruption_level", worker) }
+        if criticalSound != nil { return ("critical_sound", "critical alerts are APNs's") }
+        if let fcm, !fcm.isEmpty { return ("fcm", "it is for FCM messages") }
         return nil
     }
 

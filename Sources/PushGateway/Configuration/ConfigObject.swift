@@ -23,9 +23,11 @@ struct ConfigObject {
         }
     }
 
-    private func value(_ key: String) -> JSONValue? {
+    func value(_ key: String) -> JSONValue? {
         members.last { $0.0 == key }?.1
     }
+
+    func has(_ key: String) -> Bool { value(key) != nil }
 
     func string(_ key: String) throws(ConfigurationError) -> String? {
         guard let value = value(key) else { return nil }

@@ -119,6 +119,24 @@ extension PushgateV1 {
         public var id: String = ""
         public var urgency: String = ""
         public var liveActivity: PushgateV1.LiveActivity? = nil
+        public var criticalSound: PushgateV1.CriticalSound? = nil
+        public var fcm: PushgateV1.FCMOptions? = nil
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.CriticalSound`.
+    public struct CriticalSound: Sendable, Equatable {
+        public var volume: Double? = nil
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.FCMOptions`.
+    public struct FCMOptions: Sendable, Equatable {
+        public var androidIcon: String = ""
+        public var androidColor: String = ""
+        public var androidTag: String = ""
+        public var androidChannelID: String = ""
+        public var analyticsLabel: String = ""
         public init() {}
     }
 
@@ -148,6 +166,7 @@ extension PushgateV1 {
         public var locKey: String = ""
         public var locArgs: [String] = []
         public var image: String = ""
+        public var actionLocKey: String = ""
         public init() {}
     }
 
@@ -450,6 +469,8 @@ extension PushgateV1.Notification: ProtoMessage {
         self.id = ProtoC.string(m.id)
         self.urgency = ProtoC.string(m.urgency)
         self.liveActivity = m.live_activity.map { PushgateV1.LiveActivity(c: $0) }
+        self.criticalSound = m.critical_sound.map { PushgateV1.CriticalSound(c: $0) }
+        self.fcm = m.fcm.map { PushgateV1.FCMOptions(c: $0) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
@@ -481,6 +502,8 @@ extension PushgateV1.Notification: ProtoMessage {
         if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
         if !self.urgency.isEmpty { c.pointee.urgency = arena.string(self.urgency) }
         if let v = self.liveActivity { c.pointee.live_activity = v.cMessage(in: arena) }
+        if let v = self.criticalSound { c.pointee.critical_sound = v.cMessage(in: arena) }
+        if let v = self.fcm { c.pointee.fcm = v.cMessage(in: arena) }
         return c
     }
 }
@@ -515,6 +538,8 @@ extension PushgateV1.Notification: ProtoJSONMessage, ProtoJSONCodable {
             (18, "id", "id"),
             (19, "urgency", "urgency"),
             (20, "liveActivity", "live_activity"),
+            (21, "criticalSound", "critical_sound"),
+            (22, "fcm", "fcm"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -541,6 +566,8 @@ extension PushgateV1.Notification: ProtoJSONMessage, ProtoJSONCodable {
             case 18: self.id = try String(protoJSON: value)
             case 19: self.urgency = try String(protoJSON: value)
             case 20: self.liveActivity = try PushgateV1.LiveActivity(protoJSON: value)
+            case 21: self.criticalSound = try PushgateV1.CriticalSound(protoJSON: value)
+            case 22: self.fcm = try PushgateV1.FCMOptions(protoJSON: value)
             default: break
             }
         }
@@ -568,6 +595,149 @@ extension PushgateV1.Notification: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("id", id)
         writer.field("urgency", urgency)
         writer.field("liveActivity", present: liveActivity)
+        writer.field("criticalSound", present: criticalSound)
+        writer.field("fcm", present: fcm)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.CriticalSound: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__critical_sound__unpack(nil, $0, $1) }
+        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CriticalSound") }
+        defer { pushgate__v1__critical_sound__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CriticalSound")
+        self.init(c: m)
+    }
+
+    public func serializedBytes() -> [UInt8] {
+        let arena = ProtoCArena()
+        defer { arena.releaseAll() }
+        let c = cMessage(in: arena)
+        return ProtoC.pack(size: pushgate__v1__critical_sound__get_packed_size(c)) { pushgate__v1__critical_sound__pack(c, $0) }
+    }
+
+    init(c: UnsafePointer<Pushgate__V1__CriticalSound>) {
+        let m = c.pointee
+        self.volume = m.volume_value_case.rawValue == 1 ? m.volume : nil
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CriticalSound> {
+        let c = arena.allocate(Pushgate__V1__CriticalSound.self)
+        pushgate__v1__critical_sound__init(c)
+        if let v = self.volume {
+            c.pointee.volume_value_case = .init(rawValue: 1)
+            c.pointee.volume = v
+        }
+        return c
+    }
+}
+
+extension PushgateV1.CriticalSound: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.CriticalSound",
+        [
+            (1, "volume", "volume"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.volume = try Double(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("volume", present: volume)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.FCMOptions: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__fcmoptions__unpack(nil, $0, $1) }
+        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.FCMOptions") }
+        defer { pushgate__v1__fcmoptions__free_unpacked(m, nil) }
+        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.FCMOptions")
+        self.init(c: m)
+    }
+
+    public func serializedBytes() -> [UInt8] {
+        let arena = ProtoCArena()
+        defer { arena.releaseAll() }
+        let c = cMessage(in: arena)
+        return ProtoC.pack(size: pushgate__v1__fcmoptions__get_packed_size(c)) { pushgate__v1__fcmoptions__pack(c, $0) }
+    }
+
+    init(c: UnsafePointer<Pushgate__V1__FCMOptions>) {
+        let m = c.pointee
+        self.androidIcon = ProtoC.string(m.android_icon)
+        self.androidColor = ProtoC.string(m.android_color)
+        self.androidTag = ProtoC.string(m.android_tag)
+        self.androidChannelID = ProtoC.string(m.android_channel_id)
+        self.analyticsLabel = ProtoC.string(m.analytics_label)
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__FCMOptions> {
+        let c = arena.allocate(Pushgate__V1__FCMOptions.self)
+        pushgate__v1__fcmoptions__init(c)
+        if !self.androidIcon.isEmpty { c.pointee.android_icon = arena.string(self.androidIcon) }
+        if !self.androidColor.isEmpty { c.pointee.android_color = arena.string(self.androidColor) }
+        if !self.androidTag.isEmpty { c.pointee.android_tag = arena.string(self.androidTag) }
+        if !self.androidChannelID.isEmpty { c.pointee.android_channel_id = arena.string(self.androidChannelID) }
+        if !self.analyticsLabel.isEmpty { c.pointee.analytics_label = arena.string(self.analyticsLabel) }
+        return c
+    }
+}
+
+extension PushgateV1.FCMOptions: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.FCMOptions",
+        [
+            (1, "androidIcon", "android_icon"),
+            (2, "androidColor", "android_color"),
+            (3, "androidTag", "android_tag"),
+            (4, "androidChannelId", "android_channel_id"),
+            (5, "analyticsLabel", "analytics_label"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.androidIcon = try String(protoJSON: value)
+            case 2: self.androidColor = try String(protoJSON: value)
+            case 3: self.androidTag = try String(protoJSON: value)
+            case 4: self.androidChannelID = try String(protoJSON: value)
+            case 5: self.analyticsLabel = try String(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("androidIcon", androidIcon)
+        writer.field("androidColor", androidColor)
+        writer.field("androidTag", androidTag)
+        writer.field("androidChannelId", androidChannelID)
+        writer.field("analyticsLabel", analyticsLabel)
         writer.endMessage()
     }
 }
@@ -706,6 +876,7 @@ extension PushgateV1.Alert: ProtoMessage {
         self.locKey = ProtoC.string(m.loc_key)
         self.locArgs = (0..<m.n_loc_args).map { ProtoC.string(m.loc_args[$0]) }
         self.image = ProtoC.string(m.image)
+        self.actionLocKey = ProtoC.string(m.action_loc_key)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Alert> {
@@ -726,6 +897,7 @@ extension PushgateV1.Alert: ProtoMessage {
             c.pointee.loc_args = arena.array(self.locArgs) { arena.string($0) }
         }
         if !self.image.isEmpty { c.pointee.image = arena.string(self.image) }
+        if !self.actionLocKey.isEmpty { c.pointee.action_loc_key = arena.string(self.actionLocKey) }
         return c
     }
 }
@@ -749,6 +921,7 @@ extension PushgateV1.Alert: ProtoJSONMessage, ProtoJSONCodable {
             (7, "locKey", "loc_key"),
             (8, "locArgs", "loc_args"),
             (9, "image", "image"),
+            (10, "actionLocKey", "action_loc_key"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -764,6 +937,7 @@ extension PushgateV1.Alert: ProtoJSONMessage, ProtoJSONCodable {
             case 7: self.locKey = try String(protoJSON: value)
             case 8: self.locArgs = try ProtoJSON.array(value, of: String.self)
             case 9: self.image = try String(protoJSON: value)
+            case 10: self.actionLocKey = try String(protoJSON: value)
             default: break
             }
         }
@@ -780,6 +954,7 @@ extension PushgateV1.Alert: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("locKey", locKey)
         writer.field("locArgs", repeated: locArgs)
         writer.field("image", image)
+        writer.field("actionLocKey", actionLocKey)
         writer.endMessage()
     }
 }

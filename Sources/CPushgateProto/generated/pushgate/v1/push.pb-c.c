@@ -142,6 +142,96 @@ void   pushgate__v1__notification__free_unpacked
   assert(message->base.descriptor == &pushgate__v1__notification__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushgate__v1__critical_sound__init
+                     (Pushgate__V1__CriticalSound         *message)
+{
+  static const Pushgate__V1__CriticalSound init_value = PUSHGATE__V1__CRITICAL_SOUND__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__critical_sound__get_packed_size
+                     (const Pushgate__V1__CriticalSound *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__critical_sound__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__critical_sound__pack
+                     (const Pushgate__V1__CriticalSound *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__critical_sound__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__critical_sound__pack_to_buffer
+                     (const Pushgate__V1__CriticalSound *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__critical_sound__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__CriticalSound *
+       pushgate__v1__critical_sound__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__CriticalSound *)
+     protobuf_c_message_unpack (&pushgate__v1__critical_sound__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__critical_sound__free_unpacked
+                     (Pushgate__V1__CriticalSound *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__critical_sound__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__fcmoptions__init
+                     (Pushgate__V1__FCMOptions         *message)
+{
+  static const Pushgate__V1__FCMOptions init_value = PUSHGATE__V1__FCMOPTIONS__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__fcmoptions__get_packed_size
+                     (const Pushgate__V1__FCMOptions *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__fcmoptions__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__fcmoptions__pack
+                     (const Pushgate__V1__FCMOptions *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__fcmoptions__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__fcmoptions__pack_to_buffer
+                     (const Pushgate__V1__FCMOptions *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__fcmoptions__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__FCMOptions *
+       pushgate__v1__fcmoptions__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__FCMOptions *)
+     protobuf_c_message_unpack (&pushgate__v1__fcmoptions__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__fcmoptions__free_unpacked
+                     (Pushgate__V1__FCMOptions *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__fcmoptions__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   pushgate__v1__live_activity__init
                      (Pushgate__V1__LiveActivity         *message)
 {
@@ -629,7 +719,7 @@ const ProtobufCMessageDescriptor pushgate__v1__send_response__descriptor =
   (ProtobufCMessageInit) pushgate__v1__send_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descriptors[20] =
+static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descriptors[22] =
 {
   {
     "app",
@@ -871,6 +961,30 @@ static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "critical_sound",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Notification, critical_sound),
+    &pushgate__v1__critical_sound__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "fcm",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Notification, fcm),
+    &pushgate__v1__fcmoptions__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   2,   /* field[2] = alert */
@@ -879,8 +993,10 @@ static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   5,   /* field[5] = category */
   15,   /* field[15] = collapse_id */
   7,   /* field[7] = content_available */
+  20,   /* field[20] = critical_sound */
   10,   /* field[10] = data_json */
   14,   /* field[14] = expiration */
+  21,   /* field[21] = fcm */
   17,   /* field[17] = id */
   9,   /* field[9] = interruption_level */
   19,   /* field[19] = live_activity */
@@ -897,7 +1013,7 @@ static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__notification__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 20 }
+  { 0, 22 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
 {
@@ -907,11 +1023,139 @@ const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
   "Pushgate__V1__Notification",
   "pushgate.v1",
   sizeof(Pushgate__V1__Notification),
-  20,
+  22,
   pushgate__v1__notification__field_descriptors,
   pushgate__v1__notification__field_indices_by_name,
   1,  pushgate__v1__notification__number_ranges,
   (ProtobufCMessageInit) pushgate__v1__notification__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__critical_sound__field_descriptors[1] =
+{
+  {
+    "volume",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    offsetof(Pushgate__V1__CriticalSound, volume_value_case),
+    offsetof(Pushgate__V1__CriticalSound, volume),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__critical_sound__field_indices_by_name[] = {
+  0,   /* field[0] = volume */
+};
+static const ProtobufCIntRange pushgate__v1__critical_sound__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__critical_sound__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.CriticalSound",
+  "CriticalSound",
+  "Pushgate__V1__CriticalSound",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__CriticalSound),
+  1,
+  pushgate__v1__critical_sound__field_descriptors,
+  pushgate__v1__critical_sound__field_indices_by_name,
+  1,  pushgate__v1__critical_sound__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__critical_sound__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__fcmoptions__field_descriptors[5] =
+{
+  {
+    "android_icon",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__FCMOptions, android_icon),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "android_color",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__FCMOptions, android_color),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "android_tag",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__FCMOptions, android_tag),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "android_channel_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__FCMOptions, android_channel_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "analytics_label",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__FCMOptions, analytics_label),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__fcmoptions__field_indices_by_name[] = {
+  4,   /* field[4] = analytics_label */
+  3,   /* field[3] = android_channel_id */
+  1,   /* field[1] = android_color */
+  0,   /* field[0] = android_icon */
+  2,   /* field[2] = android_tag */
+};
+static const ProtobufCIntRange pushgate__v1__fcmoptions__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__fcmoptions__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.FCMOptions",
+  "FCMOptions",
+  "Pushgate__V1__FCMOptions",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__FCMOptions),
+  5,
+  pushgate__v1__fcmoptions__field_descriptors,
+  pushgate__v1__fcmoptions__field_indices_by_name,
+  1,  pushgate__v1__fcmoptions__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__fcmoptions__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor pushgate__v1__live_activity__field_descriptors[10] =
@@ -1069,7 +1313,7 @@ const ProtobufCMessageDescriptor pushgate__v1__live_activity__descriptor =
   (ProtobufCMessageInit) pushgate__v1__live_activity__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__alert__field_descriptors[9] =
+static const ProtobufCFieldDescriptor pushgate__v1__alert__field_descriptors[10] =
 {
   {
     "title",
@@ -1179,8 +1423,21 @@ static const ProtobufCFieldDescriptor pushgate__v1__alert__field_descriptors[9] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "action_loc_key",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Alert, action_loc_key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__alert__field_indices_by_name[] = {
+  9,   /* field[9] = action_loc_key */
   2,   /* field[2] = body */
   8,   /* field[8] = image */
   3,   /* field[3] = launch_image */
@@ -1194,7 +1451,7 @@ static const unsigned pushgate__v1__alert__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__alert__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 10 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__alert__descriptor =
 {
@@ -1204,7 +1461,7 @@ const ProtobufCMessageDescriptor pushgate__v1__alert__descriptor =
   "Pushgate__V1__Alert",
   "pushgate.v1",
   sizeof(Pushgate__V1__Alert),
-  9,
+  10,
   pushgate__v1__alert__field_descriptors,
   pushgate__v1__alert__field_indices_by_name,
   1,  pushgate__v1__alert__number_ranges,

@@ -18,6 +18,8 @@ PROTOBUF_C__BEGIN_DECLS
 typedef struct Pushgate__V1__SendRequest Pushgate__V1__SendRequest;
 typedef struct Pushgate__V1__SendResponse Pushgate__V1__SendResponse;
 typedef struct Pushgate__V1__Notification Pushgate__V1__Notification;
+typedef struct Pushgate__V1__CriticalSound Pushgate__V1__CriticalSound;
+typedef struct Pushgate__V1__FCMOptions Pushgate__V1__FCMOptions;
 typedef struct Pushgate__V1__LiveActivity Pushgate__V1__LiveActivity;
 typedef struct Pushgate__V1__Alert Pushgate__V1__Alert;
 typedef struct Pushgate__V1__Result Pushgate__V1__Result;
@@ -211,6 +213,16 @@ struct  Pushgate__V1__Notification
    * along; the other payload fields must stay empty.
    */
   Pushgate__V1__LiveActivity *live_activity;
+  /*
+   * APNs (also through FCM) only: play `sound` as a critical alert, which sounds even when the
+   * device is muted; needs Apple's Critical Alerts entitlement. aps.sound becomes
+   * {"critical": 1, "name": sound, "volume": volume}.
+   */
+  Pushgate__V1__CriticalSound *critical_sound;
+  /*
+   * FCM only: the Android notification's look and the message's analytics label.
+   */
+  Pushgate__V1__FCMOptions *fcm;
   Pushgate__V1__Notification__BadgeValueCase badge_value_case;
   union {
     int32_t badge;
@@ -218,7 +230,55 @@ struct  Pushgate__V1__Notification
 };
 #define PUSHGATE__V1__NOTIFICATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__notification__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__PUSH_TYPE__PUSH_TYPE_UNSPECIFIED, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, PUSHGATE__V1__NOTIFICATION__BADGE_VALUE__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__PUSH_TYPE__PUSH_TYPE_UNSPECIFIED, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, NULL, NULL, PUSHGATE__V1__NOTIFICATION__BADGE_VALUE__NOT_SET, {0} }
+
+
+typedef enum {
+  PUSHGATE__V1__CRITICAL_SOUND__VOLUME_VALUE__NOT_SET = 0,
+  PUSHGATE__V1__CRITICAL_SOUND__VOLUME_VALUE_VOLUME = 1
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__CRITICAL_SOUND__VOLUME_VALUE__CASE)
+} Pushgate__V1__CriticalSound__VolumeValueCase;
+
+struct  Pushgate__V1__CriticalSound
+{
+  ProtobufCMessage base;
+  Pushgate__V1__CriticalSound__VolumeValueCase volume_value_case;
+  union {
+    double volume;
+  };
+};
+#define PUSHGATE__V1__CRITICAL_SOUND__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__critical_sound__descriptor) \
+    , PUSHGATE__V1__CRITICAL_SOUND__VOLUME_VALUE__NOT_SET, {0} }
+
+
+struct  Pushgate__V1__FCMOptions
+{
+  ProtobufCMessage base;
+  /*
+   * android.notification.icon: a drawable resource of the app; absent: the manifest's default.
+   */
+  char *android_icon;
+  /*
+   * android.notification.color: the icon's color, #rrggbb.
+   */
+  char *android_color;
+  /*
+   * android.notification.tag: a later notification with the same tag replaces this one.
+   */
+  char *android_tag;
+  /*
+   * android.notification.channel_id: the Android 8+ notification channel, which the app created.
+   */
+  char *android_channel_id;
+  /*
+   * fcm_options.analytics_label: 1 to 50 of [a-zA-Z0-9-_.~%].
+   */
+  char *analytics_label;
+};
+#define PUSHGATE__V1__FCMOPTIONS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__fcmoptions__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 typedef enum {
@@ -296,10 +356,14 @@ struct  Pushgate__V1__Alert
    * An image URL for FCM (`notification.image`); APNs has no such alert field and ignores it.
    */
   char *image;
+  /*
+   * APNs's legacy action-loc-key: the localized label of the alert's action button.
+   */
+  char *action_loc_key;
 };
 #define PUSHGATE__V1__ALERT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__alert__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__Result
@@ -545,6 +609,44 @@ Pushgate__V1__Notification *
 void   pushgate__v1__notification__free_unpacked
                      (Pushgate__V1__Notification *message,
                       ProtobufCAllocator *allocator);
+/* Pushgate__V1__CriticalSound methods */
+void   pushgate__v1__critical_sound__init
+                     (Pushgate__V1__CriticalSound         *message);
+size_t pushgate__v1__critical_sound__get_packed_size
+                     (const Pushgate__V1__CriticalSound   *message);
+size_t pushgate__v1__critical_sound__pack
+                     (const Pushgate__V1__CriticalSound   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__critical_sound__pack_to_buffer
+                     (const Pushgate__V1__CriticalSound   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__CriticalSound *
+       pushgate__v1__critical_sound__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__critical_sound__free_unpacked
+                     (Pushgate__V1__CriticalSound *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__FCMOptions methods */
+void   pushgate__v1__fcmoptions__init
+                     (Pushgate__V1__FCMOptions         *message);
+size_t pushgate__v1__fcmoptions__get_packed_size
+                     (const Pushgate__V1__FCMOptions   *message);
+size_t pushgate__v1__fcmoptions__pack
+                     (const Pushgate__V1__FCMOptions   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__fcmoptions__pack_to_buffer
+                     (const Pushgate__V1__FCMOptions   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__FCMOptions *
+       pushgate__v1__fcmoptions__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__fcmoptions__free_unpacked
+                     (Pushgate__V1__FCMOptions *message,
+                      ProtobufCAllocator *allocator);
 /* Pushgate__V1__LiveActivity methods */
 void   pushgate__v1__live_activity__init
                      (Pushgate__V1__LiveActivity         *message);
@@ -730,6 +832,12 @@ typedef void (*Pushgate__V1__SendResponse_Closure)
 typedef void (*Pushgate__V1__Notification_Closure)
                  (const Pushgate__V1__Notification *message,
                   void *closure_data);
+typedef void (*Pushgate__V1__CriticalSound_Closure)
+                 (const Pushgate__V1__CriticalSound *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__FCMOptions_Closure)
+                 (const Pushgate__V1__FCMOptions *message,
+                  void *closure_data);
 typedef void (*Pushgate__V1__LiveActivity_Closure)
                  (const Pushgate__V1__LiveActivity *message,
                   void *closure_data);
@@ -829,6 +937,8 @@ extern const ProtobufCEnumDescriptor    pushgate__v1__message_state__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__send_request__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__send_response__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__critical_sound__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__fcmoptions__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__live_activity__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__alert__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__result__descriptor;
