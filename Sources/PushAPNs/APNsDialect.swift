@@ -16,16 +16,35 @@ public typealias APNsClient = ProviderClient<APNsDialect>
 /// APNs for the delivery engine: per token only `:path` (and the cached `authorization`) vary; the
 /// payload and the other headers are the job's, built once per notification (docs/providers.md A).
 public final class APNsDialect: ProviderDialect {
+    /// Which of Apple's APIs a dialect speaks: one app has a client for each, sharing its credentials.
+    public enum API: Sendable {
+        /// Pushes to device tokens and broadcasts on channels (`api.push.apple.com`); results
+        /// carry the `apns-id`.
+        case push
+        /// Channel management (`api-manage-broadcast.push.apple.com:2196`); results carry the
+        /// `apns-channel-id` (a create's new channel).
+        case channelManagement
+    }
+
     public let providerName = "APNs"
-    public let idHeader: [UInt8]? = Array("apns-id".utf8)
-    /// nil with certificate auth.
+    public let idHeader: [UInt8]?
+    public let api: API
+    /// nil with certificate auth. The same cache for both of an app's APIs: one provider token
+    /// per (team, key), as Apple allows one renewal per 20 minutes (docs/providers.md A.7).
     public let providerTokens: ProviderTokenCache?
     /// The `:authority` of the app's endpoint (`api.push.apple.com`).
     let authority: String
 
-    public init(credentials: APNsCredentials, authority: String = "api.push.apple.com") {
+    public init(credentials: APNsCredentials, authority: String = "api.push.apple.com", api: API = .push) {
         if case .providerToken(let cache) = credentials { providerTokens = cache } else { providerTokens = nil }
         self.authority = authority
+        self.api = api
+        idHeader = Array((api == .push ? "apns-id" : "apns-channel-id").utf8)
+    }
+
+    /// The same credentials for the app's other API (channel management beside pushes).
+    public func credentials() -> APNsCredentials {
+        providerTokens.map { .providerToken($0) } ?? .certificate
     }
 
     public func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
@@ -42,21 +61,20 @@ public final class APNsDialect: ProviderDialect {
         _ request: ProviderRequest, job: APNsJob, authorization: [UInt8]?, on wire: ProviderWire,
         scratch: inout [UInt8]
     ) -> Result<Int32, ProviderWireError> {
-        // scratch holds `/3/device/<token>`, rebuilt in place: no allocation per token.
+        // scratch holds the token's field (`/3/device/<token>`), rebuilt in place: no allocation per token.
         scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: APNsJob.pathPrefix)
+        scratch.append(contentsOf: job.slotPrefix)
         scratch.append(contentsOf: request.token.utf8)
-        return scratch.withUnsafeBytes { path -> Result<Int32, ProviderWireError> in
+        return scratch.withUnsafeBytes { slot -> Result<Int32, ProviderWireError> in
             guard job.usesProviderToken, let authorization else {
                 return Result { () throws(ProviderWireError) in
-                    try wire.submitRequest(
-                        template: job.template, replacing: (APNsJob.pathIndex, path), body: job.payload)
+                    try wire.submitRequest(template: job.template, replacing: (job.slotIndex, slot), body: job.payload)
                 }
             }
             return authorization.withUnsafeBytes { value -> Result<Int32, ProviderWireError> in
                 Result { () throws(ProviderWireError) in
                     try wire.submitRequest(
-                        template: job.template, replacing: (APNsJob.pathIndex, path),
+                        template: job.template, replacing: (job.slotIndex, slot),
                         (APNsJob.authorizationIndex, value), body: job.payload)
                 }
             }
@@ -67,7 +85,8 @@ public final class APNsDialect: ProviderDialect {
     /// the reason table; an unusable body leaves it to the HTTP status.
     public func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
         let status = response.status
-        if status == 200 { return .delivered(id: response.id) }
+        // 200 for a push or a broadcast; the channel API answers 201 (created) and 204 (deleted).
+        if (200..<300).contains(status) { return .delivered(id: response.id, httpStatus: status) }
         var reasonText = ""
         var timestamp: Int64 = 0
         if let json = try? JSONParser.parse(response.body), case .object(let members) = json {
@@ -112,10 +131,20 @@ public final class APNsDialect: ProviderDialect {
     public var credentialIssuedAt: Int64? { providerTokens?.issuedAt }
 
     /// The job for an APNs push; nil for another platform's.
+    /// The job for an APNs push (or broadcast) with the push API, for a channel request with the
+    /// management API; nil for anything else.
     public func makeJob(for push: PreparedPush, notificationIndex: Int, collector: DeliveryCollector) -> APNsJob? {
-        guard case .apns(let notification) = push else { return nil }
-        return APNsJob(
-            notification, notificationIndex: notificationIndex, authority: authority,
-            usesProviderToken: providerTokens != nil, collector: collector)
+        switch (push, api) {
+        case (.apns(let notification), .push):
+            APNsJob(
+                notification, notificationIndex: notificationIndex, authority: authority,
+                usesProviderToken: providerTokens != nil, collector: collector)
+        case (.apnsChannel(let request), .channelManagement):
+            APNsJob(
+                channelRequest: request, notificationIndex: notificationIndex, authority: authority,
+                usesProviderToken: providerTokens != nil, collector: collector)
+        default:
+            nil
+        }
     }
 }

@@ -5,6 +5,9 @@ public enum PreparedPush: Sendable, Equatable {
     case fcm(PreparedFCMMessage)
     case adm(PreparedADMMessage)
     case webpush(PreparedWebPushMessage)
+    /// A request of APNs's channel management API; its one "token" is the channel id (empty for
+    /// create and list).
+    case apnsChannel(APNsChannelRequest)
 
     /// The device tokens, in request order.
     public var tokens: [String] {
@@ -13,6 +16,7 @@ public enum PreparedPush: Sendable, Equatable {
         case .fcm(let message): message.tokens
         case .adm(let message): message.tokens
         case .webpush(let message): message.tokens
+        case .apnsChannel(let request): [request.channelID]
         }
     }
 
@@ -31,6 +35,9 @@ public enum PreparedPush: Sendable, Equatable {
         case .webpush(var message):
             message.tokens = tokens
             return .webpush(message)
+        case .apnsChannel(var request):
+            request.channelID = tokens.first ?? ""
+            return .apnsChannel(request)
         }
     }
 }

@@ -83,6 +83,9 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             origin: endpoint, app: app, connections: configuration.connections, loops: group.loops)
     }
 
+    /// The engine settings the client was made with.
+    public var configuration: ProviderClientConfiguration { app.configuration }
+
     /// The loops of the app endpoint's connections made so far, in slot order (for tests).
     var connectionLoops: [EventLoop] { home.connectionLoops }
 

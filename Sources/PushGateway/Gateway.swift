@@ -22,6 +22,7 @@ public final class Gateway: Sendable {
     private let store: any Store
     private let fanOut: FanOut
     private let events: DeliveryEvents
+    private let channelClients: ChannelClients
     let live: LiveSettings
     let authorizer: Authorizer
     /// Demo mode's stand-in app (no apps configured), nil otherwise.
@@ -104,12 +105,15 @@ public final class Gateway: Sendable {
         // Health stays open; Push, Registry and reflection resolve a Caller per call (APIKeys.swift).
         let authorizer = Authorizer(keys: configuration.security.apiKeys)
         self.authorizer = authorizer
+        let channelClients = ChannelClients(live: live, group: group, log: log, metrics: metrics)
+        self.channelClients = channelClients
         var services = [
             HealthService.make(board: health),
             PushService.make(
                 live: live, delivery: delivery, publish: publish, events: events, authorizer: authorizer,
                 metrics: metrics),
             RegistryService(live: live, store: store, authorizer: authorizer).make(),
+            ChannelsService(live: live, store: store, authorizer: authorizer, channelClients: channelClients).make(),
         ]
         if configuration.reflection {
             services += ReflectionService.make(served: services.map(\.name), authorizer: authorizer)
@@ -185,12 +189,12 @@ public final class Gateway: Sendable {
         }
     }
 
-    static let services = ["", "pushgate.v1.Push", "pushgate.v1.Registry", storeHealthService]
+    static let services = ["", "pushgate.v1.Push", "pushgate.v1.Registry", "pushgate.v1.Channels", storeHealthService]
 
     /// The health-check name that follows the store alone (SERVING while its calls succeed).
     static let storeHealthService = "pushgate.store"
     /// The services that report NOT_SERVING while the store fails.
-    static let storeBackedServices = ["pushgate.v1.Registry", storeHealthService]
+    static let storeBackedServices = ["pushgate.v1.Registry", "pushgate.v1.Channels", storeHealthService]
 
     /// Store trouble is logged (the first failure as an error, with the store's own words, which
     /// clients do not get; repeats as warnings) and turns the store-backed services NOT_SERVING
@@ -260,6 +264,7 @@ public final class Gateway: Sendable {
         heapTrimmer.cancel()
         fanOut.stop()
         delivery.shutdown()
+        channelClients.shutdown()
         await fanOut.drain()
         demo?.close()
         metricsServer?.close()

@@ -15,6 +15,8 @@ struct APNsRequestHead {
     var expiration: [UInt8]?
     var collapseID: [UInt8]?
     var apnsID: [UInt8]?
+    /// `apns-channel-id` (broadcasts).
+    var channelID: [UInt8]?
     /// Some header field (any name) appears more than once.
     var hasDuplicate = false
     /// One bit per name below seen so far.
@@ -64,6 +66,9 @@ struct APNsRequestHead {
         case 15 where name.equals(Bytes.apnsExpiration):
             bit = 1 << 9
             expiration = values.value(value, slot: 5)
+        case 15 where name.equals(Bytes.apnsChannelID):
+            bit = 1 << 16
+            channelID = Array(value)
         case 16 where name.equals(Bytes.apnsCollapseID):
             bit = 1 << 10
             collapseID = values.value(value, slot: 6)
@@ -106,6 +111,8 @@ struct APNsRequestValidator {
     /// The device token of a well-formed `/3/device/<token>` path, in lower-case hex bytes.
     enum PathResult {
         case token([UInt8])
+        /// `/4/broadcasts/apps/<bundle id>`: a broadcast for that app.
+        case broadcast(String)
         case rejected(APNsReason)
     }
 
@@ -113,6 +120,12 @@ struct APNsRequestValidator {
     static func checkRequestLine(_ head: APNsRequestHead) -> PathResult {
         guard head.method == Bytes.post else { return .rejected(.methodNotAllowed) }
         guard let path = head.path else { return .rejected(.badPath) }
+        if path.starts(with: Bytes.broadcastPrefix) {
+            let bundle = path[Bytes.broadcastPrefix.count...]
+            guard !bundle.isEmpty, !bundle.contains(UInt8(ascii: "/")) else { return .rejected(.badPath) }
+            if head.hasDuplicate { return .rejected(.duplicateHeaders) }
+            return .broadcast(String(decoding: bundle, as: UTF8.self))
+        }
         if path == Bytes.devicePathBare || path == Bytes.devicePrefix { return .rejected(.missingDeviceToken) }
         let prefixLength = Bytes.devicePrefix.count
         guard path.count > prefixLength, path.starts(with: Bytes.devicePrefix) else {

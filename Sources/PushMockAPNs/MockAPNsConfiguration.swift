@@ -1,4 +1,5 @@
 public import PushCore
+import PushCredentials
 public import PushMockSupport
 public import PushTLS
 
@@ -95,8 +96,31 @@ public struct MockAPNsConfiguration: Sendable {
     public init() {}
 
     /// 127.0.0.1, ephemeral port, generated certificate, 1000 streams, no token checks, no faults.
+    /// Where the channel management API listens (Apple's `api-manage-broadcast` host, port 2196
+    /// or 2195); nil: not served. Port 0 picks a free one (``MockAPNsServer/channelsPort``).
+    public var channelsListen: (host: String, port: Int)?
+    /// Seeds the channel ids the channel API issues.
+    public var channelSeed: UInt64 = 0xC4A7
+
     public static var defaults: Self { Self() }
 
     /// Token verification is on.
     public var verifiesTokens: Bool { !verifyTokens.isEmpty }
+}
+
+extension MockAPNsConfiguration {
+    /// The `iat` of a provider token (the JWT, without `bearer `) when its key is known, its
+    /// signature verifies and its team matches; nil otherwise.
+    func providerTokenIssuedAt(_ jwt: String) -> Int64? {
+        guard let dot = jwt.utf8.firstIndex(of: UInt8(ascii: ".")),
+            let headerBytes = base64URLDecode(String(jwt[..<dot])),
+            let header = try? JSONParser.parse(headerBytes),
+            case .string(let keyID)? = header["kid"],
+            let verifier = verifyTokens[keyID],
+            let claims = APNsProviderToken.verify(jwt, verifier: verifier),
+            claims.keyID == keyID
+        else { return nil }
+        if let teamID, claims.teamID != teamID { return nil }
+        return claims.issuedAt
+    }
 }

@@ -221,15 +221,29 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
     private func checkHeaders(_ stream: MockAPNsStream) {
         let head = stream.head
         if let apnsID = head.apnsID, APNsRequestValidator.isUUID(apnsID) { stream.requestAPNsID = apnsID }
+        var broadcastBundleID: String?
         switch APNsRequestValidator.checkRequestLine(head) {
         case .rejected(let reason):
             stream.headerRejection = reason
             return
         case .token(let token):
             stream.token = token
+        case .broadcast(let bundleID):
+            broadcastBundleID = bundleID
+            stream.token = head.channelID ?? []
         }
         if let reason = providerTokenRejection(head.authorization) {
             stream.headerRejection = reason
+            return
+        }
+        if let bundleID = broadcastBundleID {
+            stream.isBroadcast = true
+            if let (status, reason) = shared.channels.broadcastRejection(bundleID: bundleID, head: head) {
+                stream.headerRejection = reason
+                stream.rejectionStatus = status
+            } else {
+                stream.pushType = .liveactivity
+            }
             return
         }
         switch APNsRequestValidator.checkFields(head) {
@@ -331,7 +345,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         let status: Int
         do {
             if let reason = stream.headerRejection {
-                status = reason.httpStatus ?? 400
+                status = stream.rejectionStatus ?? reason.httpStatus ?? 400
                 let apnsID = stream.requestAPNsID ?? makeUUIDv4(&generator)
                 try session.sendResponseHeaders(
                     streamID: stream.streamID,
@@ -355,6 +369,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
                     record(stream, apnsID: UnsafeRawBufferPointer(scratch))
                 }
                 delta.ok += 1
+                if stream.isBroadcast { delta.broadcasts += 1 }
             }
         } catch {
             return  // the stream is gone (reset by the client)
@@ -398,7 +413,8 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         if authorization != verifiedAuthorization {
             guard authorization.count > Bytes.bearer.count,
                 lowercasedASCII(Array(authorization[..<Bytes.bearer.count])) == Bytes.bearer,
-                let issuedAt = verify(String(decoding: authorization[Bytes.bearer.count...], as: UTF8.self))
+                let issuedAt = configuration.providerTokenIssuedAt(
+                    String(decoding: authorization[Bytes.bearer.count...], as: UTF8.self))
             else { return .invalidProviderToken }
             verifiedAuthorization = authorization
             cachedIssuedAt = issuedAt
@@ -412,20 +428,6 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
             delta.authenticatedConnections += 1
         }
         return nil
-    }
-
-    /// The token's `iat` when its key is known, its signature verifies and its team matches.
-    private func verify(_ jwt: String) -> Int64? {
-        guard let dot = jwt.utf8.firstIndex(of: UInt8(ascii: ".")),
-            let headerBytes = base64URLDecode(String(jwt[..<dot])),
-            let header = try? JSONParser.parse(headerBytes),
-            case .string(let keyID)? = header["kid"],
-            let verifier = configuration.verifyTokens[keyID],
-            let claims = APNsProviderToken.verify(jwt, verifier: verifier),
-            claims.keyID == keyID
-        else { return nil }
-        if let teamID = configuration.teamID, claims.teamID != teamID { return nil }
-        return claims.issuedAt
     }
 
     // MARK: Faults and stats

@@ -23,9 +23,18 @@ public final class MockAPNsServer: Sendable {
     public let certificatePEM: String?
     private let shared: MockAPNsShared
     private let listener: TCPServer
+    /// The channel management API's listener, when configured.
+    private let channelListener: MockHTTP2Server?
 
     /// Binds the listener (TLS + h2) and starts accepting on `group`'s loops.
     public init(configuration: MockAPNsConfiguration = .defaults, group: EventLoopGroup) throws {
+        var configuration = configuration
+        if case .generate(let names) = configuration.identity, configuration.channelsListen != nil {
+            // One certificate for both listeners, so the CA clients are given trusts both.
+            let identity = try SelfSignedCertificate.generate(
+                commonName: "Pushgate mock APNs", subjectAltNames: names, validDays: 365)
+            configuration.identity = .pem(certificateChain: identity.certificatePEM, privateKey: identity.privateKeyPEM)
+        }
         self.configuration = configuration
         let (tls, certificatePEM) = try configuration.identity.makeServerContext(commonName: "Pushgate mock APNs")
         self.certificatePEM = certificatePEM
@@ -35,7 +44,27 @@ public final class MockAPNsServer: Sendable {
             connection in
             try MockAPNsConnection.serve(connection, id: shared.connections.nextID(), shared: shared)
         }
+        if let (host, port) = configuration.channelsListen {
+            var settings = MockServerSettings()
+            settings.host = host
+            settings.port = port
+            settings.identity = configuration.identity
+            settings.maxBodyBytes = 4096
+            do {
+                channelListener = try MockHTTP2Server(
+                    settings: settings, commonName: "Pushgate mock APNs channels",
+                    handler: MockAPNsChannelAPI(shared: shared), events: MockChannelListenerEvents(), group: group)
+            } catch {
+                listener.close()
+                throw error
+            }
+        } else {
+            channelListener = nil
+        }
     }
+
+    /// The channel management port actually bound; nil when it is not served.
+    public var channelsPort: Int? { channelListener?.localPort }
 
     /// The port actually bound (useful with port 0).
     public var localPort: Int { listener.localPort }
@@ -45,13 +74,18 @@ public final class MockAPNsServer: Sendable {
     /// connection acts on its own loop).
     public func close() {
         listener.close()
+        channelListener?.close()
         for connection in shared.connections.open {
             connection.loop.execute { connection.shutDownGracefully() }
         }
     }
 
     /// A consistent snapshot of the counters and the recorded requests.
-    public var stats: MockAPNsStats { shared.stats.snapshot() }
+    public var stats: MockAPNsStats {
+        var stats = shared.stats.snapshot()
+        stats.channels = shared.channels.count
+        return stats
+    }
 
     /// Zeroes the counters and forgets the recorded requests (open connections stay counted).
     public func resetStats() { shared.stats.reset() }
@@ -75,6 +109,7 @@ final class MockAPNsShared: Sendable {
     let unregisteredTokens: Set<[UInt8]>
     let tracksTokens: Bool
     let recordsRequests: Bool
+    let channels: MockChannelTable
 
     private let faultDraws = Atomic<UInt64>(0)
     let connections = ConnectionRegistry<MockAPNsConnection>()
@@ -99,6 +134,7 @@ final class MockAPNsShared: Sendable {
         hasTokenRules = !rejections.isEmpty || !badTokens.isEmpty || !unregisteredTokens.isEmpty
         tracksTokens = configuration.maxTrackedTokens > 0
         recordsRequests = configuration.recordRequests > 0
+        channels = MockChannelTable(seed: configuration.channelSeed)
     }
 
     /// The next draw of the shared fault sequence, in [0, 1). Lock-free: one atomic increment.

@@ -60,6 +60,13 @@ public struct MockAPNsStats: Sendable {
     public var maxInFlightPerConnection: [Int: Int] = [:]
     /// The last accepted requests, oldest first (at most `recordRequests`).
     public var recentRequests: [MockAPNsRequest] = []
+    /// Broadcasts answered 200 (also counted in `byStatus` and `deliveredPerToken`, by channel id).
+    public var broadcasts = 0
+    /// Channel management requests by operation and status (`create 201`, `read 404`, `delete 204`,
+    /// `list 200`, `other 403`…).
+    public var channelRequests: [String: Int] = [:]
+    /// Channels that exist now.
+    public var channels = 0
 
     public init() {}
 
@@ -81,7 +88,10 @@ public struct MockAPNsStats: Sendable {
             + " connections=\(connectionsOpened) open=\(connectionsOpened - connectionsClosed)"
             + " goaways=\(goAwaysSent) dropped=\(connectionsDropped) stalled=\(connectionsStalled)"
             + " lowered=\(streamLimitsLowered) max_in_flight=\(maxInFlight)"
-            + " tokens=\(deliveredPerToken.count)"
+            + " tokens=\(deliveredPerToken.count)" + " broadcasts=\(broadcasts) channels=\(channels)"
+            + (channelRequests.isEmpty
+                ? ""
+                : " channel_requests[\(channelRequests.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))]")
     }
 }
 
@@ -119,12 +129,14 @@ struct StatsDelta {
     var streamLimitsLowered = 0
     var maxInFlight = 0
     var recorded: [MockAPNsRequest] = []
+    var broadcasts = 0
+    var channelRequests: [String: Int] = [:]
 
     var isEmpty: Bool {
         connectionsOpened == 0 && connectionsClosed == 0 && handshakeFailures == 0 && streamsOpened == 0
             && requests == 0 && ok == 0 && streamsRefused == 0 && streamsCancelled == 0 && authenticatedConnections == 0
             && goAwaysSent == 0 && connectionsDropped == 0 && connectionsStalled == 0 && streamLimitsLowered == 0
-            && maxInFlight == 0
+            && maxInFlight == 0 && broadcasts == 0 && channelRequests.isEmpty
     }
 }
 
@@ -174,6 +186,8 @@ final class StatsRecorder: Sendable {
             stats.connectionsDropped += delta.connectionsDropped
             stats.connectionsStalled += delta.connectionsStalled
             stats.streamLimitsLowered += delta.streamLimitsLowered
+            stats.broadcasts += delta.broadcasts
+            for (key, count) in delta.channelRequests { stats.channelRequests[key, default: 0] += count }
             if delta.maxInFlight > 0 {
                 stats.maxInFlight = max(stats.maxInFlight, delta.maxInFlight)
                 if let current = stats.maxInFlightPerConnection[connectionID] {

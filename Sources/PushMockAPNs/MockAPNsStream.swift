@@ -23,6 +23,10 @@ final class MockAPNsStream: HTTP2HeaderFieldSink {
     var pushType: PushType?
     /// Why the headers were rejected, if they were.
     var headerRejection: APNsReason?
+    /// The status of ``headerRejection`` when not the reason's own (a broadcast's 404).
+    var rejectionStatus: Int?
+    /// A broadcast (`/4/broadcasts/apps/<bundle>`): ``token`` is the channel id.
+    var isBroadcast = false
     /// The first (limit + 1) body bytes; `bodyLength` counts all of them. While the bytes
     /// received equal the start of `bodyReference` (the last body that passed the checks), they
     /// are only compared, not copied: `body` stays empty and `matchedBytes` counts them.

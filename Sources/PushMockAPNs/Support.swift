@@ -66,6 +66,8 @@ enum Bytes {
     static let apnsExpiration = Array("apns-expiration".utf8)
     static let apnsCollapseID = Array("apns-collapse-id".utf8)
     static let apnsID = Array("apns-id".utf8)
+    static let apnsChannelID = Array("apns-channel-id".utf8)
+    static let broadcastPrefix = Array("/4/broadcasts/apps/".utf8)
     static let post = Array("POST".utf8)
     static let devicePrefix = Array("/3/device/".utf8)
     static let devicePathBare = Array("/3/device".utf8)

@@ -69,6 +69,21 @@ public protocol Store: Sendable {
     /// Topics in creation order; cursors and limits as for `listEndpoints`.
     func listTopics(cursor: String?, limit: Int) async throws(StoreError) -> Page<TopicRecord>
 
+    // MARK: Broadcast channels
+
+    /// Records a channel APNs created for `channel.app`; recording the same (app, id) again keeps
+    /// the first record.
+    func insertChannel(_ channel: ChannelRecord) async throws(StoreError)
+
+    /// The channel, or nil when the app has no channel with that id (never created, or deleted).
+    func channel(app: String, channelID: String) async throws(StoreError) -> ChannelRecord?
+
+    /// Forgets the channel; false when there was none.
+    func deleteChannel(app: String, channelID: String) async throws(StoreError) -> Bool
+
+    /// The app's channels in creation order, `limit` (1...1000) at a time.
+    func listChannels(app: String, cursor: String?, limit: Int) async throws(StoreError) -> Page<ChannelRecord>
+
     // MARK: Subscriptions
 
     /// Subscribes the endpoint to the topic; both must exist (`notFound` naming the missing one).

@@ -22,11 +22,14 @@ enum DemoProvider {
         mock.verifyTokens = [keyID: try ES256Verifier(publicKeyPEM: key.publicKeyPEM)]
         mock.teamID = teamID
         mock.recordRequests = 0
+        // The channel API too, so the demo shows a Live Activity broadcast (README walkthrough).
+        mock.channelsListen = ("127.0.0.1", 0)
         let server = try MockAPNsServer(configuration: mock, group: group)
         var apns = AppConfiguration.APNsKeys(bundleID: bundleID)
         apns.teamID = teamID
         apns.keyID = keyID
         apns.keyPEM = key.privateKeyPEM
+        if let port = server.channelsPort { apns.channelsURL = "https://127.0.0.1:\(port)" }
         var app = AppConfiguration(name: appName, keys: .apns(apns))
         app.caPEM = server.certificatePEM ?? ""
         app.url = "https://127.0.0.1:\(server.localPort)"

@@ -17,6 +17,15 @@ enum MockAPNsCommand {
         requests like APNs, answers like APNs, and can inject delays and faults.
 
           --listen HOST:PORT        listen address (default 127.0.0.1:8443)
+          --channels-listen HOST:PORT
+                                    also serve Apple's channel management API (Live Activity
+                                    broadcast channels: POST/GET/DELETE /1/apps/<bundle>/channels,
+                                    GET /1/apps/<bundle>/all-channels; Apple's host listens on 2196,
+                                    sandbox 2195) here, with the same certificate and token checks;
+                                    broadcasts (POST /4/broadcasts/apps/<bundle>) on --listen go to
+                                    its channels: 200, 400 MissingChannelId/BadChannelId,
+                                    404 ChannelNotRegistered, 400 BadExpirationDate (expiration
+                                    not 0 on a policy-0 channel); --fail-* shares apply to both
           --loops N                 event-loop threads (default one per core)
           --cert FILE --key FILE    TLS certificate chain and key (PEM); default: a generated
                                     self-signed certificate for 127.0.0.1 and localhost
@@ -84,6 +93,9 @@ enum MockAPNsCommand {
         printError(
             "mock-apns listening on \(configuration.host):\(server.localPort) "
                 + "(a MOCK of Apple's push service, for tests and load tests)")
+        if let (host, _) = configuration.channelsListen, let port = server.channelsPort {
+            printError("mock-apns channel management API listening on \(host):\(port)")
+        }
         if let path = options.writeCA, let pem = server.certificatePEM {
             do {
                 try writeFile(path, Array(pem.utf8))
@@ -139,6 +151,10 @@ enum MockAPNsCommand {
                     try flags.value(for: flag), example: "127.0.0.1:8443")
                 options.configuration.host = address.host
                 options.configuration.port = address.port
+            case "--channels-listen":
+                let address = try MockCommandSupport.listenAddress(
+                    try flags.value(for: flag), example: "127.0.0.1:2195")
+                options.configuration.channelsListen = (address.host, address.port)
             case "--loops":
                 options.loops = try flags.int(for: flag, range: 1...256)
             case "--cert":
@@ -263,11 +279,13 @@ extension MockAPNsCommand {
                 ("authenticated_connections", stats.authenticatedConnections), ("goaways_sent", stats.goAwaysSent),
                 ("connections_dropped", stats.connectionsDropped), ("connections_stalled", stats.connectionsStalled),
                 ("stream_limits_lowered", stats.streamLimitsLowered), ("max_in_flight", stats.maxInFlight),
+                ("broadcasts", stats.broadcasts), ("channels", stats.channels),
             ],
             objects: [
                 ("by_status", stats.byStatus.map { (String($0.key), $0.value) }),
                 ("by_reason", stats.byReason.map { ($0.key, $0.value) }),
                 ("delivered_per_token", stats.deliveredPerToken.map { ($0.key, $0.value) }),
+                ("channel_requests", stats.channelRequests.map { ($0.key, $0.value) }),
             ])
     }
 }

@@ -12,8 +12,10 @@ import PushProto
 enum SendCommand {
     static let usage = """
         Usage: pushgate send --token TOKEN [--token TOKEN ...] [flags]
+               pushgate send --channel CHANNEL_ID --live-activity update|end [flags]
 
-        Calls Push/Send on a running gateway and prints one result per token.
+        Calls Push/Send on a running gateway and prints one result per token; with --channel,
+        Channels/Broadcast (one Live Activity push to every device on the channel, one result).
         Exit status: 0 all delivered, 1 some rejected or failed, 2 bad usage, 3 the call failed.
 
           --server HOST:PORT        the gateway (default 127.0.0.1:50051)
@@ -31,6 +33,15 @@ enum SendCommand {
           --collapse-id ID --topic TOPIC --id UUID
           --data JSON               keys merged into the payload
           --payload JSON            the complete payload, used as is
+          --live-activity EVENT     a Live Activity push: start (push-to-start), update or end
+          --content-state JSON      the activity's ContentState (start and update)
+          --timestamp UNIX          when the content is from (default: now)
+          --stale-date UNIX --dismissal-date UNIX --relevance-score N
+          --attributes-type T --attributes JSON
+                                    start: the ActivityAttributes type and value
+          --input-push-token        start: ask the new activity for an update token
+          --input-push-channel ID   start: subscribe the new activity to a broadcast channel
+          --channel ID              broadcast on this channel (Channels/Broadcast) instead of tokens
           --timeout SECONDS         the call's deadline (default 30)
           -h, --help
 
@@ -43,6 +54,8 @@ enum SendCommand {
         var server = "127.0.0.1:50051"
         var timeout = 30.0
         var request = PushgateV1.SendRequest()
+        /// `--channel`: a broadcast of the request's one notification on this channel.
+        var channel: String?
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -57,7 +70,7 @@ enum SendCommand {
             printError("pushgate send: \(error)")
             return 2
         }
-        return await call(server: options.server, request: options.request, timeout: options.timeout)
+        return await call(options)
     }
 
     /// nil when --help was asked for.
@@ -65,6 +78,7 @@ enum SendCommand {
         var options = Options()
         var notification = PushgateV1.Notification()
         var alert = PushgateV1.Alert()
+        var activity = PushgateV1.LiveActivity()
         var flags = FlagReader(arguments)
         while let flag = flags.next() {
             switch flag {
@@ -92,6 +106,21 @@ enum SendCommand {
             case "--id": notification.id = try flags.value(for: flag)
             case "--data": notification.dataJSON = try flags.value(for: flag)
             case "--payload": notification.payloadJSON = try flags.value(for: flag)
+            case "--live-activity": activity.event = try flags.value(for: flag)
+            case "--content-state": activity.contentStateJSON = try flags.value(for: flag)
+            case "--timestamp": activity.timestamp = Int64(try flags.int(for: flag, range: 0...Int(Int64.max)))
+            case "--stale-date": activity.staleDate = Int64(try flags.int(for: flag, range: 0...Int(Int64.max)))
+            case "--dismissal-date": activity.dismissalDate = Int64(try flags.int(for: flag, range: 0...Int(Int64.max)))
+            case "--relevance-score":
+                guard let score = Double(try flags.value(for: flag)), score.isFinite else {
+                    throw CommandLineError("--relevance-score: must be a number")
+                }
+                activity.relevanceScore = score
+            case "--attributes-type": activity.attributesType = try flags.value(for: flag)
+            case "--attributes": activity.attributesJSON = try flags.value(for: flag)
+            case "--input-push-token": activity.inputPushToken = true
+            case "--input-push-channel": activity.inputPushChannel = try flags.value(for: flag)
+            case "--channel": options.channel = try flags.value(for: flag)
             case "--timeout":
                 guard let seconds = Double(try flags.value(for: flag)), seconds > 0 else {
                     throw CommandLineError("--timeout: must be a positive number of seconds")
@@ -100,8 +129,19 @@ enum SendCommand {
             default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate send --help)")
             }
         }
-        guard !notification.tokens.isEmpty else { throw CommandLineError("--token: at least one is required") }
+        if options.channel == nil, notification.tokens.isEmpty {
+            throw CommandLineError("--token: at least one is required (or --channel for a broadcast)")
+        }
+        if options.channel != nil, !notification.tokens.isEmpty {
+            throw CommandLineError("--channel: a broadcast goes to the channel; leave out --token")
+        }
         if alert != PushgateV1.Alert() { notification.alert = alert }
+        if activity != PushgateV1.LiveActivity() {
+            guard !activity.event.isEmpty else {
+                throw CommandLineError("--live-activity: required with the other Live Activity flags")
+            }
+            notification.liveActivity = activity
+        }
         options.request.notifications = [notification]
         return options
     }
@@ -113,20 +153,42 @@ enum SendCommand {
         return [("authorization", "Bearer \(key)")]
     }
 
-    private static func call(server: String, request: PushgateV1.SendRequest, timeout: Double) async -> Int32 {
+    /// Send, or Broadcast with `--channel`.
+    private static func call(_ options: Options) async -> Int32 {
+        let path: String
+        let message: [UInt8]
+        if let channel = options.channel {
+            var broadcast = PushgateV1.BroadcastRequest()
+            broadcast.channelID = channel
+            broadcast.notification = options.request.notifications.first
+            (path, message) = ("/pushgate.v1.Channels/Broadcast", broadcast.serializedBytes())
+        } else {
+            (path, message) = ("/pushgate.v1.Push/Send", options.request.serializedBytes())
+        }
+        return await call(server: options.server, path: path, message: message, timeout: options.timeout) { bytes in
+            if options.channel != nil {
+                return [try PushgateV1.BroadcastResponse(serializedBytes: bytes).result ?? PushgateV1.Result()]
+            }
+            return try PushgateV1.SendResponse(serializedBytes: bytes).results
+        }
+    }
+
+    private static func call(
+        server: String, path: String, message: [UInt8], timeout: Double,
+        results decode: ([UInt8]) throws -> [PushgateV1.Result]
+    ) async -> Int32 {
         guard let colon = server.lastIndex(of: ":"), let port = Int(server[server.index(after: colon)...]) else {
             printError("pushgate send: --server: expected host:port")
             return 2
         }
         let host = String(server[..<colon]).trimmingBrackets
-        let response: PushgateV1.SendResponse
+        let results: [PushgateV1.Result]
         do {
             let client = try await GRPCClient.connect(host: host, port: port)
             defer { client.close() }
             let bytes = try await client.unary(
-                "/pushgate.v1.Push/Send", request.serializedBytes(), timeout: .milliseconds(Int(timeout * 1000)),
-                metadata: apiKeyMetadata())
-            response = try PushgateV1.SendResponse(serializedBytes: bytes)
+                path, message, timeout: .milliseconds(Int(timeout * 1000)), metadata: apiKeyMetadata())
+            results = try decode(bytes)
         } catch let status as GRPCStatus {
             printError("pushgate send: \(status)")
             return 3
@@ -135,7 +197,7 @@ enum SendCommand {
             return 3
         }
         var allDelivered = true
-        for result in response.results {
+        for result in results {
             print(line(for: result))
             if result.status != .delivered { allDelivered = false }
         }

@@ -21,6 +21,7 @@ class LookalikeAPNs(H2Lookalike):
     def __init__(self, cert, key, max_streams=1000, unregistered=()):
         super().__init__(cert, key, max_streams)
         self.unregistered = set(unregistered)
+        self.channels = {}          # bundle id -> {channel id: storage policy} (LookalikeChannelAPI's)
         self.requests = []          # (headers dict, body bytes)
         self.invalid = []           # descriptions of requests APNs would refuse
 
@@ -29,6 +30,8 @@ class LookalikeAPNs(H2Lookalike):
         path = headers.get(":path", "")
         if headers.get(":method") != "POST":
             return 405, "MethodNotAllowed"
+        if path.startswith("/4/broadcasts/apps/"):
+            return self._check_broadcast(path[len("/4/broadcasts/apps/"):], headers, body)
         if not path.startswith("/3/device/"):
             return 404, "BadPath"
         if not TOKEN_RE.match(path[len("/3/device/"):]):
@@ -48,6 +51,11 @@ class LookalikeAPNs(H2Lookalike):
             return 400, "PayloadEmpty"
         if len(body) > (5120 if push_type == "voip" else 4096):
             return 413, "PayloadTooLarge"
+        return self._payload_problem(body)
+
+    @staticmethod
+    def _payload_problem(body):
+        """A body that is not one JSON object: no documented reason; PayloadEmpty as the mock."""
         try:
             if not isinstance(json.loads(body), dict):
                 return 400, "PayloadEmpty"
@@ -55,12 +63,32 @@ class LookalikeAPNs(H2Lookalike):
             return 400, "PayloadEmpty"
         return None
 
+    def _check_broadcast(self, bundle, headers, body):
+        """A broadcast on a channel of `bundle` (docs/providers.md A.10): the channel in
+        apns-channel-id, push type liveactivity, no topic, expiration 0 on a channel that stores
+        nothing; the reason APNs would refuse it with, or None."""
+        if not headers.get("authorization", "").startswith("bearer "):
+            return 403, "MissingProviderToken"
+        channel = headers.get("apns-channel-id")
+        if channel is None:
+            return 400, "MissingChannelId"
+        policy = self.channels.get(bundle, {}).get(channel)
+        if policy is None:
+            return 404, "ChannelNotRegistered"
+        if headers.get("apns-push-type") != "liveactivity":
+            return 400, "InvalidPushType"
+        if headers.get("apns-priority", "10") not in ("1", "5", "10"):
+            return 400, "BadPriority"
+        if policy == 0 and headers.get("apns-expiration") != "0":
+            return 400, "BadExpirationDate"
+        return self._payload_problem(body)
+
     def _answer(self, conn, stream_id, headers, body):
         apns_id = headers.get("apns-id") or str(uuid.uuid4())
         problem = self._check(headers, body)
         self.requests.append((headers, body))
         token = headers.get(":path", "")[len("/3/device/"):]
-        if problem is None and token in self.unregistered:
+        if problem is None and headers.get(":path", "").startswith("/3/device/") and token in self.unregistered:
             problem = (410, "Unregistered")
         if problem is None:
             conn.send_headers(stream_id, [(":status", "200"), ("apns-id", apns_id)], end_stream=True)

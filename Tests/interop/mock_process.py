@@ -56,7 +56,7 @@ class MockProcess:
                 break
             self.log.append(line)
             m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-            if m:
+            if m and self.port is None:  # the first listener; mock-apns may name its channel API's next
                 self.port = int(m.group(1))
             if self.port and line.startswith(kind + ": loops="):
                 break  # the files are written before this line

@@ -17,12 +17,12 @@ from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from conftest import Server
-from pushgate.v1 import push_pb2, registry_pb2
+from pushgate.v1 import channels_pb2, push_pb2, registry_pb2
 
 V1 = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
 V1ALPHA = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
 SERVICES = {
-    "grpc.health.v1.Health", "pushgate.v1.Push", "pushgate.v1.Registry",
+    "grpc.health.v1.Health", "pushgate.v1.Push", "pushgate.v1.Registry", "pushgate.v1.Channels",
     "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
 }
 KEY = "pgk_reflection-test-key"
@@ -95,6 +95,7 @@ def assert_same_types(got, want, package, seen):
 KNOWN = {
     "pushgate.v1.Push": (push_pb2.DESCRIPTOR.services_by_name["Push"], None),
     "pushgate.v1.Registry": (registry_pb2.DESCRIPTOR.services_by_name["Registry"], None),
+    "pushgate.v1.Channels": (channels_pb2.DESCRIPTOR.services_by_name["Channels"], None),
     "grpc.health.v1.Health": (health_pb2.DESCRIPTOR.services_by_name["Health"], None),
     "grpc.reflection.v1alpha.ServerReflection": (reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"], None),
     "grpc.reflection.v1.ServerReflection": (reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"],

@@ -70,6 +70,27 @@ struct SendCommandTests {
         #expect(n.payloadJSON == #"{"aps":{}}"#)
     }
 
+    @Test("Live Activity flags fill live_activity; --channel makes it a broadcast")
+    func liveActivity() throws {
+        let options = try #require(
+            try SendCommand.parse([
+                "--channel", "dHN0LXNyY2gtY2hubA==", "--live-activity", "update", "--content-state", #"{"a":1}"#,
+                "--timestamp", "7", "--stale-date", "8", "--relevance-score", "0.5",
+            ]))
+        #expect(options.channel == "dHN0LXNyY2gtY2hubA==")
+        let activity = try #require(options.request.notifications.first?.liveActivity)
+        #expect(activity.event == "update" && activity.contentStateJSON == #"{"a":1}"#)
+        #expect(activity.timestamp == 7 && activity.staleDate == 8 && activity.relevanceScore == 0.5)
+        let start = try #require(
+            try SendCommand.parse([
+                "--token", "x", "--live-activity", "start", "--attributes-type", "T", "--attributes", "{}",
+                "--input-push-token", "--input-push-channel", "Yw==", "--dismissal-date", "9",
+            ]))
+        let started = try #require(start.request.notifications.first?.liveActivity)
+        #expect(started.attributesType == "T" && started.attributesJSON == "{}" && started.inputPushToken)
+        #expect(started.inputPushChannel == "Yw==" && started.dismissalDate == 9 && start.channel == nil)
+    }
+
     @Test("a badge of 0 is sent (it clears the badge), unlike no badge")
     func badgeZero() throws {
         #expect(try notification(["--token", "x", "--badge", "0"]).badge == 0)
@@ -96,8 +117,13 @@ struct SendCommandTests {
     @Test(
         "usage errors name the flag",
         arguments: [
-            ([], "--token: at least one is required"),
-            (["--title", "no token"], "--token: at least one is required"),
+            ([], "--token: at least one is required (or --channel for a broadcast)"),
+            (["--title", "no token"], "--token: at least one is required (or --channel for a broadcast)"),
+            (["--channel", "Yw==", "--token", "x"], "--channel: a broadcast goes to the channel; leave out --token"),
+            (
+                ["--token", "x", "--content-state", "{}"],
+                "--live-activity: required with the other Live Activity flags"
+            ),
             (["--token"], "--token: needs a value"),
             (["--token", "x", "--badge", "-1"], "--badge: must be an integer between 0 and 2147483647"),
             (["--token", "x", "--priority", "11"], "--priority: must be an integer between 0 and 10"),

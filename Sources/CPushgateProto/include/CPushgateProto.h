@@ -3,5 +3,6 @@
 #include "grpc/health/v1/health.pb-c.h"
 #include "grpc/reflection/v1/reflection.pb-c.h"
 #include "grpc/reflection/v1alpha/reflection.pb-c.h"
+#include "pushgate/v1/channels.pb-c.h"
 #include "pushgate/v1/push.pb-c.h"
 #include "pushgate/v1/registry.pb-c.h"

@@ -24,7 +24,14 @@ public enum NotificationValidator {
     private static func prepare(_ n: NotificationRequest, bundleID: String, now: Int64) throws(ValidationError)
         -> PreparedNotification
     {
-        let tokens = try normalizedTokens(n.tokens)
+        try build(n, tokens: normalizedTokens(n.tokens), bundleID: bundleID, now: now)
+    }
+
+    /// Everything after the tokens: headers, then the payload (shared with broadcasts, whose one
+    /// "token" is a channel id).
+    static func build(_ n: NotificationRequest, tokens: [String], bundleID: String, now: Int64) throws(ValidationError)
+        -> PreparedNotification
+    {
         try checkScalars(n)
         try n.refuseWebPushOnlyFields(provider: "APNs")
         try n.refuseFCMOnlyFields(provider: "APNs")

@@ -15,15 +15,19 @@ public struct PreparedNotification: Sendable, Equatable {
     public var collapseID: String?
     /// `apns-id` in lower case; nil lets APNs generate one.
     public var apnsID: String?
-    /// The device tokens, lower-cased, in request order.
+    /// The device tokens, lower-cased, in request order; for a broadcast, the one channel id.
     public var tokens: [String]
+    /// A broadcast (`POST /4/broadcasts/apps/<bundle id>`, the token in `apns-channel-id`, no
+    /// `apns-topic`): the app's bundle id. nil: a push to device tokens.
+    public var broadcastBundleID: String?
 
     /// Creates a prepared notification; ``NotificationValidator/prepare(_:at:bundleID:)`` is the
     /// usual source.
     public init(
         payload: [UInt8], pushType: PushType, topic: String, priority: Int, expiration: Int64?,
-        collapseID: String?, apnsID: String?, tokens: [String]
+        collapseID: String?, apnsID: String?, tokens: [String], broadcastBundleID: String? = nil
     ) {
+        self.broadcastBundleID = broadcastBundleID
         self.payload = payload
         self.pushType = pushType
         self.topic = topic

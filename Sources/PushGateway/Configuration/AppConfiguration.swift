@@ -48,6 +48,9 @@ public struct AppConfiguration: Sendable, Equatable {
         public var certFile = ""
         /// Apple's sandbox host instead of production.
         public var sandbox = false
+        /// Where the channel management API is (`channels_url`); empty: Apple's
+        /// (`api-manage-broadcast[.sandbox].push.apple.com`, port 2196 or 2195).
+        public var channelsURL = ""
         /// The `.p8` key itself instead of `keyFile` (the built-in demo app; not a config key).
         public var keyPEM = ""
 

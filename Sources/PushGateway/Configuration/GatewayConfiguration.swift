@@ -217,7 +217,7 @@ public struct GatewayConfiguration: Sendable {
         switch platform {
         case .apns:
             try reader.checkKeys(
-                Set(common + ["team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox"]),
+                Set(common + ["team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox", "channels_url"]),
                 context: "an apns app")
         case .fcm:
             try reader.checkKeys(
@@ -279,6 +279,7 @@ public struct GatewayConfiguration: Sendable {
             apns.keyFile = try reader.string("key_file") ?? ""
             apns.certFile = try reader.string("cert_file") ?? ""
             apns.sandbox = try reader.bool("sandbox") ?? false
+            apns.channelsURL = try reader.string("channels_url") ?? ""
             return .apns(apns)
         case .fcm:
             var fcm = AppConfiguration.FCMKeys(serviceAccountFile: try reader.string("service_account_file") ?? "")

@@ -62,9 +62,7 @@ enum DeliveryClientFactory {
         let tls: TLSContext
         do {
             if !apns.certFile.isEmpty {
-                tls = try TLSContext.client(
-                    caFile: app.caFile.isEmpty ? nil : app.caFile, certificateChainFile: apns.certFile,
-                    privateKeyFile: apns.keyFile.isEmpty ? apns.certFile : apns.keyFile)
+                tls = try apnsTLS(app, apns)
                 credentials = .certificate
             } else {
                 guard !apns.teamID.isEmpty, !apns.keyID.isEmpty, !apns.keyFile.isEmpty || !apns.keyPEM.isEmpty else {
@@ -72,10 +70,7 @@ enum DeliveryClientFactory {
                         "\(path): set team_id, key_id and key_file (token auth) or cert_file and key_file "
                             + "(certificate auth)")
                 }
-                tls =
-                    try app.caPEM.isEmpty
-                    ? TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile)
-                    : TLSContext.client(caPEM: app.caPEM)
+                tls = try apnsTLS(app, apns)
                 let cacheKey = "\(apns.teamID)/\(apns.keyID)"
                 if let cache = tokenCaches[cacheKey] {
                     credentials = .providerToken(cache)
@@ -94,6 +89,62 @@ enum DeliveryClientFactory {
             throw ConfigurationError("\(path): \(error)")
         }
         return recipe.client(APNsDialect(credentials: credentials, authority: endpoint.authority), endpoint, tls)
+    }
+
+    /// An APNs app's TLS context: its `ca_file` (or the demo's CA) trusted, and with certificate
+    /// auth its certificate as the client identity.
+    private static func apnsTLS(_ app: AppConfiguration, _ apns: AppConfiguration.APNsKeys) throws -> TLSContext {
+        if !apns.certFile.isEmpty {
+            return try TLSContext.client(
+                caFile: app.caFile.isEmpty ? nil : app.caFile, certificateChainFile: apns.certFile,
+                privateKeyFile: apns.keyFile.isEmpty ? apns.certFile : apns.keyFile)
+        }
+        return try app.caPEM.isEmpty
+            ? TLSContext.client(caFile: app.caFile.isEmpty ? nil : app.caFile) : TLSContext.client(caPEM: app.caPEM)
+    }
+
+    /// The client of an APNs app's channel management API (Apple's `api-manage-broadcast` host, or
+    /// `channels_url`): the same engine and the same credentials as `push`, the app's push client
+    /// (its provider-token cache itself, so pushes, broadcasts and channel requests share one
+    /// token), on a pool of its own (one connection: channel requests are few).
+    static func makeChannelClient(
+        _ app: AppConfiguration, push: APNsClient, group: EventLoopGroup, log: Log, metrics: GatewayMetrics?
+    ) throws(ConfigurationError) -> APNsClient {
+        guard case .apns(let apns) = app.keys else {
+            throw ConfigurationError("app \(app.name) is not an APNs app")
+        }
+        let name = app.name
+        var settings = ProviderClientConfiguration()
+        settings.connections = 1
+        settings.connectTimeout = .seconds(app.connectTimeoutSeconds)
+        settings.pingInterval = .seconds(app.pingIntervalSeconds)
+        settings.pingTimeout = .seconds(app.pingTimeoutSeconds)
+        settings.stallTimeout = .seconds(app.stallTimeoutSeconds)
+        settings.proxy = push.configuration.proxy
+        let endpoint: HTTPSOrigin
+        if apns.channelsURL.isEmpty {
+            endpoint = apns.sandbox ? .apnsChannelsSandbox : .apnsChannelsProduction
+        } else if let override = HTTPSOrigin(url: apns.channelsURL) {
+            endpoint = override
+        } else {
+            throw ConfigurationError(
+                "app \(name).channels_url: expected https://host[:port], got \(apns.channelsURL.debugDescription)")
+        }
+        let tls: TLSContext
+        do {
+            tls = try apnsTLS(app, apns)
+        } catch {
+            throw ConfigurationError("app \(name): \(error)")
+        }
+        return ProviderClient(
+            name: name, endpoint: endpoint,
+            dialect: APNsDialect(
+                credentials: push.dialect.credentials(), authority: endpoint.authority, api: .channelManagement),
+            tlsContext: tls, configuration: settings, group: group,
+            logger: { message, error in
+                log.warning(message, ["app": name, "api": "channels", "error": error.map { "\($0)" } ?? ""])
+            },
+            metrics: metrics?.provider(app: name) ?? ProviderMetrics())
     }
 
     private static func readKeyFile(_ file: String, path: String) throws(ConfigurationError) -> String {

@@ -20,6 +20,9 @@ enum PostgresSchema {
             Step(version: 3, name: "fan-out holds") { (connection: PostgresConnection) throws(StoreError) in
                 try connection.execute(FanOutHoldsSchema.postgres)
             },
+            Step(version: 4, name: "broadcast channels") { (connection: PostgresConnection) throws(StoreError) in
+                try connection.execute(ChannelsSchema.postgres)
+            },
         ]
     }
 

@@ -8,6 +8,7 @@ struct PageCursor {
         case endpoints = "ep"
         case topics = "tp"
         case subscriptions = "sb"
+        case channels = "ch"
         /// Fan-out positions are stored with messages, so they must survive restarts (they do:
         /// rowids are stable) but not upgrades that renumber subscriptions (none do).
         case fanOut = "fo"

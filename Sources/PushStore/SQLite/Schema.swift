@@ -78,6 +78,9 @@ enum Schema {
             Migration(version: 3, name: "fan-out holds") { (database: Database) throws(StoreError) in
                 try database.execute(FanOutHoldsSchema.sqlite)
             },
+            Migration(version: 4, name: "broadcast channels") { (database: Database) throws(StoreError) in
+                try database.execute(ChannelsSchema.sqlite)
+            },
         ]
     }
 }

@@ -38,7 +38,7 @@ struct ServerReflectionTests {
         #expect(
             Set(index.services)
                 == [
-                    "grpc.health.v1.Health", "pushgate.v1.Push", "pushgate.v1.Registry",
+                    "grpc.health.v1.Health", "pushgate.v1.Push", "pushgate.v1.Registry", "pushgate.v1.Channels",
                     "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
                 ])
         #expect(index.file(containingSymbol: "pushgate.v1.Push")?.name == "pushgate/v1/push.proto")
