@@ -106,8 +106,9 @@ struct BenchOptionsTests {
         #expect(options.gatewayPID == 1234)
         #expect(options.gatewayMetrics?.host == "127.0.0.1" && options.gatewayMetrics?.port == 9464)
         #expect(options.mode == .publish)
-        // A value that starts with "--" is still the value.
-        #expect(try parse(["--apns", "--x", "--apns-ca", "ca"]).apnsURL == "--x")
+        // A value that starts with "--" is given with "=": after a space it reads as a forgotten value.
+        #expect(try parse(["--apns=--x", "--apns-ca", "ca"]).apnsURL == "--x")
+        #expect(throws: (any Error).self) { try parse(["--apns", "--x", "--apns-ca", "ca"]) }
     }
 
     static let valueFlags = [
