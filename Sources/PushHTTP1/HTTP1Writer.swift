@@ -16,9 +16,10 @@ public enum HTTP1Writer {
         try fields(headers, contentLength: contentLength, into: &buffer)
     }
 
-    /// `HTTP/1.1 status reason`, the headers, then `Content-Length` and the blank line.
+    /// `HTTP/1.1 status reason`, the headers, then `Content-Length` (unless nil: a chunked body
+    /// whose `Transfer-Encoding` is among the headers) and the blank line.
     public static func responseHead(
-        status: Int, reason: String, headers: [(name: String, value: String)], contentLength: Int,
+        status: Int, reason: String, headers: [(name: String, value: String)], contentLength: Int?,
         into buffer: inout [UInt8]
     ) throws(HTTP1Error) {
         buffer.append(contentsOf: "HTTP/1.1 \(status) \(reason)\r\n".utf8)

@@ -75,4 +75,64 @@ struct HTTP1ServerSessionTests {
         _ = Self.output(session)
         #expect(!session.wantsRead && !session.wantsWrite)
     }
+
+    @Test("bytes that are not HTTP/1.1 get a 400 naming the parser's reason, after the answers before them")
+    func garbageIsA400() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, Self.post("/a", "1") + "NOT HTTP AT ALL\r\n\r\n")
+        #expect(recorder.requests.map(\.target) == ["/a"])
+        #expect(!session.wantsWrite, "the 400 waits for the answer to /a")
+        try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
+        let written = Self.output(session)
+        #expect(written.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(written.contains("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(written.contains("Connection: close\r\n"))
+        #expect(written.contains("bad request: "))
+        #expect(session.failure != nil)
+        #expect(!session.wantsRead)
+    }
+
+    @Test("a streamed answer goes out in chunks and holds back the answers after it until it ends")
+    func streamedAnswer() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, Self.post("/a") + Self.post("/b"))
+        try session.respond(to: 1, status: 200, reason: "OK", headers: [], body: Array("b".utf8))
+        try session.respondHead(to: 0, status: 200, reason: "OK", headers: [("Content-Type", "x")])
+        session.respondChunk(to: 0, Array("hello".utf8))
+        var written = Self.output(session)
+        #expect(written == "HTTP/1.1 200 OK\r\nContent-Type: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+        session.respondChunk(to: 0, Array("0123456789abcdefg".utf8))
+        session.respondEnd(to: 0)
+        written = Self.output(session)
+        #expect(written.hasPrefix("11\r\n0123456789abcdefg\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n"))
+        #expect(written.hasSuffix("\r\n\r\nb"))
+        #expect(session.unanswered == 0)
+    }
+
+    @Test("the delegate's body limit for a request, decided from its head, caps what is kept")
+    func bodyLimitFromHead() throws {
+        final class Limiter: HTTP1ServerSessionDelegate {
+            var heads: [String] = []
+            var requests: [HTTP1Request] = []
+            func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
+                heads.append(request.target)
+                return request.target == "/small" ? 2 : 100
+            }
+            func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
+                requests.append(request)
+            }
+        }
+        let session = HTTP1ServerSession()
+        let limiter = Limiter()
+        session.delegate = limiter
+        try Self.receive(session, Self.post("/small", "abcdef") + Self.post("/big", "abcdef"))
+        #expect(limiter.heads == ["/small", "/big"])
+        #expect(limiter.requests[0].body == Array("abc".utf8))
+        #expect(limiter.requests[0].bodyLength == 6)
+        #expect(limiter.requests[1].body == Array("abcdef".utf8))
+    }
 }
