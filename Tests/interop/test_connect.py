@@ -225,3 +225,35 @@ def test_grpc_still_works_on_the_same_port(gateway):
         push = push_pb2_grpc.PushStub(channel)
         response = push.Send(send_request(), timeout=10, metadata=[("authorization", "Bearer " + KEY)])
         assert response.results[0].status == push_pb2.STATUS_DELIVERED
+
+
+@pytest.fixture(scope="module")
+def tls_gateway(tmp_path_factory, lookalike):
+    d = str(tmp_path_factory.mktemp("connect-tls"))
+    cert, key = os.path.join(d, "server.pem"), os.path.join(d, "server.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    s = Server({"apps": [app_config("demo", "com.example.demo", lookalike)], "tls_cert_file": cert,
+                "tls_key_file": key}, d)
+    s.ca_file = cert
+    yield s
+    s.stop()
+    assert s.proc.returncode == 0, "".join(s.log)
+
+
+@pytest.mark.parametrize("version", ["--http1.1", "--http2"])
+def test_connect_over_tls_with_alpn(tls_gateway, version):
+    send = json.dumps({"notifications": [{"app": "demo", "tokens": [TOKEN], "alert": {"title": "Hi"}}]}).encode()
+    out = subprocess.run(["curl", "-s", "-S", "-i", version, "--cacert", tls_gateway.ca_file, "-H",
+                          "Content-Type: application/json", "--data-binary", "@-", "--max-time", "20",
+                          "https://%s/pushgate.v1.Push/Send" % tls_gateway.address],
+                         input=send, capture_output=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    head, _, body = out.stdout.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200" if version == "--http1.1" else b"HTTP/2 200"), head
+    assert json.loads(body)["results"][0]["status"] == "STATUS_DELIVERED"
+    credentials = grpc.ssl_channel_credentials(root_certificates=open(tls_gateway.ca_file, "rb").read())
+    with grpc.secure_channel(tls_gateway.address, credentials) as channel:
+        response = push_pb2_grpc.PushStub(channel).Send(send_request(), timeout=10)
+        assert response.results[0].status == push_pb2.STATUS_DELIVERED
