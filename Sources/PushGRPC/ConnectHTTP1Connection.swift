@@ -17,6 +17,8 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
     private var requestIDs = GRPCRequestID()
     /// The sequence of the last request read (for a graceful close).
     private var lastRead = -1
+    /// Ends the connection when a request's body is not complete within `requestTimeout`.
+    private var bodyTimer: TimerID?
 
     init(server: GRPCServerConnection) {
         self.server = server
@@ -28,6 +30,16 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
 
     func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
         server.requestBegan()
+        if let limit = server.configuration.requestTimeout {
+            // A client that stops inside a body holds its request (and its budget) no longer than
+            // this; HTTP/1.1 cannot answer it before the body ends, so the connection closes.
+            bodyTimer = server.loop.schedule(after: limit) { [weak self] in
+                guard let self else { return }
+                bodyTimer = nil
+                server.closeStalledClient(
+                    "a request body was not completed within \(limit) (request_timeout)")
+            }
+        }
         var decision = ConnectDoor.decide(
             method: request.method, target: request.target, headers: request.headers, router: server.router,
             routes: server.routes, peer: server.peerInfo, maxMessageSize: server.configuration.maxMessageSize,
@@ -67,6 +79,8 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
 
     func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
         lastRead = request.sequence
+        if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
+        bodyTimer = nil
         guard let (decision, reserved) = decisions.removeValue(forKey: request.sequence) else { return }
         let exchange = ConnectHTTP1Exchange(connection: self, sequence: request.sequence)
         exchanges[request.sequence] = exchange
@@ -117,6 +131,8 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
 
     /// The connection closed: running calls stop, reservations are given back.
     func closed() {
+        if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
+        bodyTimer = nil
         let open = exchanges.count + decisions.count
         for (_, pending) in decisions { server.requestBudget.release(pending.reserved) }
         decisions.removeAll()

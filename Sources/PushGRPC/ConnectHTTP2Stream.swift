@@ -67,11 +67,35 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
         }
     }
 
-    /// Answers at once what was refused at the head (the body is not read).
+    private var bodyTimer: TimerID?
+
+    /// Answers at once what was refused at the head (the body is not read); otherwise the body
+    /// must be complete within `requestTimeout`, or the request is answered 408 and the stream reset.
     func startIfRefused() {
         if case .refuse(let status, let headers, let body) = decision {
             respond(status: status, headers: headers, body: body)
+            return
         }
+        guard let limit = server.configuration.requestTimeout else { return }
+        bodyTimer = server.loop.schedule(after: limit) { [weak self] in
+            guard let self else { return }
+            bodyTimer = nil
+            guard !requestEnded else { return }
+            server.requestBudget.release(reserved)
+            reserved = 0
+            // Answered already (a body over the limit) or not: the client that never ends its
+            // body is reset either way.
+            respond(
+                status: 408, headers: [("content-type", "application/json")],
+                body: ConnectProtocol.errorBody(
+                    GRPCStatus(.deadlineExceeded, "the request was not completed within \(limit) (request_timeout)")))
+            server.resetAfterNextFlush(streamID)
+        }
+    }
+
+    private func stopBodyTimer() {
+        if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
+        bodyTimer = nil
     }
 
     /// Body bytes: kept up to the limit (and one more, to tell an oversized body), the rest counted.
@@ -94,6 +118,7 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
     func receiveEnd() {
         guard !done, !requestEnded else { return }
         requestEnded = true
+        stopBodyTimer()
         switch decision {
         case .refuse:
             break
@@ -124,6 +149,7 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
 
     /// The stream is gone (reset, connection closed).
     func cancel() {
+        stopBodyTimer()
         server.requestBudget.release(reserved)
         reserved = 0
         done = true

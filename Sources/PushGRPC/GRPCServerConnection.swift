@@ -229,6 +229,12 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         if busyCalls == 0 { armIdleTimer() }
     }
 
+    /// An HTTP/1.1 client stalled inside a request: closed after what was already answered.
+    func closeStalledClient(_ why: String) {
+        guard let transport, !transport.isClosed else { return }
+        transport.close(flushFirst: true, error: TransportError("client closed: \(why)"))
+    }
+
     /// A session call for a Connect stream failed (the stream is gone).
     func connectStreamFailed(_ streamID: Int32) {
         removeConnectStream(streamID)?.cancel()

@@ -67,6 +67,13 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     /// Requests read and not answered yet.
     public var unanswered: Int { nextSequence - nextToWrite }
 
+    /// Pipelined requests read and not answered before the transport stops reading from the
+    /// client (``isBackedUp``), so a client cannot queue answers without bound. Default 32.
+    public var maxUnanswered = 32
+
+    /// The client has ``maxUnanswered`` requests waiting for answers: read no more for now.
+    public var isBackedUp: Bool { unanswered >= maxUnanswered }
+
     /// Ends the connection after the answer to request `sequence` (it says `Connection: close`);
     /// later requests are not read.
     public func closeAfter(sequence: Int) {
@@ -184,11 +191,19 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
         current.headers.append((String(decoding: lowered, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     }
 
+    /// The request being read comes after the last one this connection answers (pipelined
+    /// behind a `Connection: close` in the same read): it is parsed and dropped, never counted.
+    private var isPastLast: Bool { lastSequence.map { nextSequence > $0 } ?? false }
+
     public func http1HeadersComplete(_ head: HTTP1Head) {
         current.method = head.method
         current.target = head.target
         current.keepAlive = head.keepAlive
         current.sequence = nextSequence
+        guard !isPastLast else {
+            currentBodyLimit = 0
+            return
+        }
         currentBodyLimit = delegate?.http1Session(self, bodyLimitFor: current) ?? maxBodyBytes
     }
 
@@ -201,10 +216,10 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     public func http1MessageComplete(keepAlive: Bool) {
         var request = current
         current = HTTP1Request()
+        guard !isPastLast else { return }
         request.sequence = nextSequence
         nextSequence += 1
         if !keepAlive { closeAfter(sequence: request.sequence) }
-        guard lastSequence.map({ request.sequence <= $0 }) ?? true else { return }
         delegate?.http1Session(self, didReceive: request)
     }
 }

@@ -90,6 +90,8 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     private var receiving = false
     private var flushScheduled = false
     private var readingPaused = false
+    /// Server HTTP/1.1: reading stopped while the client has too many requests unanswered.
+    private var pipelinePaused = false
     /// The last flush left output in the session because of `outputHighWaterMark`: the next drain
     /// of the socket must flush again.
     private var outputHeldBack = false
@@ -358,7 +360,7 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     public func connectionDidDrain(_ connection: Connection) {
         if readingPaused {
             readingPaused = false
-            connection.resumeReading()
+            if !pipelinePaused { connection.resumeReading() }
         }
         // Only when output is waiting: flushing after every drained write cost each write an
         // extra loop turn (an `epoll_wait` that finds nothing) and an empty pass through nghttp2.
@@ -509,6 +511,10 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             return
         }
         onFlushed?()
+        if let server = http1ServerSession, server.isBackedUp != pipelinePaused, !readingPaused {
+            pipelinePaused = server.isBackedUp
+            if pipelinePaused { connection.pauseReading() } else { connection.resumeReading() }
+        }
         if isReady && !sessionWantsRead && !sessionWantsWrite {
             close(flushFirst: true)
         }

@@ -135,4 +135,30 @@ struct HTTP1ServerSessionTests {
         #expect(limiter.requests[0].bodyLength == 6)
         #expect(limiter.requests[1].body == Array("abcdef".utf8))
     }
+
+    @Test("backed up once maxUnanswered requests wait for answers, and no longer once one is answered")
+    func backedUp() throws {
+        let session = HTTP1ServerSession()
+        session.maxUnanswered = 2
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, Self.post("/a"))
+        #expect(!session.isBackedUp)
+        try Self.receive(session, Self.post("/b"))
+        #expect(session.isBackedUp)
+        try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
+        #expect(!session.isBackedUp)
+    }
+
+    @Test("requests pipelined after a Connection: close are dropped uncounted: nothing waits for an answer")
+    func afterCloseUncounted() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, Self.post("/a", extra: "Connection: close\r\n") + Self.post("/b") + Self.post("/c"))
+        #expect(recorder.requests.map(\.target) == ["/a"])
+        #expect(session.unanswered == 1)
+        try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
+        #expect(session.unanswered == 0 && !session.wantsRead)
+    }
 }
