@@ -257,3 +257,53 @@ def test_connect_over_tls_with_alpn(tls_gateway, version):
     with grpc.secure_channel(tls_gateway.address, credentials) as channel:
         response = push_pb2_grpc.PushStub(channel).Send(send_request(), timeout=10)
         assert response.results[0].status == push_pb2.STATUS_DELIVERED
+
+
+@pytest.fixture(scope="module")
+def limited_gateway(tmp_path_factory, lookalike):
+    s = Server({"apps": [app_config("demo", "com.example.demo", lookalike)], "request_timeout_seconds": 1,
+                "idle_timeout_seconds": 3, "max_connections": 3}, str(tmp_path_factory.mktemp("connect-limits")))
+    yield s
+    s.stop()
+    assert s.proc.returncode == 0, "".join(s.log)
+
+
+def read_until_closed(sock):
+    received = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    return received
+
+
+def test_http1_limits_apply(limited_gateway):
+    """request_timeout ends a body that stalls, idle_timeout an idle kept-alive connection, and
+    max_connections counts HTTP/1.1 connections (the socket timeouts are only a bound on a failure)."""
+    address = ("127.0.0.1", limited_gateway.port)
+    with socket.create_connection(address, timeout=30) as stalled:
+        stalled.sendall(b"POST /pushgate.v1.Push/Send HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: 100\r\n\r\n{\"notif")
+        assert read_until_closed(stalled) == b""
+    with socket.create_connection(address, timeout=30) as idle:
+        idle.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 2\r\n\r\n{}")
+        answered = read_until_closed(idle)
+        assert answered.startswith(b"HTTP/1.1 200 OK") and b'"status":"SERVING"' in answered
+    held = [socket.create_connection(address, timeout=30) for _ in range(3)]
+    try:
+        for sock in held:
+            sock.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: x\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200 OK")
+        with socket.create_connection(address, timeout=30) as extra:
+            extra.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: x\r\n"
+                          b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+            assert read_until_closed(extra) == b""
+    finally:
+        for sock in held:
+            sock.close()
