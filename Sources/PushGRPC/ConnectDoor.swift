@@ -92,6 +92,39 @@ enum ConnectDoor {
         )
     }
 
+    /// The body's share of `budget`, for a decision to read one: refused (429) when the declared
+    /// `content-length` is over the limit or the budget has no room; nothing is reserved then.
+    /// `budgetExceeded` is told of a full budget (for the protection event).
+    static func reserveBody(
+        _ decision: Decision, declared: String?, budget: GRPCRequestBudget, budgetExceeded: () -> Void
+    ) -> (Decision, reserved: Int) {
+        let bodyLimit: Int
+        switch decision {
+        case .connect(_, _, _, let limit), .route(_, let limit): bodyLimit = limit
+        case .refuse: return (decision, 0)
+        }
+        if let length = declared.flatMap({ Int($0) }), length > bodyLimit {
+            return (
+                refusal(
+                    429,
+                    GRPCStatus(
+                        .resourceExhausted,
+                        "the request body of \(length) bytes is over the limit of \(bodyLimit) bytes")), 0
+            )
+        }
+        let wanted = reservation(declared: declared, bodyLimit: bodyLimit)
+        guard let full = budget.refusal(reserving: wanted) else { return (decision, wanted) }
+        budgetExceeded()
+        return (
+            refusal(
+                429,
+                GRPCStatus(
+                    .resourceExhausted,
+                    "requests in progress on \(full.owner) already hold \(full.reserved) of its \(full.limit)-byte "
+                        + "request budget; this body does not fit (send smaller or fewer requests at once)")), 0
+        )
+    }
+
     /// The bytes to reserve in the request budget for a body whose `content-length` is
     /// `declared` (nil: chunked, so up to the limit).
     static func reservation(declared: String?, bodyLimit: Int) -> Int {

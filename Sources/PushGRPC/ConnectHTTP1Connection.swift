@@ -40,36 +40,13 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
                     "a request body was not completed within \(limit) (request_timeout)")
             }
         }
-        var decision = ConnectDoor.decide(
+        let decided = ConnectDoor.decide(
             method: request.method, target: request.target, headers: request.headers, router: server.router,
             routes: server.routes, peer: server.peerInfo, maxMessageSize: server.configuration.maxMessageSize,
             requestIDs: &requestIDs)
-        var reserved = 0
-        switch decision {
-        case .connect(_, _, _, let bodyLimit), .route(_, let bodyLimit):
-            if let declared = request.header("content-length").flatMap({ Int($0) }), declared > bodyLimit {
-                decision = ConnectDoor.refusal(
-                    429,
-                    GRPCStatus(
-                        .resourceExhausted,
-                        "the request body of \(declared) bytes is over the limit of \(bodyLimit) bytes"))
-                break
-            }
-            let wanted = ConnectDoor.reservation(declared: request.header("content-length"), bodyLimit: bodyLimit)
-            if let full = server.requestBudget.refusal(reserving: wanted) {
-                server.requestBudgetExceeded(path: request.target)
-                decision = ConnectDoor.refusal(
-                    429,
-                    GRPCStatus(
-                        .resourceExhausted,
-                        "requests in progress on \(full.owner) already hold \(full.reserved) of its \(full.limit)-byte "
-                            + "request budget; this body does not fit (send smaller or fewer requests at once)"))
-            } else {
-                reserved = wanted
-            }
-        case .refuse:
-            break
-        }
+        let (decision, reserved) = ConnectDoor.reserveBody(
+            decided, declared: request.header("content-length"), budget: server.requestBudget
+        ) { server.requestBudgetExceeded(path: request.target) }
         decisions[request.sequence] = (decision, reserved)
         switch decision {
         case .connect(_, _, _, let bodyLimit), .route(_, let bodyLimit): return bodyLimit
@@ -161,7 +138,7 @@ final class ConnectHTTP1Exchange: ConnectExchange, @unchecked Sendable {
         guard !done else { return }
         done = true
         try? connection.session.respond(
-            to: sequence, status: status, reason: ConnectProtocol.reason(status), headers: headers, body: body)
+            to: sequence, status: status, reason: HTTP1Writer.reasonPhrase(status), headers: headers, body: body)
         connection.answered(sequence)
     }
 

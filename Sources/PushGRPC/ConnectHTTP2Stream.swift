@@ -10,8 +10,8 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
     let streamID: Int32
     private unowned let server: GRPCServerConnection
     private var decision: ConnectDoor.Decision
-    private var reserved: Int
-    private var bodyLimit: Int
+    private var reserved = 0
+    private var bodyLimit = 0
     private var body: [UInt8] = []
     private var bodyLength = 0
     private var call: ConnectCall?
@@ -37,33 +37,13 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
         decision = ConnectDoor.decide(
             method: method, target: target, headers: self.headers, router: server.router, routes: server.routes,
             peer: server.peerInfo, maxMessageSize: server.configuration.maxMessageSize, requestIDs: &requestIDs)
-        reserved = 0
-        bodyLimit = 0
+        let declared = self.headers.first { $0.name == "content-length" }?.value
+        (decision, reserved) = ConnectDoor.reserveBody(
+            decision, declared: declared, budget: server.requestBudget
+        ) { [target] in server.requestBudgetExceeded(path: target) }
         switch decision {
-        case .connect(_, _, _, let limit), .route(_, let limit):
-            bodyLimit = limit
-            let declared = self.headers.first { $0.name == "content-length" }?.value
-            if let length = declared.flatMap({ Int($0) }), length > limit {
-                decision = ConnectDoor.refusal(
-                    429,
-                    GRPCStatus(
-                        .resourceExhausted, "the request body of \(length) bytes is over the limit of \(limit) bytes"))
-                return
-            }
-            let wanted = ConnectDoor.reservation(declared: declared, bodyLimit: limit)
-            if let full = server.requestBudget.refusal(reserving: wanted) {
-                server.requestBudgetExceeded(path: target)
-                decision = ConnectDoor.refusal(
-                    429,
-                    GRPCStatus(
-                        .resourceExhausted,
-                        "requests in progress on \(full.owner) already hold \(full.reserved) of its \(full.limit)-byte "
-                            + "request budget; this body does not fit (send smaller or fewer requests at once)"))
-            } else {
-                reserved = wanted
-            }
-        case .refuse:
-            break
+        case .connect(_, _, _, let limit), .route(_, let limit): bodyLimit = limit
+        case .refuse: bodyLimit = 0
         }
     }
 

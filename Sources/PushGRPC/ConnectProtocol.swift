@@ -79,27 +79,6 @@ enum ConnectProtocol {
         }
     }
 
-    /// The reason phrase of a status line (clients ignore it).
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        case 415: "Unsupported Media Type"
-        case 429: "Too Many Requests"
-        case 499: "Client Closed Request"
-        case 501: "Not Implemented"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: status < 500 ? "Client Error" : "Server Error"
-        }
-    }
-
     /// Messages longer than this are cut in error bodies (they may echo a long input).
     static let maxErrorMessageBytes = 4096
 

@@ -26,6 +26,30 @@ public enum HTTP1Writer {
         try fields(headers, contentLength: contentLength, into: &buffer)
     }
 
+    /// The standard reason phrase of a status line (clients ignore it), or a generic one.
+    public static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 410: "Gone"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 429: "Too Many Requests"
+        case 499: "Client Closed Request"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: status < 500 ? "Client Error" : "Server Error"
+        }
+    }
+
     private static func fields(
         _ headers: [(name: String, value: String)], contentLength: Int?, into buffer: inout [UInt8]
     ) throws(HTTP1Error) {
