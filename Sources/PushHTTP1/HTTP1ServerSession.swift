@@ -205,6 +205,14 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
             return
         }
         currentBodyLimit = delegate?.http1Session(self, bodyLimitFor: current) ?? maxBodyBytes
+        // A client that waits for `100 Continue` before its body (curl does past 1 KiB) gets it at
+        // once when the body is wanted and nothing is ahead of it to answer; otherwise it sends the
+        // body after its own wait (RFC 9110 §10.1.1), or reads the early answer.
+        if currentBodyLimit > 0, current.sequence == nextToWrite, pending.isEmpty,
+            current.header("expect")?.lowercased() == "100-continue"
+        {
+            output.append("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        }
     }
 
     public func http1Body(_ bytes: UnsafeRawBufferPointer) {

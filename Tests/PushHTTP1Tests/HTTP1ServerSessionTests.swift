@@ -161,4 +161,17 @@ struct HTTP1ServerSessionTests {
         try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
         #expect(session.unanswered == 0 && !session.wantsRead)
     }
+
+    @Test("Expect: 100-continue is answered 100 Continue when the body is wanted and the request is next")
+    func expectContinue() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, "POST /a HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+        #expect(Self.output(session) == "HTTP/1.1 100 Continue\r\n\r\n")
+        try Self.receive(session, "{}")
+        #expect(recorder.requests.map(\.body) == [Array("{}".utf8)])
+        try Self.receive(session, "POST /b HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+        #expect(!session.wantsWrite, "request 0 is not answered yet: no 100 Continue out of order")
+    }
 }
