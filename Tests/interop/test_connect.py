@@ -110,6 +110,18 @@ def test_gzip_both_ways_with_the_connect_client(gateway):
         assert len(sent.results) == 40
 
 
+@pytest.mark.parametrize("version", ["--http1.1", "--http2-prior-knowledge"])
+def test_large_answers_are_gzipped_for_clients_that_accept_gzip(gateway, version):
+    tokens = ["%064x" % i for i in range(40)]
+    send = json.dumps({"notifications": [{"app": "demo", "tokens": tokens, "alert": {"title": "Hi"}}]}).encode()
+    _, status, headers, body = curl(gateway, "/pushgate.v1.Push/Send", gzip.compress(send), version,
+                                    "-H", "Content-Encoding: gzip", "-H", "Accept-Encoding: gzip")
+    assert status == 200 and headers["content-encoding"] == "gzip"
+    assert len(json.loads(gzip.decompress(body))["results"]) == 40
+    _, status, headers, body = curl(gateway, "/pushgate.v1.Push/Send", send, version)
+    assert status == 200 and "content-encoding" not in headers and len(json.loads(body)["results"]) == 40
+
+
 def test_server_streaming_watch_events(gateway):
     with client(gateway, google_protobuf_binary_codec(), timeout_ms=1500) as c:
         events = c.execute_server_stream(request=push_pb2.WatchEventsRequest(apps=["demo"]), method=WATCH,
