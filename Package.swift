@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "PushProto", targets: ["PushProto"]),
         .library(name: "PushHTTP1", targets: ["PushHTTP1"]),
         .library(name: "PushGzip", targets: ["PushGzip"]),
+        .library(name: "PushGRPC", targets: ["PushGRPC"]),
     ],
     dependencies: [],
     targets: [
@@ -84,8 +85,10 @@ let package = Package(
         .target(name: "PushPosix", dependencies: ["CLinux", "PushSync"], swiftSettings: swiftSettings),
         .testTarget(name: "PushPosixTests", dependencies: ["PushPosix", "PushSync"], swiftSettings: swiftSettings),
 
-        // Counters, gauges and histograms (atomic handles), Prometheus text format, /metrics and /healthz.
-        .target(name: "PushMetrics", dependencies: ["PushPosix", "PushSync"], swiftSettings: swiftSettings),
+        // Counters, gauges and histograms (atomic handles), Prometheus text format, /metrics and /healthz
+        // (over PushHTTP1's server session).
+        .target(
+            name: "PushMetrics", dependencies: ["PushHTTP1", "PushPosix", "PushSync"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMetricsTests", dependencies: ["PushMetrics", "PushPosix"], swiftSettings: swiftSettings),
 
@@ -302,10 +305,13 @@ let package = Package(
         .testTarget(name: "PushGzipTests", dependencies: ["PushGzip"], swiftSettings: swiftSettings),
 
         // A gRPC server (admission at HEADERS, request budgets, the client watch, routing, framing,
-        // deadlines, statuses) and a small client.
+        // deadlines, statuses), the same methods over the Connect protocol (HTTP/1.1 and HTTP/2, JSON
+        // and binary) and plain HTTP routes on its port, and a small client.
         .target(
             name: "PushGRPC",
-            dependencies: ["PushCore", "PushSync", "PushPosix", "PushHTTP2", "PushTransport", "PushTLS", "PushGzip"],
+            dependencies: [
+                "PushCore", "PushSync", "PushPosix", "PushHTTP1", "PushHTTP2", "PushTransport", "PushTLS", "PushGzip",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGRPCTests",

@@ -11,6 +11,7 @@ let core: Target.Dependency = .product(name: "PushCore", package: "pushgate")
 let proto: Target.Dependency = .product(name: "PushProto", package: "pushgate")
 let http1: Target.Dependency = .product(name: "PushHTTP1", package: "pushgate")
 let gzip: Target.Dependency = .product(name: "PushGzip", package: "pushgate")
+let grpc: Target.Dependency = .product(name: "PushGRPC", package: "pushgate")
 
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("grpc-deframer", [core]),
@@ -23,6 +24,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("grpc-message", [core]),
     ("http1-messages", [http1]),
     ("gzip-inflate", [gzip]),
+    ("connect-http1", [core, http1, grpc]),
 ]
 
 let package = Package(

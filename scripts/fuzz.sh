@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-30}
-TARGETS=${FUZZ_TARGETS:-"grpc-deframer proto-send-request proto-reflection proto-json sns-message filter-policy json-payload grpc-message http1-messages gzip-inflate"}
+TARGETS=${FUZZ_TARGETS:-"grpc-deframer proto-send-request proto-reflection proto-json sns-message filter-policy json-payload grpc-message http1-messages gzip-inflate connect-http1"}
 # FUZZ_RUNS: stop a target after this many executions instead (make fuzz-long), still bounded by
 # FUZZ_SECONDS as a safety limit.
 RUNS=${FUZZ_RUNS:-}

@@ -113,7 +113,7 @@ struct GRPCCompression: Equatable {
             case .outOfMemory:
                 throw GRPCStatus(.resourceExhausted, "no memory to inflate the gzip message")
             case .truncated, .corrupt:
-                throw GRPCStatus(.internalError, "grpc-encoding gzip: the message could not be inflated: \(error)")
+                throw GRPCStatus(.internalError, "the gzip message could not be inflated: \(error)")
             }
         }
     }
@@ -122,11 +122,16 @@ struct GRPCCompression: Equatable {
     /// the time of the default level (6) for a size within 0.3% of it.
     static let responseLevel: Int32 = 1
 
+    /// An answer gzipped at ``responseLevel``; nil if zlib fails.
+    static func gzip(_ message: [UInt8]) -> [UInt8]? {
+        Gzip.compress(message, level: responseLevel)
+    }
+
     /// `message` framed for a client: gzip-compressed (flag set) when it accepts gzip, the message
     /// is large enough, and compressing makes it smaller; otherwise as it is.
     func frame(_ message: [UInt8]) -> [UInt8] {
         if acceptsGzip, message.count >= Self.minCompressedResponseBytes,
-            let gzipped = Gzip.compress(message, level: Self.responseLevel), gzipped.count < message.count
+            let gzipped = Self.gzip(message), gzipped.count < message.count
         {
             return GRPCMessageFramer.frame(gzipped, compressed: true)
         }

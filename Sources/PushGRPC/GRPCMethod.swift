@@ -49,6 +49,16 @@ public struct GRPCMethod: Sendable {
     /// server's limit.
     public private(set) var maxRequestMessageSize: Int?
 
+    /// How its messages read and write as proto3 JSON (Connect's JSON codec); nil: binary only.
+    public private(set) var json: GRPCJSONTranscoding?
+
+    /// This method with its messages also served as JSON.
+    public func transcodingJSON(_ json: GRPCJSONTranscoding) -> GRPCMethod {
+        var method = self
+        method.json = json
+        return method
+    }
+
     /// This method with `admission` checked before each call's request is read.
     public func admitting(_ admission: @escaping GRPCAdmission) -> GRPCMethod {
         var method = self
@@ -108,6 +118,24 @@ public struct GRPCMethod: Sendable {
     /// A bidirectional-streaming method.
     public static func bidirectionalStreaming(_ name: String, _ body: @escaping GRPCHandler) -> GRPCMethod {
         GRPCMethod(name: name, kind: .bidirectionalStreaming, handler: body)
+    }
+}
+
+/// The proto3 JSON form of a method's messages, for Connect's JSON codec: the handlers take and
+/// give binary protobuf, so a JSON request is decoded and encoded as binary on the way in, and
+/// the answer the other way on the way out.
+public struct GRPCJSONTranscoding: Sendable {
+    /// A JSON request as binary protobuf; INVALID_ARGUMENT naming the field when it is not valid.
+    public let request: @Sendable ([UInt8]) throws(GRPCStatus) -> [UInt8]
+    /// A binary response message as JSON; INTERNAL if it does not decode (a handler's bug).
+    public let response: @Sendable ([UInt8]) throws(GRPCStatus) -> [UInt8]
+
+    public init(
+        request: @escaping @Sendable ([UInt8]) throws(GRPCStatus) -> [UInt8],
+        response: @escaping @Sendable ([UInt8]) throws(GRPCStatus) -> [UInt8]
+    ) {
+        self.request = request
+        self.response = response
     }
 }
 

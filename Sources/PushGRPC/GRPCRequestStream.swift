@@ -197,11 +197,11 @@ public struct GRPCResponseWriter: Sendable {
     /// waits: a client that does not read cannot make the server buffer without bound.
     static let maxQueuedBytes = 1 << 20
 
-    let call: GRPCServerCall
+    let call: any GRPCCallTarget
 
     /// Queues one response message on the call's connection (ignored once the call has ended), and
     /// returns once the call has at most ``maxQueuedBytes`` waiting for the client, or has ended.
-    /// The wait is woken by the connection's flushes (``GRPCServerCall/waitForDrain(limit:)``),
+    /// The wait is woken by the connection's flushes (``GRPCCallTarget/waitForDrain(limit:)``),
     /// not by polling.
     public func send(_ message: [UInt8]) async {
         let call = self.call

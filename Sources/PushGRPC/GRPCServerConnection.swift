@@ -4,7 +4,10 @@ import PushPosix
 import PushTLS
 import PushTransport
 
-/// One client connection: the gRPC calls on the streams of an HTTP/2 server session.
+/// One client connection: the gRPC calls on the streams of an HTTP/2 server session, and the
+/// Connect calls and plain routes beside them, on HTTP/2 streams that are not gRPC or over
+/// HTTP/1.1 (``ConnectHTTP1Connection``): the version is the client's ALPN choice over TLS, and
+/// over cleartext whether its first bytes are the HTTP/2 preface.
 ///
 /// Confined to its connection's event loop (every entry point is a loop callback), which is why it
 /// is `@unchecked Sendable`.
@@ -12,7 +15,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     let loop: EventLoop
     private(set) var transport: HTTPTransport!
     var session: HTTP2Session { transport.session }
-    private let router: GRPCRouter
+    let router: GRPCRouter
+    let routes: HTTPRoutes
     let configuration: GRPCServerConfiguration
     private let peer: String
     private let isLoopbackPeer: Bool
@@ -21,6 +25,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// The verified client certificate's subject CN, read once the handshake is done (mTLS).
     private var clientCertificateCommonName: String?
     private var calls: [Int32: GRPCServerCall] = [:]
+    /// HTTP/2 streams that are not gRPC: Connect calls and plain routes.
+    private var connectStreams: [Int32: ConnectHTTP2Stream] = [:]
+    /// Set when the client chose HTTP/1.1.
+    private var http1: ConnectHTTP1Connection?
     private let registry: GRPCConnectionRegistry
     private var idleTimer: TimerID?
     /// Calls that keep the connection from being idle: those a method's admission let in.
@@ -30,7 +38,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// Strings of the header names and values this connection's calls repeat (see ``GRPCHeaderStrings``).
     private var headerStrings = GRPCHeaderStrings()
     /// Request bytes this connection's calls hold (drawing on the server's budget).
-    private let requestBudget: GRPCRequestBudget
+    let requestBudget: GRPCRequestBudget
     /// When to give up on the client (unread answers, control-frame floods), and its write timer.
     private var watch: GRPCClientWatch
     private var writeTimer: TimerID?
@@ -43,11 +51,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
     static func serve(
-        _ connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration,
+        _ connection: Connection, router: GRPCRouter, routes: HTTPRoutes, configuration: GRPCServerConfiguration,
         registry: GRPCConnectionRegistry
     ) throws -> HTTPTransport {
         let server = GRPCServerConnection(
-            connection: connection, router: router, configuration: configuration, registry: registry)
+            connection: connection, router: router, routes: routes, configuration: configuration, registry: registry)
         var settings = HTTP2Settings.serverDefaults
         settings.maxConcurrentStreams = configuration.maxConcurrentStreams
         settings.maxHeaderListSize = configuration.maxHeaderListSize
@@ -55,8 +63,17 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         settings.manualFlowControl = true
         let tls = try configuration.tls.map { context throws(TLSError) in try TLSConnection(context: context) }
         server.tls = tls
-        let transport = try HTTPTransport(
-            loop: connection.loop, tls: tls, role: .server, settings: settings, sessionDelegate: server, owner: server)
+        let transport = HTTPTransport(loop: connection.loop, tls: tls, owner: server) {
+            [unowned server] _, version in
+            switch version {
+            case .http2:
+                return .http2(settings, delegate: server)
+            case .http1:
+                let http1 = ConnectHTTP1Connection(server: server)
+                server.http1 = http1
+                return .http1(http1.session)
+            }
+        }
         transport.outputHighWaterMark = configuration.outputHighWaterMark
         // Registered last: nothing after this can fail, so a slot is never left behind.
         guard registry.register(server) else {
@@ -69,12 +86,13 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     }
 
     private init(
-        connection: Connection, router: GRPCRouter, configuration: GRPCServerConfiguration,
+        connection: Connection, router: GRPCRouter, routes: HTTPRoutes, configuration: GRPCServerConfiguration,
         registry: GRPCConnectionRegistry
     ) {
         self.registry = registry
         self.loop = connection.loop
         self.router = router
+        self.routes = routes
         self.configuration = configuration
         self.peer = connection.remoteAddress
         self.isLoopbackPeer = connection.isLoopbackPeer
@@ -89,16 +107,36 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     /// Calls whose handler waits for the client to take their response bytes.
     private var drainWaiters: [GRPCServerCall] = []
+    private var connectDrainWaiters: [ConnectCall] = []
 
     /// `call`'s handler waits for its output to drain: looked at again after each flush.
     func waitForDrain(_ call: GRPCServerCall) {
-        if drainWaiters.isEmpty { transport.onFlushed = { [unowned self] in outputFlushed() } }
+        watchFlushes()
         drainWaiters.append(call)
+    }
+
+    func waitForDrain(_ call: ConnectCall) {
+        watchFlushes()
+        connectDrainWaiters.append(call)
+    }
+
+    private func watchFlushes() {
+        if drainWaiters.isEmpty && connectDrainWaiters.isEmpty {
+            transport.onFlushed = { [unowned self] in outputFlushed() }
+        }
     }
 
     private func outputFlushed() {
         drainWaiters.removeAll { !$0.outputFlushed() }
-        if drainWaiters.isEmpty { transport.onFlushed = nil }
+        connectDrainWaiters.removeAll { !$0.outputFlushed() }
+        if drainWaiters.isEmpty && connectDrainWaiters.isEmpty { transport.onFlushed = nil }
+    }
+
+    /// The client as its calls see it.
+    var peerInfo: ConnectPeer {
+        ConnectPeer(
+            address: peer, isLoopback: isLoopbackPeer, isTLS: tls != nil,
+            clientCertificateCommonName: clientCertificateCommonName)
     }
 
     /// Frames submitted outside a socket event go out at the end of the loop turn.
@@ -168,7 +206,45 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     /// A call's message did not fit the request budget.
     func requestBudgetExceeded(_ call: GRPCServerCall) {
-        configuration.callObserver?.serverEvent(.requestBudgetExceeded(peer: peer, path: call.path))
+        requestBudgetExceeded(path: call.path)
+    }
+
+    func requestBudgetExceeded(path: String?) {
+        configuration.callObserver?.serverEvent(.requestBudgetExceeded(peer: peer, path: path))
+    }
+
+    /// A request that is not gRPC (Connect, a route) began: the connection is in use until it ends.
+    func requestBegan() {
+        registry.callStarted()
+        busyCalls += 1
+        if let idleTimer {
+            loop.cancelTimer(idleTimer)
+            self.idleTimer = nil
+        }
+    }
+
+    func requestEnded() {
+        registry.callEnded()
+        busyCalls -= 1
+        if busyCalls == 0 { armIdleTimer() }
+    }
+
+    /// An HTTP/1.1 client stalled inside a request: closed after what was already answered.
+    func closeStalledClient(_ why: String) {
+        guard let transport, !transport.isClosed else { return }
+        transport.close(flushFirst: true, error: TransportError("client closed: \(why)"))
+    }
+
+    /// A session call for a Connect stream failed (the stream is gone).
+    func connectStreamFailed(_ streamID: Int32) {
+        removeConnectStream(streamID)?.cancel()
+    }
+
+    @discardableResult
+    private func removeConnectStream(_ streamID: Int32) -> ConnectHTTP2Stream? {
+        guard let stream = connectStreams.removeValue(forKey: streamID) else { return nil }
+        requestEnded()
+        return stream
     }
 
     func resetAfterNextFlush(_ streamID: Int32) {
@@ -218,9 +294,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             guard let self else { return }
             idleTimer = nil
             guard busyCalls == 0, let transport, !transport.isClosed else { return }
-            guard transport.isReady else {
-                // Never finished its TLS handshake: nothing to say goodbye over.
-                transport.close(flushFirst: false)
+            guard transport.isReady, transport.version == .http2 else {
+                // Never finished its TLS handshake (nothing to say goodbye over), or HTTP/1.1
+                // with no request in progress (busyCalls counts them).
+                transport.close(flushFirst: transport.version == .http1)
                 return
             }
             try? session.goAway(errorCode: .noError, debugData: Array("max_idle".utf8))
@@ -254,6 +331,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             transport.close(flushFirst: false)
             return
         }
+        if let http1 {
+            // HTTP/1.1's GOAWAY: the answers to what was read, the last saying Connection: close.
+            http1.shutDownGracefully()
+            return
+        }
         if let idleTimer { loop.cancelTimer(idleTimer) }
         idleTimer = nil
         try? session.sendShutdownNotice()
@@ -275,7 +357,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
         for streamID in Array(calls.keys) { removeCall(streamID)?.cancel(detached: abandoned) }
+        for streamID in Array(connectStreams.keys) { removeConnectStream(streamID)?.cancel() }
+        http1?.closed()
         drainWaiters.removeAll()  // each was resumed by its call's end
+        connectDrainWaiters.removeAll()
         transport.onFlushed = nil
         if let idleTimer { loop.cancelTimer(idleTimer) }
         idleTimer = nil
@@ -294,6 +379,14 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             if endStream { call.receiveEnd() }
             return
         }
+        if let stream = connectStreams[streamID] {
+            if endStream { stream.receiveEnd() }
+            return
+        }
+        if !Self.isGRPC(headers) {
+            startConnectStream(headers: headers, streamID: streamID, endStream: endStream)
+            return
+        }
         startCall(headers: headers, streamID: streamID, endStream: endStream)
     }
 
@@ -305,6 +398,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         session.consumeConnection(bytes: data.count)
         guard let call = calls[streamID] else {
             session.consumeStream(streamID, bytes: data.count)
+            if let stream = connectStreams[streamID] {
+                // Bounded by the stream's body limit (past it the request is refused).
+                stream.receive(data)
+                if endStream { stream.receiveEnd() }
+            }
             return
         }
         if data.count > 0, call.receive(data) { session.consumeStream(streamID, bytes: data.count) }
@@ -318,6 +416,28 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         removeCall(streamID)?.cancel()
+        removeConnectStream(streamID)?.cancel()
+    }
+
+    // MARK: Requests that are not gRPC
+
+    private static let contentTypeName = Array("content-type".utf8)
+    private static let grpcContentType = Array("application/grpc".utf8)
+
+    /// Whether a request's content type is gRPC's (`application/grpc`, `application/grpc+proto`…).
+    static func isGRPC(_ headers: [HTTP2Header]) -> Bool {
+        guard let contentType = headers.first(where: { $0.name == contentTypeName }) else { return false }
+        return contentType.value.starts(with: grpcContentType)
+    }
+
+    private func startConnectStream(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
+        let stream = ConnectHTTP2Stream(server: self, streamID: streamID, headers: headers, requestIDs: &requestIDs)
+        connectStreams[streamID] = stream
+        requestBegan()
+        highestWorkingStreamID = max(highestWorkingStreamID, streamID)
+        stream.startIfRefused()
+        if endStream { stream.receiveEnd() }
+        if stream.done { removeConnectStream(streamID) }
     }
 
     // MARK: Calls

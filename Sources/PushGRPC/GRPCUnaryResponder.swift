@@ -7,7 +7,7 @@ import PushPosix
 /// Usable from any thread. Only the first answer counts, and none once the call has ended (the
 /// client cancelled, the deadline passed, the connection closed).
 public struct GRPCUnaryResponder: Sendable {
-    let call: GRPCServerCall
+    let call: any GRPCCallTarget
 
     /// Answers with `message` and status OK.
     public func respond(_ message: [UInt8]) {

@@ -11,29 +11,53 @@ public struct HTTP1Request: Sendable {
     public var bodyLength = 0
     /// The client may send another request after this one.
     public var keepAlive = true
+
+    public init() {}
+
+    /// The first value of header `name` (lowercase).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
+    }
 }
 
 /// Hears the requests of an ``HTTP1ServerSession``.
 public protocol HTTP1ServerSessionDelegate: AnyObject {
+    /// A request's head is complete (`request` has no body yet): how many of its body bytes the
+    /// session should keep (the rest is counted and dropped). A server decides here what it can
+    /// from the head alone (who the caller is, whether the body fits), before the body arrives.
+    func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int
     func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request)
 }
 
+extension HTTP1ServerSessionDelegate {
+    public func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
+        session.maxBodyBytes
+    }
+}
+
 /// The server side of one HTTP/1.1 connection, sans-IO: requests read by ``HTTP1Parser`` (a
-/// client may pipeline them), answers written in request order whenever they are given, and the
-/// connection ended after a request that asked for it (`Connection: close`, HTTP/1.0) or after
-/// ``closeAfter(sequence:)``. Not thread-safe.
+/// client may pipeline them), answers written in request order whenever they are given (whole, or
+/// streamed in chunks), and the connection ended after a request that asked for it
+/// (`Connection: close`, HTTP/1.0) or after ``closeAfter(sequence:)``. Bytes that are not HTTP/1.1
+/// are answered 400 with the parser's reason, after the answers before them, and end the
+/// connection. Not thread-safe.
 public final class HTTP1ServerSession: HTTP1ParserDelegate {
     public weak var delegate: (any HTTP1ServerSessionDelegate)?
     private let parser = HTTP1Parser(.request)
-    private let maxBodyBytes: Int
+    /// The body bytes kept per request unless the delegate says otherwise.
+    public let maxBodyBytes: Int
     private var current = HTTP1Request()
+    private var currentBodyLimit = 0
     private var nextSequence = 0
-    /// Answers given out of order, by sequence, until the ones before them are written.
-    private var pending: [Int: [UInt8]] = [:]
+    /// Answers (or their beginnings, for streamed ones) given before the ones ahead of them were
+    /// written, by sequence; `complete` once their last byte is given.
+    private var pending: [Int: (bytes: [UInt8], complete: Bool)] = [:]
     private var nextToWrite = 0
     private var output = HTTP1Output()
     /// The last request this connection answers; nil: no end decided yet.
     private var lastSequence: Int?
+    /// The bytes stopped being HTTP/1.1: nothing more is read.
+    public private(set) var failure: HTTP1Error?
 
     public init(maxBodyBytes: Int = 64 << 10) {
         self.maxBodyBytes = maxBodyBytes
@@ -42,6 +66,13 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
 
     /// Requests read and not answered yet.
     public var unanswered: Int { nextSequence - nextToWrite }
+
+    /// Pipelined requests read and not answered before the transport stops reading from the
+    /// client (``isBackedUp``), so a client cannot queue answers without bound. Default 32.
+    public var maxUnanswered = 32
+
+    /// The client has ``maxUnanswered`` requests waiting for answers: read no more for now.
+    public var isBackedUp: Bool { unanswered >= maxUnanswered }
 
     /// Ends the connection after the answer to request `sequence` (it says `Connection: close`);
     /// later requests are not read.
@@ -59,22 +90,86 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
         try HTTP1Writer.responseHead(
             status: status, reason: reason, headers: fields, contentLength: body.count, into: &bytes)
         bytes.append(contentsOf: body)
-        pending[sequence] = bytes
-        while let next = pending.removeValue(forKey: nextToWrite) {
-            output.append(next)
+        give(bytes, to: sequence, complete: true)
+    }
+
+    /// Begins a streamed answer to request `sequence` (`Transfer-Encoding: chunked`): its body
+    /// follows in ``respondChunk(to:_:)`` calls and ends with ``respondEnd(to:)``. Answers after
+    /// it wait until it ends.
+    public func respondHead(
+        to sequence: Int, status: Int, reason: String, headers: [(name: String, value: String)]
+    ) throws(HTTP1Error) {
+        var fields = headers + [("Transfer-Encoding", "chunked")]
+        if sequence == lastSequence { fields.append(("Connection", "close")) }
+        var bytes: [UInt8] = []
+        try HTTP1Writer.responseHead(status: status, reason: reason, headers: fields, contentLength: nil, into: &bytes)
+        give(bytes, to: sequence, complete: false)
+    }
+
+    /// One chunk of a streamed answer (empty chunks are skipped: an empty one would end it).
+    public func respondChunk(to sequence: Int, _ chunk: [UInt8]) {
+        guard !chunk.isEmpty else { return }
+        var bytes = Array(String(chunk.count, radix: 16).utf8)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        bytes.append(contentsOf: chunk)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        give(bytes, to: sequence, complete: false)
+    }
+
+    /// Ends a streamed answer.
+    public func respondEnd(to sequence: Int) {
+        give(Array("0\r\n\r\n".utf8), to: sequence, complete: true)
+    }
+
+    private func give(_ bytes: [UInt8], to sequence: Int, complete: Bool) {
+        guard sequence >= nextToWrite else { return }  // answered already
+        if sequence == nextToWrite && pending[sequence] == nil {
+            output.append(bytes)
+            if complete { nextToWrite += 1 }
+        } else {
+            pending[sequence, default: ([], false)].bytes.append(contentsOf: bytes)
+            pending[sequence]!.complete = complete
+        }
+        // The answers after it that were given whole (or begun) meanwhile.
+        while let next = pending[nextToWrite] {
+            output.append(next.bytes)
+            guard next.complete else {
+                pending[nextToWrite] = ([], false)
+                break
+            }
+            pending[nextToWrite] = nil
             nextToWrite += 1
         }
     }
 
     public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP1Error) {
-        guard lastSequence == nil || nextSequence <= lastSequence! else { return }  // after the last: ignored
-        try parser.receive(bytes)
+        // After the last request, or after bytes that were not HTTP/1.1: ignored.
+        guard failure == nil, lastSequence == nil || nextSequence <= lastSequence! else { return }
+        do {
+            try parser.receive(bytes)
+        } catch {
+            refuse(error)
+        }
     }
 
     public func receiveEnd() throws(HTTP1Error) {
+        guard failure == nil else { return }
         // The client is done sending: answer what was read, then close.
         lastSequence = min(lastSequence ?? (nextSequence - 1), nextSequence - 1)
         try parser.receiveEnd()
+    }
+
+    /// Bytes that are not HTTP/1.1: a 400 saying why takes the next request's place, and ends
+    /// the connection.
+    private func refuse(_ error: HTTP1Error) {
+        failure = error
+        let sequence = nextSequence
+        nextSequence += 1
+        closeAfter(sequence: sequence)
+        try? respond(
+            to: sequence, status: 400, reason: "Bad Request",
+            headers: [("Content-Type", "text/plain; charset=utf-8")],
+            body: Array("bad request: \(error.description) (\(error.name))\n".utf8))
     }
 
     @discardableResult
@@ -96,14 +191,32 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
         current.headers.append((String(decoding: lowered, as: UTF8.self), String(decoding: value, as: UTF8.self)))
     }
 
+    /// The request being read comes after the last one this connection answers (pipelined
+    /// behind a `Connection: close` in the same read): it is parsed and dropped, never counted.
+    private var isPastLast: Bool { lastSequence.map { nextSequence > $0 } ?? false }
+
     public func http1HeadersComplete(_ head: HTTP1Head) {
         current.method = head.method
         current.target = head.target
         current.keepAlive = head.keepAlive
+        current.sequence = nextSequence
+        guard !isPastLast else {
+            currentBodyLimit = 0
+            return
+        }
+        currentBodyLimit = delegate?.http1Session(self, bodyLimitFor: current) ?? maxBodyBytes
+        // A client that waits for `100 Continue` before its body (curl does past 1 KiB) gets it at
+        // once when the body is wanted and nothing is ahead of it to answer; otherwise it sends the
+        // body after its own wait (RFC 9110 §10.1.1), or reads the early answer.
+        if currentBodyLimit > 0, current.sequence == nextToWrite, pending.isEmpty,
+            current.header("expect")?.lowercased() == "100-continue"
+        {
+            output.append("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        }
     }
 
     public func http1Body(_ bytes: UnsafeRawBufferPointer) {
-        let room = maxBodyBytes + 1 - current.body.count
+        let room = currentBodyLimit + 1 - current.body.count
         if room > 0 { current.body.append(contentsOf: bytes.prefix(room)) }
         current.bodyLength += bytes.count
     }
@@ -111,10 +224,10 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     public func http1MessageComplete(keepAlive: Bool) {
         var request = current
         current = HTTP1Request()
+        guard !isPastLast else { return }
         request.sequence = nextSequence
         nextSequence += 1
         if !keepAlive { closeAfter(sequence: request.sequence) }
-        guard lastSequence.map({ request.sequence <= $0 }) ?? true else { return }
         delegate?.http1Session(self, didReceive: request)
     }
 }

@@ -16,13 +16,38 @@ public enum HTTP1Writer {
         try fields(headers, contentLength: contentLength, into: &buffer)
     }
 
-    /// `HTTP/1.1 status reason`, the headers, then `Content-Length` and the blank line.
+    /// `HTTP/1.1 status reason`, the headers, then `Content-Length` (unless nil: a chunked body
+    /// whose `Transfer-Encoding` is among the headers) and the blank line.
     public static func responseHead(
-        status: Int, reason: String, headers: [(name: String, value: String)], contentLength: Int,
+        status: Int, reason: String, headers: [(name: String, value: String)], contentLength: Int?,
         into buffer: inout [UInt8]
     ) throws(HTTP1Error) {
         buffer.append(contentsOf: "HTTP/1.1 \(status) \(reason)\r\n".utf8)
         try fields(headers, contentLength: contentLength, into: &buffer)
+    }
+
+    /// The standard reason phrase of a status line (clients ignore it), or a generic one.
+    public static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 410: "Gone"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 429: "Too Many Requests"
+        case 499: "Client Closed Request"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: status < 500 ? "Client Error" : "Server Error"
+        }
     }
 
     private static func fields(

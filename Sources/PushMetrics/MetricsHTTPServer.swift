@@ -1,10 +1,11 @@
+import PushHTTP1
 public import PushPosix
 import Synchronization
 
 /// A tiny HTTP/1.1 server for scrapers and probes: `GET /metrics` (the registry in the text format
 /// 0.0.4) and `GET /healthz` (200 `ok` while serving, 503 once stopping). Other paths get 404, other
-/// methods 405. One request per connection (`Connection: close`); the request head is bounded, and
-/// a client that does not finish it in time is dropped.
+/// methods 405. One request per connection (`Connection: close`), read by PushHTTP1's session over
+/// libhttp-parser; the request head is bounded, and a client that does not finish it in time is dropped.
 ///
 /// Runs on the loops of a ``PushPosix/EventLoopGroup`` through a ``PushPosix/TCPServer``.
 public final class MetricsHTTPServer: Sendable {
@@ -50,12 +51,16 @@ final class MetricsHTTPState: Sendable {
     }
 }
 
-/// One HTTP connection: reads a request head, answers once, closes after the answer is written.
-/// Confined to its connection's loop.
-final class MetricsHTTPConnection: ConnectionHandler {
+/// One HTTP connection: one request read by an ``HTTP1ServerSession`` (libhttp-parser), answered
+/// once (`Connection: close`), closed after the answer is written. Confined to its connection's loop.
+final class MetricsHTTPConnection: ConnectionHandler, HTTP1ServerSessionDelegate {
     private let state: MetricsHTTPState
     private let loop: EventLoop
-    private var head: [UInt8] = []
+    private let session = HTTP1ServerSession(maxBodyBytes: 0)
+    /// Bytes received before the request's head was complete.
+    private var headBytes = 0
+    private var headComplete = false
+    private var headTooLarge = false
     private var answered = false
     /// The answer went out before the whole request was read (oversized or garbled): closing with
     /// unread input would reset the connection and could destroy the answer before the client reads
@@ -66,6 +71,7 @@ final class MetricsHTTPConnection: ConnectionHandler {
     init(connection: Connection, state: MetricsHTTPState) {
         self.state = state
         self.loop = connection.loop
+        session.delegate = self
         timer = loop.schedule(after: MetricsHTTPServer.requestTimeout) { [weak self, weak connection] in
             self?.timer = nil
             connection?.close(flushFirst: false)
@@ -74,18 +80,24 @@ final class MetricsHTTPConnection: ConnectionHandler {
 
     func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
         guard !answered else { return }
-        head.append(contentsOf: bytes)
-        let end = Self.endOfHead(head)
-        if (end ?? head.count) > MetricsHTTPServer.maxRequestHeadBytes {
-            linger = true
-            answer(431, "Request Header Fields Too Large", body: "request head too large\n", on: connection)
-        } else if let end {
-            respond(to: head[..<end], on: connection)
+        if !headComplete { headBytes += bytes.count }
+        try? session.receive(bytes)
+        if !headComplete && !answered {
+            if session.failure != nil {
+                // The session answered 400 with the parser's reason.
+                answered = true
+                linger = true
+            } else if headBytes > MetricsHTTPServer.maxRequestHeadBytes {
+                answered = true
+                linger = true
+                answer(0, 431, "Request Header Fields Too Large", body: "request head too large\n")
+            }
         }
+        write(to: connection)
     }
 
     func connectionDidDrain(_ connection: Connection) {
-        guard answered else { return }
+        guard answered, !session.wantsWrite else { return }
         guard linger else {
             connection.close()
             return
@@ -102,61 +114,61 @@ final class MetricsHTTPConnection: ConnectionHandler {
         timer = nil
     }
 
-    private func respond(to head: ArraySlice<UInt8>, on connection: Connection) {
-        let lineEnd = head.firstIndex(of: UInt8(ascii: "\r")) ?? head.endIndex
-        let parts = head[..<lineEnd].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[2].starts(with: Array("HTTP/1.".utf8)), parts[1].first == UInt8(ascii: "/")
-        else {
-            linger = true
-            answer(400, "Bad Request", body: "bad request\n", on: connection)
+    private func write(to connection: Connection) {
+        guard session.wantsWrite else { return }
+        var out: [UInt8] = []
+        while session.drainOutput(into: &out) > 0 {}
+        connection.write(out)
+        // Closed once the kernel has taken it all (connectionDidDrain).
+    }
+
+    // MARK: HTTP1ServerSessionDelegate
+
+    func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
+        headComplete = true
+        // The head's size as sent (request line, fields, line ends): it may have come in one read.
+        let size = request.headers.reduce(request.method.utf8.count + request.target.utf8.count + 13) {
+            $0 + $1.name.utf8.count + $1.value.utf8.count + 4
+        }
+        headTooLarge = size > MetricsHTTPServer.maxRequestHeadBytes
+        return 0
+    }
+
+    func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
+        guard !answered else { return }
+        answered = true
+        let sequence = request.sequence
+        guard !headTooLarge else {
+            answer(sequence, 431, "Request Header Fields Too Large", body: "request head too large\n")
             return
         }
-        let method = String(decoding: parts[0], as: UTF8.self)
-        var target = parts[1]
-        if let query = target.firstIndex(of: UInt8(ascii: "?")) { target = target[..<query] }
-        let path = String(decoding: target, as: UTF8.self)
+        let path = String(request.target.prefix { $0 != "?" })
         guard path == "/metrics" || path == "/healthz" else {
-            answer(404, "Not Found", body: "not found\n", on: connection)
+            answer(sequence, 404, "Not Found", body: "not found\n")
             return
         }
-        guard method == "GET" else {
-            answer(
-                405, "Method Not Allowed", body: "method not allowed\n", extraHeaders: "Allow: GET\r\n", on: connection)
+        guard request.method == "GET" else {
+            answer(sequence, 405, "Method Not Allowed", body: "method not allowed\n", extraHeaders: [("Allow", "GET")])
             return
         }
         if path == "/metrics" {
-            answer(200, "OK", body: state.registry.render(), contentType: MetricsRegistry.contentType, on: connection)
+            answer(sequence, 200, "OK", body: state.registry.render(), contentType: MetricsRegistry.contentType)
         } else if state.stopping.load(ordering: .relaxed) {
-            answer(503, "Service Unavailable", body: "stopping\n", on: connection)
+            answer(sequence, 503, "Service Unavailable", body: "stopping\n")
         } else {
-            answer(200, "OK", body: "ok\n", on: connection)
+            answer(sequence, 200, "OK", body: "ok\n")
         }
     }
 
     private func answer(
-        _ status: Int, _ phrase: String, body: String, contentType: String = "text/plain; charset=utf-8",
-        extraHeaders: String = "", on connection: Connection
+        _ sequence: Int, _ status: Int, _ phrase: String, body: String,
+        contentType: String = "text/plain; charset=utf-8",
+        extraHeaders: [(name: String, value: String)] = []
     ) {
-        answered = true
-        head = []
-        let bodyBytes = Array(body.utf8)
-        let response =
-            "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(contentType)\r\n"
-            + "Content-Length: \(bodyBytes.count)\r\n\(extraHeaders)Connection: close\r\n\r\n"
-        connection.write(Array(response.utf8) + bodyBytes)
-        // Closed once the kernel has taken it all (connectionDidDrain).
-    }
-
-    /// The index just past the blank line that ends the head (CRLF CRLF, or LF LF), or nil.
-    static func endOfHead(_ bytes: [UInt8]) -> Int? {
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == 0x0A {
-                if index + 1 < bytes.count && bytes[index + 1] == 0x0A { return index + 2 }
-                if index + 2 < bytes.count && bytes[index + 1] == 0x0D && bytes[index + 2] == 0x0A { return index + 3 }
-            }
-            index += 1
-        }
-        return nil
+        // One request per connection: the answer says Connection: close.
+        session.closeAfter(sequence: sequence)
+        try? session.respond(
+            to: sequence, status: status, reason: phrase, headers: [("Content-Type", contentType)] + extraHeaders,
+            body: Array(body.utf8))
     }
 }

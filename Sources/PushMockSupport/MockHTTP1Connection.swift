@@ -109,20 +109,5 @@ final class MockHTTP1Connection: HTTP1ServerSessionDelegate, HTTPTransportOwner,
     }
 
     /// The reason phrase of a status line (clients ignore it; Amazon sends the standard ones).
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 410: "Gone"
-        case 413: "Request Entity Too Large"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 503: "Service Unavailable"
-        default: "Status"
-        }
-    }
+    static func reason(_ status: Int) -> String { HTTP1Writer.reasonPhrase(status) }
 }

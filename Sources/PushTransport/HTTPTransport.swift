@@ -90,6 +90,8 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     private var receiving = false
     private var flushScheduled = false
     private var readingPaused = false
+    /// Server HTTP/1.1: reading stopped while the client has too many requests unanswered.
+    private var pipelinePaused = false
     /// The last flush left output in the session because of `outputHighWaterMark`: the next drain
     /// of the socket must flush again.
     private var outputHeldBack = false
@@ -102,6 +104,8 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     private var chooser: VersionChooser?
     /// For a server offering both versions: makes the session for the client's choice.
     private var serverChooser: ((HTTPTransport, HTTPVersion) throws -> HTTPServerSession)?
+    /// Cleartext with a chooser: the first bytes, until they tell the version.
+    private var sniffed: [UInt8] = []
 
     private struct VersionChooser {
         let policy: HTTPVersionPolicy
@@ -152,11 +156,13 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         plaintextOut.reserveCapacity(64 * 1024)
     }
 
-    /// A server transport over TLS whose context offers both `h2` and `http/1.1`: once the handshake
-    /// says which one the client chose, `choose` makes the session for it (HTTP/1.1 when the client
-    /// chose none, as RFC 7301 allows), before the owner hears that the transport is ready.
+    /// A server transport offering both HTTP versions: over TLS (whose context offers `h2` and
+    /// `http/1.1`) once the handshake says which one the client chose (HTTP/1.1 when it chose none,
+    /// as RFC 7301 allows); over cleartext (`tls` nil) once the first bytes say whether they are
+    /// the HTTP/2 preface (``HTTPVersionSniffer``). `choose` makes the session for it, before the
+    /// owner hears that the transport is ready.
     public init(
-        loop: EventLoop, tls: TLSConnection, owner: any HTTPTransportOwner,
+        loop: EventLoop, tls: TLSConnection?, owner: any HTTPTransportOwner,
         choosing choose: @escaping (HTTPTransport, HTTPVersion) throws -> HTTPServerSession
     ) {
         self.loop = loop
@@ -178,7 +184,7 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
                 fail(error)
                 return
             }
-        } else {
+        } else if serverChooser == nil {
             becomeReady()
         }
         setNeedsFlush()
@@ -293,7 +299,11 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         guard !isClosed else { return }
         lastReceivedAt = loop.now
         guard let tls else {
-            feedSession(bytes)
+            if serverChooser != nil {
+                sniff(bytes)
+            } else {
+                feedSession(bytes)
+            }
             return
         }
         tls.receive(bytes)
@@ -312,16 +322,9 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
                     fail(error)
                     return
                 }
-            } else if let serverChooser {
-                self.serverChooser = nil
+            } else if serverChooser != nil {
                 do {
-                    switch try serverChooser(self, tls.negotiatedALPN == "h2" ? .http2 : .http1) {
-                    case .http2(let settings, let delegate):
-                        session = try HTTP2Session(role: .server, settings: settings, delegate: delegate)
-                    case .http1(let server):
-                        http1ServerSession = server
-                        http1 = server
-                    }
+                    try chooseServerSession(tls.negotiatedALPN == "h2" ? .http2 : .http1)
                 } catch {
                     fail(error)
                     return
@@ -357,7 +360,7 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     public func connectionDidDrain(_ connection: Connection) {
         if readingPaused {
             readingPaused = false
-            connection.resumeReading()
+            if !pipelinePaused { connection.resumeReading() }
         }
         // Only when output is waiting: flushing after every drained write cost each write an
         // extra loop turn (an `epoll_wait` that finds nothing) and an empty pass through nghttp2.
@@ -400,6 +403,36 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         case (let other?, _):
             throw TransportError("the server chose \(other.debugDescription) by ALPN, which this client did not offer")
         }
+    }
+
+    /// Makes the server session for `version` with the chooser (which is used once).
+    private func chooseServerSession(_ version: HTTPVersion) throws {
+        guard let serverChooser else { return }
+        self.serverChooser = nil
+        switch try serverChooser(self, version) {
+        case .http2(let settings, let delegate):
+            session = try HTTP2Session(role: .server, settings: settings, delegate: delegate)
+        case .http1(let server):
+            http1ServerSession = server
+            http1 = server
+        }
+    }
+
+    /// Cleartext, version not chosen yet: keeps the first bytes until they tell the version, then
+    /// makes the session and gives it all of them.
+    private func sniff(_ bytes: UnsafeRawBufferPointer) {
+        sniffed.append(contentsOf: bytes)
+        guard let version = HTTPVersionSniffer.version(of: sniffed) else { return }
+        do {
+            try chooseServerSession(version)
+        } catch {
+            fail(error)
+            return
+        }
+        becomeReady()
+        let first = sniffed
+        sniffed = []
+        first.withUnsafeBytes { feedSession($0) }
     }
 
     private var sessionWantsRead: Bool { session?.wantsRead ?? http1?.wantsRead ?? true }
@@ -478,6 +511,10 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             return
         }
         onFlushed?()
+        if let server = http1ServerSession, server.isBackedUp != pipelinePaused, !readingPaused {
+            pipelinePaused = server.isBackedUp
+            if pipelinePaused { connection.pauseReading() } else { connection.resumeReading() }
+        }
         if isReady && !sessionWantsRead && !sessionWantsWrite {
             close(flushFirst: true)
         }

@@ -40,7 +40,7 @@ enum Usage {
                                     instances (config: store; default ./pushgate.db)
           --log-level LEVEL         debug, info, warning or error (config: log_level)
           --no-demo                 with no apps configured, do not start the demo app and mock APNs
-          --tls-cert-file FILE      serve TLS (ALPN h2) with this PEM chain (config: tls_cert_file)
+          --tls-cert-file FILE      serve TLS (ALPN h2, http/1.1) with this PEM chain (config: tls_cert_file)
           --tls-key-file FILE       its private key (config: tls_key_file)
           --client-ca-file FILE     require client certificates from these CAs: mTLS (config: client_ca_file)
           --allow-insecure          allow plaintext h2c on a non-loopback address (config: allow_insecure)

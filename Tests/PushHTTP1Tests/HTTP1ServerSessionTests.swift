@@ -75,4 +75,103 @@ struct HTTP1ServerSessionTests {
         _ = Self.output(session)
         #expect(!session.wantsRead && !session.wantsWrite)
     }
+
+    @Test("bytes that are not HTTP/1.1 get a 400 naming the parser's reason, after the answers before them")
+    func garbageIsA400() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, Self.post("/a", "1") + "NOT HTTP AT ALL\r\n\r\n")
+        #expect(recorder.requests.map(\.target) == ["/a"])
+        #expect(!session.wantsWrite, "the 400 waits for the answer to /a")
+        try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
+        let written = Self.output(session)
+        #expect(written.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(written.contains("HTTP/1.1 400 Bad Request\r\n"))
+        #expect(written.contains("Connection: close\r\n"))
+        #expect(written.contains("bad request: "))
+        #expect(session.failure != nil)
+        #expect(!session.wantsRead)
+    }
+
+    @Test("a streamed answer goes out in chunks and holds back the answers after it until it ends")
+    func streamedAnswer() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, Self.post("/a") + Self.post("/b"))
+        try session.respond(to: 1, status: 200, reason: "OK", headers: [], body: Array("b".utf8))
+        try session.respondHead(to: 0, status: 200, reason: "OK", headers: [("Content-Type", "x")])
+        session.respondChunk(to: 0, Array("hello".utf8))
+        var written = Self.output(session)
+        #expect(written == "HTTP/1.1 200 OK\r\nContent-Type: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
+        session.respondChunk(to: 0, Array("0123456789abcdefg".utf8))
+        session.respondEnd(to: 0)
+        written = Self.output(session)
+        #expect(written.hasPrefix("11\r\n0123456789abcdefg\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n"))
+        #expect(written.hasSuffix("\r\n\r\nb"))
+        #expect(session.unanswered == 0)
+    }
+
+    @Test("the delegate's body limit for a request, decided from its head, caps what is kept")
+    func bodyLimitFromHead() throws {
+        final class Limiter: HTTP1ServerSessionDelegate {
+            var heads: [String] = []
+            var requests: [HTTP1Request] = []
+            func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
+                heads.append(request.target)
+                return request.target == "/small" ? 2 : 100
+            }
+            func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
+                requests.append(request)
+            }
+        }
+        let session = HTTP1ServerSession()
+        let limiter = Limiter()
+        session.delegate = limiter
+        try Self.receive(session, Self.post("/small", "abcdef") + Self.post("/big", "abcdef"))
+        #expect(limiter.heads == ["/small", "/big"])
+        #expect(limiter.requests[0].body == Array("abc".utf8))
+        #expect(limiter.requests[0].bodyLength == 6)
+        #expect(limiter.requests[1].body == Array("abcdef".utf8))
+    }
+
+    @Test("backed up once maxUnanswered requests wait for answers, and no longer once one is answered")
+    func backedUp() throws {
+        let session = HTTP1ServerSession()
+        session.maxUnanswered = 2
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, Self.post("/a"))
+        #expect(!session.isBackedUp)
+        try Self.receive(session, Self.post("/b"))
+        #expect(session.isBackedUp)
+        try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
+        #expect(!session.isBackedUp)
+    }
+
+    @Test("requests pipelined after a Connection: close are dropped uncounted: nothing waits for an answer")
+    func afterCloseUncounted() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, Self.post("/a", extra: "Connection: close\r\n") + Self.post("/b") + Self.post("/c"))
+        #expect(recorder.requests.map(\.target) == ["/a"])
+        #expect(session.unanswered == 1)
+        try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
+        #expect(session.unanswered == 0 && !session.wantsRead)
+    }
+
+    @Test("Expect: 100-continue is answered 100 Continue when the body is wanted and the request is next")
+    func expectContinue() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try Self.receive(session, "POST /a HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+        #expect(Self.output(session) == "HTTP/1.1 100 Continue\r\n\r\n")
+        try Self.receive(session, "{}")
+        #expect(recorder.requests.map(\.body) == [Array("{}".utf8)])
+        try Self.receive(session, "POST /b HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+        #expect(!session.wantsWrite, "request 0 is not answered yet: no 100 Continue out of order")
+    }
 }

@@ -99,13 +99,13 @@ public struct SecurityConfiguration: Sendable {
         }
     }
 
-    /// The listener's TLS context (ALPN h2; client certificates required with `client_ca_file`), or
-    /// nil without TLS.
+    /// The listener's TLS context (ALPN h2 for gRPC and Connect, http/1.1 for Connect and plain
+    /// HTTP; client certificates required with `client_ca_file`), or nil without TLS.
     public func makeServerTLSContext() throws(ConfigurationError) -> TLSContext? {
         guard tlsEnabled else { return nil }
         do {
             return try TLSContext.server(
-                certificateChainFile: tlsCertFile, privateKeyFile: tlsKeyFile, alpn: ["h2"],
+                certificateChainFile: tlsCertFile, privateKeyFile: tlsKeyFile, alpn: ["h2", "http/1.1"],
                 clientCAFile: clientCAFile.isEmpty ? nil : clientCAFile)
         } catch {
             let keys =

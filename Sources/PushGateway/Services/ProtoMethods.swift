@@ -4,30 +4,33 @@ import PushProto
 
 /// Typed gRPC methods over ``ProtoMessage``s, named apart from PushGRPC's byte-level constructors
 /// they wrap: `proto…` decode the request (a decoding failure answers INVALID_ARGUMENT naming the
-/// message type), `authorized…` also resolve the caller from its API key first.
+/// message type), `authorized…` also resolve the caller from its API key first. Each is also
+/// served as proto3 JSON to Connect clients (``GRPCJSONTranscoding/proto(_:_:)``).
 extension GRPCMethod {
-    static func protoUnary<Request: ProtoMessage, Response: ProtoMessage>(
+    static func protoUnary<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
         _ name: String, _ request: Request.Type,
         _ body: @escaping @Sendable (Request, GRPCCallContext) async throws -> Response
     ) -> GRPCMethod {
-        .unary(name) { bytes, context in
+        GRPCMethod.unary(name) { bytes, context in
             try await body(try decode(Request.self, bytes), context).serializedBytes()
         }
+        .transcodingJSON(.proto(Request.self, Response.self))
     }
 
-    static func protoServerStreaming<Request: ProtoMessage, Response: ProtoMessage>(
+    static func protoServerStreaming<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
         _ name: String, _ request: Request.Type, _ response: Response.Type,
         _ body: @escaping @Sendable (Request, ProtoResponseWriter<Response>, GRPCCallContext) async throws -> Void
     ) -> GRPCMethod {
-        .serverStreaming(name) { bytes, writer, context in
+        GRPCMethod.serverStreaming(name) { bytes, writer, context in
             try await body(try decode(Request.self, bytes), ProtoResponseWriter(writer: writer), context)
         }
+        .transcodingJSON(.proto(Request.self, Response.self))
     }
 
     /// A unary method behind the API keys: the ``Caller`` is resolved from the call's headers,
     /// before any of its request is read (UNAUTHENTICATED first), and `.admin` methods need an
     /// admin key (PERMISSION_DENIED).
-    static func authorizedUnary<Request: ProtoMessage, Response: ProtoMessage>(
+    static func authorizedUnary<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
         _ name: String, _ request: Request.Type, _ authorizer: Authorizer, _ access: Access,
         _ body: @escaping @Sendable (Request, Caller, GRPCCallContext) async throws -> Response
     ) -> GRPCMethod {
@@ -35,12 +38,13 @@ extension GRPCMethod {
             try await body(try decode(Request.self, bytes), try Caller.admitted(context), context).serializedBytes()
         }
         .admitting(authorizer.admission(access, method: name))
+        .transcodingJSON(.proto(Request.self, Response.self))
     }
 
     /// An immediate unary method (``GRPCMethod/immediateUnary(_:_:)``: no task per call) behind the
     /// API keys, checked as ``authorizedUnary(_:_:_:_:_:)`` checks. `body` runs on the call's loop and
     /// answers through its responder, now or later; what it throws is the call's status.
-    static func authorizedImmediateUnary<Request: ProtoMessage, Response: ProtoMessage>(
+    static func authorizedImmediateUnary<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
         _ name: String, _ request: Request.Type, _ response: Response.Type, _ authorizer: Authorizer, _ access: Access,
         _ body:
             @escaping @Sendable (Request, Caller, GRPCCallContext, ProtoUnaryResponder<Response>) throws(GRPCStatus) ->
@@ -55,6 +59,7 @@ extension GRPCMethod {
             }
         }
         .admitting(authorizer.admission(access, method: name))
+        .transcodingJSON(.proto(Request.self, Response.self))
     }
 
     /// A method whose capability arrives later: UNIMPLEMENTED with a message that says when.
@@ -70,6 +75,24 @@ func decode<Request: ProtoMessage>(_ type: Request.Type, _ bytes: [UInt8]) throw
         return try Request(serializedBytes: bytes)
     } catch {
         throw GRPCStatus(.invalidArgument, error.description)
+    }
+}
+
+extension GRPCJSONTranscoding {
+    /// The proto3 JSON mapping of `Request` and `Response` (PushProto's generated one): a JSON
+    /// request that does not read is INVALID_ARGUMENT naming the field (`notifications[0].tokens[1]: …`).
+    static func proto<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
+        _ request: Request.Type, _ response: Response.Type
+    ) -> GRPCJSONTranscoding {
+        GRPCJSONTranscoding(
+            request: { bytes throws(GRPCStatus) in
+                do throws(ProtoJSONError) {
+                    return try Request(jsonBytes: bytes).serializedBytes()
+                } catch {
+                    throw GRPCStatus(.invalidArgument, error.description)
+                }
+            },
+            response: { bytes throws(GRPCStatus) in try decode(Response.self, bytes).jsonBytes() })
     }
 }
 

@@ -1,0 +1,134 @@
+import PushCore
+
+/// What a connection knows of its client, for the calls it carries.
+struct ConnectPeer: Sendable {
+    var address: String
+    var isLoopback: Bool
+    var isTLS: Bool
+    var clientCertificateCommonName: String?
+}
+
+/// What to do with a request that is not gRPC (HTTP/1.1, or HTTP/2 without `application/grpc`),
+/// decided from its head alone, before any of its body is kept: a Connect call of a method
+/// (admitted: its API key was checked here), a plain route, or an answer now.
+enum ConnectDoor {
+    enum Decision {
+        /// A Connect call: read the body (at most `bodyLimit` bytes), then run it.
+        case connect(ConnectRequestHead, GRPCMethod, GRPCCallContext, bodyLimit: Int)
+        /// A plain route's request: read the body (at most `bodyLimit` bytes), then hand it over.
+        case route(HTTPRoute, bodyLimit: Int)
+        /// Answer this now; the body is not kept.
+        case refuse(status: Int, headers: [(name: String, value: String)], body: [UInt8])
+    }
+
+    static func decide(
+        method: String, target: String, headers: [(name: String, value: String)], router: GRPCRouter,
+        routes: HTTPRoutes, peer: ConnectPeer, maxMessageSize: Int, requestIDs: inout GRPCRequestID
+    ) -> Decision {
+        if let route = routes.route(forTarget: target) {
+            guard route.methods.contains(method) else {
+                return .refuse(
+                    status: 405,
+                    headers: [
+                        ("content-type", "text/plain; charset=utf-8"),
+                        ("allow", route.methods.sorted().joined(separator: ", ")),
+                    ],
+                    body: Array("method \(method) not allowed on \(target)\n".utf8))
+            }
+            return .route(route, bodyLimit: maxMessageSize)
+        }
+        guard let grpcMethod = router.method(forPath: target) else {
+            // The spec's HTTP 404 reads as `unimplemented` to a Connect client.
+            return refusal(404, GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: target)))
+        }
+        let head: ConnectRequestHead
+        do throws(ConnectRequestHead.Refusal) {
+            head = try ConnectRequestHead(method: method, path: target, headers: headers)
+        } catch {
+            return refusal(error.httpStatus, error.status)
+        }
+        switch (grpcMethod.kind, head.shape) {
+        case (.unary, .unary), (.serverStreaming, .streaming):
+            break
+        case (.unary, .streaming), (.serverStreaming, .unary):
+            let wanted =
+                grpcMethod.kind == .unary
+                ? "application/json or application/proto" : "application/connect+json or application/connect+proto"
+            return refusal(
+                415,
+                GRPCStatus(
+                    .unimplemented,
+                    "\(target) is a \(grpcMethod.kind == .unary ? "unary" : "server-streaming") method: send \(wanted)")
+            )
+        case (.clientStreaming, _), (.bidirectionalStreaming, _):
+            return refusal(
+                ConnectProtocol.httpStatus(.unimplemented),
+                GRPCStatus(.unimplemented, "\(target) streams requests: call it over gRPC (HTTP/2, application/grpc)"))
+        }
+        if head.codec == .json && grpcMethod.json == nil {
+            return refusal(415, GRPCStatus(.unimplemented, "\(target) is served as application/proto only"))
+        }
+        var context = GRPCCallContext(
+            path: target, deadline: head.timeout.map { ContinuousClock.now + $0 }, metadata: head.metadata,
+            peer: peer.address, isLoopbackPeer: peer.isLoopback, isTLS: peer.isTLS,
+            clientCertificateCommonName: peer.clientCertificateCommonName,
+            requestID: requestIDs.make(from: head.metadata))
+        if let admission = grpcMethod.admission {
+            do throws(GRPCStatus) {
+                context.admission = try admission(context)
+            } catch {
+                return refusal(ConnectProtocol.httpStatus(error.code), error)
+            }
+        }
+        let limit = min(maxMessageSize, grpcMethod.maxRequestMessageSize ?? .max)
+        let bodyLimit = head.shape == .streaming ? limit + GRPCMessageFramer.prefixSize : limit
+        return .connect(head, grpcMethod, context, bodyLimit: bodyLimit)
+    }
+
+    /// A Connect error answer.
+    static func refusal(_ httpStatus: Int, _ status: GRPCStatus) -> Decision {
+        .refuse(
+            status: httpStatus, headers: [("content-type", "application/json")], body: ConnectProtocol.errorBody(status)
+        )
+    }
+
+    /// The body's share of `budget`, for a decision to read one: refused (429) when the declared
+    /// `content-length` is over the limit or the budget has no room; nothing is reserved then.
+    /// `budgetExceeded` is told of a full budget (for the protection event).
+    static func reserveBody(
+        _ decision: Decision, declared: String?, budget: GRPCRequestBudget, budgetExceeded: () -> Void
+    ) -> (Decision, reserved: Int) {
+        let bodyLimit: Int
+        switch decision {
+        case .connect(_, _, _, let limit), .route(_, let limit): bodyLimit = limit
+        case .refuse: return (decision, 0)
+        }
+        if let length = declared.flatMap({ Int($0) }), length > bodyLimit {
+            return (
+                refusal(
+                    429,
+                    GRPCStatus(
+                        .resourceExhausted,
+                        "the request body of \(length) bytes is over the limit of \(bodyLimit) bytes")), 0
+            )
+        }
+        let wanted = reservation(declared: declared, bodyLimit: bodyLimit)
+        guard let full = budget.refusal(reserving: wanted) else { return (decision, wanted) }
+        budgetExceeded()
+        return (
+            refusal(
+                429,
+                GRPCStatus(
+                    .resourceExhausted,
+                    "requests in progress on \(full.owner) already hold \(full.reserved) of its \(full.limit)-byte "
+                        + "request budget; this body does not fit (send smaller or fewer requests at once)")), 0
+        )
+    }
+
+    /// The bytes to reserve in the request budget for a body whose `content-length` is
+    /// `declared` (nil: chunked, so up to the limit).
+    static func reservation(declared: String?, bodyLimit: Int) -> Int {
+        guard let declared, let length = Int(declared), length >= 0 else { return bodyLimit + 1 }
+        return min(length, bodyLimit + 1)
+    }
+}

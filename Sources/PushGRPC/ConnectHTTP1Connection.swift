@@ -1,0 +1,169 @@
+import PushCore
+import PushHTTP1
+import PushPosix
+import PushTransport
+
+/// The HTTP/1.1 side of a gRPC server connection: Connect calls and plain routes, read by an
+/// ``HTTP1ServerSession`` (pipelined requests answered in order) and decided at each request's head
+/// (``ConnectDoor``). Confined to the connection's loop.
+final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
+    let session: HTTP1ServerSession
+    private unowned let server: GRPCServerConnection
+    /// The decision taken at each request's head, until its body is complete.
+    private var decisions: [Int: (decision: ConnectDoor.Decision, reserved: Int)] = [:]
+    /// Calls running, by request sequence.
+    private var calls: [Int: ConnectCall] = [:]
+    private var exchanges: [Int: ConnectHTTP1Exchange] = [:]
+    private var requestIDs = GRPCRequestID()
+    /// The sequence of the last request read (for a graceful close).
+    private var lastRead = -1
+    /// Ends the connection when a request's body is not complete within `requestTimeout`.
+    private var bodyTimer: TimerID?
+
+    init(server: GRPCServerConnection) {
+        self.server = server
+        session = HTTP1ServerSession(maxBodyBytes: server.configuration.maxMessageSize)
+        session.delegate = self
+    }
+
+    var hasRequestsInFlight: Bool { session.unanswered > 0 || !decisions.isEmpty }
+
+    func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
+        server.requestBegan()
+        if let limit = server.configuration.requestTimeout {
+            // A client that stops inside a body holds its request (and its budget) no longer than
+            // this; HTTP/1.1 cannot answer it before the body ends, so the connection closes.
+            bodyTimer = server.loop.schedule(after: limit) { [weak self] in
+                guard let self else { return }
+                bodyTimer = nil
+                server.closeStalledClient(
+                    "a request body was not completed within \(limit) (request_timeout)")
+            }
+        }
+        let decided = ConnectDoor.decide(
+            method: request.method, target: request.target, headers: request.headers, router: server.router,
+            routes: server.routes, peer: server.peerInfo, maxMessageSize: server.configuration.maxMessageSize,
+            requestIDs: &requestIDs)
+        let (decision, reserved) = ConnectDoor.reserveBody(
+            decided, declared: request.header("content-length"), budget: server.requestBudget
+        ) { server.requestBudgetExceeded(path: request.target) }
+        decisions[request.sequence] = (decision, reserved)
+        switch decision {
+        case .connect(_, _, _, let bodyLimit), .route(_, let bodyLimit): return bodyLimit
+        case .refuse: return 0
+        }
+    }
+
+    func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
+        lastRead = request.sequence
+        if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
+        bodyTimer = nil
+        guard let (decision, reserved) = decisions.removeValue(forKey: request.sequence) else { return }
+        let exchange = ConnectHTTP1Exchange(connection: self, sequence: request.sequence)
+        exchanges[request.sequence] = exchange
+        switch decision {
+        case .refuse(let status, let headers, let body):
+            exchange.respond(status: status, headers: headers, body: body)
+        case .route(let route, let bodyLimit):
+            server.requestBudget.release(reserved)
+            guard request.bodyLength <= bodyLimit else {
+                exchange.respond(
+                    status: 413, headers: [("content-type", "text/plain; charset=utf-8")],
+                    body: Array("request body over \(bodyLimit) bytes\n".utf8))
+                return
+            }
+            let loop = server.loop
+            let routeRequest = HTTPRouteRequest(
+                method: request.method, target: request.target, headers: request.headers, body: request.body,
+                peer: server.peerInfo.address, isLoopbackPeer: server.peerInfo.isLoopback, isTLS: server.peerInfo.isTLS)
+            let responder = HTTPRouteResponder { response in
+                loop.execute {
+                    exchange.respond(status: response.status, headers: response.headers, body: response.body)
+                }
+            }
+            route.handler(routeRequest, responder)
+        case .connect(let head, let method, let context, _):
+            let call = ConnectCall(
+                exchange: exchange, loop: server.loop, head: head, method: method, context: context,
+                maxMessageSize: server.configuration.maxMessageSize, budget: server.requestBudget, reserved: reserved,
+                observer: server.configuration.callObserver)
+            calls[request.sequence] = call
+            call.start(body: request.body, bodyLength: request.bodyLength)
+        }
+    }
+
+    /// Request `sequence` is answered whole.
+    fileprivate func answered(_ sequence: Int) {
+        calls[sequence] = nil
+        exchanges[sequence] = nil
+        server.requestEnded()
+        server.flush()
+    }
+
+    /// Graceful shutdown: answer what was read, then close.
+    func shutDownGracefully() {
+        session.closeAfter(sequence: lastRead)
+        server.flush()
+    }
+
+    /// The connection closed: running calls stop, reservations are given back.
+    func closed() {
+        if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
+        bodyTimer = nil
+        let open = exchanges.count + decisions.count
+        for (_, pending) in decisions { server.requestBudget.release(pending.reserved) }
+        decisions.removeAll()
+        for call in calls.values { call.cancel() }
+        calls.removeAll()
+        exchanges.removeAll()
+        for _ in 0..<open { server.requestEnded() }
+    }
+
+    fileprivate func waitForDrain(_ call: ConnectCall) { server.waitForDrain(call) }
+    fileprivate var unsentBytes: Int { server.transport.unsentBytes }
+}
+
+/// One HTTP/1.1 request's answer, in its place on the connection.
+final class ConnectHTTP1Exchange: ConnectExchange, @unchecked Sendable {
+    private unowned let connection: ConnectHTTP1Connection
+    let sequence: Int
+    private var done = false
+
+    init(connection: ConnectHTTP1Connection, sequence: Int) {
+        self.connection = connection
+        self.sequence = sequence
+    }
+
+    func respond(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        guard !done else { return }
+        done = true
+        try? connection.session.respond(
+            to: sequence, status: status, reason: HTTP1Writer.reasonPhrase(status), headers: headers, body: body)
+        connection.answered(sequence)
+    }
+
+    func beginStream(headers: [(name: String, value: String)]) {
+        guard !done else { return }
+        try? connection.session.respondHead(to: sequence, status: 200, reason: "OK", headers: headers)
+    }
+
+    func sendStream(_ bytes: [UInt8], end: Bool) {
+        guard !done else { return }
+        connection.session.respondChunk(to: sequence, bytes)
+        if end {
+            done = true
+            connection.session.respondEnd(to: sequence)
+            connection.answered(sequence)
+        } else {
+            connection.answeredPartly()
+        }
+    }
+
+    var unsentBytes: Int { connection.unsentBytes }
+
+    func waitForDrain(_ call: ConnectCall) { connection.waitForDrain(call) }
+}
+
+extension ConnectHTTP1Connection {
+    fileprivate func answeredPartly() { server.flush() }
+}

@@ -1,0 +1,21 @@
+import PushCore
+import PushPosix
+
+/// What a method's handler answers through (``GRPCUnaryResponder``, ``GRPCResponseWriter``): the
+/// call on its transport, a gRPC call on an HTTP/2 stream (``GRPCServerCall``) or a Connect call
+/// (``ConnectCall``). Every method is confined to `loop`.
+protocol GRPCCallTarget: AnyObject, Sendable {
+    var loop: EventLoop { get }
+    /// An immediate unary method's answer; ignored once the call ended.
+    func answer(_ message: [UInt8])
+    /// An immediate unary method's failure; ignored once the call ended.
+    func answer(_ status: GRPCStatus)
+    /// What to do if the call ends before an immediate unary method answers.
+    func setCancelAction(_ action: @escaping @Sendable () -> Void)
+    /// One response message of a streaming method.
+    func sendMessage(_ message: [UInt8])
+    /// Returns once at most `limit` response bytes of the call wait for the client, or it ended.
+    func waitForDrain(limit: Int) async
+}
+
+extension GRPCServerCall: GRPCCallTarget {}

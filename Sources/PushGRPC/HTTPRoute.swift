@@ -1,0 +1,76 @@
+/// A plain HTTP endpoint served on the gRPC listener beside gRPC and Connect (over HTTP/1.1 and
+/// HTTP/2 alike): a request whose path is a route's goes to its handler whole (body within the
+/// server's `maxMessageSize`), and its answer goes back in request order.
+public struct HTTPRoute: Sendable {
+    /// The exact path (the request target up to any `?`), e.g. `/api/push`.
+    public let path: String
+    /// The methods it takes; others get 405.
+    public let methods: Set<String>
+    public let handler: HTTPRouteHandler
+
+    public init(path: String, methods: Set<String> = ["POST"], handler: @escaping HTTPRouteHandler) {
+        self.path = path
+        self.methods = methods
+        self.handler = handler
+    }
+}
+
+/// Handles one request of an ``HTTPRoute``: called on the connection's loop once the body is
+/// complete; answers through `responder`, now or later, from any thread.
+public typealias HTTPRouteHandler = @Sendable (_ request: HTTPRouteRequest, _ responder: HTTPRouteResponder) -> Void
+
+/// A request to an ``HTTPRoute``.
+public struct HTTPRouteRequest: Sendable {
+    public var method: String
+    /// The request target: the path and any query.
+    public var target: String
+    /// Names lowercase, in order.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// The client's address, `host:port`, and whether it is a loopback one.
+    public var peer: String
+    public var isLoopbackPeer: Bool
+    public var isTLS: Bool
+
+    /// The first value of header `name` (lowercase).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+}
+
+/// An answer to an ``HTTPRoute`` request.
+public struct HTTPRouteResponse: Sendable {
+    public var status: Int
+    /// `content-length` is added; names as they should be sent.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Answers one ``HTTPRoute`` request: usable from any thread; only the first answer counts, and
+/// none once the client has gone.
+public struct HTTPRouteResponder: Sendable {
+    let send: @Sendable (HTTPRouteResponse) -> Void
+
+    public func respond(_ response: HTTPRouteResponse) { send(response) }
+}
+
+/// The routes of a server by path.
+struct HTTPRoutes: Sendable {
+    private let routes: [String: HTTPRoute]
+
+    init(_ routes: [HTTPRoute]) {
+        self.routes = Dictionary(routes.map { ($0.path, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    func route(forTarget target: String) -> HTTPRoute? {
+        guard !routes.isEmpty else { return nil }
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
+        return routes[path]
+    }
+}
