@@ -35,6 +35,14 @@ enum ConnectDoor {
                     ],
                     body: Array("method \(method) not allowed on \(target)\n".utf8))
             }
+            if let admission = route.admission {
+                let head = HTTPRouteRequest(
+                    method: method, target: target, headers: headers, body: [], peer: peer.address,
+                    isLoopbackPeer: peer.isLoopback, isTLS: peer.isTLS)
+                if let answer = admission(head) {
+                    return .refuse(status: answer.status, headers: answer.headers, body: answer.body)
+                }
+            }
             return .route(route, bodyLimit: maxMessageSize)
         }
         guard let grpcMethod = router.method(forPath: target) else {

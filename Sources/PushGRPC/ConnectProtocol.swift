@@ -1,4 +1,4 @@
-import PushCore
+public import PushCore
 
 /// The Connect protocol's wire rules (connectrpc.com/docs/protocol), without I/O: what a request's
 /// head asks for, error bodies and their HTTP statuses, envelopes and the end of a stream.
@@ -222,4 +222,10 @@ struct ConnectRequestHead: Sendable {
             compression.acceptsGzip = compression.encoding == .gzip
         }
     }
+}
+
+extension GRPCStatusCode {
+    /// The HTTP status a plain HTTP endpoint answers for this code: Connect's table, so both
+    /// doors of the port agree (`invalid_argument` 400, `unauthenticated` 401, …).
+    public var httpStatus: Int { ConnectProtocol.httpStatus(self) }
 }

@@ -7,10 +7,18 @@ public struct HTTPRoute: Sendable {
     /// The methods it takes; others get 405.
     public let methods: Set<String>
     public let handler: HTTPRouteHandler
+    /// Decides from the head alone (the request with an empty body), before any body byte is
+    /// kept: nil lets the body be read; an answer refuses the request with it (a bad API key
+    /// costs the server no buffered body, as for gRPC and Connect calls).
+    public let admission: (@Sendable (HTTPRouteRequest) -> HTTPRouteResponse?)?
 
-    public init(path: String, methods: Set<String> = ["POST"], handler: @escaping HTTPRouteHandler) {
+    public init(
+        path: String, methods: Set<String> = ["POST"],
+        admission: (@Sendable (HTTPRouteRequest) -> HTTPRouteResponse?)? = nil, handler: @escaping HTTPRouteHandler
+    ) {
         self.path = path
         self.methods = methods
+        self.admission = admission
         self.handler = handler
     }
 }

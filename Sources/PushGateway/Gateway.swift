@@ -149,7 +149,11 @@ public final class Gateway: Sendable {
         grpc.writeTimeout = configuration.writeTimeoutSeconds > 0 ? .seconds(configuration.writeTimeoutSeconds) : nil
         grpc.callObserver = GRPCCallObservers([metrics.rpc, AccessLog(log: log)])
         do {
-            server = try GRPCServer(configuration: grpc, services: services, group: group)
+            server = try GRPCServer(
+                configuration: grpc, services: services,
+                routes: [
+                    GorushEndpoint.route(live: live, delivery: delivery, authorizer: authorizer, metrics: metrics)
+                ], group: group)
         } catch {
             group.shutdown()
             throw error

@@ -231,7 +231,15 @@ struct ConnectDoorTests {
                 },
             ])
     ])
-    let routes = HTTPRoutes([HTTPRoute(path: "/api/push") { _, _ in }])
+    let routes = HTTPRoutes([
+        HTTPRoute(path: "/api/push") { _, _ in },
+        HTTPRoute(
+            path: "/keyed",
+            admission: { head in
+                head.header("authorization") == "Bearer k" && head.body.isEmpty
+                    ? nil : HTTPRouteResponse(status: 401, body: Array("no key".utf8))
+            }, handler: { _, _ in }),
+    ])
 
     func decide(_ target: String, _ contentType: String?, method: String = "POST", extra: [(String, String)] = [])
         -> ConnectDoor.Decision
@@ -294,6 +302,15 @@ struct ConnectDoorTests {
             Issue.record("route not found")
         }
         #expect(refusedStatus(decide("/api/push", nil, method: "GET"))?.0 == 405)
+    }
+
+    @Test("a route's admission decides on the head, before any body is read")
+    func routeAdmission() {
+        #expect(refusedStatus(decide("/keyed", "application/json"))! == (401, "no key"))
+        if case .route = decide("/keyed", "application/json", extra: [("authorization", "Bearer k")]) {
+        } else {
+            Issue.record("a valid key was refused")
+        }
     }
 
     @Test("budget reservations: the declared length within the limit, else the limit and one byte")
