@@ -1,5 +1,5 @@
 """gzip for gRPC messages (issue 19, item 4): stock grpcio with `compression=grpc.Compression.Gzip`,
-on the channel and per call, gets the same answers from every RPC of Push, Registry and Health as
+on the channel and per call, gets the same answers from every RPC of Push, Registry, Channels and Health as
 without compression; with a raw HTTP/2 client (Python h2): a gzip bomb is RESOURCE_EXHAUSTED without
 the gateway's memory growing, an unknown encoding is UNIMPLEMENTED naming what is supported, a
 compressed flag without an encoding is INTERNAL, and large answers to a client that accepts gzip
@@ -18,7 +18,7 @@ import pytest
 from grpc.health.v1 import health_pb2, health_pb2_grpc
 
 from conftest import Server, app_config, wait_done
-from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
+from pushgate.v1 import channels_pb2, channels_pb2_grpc, push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 from test_hardening import RawClient, rss_kib
 
 DEAD = "dd" * 32  # the look-alike answers 410 Unregistered for it
@@ -41,14 +41,25 @@ def lookalike(tmp_path_factory):
                    check=True, capture_output=True)
     server = LookalikeAPNs(cert, key, unregistered={DEAD}).start()
     server.ca_file = cert
+    server.key_file = key
     server.p8 = p8
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, lookalike):
-    s = Server({"apps": [app_config("demo", "com.example.demo", lookalike),
+def channel_api(lookalike):
+    from apns_channels_lookalike import LookalikeChannelAPI
+
+    api = LookalikeChannelAPI(lookalike.ca_file, lookalike.key_file, lookalike.channels).start()
+    yield api
+    api.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, lookalike, channel_api):
+    s = Server({"apps": [app_config("demo", "com.example.demo", lookalike,
+                                    channels_url="https://127.0.0.1:%d" % channel_api.port),
                          app_config("voipapp", "com.example.voip", lookalike)]},
                str(tmp_path_factory.mktemp("compression")))
     yield s
@@ -156,6 +167,23 @@ def every_rpc(channel, run, **call):
                                                            **call) is not None
     answers["Registry.DeleteEndpoint"] = registry.DeleteEndpoint(registry_pb2.DeleteEndpointRequest(id=endpoint.id),
                                                                  timeout=10, **call) is not None
+
+    channels = channels_pb2_grpc.ChannelsStub(channel)
+    created = channels.CreateChannel(channels_pb2.CreateChannelRequest(
+        app="demo", message_storage_policy=channels_pb2.MESSAGE_STORAGE_POLICY_MOST_RECENT), timeout=10, **call)
+    answers["Channels.CreateChannel"] = (created.app, created.message_storage_policy, bool(created.channel_id))
+    got = channels.GetChannel(channels_pb2.GetChannelRequest(app="demo", channel_id=created.channel_id), timeout=10,
+                              **call)
+    answers["Channels.GetChannel"] = got.channel_id == created.channel_id
+    listed = channels.ListChannels(channels_pb2.ListChannelsRequest(app="demo", page_size=1000), timeout=10, **call)
+    answers["Channels.ListChannels"] = created.channel_id in [c.channel_id for c in listed.channels]
+    broadcast = channels.Broadcast(channels_pb2.BroadcastRequest(
+        channel_id=created.channel_id, notification=push_pb2.Notification(
+            app="demo", alert=push_pb2.Alert(title="t", body=LONG_TEXT[:200]),
+            live_activity=push_pb2.LiveActivity(event="update", content_state_json='{"n":1}'))), timeout=30, **call)
+    answers["Channels.Broadcast"] = (broadcast.result.status, broadcast.result.token == created.channel_id)
+    answers["Channels.DeleteChannel"] = channels.DeleteChannel(channels_pb2.DeleteChannelRequest(
+        app="demo", channel_id=created.channel_id), timeout=10, **call) is not None
     return answers
 
 
@@ -169,7 +197,7 @@ def test_every_rpc_answers_the_same_with_gzip(server):
     assert expected["Push.Send"][1][1] == "Unregistered" and expected["Push.Publish"] == (1, 1), expected
     assert set(expected) == {"Health.Check", "Health.Watch"} | {
         "%s.%s" % (service, method.name)
-        for module, service in [(push_pb2, "Push"), (registry_pb2, "Registry")]
+        for module, service in [(push_pb2, "Push"), (registry_pb2, "Registry"), (channels_pb2, "Channels")]
         for method in module.DESCRIPTOR.services_by_name[service].methods}, "every RPC was called"
 
 

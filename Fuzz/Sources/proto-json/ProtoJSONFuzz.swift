@@ -15,7 +15,7 @@ func protoJSONMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
     runFuzzer(argc, argv, fuzz)
 }
 
-/// Every request message of the Push, Registry and Health services.
+/// Every request message of the Push, Registry, Channels and Health services.
 let requestTypes: [any ProtoJSONMessage.Type] = [
     PushgateV1.SendRequest.self, PushgateV1.PublishRequest.self, PushgateV1.GetMessageRequest.self,
     PushgateV1.WatchEventsRequest.self, PushgateV1.ListApplicationsRequest.self,
@@ -23,7 +23,9 @@ let requestTypes: [any ProtoJSONMessage.Type] = [
     PushgateV1.UpdateEndpointRequest.self, PushgateV1.DeleteEndpointRequest.self,
     PushgateV1.ListEndpointsRequest.self, PushgateV1.CreateTopicRequest.self, PushgateV1.DeleteTopicRequest.self,
     PushgateV1.ListTopicsRequest.self, PushgateV1.SubscribeRequest.self, PushgateV1.UnsubscribeRequest.self,
-    PushgateV1.ListSubscriptionsRequest.self, GRPCHealthV1.HealthCheckRequest.self,
+    PushgateV1.ListSubscriptionsRequest.self, PushgateV1.CreateChannelRequest.self,
+    PushgateV1.GetChannelRequest.self, PushgateV1.ListChannelsRequest.self, PushgateV1.DeleteChannelRequest.self,
+    PushgateV1.BroadcastRequest.self, GRPCHealthV1.HealthCheckRequest.self,
 ]
 
 func check<M: ProtoJSONMessage>(_ type: M.Type, _ json: ArraySlice<UInt8>) {
