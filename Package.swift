@@ -320,8 +320,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
-        // The gateway: configuration, authorization, the Push, Registry, Health and server
-        // reflection services, delivery of Sends, the fan-out of Publish, logs and metrics.
+        // The gateway: configuration, authorization, the Push, Registry, Channels, Health and server
+        // reflection services, gorush's /api/push, delivery of Sends, the fan-out of Publish, logs
+        // and metrics.
         .target(
             name: "PushGateway",
             dependencies: [
