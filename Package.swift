@@ -238,7 +238,7 @@ let package = Package(
         .target(
             name: "PushAPNs",
             dependencies: [
-                "PushCredentials", "PushCore", "PushDelivery", "PushHTTP2", "PushTransport",
+                "PushCredentials", "PushCore", "PushDelivery", "PushHTTP2", "PushSync", "PushTransport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -326,7 +326,7 @@ let package = Package(
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "PushWebPush", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC",
+                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
                 "PushMetrics",
             ],
             swiftSettings: swiftSettings),

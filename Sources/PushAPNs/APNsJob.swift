@@ -20,11 +20,34 @@ public final class APNsJob: ProviderJob {
     public let collector: DeliveryCollector
 
     init(
+        _ notification: PreparedNotification, notificationIndex: Int, template: HTTP2HeaderTemplate,
+        usesProviderToken: Bool, collector: DeliveryCollector
+    ) {
+        self.template = template
+        self.notificationIndex = notificationIndex
+        self.usesProviderToken = usesProviderToken
+        self.payload = notification.payload
+        self.expiration = notification.expiration
+        self.collector = collector
+    }
+
+    /// A job with a template of its own (the dialect shares templates between jobs).
+    convenience init(
         _ notification: PreparedNotification, notificationIndex: Int, authority: String, usesProviderToken: Bool,
         collector: DeliveryCollector
     ) {
-        // Straight into the template's buffer: a notification is often one token (a 1-token Send),
-        // and a [UInt8] per header name and value was a good part of its cost.
+        self.init(
+            notification, notificationIndex: notificationIndex,
+            template: Self.template(notification, authority: authority, usesProviderToken: usesProviderToken),
+            usesProviderToken: usesProviderToken, collector: collector)
+    }
+
+    /// The header template of `notification`'s requests.
+    static func template(
+        _ notification: PreparedNotification, authority: String, usesProviderToken: Bool
+    ) -> HTTP2HeaderTemplate {
+        // Straight into the template's buffer: a [UInt8] per header name and value was a good
+        // part of a 1-token Send's cost.
         var fields = HTTP2HeaderTemplate.Builder()
         fields.add(":method", "POST")
         fields.add(":scheme", "https")
@@ -48,12 +71,7 @@ public final class APNsJob: ProviderJob {
         if let apnsID = notification.apnsID {
             fields.add("apns-id", apnsID)
         }
-        self.template = HTTP2HeaderTemplate(fields)
-        self.notificationIndex = notificationIndex
-        self.usesProviderToken = usesProviderToken
-        self.payload = notification.payload
-        self.expiration = notification.expiration
-        self.collector = collector
+        return HTTP2HeaderTemplate(fields)
     }
 
     /// The header list for one token (what ``template`` submits; for tests and logs).
