@@ -1,4 +1,4 @@
-public import PushCore
+import PushCore
 
 /// The state of a call whose request messages are each answered by one response, in request
 /// order (``GRPCMethod/orderedStream(_:window:_:)``): at most `window` requests run at once, the

@@ -15,6 +15,8 @@ count=${2:-20000}
 streams=${3:-100}
 path=${4:-/pushgate.v1.Push/Send}
 rate=${RATE:-}
+# TOKENS: tokens per SendRequest (1 by default; 1000 for the batched rows' A/B).
+tokens=${TOKENS:-1}
 out=/tmp/pushgate-callgrind
 rm -rf "$out" && mkdir -p "$out"
 # valgrind 3.19 cannot read Swift 6.3's DWARF 5: a copy without debug info (symbols stay).
@@ -33,11 +35,18 @@ cat >"$out/pushgate.json" <<EOF
    "ca_file": "$out/ca.pem", "connections": 1}]}
 EOF
 # One 1-token SendRequest as `pushgate bench` sends it, gRPC-framed (flag 0, length, message).
-python3 - "$out/send1.grpc" <<'EOF'
+python3 - "$out/send1.grpc" "$tokens" <<'EOF'
 import struct, sys
-def field(n, b): return bytes([n << 3 | 2]) + bytes([len(b)]) + b
+def varint(n):
+    out = b""
+    while n >= 0x80:
+        out += bytes([n & 0x7F | 0x80])
+        n >>= 7
+    return out + bytes([n])
+def field(n, b): return bytes([n << 3 | 2]) + varint(len(b)) + b
 alert = field(1, b"Bench") + field(3, b"Hello from pushgate bench")
-note = field(1, b"bench") + field(2, ("%064x" % 1).encode()) + field(3, alert)
+tokens = b"".join(field(2, ("%064x" % (i + 1)).encode()) for i in range(int(sys.argv[2])))
+note = field(1, b"bench") + tokens + field(3, alert)
 msg = field(1, note)
 open(sys.argv[1], "wb").write(b"\0" + struct.pack(">I", len(msg)) + msg)
 EOF
@@ -54,13 +63,13 @@ h2() {
     -H 'content-type: application/grpc' -H 'te: trailers' "http://127.0.0.1:$gport$path" \
     | grep -E "^finished|^requests:|^status codes:"
 }
-h2 2000 >/dev/null  # warm-up: connections made, caches filled
+h2 $((2000 / tokens + 8)) >/dev/null  # warm-up: connections made, caches filled
 callgrind_control -z "$gateway" >/dev/null
 h2 "$count"
 callgrind_control -d "$gateway" >/dev/null
 kill -INT "$gateway"; wait "$gateway" || true
 dump=$(ls -S "$out"/callgrind.out.*.1 2>/dev/null | head -1)
 total=$(callgrind_annotate "$dump" 2>/dev/null | sed -n 's/^\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
-echo "instructions: $total for $count Sends = $((total / count)) per Send"
+echo "instructions: $total for $count Sends of $tokens token(s) = $((total / count)) per Send, $((total / count / tokens)) per token"
 callgrind_annotate --inclusive=no "$dump" 2>/dev/null | swift demangle --simplified >"$out/annotate.txt"
 echo "breakdown: $out/annotate.txt"
