@@ -51,19 +51,24 @@ final class GRPCServerCall: @unchecked Sendable {
         case task(Task<Void, Never>, messages: GRPCRequestMessages)
         /// An immediate unary method waits for its one request message (nil until it is complete;
         /// its reservation is ``reservedForRequest``) and the client's half-close.
-        case collecting(GRPCImmediateUnaryHandler, GRPCCallContext, request: [UInt8]?)
+        case collecting(GRPCImmediateUnaryHandler)
         /// The immediate handler has the request; `cancel` is what to do if the call ends before
         /// it answers.
         case answering(cancel: (@Sendable () -> Void)?)
         /// An ordered stream: each request message runs its handler on this loop, the answers go
         /// out in request order (``replies``).
-        case ordered(GRPCOrderedStreamHandler, GRPCCallContext)
+        case ordered(GRPCOrderedStreamHandler)
         /// Stopped; `answered`: an immediate handler answered (the call did not end by a cancellation).
         case ended(answered: Bool)
     }
 
     /// An ordered stream's requests and answers (nil for every other kind of call).
     private var replies: GRPCOrderedReplies?
+    /// An immediate or ordered method's context, and an immediate unary method's request once
+    /// complete: kept out of ``Mode``, whose every `switch` would otherwise copy them (a retain and
+    /// a release per field of the context).
+    private var context: GRPCCallContext?
+    private var immediateRequest: [UInt8]?
 
     init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int, budget: GRPCRequestBudget) {
         self.connection = connection
@@ -92,10 +97,12 @@ final class GRPCServerCall: @unchecked Sendable {
         switch method.body {
         case .immediate(let immediate):
             // Runs once the request is complete (``receiveEnd()``), on this loop.
-            mode = .collecting(immediate, context, request: nil)
+            mode = .collecting(immediate)
+            self.context = context
             return
         case .ordered(let window, let perMessage):
-            mode = .ordered(perMessage, context)
+            mode = .ordered(perMessage)
+            self.context = context
             replies = GRPCOrderedReplies(window: window)
             return
         case .task(let body):
@@ -237,8 +244,8 @@ final class GRPCServerCall: @unchecked Sendable {
                     }
                 }
                 switch mode {
-                case .collecting(let handler, let context, request: nil):
-                    mode = .collecting(handler, context, request: bytes)
+                case .collecting where immediateRequest == nil:
+                    immediateRequest = bytes
                     reservedForRequest = reserved
                 case .collecting:
                     budget.release(reserved)
@@ -276,7 +283,7 @@ final class GRPCServerCall: @unchecked Sendable {
         while !isFinished, let action = replies?.nextAction() {
             switch action {
             case .dispatch(let index, let request, let reserved):
-                guard case .ordered(let handler, let context) = mode else { return }
+                guard case .ordered(let handler) = mode, let context else { return }
                 // The handler owns the request from here, as an immediate unary handler does.
                 budget.release(reserved)
                 connection.workBegan(self)
@@ -317,12 +324,13 @@ final class GRPCServerCall: @unchecked Sendable {
             return
         }
         switch mode {
-        case .collecting(let handler, let context, let request):
-            guard let request else {
+        case .collecting(let handler):
+            guard let request = immediateRequest, let context else {
                 finish(GRPCStatus(.invalidArgument, "the call ended without a request message"))
                 return
             }
             mode = .answering(cancel: nil)
+            immediateRequest = nil
             // The handler owns the request from here; what it keeps is bounded by its own limits.
             budget.release(reservedForRequest)
             reservedForRequest = 0
