@@ -241,7 +241,7 @@ let package = Package(
         .target(
             name: "PushAPNs",
             dependencies: [
-                "PushCredentials", "PushCore", "PushDelivery", "PushHTTP2", "PushTransport",
+                "PushCredentials", "PushCore", "PushDelivery", "PushHTTP2", "PushSync", "PushTransport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -333,7 +333,7 @@ let package = Package(
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "PushWebPush", "PushSync", "PushProto", "PushCore", "PushTransport", "PushGRPC",
+                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
                 "PushMetrics",
             ],
             swiftSettings: swiftSettings),

@@ -161,7 +161,7 @@ class Field:
     def read_element(self, expr):
         t = self.fd.type
         if t == FD.TYPE_STRING:
-            return "ProtoC.string(%s)" % expr
+            return 'try ProtoC.string(%s, field: "%s")' % (expr, self.fd.name)
         if t == FD.TYPE_BYTES:
             return "ProtoC.bytes(%s)" % expr
         if t == FD.TYPE_BOOL:
@@ -169,25 +169,33 @@ class Field:
         if t == FD.TYPE_ENUM:
             return "%s(rawValue: Int32(truncatingIfNeeded: %s.rawValue))" % (self.element_swift(), expr)
         if t == FD.TYPE_MESSAGE:
-            return "%s(c: %s)" % (self.element_swift(), expr)
+            return "try %s(c: %s)" % (self.element_swift(), expr)
         return expr
 
     def read(self):
         n = self.cname
         if self.is_map:
-            return "self.%s = ProtoC.stringMap(m.%s, count: m.n_%s) { (ProtoC.string($0.pointee.key), ProtoC.string($0.pointee.value)) }" % (
+            return ("self.%s = try ProtoC.stringMap(m.%s, count: m.n_%s) { (e) throws(ProtoDecodingError) in "
+                    '(try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value")) }') % (
                 self.swift, n, n)
         if self.repeated:
             if self.fd.type == FD.TYPE_MESSAGE:
-                el = "%s!" % "m.%s[$0]" % n
+                el = "%s!" % "m.%s[i]" % n
             else:
-                el = "m.%s[$0]" % n
-            return "self.%s = (0..<m.n_%s).map { %s }" % (self.swift, n, self.read_element(el))
+                el = "m.%s[i]" % n
+            if self.fd.type in (FD.TYPE_MESSAGE, FD.TYPE_STRING):
+                return "self.%s = try (0..<m.n_%s).map { (i) throws(ProtoDecodingError) in %s }" % (
+                    self.swift, n, self.read_element(el))
+            return "self.%s = (0..<m.n_%s).map { i in %s }" % (self.swift, n, self.read_element(el))
         if self.fd.type == FD.TYPE_MESSAGE:
-            return "self.%s = m.%s.map { %s }" % (self.swift, n, self.read_element("$0"))
+            return "self.%s = try m.%s.map { (v) throws(ProtoDecodingError) in %s }" % (
+                self.swift, n, self.read_element("v"))
         if self.oneof:
-            return "self.%s = m.%s_case.rawValue == %d ? %s : nil" % (
-                self.swift, self.oneof, self.fd.number, self.read_element("m." + n))
+            value = self.read_element("m." + n)
+            # `try` may not stand right of the `?`: it covers the whole expression instead.
+            covered = value.startswith("try ")
+            return "self.%s = %s(m.%s_case.rawValue == %d ? %s : nil)" % (
+                self.swift, "try " if covered else "", self.oneof, self.fd.number, value[4:] if covered else value)
         return "self.%s = %s" % (self.swift, self.read_element("m." + n))
 
     # --- writing into the arena-owned C struct `c` ---
@@ -259,7 +267,8 @@ class OneofGroup:
         lines = ["switch m.%s_case.rawValue {" % self.name]
         for f in self.members:
             if f.fd.type == FD.TYPE_MESSAGE:
-                value = "m.%s.map { .%s(%s) }" % (f.cname, f.swift, f.read_element("$0"))
+                value = "try m.%s.map { (v) throws(ProtoDecodingError) in .%s(%s) }" % (
+                    f.cname, f.swift, f.read_element("v"))
             else:
                 value = ".%s(%s)" % (f.swift, f.read_element("m." + f.cname))
             lines.append("        case %d: self.%s = %s" % (f.fd.number, self.swift, value))
@@ -451,8 +460,13 @@ def emit_message(out, ext, reg, pkg, path, m, indent):
     ext.append("        let unpacked = ProtoC.withInput(bytes) { %sunpack(nil, $0, $1) }" % fn)
     ext.append('        guard let m = unpacked else { throw ProtoDecodingError(messageName: "%s") }' % ".".join([pkg] + path))
     ext.append("        defer { %sfree_unpacked(m, nil) }" % fn)
-    ext.append('        try ProtoC.checkUTF8(m, messageName: "%s")' % ".".join([pkg] + path))
-    ext.append("        self.init(c: m)")
+    # Each string is checked as it becomes a Swift String (once: ProtoC.string), not in a pass of
+    # its own before; a failure names the field, and the message is named here.
+    ext.append("        do throws(ProtoDecodingError) {")
+    ext.append("            try self.init(c: m)")
+    ext.append("        } catch {")
+    ext.append('            throw ProtoDecodingError(messageName: "%s", detail: error.detail)' % ".".join([pkg] + path))
+    ext.append("        }")
     ext.append("    }")
     ext.append("")
     ext.append("    public func serializedBytes() -> [UInt8] {")
@@ -462,7 +476,7 @@ def emit_message(out, ext, reg, pkg, path, m, indent):
     ext.append("        return ProtoC.pack(size: %sget_packed_size(c)) { %spack(c, $0) }" % (fn, fn))
     ext.append("    }")
     ext.append("")
-    ext.append("    init(c: UnsafePointer<%s>) {" % ctype)
+    ext.append("    init(c: UnsafePointer<%s>) throws(ProtoDecodingError) {" % ctype)
     if fields:
         ext.append("        let m = c.pointee")
     for f in fields:

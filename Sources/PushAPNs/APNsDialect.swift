@@ -1,6 +1,8 @@
 public import PushCore
 public import PushCredentials
 public import PushDelivery
+import PushHTTP2
+import PushSync
 
 /// How an app proves itself to APNs.
 public enum APNsCredentials: Sendable {
@@ -34,6 +36,17 @@ public final class APNsDialect: ProviderDialect {
     public let providerTokens: ProviderTokenCache?
     /// The `:authority` of the app's endpoint (`api.push.apple.com`).
     let authority: String
+    /// Request shapes of notifications that differ only in topic, push type and priority (no
+    /// expiration, collapse id, apns-id or channel: nearly all), made once instead of per notification,
+    /// which for a 1-token Send was a builder, a template and four allocations each time.
+    private let templates = Locked<[(key: TemplateKey, shape: APNsJob.Shape)]>([])
+    private static let maxTemplates = 16
+
+    private struct TemplateKey: Equatable {
+        let topic: String
+        let pushType: PushType
+        let priority: Int
+    }
 
     public init(credentials: APNsCredentials, authority: String = "api.push.apple.com", api: API = .push) {
         if case .providerToken(let cache) = credentials { providerTokens = cache } else { providerTokens = nil }
@@ -137,7 +150,7 @@ public final class APNsDialect: ProviderDialect {
         switch (push, api) {
         case (.apns(let notification), .push):
             APNsJob(
-                notification, notificationIndex: notificationIndex, authority: authority,
+                notification, notificationIndex: notificationIndex, shape: shape(for: notification),
                 usesProviderToken: providerTokens != nil, collector: collector)
         case (.apnsChannel(let request), .channelManagement):
             APNsJob(
@@ -146,5 +159,24 @@ public final class APNsDialect: ProviderDialect {
         default:
             nil
         }
+    }
+
+    private func shape(for notification: PreparedNotification) -> APNsJob.Shape {
+        let usesProviderToken = providerTokens != nil
+        guard notification.expiration == nil, notification.collapseID == nil, notification.apnsID == nil,
+            notification.broadcastBundleID == nil
+        else {
+            return APNsJob.shape(notification, authority: authority, usesProviderToken: usesProviderToken)
+        }
+        let key = TemplateKey(
+            topic: notification.topic, pushType: notification.pushType, priority: notification.priority)
+        if let known = templates.withLock({ entries in entries.first { $0.key == key }?.shape }) { return known }
+        let made = APNsJob.shape(notification, authority: authority, usesProviderToken: usesProviderToken)
+        templates.withLock { entries in
+            // Bounded: an app sending to many topics keeps the latest ones.
+            if entries.count >= Self.maxTemplates { entries.removeFirst() }
+            entries.append((key, made))
+        }
+        return made
     }
 }

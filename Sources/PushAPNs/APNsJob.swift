@@ -23,13 +23,40 @@ public final class APNsJob: ProviderJob {
     public let expiration: Int64?
     public let collector: DeliveryCollector
 
-    /// A push to device tokens (`/3/device/<token>`), or with `broadcastBundleID` to one channel.
+    /// The header template of a notification's requests and the field that carries each token;
+    /// the dialect shares these between jobs that differ only in their tokens.
+    struct Shape: Sendable {
+        let template: HTTP2HeaderTemplate
+        let slot: (index: Int, prefix: [UInt8])
+    }
+
+    /// A push to device tokens (`/3/device/<token>`), or with `broadcastBundleID` to one channel,
+    /// with its request shape made or shared by the dialect.
+    convenience init(
+        _ notification: PreparedNotification, notificationIndex: Int, shape: Shape, usesProviderToken: Bool,
+        collector: DeliveryCollector
+    ) {
+        self.init(
+            template: shape.template, slot: shape.slot, payload: notification.payload,
+            expiration: notification.expiration, notificationIndex: notificationIndex,
+            usesProviderToken: usesProviderToken, collector: collector)
+    }
+
+    /// A job with a request shape of its own.
     convenience init(
         _ notification: PreparedNotification, notificationIndex: Int, authority: String, usesProviderToken: Bool,
         collector: DeliveryCollector
     ) {
-        // Straight into the template's buffer: a notification is often one token (a 1-token Send),
-        // and a [UInt8] per header name and value was a good part of its cost.
+        self.init(
+            notification, notificationIndex: notificationIndex,
+            shape: Self.shape(notification, authority: authority, usesProviderToken: usesProviderToken),
+            usesProviderToken: usesProviderToken, collector: collector)
+    }
+
+    /// The request shape of `notification`.
+    static func shape(_ notification: PreparedNotification, authority: String, usesProviderToken: Bool) -> Shape {
+        // Straight into the template's buffer: a [UInt8] per header name and value was a good
+        // part of a 1-token Send's cost.
         var fields = HTTP2HeaderTemplate.Builder()
         let broadcastPath = notification.broadcastBundleID.map { "/4/broadcasts/apps/\($0)" }
         Self.addRequestLine(
@@ -54,10 +81,7 @@ public final class APNsJob: ProviderJob {
         if let apnsID = notification.apnsID {
             fields.add("apns-id", apnsID)
         }
-        self.init(
-            template: HTTP2HeaderTemplate(fields), slot: slot, payload: notification.payload,
-            expiration: notification.expiration, notificationIndex: notificationIndex,
-            usesProviderToken: usesProviderToken, collector: collector)
+        return Shape(template: HTTP2HeaderTemplate(fields), slot: slot)
     }
 
     /// A channel management request (docs/providers.md A.9): read and delete name the channel in

@@ -24,6 +24,7 @@ public enum Bench {
             return 3
         }
         if options.mode == .publish { return await BenchPublish.measure(options, &setup) }
+        if options.client == .h2load { return BenchH2load.measure(options, &setup) }
         return await measure(options, &setup)
     }
 

@@ -59,6 +59,14 @@ public struct BenchOptions {
           --timeout S               each Send's deadline, grpc-timeout (default 30)
           --grpc-connections N      client connections to the gateway (default: 1 per 128 in flight)
           --client-loops N          client event-loop threads (default 1)
+          --client C                builtin (default) or h2load: nghttp2's h2load (on PATH) is the gRPC
+                                    client (h2c, each request a gRPC-framed SendRequest, content-type
+                                    application/grpc, te: trailers) with --grpc-connections
+                                    connections (default 1) and --concurrency streams in flight on
+                                    each (default 100), for --duration (default 10 s) after a 1 s
+                                    warm-up. --mode stream: one request message per SendStream call.
+                                    h2load sees HTTP statuses only, so the table also shows the
+                                    gateway's own count of delivered notifications over the run
 
         The gateway and mock it starts (ignored with --target):
           --connections N           provider (APNs, FCM or ADM) connections of the gateway's app (default 1)
@@ -113,6 +121,7 @@ public struct BenchOptions {
     var timeout = 30.0
     var grpcConnections: Int?
     var clientLoops = 1
+    var client = BenchClientKind.builtin
     var connections = 1
     var gatewayLoops: Int?
     var queueLimit: Int?
@@ -190,6 +199,12 @@ public struct BenchOptions {
         case "--timeout": timeout = try Self.positive(&flags, flag, max: 3600)
         case "--grpc-connections": grpcConnections = try flags.int(for: flag, range: 1...1000)
         case "--client-loops": clientLoops = try flags.int(for: flag, range: 1...64)
+        case "--client":
+            let value = try flags.value(for: flag)
+            guard let kind = BenchClientKind(rawValue: value) else {
+                throw CommandLineError("--client: builtin or h2load (not \(value.debugDescription))")
+            }
+            client = kind
         default: return false
         }
         return true
@@ -300,6 +315,15 @@ public struct BenchOptions {
         if rate != nil && mode == .stream {
             throw CommandLineError("--rate: only with --mode send (or publish)")
         }
+        if client == .h2load {
+            guard mode == .send || mode == .stream else {
+                throw CommandLineError("--client h2load: only with --mode send or stream")
+            }
+            if rate != nil || count != nil {
+                throw CommandLineError("--client h2load: runs for --duration (no --rate, --count)")
+            }
+            if provider == .webpush { throw CommandLineError("--client h2load: not with --provider webpush") }
+        }
     }
 
     private static func positive(_ flags: inout FlagReader, _ flag: String, max: Double) throws -> Double {
@@ -309,6 +333,11 @@ public struct BenchOptions {
         }
         return value
     }
+}
+
+/// Who sends the gRPC requests: bench's own client, or h2load (``BenchH2load``).
+enum BenchClientKind: String, Sendable {
+    case builtin, h2load
 }
 
 /// The provider the bench's app delivers to.

@@ -21,7 +21,7 @@ enum ProviderLatency {
         return HistogramReading.parse(text, family: family)
     }
 
-    private static func httpGet(host: String, port: Int, path: String) -> String? {
+    static func httpGet(host: String, port: Int, path: String) -> String? {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?

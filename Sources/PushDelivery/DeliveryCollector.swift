@@ -9,10 +9,33 @@ import PushSync
 public final class DeliveryCollector: Sendable {
     private struct State {
         var results: [DeliveryResult]
-        var filled: [Bool]
+        /// Which slots have their final result: bits for the first 64 (a small Send needs no
+        /// array for it), the array for the rest.
+        var filledBits: UInt64 = 0
+        var filledRest: [Bool]
         var remaining: Int
         var finished = false
         var waiter: (@Sendable ([DeliveryResult]) -> Void)?
+        /// The deadline's timer, cancelled by whoever finishes the Send.
+        var timer: DeadlineTimer?
+
+        func isFilled(_ slot: Int) -> Bool {
+            slot < 64 ? filledBits & (1 << UInt64(slot)) != 0 : filledRest[slot - 64]
+        }
+
+        mutating func fill(_ slot: Int) {
+            if slot < 64 { filledBits |= 1 << UInt64(slot) } else { filledRest[slot - 64] = true }
+        }
+
+        /// Marks the Send finished; the waiter and timer to call and cancel outside the lock.
+        mutating func finish() -> ((@Sendable ([DeliveryResult]) -> Void)?, DeadlineTimer?) {
+            finished = true
+            defer {
+                waiter = nil
+                timer = nil
+            }
+            return (waiter, timer)
+        }
     }
 
     private let state: Locked<State>
@@ -25,7 +48,7 @@ public final class DeliveryCollector: Sendable {
     public init(placeholders: [DeliveryResult], onResult: @escaping @Sendable (DeliveryResult) -> Void = { _ in }) {
         state = Locked(
             State(
-                results: placeholders, filled: Array(repeating: false, count: placeholders.count),
+                results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
                 remaining: placeholders.count))
         self.onResult = onResult
     }
@@ -35,19 +58,19 @@ public final class DeliveryCollector: Sendable {
 
     /// Records the final result of `slot`. Later results for a finished Send are ignored.
     func complete(slot: Int, with result: DeliveryResult) {
-        let (counted, waiter, results) = state.withLock {
-            state -> (Bool, (@Sendable ([DeliveryResult]) -> Void)?, [DeliveryResult]) in
-            guard !state.finished, !state.filled[slot] else { return (false, nil, []) }
-            state.filled[slot] = true
+        let (counted, waiter, timer, results) = state.withLock {
+            state -> (Bool, (@Sendable ([DeliveryResult]) -> Void)?, DeadlineTimer?, [DeliveryResult]) in
+            guard !state.finished, !state.isFilled(slot) else { return (false, nil, nil, []) }
+            state.fill(slot)
             state.results[slot] = result
             state.remaining -= 1
-            guard state.remaining == 0, let waiter = state.waiter else { return (true, nil, []) }
-            state.finished = true
-            state.waiter = nil
-            return (true, waiter, state.results)
+            guard state.remaining == 0, state.waiter != nil else { return (true, nil, nil, []) }
+            let (waiter, timer) = state.finish()
+            return (true, waiter, timer, state.results)
         }
         guard counted else { return }
         onResult(result)
+        timer?.cancel()
         waiter?(results)
     }
 
@@ -63,45 +86,43 @@ public final class DeliveryCollector: Sendable {
     /// with reason `DeadlineExceeded`); at once if the Send is already over. Call it once.
     /// `done` runs on whichever thread gives the last result (or expires the Send).
     public func whenDone(deadline: ContinuousClock.Instant?, _ done: @escaping @Sendable ([DeliveryResult]) -> Void) {
-        let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline) { [self] in expire() } }
-        let finish: @Sendable ([DeliveryResult]) -> Void
-        if let timer {
-            finish = { results in
-                timer.cancel()
-                done(results)
-            }
-        } else {
-            finish = done
-        }
         let ready: [DeliveryResult]? = state.withLock { state in
             if state.finished || state.remaining == 0 {
                 state.finished = true
                 return state.results
             }
-            state.waiter = finish
+            state.waiter = done
             return nil
         }
-        if let ready { finish(ready) }
+        if let ready { return done(ready) }
+        guard let deadline else { return }
+        // Armed after the waiter is in place; a Send that finished meanwhile cancels it here.
+        let timer = DeadlineTimer.start(at: deadline) { [self] in expire() }
+        let armed = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            state.timer = timer
+            return true
+        }
+        if !armed { timer.cancel() }
     }
 
     /// Ends the Send now: missing results become FAILED `DeadlineExceeded`.
     public func expire() {
-        let (waiter, results, expired) = state.withLock {
-            state -> ((@Sendable ([DeliveryResult]) -> Void)?, [DeliveryResult], [DeliveryResult]) in
-            guard !state.finished else { return (nil, [], []) }
-            state.finished = true
+        let (waiter, timer, results, expired) = state.withLock {
+            state -> ((@Sendable ([DeliveryResult]) -> Void)?, DeadlineTimer?, [DeliveryResult], [DeliveryResult]) in
+            guard !state.finished else { return (nil, nil, [], []) }
             var expired: [DeliveryResult] = []
-            for slot in state.results.indices where !state.filled[slot] {
+            for slot in state.results.indices where !state.isFilled(slot) {
                 state.results[slot].status = .failed
                 state.results[slot].reason = "DeadlineExceeded"
                 expired.append(state.results[slot])
             }
-            let waiter = state.waiter
-            state.waiter = nil
-            return (waiter, state.results, expired)
+            let (waiter, timer) = state.finish()
+            return (waiter, timer, state.results, expired)
         }
         // These are final results too (events, logs).
         for result in expired { onResult(result) }
+        timer?.cancel()
         waiter?(results)
     }
 }

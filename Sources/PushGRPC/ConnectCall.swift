@@ -82,6 +82,9 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
         switch method.body {
         case .immediate(let handler):
             handler(request, context, GRPCUnaryResponder(call: self))
+        case .ordered:
+            // ConnectDoor answers request-streaming methods 501 at the head; never reached.
+            finish(GRPCStatus(.unimplemented, "\(context.path) streams requests: call it over gRPC"))
         case .task(let handler):
             let messages = GRPCRequestMessages()
             messages.yield(request)
@@ -114,19 +117,20 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
         reserved = 0
     }
 
-    // MARK: GRPCCallTarget
+    // MARK: GRPCCallTarget (only unary calls answer through it here: ordered streams are gRPC only,
+    // so `slot` is always 0)
 
-    func answer(_ message: [UInt8]) {
+    func answer(_ message: [UInt8], slot _: Int) {
         guard !isFinished else { return }
         response = message
         finish(.ok)
     }
 
-    func answer(_ status: GRPCStatus) {
+    func answer(_ status: GRPCStatus, slot _: Int) {
         finish(status)
     }
 
-    func setCancelAction(_ action: @escaping @Sendable () -> Void) {
+    func setCancelAction(_ action: @escaping @Sendable () -> Void, slot _: Int) {
         if isFinished {
             if response == nil { action() }
             return

@@ -6,12 +6,14 @@ import PushPosix
 /// (``ConnectCall``). Every method is confined to `loop`.
 protocol GRPCCallTarget: AnyObject, Sendable {
     var loop: EventLoop { get }
-    /// An immediate unary method's answer; ignored once the call ended.
-    func answer(_ message: [UInt8])
-    /// An immediate unary method's failure; ignored once the call ended.
-    func answer(_ status: GRPCStatus)
-    /// What to do if the call ends before an immediate unary method answers.
-    func setCancelAction(_ action: @escaping @Sendable () -> Void)
+    /// An immediate unary method's answer (or an ordered stream's, to its request `slot`);
+    /// ignored once the call ended.
+    func answer(_ message: [UInt8], slot: Int)
+    /// An immediate unary method's failure (or an ordered stream's request's); ignored once the
+    /// call ended.
+    func answer(_ status: GRPCStatus, slot: Int)
+    /// What to do if the call ends before the answer (to `slot`) is given.
+    func setCancelAction(_ action: @escaping @Sendable () -> Void, slot: Int)
     /// One response message of a streaming method.
     func sendMessage(_ message: [UInt8])
     /// Returns once at most `limit` response bytes of the call wait for the client, or it ended.

@@ -23,6 +23,13 @@ public typealias GRPCHandler =
 public typealias GRPCImmediateUnaryHandler =
     @Sendable (_ request: [UInt8], _ context: GRPCCallContext, _ responder: GRPCUnaryResponder) -> Void
 
+/// Answers one request message of an ordered stream (``GRPCMethod/orderedStream(_:window:_:)``)
+/// without a task: called on the call's event loop for each message in turn, once a slot of the
+/// stream's window is free; it answers that message through `responder`, now or later, from any
+/// thread.
+public typealias GRPCOrderedStreamHandler =
+    @Sendable (_ request: [UInt8], _ context: GRPCCallContext, _ responder: GRPCUnaryResponder) -> Void
+
 /// Decides from a call's headers alone, before any of its request is read, whether the call may
 /// run: it throws the status to answer (UNAUTHENTICATED, PERMISSION_DENIED) or returns what the
 /// handler then finds in ``GRPCCallContext/admission`` (such as the resolved caller). A call
@@ -37,6 +44,8 @@ public struct GRPCMethod: Sendable {
         case task(GRPCHandler)
         /// Unary, on the call's loop, answering through a responder (``immediateUnary(_:_:)``).
         case immediate(GRPCImmediateUnaryHandler)
+        /// Bidirectional, each request message answered on the call's loop (``orderedStream(_:window:_:)``).
+        case ordered(window: Int, GRPCOrderedStreamHandler)
     }
 
     public let name: String
@@ -85,6 +94,19 @@ public struct GRPCMethod: Sendable {
     /// of a one-token Send's work and of the tail of its latency.
     public static func immediateUnary(_ name: String, _ body: @escaping GRPCImmediateUnaryHandler) -> GRPCMethod {
         GRPCMethod(name: name, kind: .unary, body: .immediate(body))
+    }
+
+    /// A bidirectional method whose every request message gets exactly one answer, sent in
+    /// request order: the handler runs on the call's loop for each message (no task, no queue
+    /// between loop and task), at most `window` unanswered at once. Further messages wait, and
+    /// hold back the client's flow-control window, until the oldest is answered out; a client
+    /// with more than ``GRPCResponseWriter/maxQueuedBytes`` of answers unread gets no more run
+    /// until it reads. A failed answer ends the call with its status after the answers before it,
+    /// cancelling the rest (through their responders' ``GRPCUnaryResponder/onCancel(_:)``).
+    public static func orderedStream(
+        _ name: String, window: Int, _ body: @escaping GRPCOrderedStreamHandler
+    ) -> GRPCMethod {
+        GRPCMethod(name: name, kind: .bidirectionalStreaming, body: .ordered(window: window, body))
     }
 
     private init(name: String, kind: GRPCMethodKind, body: Body) {

@@ -51,13 +51,24 @@ final class GRPCServerCall: @unchecked Sendable {
         case task(Task<Void, Never>, messages: GRPCRequestMessages)
         /// An immediate unary method waits for its one request message (nil until it is complete;
         /// its reservation is ``reservedForRequest``) and the client's half-close.
-        case collecting(GRPCImmediateUnaryHandler, GRPCCallContext, request: [UInt8]?)
+        case collecting(GRPCImmediateUnaryHandler)
         /// The immediate handler has the request; `cancel` is what to do if the call ends before
         /// it answers.
         case answering(cancel: (@Sendable () -> Void)?)
+        /// An ordered stream: each request message runs its handler on this loop, the answers go
+        /// out in request order (``replies``).
+        case ordered(GRPCOrderedStreamHandler)
         /// Stopped; `answered`: an immediate handler answered (the call did not end by a cancellation).
         case ended(answered: Bool)
     }
+
+    /// An ordered stream's requests and answers (nil for every other kind of call).
+    private var replies: GRPCOrderedReplies?
+    /// An immediate or ordered method's context, and an immediate unary method's request once
+    /// complete: kept out of ``Mode``, whose every `switch` would otherwise copy them (a retain and
+    /// a release per field of the context).
+    private var context: GRPCCallContext?
+    private var immediateRequest: [UInt8]?
 
     init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int, budget: GRPCRequestBudget) {
         self.connection = connection
@@ -86,7 +97,13 @@ final class GRPCServerCall: @unchecked Sendable {
         switch method.body {
         case .immediate(let immediate):
             // Runs once the request is complete (``receiveEnd()``), on this loop.
-            mode = .collecting(immediate, context, request: nil)
+            mode = .collecting(immediate)
+            self.context = context
+            return
+        case .ordered(let window, let perMessage):
+            mode = .ordered(perMessage)
+            self.context = context
+            replies = GRPCOrderedReplies(window: window)
             return
         case .task(let body):
             handler = body
@@ -159,6 +176,13 @@ final class GRPCServerCall: @unchecked Sendable {
     /// After a flush of the connection: resumes the waiting handler if the call has drained (or
     /// ended). Returns whether it still waits.
     func outputFlushed() -> Bool {
+        if replies?.outputBlocked == true {
+            guard !isFinished else { return false }
+            guard !isBackedUp(limit: GRPCResponseWriter.maxQueuedBytes) else { return true }
+            replies?.outputBlocked = false
+            driveReplies()
+            return replies?.outputBlocked == true
+        }
         guard let waiter = drainWaiter else { return false }
         guard !isBackedUp(limit: waiter.limit) else { return true }
         drainWaiter = nil
@@ -220,8 +244,8 @@ final class GRPCServerCall: @unchecked Sendable {
                     }
                 }
                 switch mode {
-                case .collecting(let handler, let context, request: nil):
-                    mode = .collecting(handler, context, request: bytes)
+                case .collecting where immediateRequest == nil:
+                    immediateRequest = bytes
                     reservedForRequest = reserved
                 case .collecting:
                     budget.release(reserved)
@@ -230,6 +254,8 @@ final class GRPCServerCall: @unchecked Sendable {
                 case .task(_, let messages):
                     connection.workBegan(self)
                     messages.yield(bytes, reserved: reserved)
+                case .ordered:
+                    replies?.received(bytes, reserved: reserved)
                 case .unstarted, .answering, .ended:
                     budget.release(reserved)  // nobody reads it: an immediate handler has its request already
                 }
@@ -238,9 +264,42 @@ final class GRPCServerCall: @unchecked Sendable {
             finish(error)
             return true
         }
-        guard case .task(_, let messages) = mode, messages.isBacklogged else { return true }
+        let backlogged: Bool
+        switch mode {
+        case .task(_, let messages): backlogged = messages.isBacklogged
+        case .ordered:
+            driveReplies()
+            backlogged = replies?.isBacklogged ?? false
+        default: backlogged = false
+        }
+        guard backlogged, !isFinished else { return true }
         heldStreamBytes += bytes.count
         return false
+    }
+
+    /// Performs what an ordered stream's state says, until it says nothing more: handlers run for
+    /// the requests that have a slot, answers go out in order, the call ends.
+    private func driveReplies() {
+        while !isFinished, let action = replies?.nextAction() {
+            switch action {
+            case .dispatch(let index, let request, let reserved):
+                guard case .ordered(let handler) = mode, let context else { return }
+                // The handler owns the request from here, as an immediate unary handler does.
+                budget.release(reserved)
+                connection.workBegan(self)
+                handler(request, context, GRPCUnaryResponder(call: self, slot: index))
+            case .send(let message):
+                sendMessage(message)
+                if !isFinished, isBackedUp(limit: GRPCResponseWriter.maxQueuedBytes) {
+                    // A client that does not read gets no more requests run until it does.
+                    replies?.outputBlocked = true
+                    connection.waitForDrain(self)
+                }
+            case .finish(let status):
+                finish(status)
+            }
+        }
+        if replies?.isBacklogged == false { returnHeldStreamBytes() }
     }
 
     /// The handler has taken every waiting message: the client may send at full speed again.
@@ -265,12 +324,13 @@ final class GRPCServerCall: @unchecked Sendable {
             return
         }
         switch mode {
-        case .collecting(let handler, let context, let request):
-            guard let request else {
+        case .collecting(let handler):
+            guard let request = immediateRequest, let context else {
                 finish(GRPCStatus(.invalidArgument, "the call ended without a request message"))
                 return
             }
             mode = .answering(cancel: nil)
+            immediateRequest = nil
             // The handler owns the request from here; what it keeps is bounded by its own limits.
             budget.release(reservedForRequest)
             reservedForRequest = 0
@@ -280,33 +340,50 @@ final class GRPCServerCall: @unchecked Sendable {
             // The mode stays: a call that ends before its handler took every message must still
             // give their reservations back (``stopHandler``).
             messages.finish()
+        case .ordered:
+            replies?.clientHalfClosed()
+            driveReplies()
         case .unstarted, .answering, .ended:
             break
         }
     }
 
-    /// An immediate unary method's answer: its message and OK. Ignored once the call ended.
-    func answer(_ message: [UInt8]) {
+    /// An immediate unary method's answer: its message and OK; an ordered stream's answer to
+    /// request `slot`. Ignored once the call ended.
+    func answer(_ message: [UInt8], slot: Int) {
         guard !isFinished else { return }
+        if replies != nil {
+            replies?.answered(slot, .message(message))
+            return driveReplies()
+        }
         mode = .ended(answered: true)
-        sendMessage(message)
-        finish(.ok)
+        finish(.ok, message: message)
     }
 
-    /// An immediate unary method's failure. Ignored once the call ended.
-    func answer(_ status: GRPCStatus) {
+    /// An immediate unary method's failure, or an ordered stream's for request `slot` (the call
+    /// ends with it once the answers before it are out). Ignored once the call ended.
+    func answer(_ status: GRPCStatus, slot: Int) {
         guard !isFinished else { return }
+        if replies != nil {
+            replies?.answered(slot, .failure(status))
+            return driveReplies()
+        }
         mode = .ended(answered: true)
         finish(status)
     }
 
-    /// What to do if the call ends before an immediate unary method answers; at once if it has
-    /// already ended that way, never if it was answered (a handler may answer before registering).
-    func setCancelAction(_ action: @escaping @Sendable () -> Void) {
+    /// What to do if the call ends before an immediate unary method (or an ordered stream's
+    /// request `slot`) is answered; at once if it has already ended that way, never if it was
+    /// answered (a handler may answer before registering).
+    func setCancelAction(_ action: @escaping @Sendable () -> Void, slot: Int) {
+        if replies != nil {
+            if replies?.setCancel(slot, action) == true { action() }
+            return
+        }
         switch mode {
         case .answering: mode = .answering(cancel: action)
         case .ended(let answered): if !answered { action() }
-        case .unstarted, .task, .collecting: break  // no immediate handler has been called
+        case .unstarted, .task, .collecting, .ordered: break  // no immediate handler has been called
         }
     }
 
@@ -324,13 +401,30 @@ final class GRPCServerCall: @unchecked Sendable {
     }
 
     /// Ends the call with `status`: trailers after messages, or Trailers-Only when none were sent.
-    func finish(_ status: GRPCStatus) {
+    /// With `message` (a unary answer, status OK): headers, the message and the OK trailers in one
+    /// submission, each from what was prepared once.
+    func finish(_ status: GRPCStatus, message: [UInt8]? = nil) {
         guard !isFinished else { return }
         isFinished = true
         stopHandler()
         observer?.callFinished(
             GRPCCallSummary(
                 path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer))
+        if let message, !responseHeadersSent {
+            responseHeadersSent = true
+            do {
+                try connection.session.sendResponse(
+                    streamID: streamID, headers: responseHeadersTemplate, body: compression.frame(message),
+                    trailers: Self.okTrailersTemplate)
+                if !clientHalfClosed { connection.resetAfterNextFlush(streamID) }
+            } catch {
+                connection.streamFailed(self, error: error)
+            }
+            connection.flush()
+            connection.responseQueued()
+            return
+        }
+        if let message { sendMessage(message) }
         let trailers = Self.trailers(for: status)
         do {
             if responseHeadersSent {
@@ -392,6 +486,10 @@ final class GRPCServerCall: @unchecked Sendable {
             if cancellingWork { task.cancel() }
         case .answering(let cancel):
             if cancellingWork, let cancel { cancel() }
+        case .ordered:
+            let (cancels, reserved) = replies?.end() ?? ([], 0)
+            budget.release(reserved)
+            if cancellingWork { for cancel in cancels { cancel() } }
         case .unstarted, .collecting, .ended:
             break
         }
@@ -401,14 +499,16 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !responseHeadersSent else { return }
         responseHeadersSent = true
         try connection.session.sendResponseHeaders(
-            streamID: streamID,
-            template: compression.acceptsGzip
-                ? GRPCHeaders.gzipResponseHeadersTemplate : GRPCHeaders.responseHeadersTemplate,
-            endStream: false)
+            streamID: streamID, template: responseHeadersTemplate, endStream: false)
+    }
+
+    private var responseHeadersTemplate: HTTP2HeaderTemplate {
+        compression.acceptsGzip ? GRPCHeaders.gzipResponseHeadersTemplate : GRPCHeaders.responseHeadersTemplate
     }
 
     /// The trailers of nearly every call, made once.
     private static let okTrailers = [HTTP2Header("grpc-status", "0")]
+    private static let okTrailersTemplate = HTTP2HeaderTemplate(okTrailers)
 
     static func trailers(for status: GRPCStatus) -> [HTTP2Header] {
         if status.code == .ok && status.message.isEmpty { return okTrailers }

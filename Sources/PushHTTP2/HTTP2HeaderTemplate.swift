@@ -180,6 +180,24 @@ extension HTTP2Session {
         }
     }
 
+    /// Server role: a whole response at once: `headers`, `body` and `trailers`, all prepared
+    /// before (gRPC's unary answer: HEADERS, one DATA, OK trailers). One submission, no resume of
+    /// a deferred body, no header list converted per response.
+    public func sendResponse(
+        streamID: Int32, headers: HTTP2HeaderTemplate, body: [UInt8], trailers: HTTP2HeaderTemplate
+    ) throws(HTTP2Error) {
+        guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
+        state.outbound = OutboundStream(body: body, trailers: .template(trailers))
+        queuedBodyBytes += body.count
+        var provider = Self.bodyProvider
+        let rv = headers.withNVs { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
+        if rv < 0 {
+            state.outbound = nil
+            queuedBodyBytes -= body.count
+        }
+        try HTTP2Error.check(rv)
+    }
+
     /// Server role: a headers-only response (END_STREAM) whose headers are `template` with entry
     /// `replacing.index` set to the given bytes, e.g. `:status: 200` and a per-response id. See
     /// ``sendResponseHeaders(streamID:headers:endStream:)``.

@@ -174,7 +174,7 @@ extension HTTP2Session {
                 // The documented way to end a body with trailers: EOF without END_STREAM, then
                 // submit the trailer HEADERS (END_STREAM) from inside this callback.
                 flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
-                let rv = trailers.withNghttp2NVs { nghttp2_submit_trailer(session, streamID, $0, $1) }
+                let rv = trailers.withNVs { nghttp2_submit_trailer(session, streamID, $0, $1) }
                 if rv < 0 { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
             }
             return count

@@ -1,3 +1,18 @@
+import CNGHTTP2
+
+/// The trailers that end a body: a header list, or a template prepared once (gRPC's OK trailers).
+enum OutboundTrailers {
+    case headers([HTTP2Header])
+    case template(HTTP2HeaderTemplate)
+
+    func withNVs(_ body: (UnsafePointer<nghttp2_nv>?, Int) -> Int32) -> Int32 {
+        switch self {
+        case .headers(let headers): headers.withNghttp2NVs { body($0, $1) }
+        case .template(let template): template.withNVs { body($0, $1) }
+        }
+    }
+}
+
 /// The body still to be sent on one stream: a queue of shared `[UInt8]` chunks that nghttp2's
 /// data source read callback drains into its own frame buffer (the only copy of body bytes).
 struct OutboundStream {
@@ -17,7 +32,7 @@ struct OutboundStream {
     /// No data may be added after the queued chunks.
     private(set) var endQueued = false
     /// Trailers to send instead of END_STREAM on the last DATA frame.
-    private(set) var trailers: [HTTP2Header]?
+    private(set) var trailers: OutboundTrailers?
     /// The read callback returned NGHTTP2_ERR_DEFERRED; new data must call resume_data.
     var deferred = false
     /// Bytes queued and not yet handed to nghttp2 (for the owner's backpressure).
@@ -31,6 +46,13 @@ struct OutboundStream {
         endQueued = true
     }
 
+    /// The whole body and then `trailers`: a response submitted at once.
+    init(body: [UInt8], trailers: OutboundTrailers) {
+        if !body.isEmpty { chunks = [body] }
+        queuedBytes = body.count
+        self.trailers = trailers
+    }
+
     var isFinished: Bool { endQueued || trailers != nil }
 
     mutating func append(_ bytes: [UInt8], endStream: Bool) {
@@ -40,7 +62,7 @@ struct OutboundStream {
     }
 
     mutating func finish(trailers: [HTTP2Header]) {
-        self.trailers = trailers
+        self.trailers = .headers(trailers)
     }
 
     /// Copies as much queued data as fits into `buffer`.

@@ -7,23 +7,20 @@ import CPushgateProto
 
 /// Conversions between protobuf-c's C representation and Swift values, used by the generated code.
 enum ProtoC {
-    /// A protobuf-c string field (NUL-terminated; NULL for an absent message's field).
+    /// A protobuf-c string field (NUL-terminated; NULL for an absent message's field), checked
+    /// as it is copied: proto3 requires valid UTF-8 and protobuf-c does not check it, so this is
+    /// the one pass over its bytes (stock parsers refuse such messages; `String(cString:)` would
+    /// repair them with U+FFFD without a word).
     ///
-    /// protobuf-c keeps strings as C strings, so a string with an embedded NUL is cut there; invalid
-    /// UTF-8 never gets here (``checkUTF8(_:messageName:)`` refuses the message first).
-    static func string(_ pointer: UnsafePointer<CChar>?) -> String {
-        guard let pointer else { return "" }
-        return String(cString: pointer)
-    }
-
-    /// Throws when a `string` field anywhere in the unpacked message `m` is not valid UTF-8, naming
-    /// it: proto3 requires valid UTF-8, and protobuf-c does not check it.
-    static func checkUTF8<Message>(_ m: UnsafeMutablePointer<Message>, messageName: String) throws(ProtoDecodingError) {
-        let base = UnsafeRawPointer(m).assumingMemoryBound(to: ProtobufCMessage.self)
-        if let field = cprotobufc_first_invalid_utf8(base) {
-            throw ProtoDecodingError(
-                messageName: messageName, detail: "string field \(String(cString: field)) is not valid UTF-8")
+    /// protobuf-c keeps strings as C strings, so a string with an embedded NUL is cut there.
+    /// - Throws: naming `field` (the message's name is added by the message being decoded).
+    @inline(__always)
+    static func string(_ pointer: UnsafePointer<CChar>?, field: StaticString) throws(ProtoDecodingError) -> String {
+        guard let pointer, pointer.pointee != 0 else { return "" }  // absent: protobuf-c's empty string
+        guard let string = String(validatingCString: pointer) else {
+            throw ProtoDecodingError(messageName: "", detail: "string field \(field) is not valid UTF-8")
         }
+        return string
     }
 
     static func bytes(_ data: ProtobufCBinaryData) -> [UInt8] {
@@ -33,14 +30,14 @@ enum ProtoC {
 
     static func stringMap<Entry>(
         _ entries: UnsafeMutablePointer<UnsafeMutablePointer<Entry>?>?, count: Int,
-        _ keyValue: (UnsafeMutablePointer<Entry>) -> (String, String)
-    ) -> [String: String] {
+        _ keyValue: (UnsafeMutablePointer<Entry>) throws(ProtoDecodingError) -> (String, String)
+    ) throws(ProtoDecodingError) -> [String: String] {
         var map: [String: String] = [:]
         guard let entries else { return map }
         map.reserveCapacity(count)
         for index in 0..<count {
             guard let entry = entries[index] else { continue }
-            let (key, value) = keyValue(entry)
+            let (key, value) = try keyValue(entry)
             map[key] = value  // protobuf: the last entry for a key wins
         }
         return map
@@ -72,6 +69,9 @@ enum ProtoC {
 final class ProtoCArena {
     /// Blocks of `blockSize` bytes handed out front to back; a SendResponse of 1,000 results is a
     /// few thousand small C values and strings, so one malloc per value was most of its packing.
+    /// The first block (the thread's spare, see `cprotobufc_exchange_spare_block`) and the rest:
+    /// a small message needs no array of blocks.
+    private var firstBlock: UnsafeMutableRawPointer?
     private var blocks: [UnsafeMutableRawPointer] = []
     /// Values larger than a quarter block, allocated on their own.
     private var large: [UnsafeMutableRawPointer] = []
@@ -84,6 +84,11 @@ final class ProtoCArena {
     deinit { releaseAll() }
 
     func releaseAll() {
+        if let firstBlock {
+            // Back to the thread's spare (the one there, if any, is freed).
+            free(cprotobufc_exchange_spare_block(firstBlock))
+            self.firstBlock = nil
+        }
         for pointer in blocks { free(pointer) }
         for pointer in large { free(pointer) }
         blocks.removeAll()
@@ -101,8 +106,18 @@ final class ProtoCArena {
             return pointer
         }
         if size > remaining {
-            guard let block = malloc(Self.blockSize) else { fatalError("out of memory") }
-            blocks.append(block)
+            let block: UnsafeMutableRawPointer
+            if firstBlock == nil {
+                guard let first = cprotobufc_exchange_spare_block(nil) ?? malloc(Self.blockSize) else {
+                    fatalError("out of memory")
+                }
+                firstBlock = first
+                block = first
+            } else {
+                guard let next = malloc(Self.blockSize) else { fatalError("out of memory") }
+                blocks.append(next)
+                block = next
+            }
             cursor = block
             remaining = Self.blockSize
         }

@@ -1,4 +1,6 @@
+import Dispatch
 import Glibc
+import PushCore
 import PushGzip
 import PushHTTP2
 import PushMockTesting
@@ -28,6 +30,14 @@ struct GRPCServerConnectionTests {
                 .unary("Slow") { bytes, _ in
                     try await Task.sleep(for: .seconds(5))
                     return bytes
+                },
+                // Each message answered from another thread after its first byte in ms; 255 fails.
+                // (Dispatch, not a Task: the tests block cooperative threads while they wait.)
+                .orderedStream("Ordered", window: 2) { bytes, _, responder in
+                    guard bytes.first != 255 else { return responder.fail(GRPCStatus(.invalidArgument, "255")) }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(bytes.first ?? 0))) {
+                        responder.respond(bytes + [1])
+                    }
                 },
             ]
             var configuration = GRPCServerConfiguration()
@@ -71,6 +81,23 @@ struct GRPCServerConnectionTests {
         let now = try harness.call("/test.T/Now", Self.framed([1, 2, 3]))
         #expect(now.body == Self.framed([3, 2, 1]))
         #expect(now.header("grpc-status") == "0")
+    }
+
+    @Test("an ordered stream answers every message in request order, however late each is answered")
+    func orderedStream() throws {
+        let harness = try Harness()
+        let delays: [UInt8] = [40, 0, 20, 0, 5]
+        let response = try harness.call("/test.T/Ordered", delays.flatMap { Self.framed([$0]) })
+        #expect(response.header("grpc-status") == "0")
+        #expect(response.body == delays.flatMap { Self.framed([$0, 1]) })
+    }
+
+    @Test("an ordered stream's failed message ends the call after the answers before it")
+    func orderedStreamFailure() throws {
+        let harness = try Harness()
+        let response = try harness.call("/test.T/Ordered", [30, 255, 0].flatMap { Self.framed([$0]) })
+        #expect(response.header("grpc-status") == "3")
+        #expect(response.body == Self.framed([30, 1]))
     }
 
     @Test("unknown services and methods are UNIMPLEMENTED, naming what is unknown (Trailers-Only)")

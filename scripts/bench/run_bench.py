@@ -315,6 +315,41 @@ def webpush_request(work, port, ca):
     return subscription["endpoint"], body_path, "vapid t=%s, k=%s" % (token, key)
 
 
+def grpcio_row(r, work, url, ca, p8, seconds):
+    """A gateway (default loops, 2 APNs connections) with grpcio's asyncio client sending 1-token
+    Sends, 1,000 in flight on one channel (scripts/bench/grpcio_send1.py)."""
+    config = os.path.join(work, "grpcio-gateway.json")
+    with open(config, "w") as fh:
+        json.dump({"listen": "127.0.0.1:0", "store": os.path.join(work, "grpcio-gateway.db"),
+                   "apps": [{"name": "bench", "platform": "apns", "bundle_id": TOPIC, "team_id": "BENCHTEAM1",
+                             "key_id": "BENCHKEY01", "key_file": p8, "url": url, "ca_file": ca,
+                             "connections": 2}]}, fh)
+    log = open(os.path.join(work, "grpcio-gateway.log"), "w+")
+    gateway = subprocess.Popen([BIN, "serve", "--config", config], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        port = None
+        for _ in range(200):
+            log.seek(0)
+            found = re.search(r"msg=listening address=127\.0\.0\.1:(\d+)", log.read())
+            if found:
+                port = found.group(1)
+                break
+            time.sleep(0.05)
+        if port is None:
+            return None
+        proc = r.run("grpcio-send-1token", [os.path.join(ROOT, ".venv", "bin", "python"),
+                                            os.path.join(ROOT, "scripts", "bench", "grpcio_send1.py"),
+                                            "--target", "127.0.0.1:" + port, "--app", "bench",
+                                            "--concurrency", "1000", "--duration", seconds], timeout=120)
+        try:
+            return json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return None
+    finally:
+        stop(gateway)
+        log.close()
+
+
 def make_jwt(p8, key_id, team_id):
     import jwt  # PyJWT, pinned in scripts/requirements.txt (aioapns uses it too)
 
@@ -379,6 +414,26 @@ def main():
             ["--apns", url, "--apns-ca", ca, "--tokens-per-send", "1", "--rate", "1000",
              "--duration", seconds, "--connections", "1", "--grpc-connections", "1"]),
             lambda d: (d.get("latency_ms") or {}).get("p99"))
+        # 1-token Sends at full speed (issue 20), on the gateway's default loops: h2load as the gRPC
+        # client (C, nothing of Pushgate's on the client side), then Pushgate's own client for Send
+        # and SendStream with as many requests outstanding, then a stock client (grpcio).
+        for grpc_conns in (1, 4):
+            for apns_conns in (1, 2):
+                label = "send1-h2load-c%d-apns%d" % (grpc_conns, apns_conns)
+                results[label] = r.bench(label, [
+                    "--apns", url, "--apns-ca", ca, "--client", "h2load", "--tokens-per-send", "1",
+                    "--grpc-connections", str(grpc_conns), "--concurrency", "100", "--connections", str(apns_conns),
+                    "--duration", seconds])
+        results["stream1-h2load-c4"] = r.bench("sendstream1-h2load-c4-apns2", [
+            "--apns", url, "--apns-ca", ca, "--client", "h2load", "--mode", "stream", "--tokens-per-send", "1",
+            "--grpc-connections", "4", "--concurrency", "100", "--connections", "2", "--duration", seconds])
+        results["send1-builtin"] = r.bench("pushgate-send-1token-64", [
+            "--apns", url, "--apns-ca", ca, "--tokens-per-send", "1", "--concurrency", "64", "--grpc-connections", "4",
+            "--connections", "2", "--duration", seconds])
+        results["stream1-builtin"] = r.bench("pushgate-sendstream-1token-4x16", [
+            "--apns", url, "--apns-ca", ca, "--mode", "stream", "--tokens-per-send", "1", "--concurrency", "4",
+            "--pipeline", "16", "--connections", "2", "--duration", seconds])
+        results["grpcio"] = grpcio_row(r, work, url, ca, p8, seconds)
         peer_count = "5000" if quick else "20000"
         proc = r.run("peer-aioapns", [os.path.join(ROOT, ".venv", "bin", "python"),
                                       os.path.join(ROOT, "scripts", "bench", "aioapns_peer.py"),
@@ -597,6 +652,14 @@ def render(info, res, commands, quick):
     def row(name, rate_, p50="-", p99="-", errors="-", cpu="-", notes=""):
         rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (name, rate_, p50, p99, errors, cpu, notes))
 
+    def h2load_row(name, d, ceiling):
+        if d is None:
+            row(name, "run failed")
+            return
+        row(name, fmt(d["rps"]), "-", "-", "%s failed (HTTP); %s delivered (gateway's count, warm-up included)" % (
+            fmt(d.get("failed")), fmt(d.get("delivered"))), "%s / -" % fmt(d.get("gateway_cpu_percent")),
+            "%s× the h2load → mock ceiling (4 conns) of this run" % fmt(ratio(d["rps"], ceiling), 2))
+
     def bench_row(name, d, notes=""):
         if d is None:
             row(name, "run failed", notes=notes)
@@ -623,6 +686,21 @@ def render(info, res, commands, quick):
                       fmt(rate["rpcs_per_s"]), fmt(rate["max_schedule_lag_ms"], 2),
                       "; p99 " + runs_note(rate, 2) if runs_note(rate) else "", outside_stalls_note(rate),
                       stall_note(rate)))
+    for grpc_conns in (1, 4):
+        for apns_conns in (1, 2):
+            d = res.get("send1-h2load-c%d-apns%d" % (grpc_conns, apns_conns))
+            h2load_row("Pushgate Send, **1 token/RPC**, h2load as the gRPC client, %d gRPC conn(s) × 100 streams, %d APNs conn(s)"
+                       % (grpc_conns, apns_conns), d, ceiling4)
+    h2load_row("Pushgate SendStream, 1 token/request, h2load as the client (one request per SendStream call), 4 gRPC conns × 100 streams, 2 APNs conns",
+               res.get("stream1-h2load-c4"), ceiling4)
+    send1, stream1 = res.get("send1-builtin"), res.get("stream1-builtin")
+    bench_row("Pushgate Send, 1 token/RPC, pushgate bench's client, 64 in flight over 4 gRPC conns, 2 APNs conns", send1)
+    bench_row("Pushgate SendStream, 1 token/request, pushgate bench's client, 4 streams × 16 outstanding, 2 APNs conns", stream1,
+              "latency per request message; %s× the Send row above" % fmt(ratio(g(stream1, "notifications_per_s"), g(send1, "notifications_per_s")), 2))
+    gio = res.get("grpcio")
+    row("Pushgate Send, 1 token/RPC, **grpcio** (Python asyncio) client, 1,000 in flight on 1 channel, 2 APNs conns",
+        fmt(g(gio, "rpcs_per_s")) if gio else "run failed", "-", "-",
+        "%s errors" % fmt(g(gio, "errors")) if gio else "-", "-", "what a stock client costs: the client is the bound")
     dc = res.get("ceiling-h2load-delay20-c1") or {}
     row("**ceiling**: h2load → mock-apns delaying 20 ms, 1 conn, -m 1000 (bound 50,000/s)", fmt(dc.get("rps")), "-",
         "mean %s" % dc.get("request_mean", "-"),
@@ -695,6 +773,13 @@ def render(info, res, commands, quick):
     target("1-token Send at 1,000 RPC/s: p99 < 2 ms", "p50 %s ms, p99 %s ms (%s RPC/s achieved); the machine stalled %s%% of the time (stall probe)%s" % (
         fmt(g(rate, "latency_ms", "p50"), 3), fmt(p99, 3), fmt(g(rate, "rpcs_per_s")),
         fmt(100 * (stall_fraction(rate) or 0), 2), outside_stalls_note(rate)), None if p99 is None else p99 < 2)
+    s14 = g(res.get("send1-h2load-c4-apns2"), "rps")
+    r14 = ratio(s14, ceiling4)
+    target("1-token Send, h2load client, 4 conns -m 100 ≥ 0.35× the h2load → mock ceiling (issue 20)",
+           "%s / %s = %s×" % (fmt(s14), fmt(ceiling4), fmt(r14, 2)), None if r14 is None else r14 >= 0.35)
+    rs = ratio(g(res.get("stream1-builtin"), "notifications_per_s"), g(res.get("send1-builtin"), "notifications_per_s"))
+    target("SendStream with 1-token requests within 20% of unary 1-token Sends (issue 20)",
+           "%s×" % fmt(rs, 2), None if rs is None else rs >= 0.8)
     d = g(delay, "notifications_per_s")
     target("mock delaying 20 ms, 1 conn, 1,000 streams ≥ 40,000/s",
            "%s (h2load on the same kind of mock: %s)" % (fmt(d), fmt(dc.get("rps"))), None if d is None else d >= 40000)

@@ -29,27 +29,34 @@ enum PushService {
                     // The client went away or its deadline passed: the rest is dropped, not sent.
                     responder.onCancel { collector.expire() }
                 },
-                GRPCMethod.bidirectionalStreaming("SendStream") { requests, responses, context in
-                    let admitted = try Caller.admitted(context)
-                    let admittedGeneration = authorizer.generation
-                    // Each request goes the way of a Send (startSend), answered in request order.
-                    try await OrderedPipeline.run(
-                        requests, window: sendStreamWindow,
-                        start: { bytes, completion in
-                            // Checked again once the keys were reloaded: a key removed (or narrowed)
-                            // by SIGHUP stops working on streams opened before, too.
-                            let caller =
-                                authorizer.generation == admittedGeneration
-                                ? admitted : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
-                            let collector = try startSend(
-                                try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
-                                delivery: delivery, deadline: context.deadline, metrics: metrics
-                            ) { response in completion(.success(response)) }
-                            return { collector.expire() }
-                        },
-                        emit: { response in await responses.send(response.serializedBytes()) })
+                // Each request goes the way of a Send (startSend) on the call's loop, answered in
+                // request order.
+                GRPCMethod.orderedStream("SendStream", window: sendStreamWindow) { bytes, context, responder in
+                    do throws(GRPCStatus) {
+                        guard let admitted = context.admission as? StreamCaller else {
+                            throw GRPCStatus(.internalError, "the call reached its handler without being authorized")
+                        }
+                        // Checked again once the keys were reloaded: a key removed (or narrowed) by
+                        // SIGHUP stops working on streams opened before, too.
+                        let caller =
+                            authorizer.generation == admitted.generation
+                            ? admitted.caller : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
+                        let collector = try startSend(
+                            try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
+                            delivery: delivery, deadline: context.deadline, metrics: metrics
+                        ) { response in responder.respond(response.serializedBytes()) }
+                        responder.onCancel { collector.expire() }
+                    } catch {
+                        responder.fail(error)
+                    }
                 }
-                .admitting(authorizer.admission(.anyCaller, method: "SendStream")),
+                .admitting { context throws(GRPCStatus) in
+                    // The generation first: keys replaced while resolving are checked again.
+                    let generation = authorizer.generation
+                    return StreamCaller(
+                        caller: try authorizer.caller(context, access: .anyCaller, method: "SendStream"),
+                        generation: generation)
+                },
                 .authorizedUnary("Publish", PushgateV1.PublishRequest.self, authorizer, .anyCaller) {
                     request, caller, _ in
                     try await publish.publish(request, caller: caller)
@@ -93,6 +100,12 @@ enum PushService {
                 }
                 .admitting(authorizer.admission(.anyCaller, method: "WatchEvents")),
             ])
+    }
+
+    /// SendStream's admission: the caller, and the keys' generation it was resolved against.
+    private struct StreamCaller: Sendable {
+        let caller: Caller
+        let generation: Int
     }
 
     /// The one way a Send is delivered (Push/Send, and each request of SendStream): checks the

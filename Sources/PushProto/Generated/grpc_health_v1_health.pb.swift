@@ -45,8 +45,11 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__health__v1__health_check_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckRequest") }
         defer { grpc__health__v1__health_check_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.health.v1.HealthCheckRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -56,9 +59,9 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
         return ProtoC.pack(size: grpc__health__v1__health_check_request__get_packed_size(c)) { grpc__health__v1__health_check_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Health__V1__HealthCheckRequest>) {
+    init(c: UnsafePointer<Grpc__Health__V1__HealthCheckRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.service = ProtoC.string(m.service)
+        self.service = try ProtoC.string(m.service, field: "service")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckRequest> {
@@ -104,8 +107,11 @@ extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__health__v1__health_check_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckResponse") }
         defer { grpc__health__v1__health_check_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.health.v1.HealthCheckResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -115,7 +121,7 @@ extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
         return ProtoC.pack(size: grpc__health__v1__health_check_response__get_packed_size(c)) { grpc__health__v1__health_check_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>) {
+    init(c: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
         self.status = GRPCHealthV1.HealthCheckResponse.ServingStatus(rawValue: Int32(truncatingIfNeeded: m.status.rawValue))
     }

@@ -84,8 +84,11 @@ extension GRPCReflectionV1alpha.ServerReflectionRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__server_reflection_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServerReflectionRequest") }
         defer { grpc__reflection__v1alpha__server_reflection_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.reflection.v1alpha.ServerReflectionRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServerReflectionRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -95,15 +98,15 @@ extension GRPCReflectionV1alpha.ServerReflectionRequest: ProtoMessage {
         return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_request__get_packed_size(c)) { grpc__reflection__v1alpha__server_reflection_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest>) {
+    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.host = ProtoC.string(m.host)
+        self.host = try ProtoC.string(m.host, field: "host")
         switch m.message_request_case.rawValue {
-        case 3: self.messageRequest = .fileByFilename(ProtoC.string(m.file_by_filename))
-        case 4: self.messageRequest = .fileContainingSymbol(ProtoC.string(m.file_containing_symbol))
-        case 5: self.messageRequest = m.file_containing_extension.map { .fileContainingExtension(GRPCReflectionV1alpha.ExtensionRequest(c: $0)) }
-        case 6: self.messageRequest = .allExtensionNumbersOfType(ProtoC.string(m.all_extension_numbers_of_type))
-        case 7: self.messageRequest = .listServices(ProtoC.string(m.list_services))
+        case 3: self.messageRequest = .fileByFilename(try ProtoC.string(m.file_by_filename, field: "file_by_filename"))
+        case 4: self.messageRequest = .fileContainingSymbol(try ProtoC.string(m.file_containing_symbol, field: "file_containing_symbol"))
+        case 5: self.messageRequest = try m.file_containing_extension.map { (v) throws(ProtoDecodingError) in .fileContainingExtension(try GRPCReflectionV1alpha.ExtensionRequest(c: v)) }
+        case 6: self.messageRequest = .allExtensionNumbersOfType(try ProtoC.string(m.all_extension_numbers_of_type, field: "all_extension_numbers_of_type"))
+        case 7: self.messageRequest = .listServices(try ProtoC.string(m.list_services, field: "list_services"))
         default: self.messageRequest = nil
         }
     }
@@ -187,8 +190,11 @@ extension GRPCReflectionV1alpha.ExtensionRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__extension_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ExtensionRequest") }
         defer { grpc__reflection__v1alpha__extension_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.reflection.v1alpha.ExtensionRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ExtensionRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -198,9 +204,9 @@ extension GRPCReflectionV1alpha.ExtensionRequest: ProtoMessage {
         return ProtoC.pack(size: grpc__reflection__v1alpha__extension_request__get_packed_size(c)) { grpc__reflection__v1alpha__extension_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionRequest>) {
+    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.containingType = ProtoC.string(m.containing_type)
+        self.containingType = try ProtoC.string(m.containing_type, field: "containing_type")
         self.extensionNumber = m.extension_number
     }
 
@@ -251,8 +257,11 @@ extension GRPCReflectionV1alpha.ServerReflectionResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__server_reflection_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServerReflectionResponse") }
         defer { grpc__reflection__v1alpha__server_reflection_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.reflection.v1alpha.ServerReflectionResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServerReflectionResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -262,15 +271,15 @@ extension GRPCReflectionV1alpha.ServerReflectionResponse: ProtoMessage {
         return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_response__get_packed_size(c)) { grpc__reflection__v1alpha__server_reflection_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse>) {
+    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.validHost = ProtoC.string(m.valid_host)
-        self.originalRequest = m.original_request.map { GRPCReflectionV1alpha.ServerReflectionRequest(c: $0) }
+        self.validHost = try ProtoC.string(m.valid_host, field: "valid_host")
+        self.originalRequest = try m.original_request.map { (v) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ServerReflectionRequest(c: v) }
         switch m.message_response_case.rawValue {
-        case 4: self.messageResponse = m.file_descriptor_response.map { .fileDescriptorResponse(GRPCReflectionV1alpha.FileDescriptorResponse(c: $0)) }
-        case 5: self.messageResponse = m.all_extension_numbers_response.map { .allExtensionNumbersResponse(GRPCReflectionV1alpha.ExtensionNumberResponse(c: $0)) }
-        case 6: self.messageResponse = m.list_services_response.map { .listServicesResponse(GRPCReflectionV1alpha.ListServiceResponse(c: $0)) }
-        case 7: self.messageResponse = m.error_response.map { .errorResponse(GRPCReflectionV1alpha.ErrorResponse(c: $0)) }
+        case 4: self.messageResponse = try m.file_descriptor_response.map { (v) throws(ProtoDecodingError) in .fileDescriptorResponse(try GRPCReflectionV1alpha.FileDescriptorResponse(c: v)) }
+        case 5: self.messageResponse = try m.all_extension_numbers_response.map { (v) throws(ProtoDecodingError) in .allExtensionNumbersResponse(try GRPCReflectionV1alpha.ExtensionNumberResponse(c: v)) }
+        case 6: self.messageResponse = try m.list_services_response.map { (v) throws(ProtoDecodingError) in .listServicesResponse(try GRPCReflectionV1alpha.ListServiceResponse(c: v)) }
+        case 7: self.messageResponse = try m.error_response.map { (v) throws(ProtoDecodingError) in .errorResponse(try GRPCReflectionV1alpha.ErrorResponse(c: v)) }
         default: self.messageResponse = nil
         }
     }
@@ -352,8 +361,11 @@ extension GRPCReflectionV1alpha.FileDescriptorResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__file_descriptor_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.FileDescriptorResponse") }
         defer { grpc__reflection__v1alpha__file_descriptor_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.reflection.v1alpha.FileDescriptorResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.FileDescriptorResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -363,9 +375,9 @@ extension GRPCReflectionV1alpha.FileDescriptorResponse: ProtoMessage {
         return ProtoC.pack(size: grpc__reflection__v1alpha__file_descriptor_response__get_packed_size(c)) { grpc__reflection__v1alpha__file_descriptor_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse>) {
+    init(c: UnsafePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.fileDescriptorProto = (0..<m.n_file_descriptor_proto).map { ProtoC.bytes(m.file_descriptor_proto[$0]) }
+        self.fileDescriptorProto = (0..<m.n_file_descriptor_proto).map { i in ProtoC.bytes(m.file_descriptor_proto[i]) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse> {
@@ -414,8 +426,11 @@ extension GRPCReflectionV1alpha.ExtensionNumberResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__extension_number_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ExtensionNumberResponse") }
         defer { grpc__reflection__v1alpha__extension_number_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.reflection.v1alpha.ExtensionNumberResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ExtensionNumberResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -425,10 +440,10 @@ extension GRPCReflectionV1alpha.ExtensionNumberResponse: ProtoMessage {
         return ProtoC.pack(size: grpc__reflection__v1alpha__extension_number_response__get_packed_size(c)) { grpc__reflection__v1alpha__extension_number_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse>) {
+    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.baseTypeName = ProtoC.string(m.base_type_name)
-        self.extensionNumber = (0..<m.n_extension_number).map { m.extension_number[$0] }
+        self.baseTypeName = try ProtoC.string(m.base_type_name, field: "base_type_name")
+        self.extensionNumber = (0..<m.n_extension_number).map { i in m.extension_number[i] }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse> {
@@ -481,8 +496,11 @@ extension GRPCReflectionV1alpha.ListServiceResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__list_service_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ListServiceResponse") }
         defer { grpc__reflection__v1alpha__list_service_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.reflection.v1alpha.ListServiceResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ListServiceResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -492,9 +510,9 @@ extension GRPCReflectionV1alpha.ListServiceResponse: ProtoMessage {
         return ProtoC.pack(size: grpc__reflection__v1alpha__list_service_response__get_packed_size(c)) { grpc__reflection__v1alpha__list_service_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ListServiceResponse>) {
+    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ListServiceResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.service = (0..<m.n_service).map { GRPCReflectionV1alpha.ServiceResponse(c: m.service[$0]!) }
+        self.service = try (0..<m.n_service).map { (i) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ServiceResponse(c: m.service[i]!) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ListServiceResponse> {
@@ -543,8 +561,11 @@ extension GRPCReflectionV1alpha.ServiceResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__service_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServiceResponse") }
         defer { grpc__reflection__v1alpha__service_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.reflection.v1alpha.ServiceResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServiceResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -554,9 +575,9 @@ extension GRPCReflectionV1alpha.ServiceResponse: ProtoMessage {
         return ProtoC.pack(size: grpc__reflection__v1alpha__service_response__get_packed_size(c)) { grpc__reflection__v1alpha__service_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServiceResponse>) {
+    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServiceResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.name = ProtoC.string(m.name)
+        self.name = try ProtoC.string(m.name, field: "name")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServiceResponse> {
@@ -602,8 +623,11 @@ extension GRPCReflectionV1alpha.ErrorResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__error_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ErrorResponse") }
         defer { grpc__reflection__v1alpha__error_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "grpc.reflection.v1alpha.ErrorResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ErrorResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -613,10 +637,10 @@ extension GRPCReflectionV1alpha.ErrorResponse: ProtoMessage {
         return ProtoC.pack(size: grpc__reflection__v1alpha__error_response__get_packed_size(c)) { grpc__reflection__v1alpha__error_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ErrorResponse>) {
+    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ErrorResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
         self.errorCode = m.error_code
-        self.errorMessage = ProtoC.string(m.error_message)
+        self.errorMessage = try ProtoC.string(m.error_message, field: "error_message")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ErrorResponse> {

@@ -98,8 +98,11 @@ extension PushgateV1.Channel: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__channel__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Channel") }
         defer { pushgate__v1__channel__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Channel")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Channel", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -109,10 +112,10 @@ extension PushgateV1.Channel: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__channel__get_packed_size(c)) { pushgate__v1__channel__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Channel>) {
+    init(c: UnsafePointer<Pushgate__V1__Channel>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.app = ProtoC.string(m.app)
-        self.channelID = ProtoC.string(m.channel_id)
+        self.app = try ProtoC.string(m.app, field: "app")
+        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
         self.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.message_storage_policy.rawValue))
         self.createdAt = m.created_at
     }
@@ -172,8 +175,11 @@ extension PushgateV1.CreateChannelRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_channel_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateChannelRequest") }
         defer { pushgate__v1__create_channel_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CreateChannelRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.CreateChannelRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -183,11 +189,11 @@ extension PushgateV1.CreateChannelRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__create_channel_request__get_packed_size(c)) { pushgate__v1__create_channel_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateChannelRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__CreateChannelRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.app = ProtoC.string(m.app)
+        self.app = try ProtoC.string(m.app, field: "app")
         self.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.message_storage_policy.rawValue))
-        self.requestID = ProtoC.string(m.request_id)
+        self.requestID = try ProtoC.string(m.request_id, field: "request_id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateChannelRequest> {
@@ -241,8 +247,11 @@ extension PushgateV1.GetChannelRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_channel_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetChannelRequest") }
         defer { pushgate__v1__get_channel_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.GetChannelRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.GetChannelRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -252,10 +261,10 @@ extension PushgateV1.GetChannelRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__get_channel_request__get_packed_size(c)) { pushgate__v1__get_channel_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetChannelRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__GetChannelRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.app = ProtoC.string(m.app)
-        self.channelID = ProtoC.string(m.channel_id)
+        self.app = try ProtoC.string(m.app, field: "app")
+        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetChannelRequest> {
@@ -305,8 +314,11 @@ extension PushgateV1.ListChannelsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_channels_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsRequest") }
         defer { pushgate__v1__list_channels_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListChannelsRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -316,11 +328,11 @@ extension PushgateV1.ListChannelsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_channels_request__get_packed_size(c)) { pushgate__v1__list_channels_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListChannelsRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__ListChannelsRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.app = ProtoC.string(m.app)
+        self.app = try ProtoC.string(m.app, field: "app")
         self.pageSize = m.page_size
-        self.pageToken = ProtoC.string(m.page_token)
+        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsRequest> {
@@ -374,8 +386,11 @@ extension PushgateV1.ListChannelsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_channels_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsResponse") }
         defer { pushgate__v1__list_channels_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListChannelsResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -385,10 +400,10 @@ extension PushgateV1.ListChannelsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_channels_response__get_packed_size(c)) { pushgate__v1__list_channels_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListChannelsResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__ListChannelsResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.channels = (0..<m.n_channels).map { PushgateV1.Channel(c: m.channels[$0]!) }
-        self.nextPageToken = ProtoC.string(m.next_page_token)
+        self.channels = try (0..<m.n_channels).map { (i) throws(ProtoDecodingError) in try PushgateV1.Channel(c: m.channels[i]!) }
+        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsResponse> {
@@ -441,8 +456,11 @@ extension PushgateV1.DeleteChannelRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_channel_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelRequest") }
         defer { pushgate__v1__delete_channel_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteChannelRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -452,10 +470,10 @@ extension PushgateV1.DeleteChannelRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_channel_request__get_packed_size(c)) { pushgate__v1__delete_channel_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteChannelRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__DeleteChannelRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.app = ProtoC.string(m.app)
-        self.channelID = ProtoC.string(m.channel_id)
+        self.app = try ProtoC.string(m.app, field: "app")
+        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelRequest> {
@@ -505,8 +523,11 @@ extension PushgateV1.DeleteChannelResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_channel_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelResponse") }
         defer { pushgate__v1__delete_channel_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteChannelResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -516,7 +537,7 @@ extension PushgateV1.DeleteChannelResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_channel_response__get_packed_size(c)) { pushgate__v1__delete_channel_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteChannelResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__DeleteChannelResponse>) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelResponse> {
@@ -551,8 +572,11 @@ extension PushgateV1.BroadcastRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__broadcast_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastRequest") }
         defer { pushgate__v1__broadcast_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.BroadcastRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -562,10 +586,10 @@ extension PushgateV1.BroadcastRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__broadcast_request__get_packed_size(c)) { pushgate__v1__broadcast_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__BroadcastRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__BroadcastRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.channelID = ProtoC.string(m.channel_id)
-        self.notification = m.notification.map { PushgateV1.Notification(c: $0) }
+        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
+        self.notification = try m.notification.map { (v) throws(ProtoDecodingError) in try PushgateV1.Notification(c: v) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastRequest> {
@@ -615,8 +639,11 @@ extension PushgateV1.BroadcastResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__broadcast_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastResponse") }
         defer { pushgate__v1__broadcast_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.BroadcastResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -626,9 +653,9 @@ extension PushgateV1.BroadcastResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__broadcast_response__get_packed_size(c)) { pushgate__v1__broadcast_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__BroadcastResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__BroadcastResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.result = m.result.map { PushgateV1.Result(c: $0) }
+        self.result = try m.result.map { (v) throws(ProtoDecodingError) in try PushgateV1.Result(c: v) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastResponse> {

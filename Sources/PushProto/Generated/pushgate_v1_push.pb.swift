@@ -312,8 +312,11 @@ extension PushgateV1.SendRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendRequest") }
         defer { pushgate__v1__send_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SendRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.SendRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -323,9 +326,9 @@ extension PushgateV1.SendRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__send_request__get_packed_size(c)) { pushgate__v1__send_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SendRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__SendRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.notifications = (0..<m.n_notifications).map { PushgateV1.Notification(c: m.notifications[$0]!) }
+        self.notifications = try (0..<m.n_notifications).map { (i) throws(ProtoDecodingError) in try PushgateV1.Notification(c: m.notifications[i]!) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendRequest> {
@@ -374,8 +377,11 @@ extension PushgateV1.SendResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendResponse") }
         defer { pushgate__v1__send_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SendResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.SendResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -385,9 +391,9 @@ extension PushgateV1.SendResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__send_response__get_packed_size(c)) { pushgate__v1__send_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SendResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__SendResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.results = (0..<m.n_results).map { PushgateV1.Result(c: m.results[$0]!) }
+        self.results = try (0..<m.n_results).map { (i) throws(ProtoDecodingError) in try PushgateV1.Result(c: m.results[i]!) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendResponse> {
@@ -436,8 +442,11 @@ extension PushgateV1.Notification: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__notification__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Notification") }
         defer { pushgate__v1__notification__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Notification")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Notification", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -447,30 +456,30 @@ extension PushgateV1.Notification: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__notification__get_packed_size(c)) { pushgate__v1__notification__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Notification>) {
+    init(c: UnsafePointer<Pushgate__V1__Notification>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.app = ProtoC.string(m.app)
-        self.tokens = (0..<m.n_tokens).map { ProtoC.string(m.tokens[$0]) }
-        self.alert = m.alert.map { PushgateV1.Alert(c: $0) }
-        self.badge = m.badge_value_case.rawValue == 4 ? m.badge : nil
-        self.sound = ProtoC.string(m.sound)
-        self.category = ProtoC.string(m.category)
-        self.threadID = ProtoC.string(m.thread_id)
+        self.app = try ProtoC.string(m.app, field: "app")
+        self.tokens = try (0..<m.n_tokens).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.tokens[i], field: "tokens") }
+        self.alert = try m.alert.map { (v) throws(ProtoDecodingError) in try PushgateV1.Alert(c: v) }
+        self.badge = (m.badge_value_case.rawValue == 4 ? m.badge : nil)
+        self.sound = try ProtoC.string(m.sound, field: "sound")
+        self.category = try ProtoC.string(m.category, field: "category")
+        self.threadID = try ProtoC.string(m.thread_id, field: "thread_id")
         self.contentAvailable = (m.content_available != 0)
         self.mutableContent = (m.mutable_content != 0)
-        self.interruptionLevel = ProtoC.string(m.interruption_level)
-        self.dataJSON = ProtoC.string(m.data_json)
-        self.payloadJSON = ProtoC.string(m.payload_json)
+        self.interruptionLevel = try ProtoC.string(m.interruption_level, field: "interruption_level")
+        self.dataJSON = try ProtoC.string(m.data_json, field: "data_json")
+        self.payloadJSON = try ProtoC.string(m.payload_json, field: "payload_json")
         self.pushType = PushgateV1.PushType(rawValue: Int32(truncatingIfNeeded: m.push_type.rawValue))
         self.priority = m.priority
         self.expiration = m.expiration
-        self.collapseID = ProtoC.string(m.collapse_id)
-        self.topic = ProtoC.string(m.topic)
-        self.id = ProtoC.string(m.id)
-        self.urgency = ProtoC.string(m.urgency)
-        self.liveActivity = m.live_activity.map { PushgateV1.LiveActivity(c: $0) }
-        self.criticalSound = m.critical_sound.map { PushgateV1.CriticalSound(c: $0) }
-        self.fcm = m.fcm.map { PushgateV1.FCMOptions(c: $0) }
+        self.collapseID = try ProtoC.string(m.collapse_id, field: "collapse_id")
+        self.topic = try ProtoC.string(m.topic, field: "topic")
+        self.id = try ProtoC.string(m.id, field: "id")
+        self.urgency = try ProtoC.string(m.urgency, field: "urgency")
+        self.liveActivity = try m.live_activity.map { (v) throws(ProtoDecodingError) in try PushgateV1.LiveActivity(c: v) }
+        self.criticalSound = try m.critical_sound.map { (v) throws(ProtoDecodingError) in try PushgateV1.CriticalSound(c: v) }
+        self.fcm = try m.fcm.map { (v) throws(ProtoDecodingError) in try PushgateV1.FCMOptions(c: v) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
@@ -606,8 +615,11 @@ extension PushgateV1.CriticalSound: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__critical_sound__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CriticalSound") }
         defer { pushgate__v1__critical_sound__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CriticalSound")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.CriticalSound", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -617,9 +629,9 @@ extension PushgateV1.CriticalSound: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__critical_sound__get_packed_size(c)) { pushgate__v1__critical_sound__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CriticalSound>) {
+    init(c: UnsafePointer<Pushgate__V1__CriticalSound>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.volume = m.volume_value_case.rawValue == 1 ? m.volume : nil
+        self.volume = (m.volume_value_case.rawValue == 1 ? m.volume : nil)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CriticalSound> {
@@ -668,8 +680,11 @@ extension PushgateV1.FCMOptions: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__fcmoptions__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.FCMOptions") }
         defer { pushgate__v1__fcmoptions__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.FCMOptions")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.FCMOptions", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -679,13 +694,13 @@ extension PushgateV1.FCMOptions: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__fcmoptions__get_packed_size(c)) { pushgate__v1__fcmoptions__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__FCMOptions>) {
+    init(c: UnsafePointer<Pushgate__V1__FCMOptions>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.androidIcon = ProtoC.string(m.android_icon)
-        self.androidColor = ProtoC.string(m.android_color)
-        self.androidTag = ProtoC.string(m.android_tag)
-        self.androidChannelID = ProtoC.string(m.android_channel_id)
-        self.analyticsLabel = ProtoC.string(m.analytics_label)
+        self.androidIcon = try ProtoC.string(m.android_icon, field: "android_icon")
+        self.androidColor = try ProtoC.string(m.android_color, field: "android_color")
+        self.androidTag = try ProtoC.string(m.android_tag, field: "android_tag")
+        self.androidChannelID = try ProtoC.string(m.android_channel_id, field: "android_channel_id")
+        self.analyticsLabel = try ProtoC.string(m.analytics_label, field: "analytics_label")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__FCMOptions> {
@@ -747,8 +762,11 @@ extension PushgateV1.LiveActivity: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__live_activity__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.LiveActivity") }
         defer { pushgate__v1__live_activity__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.LiveActivity")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.LiveActivity", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -758,18 +776,18 @@ extension PushgateV1.LiveActivity: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__live_activity__get_packed_size(c)) { pushgate__v1__live_activity__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__LiveActivity>) {
+    init(c: UnsafePointer<Pushgate__V1__LiveActivity>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.event = ProtoC.string(m.event)
-        self.contentStateJSON = ProtoC.string(m.content_state_json)
+        self.event = try ProtoC.string(m.event, field: "event")
+        self.contentStateJSON = try ProtoC.string(m.content_state_json, field: "content_state_json")
         self.timestamp = m.timestamp
         self.staleDate = m.stale_date
         self.dismissalDate = m.dismissal_date
-        self.relevanceScore = m.relevance_score_value_case.rawValue == 6 ? m.relevance_score : nil
-        self.attributesType = ProtoC.string(m.attributes_type)
-        self.attributesJSON = ProtoC.string(m.attributes_json)
+        self.relevanceScore = (m.relevance_score_value_case.rawValue == 6 ? m.relevance_score : nil)
+        self.attributesType = try ProtoC.string(m.attributes_type, field: "attributes_type")
+        self.attributesJSON = try ProtoC.string(m.attributes_json, field: "attributes_json")
         self.inputPushToken = (m.input_push_token != 0)
-        self.inputPushChannel = ProtoC.string(m.input_push_channel)
+        self.inputPushChannel = try ProtoC.string(m.input_push_channel, field: "input_push_channel")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__LiveActivity> {
@@ -854,8 +872,11 @@ extension PushgateV1.Alert: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__alert__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Alert") }
         defer { pushgate__v1__alert__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Alert")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Alert", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -865,18 +886,18 @@ extension PushgateV1.Alert: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__alert__get_packed_size(c)) { pushgate__v1__alert__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Alert>) {
+    init(c: UnsafePointer<Pushgate__V1__Alert>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.title = ProtoC.string(m.title)
-        self.subtitle = ProtoC.string(m.subtitle)
-        self.body = ProtoC.string(m.body)
-        self.launchImage = ProtoC.string(m.launch_image)
-        self.titleLocKey = ProtoC.string(m.title_loc_key)
-        self.titleLocArgs = (0..<m.n_title_loc_args).map { ProtoC.string(m.title_loc_args[$0]) }
-        self.locKey = ProtoC.string(m.loc_key)
-        self.locArgs = (0..<m.n_loc_args).map { ProtoC.string(m.loc_args[$0]) }
-        self.image = ProtoC.string(m.image)
-        self.actionLocKey = ProtoC.string(m.action_loc_key)
+        self.title = try ProtoC.string(m.title, field: "title")
+        self.subtitle = try ProtoC.string(m.subtitle, field: "subtitle")
+        self.body = try ProtoC.string(m.body, field: "body")
+        self.launchImage = try ProtoC.string(m.launch_image, field: "launch_image")
+        self.titleLocKey = try ProtoC.string(m.title_loc_key, field: "title_loc_key")
+        self.titleLocArgs = try (0..<m.n_title_loc_args).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.title_loc_args[i], field: "title_loc_args") }
+        self.locKey = try ProtoC.string(m.loc_key, field: "loc_key")
+        self.locArgs = try (0..<m.n_loc_args).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.loc_args[i], field: "loc_args") }
+        self.image = try ProtoC.string(m.image, field: "image")
+        self.actionLocKey = try ProtoC.string(m.action_loc_key, field: "action_loc_key")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Alert> {
@@ -964,8 +985,11 @@ extension PushgateV1.Result: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__result__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Result") }
         defer { pushgate__v1__result__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Result")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Result", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -975,17 +999,17 @@ extension PushgateV1.Result: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__result__get_packed_size(c)) { pushgate__v1__result__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Result>) {
+    init(c: UnsafePointer<Pushgate__V1__Result>) throws(ProtoDecodingError) {
         let m = c.pointee
         self.notificationIndex = m.notification_index
-        self.token = ProtoC.string(m.token)
+        self.token = try ProtoC.string(m.token, field: "token")
         self.status = PushgateV1.Status(rawValue: Int32(truncatingIfNeeded: m.status.rawValue))
         self.httpStatus = m.http_status
-        self.reason = ProtoC.string(m.reason)
-        self.id = ProtoC.string(m.id)
+        self.reason = try ProtoC.string(m.reason, field: "reason")
+        self.id = try ProtoC.string(m.id, field: "id")
         self.unregisteredAt = m.unregistered_at
         self.attempts = m.attempts
-        self.canonicalToken = ProtoC.string(m.canonical_token)
+        self.canonicalToken = try ProtoC.string(m.canonical_token, field: "canonical_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Result> {
@@ -1063,8 +1087,11 @@ extension PushgateV1.PublishRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishRequest") }
         defer { pushgate__v1__publish_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.PublishRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.PublishRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1074,13 +1101,13 @@ extension PushgateV1.PublishRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__publish_request__get_packed_size(c)) { pushgate__v1__publish_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__PublishRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__PublishRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.topic = ProtoC.string(m.topic)
-        self.endpointID = ProtoC.string(m.endpoint_id)
-        self.message = ProtoC.string(m.message)
-        self.messageStructure = ProtoC.string(m.message_structure)
-        self.attributes = ProtoC.stringMap(m.attributes, count: m.n_attributes) { (ProtoC.string($0.pointee.key), ProtoC.string($0.pointee.value)) }
+        self.topic = try ProtoC.string(m.topic, field: "topic")
+        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
+        self.message = try ProtoC.string(m.message, field: "message")
+        self.messageStructure = try ProtoC.string(m.message_structure, field: "message_structure")
+        self.attributes = try ProtoC.stringMap(m.attributes, count: m.n_attributes) { (e) throws(ProtoDecodingError) in (try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value")) }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishRequest> {
@@ -1151,8 +1178,11 @@ extension PushgateV1.PublishResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishResponse") }
         defer { pushgate__v1__publish_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.PublishResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.PublishResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1162,9 +1192,9 @@ extension PushgateV1.PublishResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__publish_response__get_packed_size(c)) { pushgate__v1__publish_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__PublishResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__PublishResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.messageID = ProtoC.string(m.message_id)
+        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishResponse> {
@@ -1210,8 +1240,11 @@ extension PushgateV1.GetMessageRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_message_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetMessageRequest") }
         defer { pushgate__v1__get_message_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.GetMessageRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.GetMessageRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1221,9 +1254,9 @@ extension PushgateV1.GetMessageRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__get_message_request__get_packed_size(c)) { pushgate__v1__get_message_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetMessageRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__GetMessageRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.messageID = ProtoC.string(m.message_id)
+        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetMessageRequest> {
@@ -1269,8 +1302,11 @@ extension PushgateV1.Message: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__message__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Message") }
         defer { pushgate__v1__message__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Message")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Message", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1280,9 +1316,9 @@ extension PushgateV1.Message: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__message__get_packed_size(c)) { pushgate__v1__message__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Message>) {
+    init(c: UnsafePointer<Pushgate__V1__Message>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.messageID = ProtoC.string(m.message_id)
+        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
         self.state = PushgateV1.MessageState(rawValue: Int32(truncatingIfNeeded: m.state.rawValue))
         self.total = m.total
         self.delivered = m.delivered
@@ -1368,8 +1404,11 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__watch_events_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest") }
         defer { pushgate__v1__watch_events_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.WatchEventsRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1379,9 +1418,9 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__watch_events_request__get_packed_size(c)) { pushgate__v1__watch_events_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__WatchEventsRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__WatchEventsRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.apps = (0..<m.n_apps).map { ProtoC.string(m.apps[$0]) }
+        self.apps = try (0..<m.n_apps).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.apps[i], field: "apps") }
         self.deliveredSampleEvery = m.delivered_sample_every
     }
 
@@ -1435,8 +1474,11 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delivery_event__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent") }
         defer { pushgate__v1__delivery_event__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeliveryEvent")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1446,17 +1488,17 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delivery_event__get_packed_size(c)) { pushgate__v1__delivery_event__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeliveryEvent>) {
+    init(c: UnsafePointer<Pushgate__V1__DeliveryEvent>) throws(ProtoDecodingError) {
         let m = c.pointee
         self.kind = PushgateV1.DeliveryEvent.Kind(rawValue: Int32(truncatingIfNeeded: m.kind.rawValue))
-        self.app = ProtoC.string(m.app)
-        self.token = ProtoC.string(m.token)
+        self.app = try ProtoC.string(m.app, field: "app")
+        self.token = try ProtoC.string(m.token, field: "token")
         self.httpStatus = m.http_status
-        self.reason = ProtoC.string(m.reason)
-        self.id = ProtoC.string(m.id)
+        self.reason = try ProtoC.string(m.reason, field: "reason")
+        self.id = try ProtoC.string(m.id, field: "id")
         self.unregisteredAt = m.unregistered_at
-        self.messageID = ProtoC.string(m.message_id)
-        self.endpointID = ProtoC.string(m.endpoint_id)
+        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
+        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
         self.time = m.time
         self.dropped = m.dropped
     }

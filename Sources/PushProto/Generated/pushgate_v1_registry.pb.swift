@@ -210,8 +210,11 @@ extension PushgateV1.Application: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__application__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Application") }
         defer { pushgate__v1__application__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Application")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Application", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -221,11 +224,11 @@ extension PushgateV1.Application: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__application__get_packed_size(c)) { pushgate__v1__application__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Application>) {
+    init(c: UnsafePointer<Pushgate__V1__Application>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.name = ProtoC.string(m.name)
+        self.name = try ProtoC.string(m.name, field: "name")
         self.platform = PushgateV1.Platform(rawValue: Int32(truncatingIfNeeded: m.platform.rawValue))
-        self.bundleID = ProtoC.string(m.bundle_id)
+        self.bundleID = try ProtoC.string(m.bundle_id, field: "bundle_id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Application> {
@@ -279,8 +282,11 @@ extension PushgateV1.ListApplicationsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsRequest") }
         defer { pushgate__v1__list_applications_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListApplicationsRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -290,10 +296,10 @@ extension PushgateV1.ListApplicationsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_applications_request__get_packed_size(c)) { pushgate__v1__list_applications_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListApplicationsRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__ListApplicationsRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
         self.pageSize = m.page_size
-        self.pageToken = ProtoC.string(m.page_token)
+        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsRequest> {
@@ -343,8 +349,11 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsResponse") }
         defer { pushgate__v1__list_applications_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListApplicationsResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -354,10 +363,10 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_applications_response__get_packed_size(c)) { pushgate__v1__list_applications_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListApplicationsResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__ListApplicationsResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.applications = (0..<m.n_applications).map { PushgateV1.Application(c: m.applications[$0]!) }
-        self.nextPageToken = ProtoC.string(m.next_page_token)
+        self.applications = try (0..<m.n_applications).map { (i) throws(ProtoDecodingError) in try PushgateV1.Application(c: m.applications[i]!) }
+        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsResponse> {
@@ -410,8 +419,11 @@ extension PushgateV1.Endpoint: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__endpoint__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Endpoint") }
         defer { pushgate__v1__endpoint__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Endpoint")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Endpoint", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -421,15 +433,15 @@ extension PushgateV1.Endpoint: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__endpoint__get_packed_size(c)) { pushgate__v1__endpoint__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Endpoint>) {
+    init(c: UnsafePointer<Pushgate__V1__Endpoint>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.id = ProtoC.string(m.id)
-        self.app = ProtoC.string(m.app)
-        self.token = ProtoC.string(m.token)
+        self.id = try ProtoC.string(m.id, field: "id")
+        self.app = try ProtoC.string(m.app, field: "app")
+        self.token = try ProtoC.string(m.token, field: "token")
         self.enabled = (m.enabled != 0)
-        self.customUserData = ProtoC.string(m.custom_user_data)
+        self.customUserData = try ProtoC.string(m.custom_user_data, field: "custom_user_data")
         self.createdAt = m.created_at
-        self.disabledReason = ProtoC.string(m.disabled_reason)
+        self.disabledReason = try ProtoC.string(m.disabled_reason, field: "disabled_reason")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Endpoint> {
@@ -499,8 +511,11 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateEndpointRequest") }
         defer { pushgate__v1__create_endpoint_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CreateEndpointRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.CreateEndpointRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -510,11 +525,11 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__create_endpoint_request__get_packed_size(c)) { pushgate__v1__create_endpoint_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateEndpointRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__CreateEndpointRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.app = ProtoC.string(m.app)
-        self.token = ProtoC.string(m.token)
-        self.customUserData = ProtoC.string(m.custom_user_data)
+        self.app = try ProtoC.string(m.app, field: "app")
+        self.token = try ProtoC.string(m.token, field: "token")
+        self.customUserData = try ProtoC.string(m.custom_user_data, field: "custom_user_data")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateEndpointRequest> {
@@ -568,8 +583,11 @@ extension PushgateV1.GetEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetEndpointRequest") }
         defer { pushgate__v1__get_endpoint_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.GetEndpointRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.GetEndpointRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -579,9 +597,9 @@ extension PushgateV1.GetEndpointRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__get_endpoint_request__get_packed_size(c)) { pushgate__v1__get_endpoint_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetEndpointRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__GetEndpointRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.id = ProtoC.string(m.id)
+        self.id = try ProtoC.string(m.id, field: "id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetEndpointRequest> {
@@ -627,8 +645,11 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__update_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UpdateEndpointRequest") }
         defer { pushgate__v1__update_endpoint_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UpdateEndpointRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.UpdateEndpointRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -638,12 +659,12 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__update_endpoint_request__get_packed_size(c)) { pushgate__v1__update_endpoint_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UpdateEndpointRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__UpdateEndpointRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.id = ProtoC.string(m.id)
-        self.token = m.token_value_case.rawValue == 2 ? ProtoC.string(m.token) : nil
-        self.enabled = m.enabled_value_case.rawValue == 3 ? (m.enabled != 0) : nil
-        self.customUserData = m.custom_user_data_value_case.rawValue == 4 ? ProtoC.string(m.custom_user_data) : nil
+        self.id = try ProtoC.string(m.id, field: "id")
+        self.token = try (m.token_value_case.rawValue == 2 ? ProtoC.string(m.token, field: "token") : nil)
+        self.enabled = (m.enabled_value_case.rawValue == 3 ? (m.enabled != 0) : nil)
+        self.customUserData = try (m.custom_user_data_value_case.rawValue == 4 ? ProtoC.string(m.custom_user_data, field: "custom_user_data") : nil)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UpdateEndpointRequest> {
@@ -710,8 +731,11 @@ extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointRequest") }
         defer { pushgate__v1__delete_endpoint_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteEndpointRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -721,9 +745,9 @@ extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_endpoint_request__get_packed_size(c)) { pushgate__v1__delete_endpoint_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteEndpointRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__DeleteEndpointRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.id = ProtoC.string(m.id)
+        self.id = try ProtoC.string(m.id, field: "id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointRequest> {
@@ -769,8 +793,11 @@ extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointResponse") }
         defer { pushgate__v1__delete_endpoint_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteEndpointResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -780,7 +807,7 @@ extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_endpoint_response__get_packed_size(c)) { pushgate__v1__delete_endpoint_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteEndpointResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__DeleteEndpointResponse>) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointResponse> {
@@ -815,8 +842,11 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsRequest") }
         defer { pushgate__v1__list_endpoints_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListEndpointsRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -826,11 +856,11 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_endpoints_request__get_packed_size(c)) { pushgate__v1__list_endpoints_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListEndpointsRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__ListEndpointsRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.app = ProtoC.string(m.app)
+        self.app = try ProtoC.string(m.app, field: "app")
         self.pageSize = m.page_size
-        self.pageToken = ProtoC.string(m.page_token)
+        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsRequest> {
@@ -884,8 +914,11 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsResponse") }
         defer { pushgate__v1__list_endpoints_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListEndpointsResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -895,10 +928,10 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_endpoints_response__get_packed_size(c)) { pushgate__v1__list_endpoints_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListEndpointsResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__ListEndpointsResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.endpoints = (0..<m.n_endpoints).map { PushgateV1.Endpoint(c: m.endpoints[$0]!) }
-        self.nextPageToken = ProtoC.string(m.next_page_token)
+        self.endpoints = try (0..<m.n_endpoints).map { (i) throws(ProtoDecodingError) in try PushgateV1.Endpoint(c: m.endpoints[i]!) }
+        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsResponse> {
@@ -951,8 +984,11 @@ extension PushgateV1.Topic: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__topic__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Topic") }
         defer { pushgate__v1__topic__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Topic")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Topic", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -962,9 +998,9 @@ extension PushgateV1.Topic: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__topic__get_packed_size(c)) { pushgate__v1__topic__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Topic>) {
+    init(c: UnsafePointer<Pushgate__V1__Topic>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.name = ProtoC.string(m.name)
+        self.name = try ProtoC.string(m.name, field: "name")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Topic> {
@@ -1010,8 +1046,11 @@ extension PushgateV1.CreateTopicRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_topic_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateTopicRequest") }
         defer { pushgate__v1__create_topic_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.CreateTopicRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.CreateTopicRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1021,9 +1060,9 @@ extension PushgateV1.CreateTopicRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__create_topic_request__get_packed_size(c)) { pushgate__v1__create_topic_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateTopicRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__CreateTopicRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.name = ProtoC.string(m.name)
+        self.name = try ProtoC.string(m.name, field: "name")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateTopicRequest> {
@@ -1069,8 +1108,11 @@ extension PushgateV1.DeleteTopicRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicRequest") }
         defer { pushgate__v1__delete_topic_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteTopicRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1080,9 +1122,9 @@ extension PushgateV1.DeleteTopicRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_topic_request__get_packed_size(c)) { pushgate__v1__delete_topic_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteTopicRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__DeleteTopicRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.name = ProtoC.string(m.name)
+        self.name = try ProtoC.string(m.name, field: "name")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicRequest> {
@@ -1128,8 +1170,11 @@ extension PushgateV1.DeleteTopicResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicResponse") }
         defer { pushgate__v1__delete_topic_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.DeleteTopicResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1139,7 +1184,7 @@ extension PushgateV1.DeleteTopicResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_topic_response__get_packed_size(c)) { pushgate__v1__delete_topic_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteTopicResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__DeleteTopicResponse>) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicResponse> {
@@ -1174,8 +1219,11 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsRequest") }
         defer { pushgate__v1__list_topics_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListTopicsRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1185,10 +1233,10 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_topics_request__get_packed_size(c)) { pushgate__v1__list_topics_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListTopicsRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__ListTopicsRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
         self.pageSize = m.page_size
-        self.pageToken = ProtoC.string(m.page_token)
+        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsRequest> {
@@ -1238,8 +1286,11 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsResponse") }
         defer { pushgate__v1__list_topics_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListTopicsResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1249,10 +1300,10 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_topics_response__get_packed_size(c)) { pushgate__v1__list_topics_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListTopicsResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__ListTopicsResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.topics = (0..<m.n_topics).map { PushgateV1.Topic(c: m.topics[$0]!) }
-        self.nextPageToken = ProtoC.string(m.next_page_token)
+        self.topics = try (0..<m.n_topics).map { (i) throws(ProtoDecodingError) in try PushgateV1.Topic(c: m.topics[i]!) }
+        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsResponse> {
@@ -1305,8 +1356,11 @@ extension PushgateV1.Subscription: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscription__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Subscription") }
         defer { pushgate__v1__subscription__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.Subscription")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.Subscription", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1316,12 +1370,12 @@ extension PushgateV1.Subscription: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__subscription__get_packed_size(c)) { pushgate__v1__subscription__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Subscription>) {
+    init(c: UnsafePointer<Pushgate__V1__Subscription>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.id = ProtoC.string(m.id)
-        self.topic = ProtoC.string(m.topic)
-        self.endpointID = ProtoC.string(m.endpoint_id)
-        self.filterPolicyJSON = ProtoC.string(m.filter_policy_json)
+        self.id = try ProtoC.string(m.id, field: "id")
+        self.topic = try ProtoC.string(m.topic, field: "topic")
+        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
+        self.filterPolicyJSON = try ProtoC.string(m.filter_policy_json, field: "filter_policy_json")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Subscription> {
@@ -1379,8 +1433,11 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscribe_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SubscribeRequest") }
         defer { pushgate__v1__subscribe_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.SubscribeRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.SubscribeRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1390,11 +1447,11 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__subscribe_request__get_packed_size(c)) { pushgate__v1__subscribe_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SubscribeRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__SubscribeRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.topic = ProtoC.string(m.topic)
-        self.endpointID = ProtoC.string(m.endpoint_id)
-        self.filterPolicyJSON = ProtoC.string(m.filter_policy_json)
+        self.topic = try ProtoC.string(m.topic, field: "topic")
+        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
+        self.filterPolicyJSON = try ProtoC.string(m.filter_policy_json, field: "filter_policy_json")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SubscribeRequest> {
@@ -1448,8 +1505,11 @@ extension PushgateV1.UnsubscribeRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeRequest") }
         defer { pushgate__v1__unsubscribe_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UnsubscribeRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1459,9 +1519,9 @@ extension PushgateV1.UnsubscribeRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__unsubscribe_request__get_packed_size(c)) { pushgate__v1__unsubscribe_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UnsubscribeRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__UnsubscribeRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.subscriptionID = ProtoC.string(m.subscription_id)
+        self.subscriptionID = try ProtoC.string(m.subscription_id, field: "subscription_id")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeRequest> {
@@ -1507,8 +1567,11 @@ extension PushgateV1.UnsubscribeResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeResponse") }
         defer { pushgate__v1__unsubscribe_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.UnsubscribeResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1518,7 +1581,7 @@ extension PushgateV1.UnsubscribeResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__unsubscribe_response__get_packed_size(c)) { pushgate__v1__unsubscribe_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UnsubscribeResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__UnsubscribeResponse>) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeResponse> {
@@ -1553,8 +1616,11 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_request__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsRequest") }
         defer { pushgate__v1__list_subscriptions_request__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListSubscriptionsRequest")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsRequest", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1564,12 +1630,12 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_subscriptions_request__get_packed_size(c)) { pushgate__v1__list_subscriptions_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListSubscriptionsRequest>) {
+    init(c: UnsafePointer<Pushgate__V1__ListSubscriptionsRequest>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.topic = ProtoC.string(m.topic)
-        self.endpointID = ProtoC.string(m.endpoint_id)
+        self.topic = try ProtoC.string(m.topic, field: "topic")
+        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
         self.pageSize = m.page_size
-        self.pageToken = ProtoC.string(m.page_token)
+        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsRequest> {
@@ -1627,8 +1693,11 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
         let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_response__unpack(nil, $0, $1) }
         guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsResponse") }
         defer { pushgate__v1__list_subscriptions_response__free_unpacked(m, nil) }
-        try ProtoC.checkUTF8(m, messageName: "pushgate.v1.ListSubscriptionsResponse")
-        self.init(c: m)
+        do throws(ProtoDecodingError) {
+            try self.init(c: m)
+        } catch {
+            throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsResponse", detail: error.detail)
+        }
     }
 
     public func serializedBytes() -> [UInt8] {
@@ -1638,10 +1707,10 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_subscriptions_response__get_packed_size(c)) { pushgate__v1__list_subscriptions_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListSubscriptionsResponse>) {
+    init(c: UnsafePointer<Pushgate__V1__ListSubscriptionsResponse>) throws(ProtoDecodingError) {
         let m = c.pointee
-        self.subscriptions = (0..<m.n_subscriptions).map { PushgateV1.Subscription(c: m.subscriptions[$0]!) }
-        self.nextPageToken = ProtoC.string(m.next_page_token)
+        self.subscriptions = try (0..<m.n_subscriptions).map { (i) throws(ProtoDecodingError) in try PushgateV1.Subscription(c: m.subscriptions[i]!) }
+        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsResponse> {
