@@ -415,6 +415,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     }
 
     func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+        watch.streamEnded()
         removeCall(streamID)?.cancel()
         removeConnectStream(streamID)?.cancel()
     }

@@ -55,6 +55,22 @@ struct GRPCClientWatchTests {
         #expect(slow.controlFrame(now: now + second / 2) == .drop(.controlFrameFlood(frames: 100)))
     }
 
+    @Test("each stream that ended earns the client a few control frames more within the second")
+    func streamsEarnControlFrames() {
+        let perStream = GRPCClientWatch.controlFramesPerStream
+        var busy = watch()
+        for _ in 0..<10 { busy.streamEnded() }
+        // 100 + 10 streams' worth within one second: the last one is the flood.
+        for _ in 0..<(99 + 10 * perStream) { #expect(busy.controlFrame(now: 1000) == .none) }
+        #expect(busy.controlFrame(now: 2000) == .drop(.controlFrameFlood(frames: 100 + 10 * perStream)))
+        // The credit goes with the count it was earned in.
+        var later = watch()
+        for _ in 0..<10 { later.streamEnded() }
+        for _ in 0..<(100 + 10 * perStream) { #expect(later.controlFrame(now: 2 * second) == .none) }
+        for _ in 0..<99 { #expect(later.controlFrame(now: 2 * second) == .none) }
+        #expect(later.controlFrame(now: 2 * second + 1) == .drop(.controlFrameFlood(frames: 100)))
+    }
+
     @Test("a flood from the connection's first second on is caught in its first count")
     func earlyFlood() {
         var watch = watch()
