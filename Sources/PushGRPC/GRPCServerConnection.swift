@@ -18,15 +18,15 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     let router: GRPCRouter
     let routes: HTTPRoutes
     let configuration: GRPCServerConfiguration
-    private let peer: String
-    private let isLoopbackPeer: Bool
+    let peer: String
+    let isLoopbackPeer: Bool
     /// The connection's TLS session (nil for h2c); the transport drives it, this reads the peer.
-    private var tls: TLSConnection?
+    var tls: TLSConnection?
     /// The verified client certificate's subject CN, read once the handshake is done (mTLS).
-    private var clientCertificateCommonName: String?
+    var clientCertificateCommonName: String?
     private var calls: [Int32: GRPCServerCall] = [:]
     /// HTTP/2 streams that are not gRPC: Connect calls and plain routes.
-    private var connectStreams: [Int32: ConnectHTTP2Stream] = [:]
+    var connectStreams: [Int32: ConnectHTTP2Stream] = [:]
     /// Set when the client chose HTTP/1.1.
     private var http1: ConnectHTTP1Connection?
     private let registry: GRPCConnectionRegistry
@@ -34,9 +34,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// Calls that keep the connection from being idle: those a method's admission let in.
     private var busyCalls = 0
     private var shuttingDown = false
-    private var requestIDs = GRPCRequestID()
+    var requestIDs = GRPCRequestID()
     /// Strings of the header names and values this connection's calls repeat (see ``GRPCHeaderStrings``).
-    private var headerStrings = GRPCHeaderStrings()
+    var headerStrings = GRPCHeaderStrings()
     /// Request bytes this connection's calls hold (drawing on the server's budget).
     let requestBudget: GRPCRequestBudget
     /// When to give up on the client (unread answers, control-frame floods), and its write timer.
@@ -46,7 +46,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     private var abandoned = false
     /// The highest stream whose request reached its handler: a GOAWAY that drops the client names
     /// it, so the streams above it were certainly not processed and may be retried elsewhere.
-    private var highestWorkingStreamID: Int32 = 0
+    var highestWorkingStreamID: Int32 = 0
 
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
@@ -241,7 +241,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     }
 
     @discardableResult
-    private func removeConnectStream(_ streamID: Int32) -> ConnectHTTP2Stream? {
+    func removeConnectStream(_ streamID: Int32) -> ConnectHTTP2Stream? {
         guard let stream = connectStreams.removeValue(forKey: streamID) else { return nil }
         requestEnded()
         return stream
@@ -259,14 +259,14 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     // MARK: Life cycle
 
-    private func addCall(_ call: GRPCServerCall) {
+    func addCall(_ call: GRPCServerCall) {
         calls[call.streamID] = call
         registry.callStarted()
     }
 
     /// An admitted call began: the connection is in use. Keyless calls (Health) never count, so
     /// a health watch cannot hold a connection open past the idle timeout for ever.
-    private func callBecameBusy(_ call: GRPCServerCall) {
+    func callBecameBusy(_ call: GRPCServerCall) {
         call.keepsConnectionBusy = true
         busyCalls += 1
         if let idleTimer {
@@ -418,85 +418,5 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         watch.streamEnded()
         removeCall(streamID)?.cancel()
         removeConnectStream(streamID)?.cancel()
-    }
-
-    // MARK: Requests that are not gRPC
-
-    private static let contentTypeName = Array("content-type".utf8)
-    private static let grpcContentType = Array("application/grpc".utf8)
-
-    /// Whether a request's content type is gRPC's (`application/grpc`, `application/grpc+proto`…).
-    static func isGRPC(_ headers: [HTTP2Header]) -> Bool {
-        guard let contentType = headers.first(where: { $0.name == contentTypeName }) else { return false }
-        return contentType.value.starts(with: grpcContentType)
-    }
-
-    private func startConnectStream(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
-        let stream = ConnectHTTP2Stream(server: self, streamID: streamID, headers: headers, requestIDs: &requestIDs)
-        connectStreams[streamID] = stream
-        requestBegan()
-        highestWorkingStreamID = max(highestWorkingStreamID, streamID)
-        stream.startIfRefused()
-        if endStream { stream.receiveEnd() }
-        if stream.done { removeConnectStream(streamID) }
-    }
-
-    // MARK: Calls
-
-    private func startCall(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
-        let request = GRPCRequestHead(headers: headers, strings: &headerStrings)
-        let call = GRPCServerCall(
-            connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize, budget: requestBudget)
-        call.requestID = requestIDs.make(from: request.metadata)
-        call.peer = peer
-        addCall(call)
-        if let httpStatus = request.httpRejection {
-            try? session.sendResponseHeaders(
-                streamID: streamID, headers: [HTTP2Header(":status", String(httpStatus))], endStream: true)
-            call.cancel()
-            flush()
-            return
-        }
-        defer { if endStream { call.receiveEnd() } }
-        let timeout: Duration?
-        switch request.timeout {
-        case .none: timeout = nil
-        case .some(.some(let value)): timeout = value
-        case .some(.none):
-            call.finish(
-                GRPCStatus(
-                    .invalidArgument,
-                    "grpc-timeout: not a valid timeout (at most 8 digits and a unit H, M, S, m, u or n)"))
-            return
-        }
-        call.compression = request.compression
-        if let refusal = request.compression.refusal {
-            call.finish(refusal)
-            return
-        }
-        guard let method = router.method(forPath: request.path) else {
-            call.finish(GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: request.path)))
-            return
-        }
-        var context = GRPCCallContext(
-            path: request.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
-            peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
-            clientCertificateCommonName: clientCertificateCommonName, requestID: call.requestID)
-        if let admission = method.admission {
-            // Before a byte of the request is kept: a caller without a valid key holds nothing.
-            do throws(GRPCStatus) {
-                context.admission = try admission(context)
-            } catch {
-                call.refuse(path: request.path, error)
-                return
-            }
-            callBecameBusy(call)
-        }
-        call.start(method, context: context, timeout: timeout)
-        if !endStream, let limit = configuration.requestTimeout,
-            method.kind == .unary || method.kind == .serverStreaming
-        {
-            call.limitRequestTime(limit)
-        }
     }
 }

@@ -1,0 +1,86 @@
+import PushCore
+import PushHTTP2
+
+// How a connection starts the request of a new HTTP/2 stream: a gRPC call (checked and admitted
+// from its head before any message is kept), or a Connect call or plain route.
+extension GRPCServerConnection {
+    // MARK: Requests that are not gRPC
+
+    private static let contentTypeName = Array("content-type".utf8)
+    private static let grpcContentType = Array("application/grpc".utf8)
+
+    /// Whether a request's content type is gRPC's (`application/grpc`, `application/grpc+proto`…).
+    static func isGRPC(_ headers: [HTTP2Header]) -> Bool {
+        guard let contentType = headers.first(where: { $0.name == contentTypeName }) else { return false }
+        return contentType.value.starts(with: grpcContentType)
+    }
+
+    func startConnectStream(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
+        let stream = ConnectHTTP2Stream(server: self, streamID: streamID, headers: headers, requestIDs: &requestIDs)
+        connectStreams[streamID] = stream
+        requestBegan()
+        highestWorkingStreamID = max(highestWorkingStreamID, streamID)
+        stream.startIfRefused()
+        if endStream { stream.receiveEnd() }
+        if stream.done { removeConnectStream(streamID) }
+    }
+
+    // MARK: Calls
+
+    func startCall(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
+        let request = GRPCRequestHead(headers: headers, strings: &headerStrings)
+        let call = GRPCServerCall(
+            connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize, budget: requestBudget)
+        call.requestID = requestIDs.make(from: request.metadata)
+        call.peer = peer
+        addCall(call)
+        if let httpStatus = request.httpRejection {
+            try? session.sendResponseHeaders(
+                streamID: streamID, headers: [HTTP2Header(":status", String(httpStatus))], endStream: true)
+            call.cancel()
+            flush()
+            return
+        }
+        defer { if endStream { call.receiveEnd() } }
+        let timeout: Duration?
+        switch request.timeout {
+        case .none: timeout = nil
+        case .some(.some(let value)): timeout = value
+        case .some(.none):
+            call.finish(
+                GRPCStatus(
+                    .invalidArgument,
+                    "grpc-timeout: not a valid timeout (at most 8 digits and a unit H, M, S, m, u or n)"))
+            return
+        }
+        call.compression = request.compression
+        if let refusal = request.compression.refusal {
+            call.finish(refusal)
+            return
+        }
+        guard let method = router.method(forPath: request.path) else {
+            call.finish(GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: request.path)))
+            return
+        }
+        var context = GRPCCallContext(
+            path: request.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
+            peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
+            clientCertificateCommonName: clientCertificateCommonName, requestID: call.requestID)
+        if let admission = method.admission {
+            // Before a byte of the request is kept: a caller without a valid key holds nothing.
+            do throws(GRPCStatus) {
+                context.admission = try admission(context)
+            } catch {
+                call.refuse(path: request.path, error)
+                return
+            }
+            callBecameBusy(call)
+        }
+        call.start(method, context: context, timeout: timeout)
+        if !endStream, let limit = configuration.requestTimeout,
+            method.kind == .unary || method.kind == .serverStreaming
+        {
+            call.limitRequestTime(limit)
+        }
+    }
+}
