@@ -45,7 +45,7 @@ extension Gateway {
             return false
         }
         metrics.add(apps: fresh)
-        _ = live.replace(LiveSettings.Snapshot(configuration: next, clients: clients))
+        _ = live.replace(LiveSettings.Snapshot(configuration: next, clients: clients, metrics: metrics))
         authorizer.replace(next.security.apiKeys)
         let kept = Set(clients.values.map(ObjectIdentifier.init))
         let retired = old.clients.values.filter { !kept.contains(ObjectIdentifier($0)) }

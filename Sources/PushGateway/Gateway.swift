@@ -89,12 +89,11 @@ public final class Gateway: Sendable {
             group.shutdown()
             throw error
         }
-        let live = LiveSettings(configuration: configuration, clients: clients)
+        let live = LiveSettings(configuration: configuration, clients: clients, metrics: metrics)
         self.live = live
         let events = DeliveryEvents(log: log, logTokens: configuration.logTokens)
         self.events = events
-        delivery = NotificationDelivery(
-            live: live, queueLimit: configuration.queueLimit, events: events, metrics: metrics)
+        delivery = NotificationDelivery(live: live, queueLimit: configuration.queueLimit, events: events)
         // A page must fit in an app's queue, or its room could never be reserved.
         let fanOut = FanOut(
             store: store, live: live, events: events, log: log, metrics: metrics,

@@ -7,15 +7,28 @@ import PushSync
 /// (with an APNs client each) and its API keys. Every call reads the current snapshot once and works
 /// with it; a reload swaps the snapshot. Thread-safe; reads are a lock and a retain.
 final class LiveSettings: Sendable {
-    struct Snapshot: Sendable {
-        var configuration: GatewayConfiguration
-        var clients: [String: any DeliveryClient]
+    /// Immutable, so that reading it is one retain (a struct copy of the configuration was a retain
+    /// and a release per field, on every Send).
+    final class Snapshot: Sendable {
+        let configuration: GatewayConfiguration
+        let clients: [String: any DeliveryClient]
+        /// The configuration's apps with their clients and series.
+        let routes: AppRoutes
+
+        init(configuration: GatewayConfiguration, clients: [String: any DeliveryClient], metrics: GatewayMetrics?) {
+            self.configuration = configuration
+            self.clients = clients
+            routes = AppRoutes(
+                configuration.apps.map { app in
+                    AppRoute(app, client: clients[app.name], counters: metrics?.notifications(app: app.name))
+                })
+        }
     }
 
     private let state: Locked<Snapshot>
 
-    init(configuration: GatewayConfiguration, clients: [String: any DeliveryClient]) {
-        state = Locked(Snapshot(configuration: configuration, clients: clients))
+    init(configuration: GatewayConfiguration, clients: [String: any DeliveryClient], metrics: GatewayMetrics?) {
+        state = Locked(Snapshot(configuration: configuration, clients: clients, metrics: metrics))
     }
 
     var snapshot: Snapshot { state.withLock { $0 } }

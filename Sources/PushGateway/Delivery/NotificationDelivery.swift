@@ -12,13 +12,11 @@ final class NotificationDelivery: Sendable {
     private let live: LiveSettings
     private let queueLimit: Int
     private let events: DeliveryEvents
-    private let metrics: GatewayMetrics?
 
-    init(live: LiveSettings, queueLimit: Int, events: DeliveryEvents, metrics: GatewayMetrics? = nil) {
+    init(live: LiveSettings, queueLimit: Int, events: DeliveryEvents) {
         self.live = live
         self.queueLimit = queueLimit
         self.events = events
-        self.metrics = metrics
     }
 
     /// Starts delivering every (notification, token); `completion` gets one result per token once
@@ -28,14 +26,15 @@ final class NotificationDelivery: Sendable {
     /// - Throws: when the apps' queues have no room (nothing was started then).
     @discardableResult
     func deliver(
-        _ send: ValidatedSend, clients: [String: any DeliveryClient], deadline: ContinuousClock.Instant?,
+        _ send: ValidatedSend, deadline: ContinuousClock.Instant?,
         completion: @escaping @Sendable ([DeliveryResult]) -> Void
     ) throws(GRPCStatus) -> DeliveryCollector {
-        let reserved = try reserve(send, clients: clients)
+        let reserved = try reserve(send)
         var placeholders: [DeliveryResult] = []
         placeholders.reserveCapacity(send.tokenCount)
-        for (index, item) in send.items.enumerated() {
-            for token in item.notification.tokens {
+        // By index and borrowed: a copy of an item copies its prepared push (a retain per field).
+        for index in send.items.indices {
+            for token in send.items[index].notification.tokens {
                 placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
             }
         }
@@ -52,63 +51,66 @@ final class NotificationDelivery: Sendable {
             }
         }
         var slot = 0
-        for (index, item) in send.items.enumerated() {
-            reserved[index].send(item.notification, notificationIndex: index, firstSlot: slot, collector: collector)
-            slot += item.notification.tokens.count
+        for index in send.items.indices {
+            reserved[index].send(
+                send.items[index].notification, notificationIndex: index, firstSlot: slot, collector: collector)
+            slot += send.items[index].tokenCount
         }
-        let metrics = self.metrics
-        let counts = metrics == nil ? [] : send.items.map { ($0.app, $0.notification.tokens.count) }
-        collector.whenDone(deadline: deadline.map(Self.answerTime)) { results in
-            if let metrics {
+        let whenDone: @Sendable ([DeliveryResult]) -> Void
+        if send.items.count == 1, let counters = send.items[0].route.counters {
+            whenDone = { results in
+                counters.record(results[...])
+                completion(results)
+            }
+        } else {
+            let counts = send.items.map { ($0.route.counters, $0.tokenCount) }
+            whenDone = { results in
                 var slot = 0
-                for (app, count) in counts {
-                    metrics.notifications(app: app)?.record(results[slot..<(slot + count)])
+                for (counters, count) in counts {
+                    counters?.record(results[slot..<(slot + count)])
                     slot += count
                 }
+                completion(results)
             }
-            completion(results)
         }
+        collector.whenDone(deadline: deadline.map(Self.answerTime), whenDone)
         return collector
     }
 
     /// Room for every token in the apps' bounded queues, all or nothing.
     /// - Returns: each item's client, in item order.
-    private func reserve(_ send: ValidatedSend, clients: [String: any DeliveryClient]) throws(GRPCStatus)
-        -> [any DeliveryClient]
-    {
+    private func reserve(_ send: ValidatedSend) throws(GRPCStatus) -> [any DeliveryClient] {
         if send.items.count == 1 {
             // The common case, without the dictionaries below.
-            let item = send.items[0]
-            let client = try client(item.app, in: clients)
-            try admitOrigins(item.notification.tokens, on: client)
-            try reserve(item.notification.tokens.count, on: client, app: item.app)
+            let route = send.items[0].route
+            let client = try client(of: route)
+            try admitOrigins(send.items[0].notification.tokens, on: client)
+            try reserve(send.items[0].tokenCount, on: client, app: route.name)
             return [client]
         }
-        var counts: [String: Int] = [:]
+        var counts: [ObjectIdentifier: (route: AppRoute, count: Int)] = [:]
         for item in send.items {
-            counts[item.app, default: 0] += item.notification.tokens.count
-            try admitOrigins(item.notification.tokens, on: client(item.app, in: clients))
+            counts[ObjectIdentifier(item.route), default: (item.route, 0)].count += item.tokenCount
+            try admitOrigins(item.notification.tokens, on: client(of: item.route))
         }
-        var reserved: [String: any DeliveryClient] = [:]
-        for (name, count) in counts.sorted(by: { $0.key < $1.key }) {
+        var reserved: [ObjectIdentifier: any DeliveryClient] = [:]
+        for (key, entry) in counts.sorted(by: { $0.value.route.name < $1.value.route.name }) {
             do {
-                let client = try client(name, in: clients)
-                try reserve(count, on: client, app: name)
-                reserved[name] = client
+                let client = try client(of: entry.route)
+                try reserve(entry.count, on: client, app: entry.route.name)
+                reserved[key] = client
             } catch {
-                for (done, client) in reserved { client.unreserve(counts[done] ?? 0) }
+                for (done, client) in reserved { client.unreserve(counts[done]?.count ?? 0) }
                 throw error
             }
         }
-        return send.items.map { reserved[$0.app]! }
+        return send.items.map { reserved[ObjectIdentifier($0.route)]! }
     }
 
-    private func client(_ name: String, in clients: [String: any DeliveryClient]) throws(GRPCStatus)
-        -> any DeliveryClient
-    {
-        guard let client = clients[name] else {
-            // Removed by a reload between validation and delivery.
-            throw GRPCStatus(.unavailable, "app \(name) was just removed from the configuration; retry")
+    private func client(of route: AppRoute) throws(GRPCStatus) -> any DeliveryClient {
+        guard let client = route.client else {
+            // Validated against routes made without clients (cannot happen with a snapshot's).
+            throw GRPCStatus(.unavailable, "app \(route.name) has no delivery client; retry")
         }
         return client
     }

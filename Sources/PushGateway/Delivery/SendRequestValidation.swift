@@ -6,14 +6,17 @@ import PushWebPush
 /// once, headers derived), each with the app it goes through.
 struct ValidatedSend: Sendable {
     struct Item: Sendable {
-        /// The app's name (not its whole configuration: an item is copied a few times per Send,
-        /// and a copy of `AppConfiguration` is a retain per field).
-        let app: String
+        /// The app, with its client and series (a reference: an item is copied a few times per Send).
+        let route: AppRoute
         let notification: PreparedPush
+        /// How many tokens `notification` has (counted once: reading them out of the enum copies its payload).
+        let tokenCount: Int
+
+        var app: String { route.name }
     }
 
     let items: [Item]
-    var tokenCount: Int { items.reduce(0) { $0 + $1.notification.tokens.count } }
+    let tokenCount: Int
 }
 
 /// Checks every field of a Send request before anything is sent, and names the place of the first
@@ -22,6 +25,14 @@ enum SendRequestValidation {
     /// - Parameter now: Unix seconds (FCM's `android.ttl` is counted from it).
     static func validate(
         _ request: PushgateV1.SendRequest, configuration: GatewayConfiguration, now: Int64 = unixMilliseconds() / 1000
+    ) throws(GRPCStatus) -> ValidatedSend {
+        try validate(request, routes: AppRoutes(configuration: configuration), configuration: configuration, now: now)
+    }
+
+    /// The same against a snapshot's routes (`routes` are `configuration`'s apps).
+    static func validate(
+        _ request: PushgateV1.SendRequest, routes: AppRoutes, configuration: GatewayConfiguration,
+        now: Int64 = unixMilliseconds() / 1000
     ) throws(GRPCStatus) -> ValidatedSend {
         guard !request.notifications.isEmpty else {
             throw GRPCStatus(.invalidArgument, "notifications: at least one notification is required")
@@ -35,21 +46,22 @@ enum SendRequestValidation {
         }
         var items: [ValidatedSend.Item] = []
         items.reserveCapacity(request.notifications.count)
+        var preparedTokens = 0
         // By index and borrowed: a copy of a notification is a retain (and a release) per field.
         for index in request.notifications.indices {
             let path = index < notificationPaths.count ? notificationPaths[index] : "notifications[\(index)]"
-            guard let app = configuration.app(named: request.notifications[index].app) else {
+            guard let route = routes.route(named: request.notifications[index].app) else {
                 throw unknownApp(request.notifications[index].app, path: path, configuration: configuration)
             }
             let domain = try NotificationRequest(request.notifications[index], path: path)
             let prepared: Result<PreparedPush, ValidationError>
-            switch app.keys {
+            switch route.app.keys {
             case .apns(let apns):
                 if domain.liveActivity != nil, !apns.certFile.isEmpty {
                     throw GRPCStatus(
                         .invalidArgument,
                         "\(path).live_activity: Live Activity pushes need token auth (team_id, key_id, key_file); "
-                            + "app \(app.name) uses a certificate (cert_file)")
+                            + "app \(route.name) uses a certificate (cert_file)")
                 }
                 prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID, now: now).map(
                     PreparedPush.apns)
@@ -68,11 +80,14 @@ enum SendRequestValidation {
                 }
             }
             switch prepared {
-            case .success(let push): items.append(.init(app: app.name, notification: push))
+            case .success(let push):
+                let count = push.tokens.count
+                preparedTokens += count
+                items.append(.init(route: route, notification: push, tokenCount: count))
             case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
             }
         }
-        return ValidatedSend(items: items)
+        return ValidatedSend(items: items, tokenCount: preparedTokens)
     }
 
     /// The first notifications' places, made once: one is passed down for error messages with every

@@ -120,10 +120,9 @@ enum PushService {
         let started = ContinuousClock.now
         do {
             // One snapshot for the whole call: validated and delivered with the same apps.
-            let validated = try check(request, caller: caller, configuration: settings.configuration)
-            return try delivery.deliver(
-                validated, clients: settings.clients, deadline: sendDeadline(deadline, settings.configuration)
-            ) { results in
+            let validated = try check(request, caller: caller, settings: settings)
+            return try delivery.deliver(validated, deadline: sendDeadline(deadline, settings.configuration)) {
+                results in
                 metrics?.sendSeconds.observe(.now - started)
                 completion(response(results))
             }
@@ -146,10 +145,11 @@ enum PushService {
     }
 
     private static func check(
-        _ request: PushgateV1.SendRequest, caller: Caller, configuration: GatewayConfiguration
+        _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot
     ) throws(GRPCStatus) -> ValidatedSend {
-        try authorize(request, caller: caller, configuration: configuration)
-        return try SendRequestValidation.validate(request, configuration: configuration)
+        try authorize(request, caller: caller, routes: settings.routes)
+        return try SendRequestValidation.validate(
+            request, routes: settings.routes, configuration: settings.configuration)
     }
 
     private static func response(_ results: [DeliveryResult]) -> PushgateV1.SendResponse {
@@ -163,11 +163,11 @@ enum PushService {
     /// restricted key naming an unknown app gets PERMISSION_DENIED too (not NOT_FOUND, whose message
     /// lists the configured apps).
     static func authorize(
-        _ request: PushgateV1.SendRequest, caller: Caller, configuration: GatewayConfiguration
+        _ request: PushgateV1.SendRequest, caller: Caller, routes: AppRoutes
     ) throws(GRPCStatus) {
         guard caller.apps != .all else { return }
         for (index, notification) in request.notifications.enumerated() {
-            let app = configuration.app(named: notification.app)?.name ?? notification.app
+            let app = routes.route(named: notification.app)?.name ?? notification.app
             try caller.requireApp(app, field: "notifications[\(index)].app")
         }
     }
