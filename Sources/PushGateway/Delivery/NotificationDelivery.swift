@@ -34,7 +34,7 @@ final class NotificationDelivery: Sendable {
         placeholders.reserveCapacity(send.tokenCount)
         // By index and borrowed: a copy of an item copies its prepared push (a retain per field).
         for index in send.items.indices {
-            for token in send.items[index].notification.tokens {
+            for token in send.items[index].tokens {
                 placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
             }
         }
@@ -84,14 +84,14 @@ final class NotificationDelivery: Sendable {
             // The common case, without the dictionaries below.
             let route = send.items[0].route
             let client = try client(of: route)
-            try admitOrigins(send.items[0].notification.tokens, on: client)
+            try admitOrigins(send.items[0].tokens, on: client)
             try reserve(send.items[0].tokenCount, on: client, app: route.name)
             return [client]
         }
         var counts: [ObjectIdentifier: (route: AppRoute, count: Int)] = [:]
         for item in send.items {
             counts[ObjectIdentifier(item.route), default: (item.route, 0)].count += item.tokenCount
-            try admitOrigins(item.notification.tokens, on: client(of: item.route))
+            try admitOrigins(item.tokens, on: client(of: item.route))
         }
         var reserved: [ObjectIdentifier: any DeliveryClient] = [:]
         for (key, entry) in counts.sorted(by: { $0.value.route.name < $1.value.route.name }) {
@@ -132,8 +132,11 @@ final class NotificationDelivery: Sendable {
 
     /// Answer a little before the client's deadline, so the results reach it before it gives up.
     static func answerTime(_ deadline: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        // A twentieth of the time left, from 20 ms to 500 ms. Compared before divided: dividing a
+        // Duration is a 128-bit division, and most deadlines (send_timeout_seconds) are far.
         let remaining = deadline - .now
-        let margin = min(max(remaining / 20, .milliseconds(20)), .milliseconds(500))
+        let margin: Duration =
+            remaining >= .seconds(10) ? .milliseconds(500) : remaining <= .milliseconds(400) ? .milliseconds(20) : remaining / 20
         return deadline - margin
     }
 

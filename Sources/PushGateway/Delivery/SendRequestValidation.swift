@@ -9,8 +9,9 @@ struct ValidatedSend: Sendable {
         /// The app, with its client and series (a reference: an item is copied a few times per Send).
         let route: AppRoute
         let notification: PreparedPush
-        /// How many tokens `notification` has (counted once: reading them out of the enum copies its payload).
-        let tokenCount: Int
+        /// `notification`'s tokens, read out once: reading them out of the enum copies its whole payload.
+        let tokens: [String]
+        var tokenCount: Int { tokens.count }
 
         var app: String { route.name }
     }
@@ -81,9 +82,9 @@ enum SendRequestValidation {
             }
             switch prepared {
             case .success(let push):
-                let count = push.tokens.count
-                preparedTokens += count
-                items.append(.init(route: route, notification: push, tokenCount: count))
+                let tokens = push.tokens
+                preparedTokens += tokens.count
+                items.append(.init(route: route, notification: push, tokens: tokens))
             case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
             }
         }
