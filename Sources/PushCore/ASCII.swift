@@ -14,3 +14,11 @@ func hexValue(_ byte: UInt8) -> UInt8? {
 func lowercasedASCII(_ byte: UInt8) -> UInt8 {
     byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
 }
+
+extension String {
+    /// `utf8.allSatisfy(predicate)` over the string's contiguous bytes when it has them (a native
+    /// string does): stepping through the UTF-8 view costs ~30 instructions a byte, a buffer ~3.
+    func allUTF8(_ predicate: (UInt8) -> Bool) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? utf8.allSatisfy(predicate)
+    }
+}

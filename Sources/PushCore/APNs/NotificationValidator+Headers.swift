@@ -19,12 +19,13 @@ extension NotificationValidator {
         if pushType == .mdm, topic.isEmpty {
             throw ValidationError(field: "topic", message: "must be set for push type mdm (the MDM certificate's UID)")
         }
-        let resolved = topic.isEmpty ? (bundleID.isEmpty ? "" : bundleID + pushType.topicSuffix) : topic
+        let suffix = pushType.topicSuffix
+        let resolved = topic.isEmpty ? (bundleID.isEmpty || suffix.isEmpty ? bundleID : bundleID + suffix) : topic
         guard !resolved.isEmpty else {
             throw ValidationError(field: "topic", message: "no topic: set topic or the app's bundle_id")
         }
         // The topic becomes a header value; bundle ids and MDM UIDs are visible ASCII.
-        guard resolved.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard resolved.allUTF8({ $0 > 0x20 && $0 < 0x7F }) else {
             throw ValidationError(field: "topic", message: "must be printable ASCII without spaces")
         }
         return resolved
@@ -32,6 +33,6 @@ extension NotificationValidator {
 
     /// True when `value` can go into an HTTP/2 header value: no control characters (RFC 9113 §8.2.1).
     static func isHeaderSafe(_ value: String) -> Bool {
-        value.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+        value.isEmpty || value.allUTF8 { $0 >= 0x20 && $0 != 0x7F }
     }
 }
