@@ -51,6 +51,9 @@ let package = Package(
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         // gzip for gRPC messages (zlib: deflate and inflate; see the README for why).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The process's memory allocator (mimalloc): many small short-lived objects per request on
+        // several loop threads; see the README for why.
+        .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
         // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
         .systemLibrary(name: "CLinux"),
         // Protocol Buffers in C (libprotobuf-c): packing and unpacking the API's messages.
@@ -82,7 +85,7 @@ let package = Package(
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: swiftSettings),
 
         // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.
-        .target(name: "PushPosix", dependencies: ["CLinux", "PushSync"], swiftSettings: swiftSettings),
+        .target(name: "PushPosix", dependencies: ["CLinux", "CMimalloc", "PushSync"], swiftSettings: swiftSettings),
         .testTarget(name: "PushPosixTests", dependencies: ["PushPosix", "PushSync"], swiftSettings: swiftSettings),
 
         // Counters, gauges and histograms (atomic handles), Prometheus text format, /metrics and /healthz

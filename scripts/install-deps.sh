@@ -6,6 +6,7 @@ packages=(
   libnghttp2-dev        # HTTP/2 (server and client sessions)
   libhttp-parser-dev    # HTTP/1.1 message parsing (ADM, and later Web Push, speak HTTP/1.1)
   zlib1g-dev            # gzip for gRPC messages (CZlib)
+  libmimalloc-dev       # the process's allocator (CMimalloc): malloc/free are ~10% of a small Send with glibc's
   libprotobuf-c-dev     # protobuf runtime
   protobuf-c-compiler   # protoc-c, for `make proto` and the staleness check
   libssl-dev            # TLS, ALPN, ES256/RS256

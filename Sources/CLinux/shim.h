@@ -1,14 +1,12 @@
 /* Linux calls that Swift's Glibc module leaves out: its umbrella header has no <sys/epoll.h>,
  * <sys/eventfd.h> or <sys/signalfd.h>, and accept4 / pthread_setname_np sit behind _GNU_SOURCE
- * (which the already-built Glibc module was compiled without, so they are declared here); nor has
- * it <malloc.h> (mallinfo2, malloc_trim). */
+ * (which the already-built Glibc module was compiled without, so they are declared here). */
 #pragma once
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <pthread.h>
-#include <malloc.h>
 
 int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 int pthread_setname_np(pthread_t thread, const char *name);

@@ -171,7 +171,7 @@ public final class Gateway: Sendable {
             health.set(service, .serving)
         }
         Self.watch(store.health, board: health, log: log)
-        heapTrimmer = Self.startHeapTrimmer(server: server, log: log)
+        heapTrimmer = Self.startHeapTrimmer(server: server, group: group, log: log)
         log.info(
             "listening",
             [
@@ -220,16 +220,32 @@ public final class Gateway: Sendable {
         }
     }
 
-    /// Every 10 s with no call running, memory malloc keeps free (32 MiB or more) goes back to the
-    /// system: after a burst RSS would otherwise stay at the burst's peak with nothing holding it.
-    private static func startHeapTrimmer(server: GRPCServer, log: Log) -> Task<Void, Never> {
+    /// Every 10 s with no call running, when the process grew by 32 MiB or more since the last
+    /// trim, each loop's heap (and this thread's) gives its free pages back to the system: after a
+    /// burst RSS would otherwise stay at the burst's peak with nothing holding it (``HeapTrim``).
+    private static func startHeapTrimmer(server: GRPCServer, group: EventLoopGroup, log: Log) -> Task<Void, Never> {
         Task.detached(priority: .background) {
+            var settled = HeapTrim.residentBytes
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(10))
                 guard !Task.isCancelled, server.activeCalls == 0 else { continue }
-                if let free = HeapTrim.trim(ifFreeAtLeast: 32 << 20) {
-                    log.debug("returned free heap to the system", ["free_bytes": "\(free)"])
+                let before = HeapTrim.residentBytes
+                guard before >= settled + 32 << 20 else {
+                    settled = min(settled, before)
+                    continue
                 }
+                for loop in group.loops {
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        loop.execute {
+                            HeapTrim.collectThisThread()
+                            done.resume()
+                        }
+                    }
+                }
+                HeapTrim.collectThisThread()
+                settled = HeapTrim.residentBytes
+                log.debug(
+                    "returned free heap to the system", ["rss_before": "\(before)", "rss_after": "\(settled)"])
             }
         }
     }

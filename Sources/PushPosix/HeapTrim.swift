@@ -1,19 +1,28 @@
-import CLinux
+import CMimalloc
 
-/// Hands memory that glibc's allocator keeps free back to the system. After a burst (a client's
-/// 800,000 tokens in flight at once) the freed memory stays in malloc's arenas, so RSS stays at the
-/// burst's peak although nothing holds it; `malloc_trim` returns the free pages (madvise), whole.
+/// Hands memory the allocator keeps free back to the system. The allocator is mimalloc (linked
+/// into every Pushgate binary through this module; the README says why): it decommits pages it
+/// finds free a few milliseconds after they empty, but it looks for them only while the thread
+/// whose heap they belong to allocates or frees. After a burst (a client's 800,000 tokens in
+/// flight at once) an idle loop would keep the burst's pages resident with nothing holding them,
+/// until ``collectThisThread()`` runs on it.
 public enum HeapTrim {
-    /// Bytes malloc holds free now (in all arenas).
-    public static var freeBytes: Int { Int(mallinfo2().fordblks) }
+    /// The process's resident memory, in bytes.
+    public static var residentBytes: Int {
+        var rss = 0
+        mi_process_info(nil, nil, nil, &rss, nil, nil, nil, nil)
+        return rss
+    }
 
-    /// Trims when at least `minimumFree` bytes are free; returns the free bytes it saw, or nil
-    /// when there were too few to bother. It locks each arena in turn: call it when idle.
-    @discardableResult
-    public static func trim(ifFreeAtLeast minimumFree: Int) -> Int? {
-        let free = freeBytes
-        guard free >= minimumFree else { return nil }
-        malloc_trim(0)
-        return free
+    /// Returns what the calling thread's heap holds free to the system, now (each thread has a
+    /// heap of its own: run it on every loop).
+    public static func collectThisThread() {
+        mi_collect(true)
+    }
+
+    /// The allocator and its version, for `pushgate version`.
+    public static var allocator: String {
+        let version = Int(mi_version())
+        return "mimalloc \(version / 100).\(version / 10 % 10).\(version % 10)"
     }
 }

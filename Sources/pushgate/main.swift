@@ -1,4 +1,5 @@
 import PushCommandLine
+import PushPosix
 
 // pushgate: the command line. main only dispatches; each command lives in its own file.
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ case nil, "-h", "--help", "help":
     print(Usage.main)
     status = arguments.isEmpty ? 2 : 0
 case "version", "--version":
-    print("pushgate \(Version.current)")
+    print("pushgate \(Version.current)\nallocator: \(HeapTrim.allocator)")
     status = 0
 case "serve":
     status = ServeCommand.run(Array(arguments.dropFirst()))

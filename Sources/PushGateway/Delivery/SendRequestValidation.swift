@@ -1,5 +1,5 @@
-public import PushCore
-public import PushProto
+import PushCore
+import PushProto
 import PushWebPush
 
 /// A validated Send request: every notification prepared for its app's provider (payload built
