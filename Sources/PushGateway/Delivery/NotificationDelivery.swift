@@ -136,7 +136,8 @@ final class NotificationDelivery: Sendable {
         // Duration is a 128-bit division, and most deadlines (send_timeout_seconds) are far.
         let remaining = deadline - .now
         let margin: Duration =
-            remaining >= .seconds(10) ? .milliseconds(500) : remaining <= .milliseconds(400) ? .milliseconds(20) : remaining / 20
+            remaining >= .seconds(10)
+            ? .milliseconds(500) : remaining <= .milliseconds(400) ? .milliseconds(20) : remaining / 20
         return deadline - margin
     }
 

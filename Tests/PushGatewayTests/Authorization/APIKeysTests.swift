@@ -161,9 +161,11 @@ struct APIKeysTests {
             return request
         }
         let sender = try caller("Bearer \(Self.sendKey)").get()
-        try PushService.authorize(request(["demo", "", "demo"]), caller: sender, routes: AppRoutes(configuration: config))
+        try PushService.authorize(
+            request(["demo", "", "demo"]), caller: sender, routes: AppRoutes(configuration: config))
         let status = try #require(throws: GRPCStatus.self) {
-            try PushService.authorize(request(["demo", "", "voip"]), caller: sender, routes: AppRoutes(configuration: config))
+            try PushService.authorize(
+                request(["demo", "", "voip"]), caller: sender, routes: AppRoutes(configuration: config))
         }
         #expect(status.message == "notifications[2].app: key \"sender\" may not send for app \"voip\"")
         // An unknown app is PERMISSION_DENIED for a restricted key (no list of configured apps).
@@ -172,7 +174,8 @@ struct APIKeysTests {
         }
         #expect(unknown.code == .permissionDenied)
         try PushService.authorize(
-            request(["nope"]), caller: caller("Bearer \(Self.allAppsKey)").get(), routes: AppRoutes(configuration: config))
+            request(["nope"]), caller: caller("Bearer \(Self.allAppsKey)").get(),
+            routes: AppRoutes(configuration: config))
     }
 
     // MARK: Config
