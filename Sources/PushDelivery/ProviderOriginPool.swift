@@ -160,24 +160,37 @@ final class ProviderOriginUsage: Sendable {
     }
 }
 
-/// One connection of a ``ProviderOriginPool``, made once (`AtomicLazyReference` cannot be an array
-/// element by itself).
+/// One connection of a ``ProviderOriginPool``, made once.
 ///
 /// Not generic, and not nested in the generic pool (which would make it generic): the client's
 /// methods run unspecialized (callers hold an `any DeliveryClient`), and there every use of a slot
-/// generic over the dialect looked up the metadata of the slot, its `AtomicLazyReference`, the
-/// connection type and the slot array at run time, ~3,000 instructions per Send. The slot only
-/// ever holds a `ProviderConnection` of its pool's dialect.
+/// generic over the dialect looked up the metadata of the slot, the connection type and the slot
+/// array at run time, ~3,000 instructions per Send. An `AtomicLazyReference` (the library's
+/// one-time reference) was no better: its `load` is not inlinable and looked up `Unmanaged`'s
+/// metadata on every call, ~330 instructions a Send; a plain atomic pointer is a load. The slot
+/// only ever holds a `ProviderConnection` of its pool's dialect, retained once for the slot's life.
 private final class ProviderConnectionSlot: @unchecked Sendable {
-    private let reference = AtomicLazyReference<AnyObject>()
+    private let pointer = Atomic<UnsafeMutableRawPointer?>(nil)
 
     func load<Dialect: ProviderDialect>(_: Dialect.Type) -> ProviderConnection<Dialect>? {
-        guard let connection = reference.load() else { return nil }
-        return unsafeDowncast(connection, to: ProviderConnection<Dialect>.self)
+        guard let raw = pointer.load(ordering: .acquiring) else { return nil }
+        return unsafeDowncast(
+            Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue(), to: ProviderConnection<Dialect>.self)
     }
 
+    /// Stores `connection` unless a connection is there already; returns the one that stays.
     func storeIfNil<Dialect: ProviderDialect>(_ connection: ProviderConnection<Dialect>) -> ProviderConnection<Dialect>
     {
-        unsafeDowncast(reference.storeIfNil(connection), to: ProviderConnection<Dialect>.self)
+        let raw = Unmanaged<AnyObject>.passRetained(connection).toOpaque()
+        let (stored, existing) = pointer.compareExchange(
+            expected: nil, desired: raw, successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
+        if stored { return connection }
+        Unmanaged<AnyObject>.fromOpaque(raw).release()
+        return unsafeDowncast(
+            Unmanaged<AnyObject>.fromOpaque(existing!).takeUnretainedValue(), to: ProviderConnection<Dialect>.self)
+    }
+
+    deinit {
+        if let raw = pointer.load(ordering: .acquiring) { Unmanaged<AnyObject>.fromOpaque(raw).release() }
     }
 }
