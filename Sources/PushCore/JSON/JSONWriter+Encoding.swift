@@ -13,7 +13,9 @@ extension JSONWriter {
             while index < utf8.count {
                 let byte = utf8[index]
                 if byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                    if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+                    if runStart < index {
+                        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                    }
                     appendEscape(byte, to: &out)
                     runStart = index + 1
                 }
