@@ -7,7 +7,8 @@
 #   scripts/bench/callgrind_send1.sh [BINARY] [COUNT] [STREAMS] [PATH]
 # STREAMS: h2load -m (100: batched turns, as at full speed; 1 with RATE set: one Send per turn).
 # PATH: /pushgate.v1.Push/Send (default) or /pushgate.v1.Push/SendStream (one stream per h2load
-# request, one message on it). Output: /tmp/pushgate-callgrind/ (callgrind.out.*, annotate.txt).
+# request, one message on it). Output: /tmp/pushgate-callgrind/ (callgrind.out.*, annotate.txt), and a
+# table of the instructions per Send by library (scripts/bench/callgrind_by_library.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/release/pushgate}
@@ -71,5 +72,7 @@ kill -INT "$gateway"; wait "$gateway" || true
 dump=$(ls -S "$out"/callgrind.out.*.1 2>/dev/null | head -1)
 total=$(callgrind_annotate "$dump" 2>/dev/null | sed -n 's/^\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
 echo "instructions: $total for $count Sends of $tokens token(s) = $((total / count)) per Send, $((total / count / tokens)) per token"
-callgrind_annotate --inclusive=no "$dump" 2>/dev/null | swift demangle --simplified >"$out/annotate.txt"
-echo "breakdown: $out/annotate.txt"
+# Every function (the default threshold shows only the top 99 %, i.e. the thread's outer frames).
+callgrind_annotate --threshold=100 --auto=no "$dump" 2>/dev/null | swift demangle --simplified >"$out/annotate.txt"
+python3 scripts/bench/callgrind_by_library.py "$out/annotate.txt" "$count"
+echo "breakdown by function: $out/annotate.txt (inclusive: callgrind_annotate --inclusive=yes --tree=calling $dump)"
