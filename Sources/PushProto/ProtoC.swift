@@ -23,6 +23,69 @@ enum ProtoC {
         return string
     }
 
+    /// ``string(_:field:)`` stored in `value` when the field is set (not empty): `value` holds
+    /// the default, and most fields of a message are not set.
+    @inline(__always)
+    static func string(
+        _ pointer: UnsafePointer<CChar>?, field: StaticString, into value: inout String
+    ) throws(ProtoDecodingError) {
+        guard let pointer, pointer.pointee != 0 else { return }
+        value = try string(pointer, field: field)
+    }
+
+    /// A repeated field's elements (`count` > 0), each made by `element`, into an array of
+    /// exactly that capacity.
+    @inline(__always)
+    static func array<CElement, Element>(
+        _ elements: UnsafeMutablePointer<CElement>?, count: Int,
+        _ element: (CElement) throws(ProtoDecodingError) -> Element
+    ) throws(ProtoDecodingError) -> [Element] {
+        guard let elements else { return [] }
+        var array: [Element] = []
+        array.reserveCapacity(count)
+        for index in 0..<count {
+            array.append(try element(elements[index]))
+        }
+        return array
+    }
+
+    /// A repeated message field's elements (`count` > 0), each made (`empty`) in the array's
+    /// storage and decoded there in place (`decode`): a message returned by value, or appended,
+    /// was copied field by field (see the generator).
+    @inline(__always)
+    static func messages<CMessage, Element>(
+        _ elements: UnsafeMutablePointer<UnsafeMutablePointer<CMessage>?>?, count: Int,
+        empty: () -> Element, _ decode: (UnsafePointer<CMessage>, inout Element) throws(ProtoDecodingError) -> Void
+    ) throws(ProtoDecodingError) -> [Element] {
+        guard let elements else { return [] }
+        var failure: ProtoDecodingError?
+        let array = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count {
+                (buffer.baseAddress! + index).initialize(to: empty())
+                initialized = index + 1
+                do throws(ProtoDecodingError) {
+                    try decode(elements[index]!, &buffer[index])
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        return array
+    }
+
+    /// A message decoded (`decode`) into a copy of `empty`, for a case of a several-field oneof.
+    @inline(__always)
+    static func message<CMessage, Element>(
+        _ message: UnsafeMutablePointer<CMessage>, empty: Element,
+        _ decode: (UnsafePointer<CMessage>, inout Element) throws(ProtoDecodingError) -> Void
+    ) throws(ProtoDecodingError) -> Element {
+        var value = empty
+        try decode(message, &value)
+        return value
+    }
+
     static func bytes(_ data: ProtobufCBinaryData) -> [UInt8] {
         guard data.len > 0, let base = data.data else { return [] }
         return Array(UnsafeBufferPointer(start: base, count: data.len))
@@ -43,7 +106,33 @@ enum ProtoC {
         return map
     }
 
+    /// Decodes a message into `value` (which holds the defaults): protobuf-c's unpack (`unpack`, a generated `*__unpack` given the
+    /// allocator) with every allocation in an arena (`cprotobufc_arena`: the thread's spare block,
+    /// no malloc per value), `copy` of the C struct into Swift values, and the arena released as a
+    /// whole (no free_unpacked walk). The Swift values own copies of everything: nothing points
+    /// into the arena once it is released.
+    /// - Throws: naming `messageName` when protobuf-c cannot unpack the bytes or `copy` throws.
+    @inline(__always)
+    static func decode<C, T>(
+        _ bytes: UnsafeRawBufferPointer, messageName: StaticString, into value: inout T,
+        unpack: (UnsafeMutablePointer<ProtobufCAllocator>, Int, UnsafePointer<UInt8>) -> UnsafeMutablePointer<C>?,
+        copy: (UnsafePointer<C>, inout T) throws(ProtoDecodingError) -> Void
+    ) throws(ProtoDecodingError) {
+        var arena = cprotobufc_arena()
+        defer { cprotobufc_arena_release(&arena) }
+        let unpacked = withUnsafeMutablePointer(to: &arena) { arena in
+            withInput(bytes) { count, base in unpack(cprotobufc_arena_allocator(arena), count, base) }
+        }
+        guard let message = unpacked else { throw ProtoDecodingError(messageName: "\(messageName)") }
+        do throws(ProtoDecodingError) {
+            try copy(message, &value)
+        } catch {
+            throw ProtoDecodingError(messageName: "\(messageName)", detail: error.detail)
+        }
+    }
+
     /// Calls protobuf-c's unpack with a non-NULL data pointer even for empty input.
+    @inline(__always)
     static func withInput<T>(_ bytes: UnsafeRawBufferPointer, _ body: (Int, UnsafePointer<UInt8>) -> T) -> T {
         if let base = bytes.baseAddress, bytes.count > 0 {
             return body(bytes.count, base.assumingMemoryBound(to: UInt8.self))

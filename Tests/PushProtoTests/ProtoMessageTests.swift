@@ -74,6 +74,61 @@ struct ProtoMessageTests {
         #expect(decodedUpdate.customUserData == nil)
     }
 
+    @Test("a message much larger than the decoding arena's block decodes whole, and again")
+    func largerThanTheArena() throws {
+        // 2,000 tokens (further 32 KiB blocks), a 100 KB payload (a value of its own), 300 fields
+        // of one message (protobuf-c's scan records outgrow its stack), many small notifications.
+        var big = PushgateV1.Notification()
+        big.app = "demo"
+        big.tokens = (0..<2000).map { String(repeating: String($0 % 10), count: 64) }
+        big.payloadJSON = "{\"x\":\"" + String(repeating: "y", count: 100_000) + "\"}"
+        big.alert = PushgateV1.Alert()
+        big.alert?.locArgs = (0..<300).map { "arg \($0)" }
+        var request = PushgateV1.SendRequest()
+        request.notifications =
+            [big]
+            + (0..<500).map { index in
+                var small = PushgateV1.Notification()
+                small.app = "app \(index)"
+                small.badge = Int32(index)
+                return small
+            }
+        let bytes = request.serializedBytes()
+        for _ in 0..<3 {
+            #expect(try PushgateV1.SendRequest(serializedBytes: bytes) == request)
+        }
+        // A small one after: the arena starts afresh.
+        var small = PushgateV1.SendRequest()
+        small.notifications = [PushgateV1.Notification()]
+        small.notifications[0].app = "after"
+        #expect(try PushgateV1.SendRequest(serializedBytes: small.serializedBytes()) == small)
+    }
+
+    @Test("decoding on several threads at once gives each its own message")
+    func concurrentDecoding() async throws {
+        let requests = (0..<8).map { index in
+            var request = PushgateV1.SendRequest()
+            var notification = PushgateV1.Notification()
+            notification.app = "app \(index)"
+            notification.tokens = (0..<200).map { "\(index)-\($0)-" + String(repeating: "t", count: 60) }
+            request.notifications = [notification]
+            return (request, request.serializedBytes())
+        }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for (request, bytes) in requests {
+                group.addTask {
+                    var mismatches = 0
+                    for _ in 0..<50 where (try? PushgateV1.SendRequest(serializedBytes: bytes)) != request {
+                        mismatches += 1
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test("an empty message is zero bytes and decodes to defaults")
     func emptyMessage() throws {
         #expect(PushgateV1.SendRequest().serializedBytes().isEmpty)

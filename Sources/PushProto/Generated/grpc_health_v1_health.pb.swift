@@ -42,13 +42,9 @@ extension GRPCHealthV1 {
 
 extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__health__v1__health_check_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckRequest") }
-        defer { grpc__health__v1__health_check_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.health.v1.HealthCheckRequest", into: &self, unpack: { grpc__health__v1__health_check_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -59,9 +55,8 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
         return ProtoC.pack(size: grpc__health__v1__health_check_request__get_packed_size(c)) { grpc__health__v1__health_check_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Health__V1__HealthCheckRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.service = try ProtoC.string(m.service, field: "service")
+    static func decode(_ m: UnsafePointer<Grpc__Health__V1__HealthCheckRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.service, field: "service", into: &value.service)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckRequest> {
@@ -104,13 +99,9 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__health__v1__health_check_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckResponse") }
-        defer { grpc__health__v1__health_check_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.health.v1.HealthCheckResponse", into: &self, unpack: { grpc__health__v1__health_check_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -121,9 +112,8 @@ extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
         return ProtoC.pack(size: grpc__health__v1__health_check_response__get_packed_size(c)) { grpc__health__v1__health_check_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.status = GRPCHealthV1.HealthCheckResponse.ServingStatus(rawValue: Int32(truncatingIfNeeded: m.status.rawValue))
+    static func decode(_ m: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        value.status = GRPCHealthV1.HealthCheckResponse.ServingStatus(rawValue: Int32(truncatingIfNeeded: m.pointee.status.rawValue))
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckResponse> {

@@ -95,13 +95,9 @@ extension PushgateV1.MessageStoragePolicy: ProtoJSONEnum {
 
 extension PushgateV1.Channel: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__channel__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Channel") }
-        defer { pushgate__v1__channel__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Channel", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Channel", into: &self, unpack: { pushgate__v1__channel__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -112,12 +108,11 @@ extension PushgateV1.Channel: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__channel__get_packed_size(c)) { pushgate__v1__channel__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Channel>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
-        self.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.message_storage_policy.rawValue))
-        self.createdAt = m.created_at
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Channel>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.channel_id, field: "channel_id", into: &value.channelID)
+        value.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.pointee.message_storage_policy.rawValue))
+        value.createdAt = m.pointee.created_at
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Channel> {
@@ -172,13 +167,9 @@ extension PushgateV1.Channel: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.CreateChannelRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_channel_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateChannelRequest") }
-        defer { pushgate__v1__create_channel_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.CreateChannelRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CreateChannelRequest", into: &self, unpack: { pushgate__v1__create_channel_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -189,11 +180,10 @@ extension PushgateV1.CreateChannelRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__create_channel_request__get_packed_size(c)) { pushgate__v1__create_channel_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateChannelRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.message_storage_policy.rawValue))
-        self.requestID = try ProtoC.string(m.request_id, field: "request_id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CreateChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        value.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.pointee.message_storage_policy.rawValue))
+        try ProtoC.string(m.pointee.request_id, field: "request_id", into: &value.requestID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateChannelRequest> {
@@ -244,13 +234,9 @@ extension PushgateV1.CreateChannelRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.GetChannelRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_channel_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetChannelRequest") }
-        defer { pushgate__v1__get_channel_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.GetChannelRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.GetChannelRequest", into: &self, unpack: { pushgate__v1__get_channel_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -261,10 +247,9 @@ extension PushgateV1.GetChannelRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__get_channel_request__get_packed_size(c)) { pushgate__v1__get_channel_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetChannelRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__GetChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.channel_id, field: "channel_id", into: &value.channelID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetChannelRequest> {
@@ -311,13 +296,9 @@ extension PushgateV1.GetChannelRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListChannelsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_channels_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsRequest") }
-        defer { pushgate__v1__list_channels_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListChannelsRequest", into: &self, unpack: { pushgate__v1__list_channels_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -328,11 +309,10 @@ extension PushgateV1.ListChannelsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_channels_request__get_packed_size(c)) { pushgate__v1__list_channels_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListChannelsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListChannelsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsRequest> {
@@ -383,13 +363,9 @@ extension PushgateV1.ListChannelsRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListChannelsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_channels_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsResponse") }
-        defer { pushgate__v1__list_channels_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListChannelsResponse", into: &self, unpack: { pushgate__v1__list_channels_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -400,10 +376,13 @@ extension PushgateV1.ListChannelsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_channels_response__get_packed_size(c)) { pushgate__v1__list_channels_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListChannelsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.channels = try (0..<m.n_channels).map { (i) throws(ProtoDecodingError) in try PushgateV1.Channel(c: m.channels[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListChannelsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_channels > 0 {
+            value.channels = try ProtoC.messages(m.pointee.channels, count: m.pointee.n_channels, empty: { PushgateV1.Channel() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Channel.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsResponse> {
@@ -453,13 +432,9 @@ extension PushgateV1.ListChannelsResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteChannelRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_channel_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelRequest") }
-        defer { pushgate__v1__delete_channel_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteChannelRequest", into: &self, unpack: { pushgate__v1__delete_channel_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -470,10 +445,9 @@ extension PushgateV1.DeleteChannelRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_channel_request__get_packed_size(c)) { pushgate__v1__delete_channel_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteChannelRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.channel_id, field: "channel_id", into: &value.channelID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelRequest> {
@@ -520,13 +494,9 @@ extension PushgateV1.DeleteChannelRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteChannelResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_channel_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelResponse") }
-        defer { pushgate__v1__delete_channel_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteChannelResponse", into: &self, unpack: { pushgate__v1__delete_channel_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -537,7 +507,7 @@ extension PushgateV1.DeleteChannelResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_channel_response__get_packed_size(c)) { pushgate__v1__delete_channel_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteChannelResponse>) throws(ProtoDecodingError) {
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteChannelResponse>, into value: inout Self) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelResponse> {
@@ -569,13 +539,9 @@ extension PushgateV1.DeleteChannelResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.BroadcastRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__broadcast_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastRequest") }
-        defer { pushgate__v1__broadcast_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.BroadcastRequest", into: &self, unpack: { pushgate__v1__broadcast_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -586,10 +552,12 @@ extension PushgateV1.BroadcastRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__broadcast_request__get_packed_size(c)) { pushgate__v1__broadcast_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__BroadcastRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
-        self.notification = try m.notification.map { (v) throws(ProtoDecodingError) in try PushgateV1.Notification(c: v) }
+    static func decode(_ m: UnsafePointer<Pushgate__V1__BroadcastRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.channel_id, field: "channel_id", into: &value.channelID)
+        if let e = m.pointee.notification {
+            value.notification = PushgateV1.Notification()
+            try PushgateV1.Notification.decode(e, into: &value.notification!)
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastRequest> {
@@ -636,13 +604,9 @@ extension PushgateV1.BroadcastRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.BroadcastResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__broadcast_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastResponse") }
-        defer { pushgate__v1__broadcast_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.BroadcastResponse", into: &self, unpack: { pushgate__v1__broadcast_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -653,9 +617,11 @@ extension PushgateV1.BroadcastResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__broadcast_response__get_packed_size(c)) { pushgate__v1__broadcast_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__BroadcastResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.result = try m.result.map { (v) throws(ProtoDecodingError) in try PushgateV1.Result(c: v) }
+    static func decode(_ m: UnsafePointer<Pushgate__V1__BroadcastResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if let e = m.pointee.result {
+            value.result = PushgateV1.Result()
+            try PushgateV1.Result.decode(e, into: &value.result!)
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastResponse> {

@@ -309,13 +309,9 @@ extension PushgateV1.MessageState: ProtoJSONEnum {
 
 extension PushgateV1.SendRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendRequest") }
-        defer { pushgate__v1__send_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.SendRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.SendRequest", into: &self, unpack: { pushgate__v1__send_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -326,9 +322,12 @@ extension PushgateV1.SendRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__send_request__get_packed_size(c)) { pushgate__v1__send_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SendRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.notifications = try (0..<m.n_notifications).map { (i) throws(ProtoDecodingError) in try PushgateV1.Notification(c: m.notifications[i]!) }
+    static func decode(_ m: UnsafePointer<Pushgate__V1__SendRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_notifications > 0 {
+            value.notifications = try ProtoC.messages(m.pointee.notifications, count: m.pointee.n_notifications, empty: { PushgateV1.Notification() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Notification.decode(e, into: &element)
+            }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendRequest> {
@@ -374,13 +373,9 @@ extension PushgateV1.SendRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.SendResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendResponse") }
-        defer { pushgate__v1__send_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.SendResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.SendResponse", into: &self, unpack: { pushgate__v1__send_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -391,9 +386,12 @@ extension PushgateV1.SendResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__send_response__get_packed_size(c)) { pushgate__v1__send_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SendResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.results = try (0..<m.n_results).map { (i) throws(ProtoDecodingError) in try PushgateV1.Result(c: m.results[i]!) }
+    static func decode(_ m: UnsafePointer<Pushgate__V1__SendResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_results > 0 {
+            value.results = try ProtoC.messages(m.pointee.results, count: m.pointee.n_results, empty: { PushgateV1.Result() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Result.decode(e, into: &element)
+            }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendResponse> {
@@ -439,13 +437,9 @@ extension PushgateV1.SendResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Notification: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__notification__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Notification") }
-        defer { pushgate__v1__notification__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Notification", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Notification", into: &self, unpack: { pushgate__v1__notification__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -456,30 +450,43 @@ extension PushgateV1.Notification: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__notification__get_packed_size(c)) { pushgate__v1__notification__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Notification>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.tokens = try (0..<m.n_tokens).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.tokens[i], field: "tokens") }
-        self.alert = try m.alert.map { (v) throws(ProtoDecodingError) in try PushgateV1.Alert(c: v) }
-        self.badge = (m.badge_value_case.rawValue == 4 ? m.badge : nil)
-        self.sound = try ProtoC.string(m.sound, field: "sound")
-        self.category = try ProtoC.string(m.category, field: "category")
-        self.threadID = try ProtoC.string(m.thread_id, field: "thread_id")
-        self.contentAvailable = (m.content_available != 0)
-        self.mutableContent = (m.mutable_content != 0)
-        self.interruptionLevel = try ProtoC.string(m.interruption_level, field: "interruption_level")
-        self.dataJSON = try ProtoC.string(m.data_json, field: "data_json")
-        self.payloadJSON = try ProtoC.string(m.payload_json, field: "payload_json")
-        self.pushType = PushgateV1.PushType(rawValue: Int32(truncatingIfNeeded: m.push_type.rawValue))
-        self.priority = m.priority
-        self.expiration = m.expiration
-        self.collapseID = try ProtoC.string(m.collapse_id, field: "collapse_id")
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.urgency = try ProtoC.string(m.urgency, field: "urgency")
-        self.liveActivity = try m.live_activity.map { (v) throws(ProtoDecodingError) in try PushgateV1.LiveActivity(c: v) }
-        self.criticalSound = try m.critical_sound.map { (v) throws(ProtoDecodingError) in try PushgateV1.CriticalSound(c: v) }
-        self.fcm = try m.fcm.map { (v) throws(ProtoDecodingError) in try PushgateV1.FCMOptions(c: v) }
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Notification>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        if m.pointee.n_tokens > 0 {
+            value.tokens = try ProtoC.array(m.pointee.tokens, count: m.pointee.n_tokens) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "tokens") }
+        }
+        if let e = m.pointee.alert {
+            value.alert = PushgateV1.Alert()
+            try PushgateV1.Alert.decode(e, into: &value.alert!)
+        }
+        if m.pointee.badge_value_case.rawValue == 4 { value.badge = m.pointee.badge }
+        try ProtoC.string(m.pointee.sound, field: "sound", into: &value.sound)
+        try ProtoC.string(m.pointee.category, field: "category", into: &value.category)
+        try ProtoC.string(m.pointee.thread_id, field: "thread_id", into: &value.threadID)
+        value.contentAvailable = (m.pointee.content_available != 0)
+        value.mutableContent = (m.pointee.mutable_content != 0)
+        try ProtoC.string(m.pointee.interruption_level, field: "interruption_level", into: &value.interruptionLevel)
+        try ProtoC.string(m.pointee.data_json, field: "data_json", into: &value.dataJSON)
+        try ProtoC.string(m.pointee.payload_json, field: "payload_json", into: &value.payloadJSON)
+        value.pushType = PushgateV1.PushType(rawValue: Int32(truncatingIfNeeded: m.pointee.push_type.rawValue))
+        value.priority = m.pointee.priority
+        value.expiration = m.pointee.expiration
+        try ProtoC.string(m.pointee.collapse_id, field: "collapse_id", into: &value.collapseID)
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        try ProtoC.string(m.pointee.urgency, field: "urgency", into: &value.urgency)
+        if let e = m.pointee.live_activity {
+            value.liveActivity = PushgateV1.LiveActivity()
+            try PushgateV1.LiveActivity.decode(e, into: &value.liveActivity!)
+        }
+        if let e = m.pointee.critical_sound {
+            value.criticalSound = PushgateV1.CriticalSound()
+            try PushgateV1.CriticalSound.decode(e, into: &value.criticalSound!)
+        }
+        if let e = m.pointee.fcm {
+            value.fcm = PushgateV1.FCMOptions()
+            try PushgateV1.FCMOptions.decode(e, into: &value.fcm!)
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
@@ -612,13 +619,9 @@ extension PushgateV1.Notification: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.CriticalSound: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__critical_sound__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CriticalSound") }
-        defer { pushgate__v1__critical_sound__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.CriticalSound", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CriticalSound", into: &self, unpack: { pushgate__v1__critical_sound__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -629,9 +632,8 @@ extension PushgateV1.CriticalSound: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__critical_sound__get_packed_size(c)) { pushgate__v1__critical_sound__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CriticalSound>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.volume = (m.volume_value_case.rawValue == 1 ? m.volume : nil)
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CriticalSound>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.volume_value_case.rawValue == 1 { value.volume = m.pointee.volume }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CriticalSound> {
@@ -677,13 +679,9 @@ extension PushgateV1.CriticalSound: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.FCMOptions: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__fcmoptions__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.FCMOptions") }
-        defer { pushgate__v1__fcmoptions__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.FCMOptions", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.FCMOptions", into: &self, unpack: { pushgate__v1__fcmoptions__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -694,13 +692,12 @@ extension PushgateV1.FCMOptions: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__fcmoptions__get_packed_size(c)) { pushgate__v1__fcmoptions__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__FCMOptions>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.androidIcon = try ProtoC.string(m.android_icon, field: "android_icon")
-        self.androidColor = try ProtoC.string(m.android_color, field: "android_color")
-        self.androidTag = try ProtoC.string(m.android_tag, field: "android_tag")
-        self.androidChannelID = try ProtoC.string(m.android_channel_id, field: "android_channel_id")
-        self.analyticsLabel = try ProtoC.string(m.analytics_label, field: "analytics_label")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__FCMOptions>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.android_icon, field: "android_icon", into: &value.androidIcon)
+        try ProtoC.string(m.pointee.android_color, field: "android_color", into: &value.androidColor)
+        try ProtoC.string(m.pointee.android_tag, field: "android_tag", into: &value.androidTag)
+        try ProtoC.string(m.pointee.android_channel_id, field: "android_channel_id", into: &value.androidChannelID)
+        try ProtoC.string(m.pointee.analytics_label, field: "analytics_label", into: &value.analyticsLabel)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__FCMOptions> {
@@ -759,13 +756,9 @@ extension PushgateV1.FCMOptions: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.LiveActivity: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__live_activity__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.LiveActivity") }
-        defer { pushgate__v1__live_activity__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.LiveActivity", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.LiveActivity", into: &self, unpack: { pushgate__v1__live_activity__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -776,18 +769,17 @@ extension PushgateV1.LiveActivity: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__live_activity__get_packed_size(c)) { pushgate__v1__live_activity__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__LiveActivity>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.event = try ProtoC.string(m.event, field: "event")
-        self.contentStateJSON = try ProtoC.string(m.content_state_json, field: "content_state_json")
-        self.timestamp = m.timestamp
-        self.staleDate = m.stale_date
-        self.dismissalDate = m.dismissal_date
-        self.relevanceScore = (m.relevance_score_value_case.rawValue == 6 ? m.relevance_score : nil)
-        self.attributesType = try ProtoC.string(m.attributes_type, field: "attributes_type")
-        self.attributesJSON = try ProtoC.string(m.attributes_json, field: "attributes_json")
-        self.inputPushToken = (m.input_push_token != 0)
-        self.inputPushChannel = try ProtoC.string(m.input_push_channel, field: "input_push_channel")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__LiveActivity>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.event, field: "event", into: &value.event)
+        try ProtoC.string(m.pointee.content_state_json, field: "content_state_json", into: &value.contentStateJSON)
+        value.timestamp = m.pointee.timestamp
+        value.staleDate = m.pointee.stale_date
+        value.dismissalDate = m.pointee.dismissal_date
+        if m.pointee.relevance_score_value_case.rawValue == 6 { value.relevanceScore = m.pointee.relevance_score }
+        try ProtoC.string(m.pointee.attributes_type, field: "attributes_type", into: &value.attributesType)
+        try ProtoC.string(m.pointee.attributes_json, field: "attributes_json", into: &value.attributesJSON)
+        value.inputPushToken = (m.pointee.input_push_token != 0)
+        try ProtoC.string(m.pointee.input_push_channel, field: "input_push_channel", into: &value.inputPushChannel)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__LiveActivity> {
@@ -869,13 +861,9 @@ extension PushgateV1.LiveActivity: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Alert: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__alert__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Alert") }
-        defer { pushgate__v1__alert__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Alert", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Alert", into: &self, unpack: { pushgate__v1__alert__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -886,18 +874,21 @@ extension PushgateV1.Alert: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__alert__get_packed_size(c)) { pushgate__v1__alert__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Alert>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.title = try ProtoC.string(m.title, field: "title")
-        self.subtitle = try ProtoC.string(m.subtitle, field: "subtitle")
-        self.body = try ProtoC.string(m.body, field: "body")
-        self.launchImage = try ProtoC.string(m.launch_image, field: "launch_image")
-        self.titleLocKey = try ProtoC.string(m.title_loc_key, field: "title_loc_key")
-        self.titleLocArgs = try (0..<m.n_title_loc_args).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.title_loc_args[i], field: "title_loc_args") }
-        self.locKey = try ProtoC.string(m.loc_key, field: "loc_key")
-        self.locArgs = try (0..<m.n_loc_args).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.loc_args[i], field: "loc_args") }
-        self.image = try ProtoC.string(m.image, field: "image")
-        self.actionLocKey = try ProtoC.string(m.action_loc_key, field: "action_loc_key")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Alert>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.title, field: "title", into: &value.title)
+        try ProtoC.string(m.pointee.subtitle, field: "subtitle", into: &value.subtitle)
+        try ProtoC.string(m.pointee.body, field: "body", into: &value.body)
+        try ProtoC.string(m.pointee.launch_image, field: "launch_image", into: &value.launchImage)
+        try ProtoC.string(m.pointee.title_loc_key, field: "title_loc_key", into: &value.titleLocKey)
+        if m.pointee.n_title_loc_args > 0 {
+            value.titleLocArgs = try ProtoC.array(m.pointee.title_loc_args, count: m.pointee.n_title_loc_args) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "title_loc_args") }
+        }
+        try ProtoC.string(m.pointee.loc_key, field: "loc_key", into: &value.locKey)
+        if m.pointee.n_loc_args > 0 {
+            value.locArgs = try ProtoC.array(m.pointee.loc_args, count: m.pointee.n_loc_args) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "loc_args") }
+        }
+        try ProtoC.string(m.pointee.image, field: "image", into: &value.image)
+        try ProtoC.string(m.pointee.action_loc_key, field: "action_loc_key", into: &value.actionLocKey)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Alert> {
@@ -982,13 +973,9 @@ extension PushgateV1.Alert: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Result: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__result__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Result") }
-        defer { pushgate__v1__result__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Result", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Result", into: &self, unpack: { pushgate__v1__result__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -999,17 +986,16 @@ extension PushgateV1.Result: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__result__get_packed_size(c)) { pushgate__v1__result__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Result>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.notificationIndex = m.notification_index
-        self.token = try ProtoC.string(m.token, field: "token")
-        self.status = PushgateV1.Status(rawValue: Int32(truncatingIfNeeded: m.status.rawValue))
-        self.httpStatus = m.http_status
-        self.reason = try ProtoC.string(m.reason, field: "reason")
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.unregisteredAt = m.unregistered_at
-        self.attempts = m.attempts
-        self.canonicalToken = try ProtoC.string(m.canonical_token, field: "canonical_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Result>, into value: inout Self) throws(ProtoDecodingError) {
+        value.notificationIndex = m.pointee.notification_index
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        value.status = PushgateV1.Status(rawValue: Int32(truncatingIfNeeded: m.pointee.status.rawValue))
+        value.httpStatus = m.pointee.http_status
+        try ProtoC.string(m.pointee.reason, field: "reason", into: &value.reason)
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        value.unregisteredAt = m.pointee.unregistered_at
+        value.attempts = m.pointee.attempts
+        try ProtoC.string(m.pointee.canonical_token, field: "canonical_token", into: &value.canonicalToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Result> {
@@ -1084,13 +1070,9 @@ extension PushgateV1.Result: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.PublishRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishRequest") }
-        defer { pushgate__v1__publish_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.PublishRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.PublishRequest", into: &self, unpack: { pushgate__v1__publish_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1101,13 +1083,16 @@ extension PushgateV1.PublishRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__publish_request__get_packed_size(c)) { pushgate__v1__publish_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__PublishRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.message = try ProtoC.string(m.message, field: "message")
-        self.messageStructure = try ProtoC.string(m.message_structure, field: "message_structure")
-        self.attributes = try ProtoC.stringMap(m.attributes, count: m.n_attributes) { (e) throws(ProtoDecodingError) in (try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value")) }
+    static func decode(_ m: UnsafePointer<Pushgate__V1__PublishRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        try ProtoC.string(m.pointee.message, field: "message", into: &value.message)
+        try ProtoC.string(m.pointee.message_structure, field: "message_structure", into: &value.messageStructure)
+        if m.pointee.n_attributes > 0 {
+            value.attributes = try ProtoC.stringMap(m.pointee.attributes, count: m.pointee.n_attributes) { (e) throws(ProtoDecodingError) in
+                (try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value"))
+            }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishRequest> {
@@ -1175,13 +1160,9 @@ extension PushgateV1.PublishRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.PublishResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishResponse") }
-        defer { pushgate__v1__publish_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.PublishResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.PublishResponse", into: &self, unpack: { pushgate__v1__publish_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1192,9 +1173,8 @@ extension PushgateV1.PublishResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__publish_response__get_packed_size(c)) { pushgate__v1__publish_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__PublishResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__PublishResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishResponse> {
@@ -1237,13 +1217,9 @@ extension PushgateV1.PublishResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.GetMessageRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_message_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetMessageRequest") }
-        defer { pushgate__v1__get_message_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.GetMessageRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.GetMessageRequest", into: &self, unpack: { pushgate__v1__get_message_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1254,9 +1230,8 @@ extension PushgateV1.GetMessageRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__get_message_request__get_packed_size(c)) { pushgate__v1__get_message_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetMessageRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__GetMessageRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetMessageRequest> {
@@ -1299,13 +1274,9 @@ extension PushgateV1.GetMessageRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Message: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__message__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Message") }
-        defer { pushgate__v1__message__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Message", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Message", into: &self, unpack: { pushgate__v1__message__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1316,17 +1287,16 @@ extension PushgateV1.Message: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__message__get_packed_size(c)) { pushgate__v1__message__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Message>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
-        self.state = PushgateV1.MessageState(rawValue: Int32(truncatingIfNeeded: m.state.rawValue))
-        self.total = m.total
-        self.delivered = m.delivered
-        self.rejected = m.rejected
-        self.failed = m.failed
-        self.skipped = m.skipped
-        self.publishedAt = m.published_at
-        self.waitingForProvider = m.waiting_for_provider
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Message>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
+        value.state = PushgateV1.MessageState(rawValue: Int32(truncatingIfNeeded: m.pointee.state.rawValue))
+        value.total = m.pointee.total
+        value.delivered = m.pointee.delivered
+        value.rejected = m.pointee.rejected
+        value.failed = m.pointee.failed
+        value.skipped = m.pointee.skipped
+        value.publishedAt = m.pointee.published_at
+        value.waitingForProvider = m.pointee.waiting_for_provider
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Message> {
@@ -1401,13 +1371,9 @@ extension PushgateV1.Message: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.WatchEventsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__watch_events_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest") }
-        defer { pushgate__v1__watch_events_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.WatchEventsRequest", into: &self, unpack: { pushgate__v1__watch_events_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1418,10 +1384,11 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__watch_events_request__get_packed_size(c)) { pushgate__v1__watch_events_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__WatchEventsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.apps = try (0..<m.n_apps).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.apps[i], field: "apps") }
-        self.deliveredSampleEvery = m.delivered_sample_every
+    static func decode(_ m: UnsafePointer<Pushgate__V1__WatchEventsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_apps > 0 {
+            value.apps = try ProtoC.array(m.pointee.apps, count: m.pointee.n_apps) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "apps") }
+        }
+        value.deliveredSampleEvery = m.pointee.delivered_sample_every
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__WatchEventsRequest> {
@@ -1471,13 +1438,9 @@ extension PushgateV1.WatchEventsRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeliveryEvent: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delivery_event__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent") }
-        defer { pushgate__v1__delivery_event__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeliveryEvent", into: &self, unpack: { pushgate__v1__delivery_event__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1488,19 +1451,18 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delivery_event__get_packed_size(c)) { pushgate__v1__delivery_event__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeliveryEvent>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.kind = PushgateV1.DeliveryEvent.Kind(rawValue: Int32(truncatingIfNeeded: m.kind.rawValue))
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.token = try ProtoC.string(m.token, field: "token")
-        self.httpStatus = m.http_status
-        self.reason = try ProtoC.string(m.reason, field: "reason")
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.unregisteredAt = m.unregistered_at
-        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.time = m.time
-        self.dropped = m.dropped
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeliveryEvent>, into value: inout Self) throws(ProtoDecodingError) {
+        value.kind = PushgateV1.DeliveryEvent.Kind(rawValue: Int32(truncatingIfNeeded: m.pointee.kind.rawValue))
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        value.httpStatus = m.pointee.http_status
+        try ProtoC.string(m.pointee.reason, field: "reason", into: &value.reason)
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        value.unregisteredAt = m.pointee.unregistered_at
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        value.time = m.pointee.time
+        value.dropped = m.pointee.dropped
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeliveryEvent> {

@@ -207,13 +207,9 @@ extension PushgateV1.Platform: ProtoJSONEnum {
 
 extension PushgateV1.Application: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__application__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Application") }
-        defer { pushgate__v1__application__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Application", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Application", into: &self, unpack: { pushgate__v1__application__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -224,11 +220,10 @@ extension PushgateV1.Application: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__application__get_packed_size(c)) { pushgate__v1__application__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Application>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
-        self.platform = PushgateV1.Platform(rawValue: Int32(truncatingIfNeeded: m.platform.rawValue))
-        self.bundleID = try ProtoC.string(m.bundle_id, field: "bundle_id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Application>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
+        value.platform = PushgateV1.Platform(rawValue: Int32(truncatingIfNeeded: m.pointee.platform.rawValue))
+        try ProtoC.string(m.pointee.bundle_id, field: "bundle_id", into: &value.bundleID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Application> {
@@ -279,13 +274,9 @@ extension PushgateV1.Application: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListApplicationsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsRequest") }
-        defer { pushgate__v1__list_applications_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListApplicationsRequest", into: &self, unpack: { pushgate__v1__list_applications_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -296,10 +287,9 @@ extension PushgateV1.ListApplicationsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_applications_request__get_packed_size(c)) { pushgate__v1__list_applications_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListApplicationsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListApplicationsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsRequest> {
@@ -346,13 +336,9 @@ extension PushgateV1.ListApplicationsRequest: ProtoJSONMessage, ProtoJSONCodable
 
 extension PushgateV1.ListApplicationsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsResponse") }
-        defer { pushgate__v1__list_applications_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListApplicationsResponse", into: &self, unpack: { pushgate__v1__list_applications_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -363,10 +349,13 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_applications_response__get_packed_size(c)) { pushgate__v1__list_applications_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListApplicationsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.applications = try (0..<m.n_applications).map { (i) throws(ProtoDecodingError) in try PushgateV1.Application(c: m.applications[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListApplicationsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_applications > 0 {
+            value.applications = try ProtoC.messages(m.pointee.applications, count: m.pointee.n_applications, empty: { PushgateV1.Application() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Application.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsResponse> {
@@ -416,13 +405,9 @@ extension PushgateV1.ListApplicationsResponse: ProtoJSONMessage, ProtoJSONCodabl
 
 extension PushgateV1.Endpoint: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__endpoint__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Endpoint") }
-        defer { pushgate__v1__endpoint__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Endpoint", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Endpoint", into: &self, unpack: { pushgate__v1__endpoint__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -433,15 +418,14 @@ extension PushgateV1.Endpoint: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__endpoint__get_packed_size(c)) { pushgate__v1__endpoint__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Endpoint>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.token = try ProtoC.string(m.token, field: "token")
-        self.enabled = (m.enabled != 0)
-        self.customUserData = try ProtoC.string(m.custom_user_data, field: "custom_user_data")
-        self.createdAt = m.created_at
-        self.disabledReason = try ProtoC.string(m.disabled_reason, field: "disabled_reason")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Endpoint>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        value.enabled = (m.pointee.enabled != 0)
+        try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data", into: &value.customUserData)
+        value.createdAt = m.pointee.created_at
+        try ProtoC.string(m.pointee.disabled_reason, field: "disabled_reason", into: &value.disabledReason)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Endpoint> {
@@ -508,13 +492,9 @@ extension PushgateV1.Endpoint: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.CreateEndpointRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_endpoint_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateEndpointRequest") }
-        defer { pushgate__v1__create_endpoint_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.CreateEndpointRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CreateEndpointRequest", into: &self, unpack: { pushgate__v1__create_endpoint_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -525,11 +505,10 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__create_endpoint_request__get_packed_size(c)) { pushgate__v1__create_endpoint_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateEndpointRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.token = try ProtoC.string(m.token, field: "token")
-        self.customUserData = try ProtoC.string(m.custom_user_data, field: "custom_user_data")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CreateEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data", into: &value.customUserData)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateEndpointRequest> {
@@ -580,13 +559,9 @@ extension PushgateV1.CreateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.GetEndpointRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_endpoint_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetEndpointRequest") }
-        defer { pushgate__v1__get_endpoint_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.GetEndpointRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.GetEndpointRequest", into: &self, unpack: { pushgate__v1__get_endpoint_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -597,9 +572,8 @@ extension PushgateV1.GetEndpointRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__get_endpoint_request__get_packed_size(c)) { pushgate__v1__get_endpoint_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetEndpointRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__GetEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetEndpointRequest> {
@@ -642,13 +616,9 @@ extension PushgateV1.GetEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__update_endpoint_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UpdateEndpointRequest") }
-        defer { pushgate__v1__update_endpoint_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.UpdateEndpointRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.UpdateEndpointRequest", into: &self, unpack: { pushgate__v1__update_endpoint_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -659,12 +629,11 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__update_endpoint_request__get_packed_size(c)) { pushgate__v1__update_endpoint_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UpdateEndpointRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.token = try (m.token_value_case.rawValue == 2 ? ProtoC.string(m.token, field: "token") : nil)
-        self.enabled = (m.enabled_value_case.rawValue == 3 ? (m.enabled != 0) : nil)
-        self.customUserData = try (m.custom_user_data_value_case.rawValue == 4 ? ProtoC.string(m.custom_user_data, field: "custom_user_data") : nil)
+    static func decode(_ m: UnsafePointer<Pushgate__V1__UpdateEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        if m.pointee.token_value_case.rawValue == 2 { value.token = try ProtoC.string(m.pointee.token, field: "token") }
+        if m.pointee.enabled_value_case.rawValue == 3 { value.enabled = (m.pointee.enabled != 0) }
+        if m.pointee.custom_user_data_value_case.rawValue == 4 { value.customUserData = try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data") }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UpdateEndpointRequest> {
@@ -728,13 +697,9 @@ extension PushgateV1.UpdateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointRequest") }
-        defer { pushgate__v1__delete_endpoint_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteEndpointRequest", into: &self, unpack: { pushgate__v1__delete_endpoint_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -745,9 +710,8 @@ extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_endpoint_request__get_packed_size(c)) { pushgate__v1__delete_endpoint_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteEndpointRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointRequest> {
@@ -790,13 +754,9 @@ extension PushgateV1.DeleteEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointResponse") }
-        defer { pushgate__v1__delete_endpoint_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteEndpointResponse", into: &self, unpack: { pushgate__v1__delete_endpoint_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -807,7 +767,7 @@ extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_endpoint_response__get_packed_size(c)) { pushgate__v1__delete_endpoint_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteEndpointResponse>) throws(ProtoDecodingError) {
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteEndpointResponse>, into value: inout Self) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointResponse> {
@@ -839,13 +799,9 @@ extension PushgateV1.DeleteEndpointResponse: ProtoJSONMessage, ProtoJSONCodable 
 
 extension PushgateV1.ListEndpointsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsRequest") }
-        defer { pushgate__v1__list_endpoints_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListEndpointsRequest", into: &self, unpack: { pushgate__v1__list_endpoints_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -856,11 +812,10 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_endpoints_request__get_packed_size(c)) { pushgate__v1__list_endpoints_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListEndpointsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListEndpointsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsRequest> {
@@ -911,13 +866,9 @@ extension PushgateV1.ListEndpointsRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListEndpointsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsResponse") }
-        defer { pushgate__v1__list_endpoints_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListEndpointsResponse", into: &self, unpack: { pushgate__v1__list_endpoints_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -928,10 +879,13 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_endpoints_response__get_packed_size(c)) { pushgate__v1__list_endpoints_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListEndpointsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.endpoints = try (0..<m.n_endpoints).map { (i) throws(ProtoDecodingError) in try PushgateV1.Endpoint(c: m.endpoints[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListEndpointsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_endpoints > 0 {
+            value.endpoints = try ProtoC.messages(m.pointee.endpoints, count: m.pointee.n_endpoints, empty: { PushgateV1.Endpoint() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Endpoint.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsResponse> {
@@ -981,13 +935,9 @@ extension PushgateV1.ListEndpointsResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Topic: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__topic__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Topic") }
-        defer { pushgate__v1__topic__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Topic", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Topic", into: &self, unpack: { pushgate__v1__topic__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -998,9 +948,8 @@ extension PushgateV1.Topic: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__topic__get_packed_size(c)) { pushgate__v1__topic__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Topic>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Topic>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Topic> {
@@ -1043,13 +992,9 @@ extension PushgateV1.Topic: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.CreateTopicRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_topic_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateTopicRequest") }
-        defer { pushgate__v1__create_topic_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.CreateTopicRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CreateTopicRequest", into: &self, unpack: { pushgate__v1__create_topic_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1060,9 +1005,8 @@ extension PushgateV1.CreateTopicRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__create_topic_request__get_packed_size(c)) { pushgate__v1__create_topic_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateTopicRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CreateTopicRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateTopicRequest> {
@@ -1105,13 +1049,9 @@ extension PushgateV1.CreateTopicRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteTopicRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicRequest") }
-        defer { pushgate__v1__delete_topic_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteTopicRequest", into: &self, unpack: { pushgate__v1__delete_topic_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1122,9 +1062,8 @@ extension PushgateV1.DeleteTopicRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_topic_request__get_packed_size(c)) { pushgate__v1__delete_topic_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteTopicRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteTopicRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicRequest> {
@@ -1167,13 +1106,9 @@ extension PushgateV1.DeleteTopicRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteTopicResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicResponse") }
-        defer { pushgate__v1__delete_topic_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteTopicResponse", into: &self, unpack: { pushgate__v1__delete_topic_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1184,7 +1119,7 @@ extension PushgateV1.DeleteTopicResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__delete_topic_response__get_packed_size(c)) { pushgate__v1__delete_topic_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteTopicResponse>) throws(ProtoDecodingError) {
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteTopicResponse>, into value: inout Self) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicResponse> {
@@ -1216,13 +1151,9 @@ extension PushgateV1.DeleteTopicResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListTopicsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsRequest") }
-        defer { pushgate__v1__list_topics_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListTopicsRequest", into: &self, unpack: { pushgate__v1__list_topics_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1233,10 +1164,9 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_topics_request__get_packed_size(c)) { pushgate__v1__list_topics_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListTopicsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsRequest> {
@@ -1283,13 +1213,9 @@ extension PushgateV1.ListTopicsRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListTopicsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsResponse") }
-        defer { pushgate__v1__list_topics_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListTopicsResponse", into: &self, unpack: { pushgate__v1__list_topics_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1300,10 +1226,13 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_topics_response__get_packed_size(c)) { pushgate__v1__list_topics_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListTopicsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.topics = try (0..<m.n_topics).map { (i) throws(ProtoDecodingError) in try PushgateV1.Topic(c: m.topics[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_topics > 0 {
+            value.topics = try ProtoC.messages(m.pointee.topics, count: m.pointee.n_topics, empty: { PushgateV1.Topic() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Topic.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsResponse> {
@@ -1353,13 +1282,9 @@ extension PushgateV1.ListTopicsResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Subscription: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscription__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Subscription") }
-        defer { pushgate__v1__subscription__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Subscription", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Subscription", into: &self, unpack: { pushgate__v1__subscription__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1370,12 +1295,11 @@ extension PushgateV1.Subscription: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__subscription__get_packed_size(c)) { pushgate__v1__subscription__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Subscription>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.filterPolicyJSON = try ProtoC.string(m.filter_policy_json, field: "filter_policy_json")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Subscription>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        try ProtoC.string(m.pointee.filter_policy_json, field: "filter_policy_json", into: &value.filterPolicyJSON)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Subscription> {
@@ -1430,13 +1354,9 @@ extension PushgateV1.Subscription: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.SubscribeRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscribe_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SubscribeRequest") }
-        defer { pushgate__v1__subscribe_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.SubscribeRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.SubscribeRequest", into: &self, unpack: { pushgate__v1__subscribe_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1447,11 +1367,10 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__subscribe_request__get_packed_size(c)) { pushgate__v1__subscribe_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SubscribeRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.filterPolicyJSON = try ProtoC.string(m.filter_policy_json, field: "filter_policy_json")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__SubscribeRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        try ProtoC.string(m.pointee.filter_policy_json, field: "filter_policy_json", into: &value.filterPolicyJSON)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SubscribeRequest> {
@@ -1502,13 +1421,9 @@ extension PushgateV1.SubscribeRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.UnsubscribeRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeRequest") }
-        defer { pushgate__v1__unsubscribe_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.UnsubscribeRequest", into: &self, unpack: { pushgate__v1__unsubscribe_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1519,9 +1434,8 @@ extension PushgateV1.UnsubscribeRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__unsubscribe_request__get_packed_size(c)) { pushgate__v1__unsubscribe_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UnsubscribeRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.subscriptionID = try ProtoC.string(m.subscription_id, field: "subscription_id")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__UnsubscribeRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.subscription_id, field: "subscription_id", into: &value.subscriptionID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeRequest> {
@@ -1564,13 +1478,9 @@ extension PushgateV1.UnsubscribeRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.UnsubscribeResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeResponse") }
-        defer { pushgate__v1__unsubscribe_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.UnsubscribeResponse", into: &self, unpack: { pushgate__v1__unsubscribe_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1581,7 +1491,7 @@ extension PushgateV1.UnsubscribeResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__unsubscribe_response__get_packed_size(c)) { pushgate__v1__unsubscribe_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UnsubscribeResponse>) throws(ProtoDecodingError) {
+    static func decode(_ m: UnsafePointer<Pushgate__V1__UnsubscribeResponse>, into value: inout Self) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeResponse> {
@@ -1613,13 +1523,9 @@ extension PushgateV1.UnsubscribeResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsRequest") }
-        defer { pushgate__v1__list_subscriptions_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListSubscriptionsRequest", into: &self, unpack: { pushgate__v1__list_subscriptions_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1630,12 +1536,11 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_subscriptions_request__get_packed_size(c)) { pushgate__v1__list_subscriptions_request__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListSubscriptionsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListSubscriptionsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsRequest> {
@@ -1690,13 +1595,9 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoJSONMessage, ProtoJSONCodabl
 
 extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsResponse") }
-        defer { pushgate__v1__list_subscriptions_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListSubscriptionsResponse", into: &self, unpack: { pushgate__v1__list_subscriptions_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
@@ -1707,10 +1608,13 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
         return ProtoC.pack(size: pushgate__v1__list_subscriptions_response__get_packed_size(c)) { pushgate__v1__list_subscriptions_response__pack(c, $0) }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListSubscriptionsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.subscriptions = try (0..<m.n_subscriptions).map { (i) throws(ProtoDecodingError) in try PushgateV1.Subscription(c: m.subscriptions[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListSubscriptionsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_subscriptions > 0 {
+            value.subscriptions = try ProtoC.messages(m.pointee.subscriptions, count: m.pointee.n_subscriptions, empty: { PushgateV1.Subscription() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Subscription.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsResponse> {
