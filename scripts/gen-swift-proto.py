@@ -2,10 +2,10 @@
 """Generates the Swift views over the protoc-c structs (Sources/PushProto/Generated/*.pb.swift).
 
 Input: a FileDescriptorSet written by `protoc-c --descriptor_set_out` for the files in proto/.
-Each proto message becomes a Swift value type with `init(serializedBytes:)` (protobuf-c unpack, then
-copy into Swift values, then free_unpacked) and `serializedBytes()` (build the C struct in an arena,
-protobuf-c pack, free). C structs never leave PushProto. Proto3 open enums become RawRepresentable
-structs so unknown values survive. A one-field `oneof` is how these protos spell an optional scalar
+Each proto message becomes a Swift value type with `init(serializedBytes:)` (protobuf-c unpack into
+an arena, then copy into Swift values in place, then release the arena) and `serializedBytes()`
+(build the C struct in an arena, protobuf-c pack, release). C structs never leave PushProto.
+Proto3 open enums become RawRepresentable structs so unknown values survive. A one-field `oneof` is how these protos spell an optional scalar
 (protoc-c 1.4 refuses proto3 `optional`): it becomes a Swift optional named after the field. A
 `oneof` of several fields (the reflection protocol's requests and responses) becomes an optional
 Swift enum named after the oneof, one case per field.
@@ -234,20 +234,21 @@ class Field:
             entry = self.reg.c_type(self.fd.type_name)
             init = c_func_prefix(*self.reg.messages[self.fd.type_name][1:3]) + "init"
             return ("if !%s.isEmpty {\n"
-                    "            c.pointee.n_%s = %s.count\n"
-                    "            c.pointee.%s = arena.array(%s.sorted { $0.key < $1.key }) { entry in\n"
+                    "            let entries = %s.sorted { $0.key < $1.key }\n"
+                    "            c.pointee.n_%s = entries.count\n"
+                    "            c.pointee.%s = arena.array(count: entries.count) { index in\n"
                     "                let e = arena.allocate(%s.self)\n"
                     "                %s(e)\n"
-                    "                e.pointee.key = arena.string(entry.key)\n"
-                    "                e.pointee.value = arena.string(entry.value)\n"
+                    "                e.pointee.key = arena.string(entries[index].key)\n"
+                    "                e.pointee.value = arena.string(entries[index].value)\n"
                     "                return e\n"
                     "            }\n"
-                    "        }") % (s, n, s, n, s, entry, init)
+                    "        }") % (s, s, n, n, entry, init)
         if self.repeated:
             return ("if !%s.isEmpty {\n"
                     "            c.pointee.n_%s = %s.count\n"
-                    "            c.pointee.%s = arena.array(%s) { %s }\n"
-                    "        }") % (s, n, s, n, s, self.write_element("$0"))
+                    "            c.pointee.%s = arena.array(count: %s.count) { %s }\n"
+                    "        }") % (s, n, s, n, s, self.write_element(s + "[$0]"))
         if self.fd.type == FD.TYPE_MESSAGE:
             return "if let v = %s { c.pointee.%s = %s }" % (s, n, self.write_element("v"))
         if self.oneof:
@@ -480,11 +481,13 @@ def emit_message(out, ext, reg, pkg, path, m, indent):
     ext.append("        }")
     ext.append("    }")
     ext.append("")
-    ext.append("    public func serializedBytes() -> [UInt8] {")
-    ext.append("        let arena = ProtoCArena()")
-    ext.append("        defer { arena.releaseAll() }")
-    ext.append("        let c = cMessage(in: arena)")
-    ext.append("        return ProtoC.pack(size: %sget_packed_size(c)) { %spack(c, $0) }" % (fn, fn))
+    ext.append("    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }")
+    ext.append("")
+    ext.append("    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {")
+    ext.append("        ProtoCArena.with { arena in")
+    ext.append("            let c = cMessage(in: arena)")
+    ext.append("            return ProtoC.pack(size: %sget_packed_size(c), reservingPrefix: prefix) { %spack(c, $0) }" % (fn, fn))
+    ext.append("        }")
     ext.append("    }")
     ext.append("")
     # Into a value that holds the defaults, the fields present; the C struct is read through its

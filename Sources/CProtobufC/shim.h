@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <protobuf-c/protobuf-c.h>
 
-/// The size of a packing or unpacking arena's blocks (ProtoCArena, cprotobufc_arena).
+/// The size of an arena's blocks (cprotobufc_arena).
 enum { CPROTOBUFC_BLOCK_SIZE = 32 * 1024 };
 
-/// Stores `block` as this thread's spare packing block and returns the one stored before (NULL at
-/// first). ProtoCArena takes its first block from here and gives it back when it is done, so a
-/// small message (a 1-token Send's answer) costs no 32 KiB malloc and free, and no consolidation
+/// Stores `block` as this thread's spare arena block and returns the one stored before (NULL at
+/// first). An arena takes its first block from here and gives it back when it is done, so a small
+/// message (a 1-token Send and its answer) costs no 32 KiB malloc and free, and no consolidation
 /// of glibc's fast bins that a free of that size starts. One block per thread, never freed.
 static inline void *cprotobufc_exchange_spare_block(void *block) {
     static _Thread_local void *spare = 0;
@@ -17,11 +17,12 @@ static inline void *cprotobufc_exchange_spare_block(void *block) {
     return previous;
 }
 
-/// What protobuf-c's unpack allocates from instead of malloc: the C struct of one decoded message,
-/// released as a whole once its fields are copied into Swift values (no free_unpacked walk, no
-/// malloc per string, array and submessage). A value on the decoder's stack, zeroed to begin; its
-/// first block is the thread's spare (above), further blocks and large values are malloc'd and
-/// freed by cprotobufc_arena_release, so a large request grows the arena and gives it back.
+/// The C values of one message being decoded or encoded, released as a whole when done: for
+/// decoding, what protobuf-c's unpack allocates from instead of malloc (no malloc per string,
+/// array and submessage, no free_unpacked walk); for encoding, the C struct ProtoCArena builds
+/// from the Swift value for pack. A value on the caller's stack, zeroed to begin; its first block
+/// is the thread's spare (above), further blocks and large values are malloc'd and freed by
+/// cprotobufc_arena_release, so a large message grows the arena and gives the memory back.
 ///
 /// protobuf-c frees nothing of a message it returns, only its scan records and values a repeated
 /// occurrence of a field replaces; those stay until the release (at most what the input holds,
@@ -43,7 +44,7 @@ typedef struct cprotobufc_arena_chunk {
     void *unused;
 } cprotobufc_arena_chunk;
 
-static void *cprotobufc_arena_malloc_chunk(cprotobufc_arena *arena, size_t size) {
+static inline void *cprotobufc_arena_malloc_chunk(cprotobufc_arena *arena, size_t size) {
     cprotobufc_arena_chunk *chunk = malloc(sizeof(cprotobufc_arena_chunk) + size);
     if (chunk == NULL) return NULL;
     chunk->next = arena->more;
@@ -51,7 +52,7 @@ static void *cprotobufc_arena_malloc_chunk(cprotobufc_arena *arena, size_t size)
     return chunk + 1;
 }
 
-static void *cprotobufc_arena_alloc_slow(cprotobufc_arena *arena, size_t size) {
+static inline void *cprotobufc_arena_alloc_slow(cprotobufc_arena *arena, size_t size) {
     if (size > CPROTOBUFC_BLOCK_SIZE / 4) return cprotobufc_arena_malloc_chunk(arena, size);
     unsigned char *block;
     size_t available = CPROTOBUFC_BLOCK_SIZE;
@@ -70,8 +71,9 @@ static void *cprotobufc_arena_alloc_slow(cprotobufc_arena *arena, size_t size) {
     return block;
 }
 
-/// protobuf-c's `alloc`: 16-byte aligned, like malloc's on 64-bit Linux.
-static void *cprotobufc_arena_alloc(void *data, size_t size) {
+/// `size` bytes from the arena (`data`), 16-byte aligned like malloc's on 64-bit Linux (no
+/// protobuf-c struct needs more); NULL when malloc fails. protobuf-c's `alloc`.
+static inline void *cprotobufc_arena_alloc(void *data, size_t size) {
     cprotobufc_arena *arena = data;
     size = (size + 15) & ~(size_t)15;
     if (size <= arena->remaining) {
@@ -84,7 +86,7 @@ static void *cprotobufc_arena_alloc(void *data, size_t size) {
 }
 
 /// protobuf-c's `free`: nothing until the release.
-static void cprotobufc_arena_free(void *data, void *pointer) {
+static inline void cprotobufc_arena_free(void *data, void *pointer) {
     (void)data;
     (void)pointer;
 }

@@ -1,10 +1,6 @@
 import CProtobufC
 import CPushgateProto
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Conversions between protobuf-c's C representation and Swift values, used by the generated code.
 enum ProtoC {
     /// A protobuf-c string field (NUL-terminated; NULL for an absent message's field), checked
@@ -141,78 +137,42 @@ enum ProtoC {
         return withUnsafePointer(to: &empty) { body(0, $0) }
     }
 
-    /// Packs into a new array of exactly `size` bytes.
-    static func pack(size: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) -> [UInt8] {
-        guard size > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = body(buffer.baseAddress!)
-            precondition(count == size, "protobuf-c packed \(count) bytes, announced \(size)")
+    /// Packs into a new array of `prefix` zero bytes (room for a framing prefix, see
+    /// ``ProtoMessage/serializedBytes(reservingPrefix:)``) and then exactly `size` bytes.
+    @inline(__always)
+    static func pack(size: Int, reservingPrefix prefix: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) -> [UInt8] {
+        precondition(prefix >= 0, "a negative prefix")
+        guard size > 0 else { return [UInt8](repeating: 0, count: prefix) }
+        return [UInt8](unsafeUninitializedCapacity: prefix + size) { buffer, count in
+            let base = buffer.baseAddress!
+            if prefix > 0 { base.initialize(repeating: 0, count: prefix) }
+            let packed = body(base + prefix)
+            precondition(packed == size, "protobuf-c packed \(packed) bytes, announced \(size)")
+            count = prefix + size
         }
     }
 }
 
-/// Owns every C allocation made while building one message for packing, and frees them together.
+/// Where the C struct of a message being encoded is built for protobuf-c's pack: a
+/// `cprotobufc_arena` (CProtobufC/shim.h) on the encoder's stack, released as a whole.
 ///
-/// The generated `serializedBytes()` keeps the arena alive with `defer { arena.releaseAll() }`
-/// until protobuf-c has packed the message.
-final class ProtoCArena {
-    /// Blocks of `blockSize` bytes handed out front to back; a SendResponse of 1,000 results is a
-    /// few thousand small C values and strings, so one malloc per value was most of its packing.
-    /// The first block (the thread's spare, see `cprotobufc_exchange_spare_block`) and the rest:
-    /// a small message needs no array of blocks.
-    private var firstBlock: UnsafeMutableRawPointer?
-    private var blocks: [UnsafeMutableRawPointer] = []
-    /// Values larger than a quarter block, allocated on their own.
-    private var large: [UnsafeMutableRawPointer] = []
-    private var cursor: UnsafeMutableRawPointer?
-    private var remaining = 0
-    private static let blockSize = 32 * 1024
-    /// malloc's alignment on 64-bit Linux; no protobuf-c struct needs more.
-    private static let alignment = 16
+/// The generated `serializedBytes(reservingPrefix:)` builds and packs the message within
+/// ``with(_:)``.
+struct ProtoCArena {
+    private let arena: UnsafeMutablePointer<cprotobufc_arena>
 
-    deinit { releaseAll() }
-
-    func releaseAll() {
-        if let firstBlock {
-            // Back to the thread's spare (the one there, if any, is freed).
-            free(cprotobufc_exchange_spare_block(firstBlock))
-            self.firstBlock = nil
-        }
-        for pointer in blocks { free(pointer) }
-        for pointer in large { free(pointer) }
-        blocks.removeAll()
-        large.removeAll()
-        cursor = nil
-        remaining = 0
+    /// Calls `body` with an empty arena, released when `body` returns.
+    @inline(__always)
+    static func with<T>(_ body: (ProtoCArena) -> T) -> T {
+        var arena = cprotobufc_arena()
+        defer { cprotobufc_arena_release(&arena) }
+        return withUnsafeMutablePointer(to: &arena) { body(ProtoCArena(arena: $0)) }
     }
 
-    /// `byteCount` uninitialized bytes, aligned like malloc's, valid until ``releaseAll()``.
+    /// `byteCount` uninitialized bytes, aligned like malloc's, valid until the release.
+    @inline(__always)
     private func raw(_ byteCount: Int) -> UnsafeMutableRawPointer {
-        let size = (max(byteCount, 1) + Self.alignment - 1) & ~(Self.alignment - 1)
-        if size > Self.blockSize / 4 {
-            guard let pointer = malloc(size) else { fatalError("out of memory") }
-            large.append(pointer)
-            return pointer
-        }
-        if size > remaining {
-            let block: UnsafeMutableRawPointer
-            if firstBlock == nil {
-                guard let first = cprotobufc_exchange_spare_block(nil) ?? malloc(Self.blockSize) else {
-                    fatalError("out of memory")
-                }
-                firstBlock = first
-                block = first
-            } else {
-                guard let next = malloc(Self.blockSize) else { fatalError("out of memory") }
-                blocks.append(next)
-                block = next
-            }
-            cursor = block
-            remaining = Self.blockSize
-        }
-        let pointer = cursor!
-        cursor = pointer + size
-        remaining -= size
+        guard let pointer = cprotobufc_arena_alloc(arena, max(byteCount, 1)) else { fatalError("out of memory") }
         return pointer
     }
 
@@ -223,16 +183,21 @@ final class ProtoCArena {
         return pointer.bindMemory(to: T.self, capacity: 1)
     }
 
+    /// `value` as a C string. Its UTF-8 is read where it is (a native string's is contiguous),
+    /// not through a mutable copy.
     func string(_ value: String) -> UnsafeMutablePointer<CChar> {
+        if let chars = value.utf8.withContiguousStorageIfAvailable({ cString($0) }) { return chars }
         var value = value
-        return value.withUTF8 { utf8 in
-            let chars = raw(utf8.count + 1).bindMemory(to: CChar.self, capacity: utf8.count + 1)
-            if let base = utf8.baseAddress {
-                UnsafeMutableRawPointer(chars).copyMemory(from: base, byteCount: utf8.count)
-            }
-            chars[utf8.count] = 0
-            return chars
+        return value.withUTF8 { cString($0) }
+    }
+
+    private func cString(_ utf8: UnsafeBufferPointer<UInt8>) -> UnsafeMutablePointer<CChar> {
+        let chars = raw(utf8.count + 1).bindMemory(to: CChar.self, capacity: utf8.count + 1)
+        if let base = utf8.baseAddress {
+            UnsafeMutableRawPointer(chars).copyMemory(from: base, byteCount: utf8.count)
         }
+        chars[utf8.count] = 0
+        return chars
     }
 
     func bytes(_ value: [UInt8]) -> ProtobufCBinaryData {
@@ -242,10 +207,13 @@ final class ProtoCArena {
         return ProtobufCBinaryData(len: value.count, data: pointer.assumingMemoryBound(to: UInt8.self))
     }
 
-    func array<Element, T>(_ items: [Element], _ make: (Element) -> T) -> UnsafeMutablePointer<T> {
-        let typed = raw(MemoryLayout<T>.stride * max(items.count, 1)).bindMemory(to: T.self, capacity: items.count)
-        for (index, item) in items.enumerated() {
-            (typed + index).initialize(to: make(item))
+    /// A C array of `count` values, made by `make` from their index. The generated code reads
+    /// each element through the Swift array's subscript: an element passed by value or read
+    /// through a pointer was copied first (a retain of each of its fields) and destroyed after.
+    func array<T>(count: Int, _ make: (Int) -> T) -> UnsafeMutablePointer<T> {
+        let typed = raw(MemoryLayout<T>.stride * max(count, 1)).bindMemory(to: T.self, capacity: count)
+        for index in 0..<count {
+            (typed + index).initialize(to: make(index))
         }
         return typed
     }

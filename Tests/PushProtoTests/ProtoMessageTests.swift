@@ -129,6 +129,17 @@ struct ProtoMessageTests {
         #expect(mismatches == 0)
     }
 
+    @Test("serializedBytes(reservingPrefix:) is the encoding after that many zero bytes")
+    func reservingPrefix() throws {
+        let request = try PushgateV1.SendRequest(serializedBytes: Self.pythonSendRequest)
+        #expect(request.serializedBytes(reservingPrefix: 5) == [0, 0, 0, 0, 0] + Self.pythonSendRequest)
+        #expect(request.serializedBytes(reservingPrefix: 0) == Self.pythonSendRequest)
+        #expect(PushgateV1.SendResponse().serializedBytes(reservingPrefix: 5) == [0, 0, 0, 0, 0])
+        var publish = PushgateV1.PublishRequest()
+        publish.attributes = ["b": "2", "a": "1"]
+        #expect(Array(publish.serializedBytes(reservingPrefix: 3).dropFirst(3)) == publish.serializedBytes())
+    }
+
     @Test("an empty message is zero bytes and decodes to defaults")
     func emptyMessage() throws {
         #expect(PushgateV1.SendRequest().serializedBytes().isEmpty)

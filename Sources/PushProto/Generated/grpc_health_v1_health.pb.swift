@@ -48,11 +48,13 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__health__v1__health_check_request__get_packed_size(c)) { grpc__health__v1__health_check_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__health__v1__health_check_request__get_packed_size(c), reservingPrefix: prefix) { grpc__health__v1__health_check_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Health__V1__HealthCheckRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -105,11 +107,13 @@ extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__health__v1__health_check_response__get_packed_size(c)) { grpc__health__v1__health_check_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__health__v1__health_check_response__get_packed_size(c), reservingPrefix: prefix) { grpc__health__v1__health_check_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>, into value: inout Self) throws(ProtoDecodingError) {

@@ -87,11 +87,13 @@ extension GRPCReflectionV1alpha.ServerReflectionRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_request__get_packed_size(c)) { grpc__reflection__v1alpha__server_reflection_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_request__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__server_reflection_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -188,11 +190,13 @@ extension GRPCReflectionV1alpha.ExtensionRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__extension_request__get_packed_size(c)) { grpc__reflection__v1alpha__extension_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__reflection__v1alpha__extension_request__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__extension_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -250,11 +254,13 @@ extension GRPCReflectionV1alpha.ServerReflectionResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_response__get_packed_size(c)) { grpc__reflection__v1alpha__server_reflection_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__server_reflection_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -352,11 +358,13 @@ extension GRPCReflectionV1alpha.FileDescriptorResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__file_descriptor_response__get_packed_size(c)) { grpc__reflection__v1alpha__file_descriptor_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__reflection__v1alpha__file_descriptor_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__file_descriptor_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -370,7 +378,7 @@ extension GRPCReflectionV1alpha.FileDescriptorResponse: ProtoMessage {
         grpc__reflection__v1alpha__file_descriptor_response__init(c)
         if !self.fileDescriptorProto.isEmpty {
             c.pointee.n_file_descriptor_proto = self.fileDescriptorProto.count
-            c.pointee.file_descriptor_proto = arena.array(self.fileDescriptorProto) { arena.bytes($0) }
+            c.pointee.file_descriptor_proto = arena.array(count: self.fileDescriptorProto.count) { arena.bytes(self.fileDescriptorProto[$0]) }
         }
         return c
     }
@@ -414,11 +422,13 @@ extension GRPCReflectionV1alpha.ExtensionNumberResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__extension_number_response__get_packed_size(c)) { grpc__reflection__v1alpha__extension_number_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__reflection__v1alpha__extension_number_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__extension_number_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -434,7 +444,7 @@ extension GRPCReflectionV1alpha.ExtensionNumberResponse: ProtoMessage {
         if !self.baseTypeName.isEmpty { c.pointee.base_type_name = arena.string(self.baseTypeName) }
         if !self.extensionNumber.isEmpty {
             c.pointee.n_extension_number = self.extensionNumber.count
-            c.pointee.extension_number = arena.array(self.extensionNumber) { $0 }
+            c.pointee.extension_number = arena.array(count: self.extensionNumber.count) { self.extensionNumber[$0] }
         }
         return c
     }
@@ -481,11 +491,13 @@ extension GRPCReflectionV1alpha.ListServiceResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__list_service_response__get_packed_size(c)) { grpc__reflection__v1alpha__list_service_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__reflection__v1alpha__list_service_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__list_service_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ListServiceResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -501,7 +513,7 @@ extension GRPCReflectionV1alpha.ListServiceResponse: ProtoMessage {
         grpc__reflection__v1alpha__list_service_response__init(c)
         if !self.service.isEmpty {
             c.pointee.n_service = self.service.count
-            c.pointee.service = arena.array(self.service) { $0.cMessage(in: arena) }
+            c.pointee.service = arena.array(count: self.service.count) { self.service[$0].cMessage(in: arena) }
         }
         return c
     }
@@ -545,11 +557,13 @@ extension GRPCReflectionV1alpha.ServiceResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__service_response__get_packed_size(c)) { grpc__reflection__v1alpha__service_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__reflection__v1alpha__service_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__service_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServiceResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -602,11 +616,13 @@ extension GRPCReflectionV1alpha.ErrorResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__error_response__get_packed_size(c)) { grpc__reflection__v1alpha__error_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: grpc__reflection__v1alpha__error_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__error_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ErrorResponse>, into value: inout Self) throws(ProtoDecodingError) {

@@ -101,11 +101,13 @@ extension PushgateV1.Channel: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__channel__get_packed_size(c)) { pushgate__v1__channel__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__channel__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__channel__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Channel>, into value: inout Self) throws(ProtoDecodingError) {
@@ -173,11 +175,13 @@ extension PushgateV1.CreateChannelRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__create_channel_request__get_packed_size(c)) { pushgate__v1__create_channel_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__create_channel_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__create_channel_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__CreateChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -240,11 +244,13 @@ extension PushgateV1.GetChannelRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__get_channel_request__get_packed_size(c)) { pushgate__v1__get_channel_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__get_channel_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__get_channel_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__GetChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -302,11 +308,13 @@ extension PushgateV1.ListChannelsRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_channels_request__get_packed_size(c)) { pushgate__v1__list_channels_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_channels_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_channels_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListChannelsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -369,11 +377,13 @@ extension PushgateV1.ListChannelsResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_channels_response__get_packed_size(c)) { pushgate__v1__list_channels_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_channels_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_channels_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListChannelsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -390,7 +400,7 @@ extension PushgateV1.ListChannelsResponse: ProtoMessage {
         pushgate__v1__list_channels_response__init(c)
         if !self.channels.isEmpty {
             c.pointee.n_channels = self.channels.count
-            c.pointee.channels = arena.array(self.channels) { $0.cMessage(in: arena) }
+            c.pointee.channels = arena.array(count: self.channels.count) { self.channels[$0].cMessage(in: arena) }
         }
         if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
         return c
@@ -438,11 +448,13 @@ extension PushgateV1.DeleteChannelRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_channel_request__get_packed_size(c)) { pushgate__v1__delete_channel_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__delete_channel_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_channel_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -500,11 +512,13 @@ extension PushgateV1.DeleteChannelResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_channel_response__get_packed_size(c)) { pushgate__v1__delete_channel_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__delete_channel_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_channel_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteChannelResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -545,11 +559,13 @@ extension PushgateV1.BroadcastRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__broadcast_request__get_packed_size(c)) { pushgate__v1__broadcast_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__broadcast_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__broadcast_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__BroadcastRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -610,11 +626,13 @@ extension PushgateV1.BroadcastResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__broadcast_response__get_packed_size(c)) { pushgate__v1__broadcast_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__broadcast_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__broadcast_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__BroadcastResponse>, into value: inout Self) throws(ProtoDecodingError) {

@@ -315,11 +315,13 @@ extension PushgateV1.SendRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__send_request__get_packed_size(c)) { pushgate__v1__send_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__send_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__send_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__SendRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -335,7 +337,7 @@ extension PushgateV1.SendRequest: ProtoMessage {
         pushgate__v1__send_request__init(c)
         if !self.notifications.isEmpty {
             c.pointee.n_notifications = self.notifications.count
-            c.pointee.notifications = arena.array(self.notifications) { $0.cMessage(in: arena) }
+            c.pointee.notifications = arena.array(count: self.notifications.count) { self.notifications[$0].cMessage(in: arena) }
         }
         return c
     }
@@ -379,11 +381,13 @@ extension PushgateV1.SendResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__send_response__get_packed_size(c)) { pushgate__v1__send_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__send_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__send_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__SendResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -399,7 +403,7 @@ extension PushgateV1.SendResponse: ProtoMessage {
         pushgate__v1__send_response__init(c)
         if !self.results.isEmpty {
             c.pointee.n_results = self.results.count
-            c.pointee.results = arena.array(self.results) { $0.cMessage(in: arena) }
+            c.pointee.results = arena.array(count: self.results.count) { self.results[$0].cMessage(in: arena) }
         }
         return c
     }
@@ -443,11 +447,13 @@ extension PushgateV1.Notification: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__notification__get_packed_size(c)) { pushgate__v1__notification__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__notification__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__notification__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Notification>, into value: inout Self) throws(ProtoDecodingError) {
@@ -495,7 +501,7 @@ extension PushgateV1.Notification: ProtoMessage {
         if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
         if !self.tokens.isEmpty {
             c.pointee.n_tokens = self.tokens.count
-            c.pointee.tokens = arena.array(self.tokens) { arena.string($0) }
+            c.pointee.tokens = arena.array(count: self.tokens.count) { arena.string(self.tokens[$0]) }
         }
         if let v = self.alert { c.pointee.alert = v.cMessage(in: arena) }
         if let v = self.badge {
@@ -625,11 +631,13 @@ extension PushgateV1.CriticalSound: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__critical_sound__get_packed_size(c)) { pushgate__v1__critical_sound__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__critical_sound__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__critical_sound__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__CriticalSound>, into value: inout Self) throws(ProtoDecodingError) {
@@ -685,11 +693,13 @@ extension PushgateV1.FCMOptions: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__fcmoptions__get_packed_size(c)) { pushgate__v1__fcmoptions__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__fcmoptions__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__fcmoptions__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__FCMOptions>, into value: inout Self) throws(ProtoDecodingError) {
@@ -762,11 +772,13 @@ extension PushgateV1.LiveActivity: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__live_activity__get_packed_size(c)) { pushgate__v1__live_activity__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__live_activity__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__live_activity__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__LiveActivity>, into value: inout Self) throws(ProtoDecodingError) {
@@ -867,11 +879,13 @@ extension PushgateV1.Alert: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__alert__get_packed_size(c)) { pushgate__v1__alert__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__alert__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__alert__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Alert>, into value: inout Self) throws(ProtoDecodingError) {
@@ -901,12 +915,12 @@ extension PushgateV1.Alert: ProtoMessage {
         if !self.titleLocKey.isEmpty { c.pointee.title_loc_key = arena.string(self.titleLocKey) }
         if !self.titleLocArgs.isEmpty {
             c.pointee.n_title_loc_args = self.titleLocArgs.count
-            c.pointee.title_loc_args = arena.array(self.titleLocArgs) { arena.string($0) }
+            c.pointee.title_loc_args = arena.array(count: self.titleLocArgs.count) { arena.string(self.titleLocArgs[$0]) }
         }
         if !self.locKey.isEmpty { c.pointee.loc_key = arena.string(self.locKey) }
         if !self.locArgs.isEmpty {
             c.pointee.n_loc_args = self.locArgs.count
-            c.pointee.loc_args = arena.array(self.locArgs) { arena.string($0) }
+            c.pointee.loc_args = arena.array(count: self.locArgs.count) { arena.string(self.locArgs[$0]) }
         }
         if !self.image.isEmpty { c.pointee.image = arena.string(self.image) }
         if !self.actionLocKey.isEmpty { c.pointee.action_loc_key = arena.string(self.actionLocKey) }
@@ -979,11 +993,13 @@ extension PushgateV1.Result: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__result__get_packed_size(c)) { pushgate__v1__result__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__result__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__result__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Result>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1076,11 +1092,13 @@ extension PushgateV1.PublishRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__publish_request__get_packed_size(c)) { pushgate__v1__publish_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__publish_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__publish_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__PublishRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1103,12 +1121,13 @@ extension PushgateV1.PublishRequest: ProtoMessage {
         if !self.message.isEmpty { c.pointee.message = arena.string(self.message) }
         if !self.messageStructure.isEmpty { c.pointee.message_structure = arena.string(self.messageStructure) }
         if !self.attributes.isEmpty {
-            c.pointee.n_attributes = self.attributes.count
-            c.pointee.attributes = arena.array(self.attributes.sorted { $0.key < $1.key }) { entry in
+            let entries = self.attributes.sorted { $0.key < $1.key }
+            c.pointee.n_attributes = entries.count
+            c.pointee.attributes = arena.array(count: entries.count) { index in
                 let e = arena.allocate(Pushgate__V1__PublishRequest__AttributesEntry.self)
                 pushgate__v1__publish_request__attributes_entry__init(e)
-                e.pointee.key = arena.string(entry.key)
-                e.pointee.value = arena.string(entry.value)
+                e.pointee.key = arena.string(entries[index].key)
+                e.pointee.value = arena.string(entries[index].value)
                 return e
             }
         }
@@ -1166,11 +1185,13 @@ extension PushgateV1.PublishResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__publish_response__get_packed_size(c)) { pushgate__v1__publish_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__publish_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__publish_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__PublishResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1223,11 +1244,13 @@ extension PushgateV1.GetMessageRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__get_message_request__get_packed_size(c)) { pushgate__v1__get_message_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__get_message_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__get_message_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__GetMessageRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1280,11 +1303,13 @@ extension PushgateV1.Message: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__message__get_packed_size(c)) { pushgate__v1__message__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__message__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__message__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Message>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1377,11 +1402,13 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__watch_events_request__get_packed_size(c)) { pushgate__v1__watch_events_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__watch_events_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__watch_events_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__WatchEventsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1396,7 +1423,7 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
         pushgate__v1__watch_events_request__init(c)
         if !self.apps.isEmpty {
             c.pointee.n_apps = self.apps.count
-            c.pointee.apps = arena.array(self.apps) { arena.string($0) }
+            c.pointee.apps = arena.array(count: self.apps.count) { arena.string(self.apps[$0]) }
         }
         c.pointee.delivered_sample_every = self.deliveredSampleEvery
         return c
@@ -1444,11 +1471,13 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delivery_event__get_packed_size(c)) { pushgate__v1__delivery_event__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__delivery_event__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delivery_event__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeliveryEvent>, into value: inout Self) throws(ProtoDecodingError) {

@@ -213,11 +213,13 @@ extension PushgateV1.Application: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__application__get_packed_size(c)) { pushgate__v1__application__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__application__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__application__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Application>, into value: inout Self) throws(ProtoDecodingError) {
@@ -280,11 +282,13 @@ extension PushgateV1.ListApplicationsRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_applications_request__get_packed_size(c)) { pushgate__v1__list_applications_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_applications_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_applications_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListApplicationsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -342,11 +346,13 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_applications_response__get_packed_size(c)) { pushgate__v1__list_applications_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_applications_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_applications_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListApplicationsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -363,7 +369,7 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
         pushgate__v1__list_applications_response__init(c)
         if !self.applications.isEmpty {
             c.pointee.n_applications = self.applications.count
-            c.pointee.applications = arena.array(self.applications) { $0.cMessage(in: arena) }
+            c.pointee.applications = arena.array(count: self.applications.count) { self.applications[$0].cMessage(in: arena) }
         }
         if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
         return c
@@ -411,11 +417,13 @@ extension PushgateV1.Endpoint: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__endpoint__get_packed_size(c)) { pushgate__v1__endpoint__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__endpoint__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__endpoint__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Endpoint>, into value: inout Self) throws(ProtoDecodingError) {
@@ -498,11 +506,13 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__create_endpoint_request__get_packed_size(c)) { pushgate__v1__create_endpoint_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__create_endpoint_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__create_endpoint_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__CreateEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -565,11 +575,13 @@ extension PushgateV1.GetEndpointRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__get_endpoint_request__get_packed_size(c)) { pushgate__v1__get_endpoint_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__get_endpoint_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__get_endpoint_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__GetEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -622,11 +634,13 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__update_endpoint_request__get_packed_size(c)) { pushgate__v1__update_endpoint_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__update_endpoint_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__update_endpoint_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__UpdateEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -703,11 +717,13 @@ extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_endpoint_request__get_packed_size(c)) { pushgate__v1__delete_endpoint_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__delete_endpoint_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_endpoint_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -760,11 +776,13 @@ extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_endpoint_response__get_packed_size(c)) { pushgate__v1__delete_endpoint_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__delete_endpoint_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_endpoint_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteEndpointResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -805,11 +823,13 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_endpoints_request__get_packed_size(c)) { pushgate__v1__list_endpoints_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_endpoints_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_endpoints_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListEndpointsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -872,11 +892,13 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_endpoints_response__get_packed_size(c)) { pushgate__v1__list_endpoints_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_endpoints_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_endpoints_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListEndpointsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -893,7 +915,7 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
         pushgate__v1__list_endpoints_response__init(c)
         if !self.endpoints.isEmpty {
             c.pointee.n_endpoints = self.endpoints.count
-            c.pointee.endpoints = arena.array(self.endpoints) { $0.cMessage(in: arena) }
+            c.pointee.endpoints = arena.array(count: self.endpoints.count) { self.endpoints[$0].cMessage(in: arena) }
         }
         if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
         return c
@@ -941,11 +963,13 @@ extension PushgateV1.Topic: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__topic__get_packed_size(c)) { pushgate__v1__topic__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__topic__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__topic__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Topic>, into value: inout Self) throws(ProtoDecodingError) {
@@ -998,11 +1022,13 @@ extension PushgateV1.CreateTopicRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__create_topic_request__get_packed_size(c)) { pushgate__v1__create_topic_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__create_topic_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__create_topic_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__CreateTopicRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1055,11 +1081,13 @@ extension PushgateV1.DeleteTopicRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_topic_request__get_packed_size(c)) { pushgate__v1__delete_topic_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__delete_topic_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_topic_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteTopicRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1112,11 +1140,13 @@ extension PushgateV1.DeleteTopicResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_topic_response__get_packed_size(c)) { pushgate__v1__delete_topic_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__delete_topic_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_topic_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteTopicResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1157,11 +1187,13 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_topics_request__get_packed_size(c)) { pushgate__v1__list_topics_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_topics_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_topics_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1219,11 +1251,13 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_topics_response__get_packed_size(c)) { pushgate__v1__list_topics_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_topics_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_topics_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1240,7 +1274,7 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
         pushgate__v1__list_topics_response__init(c)
         if !self.topics.isEmpty {
             c.pointee.n_topics = self.topics.count
-            c.pointee.topics = arena.array(self.topics) { $0.cMessage(in: arena) }
+            c.pointee.topics = arena.array(count: self.topics.count) { self.topics[$0].cMessage(in: arena) }
         }
         if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
         return c
@@ -1288,11 +1322,13 @@ extension PushgateV1.Subscription: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__subscription__get_packed_size(c)) { pushgate__v1__subscription__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__subscription__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__subscription__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Subscription>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1360,11 +1396,13 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__subscribe_request__get_packed_size(c)) { pushgate__v1__subscribe_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__subscribe_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__subscribe_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__SubscribeRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1427,11 +1465,13 @@ extension PushgateV1.UnsubscribeRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__unsubscribe_request__get_packed_size(c)) { pushgate__v1__unsubscribe_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__unsubscribe_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__unsubscribe_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__UnsubscribeRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1484,11 +1524,13 @@ extension PushgateV1.UnsubscribeResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__unsubscribe_response__get_packed_size(c)) { pushgate__v1__unsubscribe_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__unsubscribe_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__unsubscribe_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__UnsubscribeResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1529,11 +1571,13 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_subscriptions_request__get_packed_size(c)) { pushgate__v1__list_subscriptions_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_subscriptions_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_subscriptions_request__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListSubscriptionsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1601,11 +1645,13 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_subscriptions_response__get_packed_size(c)) { pushgate__v1__list_subscriptions_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(size: pushgate__v1__list_subscriptions_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_subscriptions_response__pack(c, $0) }
+        }
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListSubscriptionsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1622,7 +1668,7 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
         pushgate__v1__list_subscriptions_response__init(c)
         if !self.subscriptions.isEmpty {
             c.pointee.n_subscriptions = self.subscriptions.count
-            c.pointee.subscriptions = arena.array(self.subscriptions) { $0.cMessage(in: arena) }
+            c.pointee.subscriptions = arena.array(count: self.subscriptions.count) { self.subscriptions[$0].cMessage(in: arena) }
         }
         if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
         return c
