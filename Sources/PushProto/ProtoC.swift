@@ -137,19 +137,31 @@ enum ProtoC {
         return withUnsafePointer(to: &empty) { body(0, $0) }
     }
 
+    /// What a field adds to the encoding beyond its content, at most: a tag (at most 5 bytes)
+    /// and a length or a varint (at most 10). The generated `packedSizeBound` adds it per field.
+    static let fieldOverhead = 16
+
     /// Packs into a new array of `prefix` zero bytes (room for a framing prefix, see
-    /// ``ProtoMessage/serializedBytes(reservingPrefix:)``) and then exactly `size` bytes.
+    /// ``ProtoMessage/serializedBytes(reservingPrefix:)``) and then the message, `body` packing
+    /// into room for `bound` bytes (the generated `packedSizeBound`, at least protobuf-c's
+    /// get_packed_size, `size`, which debug builds check). An array left with much more room than
+    /// the message needs is copied to one that fits.
     @inline(__always)
-    static func pack(size: Int, reservingPrefix prefix: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) -> [UInt8] {
+    static func pack(
+        bound: Int, reservingPrefix prefix: Int, size: () -> Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int
+    ) -> [UInt8] {
         precondition(prefix >= 0, "a negative prefix")
-        guard size > 0 else { return [UInt8](repeating: 0, count: prefix) }
-        return [UInt8](unsafeUninitializedCapacity: prefix + size) { buffer, count in
+        assert(size() <= bound, "packedSizeBound \(bound) is below protobuf-c's size \(size())")
+        var packed = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: prefix + bound) { buffer, count in
             let base = buffer.baseAddress!
             if prefix > 0 { base.initialize(repeating: 0, count: prefix) }
-            let packed = body(base + prefix)
-            precondition(packed == size, "protobuf-c packed \(packed) bytes, announced \(size)")
-            count = prefix + size
+            packed = body(base + prefix)
+            precondition(packed <= bound, "protobuf-c packed \(packed) bytes, past the bound of \(bound)")
+            count = prefix + packed
         }
+        if bound - packed > 4096 && bound - packed > packed / 2 { return Array(bytes) }
+        return bytes
     }
 }
 

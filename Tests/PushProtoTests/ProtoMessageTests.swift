@@ -140,6 +140,48 @@ struct ProtoMessageTests {
         #expect(Array(publish.serializedBytes(reservingPrefix: 3).dropFirst(3)) == publish.serializedBytes())
     }
 
+    @Test("the widest values encode within the size bound packing reserves, and round-trip")
+    func widestValues() throws {
+        // Negative int32s and int64s are 10-byte varints; debug builds check the bound against
+        // protobuf-c's own size on every encode.
+        var notification = PushgateV1.Notification()
+        notification.app = "a"
+        notification.tokens = ["", "t"]
+        notification.badge = Int32.min
+        notification.priority = -1
+        notification.expiration = Int64.min
+        notification.pushType = PushgateV1.PushType(rawValue: Int32.min)
+        notification.contentAvailable = true
+        notification.mutableContent = true
+        notification.alert = PushgateV1.Alert()
+        notification.alert?.titleLocArgs = ["", "", ""]
+        notification.liveActivity = PushgateV1.LiveActivity()
+        notification.liveActivity?.timestamp = Int64.min
+        notification.liveActivity?.staleDate = -1
+        notification.liveActivity?.dismissalDate = Int64.max
+        notification.liveActivity?.relevanceScore = -0.0
+        notification.criticalSound = PushgateV1.CriticalSound()
+        notification.criticalSound?.volume = Double.greatestFiniteMagnitude
+        notification.fcm = PushgateV1.FCMOptions()
+        var request = PushgateV1.SendRequest()
+        request.notifications = Array(repeating: notification, count: 3) + [PushgateV1.Notification()]
+        #expect(try PushgateV1.SendRequest(serializedBytes: request.serializedBytes()) == request)
+
+        var result = PushgateV1.Result()
+        result.notificationIndex = -1
+        result.status = PushgateV1.Status(rawValue: -1)
+        result.httpStatus = Int32.min
+        result.unregisteredAt = Int64.min
+        result.attempts = -1
+        var response = PushgateV1.SendResponse()
+        response.results = Array(repeating: result, count: 100)
+        #expect(try PushgateV1.SendResponse(serializedBytes: response.serializedBytes()) == response)
+
+        var publish = PushgateV1.PublishRequest()
+        publish.attributes = ["": "", "k": String(repeating: "v", count: 300)]
+        #expect(try PushgateV1.PublishRequest(serializedBytes: publish.serializedBytes()) == publish)
+    }
+
     @Test("an empty message is zero bytes and decodes to defaults")
     func emptyMessage() throws {
         #expect(PushgateV1.SendRequest().serializedBytes().isEmpty)

@@ -53,8 +53,18 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__health__v1__health_check_request__get_packed_size(c), reservingPrefix: prefix) { grpc__health__v1__health_check_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__health__v1__health_check_request__get_packed_size(c) }
+            ) { grpc__health__v1__health_check_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.service.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Health__V1__HealthCheckRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -112,8 +122,16 @@ extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__health__v1__health_check_response__get_packed_size(c), reservingPrefix: prefix) { grpc__health__v1__health_check_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__health__v1__health_check_response__get_packed_size(c) }
+            ) { grpc__health__v1__health_check_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        16
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>, into value: inout Self) throws(ProtoDecodingError) {

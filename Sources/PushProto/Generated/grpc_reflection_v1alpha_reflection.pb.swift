@@ -92,8 +92,26 @@ extension GRPCReflectionV1alpha.ServerReflectionRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_request__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__server_reflection_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__server_reflection_request__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__server_reflection_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.host.utf8.count
+        switch self.messageRequest {
+        case .fileByFilename(let v)?: size += v.utf8.count
+        case .fileContainingSymbol(let v)?: size += v.utf8.count
+        case .fileContainingExtension(let v)?: size += v.packedSizeBound
+        case .allExtensionNumbersOfType(let v)?: size += v.utf8.count
+        case .listServices(let v)?: size += v.utf8.count
+        case nil: break
+        }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -195,8 +213,18 @@ extension GRPCReflectionV1alpha.ExtensionRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__reflection__v1alpha__extension_request__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__extension_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__extension_request__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__extension_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.containingType.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -259,8 +287,26 @@ extension GRPCReflectionV1alpha.ServerReflectionResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__server_reflection_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__server_reflection_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__server_reflection_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.validHost.utf8.count
+        if let v = self.originalRequest { size += v.packedSizeBound }
+        switch self.messageResponse {
+        case .fileDescriptorResponse(let v)?: size += v.packedSizeBound
+        case .allExtensionNumbersResponse(let v)?: size += v.packedSizeBound
+        case .listServicesResponse(let v)?: size += v.packedSizeBound
+        case .errorResponse(let v)?: size += v.packedSizeBound
+        case nil: break
+        }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -363,8 +409,18 @@ extension GRPCReflectionV1alpha.FileDescriptorResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__reflection__v1alpha__file_descriptor_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__file_descriptor_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__file_descriptor_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__file_descriptor_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        for index in self.fileDescriptorProto.indices { size += ProtoC.fieldOverhead + self.fileDescriptorProto[index].count }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -427,8 +483,19 @@ extension GRPCReflectionV1alpha.ExtensionNumberResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__reflection__v1alpha__extension_number_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__extension_number_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__extension_number_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__extension_number_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.baseTypeName.utf8.count
+        size += ProtoC.fieldOverhead * self.extensionNumber.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -496,8 +563,18 @@ extension GRPCReflectionV1alpha.ListServiceResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__reflection__v1alpha__list_service_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__list_service_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__list_service_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__list_service_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        for index in self.service.indices { size += ProtoC.fieldOverhead + self.service[index].packedSizeBound }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ListServiceResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -562,8 +639,18 @@ extension GRPCReflectionV1alpha.ServiceResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__reflection__v1alpha__service_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__service_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__service_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__service_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.name.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServiceResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -621,8 +708,18 @@ extension GRPCReflectionV1alpha.ErrorResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: grpc__reflection__v1alpha__error_response__get_packed_size(c), reservingPrefix: prefix) { grpc__reflection__v1alpha__error_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__error_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__error_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.errorMessage.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ErrorResponse>, into value: inout Self) throws(ProtoDecodingError) {

@@ -106,8 +106,19 @@ extension PushgateV1.Channel: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__channel__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__channel__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__channel__get_packed_size(c) }
+            ) { pushgate__v1__channel__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.app.utf8.count
+        size += self.channelID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Channel>, into value: inout Self) throws(ProtoDecodingError) {
@@ -180,8 +191,19 @@ extension PushgateV1.CreateChannelRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__create_channel_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__create_channel_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__create_channel_request__get_packed_size(c) }
+            ) { pushgate__v1__create_channel_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.app.utf8.count
+        size += self.requestID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__CreateChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -249,8 +271,19 @@ extension PushgateV1.GetChannelRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__get_channel_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__get_channel_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__get_channel_request__get_packed_size(c) }
+            ) { pushgate__v1__get_channel_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.app.utf8.count
+        size += self.channelID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__GetChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -313,8 +346,19 @@ extension PushgateV1.ListChannelsRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_channels_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_channels_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_channels_request__get_packed_size(c) }
+            ) { pushgate__v1__list_channels_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.app.utf8.count
+        size += self.pageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListChannelsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -382,8 +426,19 @@ extension PushgateV1.ListChannelsResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_channels_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_channels_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_channels_response__get_packed_size(c) }
+            ) { pushgate__v1__list_channels_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.channels.indices { size += ProtoC.fieldOverhead + self.channels[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListChannelsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -453,8 +508,19 @@ extension PushgateV1.DeleteChannelRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__delete_channel_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_channel_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_channel_request__get_packed_size(c) }
+            ) { pushgate__v1__delete_channel_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.app.utf8.count
+        size += self.channelID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -517,8 +583,16 @@ extension PushgateV1.DeleteChannelResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__delete_channel_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_channel_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_channel_response__get_packed_size(c) }
+            ) { pushgate__v1__delete_channel_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteChannelResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -564,8 +638,19 @@ extension PushgateV1.BroadcastRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__broadcast_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__broadcast_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__broadcast_request__get_packed_size(c) }
+            ) { pushgate__v1__broadcast_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.channelID.utf8.count
+        if let v = self.notification { size += v.packedSizeBound }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__BroadcastRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -631,8 +716,18 @@ extension PushgateV1.BroadcastResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__broadcast_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__broadcast_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__broadcast_response__get_packed_size(c) }
+            ) { pushgate__v1__broadcast_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        if let v = self.result { size += v.packedSizeBound }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__BroadcastResponse>, into value: inout Self) throws(ProtoDecodingError) {

@@ -320,8 +320,18 @@ extension PushgateV1.SendRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__send_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__send_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__send_request__get_packed_size(c) }
+            ) { pushgate__v1__send_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        for index in self.notifications.indices { size += ProtoC.fieldOverhead + self.notifications[index].packedSizeBound }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__SendRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -386,8 +396,18 @@ extension PushgateV1.SendResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__send_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__send_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__send_response__get_packed_size(c) }
+            ) { pushgate__v1__send_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        for index in self.results.indices { size += ProtoC.fieldOverhead + self.results[index].packedSizeBound }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__SendResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -452,8 +472,33 @@ extension PushgateV1.Notification: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__notification__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__notification__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__notification__get_packed_size(c) }
+            ) { pushgate__v1__notification__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 352
+        size += self.app.utf8.count
+        for index in self.tokens.indices { size += ProtoC.fieldOverhead + self.tokens[index].utf8.count }
+        if let v = self.alert { size += v.packedSizeBound }
+        size += self.sound.utf8.count
+        size += self.category.utf8.count
+        size += self.threadID.utf8.count
+        size += self.interruptionLevel.utf8.count
+        size += self.dataJSON.utf8.count
+        size += self.payloadJSON.utf8.count
+        size += self.collapseID.utf8.count
+        size += self.topic.utf8.count
+        size += self.id.utf8.count
+        size += self.urgency.utf8.count
+        if let v = self.liveActivity { size += v.packedSizeBound }
+        if let v = self.criticalSound { size += v.packedSizeBound }
+        if let v = self.fcm { size += v.packedSizeBound }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Notification>, into value: inout Self) throws(ProtoDecodingError) {
@@ -636,8 +681,16 @@ extension PushgateV1.CriticalSound: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__critical_sound__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__critical_sound__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__critical_sound__get_packed_size(c) }
+            ) { pushgate__v1__critical_sound__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        16
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__CriticalSound>, into value: inout Self) throws(ProtoDecodingError) {
@@ -698,8 +751,22 @@ extension PushgateV1.FCMOptions: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__fcmoptions__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__fcmoptions__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__fcmoptions__get_packed_size(c) }
+            ) { pushgate__v1__fcmoptions__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 80
+        size += self.androidIcon.utf8.count
+        size += self.androidColor.utf8.count
+        size += self.androidTag.utf8.count
+        size += self.androidChannelID.utf8.count
+        size += self.analyticsLabel.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__FCMOptions>, into value: inout Self) throws(ProtoDecodingError) {
@@ -777,8 +844,22 @@ extension PushgateV1.LiveActivity: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__live_activity__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__live_activity__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__live_activity__get_packed_size(c) }
+            ) { pushgate__v1__live_activity__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 160
+        size += self.event.utf8.count
+        size += self.contentStateJSON.utf8.count
+        size += self.attributesType.utf8.count
+        size += self.attributesJSON.utf8.count
+        size += self.inputPushChannel.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__LiveActivity>, into value: inout Self) throws(ProtoDecodingError) {
@@ -884,8 +965,27 @@ extension PushgateV1.Alert: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__alert__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__alert__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__alert__get_packed_size(c) }
+            ) { pushgate__v1__alert__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 160
+        size += self.title.utf8.count
+        size += self.subtitle.utf8.count
+        size += self.body.utf8.count
+        size += self.launchImage.utf8.count
+        size += self.titleLocKey.utf8.count
+        for index in self.titleLocArgs.indices { size += ProtoC.fieldOverhead + self.titleLocArgs[index].utf8.count }
+        size += self.locKey.utf8.count
+        for index in self.locArgs.indices { size += ProtoC.fieldOverhead + self.locArgs[index].utf8.count }
+        size += self.image.utf8.count
+        size += self.actionLocKey.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Alert>, into value: inout Self) throws(ProtoDecodingError) {
@@ -998,8 +1098,21 @@ extension PushgateV1.Result: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__result__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__result__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__result__get_packed_size(c) }
+            ) { pushgate__v1__result__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 144
+        size += self.token.utf8.count
+        size += self.reason.utf8.count
+        size += self.id.utf8.count
+        size += self.canonicalToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Result>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1097,8 +1210,22 @@ extension PushgateV1.PublishRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__publish_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__publish_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__publish_request__get_packed_size(c) }
+            ) { pushgate__v1__publish_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.message.utf8.count
+        size += self.messageStructure.utf8.count
+        for entry in self.attributes { size += 3 * ProtoC.fieldOverhead + entry.key.utf8.count + entry.value.utf8.count }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__PublishRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1190,8 +1317,18 @@ extension PushgateV1.PublishResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__publish_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__publish_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__publish_response__get_packed_size(c) }
+            ) { pushgate__v1__publish_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.messageID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__PublishResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1249,8 +1386,18 @@ extension PushgateV1.GetMessageRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__get_message_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__get_message_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__get_message_request__get_packed_size(c) }
+            ) { pushgate__v1__get_message_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.messageID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__GetMessageRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1308,8 +1455,18 @@ extension PushgateV1.Message: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__message__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__message__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__message__get_packed_size(c) }
+            ) { pushgate__v1__message__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 144
+        size += self.messageID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Message>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1407,8 +1564,18 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__watch_events_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__watch_events_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__watch_events_request__get_packed_size(c) }
+            ) { pushgate__v1__watch_events_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.apps.indices { size += ProtoC.fieldOverhead + self.apps[index].utf8.count }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__WatchEventsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1476,8 +1643,23 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__delivery_event__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delivery_event__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delivery_event__get_packed_size(c) }
+            ) { pushgate__v1__delivery_event__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 176
+        size += self.app.utf8.count
+        size += self.token.utf8.count
+        size += self.reason.utf8.count
+        size += self.id.utf8.count
+        size += self.messageID.utf8.count
+        size += self.endpointID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeliveryEvent>, into value: inout Self) throws(ProtoDecodingError) {

@@ -218,8 +218,19 @@ extension PushgateV1.Application: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__application__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__application__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__application__get_packed_size(c) }
+            ) { pushgate__v1__application__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.name.utf8.count
+        size += self.bundleID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Application>, into value: inout Self) throws(ProtoDecodingError) {
@@ -287,8 +298,18 @@ extension PushgateV1.ListApplicationsRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_applications_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_applications_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_applications_request__get_packed_size(c) }
+            ) { pushgate__v1__list_applications_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.pageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListApplicationsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -351,8 +372,19 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_applications_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_applications_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_applications_response__get_packed_size(c) }
+            ) { pushgate__v1__list_applications_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.applications.indices { size += ProtoC.fieldOverhead + self.applications[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListApplicationsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -422,8 +454,22 @@ extension PushgateV1.Endpoint: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__endpoint__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__endpoint__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__endpoint__get_packed_size(c) }
+            ) { pushgate__v1__endpoint__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 112
+        size += self.id.utf8.count
+        size += self.app.utf8.count
+        size += self.token.utf8.count
+        size += self.customUserData.utf8.count
+        size += self.disabledReason.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Endpoint>, into value: inout Self) throws(ProtoDecodingError) {
@@ -511,8 +557,20 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__create_endpoint_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__create_endpoint_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__create_endpoint_request__get_packed_size(c) }
+            ) { pushgate__v1__create_endpoint_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.app.utf8.count
+        size += self.token.utf8.count
+        size += self.customUserData.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__CreateEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -580,8 +638,18 @@ extension PushgateV1.GetEndpointRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__get_endpoint_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__get_endpoint_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__get_endpoint_request__get_packed_size(c) }
+            ) { pushgate__v1__get_endpoint_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.id.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__GetEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -639,8 +707,20 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__update_endpoint_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__update_endpoint_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__update_endpoint_request__get_packed_size(c) }
+            ) { pushgate__v1__update_endpoint_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.id.utf8.count
+        if let v = self.token { size += v.utf8.count }
+        if let v = self.customUserData { size += v.utf8.count }
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__UpdateEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -722,8 +802,18 @@ extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__delete_endpoint_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_endpoint_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_endpoint_request__get_packed_size(c) }
+            ) { pushgate__v1__delete_endpoint_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.id.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -781,8 +871,16 @@ extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__delete_endpoint_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_endpoint_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_endpoint_response__get_packed_size(c) }
+            ) { pushgate__v1__delete_endpoint_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteEndpointResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -828,8 +926,19 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_endpoints_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_endpoints_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_endpoints_request__get_packed_size(c) }
+            ) { pushgate__v1__list_endpoints_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.app.utf8.count
+        size += self.pageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListEndpointsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -897,8 +1006,19 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_endpoints_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_endpoints_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_endpoints_response__get_packed_size(c) }
+            ) { pushgate__v1__list_endpoints_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.endpoints.indices { size += ProtoC.fieldOverhead + self.endpoints[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListEndpointsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -968,8 +1088,18 @@ extension PushgateV1.Topic: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__topic__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__topic__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__topic__get_packed_size(c) }
+            ) { pushgate__v1__topic__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.name.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Topic>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1027,8 +1157,18 @@ extension PushgateV1.CreateTopicRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__create_topic_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__create_topic_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__create_topic_request__get_packed_size(c) }
+            ) { pushgate__v1__create_topic_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.name.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__CreateTopicRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1086,8 +1226,18 @@ extension PushgateV1.DeleteTopicRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__delete_topic_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_topic_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_topic_request__get_packed_size(c) }
+            ) { pushgate__v1__delete_topic_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.name.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteTopicRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1145,8 +1295,16 @@ extension PushgateV1.DeleteTopicResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__delete_topic_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__delete_topic_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_topic_response__get_packed_size(c) }
+            ) { pushgate__v1__delete_topic_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteTopicResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1192,8 +1350,18 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_topics_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_topics_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_topics_request__get_packed_size(c) }
+            ) { pushgate__v1__list_topics_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.pageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1256,8 +1424,19 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_topics_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_topics_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_topics_response__get_packed_size(c) }
+            ) { pushgate__v1__list_topics_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.topics.indices { size += ProtoC.fieldOverhead + self.topics[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1327,8 +1506,21 @@ extension PushgateV1.Subscription: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__subscription__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__subscription__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__subscription__get_packed_size(c) }
+            ) { pushgate__v1__subscription__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.id.utf8.count
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.filterPolicyJSON.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Subscription>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1401,8 +1593,20 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__subscribe_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__subscribe_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__subscribe_request__get_packed_size(c) }
+            ) { pushgate__v1__subscribe_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.filterPolicyJSON.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__SubscribeRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1470,8 +1674,18 @@ extension PushgateV1.UnsubscribeRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__unsubscribe_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__unsubscribe_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__unsubscribe_request__get_packed_size(c) }
+            ) { pushgate__v1__unsubscribe_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.subscriptionID.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__UnsubscribeRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1529,8 +1743,16 @@ extension PushgateV1.UnsubscribeResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__unsubscribe_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__unsubscribe_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__unsubscribe_response__get_packed_size(c) }
+            ) { pushgate__v1__unsubscribe_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__UnsubscribeResponse>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1576,8 +1798,20 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_subscriptions_request__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_subscriptions_request__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_subscriptions_request__get_packed_size(c) }
+            ) { pushgate__v1__list_subscriptions_request__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.pageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListSubscriptionsRequest>, into value: inout Self) throws(ProtoDecodingError) {
@@ -1650,8 +1884,19 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
     public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
         ProtoCArena.with { arena in
             let c = cMessage(in: arena)
-            return ProtoC.pack(size: pushgate__v1__list_subscriptions_response__get_packed_size(c), reservingPrefix: prefix) { pushgate__v1__list_subscriptions_response__pack(c, $0) }
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_subscriptions_response__get_packed_size(c) }
+            ) { pushgate__v1__list_subscriptions_response__pack(c, $0) }
         }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.subscriptions.indices { size += ProtoC.fieldOverhead + self.subscriptions[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListSubscriptionsResponse>, into value: inout Self) throws(ProtoDecodingError) {
