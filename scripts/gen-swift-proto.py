@@ -261,26 +261,30 @@ class Field:
 
     def write(self):
         n = self.cname
-        s = "self." + self.swift
+        s = "value.pointee." + self.swift
         if self.is_map:
             entry = self.reg.c_type(self.fd.type_name)
             init = c_func_prefix(*self.reg.messages[self.fd.type_name][1:3]) + "init"
             return ("if !%s.isEmpty {\n"
                     "            let entries = %s.sorted { $0.key < $1.key }\n"
                     "            c.pointee.n_%s = entries.count\n"
-                    "            c.pointee.%s = arena.array(count: entries.count) { index in\n"
+                    "            c.pointee.%s = arena.array(entries) { entry in\n"
                     "                let e = arena.allocate(%s.self)\n"
                     "                %s(e)\n"
-                    "                e.pointee.key = arena.string(entries[index].key)\n"
-                    "                e.pointee.value = arena.string(entries[index].value)\n"
+                    "                e.pointee.key = arena.string(entry.pointee.key)\n"
+                    "                e.pointee.value = arena.string(entry.pointee.value)\n"
                     "                return e\n"
                     "            }\n"
                     "        }") % (s, s, n, n, entry, init)
         if self.repeated:
+            if self.fd.type == FD.TYPE_MESSAGE:
+                element = "%s.cMessage(of: $0, in: arena)" % self.element_swift()
+            else:
+                element = self.write_element("$0.pointee")
             return ("if !%s.isEmpty {\n"
                     "            c.pointee.n_%s = %s.count\n"
-                    "            c.pointee.%s = arena.array(count: %s.count) { %s }\n"
-                    "        }") % (s, n, s, n, s, self.write_element(s + "[$0]"))
+                    "            c.pointee.%s = arena.array(%s) { %s }\n"
+                    "        }") % (s, n, s, n, s, element)
         if self.fd.type == FD.TYPE_MESSAGE:
             return "if let v = %s { c.pointee.%s = %s }" % (s, n, self.write_element("v"))
         if self.oneof:
@@ -341,7 +345,7 @@ class OneofGroup:
         return ProtoC_OVERHEAD, "\n".join(lines)
 
     def write(self):
-        lines = ["switch self.%s {" % self.swift]
+        lines = ["switch value.pointee.%s {" % self.swift]
         for f in self.members:
             lines.append("        case .%s(let v)?:" % f.swift)
             lines.append("            c.pointee.%s_case = .init(rawValue: %d)" % (self.name, f.fd.number))
@@ -573,6 +577,12 @@ def emit_message(out, ext, reg, pkg, path, m, indent):
     ext.append("    }")
     ext.append("")
     ext.append("    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<%s> {" % ctype)
+    ext.append("        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }")
+    ext.append("    }")
+    ext.append("")
+    # From a pointer to the value, so an array's elements are read where they are: given to an
+    # instance method, each was copied first (a retain of every field) and destroyed after.
+    ext.append("    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<%s> {" % ctype)
     ext.append("        let c = arena.allocate(%s.self)" % ctype)
     ext.append("        %sinit(c)" % fn)
     for f in fields:

@@ -219,13 +219,15 @@ struct ProtoCArena {
         return ProtobufCBinaryData(len: value.count, data: pointer.assumingMemoryBound(to: UInt8.self))
     }
 
-    /// A C array of `count` values, made by `make` from their index. The generated code reads
-    /// each element through the Swift array's subscript: an element passed by value or read
-    /// through a pointer was copied first (a retain of each of its fields) and destroyed after.
-    func array<T>(count: Int, _ make: (Int) -> T) -> UnsafeMutablePointer<T> {
-        let typed = raw(MemoryLayout<T>.stride * max(count, 1)).bindMemory(to: T.self, capacity: count)
-        for index in 0..<count {
-            (typed + index).initialize(to: make(index))
+    /// The C array of `items`, each made by `make` from the element where it is in the array (the
+    /// generated code reads its fields through the pointer).
+    func array<Element, T>(_ items: [Element], _ make: (UnsafePointer<Element>) -> T) -> UnsafeMutablePointer<T> {
+        let typed = raw(MemoryLayout<T>.stride * max(items.count, 1)).bindMemory(to: T.self, capacity: items.count)
+        items.withUnsafeBufferPointer { elements in
+            guard let base = elements.baseAddress else { return }
+            for index in elements.indices {
+                (typed + index).initialize(to: make(base + index))
+            }
         }
         return typed
     }

@@ -72,9 +72,13 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckRequest> {
         let c = arena.allocate(Grpc__Health__V1__HealthCheckRequest.self)
         grpc__health__v1__health_check_request__init(c)
-        if !self.service.isEmpty { c.pointee.service = arena.string(self.service) }
+        if !value.pointee.service.isEmpty { c.pointee.service = arena.string(value.pointee.service) }
         return c
     }
 }
@@ -139,9 +143,13 @@ extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckResponse> {
         let c = arena.allocate(Grpc__Health__V1__HealthCheckResponse.self)
         grpc__health__v1__health_check_response__init(c)
-        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: self.status.rawValue))
+        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: value.pointee.status.rawValue))
         return c
     }
 }

@@ -127,10 +127,14 @@ extension GRPCReflectionV1alpha.ServerReflectionRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ServerReflectionRequest.self)
         grpc__reflection__v1alpha__server_reflection_request__init(c)
-        if !self.host.isEmpty { c.pointee.host = arena.string(self.host) }
-        switch self.messageRequest {
+        if !value.pointee.host.isEmpty { c.pointee.host = arena.string(value.pointee.host) }
+        switch value.pointee.messageRequest {
         case .fileByFilename(let v)?:
             c.pointee.message_request_case = .init(rawValue: 3)
             c.pointee.file_by_filename = arena.string(v)
@@ -233,10 +237,14 @@ extension GRPCReflectionV1alpha.ExtensionRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionRequest> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ExtensionRequest.self)
         grpc__reflection__v1alpha__extension_request__init(c)
-        if !self.containingType.isEmpty { c.pointee.containing_type = arena.string(self.containingType) }
-        c.pointee.extension_number = self.extensionNumber
+        if !value.pointee.containingType.isEmpty { c.pointee.containing_type = arena.string(value.pointee.containingType) }
+        c.pointee.extension_number = value.pointee.extensionNumber
         return c
     }
 }
@@ -325,11 +333,15 @@ extension GRPCReflectionV1alpha.ServerReflectionResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ServerReflectionResponse.self)
         grpc__reflection__v1alpha__server_reflection_response__init(c)
-        if !self.validHost.isEmpty { c.pointee.valid_host = arena.string(self.validHost) }
-        if let v = self.originalRequest { c.pointee.original_request = v.cMessage(in: arena) }
-        switch self.messageResponse {
+        if !value.pointee.validHost.isEmpty { c.pointee.valid_host = arena.string(value.pointee.validHost) }
+        if let v = value.pointee.originalRequest { c.pointee.original_request = v.cMessage(in: arena) }
+        switch value.pointee.messageResponse {
         case .fileDescriptorResponse(let v)?:
             c.pointee.message_response_case = .init(rawValue: 4)
             c.pointee.file_descriptor_response = v.cMessage(in: arena)
@@ -430,11 +442,15 @@ extension GRPCReflectionV1alpha.FileDescriptorResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__FileDescriptorResponse.self)
         grpc__reflection__v1alpha__file_descriptor_response__init(c)
-        if !self.fileDescriptorProto.isEmpty {
-            c.pointee.n_file_descriptor_proto = self.fileDescriptorProto.count
-            c.pointee.file_descriptor_proto = arena.array(count: self.fileDescriptorProto.count) { arena.bytes(self.fileDescriptorProto[$0]) }
+        if !value.pointee.fileDescriptorProto.isEmpty {
+            c.pointee.n_file_descriptor_proto = value.pointee.fileDescriptorProto.count
+            c.pointee.file_descriptor_proto = arena.array(value.pointee.fileDescriptorProto) { arena.bytes($0.pointee) }
         }
         return c
     }
@@ -506,12 +522,16 @@ extension GRPCReflectionV1alpha.ExtensionNumberResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ExtensionNumberResponse.self)
         grpc__reflection__v1alpha__extension_number_response__init(c)
-        if !self.baseTypeName.isEmpty { c.pointee.base_type_name = arena.string(self.baseTypeName) }
-        if !self.extensionNumber.isEmpty {
-            c.pointee.n_extension_number = self.extensionNumber.count
-            c.pointee.extension_number = arena.array(count: self.extensionNumber.count) { self.extensionNumber[$0] }
+        if !value.pointee.baseTypeName.isEmpty { c.pointee.base_type_name = arena.string(value.pointee.baseTypeName) }
+        if !value.pointee.extensionNumber.isEmpty {
+            c.pointee.n_extension_number = value.pointee.extensionNumber.count
+            c.pointee.extension_number = arena.array(value.pointee.extensionNumber) { $0.pointee }
         }
         return c
     }
@@ -586,11 +606,15 @@ extension GRPCReflectionV1alpha.ListServiceResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ListServiceResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ListServiceResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ListServiceResponse.self)
         grpc__reflection__v1alpha__list_service_response__init(c)
-        if !self.service.isEmpty {
-            c.pointee.n_service = self.service.count
-            c.pointee.service = arena.array(count: self.service.count) { self.service[$0].cMessage(in: arena) }
+        if !value.pointee.service.isEmpty {
+            c.pointee.n_service = value.pointee.service.count
+            c.pointee.service = arena.array(value.pointee.service) { GRPCReflectionV1alpha.ServiceResponse.cMessage(of: $0, in: arena) }
         }
         return c
     }
@@ -658,9 +682,13 @@ extension GRPCReflectionV1alpha.ServiceResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServiceResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServiceResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ServiceResponse.self)
         grpc__reflection__v1alpha__service_response__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
         return c
     }
 }
@@ -728,10 +756,14 @@ extension GRPCReflectionV1alpha.ErrorResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ErrorResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ErrorResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ErrorResponse.self)
         grpc__reflection__v1alpha__error_response__init(c)
-        c.pointee.error_code = self.errorCode
-        if !self.errorMessage.isEmpty { c.pointee.error_message = arena.string(self.errorMessage) }
+        c.pointee.error_code = value.pointee.errorCode
+        if !value.pointee.errorMessage.isEmpty { c.pointee.error_message = arena.string(value.pointee.errorMessage) }
         return c
     }
 }

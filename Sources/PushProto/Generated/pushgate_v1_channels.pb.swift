@@ -129,12 +129,16 @@ extension PushgateV1.Channel: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Channel> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Channel> {
         let c = arena.allocate(Pushgate__V1__Channel.self)
         pushgate__v1__channel__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.channelID.isEmpty { c.pointee.channel_id = arena.string(self.channelID) }
-        c.pointee.message_storage_policy = .init(rawValue: .init(truncatingIfNeeded: self.messageStoragePolicy.rawValue))
-        c.pointee.created_at = self.createdAt
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.channelID.isEmpty { c.pointee.channel_id = arena.string(value.pointee.channelID) }
+        c.pointee.message_storage_policy = .init(rawValue: .init(truncatingIfNeeded: value.pointee.messageStoragePolicy.rawValue))
+        c.pointee.created_at = value.pointee.createdAt
         return c
     }
 }
@@ -213,11 +217,15 @@ extension PushgateV1.CreateChannelRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateChannelRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateChannelRequest> {
         let c = arena.allocate(Pushgate__V1__CreateChannelRequest.self)
         pushgate__v1__create_channel_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        c.pointee.message_storage_policy = .init(rawValue: .init(truncatingIfNeeded: self.messageStoragePolicy.rawValue))
-        if !self.requestID.isEmpty { c.pointee.request_id = arena.string(self.requestID) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        c.pointee.message_storage_policy = .init(rawValue: .init(truncatingIfNeeded: value.pointee.messageStoragePolicy.rawValue))
+        if !value.pointee.requestID.isEmpty { c.pointee.request_id = arena.string(value.pointee.requestID) }
         return c
     }
 }
@@ -292,10 +300,14 @@ extension PushgateV1.GetChannelRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetChannelRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetChannelRequest> {
         let c = arena.allocate(Pushgate__V1__GetChannelRequest.self)
         pushgate__v1__get_channel_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.channelID.isEmpty { c.pointee.channel_id = arena.string(self.channelID) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.channelID.isEmpty { c.pointee.channel_id = arena.string(value.pointee.channelID) }
         return c
     }
 }
@@ -368,11 +380,15 @@ extension PushgateV1.ListChannelsRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsRequest> {
         let c = arena.allocate(Pushgate__V1__ListChannelsRequest.self)
         pushgate__v1__list_channels_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -451,13 +467,17 @@ extension PushgateV1.ListChannelsResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsResponse> {
         let c = arena.allocate(Pushgate__V1__ListChannelsResponse.self)
         pushgate__v1__list_channels_response__init(c)
-        if !self.channels.isEmpty {
-            c.pointee.n_channels = self.channels.count
-            c.pointee.channels = arena.array(count: self.channels.count) { self.channels[$0].cMessage(in: arena) }
+        if !value.pointee.channels.isEmpty {
+            c.pointee.n_channels = value.pointee.channels.count
+            c.pointee.channels = arena.array(value.pointee.channels) { PushgateV1.Channel.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
@@ -529,10 +549,14 @@ extension PushgateV1.DeleteChannelRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelRequest> {
         let c = arena.allocate(Pushgate__V1__DeleteChannelRequest.self)
         pushgate__v1__delete_channel_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.channelID.isEmpty { c.pointee.channel_id = arena.string(self.channelID) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.channelID.isEmpty { c.pointee.channel_id = arena.string(value.pointee.channelID) }
         return c
     }
 }
@@ -599,6 +623,10 @@ extension PushgateV1.DeleteChannelResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelResponse> {
         let c = arena.allocate(Pushgate__V1__DeleteChannelResponse.self)
         pushgate__v1__delete_channel_response__init(c)
         return c
@@ -662,10 +690,14 @@ extension PushgateV1.BroadcastRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastRequest> {
         let c = arena.allocate(Pushgate__V1__BroadcastRequest.self)
         pushgate__v1__broadcast_request__init(c)
-        if !self.channelID.isEmpty { c.pointee.channel_id = arena.string(self.channelID) }
-        if let v = self.notification { c.pointee.notification = v.cMessage(in: arena) }
+        if !value.pointee.channelID.isEmpty { c.pointee.channel_id = arena.string(value.pointee.channelID) }
+        if let v = value.pointee.notification { c.pointee.notification = v.cMessage(in: arena) }
         return c
     }
 }
@@ -738,9 +770,13 @@ extension PushgateV1.BroadcastResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastResponse> {
         let c = arena.allocate(Pushgate__V1__BroadcastResponse.self)
         pushgate__v1__broadcast_response__init(c)
-        if let v = self.result { c.pointee.result = v.cMessage(in: arena) }
+        if let v = value.pointee.result { c.pointee.result = v.cMessage(in: arena) }
         return c
     }
 }

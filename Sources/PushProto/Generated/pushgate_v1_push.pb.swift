@@ -343,11 +343,15 @@ extension PushgateV1.SendRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendRequest> {
         let c = arena.allocate(Pushgate__V1__SendRequest.self)
         pushgate__v1__send_request__init(c)
-        if !self.notifications.isEmpty {
-            c.pointee.n_notifications = self.notifications.count
-            c.pointee.notifications = arena.array(count: self.notifications.count) { self.notifications[$0].cMessage(in: arena) }
+        if !value.pointee.notifications.isEmpty {
+            c.pointee.n_notifications = value.pointee.notifications.count
+            c.pointee.notifications = arena.array(value.pointee.notifications) { PushgateV1.Notification.cMessage(of: $0, in: arena) }
         }
         return c
     }
@@ -419,11 +423,15 @@ extension PushgateV1.SendResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendResponse> {
         let c = arena.allocate(Pushgate__V1__SendResponse.self)
         pushgate__v1__send_response__init(c)
-        if !self.results.isEmpty {
-            c.pointee.n_results = self.results.count
-            c.pointee.results = arena.array(count: self.results.count) { self.results[$0].cMessage(in: arena) }
+        if !value.pointee.results.isEmpty {
+            c.pointee.n_results = value.pointee.results.count
+            c.pointee.results = arena.array(value.pointee.results) { PushgateV1.Result.cMessage(of: $0, in: arena) }
         }
         return c
     }
@@ -541,36 +549,40 @@ extension PushgateV1.Notification: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
         let c = arena.allocate(Pushgate__V1__Notification.self)
         pushgate__v1__notification__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.tokens.isEmpty {
-            c.pointee.n_tokens = self.tokens.count
-            c.pointee.tokens = arena.array(count: self.tokens.count) { arena.string(self.tokens[$0]) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.tokens.isEmpty {
+            c.pointee.n_tokens = value.pointee.tokens.count
+            c.pointee.tokens = arena.array(value.pointee.tokens) { arena.string($0.pointee) }
         }
-        if let v = self.alert { c.pointee.alert = v.cMessage(in: arena) }
-        if let v = self.badge {
+        if let v = value.pointee.alert { c.pointee.alert = v.cMessage(in: arena) }
+        if let v = value.pointee.badge {
             c.pointee.badge_value_case = .init(rawValue: 4)
             c.pointee.badge = v
         }
-        if !self.sound.isEmpty { c.pointee.sound = arena.string(self.sound) }
-        if !self.category.isEmpty { c.pointee.category = arena.string(self.category) }
-        if !self.threadID.isEmpty { c.pointee.thread_id = arena.string(self.threadID) }
-        c.pointee.content_available = (self.contentAvailable ? 1 : 0)
-        c.pointee.mutable_content = (self.mutableContent ? 1 : 0)
-        if !self.interruptionLevel.isEmpty { c.pointee.interruption_level = arena.string(self.interruptionLevel) }
-        if !self.dataJSON.isEmpty { c.pointee.data_json = arena.string(self.dataJSON) }
-        if !self.payloadJSON.isEmpty { c.pointee.payload_json = arena.string(self.payloadJSON) }
-        c.pointee.push_type = .init(rawValue: .init(truncatingIfNeeded: self.pushType.rawValue))
-        c.pointee.priority = self.priority
-        c.pointee.expiration = self.expiration
-        if !self.collapseID.isEmpty { c.pointee.collapse_id = arena.string(self.collapseID) }
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        if !self.urgency.isEmpty { c.pointee.urgency = arena.string(self.urgency) }
-        if let v = self.liveActivity { c.pointee.live_activity = v.cMessage(in: arena) }
-        if let v = self.criticalSound { c.pointee.critical_sound = v.cMessage(in: arena) }
-        if let v = self.fcm { c.pointee.fcm = v.cMessage(in: arena) }
+        if !value.pointee.sound.isEmpty { c.pointee.sound = arena.string(value.pointee.sound) }
+        if !value.pointee.category.isEmpty { c.pointee.category = arena.string(value.pointee.category) }
+        if !value.pointee.threadID.isEmpty { c.pointee.thread_id = arena.string(value.pointee.threadID) }
+        c.pointee.content_available = (value.pointee.contentAvailable ? 1 : 0)
+        c.pointee.mutable_content = (value.pointee.mutableContent ? 1 : 0)
+        if !value.pointee.interruptionLevel.isEmpty { c.pointee.interruption_level = arena.string(value.pointee.interruptionLevel) }
+        if !value.pointee.dataJSON.isEmpty { c.pointee.data_json = arena.string(value.pointee.dataJSON) }
+        if !value.pointee.payloadJSON.isEmpty { c.pointee.payload_json = arena.string(value.pointee.payloadJSON) }
+        c.pointee.push_type = .init(rawValue: .init(truncatingIfNeeded: value.pointee.pushType.rawValue))
+        c.pointee.priority = value.pointee.priority
+        c.pointee.expiration = value.pointee.expiration
+        if !value.pointee.collapseID.isEmpty { c.pointee.collapse_id = arena.string(value.pointee.collapseID) }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        if !value.pointee.urgency.isEmpty { c.pointee.urgency = arena.string(value.pointee.urgency) }
+        if let v = value.pointee.liveActivity { c.pointee.live_activity = v.cMessage(in: arena) }
+        if let v = value.pointee.criticalSound { c.pointee.critical_sound = v.cMessage(in: arena) }
+        if let v = value.pointee.fcm { c.pointee.fcm = v.cMessage(in: arena) }
         return c
     }
 }
@@ -698,9 +710,13 @@ extension PushgateV1.CriticalSound: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CriticalSound> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CriticalSound> {
         let c = arena.allocate(Pushgate__V1__CriticalSound.self)
         pushgate__v1__critical_sound__init(c)
-        if let v = self.volume {
+        if let v = value.pointee.volume {
             c.pointee.volume_value_case = .init(rawValue: 1)
             c.pointee.volume = v
         }
@@ -778,13 +794,17 @@ extension PushgateV1.FCMOptions: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__FCMOptions> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__FCMOptions> {
         let c = arena.allocate(Pushgate__V1__FCMOptions.self)
         pushgate__v1__fcmoptions__init(c)
-        if !self.androidIcon.isEmpty { c.pointee.android_icon = arena.string(self.androidIcon) }
-        if !self.androidColor.isEmpty { c.pointee.android_color = arena.string(self.androidColor) }
-        if !self.androidTag.isEmpty { c.pointee.android_tag = arena.string(self.androidTag) }
-        if !self.androidChannelID.isEmpty { c.pointee.android_channel_id = arena.string(self.androidChannelID) }
-        if !self.analyticsLabel.isEmpty { c.pointee.analytics_label = arena.string(self.analyticsLabel) }
+        if !value.pointee.androidIcon.isEmpty { c.pointee.android_icon = arena.string(value.pointee.androidIcon) }
+        if !value.pointee.androidColor.isEmpty { c.pointee.android_color = arena.string(value.pointee.androidColor) }
+        if !value.pointee.androidTag.isEmpty { c.pointee.android_tag = arena.string(value.pointee.androidTag) }
+        if !value.pointee.androidChannelID.isEmpty { c.pointee.android_channel_id = arena.string(value.pointee.androidChannelID) }
+        if !value.pointee.analyticsLabel.isEmpty { c.pointee.analytics_label = arena.string(value.pointee.analyticsLabel) }
         return c
     }
 }
@@ -876,21 +896,25 @@ extension PushgateV1.LiveActivity: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__LiveActivity> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__LiveActivity> {
         let c = arena.allocate(Pushgate__V1__LiveActivity.self)
         pushgate__v1__live_activity__init(c)
-        if !self.event.isEmpty { c.pointee.event = arena.string(self.event) }
-        if !self.contentStateJSON.isEmpty { c.pointee.content_state_json = arena.string(self.contentStateJSON) }
-        c.pointee.timestamp = self.timestamp
-        c.pointee.stale_date = self.staleDate
-        c.pointee.dismissal_date = self.dismissalDate
-        if let v = self.relevanceScore {
+        if !value.pointee.event.isEmpty { c.pointee.event = arena.string(value.pointee.event) }
+        if !value.pointee.contentStateJSON.isEmpty { c.pointee.content_state_json = arena.string(value.pointee.contentStateJSON) }
+        c.pointee.timestamp = value.pointee.timestamp
+        c.pointee.stale_date = value.pointee.staleDate
+        c.pointee.dismissal_date = value.pointee.dismissalDate
+        if let v = value.pointee.relevanceScore {
             c.pointee.relevance_score_value_case = .init(rawValue: 6)
             c.pointee.relevance_score = v
         }
-        if !self.attributesType.isEmpty { c.pointee.attributes_type = arena.string(self.attributesType) }
-        if !self.attributesJSON.isEmpty { c.pointee.attributes_json = arena.string(self.attributesJSON) }
-        c.pointee.input_push_token = (self.inputPushToken ? 1 : 0)
-        if !self.inputPushChannel.isEmpty { c.pointee.input_push_channel = arena.string(self.inputPushChannel) }
+        if !value.pointee.attributesType.isEmpty { c.pointee.attributes_type = arena.string(value.pointee.attributesType) }
+        if !value.pointee.attributesJSON.isEmpty { c.pointee.attributes_json = arena.string(value.pointee.attributesJSON) }
+        c.pointee.input_push_token = (value.pointee.inputPushToken ? 1 : 0)
+        if !value.pointee.inputPushChannel.isEmpty { c.pointee.input_push_channel = arena.string(value.pointee.inputPushChannel) }
         return c
     }
 }
@@ -1006,24 +1030,28 @@ extension PushgateV1.Alert: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Alert> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Alert> {
         let c = arena.allocate(Pushgate__V1__Alert.self)
         pushgate__v1__alert__init(c)
-        if !self.title.isEmpty { c.pointee.title = arena.string(self.title) }
-        if !self.subtitle.isEmpty { c.pointee.subtitle = arena.string(self.subtitle) }
-        if !self.body.isEmpty { c.pointee.body = arena.string(self.body) }
-        if !self.launchImage.isEmpty { c.pointee.launch_image = arena.string(self.launchImage) }
-        if !self.titleLocKey.isEmpty { c.pointee.title_loc_key = arena.string(self.titleLocKey) }
-        if !self.titleLocArgs.isEmpty {
-            c.pointee.n_title_loc_args = self.titleLocArgs.count
-            c.pointee.title_loc_args = arena.array(count: self.titleLocArgs.count) { arena.string(self.titleLocArgs[$0]) }
+        if !value.pointee.title.isEmpty { c.pointee.title = arena.string(value.pointee.title) }
+        if !value.pointee.subtitle.isEmpty { c.pointee.subtitle = arena.string(value.pointee.subtitle) }
+        if !value.pointee.body.isEmpty { c.pointee.body = arena.string(value.pointee.body) }
+        if !value.pointee.launchImage.isEmpty { c.pointee.launch_image = arena.string(value.pointee.launchImage) }
+        if !value.pointee.titleLocKey.isEmpty { c.pointee.title_loc_key = arena.string(value.pointee.titleLocKey) }
+        if !value.pointee.titleLocArgs.isEmpty {
+            c.pointee.n_title_loc_args = value.pointee.titleLocArgs.count
+            c.pointee.title_loc_args = arena.array(value.pointee.titleLocArgs) { arena.string($0.pointee) }
         }
-        if !self.locKey.isEmpty { c.pointee.loc_key = arena.string(self.locKey) }
-        if !self.locArgs.isEmpty {
-            c.pointee.n_loc_args = self.locArgs.count
-            c.pointee.loc_args = arena.array(count: self.locArgs.count) { arena.string(self.locArgs[$0]) }
+        if !value.pointee.locKey.isEmpty { c.pointee.loc_key = arena.string(value.pointee.locKey) }
+        if !value.pointee.locArgs.isEmpty {
+            c.pointee.n_loc_args = value.pointee.locArgs.count
+            c.pointee.loc_args = arena.array(value.pointee.locArgs) { arena.string($0.pointee) }
         }
-        if !self.image.isEmpty { c.pointee.image = arena.string(self.image) }
-        if !self.actionLocKey.isEmpty { c.pointee.action_loc_key = arena.string(self.actionLocKey) }
+        if !value.pointee.image.isEmpty { c.pointee.image = arena.string(value.pointee.image) }
+        if !value.pointee.actionLocKey.isEmpty { c.pointee.action_loc_key = arena.string(value.pointee.actionLocKey) }
         return c
     }
 }
@@ -1128,17 +1156,21 @@ extension PushgateV1.Result: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Result> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Result> {
         let c = arena.allocate(Pushgate__V1__Result.self)
         pushgate__v1__result__init(c)
-        c.pointee.notification_index = self.notificationIndex
-        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
-        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: self.status.rawValue))
-        c.pointee.http_status = self.httpStatus
-        if !self.reason.isEmpty { c.pointee.reason = arena.string(self.reason) }
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        c.pointee.unregistered_at = self.unregisteredAt
-        c.pointee.attempts = self.attempts
-        if !self.canonicalToken.isEmpty { c.pointee.canonical_token = arena.string(self.canonicalToken) }
+        c.pointee.notification_index = value.pointee.notificationIndex
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: value.pointee.status.rawValue))
+        c.pointee.http_status = value.pointee.httpStatus
+        if !value.pointee.reason.isEmpty { c.pointee.reason = arena.string(value.pointee.reason) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        c.pointee.unregistered_at = value.pointee.unregisteredAt
+        c.pointee.attempts = value.pointee.attempts
+        if !value.pointee.canonicalToken.isEmpty { c.pointee.canonical_token = arena.string(value.pointee.canonicalToken) }
         return c
     }
 }
@@ -1241,20 +1273,24 @@ extension PushgateV1.PublishRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishRequest> {
         let c = arena.allocate(Pushgate__V1__PublishRequest.self)
         pushgate__v1__publish_request__init(c)
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        if !self.message.isEmpty { c.pointee.message = arena.string(self.message) }
-        if !self.messageStructure.isEmpty { c.pointee.message_structure = arena.string(self.messageStructure) }
-        if !self.attributes.isEmpty {
-            let entries = self.attributes.sorted { $0.key < $1.key }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        if !value.pointee.message.isEmpty { c.pointee.message = arena.string(value.pointee.message) }
+        if !value.pointee.messageStructure.isEmpty { c.pointee.message_structure = arena.string(value.pointee.messageStructure) }
+        if !value.pointee.attributes.isEmpty {
+            let entries = value.pointee.attributes.sorted { $0.key < $1.key }
             c.pointee.n_attributes = entries.count
-            c.pointee.attributes = arena.array(count: entries.count) { index in
+            c.pointee.attributes = arena.array(entries) { entry in
                 let e = arena.allocate(Pushgate__V1__PublishRequest__AttributesEntry.self)
                 pushgate__v1__publish_request__attributes_entry__init(e)
-                e.pointee.key = arena.string(entries[index].key)
-                e.pointee.value = arena.string(entries[index].value)
+                e.pointee.key = arena.string(entry.pointee.key)
+                e.pointee.value = arena.string(entry.pointee.value)
                 return e
             }
         }
@@ -1336,9 +1372,13 @@ extension PushgateV1.PublishResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishResponse> {
         let c = arena.allocate(Pushgate__V1__PublishResponse.self)
         pushgate__v1__publish_response__init(c)
-        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
         return c
     }
 }
@@ -1405,9 +1445,13 @@ extension PushgateV1.GetMessageRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetMessageRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetMessageRequest> {
         let c = arena.allocate(Pushgate__V1__GetMessageRequest.self)
         pushgate__v1__get_message_request__init(c)
-        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
         return c
     }
 }
@@ -1482,17 +1526,21 @@ extension PushgateV1.Message: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Message> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Message> {
         let c = arena.allocate(Pushgate__V1__Message.self)
         pushgate__v1__message__init(c)
-        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
-        c.pointee.state = .init(rawValue: .init(truncatingIfNeeded: self.state.rawValue))
-        c.pointee.total = self.total
-        c.pointee.delivered = self.delivered
-        c.pointee.rejected = self.rejected
-        c.pointee.failed = self.failed
-        c.pointee.skipped = self.skipped
-        c.pointee.published_at = self.publishedAt
-        c.pointee.waiting_for_provider = self.waitingForProvider
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
+        c.pointee.state = .init(rawValue: .init(truncatingIfNeeded: value.pointee.state.rawValue))
+        c.pointee.total = value.pointee.total
+        c.pointee.delivered = value.pointee.delivered
+        c.pointee.rejected = value.pointee.rejected
+        c.pointee.failed = value.pointee.failed
+        c.pointee.skipped = value.pointee.skipped
+        c.pointee.published_at = value.pointee.publishedAt
+        c.pointee.waiting_for_provider = value.pointee.waitingForProvider
         return c
     }
 }
@@ -1586,13 +1634,17 @@ extension PushgateV1.WatchEventsRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__WatchEventsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__WatchEventsRequest> {
         let c = arena.allocate(Pushgate__V1__WatchEventsRequest.self)
         pushgate__v1__watch_events_request__init(c)
-        if !self.apps.isEmpty {
-            c.pointee.n_apps = self.apps.count
-            c.pointee.apps = arena.array(count: self.apps.count) { arena.string(self.apps[$0]) }
+        if !value.pointee.apps.isEmpty {
+            c.pointee.n_apps = value.pointee.apps.count
+            c.pointee.apps = arena.array(value.pointee.apps) { arena.string($0.pointee) }
         }
-        c.pointee.delivered_sample_every = self.deliveredSampleEvery
+        c.pointee.delivered_sample_every = value.pointee.deliveredSampleEvery
         return c
     }
 }
@@ -1677,19 +1729,23 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeliveryEvent> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeliveryEvent> {
         let c = arena.allocate(Pushgate__V1__DeliveryEvent.self)
         pushgate__v1__delivery_event__init(c)
-        c.pointee.kind = .init(rawValue: .init(truncatingIfNeeded: self.kind.rawValue))
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
-        c.pointee.http_status = self.httpStatus
-        if !self.reason.isEmpty { c.pointee.reason = arena.string(self.reason) }
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        c.pointee.unregistered_at = self.unregisteredAt
-        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        c.pointee.time = self.time
-        c.pointee.dropped = self.dropped
+        c.pointee.kind = .init(rawValue: .init(truncatingIfNeeded: value.pointee.kind.rawValue))
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        c.pointee.http_status = value.pointee.httpStatus
+        if !value.pointee.reason.isEmpty { c.pointee.reason = arena.string(value.pointee.reason) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        c.pointee.unregistered_at = value.pointee.unregisteredAt
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        c.pointee.time = value.pointee.time
+        c.pointee.dropped = value.pointee.dropped
         return c
     }
 }

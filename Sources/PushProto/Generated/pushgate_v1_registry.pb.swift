@@ -240,11 +240,15 @@ extension PushgateV1.Application: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Application> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Application> {
         let c = arena.allocate(Pushgate__V1__Application.self)
         pushgate__v1__application__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
-        c.pointee.platform = .init(rawValue: .init(truncatingIfNeeded: self.platform.rawValue))
-        if !self.bundleID.isEmpty { c.pointee.bundle_id = arena.string(self.bundleID) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
+        c.pointee.platform = .init(rawValue: .init(truncatingIfNeeded: value.pointee.platform.rawValue))
+        if !value.pointee.bundleID.isEmpty { c.pointee.bundle_id = arena.string(value.pointee.bundleID) }
         return c
     }
 }
@@ -318,10 +322,14 @@ extension PushgateV1.ListApplicationsRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsRequest> {
         let c = arena.allocate(Pushgate__V1__ListApplicationsRequest.self)
         pushgate__v1__list_applications_request__init(c)
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -397,13 +405,17 @@ extension PushgateV1.ListApplicationsResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsResponse> {
         let c = arena.allocate(Pushgate__V1__ListApplicationsResponse.self)
         pushgate__v1__list_applications_response__init(c)
-        if !self.applications.isEmpty {
-            c.pointee.n_applications = self.applications.count
-            c.pointee.applications = arena.array(count: self.applications.count) { self.applications[$0].cMessage(in: arena) }
+        if !value.pointee.applications.isEmpty {
+            c.pointee.n_applications = value.pointee.applications.count
+            c.pointee.applications = arena.array(value.pointee.applications) { PushgateV1.Application.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
@@ -483,15 +495,19 @@ extension PushgateV1.Endpoint: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Endpoint> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Endpoint> {
         let c = arena.allocate(Pushgate__V1__Endpoint.self)
         pushgate__v1__endpoint__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
-        c.pointee.enabled = (self.enabled ? 1 : 0)
-        if !self.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(self.customUserData) }
-        c.pointee.created_at = self.createdAt
-        if !self.disabledReason.isEmpty { c.pointee.disabled_reason = arena.string(self.disabledReason) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        c.pointee.enabled = (value.pointee.enabled ? 1 : 0)
+        if !value.pointee.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(value.pointee.customUserData) }
+        c.pointee.created_at = value.pointee.createdAt
+        if !value.pointee.disabledReason.isEmpty { c.pointee.disabled_reason = arena.string(value.pointee.disabledReason) }
         return c
     }
 }
@@ -580,11 +596,15 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateEndpointRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateEndpointRequest> {
         let c = arena.allocate(Pushgate__V1__CreateEndpointRequest.self)
         pushgate__v1__create_endpoint_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
-        if !self.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(self.customUserData) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        if !value.pointee.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(value.pointee.customUserData) }
         return c
     }
 }
@@ -657,9 +677,13 @@ extension PushgateV1.GetEndpointRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetEndpointRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetEndpointRequest> {
         let c = arena.allocate(Pushgate__V1__GetEndpointRequest.self)
         pushgate__v1__get_endpoint_request__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
         return c
     }
 }
@@ -731,18 +755,22 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UpdateEndpointRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UpdateEndpointRequest> {
         let c = arena.allocate(Pushgate__V1__UpdateEndpointRequest.self)
         pushgate__v1__update_endpoint_request__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        if let v = self.token {
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        if let v = value.pointee.token {
             c.pointee.token_value_case = .init(rawValue: 2)
             c.pointee.token = arena.string(v)
         }
-        if let v = self.enabled {
+        if let v = value.pointee.enabled {
             c.pointee.enabled_value_case = .init(rawValue: 3)
             c.pointee.enabled = (v ? 1 : 0)
         }
-        if let v = self.customUserData {
+        if let v = value.pointee.customUserData {
             c.pointee.custom_user_data_value_case = .init(rawValue: 4)
             c.pointee.custom_user_data = arena.string(v)
         }
@@ -821,9 +849,13 @@ extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointRequest> {
         let c = arena.allocate(Pushgate__V1__DeleteEndpointRequest.self)
         pushgate__v1__delete_endpoint_request__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
         return c
     }
 }
@@ -887,6 +919,10 @@ extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointResponse> {
         let c = arena.allocate(Pushgate__V1__DeleteEndpointResponse.self)
         pushgate__v1__delete_endpoint_response__init(c)
         return c
@@ -948,11 +984,15 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsRequest> {
         let c = arena.allocate(Pushgate__V1__ListEndpointsRequest.self)
         pushgate__v1__list_endpoints_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -1031,13 +1071,17 @@ extension PushgateV1.ListEndpointsResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsResponse> {
         let c = arena.allocate(Pushgate__V1__ListEndpointsResponse.self)
         pushgate__v1__list_endpoints_response__init(c)
-        if !self.endpoints.isEmpty {
-            c.pointee.n_endpoints = self.endpoints.count
-            c.pointee.endpoints = arena.array(count: self.endpoints.count) { self.endpoints[$0].cMessage(in: arena) }
+        if !value.pointee.endpoints.isEmpty {
+            c.pointee.n_endpoints = value.pointee.endpoints.count
+            c.pointee.endpoints = arena.array(value.pointee.endpoints) { PushgateV1.Endpoint.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
@@ -1107,9 +1151,13 @@ extension PushgateV1.Topic: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Topic> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Topic> {
         let c = arena.allocate(Pushgate__V1__Topic.self)
         pushgate__v1__topic__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
         return c
     }
 }
@@ -1176,9 +1224,13 @@ extension PushgateV1.CreateTopicRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateTopicRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateTopicRequest> {
         let c = arena.allocate(Pushgate__V1__CreateTopicRequest.self)
         pushgate__v1__create_topic_request__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
         return c
     }
 }
@@ -1245,9 +1297,13 @@ extension PushgateV1.DeleteTopicRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicRequest> {
         let c = arena.allocate(Pushgate__V1__DeleteTopicRequest.self)
         pushgate__v1__delete_topic_request__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
         return c
     }
 }
@@ -1311,6 +1367,10 @@ extension PushgateV1.DeleteTopicResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicResponse> {
         let c = arena.allocate(Pushgate__V1__DeleteTopicResponse.self)
         pushgate__v1__delete_topic_response__init(c)
         return c
@@ -1370,10 +1430,14 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsRequest> {
         let c = arena.allocate(Pushgate__V1__ListTopicsRequest.self)
         pushgate__v1__list_topics_request__init(c)
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -1449,13 +1513,17 @@ extension PushgateV1.ListTopicsResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsResponse> {
         let c = arena.allocate(Pushgate__V1__ListTopicsResponse.self)
         pushgate__v1__list_topics_response__init(c)
-        if !self.topics.isEmpty {
-            c.pointee.n_topics = self.topics.count
-            c.pointee.topics = arena.array(count: self.topics.count) { self.topics[$0].cMessage(in: arena) }
+        if !value.pointee.topics.isEmpty {
+            c.pointee.n_topics = value.pointee.topics.count
+            c.pointee.topics = arena.array(value.pointee.topics) { PushgateV1.Topic.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
@@ -1531,12 +1599,16 @@ extension PushgateV1.Subscription: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Subscription> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Subscription> {
         let c = arena.allocate(Pushgate__V1__Subscription.self)
         pushgate__v1__subscription__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        if !self.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(self.filterPolicyJSON) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        if !value.pointee.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(value.pointee.filterPolicyJSON) }
         return c
     }
 }
@@ -1616,11 +1688,15 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SubscribeRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SubscribeRequest> {
         let c = arena.allocate(Pushgate__V1__SubscribeRequest.self)
         pushgate__v1__subscribe_request__init(c)
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        if !self.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(self.filterPolicyJSON) }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        if !value.pointee.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(value.pointee.filterPolicyJSON) }
         return c
     }
 }
@@ -1693,9 +1769,13 @@ extension PushgateV1.UnsubscribeRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeRequest> {
         let c = arena.allocate(Pushgate__V1__UnsubscribeRequest.self)
         pushgate__v1__unsubscribe_request__init(c)
-        if !self.subscriptionID.isEmpty { c.pointee.subscription_id = arena.string(self.subscriptionID) }
+        if !value.pointee.subscriptionID.isEmpty { c.pointee.subscription_id = arena.string(value.pointee.subscriptionID) }
         return c
     }
 }
@@ -1759,6 +1839,10 @@ extension PushgateV1.UnsubscribeResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeResponse> {
         let c = arena.allocate(Pushgate__V1__UnsubscribeResponse.self)
         pushgate__v1__unsubscribe_response__init(c)
         return c
@@ -1822,12 +1906,16 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsRequest> {
         let c = arena.allocate(Pushgate__V1__ListSubscriptionsRequest.self)
         pushgate__v1__list_subscriptions_request__init(c)
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -1909,13 +1997,17 @@ extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsResponse> {
         let c = arena.allocate(Pushgate__V1__ListSubscriptionsResponse.self)
         pushgate__v1__list_subscriptions_response__init(c)
-        if !self.subscriptions.isEmpty {
-            c.pointee.n_subscriptions = self.subscriptions.count
-            c.pointee.subscriptions = arena.array(count: self.subscriptions.count) { self.subscriptions[$0].cMessage(in: arena) }
+        if !value.pointee.subscriptions.isEmpty {
+            c.pointee.n_subscriptions = value.pointee.subscriptions.count
+            c.pointee.subscriptions = arena.array(value.pointee.subscriptions) { PushgateV1.Subscription.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
