@@ -2,10 +2,10 @@
 """Generates the Swift views over the protoc-c structs (Sources/PushProto/Generated/*.pb.swift).
 
 Input: a FileDescriptorSet written by `protoc-c --descriptor_set_out` for the files in proto/.
-Each proto message becomes a Swift value type with `init(serializedBytes:)` (protobuf-c unpack, then
-copy into Swift values, then free_unpacked) and `serializedBytes()` (build the C struct in an arena,
-protobuf-c pack, free). C structs never leave PushProto. Proto3 open enums become RawRepresentable
-structs so unknown values survive. A one-field `oneof` is how these protos spell an optional scalar
+Each proto message becomes a Swift value type with `init(serializedBytes:)` (protobuf-c unpack into
+an arena, then copy into Swift values in place, then release the arena) and `serializedBytes()`
+(build the C struct in an arena, protobuf-c pack, release). C structs never leave PushProto.
+Proto3 open enums become RawRepresentable structs so unknown values survive. A one-field `oneof` is how these protos spell an optional scalar
 (protoc-c 1.4 refuses proto3 `optional`): it becomes a Swift optional named after the field. A
 `oneof` of several fields (the reflection protocol's requests and responses) becomes an optional
 Swift enum named after the oneof, one case per field.
@@ -25,6 +25,8 @@ import sys
 from google.protobuf import descriptor_pb2
 
 FD = descriptor_pb2.FieldDescriptorProto
+# ProtoC.fieldOverhead: what a field adds beyond its content, at most (tag, length or varint).
+ProtoC_OVERHEAD = 16
 
 ACRONYMS = {"id": "ID", "json": "JSON", "url": "URL", "grpc": "GRPC", "apns": "APNs", "fcm": "FCM"}
 SWIFT_KEYWORDS = {"default", "class", "struct", "enum", "protocol", "func", "var", "let", "self", "in",
@@ -169,34 +171,48 @@ class Field:
         if t == FD.TYPE_ENUM:
             return "%s(rawValue: Int32(truncatingIfNeeded: %s.rawValue))" % (self.element_swift(), expr)
         if t == FD.TYPE_MESSAGE:
-            return "try %s(c: %s)" % (self.element_swift(), expr)
+            t = self.element_swift()
+            return "try ProtoC.message(%s, empty: %s()) { (c, message) throws(ProtoDecodingError) in try %s.decode(c, into: &message) }" % (
+                expr, t, t)
         return expr
 
     def read(self):
+        """The statement that copies the field out of `m` (a pointer to the unpacked C struct) into
+        `value`, which holds the defaults: an absent field (the common case, in messages of many
+        optional fields) costs a test, not a store. Messages are decoded in place (see
+        emit_message)."""
         n = self.cname
+        c = "m.pointee." + n
+        v = "value." + self.swift
         if self.is_map:
-            return ("self.%s = try ProtoC.stringMap(m.%s, count: m.n_%s) { (e) throws(ProtoDecodingError) in "
-                    '(try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value")) }') % (
-                self.swift, n, n)
+            return ("if m.pointee.n_%s > 0 {\n"
+                    "            %s = try ProtoC.stringMap(%s, count: m.pointee.n_%s) { (e) throws(ProtoDecodingError) in\n"
+                    '                (try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value"))\n'
+                    "            }\n"
+                    "        }") % (n, v, c, n)
         if self.repeated:
             if self.fd.type == FD.TYPE_MESSAGE:
-                el = "%s!" % "m.%s[i]" % n
-            else:
-                el = "m.%s[i]" % n
-            if self.fd.type in (FD.TYPE_MESSAGE, FD.TYPE_STRING):
-                return "self.%s = try (0..<m.n_%s).map { (i) throws(ProtoDecodingError) in %s }" % (
-                    self.swift, n, self.read_element(el))
-            return "self.%s = (0..<m.n_%s).map { i in %s }" % (self.swift, n, self.read_element(el))
+                t = self.element_swift()
+                return ("if m.pointee.n_%s > 0 {\n"
+                        "            %s = try ProtoC.messages(%s, count: m.pointee.n_%s, empty: { %s() }) {\n"
+                        "                (e, element) throws(ProtoDecodingError) in try %s.decode(e, into: &element)\n"
+                        "            }\n"
+                        "        }") % (n, v, c, n, t, t)
+            return ("if m.pointee.n_%s > 0 {\n"
+                    "            %s = try ProtoC.array(%s, count: m.pointee.n_%s) { (e) throws(ProtoDecodingError) in %s }\n"
+                    "        }") % (n, v, c, n, self.read_element("e"))
         if self.fd.type == FD.TYPE_MESSAGE:
-            return "self.%s = try m.%s.map { (v) throws(ProtoDecodingError) in %s }" % (
-                self.swift, n, self.read_element("v"))
+            t = self.element_swift()
+            return "if let e = %s {\n            %s = %s()\n            try %s.decode(e, into: &%s!)\n        }" % (
+                c, v, t, t, v)
         if self.oneof:
-            value = self.read_element("m." + n)
-            # `try` may not stand right of the `?`: it covers the whole expression instead.
-            covered = value.startswith("try ")
-            return "self.%s = %s(m.%s_case.rawValue == %d ? %s : nil)" % (
-                self.swift, "try " if covered else "", self.oneof, self.fd.number, value[4:] if covered else value)
-        return "self.%s = %s" % (self.swift, self.read_element("m." + n))
+            return "if m.pointee.%s_case.rawValue == %d { %s = %s }" % (
+                self.oneof, self.fd.number, v, self.read_element(c))
+        if self.fd.type == FD.TYPE_STRING:
+            return 'try ProtoC.string(%s, field: "%s", into: &%s)' % (c, self.fd.name, v)
+        if self.fd.type == FD.TYPE_BYTES:
+            return "if %s.len > 0 { %s = %s }" % (c, v, self.read_element(c))
+        return "%s = %s" % (v, self.read_element(c))
 
     # --- writing into the arena-owned C struct `c` ---
     def write_element(self, expr):
@@ -213,27 +229,62 @@ class Field:
             return "%s.cMessage(in: arena)" % expr
         return expr
 
+    # --- an upper bound of the field's encoded size (see emit_message) ---
+    def bound(self):
+        """(constant bytes, statement adding the rest to `size` or None)."""
+        s = "self." + self.swift
+        t = self.fd.type
+        if self.is_map:
+            return 0, "for entry in %s { size += 3 * ProtoC.fieldOverhead + entry.key.utf8.count + entry.value.utf8.count }" % s
+        if self.repeated:
+            if t == FD.TYPE_MESSAGE:
+                return ProtoC_OVERHEAD, ("for index in %s.indices { size += ProtoC.fieldOverhead + %s[index].packedSizeBound }"
+                                         % (s, s))
+            if t == FD.TYPE_STRING:
+                return ProtoC_OVERHEAD, ("for index in %s.indices { size += ProtoC.fieldOverhead + %s[index].utf8.count }"
+                                         % (s, s))
+            if t == FD.TYPE_BYTES:
+                return ProtoC_OVERHEAD, ("for index in %s.indices { size += ProtoC.fieldOverhead + %s[index].count }"
+                                         % (s, s))
+            return ProtoC_OVERHEAD, "size += ProtoC.fieldOverhead * %s.count" % s
+        if t == FD.TYPE_MESSAGE:
+            return ProtoC_OVERHEAD, "if let v = %s { size += v.packedSizeBound }" % s
+        if t == FD.TYPE_STRING:
+            if self.oneof:
+                return ProtoC_OVERHEAD, "if let v = %s { size += v.utf8.count }" % s
+            return ProtoC_OVERHEAD, "size += %s.utf8.count" % s
+        if t == FD.TYPE_BYTES:
+            if self.oneof:
+                return ProtoC_OVERHEAD, "if let v = %s { size += v.count }" % s
+            return ProtoC_OVERHEAD, "size += %s.count" % s
+        return ProtoC_OVERHEAD, None
+
     def write(self):
         n = self.cname
-        s = "self." + self.swift
+        s = "value.pointee." + self.swift
         if self.is_map:
             entry = self.reg.c_type(self.fd.type_name)
             init = c_func_prefix(*self.reg.messages[self.fd.type_name][1:3]) + "init"
             return ("if !%s.isEmpty {\n"
-                    "            c.pointee.n_%s = %s.count\n"
-                    "            c.pointee.%s = arena.array(%s.sorted { $0.key < $1.key }) { entry in\n"
+                    "            let entries = %s.sorted { $0.key < $1.key }\n"
+                    "            c.pointee.n_%s = entries.count\n"
+                    "            c.pointee.%s = arena.array(entries) { entry in\n"
                     "                let e = arena.allocate(%s.self)\n"
                     "                %s(e)\n"
-                    "                e.pointee.key = arena.string(entry.key)\n"
-                    "                e.pointee.value = arena.string(entry.value)\n"
+                    "                e.pointee.key = arena.string(entry.pointee.key)\n"
+                    "                e.pointee.value = arena.string(entry.pointee.value)\n"
                     "                return e\n"
                     "            }\n"
-                    "        }") % (s, n, s, n, s, entry, init)
+                    "        }") % (s, s, n, n, entry, init)
         if self.repeated:
+            if self.fd.type == FD.TYPE_MESSAGE:
+                element = "%s.cMessage(of: $0, in: arena)" % self.element_swift()
+            else:
+                element = self.write_element("$0.pointee")
             return ("if !%s.isEmpty {\n"
                     "            c.pointee.n_%s = %s.count\n"
                     "            c.pointee.%s = arena.array(%s) { %s }\n"
-                    "        }") % (s, n, s, n, s, self.write_element("$0"))
+                    "        }") % (s, n, s, n, s, element)
         if self.fd.type == FD.TYPE_MESSAGE:
             return "if let v = %s { c.pointee.%s = %s }" % (s, n, self.write_element("v"))
         if self.oneof:
@@ -264,20 +315,37 @@ class OneofGroup:
         out.append("%s}" % i)
 
     def read(self):
-        lines = ["switch m.%s_case.rawValue {" % self.name]
+        lines = ["switch m.pointee.%s_case.rawValue {" % self.name]
         for f in self.members:
             if f.fd.type == FD.TYPE_MESSAGE:
-                value = "try m.%s.map { (v) throws(ProtoDecodingError) in .%s(%s) }" % (
-                    f.cname, f.swift, f.read_element("v"))
+                value = "if let e = m.pointee.%s { value.%s = .%s(%s) }" % (
+                    f.cname, self.swift, f.swift, f.read_element("e"))
             else:
-                value = ".%s(%s)" % (f.swift, f.read_element("m." + f.cname))
-            lines.append("        case %d: self.%s = %s" % (f.fd.number, self.swift, value))
-        lines.append("        default: self.%s = nil" % self.swift)
+                value = "value.%s = .%s(%s)" % (self.swift, f.swift, f.read_element("m.pointee." + f.cname))
+            lines.append("        case %d: %s" % (f.fd.number, value))
+        lines.append("        default: break")
         lines.append("        }")
         return "\n".join(lines)
 
-    def write(self):
+    def bound(self):
         lines = ["switch self.%s {" % self.swift]
+        for f in self.members:
+            t = f.fd.type
+            if t == FD.TYPE_MESSAGE:
+                add = "size += v.packedSizeBound"
+            elif t == FD.TYPE_STRING:
+                add = "size += v.utf8.count"
+            elif t == FD.TYPE_BYTES:
+                add = "size += v.count"
+            else:
+                add = "_ = v"
+            lines.append("        case .%s(let v)?: %s" % (f.swift, add))
+        lines.append("        case nil: break")
+        lines.append("        }")
+        return ProtoC_OVERHEAD, "\n".join(lines)
+
+    def write(self):
+        lines = ["switch value.pointee.%s {" % self.swift]
         for f in self.members:
             lines.append("        case .%s(let v)?:" % f.swift)
             lines.append("            c.pointee.%s_case = .init(rawValue: %d)" % (self.name, f.fd.number))
@@ -457,33 +525,64 @@ def emit_message(out, ext, reg, pkg, path, m, indent):
     ext.append("")
     ext.append("extension %s: ProtoMessage {" % swift_full)
     ext.append("    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {")
-    ext.append("        let unpacked = ProtoC.withInput(bytes) { %sunpack(nil, $0, $1) }" % fn)
-    ext.append('        guard let m = unpacked else { throw ProtoDecodingError(messageName: "%s") }' % ".".join([pkg] + path))
-    ext.append("        defer { %sfree_unpacked(m, nil) }" % fn)
     # Each string is checked as it becomes a Swift String (once: ProtoC.string), not in a pass of
-    # its own before; a failure names the field, and the message is named here.
-    ext.append("        do throws(ProtoDecodingError) {")
-    ext.append("            try self.init(c: m)")
-    ext.append("        } catch {")
-    ext.append('            throw ProtoDecodingError(messageName: "%s", detail: error.detail)' % ".".join([pkg] + path))
+    # its own before; a failure names the field, and ProtoC.decode names the message.
+    ext.append("        self.init()")
+    ext.append('        try ProtoC.decode(bytes, messageName: "%s", into: &self, unpack: { %sunpack($0, $1, $2) }) {' % (
+        ".".join([pkg] + path), fn))
+    ext.append("            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)")
     ext.append("        }")
     ext.append("    }")
     ext.append("")
-    ext.append("    public func serializedBytes() -> [UInt8] {")
-    ext.append("        let arena = ProtoCArena()")
-    ext.append("        defer { arena.releaseAll() }")
-    ext.append("        let c = cMessage(in: arena)")
-    ext.append("        return ProtoC.pack(size: %sget_packed_size(c)) { %spack(c, $0) }" % (fn, fn))
+    ext.append("    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }")
+    ext.append("")
+    ext.append("    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {")
+    ext.append("        ProtoCArena.with { arena in")
+    ext.append("            let c = cMessage(in: arena)")
+    ext.append("            return ProtoC.pack(")
+    ext.append("                bound: packedSizeBound, reservingPrefix: prefix, size: { %sget_packed_size(c) }" % fn)
+    ext.append("            ) { %spack(c, $0) }" % fn)
+    ext.append("        }")
     ext.append("    }")
     ext.append("")
-    ext.append("    init(c: UnsafePointer<%s>) throws(ProtoDecodingError) {" % ctype)
-    if fields:
-        ext.append("        let m = c.pointee")
+    # protobuf-c's pack needs room for the whole message up front; its get_packed_size is a walk
+    # of every field as long as pack's (~700 instructions of a 1-token Send's answer), this one a
+    # sum over the Swift value.
+    ext.append("    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per")
+    ext.append("    /// element, entry) beyond its content.")
+    ext.append("    var packedSizeBound: Int {")
+    constant = 0
+    statements = []
+    for f in fields:
+        k, st = f.bound()
+        constant += k
+        if st:
+            statements.append(st)
+    if statements:
+        ext.append("        var size = %d" % constant)
+        for st in statements:
+            ext.append("        " + st)
+        ext.append("        return size")
+    else:
+        ext.append("        %d" % constant)
+    ext.append("    }")
+    ext.append("")
+    # Into a value that holds the defaults, the fields present; the C struct is read through its
+    # pointer, not copied. In place, not an init: an init returning a struct of more than four
+    # words (most messages) copied it out with a retain of every field and a release of the
+    # original (Swift 6.3), ~1,000 instructions for a Notification.
+    ext.append("    static func decode(_ m: UnsafePointer<%s>, into value: inout Self) throws(ProtoDecodingError) {" % ctype)
     for f in fields:
         ext.append("        " + f.read())
     ext.append("    }")
     ext.append("")
     ext.append("    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<%s> {" % ctype)
+    ext.append("        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }")
+    ext.append("    }")
+    ext.append("")
+    # From a pointer to the value, so an array's elements are read where they are: given to an
+    # instance method, each was copied first (a retain of every field) and destroyed after.
+    ext.append("    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<%s> {" % ctype)
     ext.append("        let c = arena.allocate(%s.self)" % ctype)
     ext.append("        %sinit(c)" % fn)
     for f in fields:

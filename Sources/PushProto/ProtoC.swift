@@ -1,10 +1,6 @@
 import CProtobufC
 import CPushgateProto
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Conversions between protobuf-c's C representation and Swift values, used by the generated code.
 enum ProtoC {
     /// A protobuf-c string field (NUL-terminated; NULL for an absent message's field), checked
@@ -21,6 +17,69 @@ enum ProtoC {
             throw ProtoDecodingError(messageName: "", detail: "string field \(field) is not valid UTF-8")
         }
         return string
+    }
+
+    /// ``string(_:field:)`` stored in `value` when the field is set (not empty): `value` holds
+    /// the default, and most fields of a message are not set.
+    @inline(__always)
+    static func string(
+        _ pointer: UnsafePointer<CChar>?, field: StaticString, into value: inout String
+    ) throws(ProtoDecodingError) {
+        guard let pointer, pointer.pointee != 0 else { return }
+        value = try string(pointer, field: field)
+    }
+
+    /// A repeated field's elements (`count` > 0), each made by `element`, into an array of
+    /// exactly that capacity.
+    @inline(__always)
+    static func array<CElement, Element>(
+        _ elements: UnsafeMutablePointer<CElement>?, count: Int,
+        _ element: (CElement) throws(ProtoDecodingError) -> Element
+    ) throws(ProtoDecodingError) -> [Element] {
+        guard let elements else { return [] }
+        var array: [Element] = []
+        array.reserveCapacity(count)
+        for index in 0..<count {
+            array.append(try element(elements[index]))
+        }
+        return array
+    }
+
+    /// A repeated message field's elements (`count` > 0), each made (`empty`) in the array's
+    /// storage and decoded there in place (`decode`): a message returned by value, or appended,
+    /// was copied field by field (see the generator).
+    @inline(__always)
+    static func messages<CMessage, Element>(
+        _ elements: UnsafeMutablePointer<UnsafeMutablePointer<CMessage>?>?, count: Int,
+        empty: () -> Element, _ decode: (UnsafePointer<CMessage>, inout Element) throws(ProtoDecodingError) -> Void
+    ) throws(ProtoDecodingError) -> [Element] {
+        guard let elements else { return [] }
+        var failure: ProtoDecodingError?
+        let array = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<count {
+                (buffer.baseAddress! + index).initialize(to: empty())
+                initialized = index + 1
+                do throws(ProtoDecodingError) {
+                    try decode(elements[index]!, &buffer[index])
+                } catch {
+                    failure = error
+                    return
+                }
+            }
+        }
+        if let failure { throw failure }
+        return array
+    }
+
+    /// A message decoded (`decode`) into a copy of `empty`, for a case of a several-field oneof.
+    @inline(__always)
+    static func message<CMessage, Element>(
+        _ message: UnsafeMutablePointer<CMessage>, empty: Element,
+        _ decode: (UnsafePointer<CMessage>, inout Element) throws(ProtoDecodingError) -> Void
+    ) throws(ProtoDecodingError) -> Element {
+        var value = empty
+        try decode(message, &value)
+        return value
     }
 
     static func bytes(_ data: ProtobufCBinaryData) -> [UInt8] {
@@ -43,7 +102,33 @@ enum ProtoC {
         return map
     }
 
+    /// Decodes a message into `value` (which holds the defaults): protobuf-c's unpack (`unpack`, a generated `*__unpack` given the
+    /// allocator) with every allocation in an arena (`cprotobufc_arena`: the thread's spare block,
+    /// no malloc per value), `copy` of the C struct into Swift values, and the arena released as a
+    /// whole (no free_unpacked walk). The Swift values own copies of everything: nothing points
+    /// into the arena once it is released.
+    /// - Throws: naming `messageName` when protobuf-c cannot unpack the bytes or `copy` throws.
+    @inline(__always)
+    static func decode<C, T>(
+        _ bytes: UnsafeRawBufferPointer, messageName: StaticString, into value: inout T,
+        unpack: (UnsafeMutablePointer<ProtobufCAllocator>, Int, UnsafePointer<UInt8>) -> UnsafeMutablePointer<C>?,
+        copy: (UnsafePointer<C>, inout T) throws(ProtoDecodingError) -> Void
+    ) throws(ProtoDecodingError) {
+        var arena = cprotobufc_arena()
+        defer { cprotobufc_arena_release(&arena) }
+        let unpacked = withUnsafeMutablePointer(to: &arena) { arena in
+            withInput(bytes) { count, base in unpack(cprotobufc_arena_allocator(arena), count, base) }
+        }
+        guard let message = unpacked else { throw ProtoDecodingError(messageName: "\(messageName)") }
+        do throws(ProtoDecodingError) {
+            try copy(message, &value)
+        } catch {
+            throw ProtoDecodingError(messageName: "\(messageName)", detail: error.detail)
+        }
+    }
+
     /// Calls protobuf-c's unpack with a non-NULL data pointer even for empty input.
+    @inline(__always)
     static func withInput<T>(_ bytes: UnsafeRawBufferPointer, _ body: (Int, UnsafePointer<UInt8>) -> T) -> T {
         if let base = bytes.baseAddress, bytes.count > 0 {
             return body(bytes.count, base.assumingMemoryBound(to: UInt8.self))
@@ -52,78 +137,54 @@ enum ProtoC {
         return withUnsafePointer(to: &empty) { body(0, $0) }
     }
 
-    /// Packs into a new array of exactly `size` bytes.
-    static func pack(size: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) -> [UInt8] {
-        guard size > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = body(buffer.baseAddress!)
-            precondition(count == size, "protobuf-c packed \(count) bytes, announced \(size)")
+    /// What a field adds to the encoding beyond its content, at most: a tag (at most 5 bytes)
+    /// and a length or a varint (at most 10). The generated `packedSizeBound` adds it per field.
+    static let fieldOverhead = 16
+
+    /// Packs into a new array of `prefix` zero bytes (room for a framing prefix, see
+    /// ``ProtoMessage/serializedBytes(reservingPrefix:)``) and then the message, `body` packing
+    /// into room for `bound` bytes (the generated `packedSizeBound`, at least protobuf-c's
+    /// get_packed_size, `size`, which debug builds check). An array left with much more room than
+    /// the message needs is copied to one that fits.
+    @inline(__always)
+    static func pack(
+        bound: Int, reservingPrefix prefix: Int, size: () -> Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int
+    ) -> [UInt8] {
+        precondition(prefix >= 0, "a negative prefix")
+        assert(size() <= bound, "packedSizeBound \(bound) is below protobuf-c's size \(size())")
+        var packed = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: prefix + bound) { buffer, count in
+            let base = buffer.baseAddress!
+            if prefix > 0 { base.initialize(repeating: 0, count: prefix) }
+            packed = body(base + prefix)
+            precondition(packed <= bound, "protobuf-c packed \(packed) bytes, past the bound of \(bound)")
+            count = prefix + packed
         }
+        if bound - packed > 4096 && bound - packed > packed / 2 { return Array(bytes) }
+        return bytes
     }
 }
 
-/// Owns every C allocation made while building one message for packing, and frees them together.
+/// Where the C struct of a message being encoded is built for protobuf-c's pack: a
+/// `cprotobufc_arena` (CProtobufC/shim.h) on the encoder's stack, released as a whole.
 ///
-/// The generated `serializedBytes()` keeps the arena alive with `defer { arena.releaseAll() }`
-/// until protobuf-c has packed the message.
-final class ProtoCArena {
-    /// Blocks of `blockSize` bytes handed out front to back; a SendResponse of 1,000 results is a
-    /// few thousand small C values and strings, so one malloc per value was most of its packing.
-    /// The first block (the thread's spare, see `cprotobufc_exchange_spare_block`) and the rest:
-    /// a small message needs no array of blocks.
-    private var firstBlock: UnsafeMutableRawPointer?
-    private var blocks: [UnsafeMutableRawPointer] = []
-    /// Values larger than a quarter block, allocated on their own.
-    private var large: [UnsafeMutableRawPointer] = []
-    private var cursor: UnsafeMutableRawPointer?
-    private var remaining = 0
-    private static let blockSize = 32 * 1024
-    /// malloc's alignment on 64-bit Linux; no protobuf-c struct needs more.
-    private static let alignment = 16
+/// The generated `serializedBytes(reservingPrefix:)` builds and packs the message within
+/// ``with(_:)``.
+struct ProtoCArena {
+    private let arena: UnsafeMutablePointer<cprotobufc_arena>
 
-    deinit { releaseAll() }
-
-    func releaseAll() {
-        if let firstBlock {
-            // Back to the thread's spare (the one there, if any, is freed).
-            free(cprotobufc_exchange_spare_block(firstBlock))
-            self.firstBlock = nil
-        }
-        for pointer in blocks { free(pointer) }
-        for pointer in large { free(pointer) }
-        blocks.removeAll()
-        large.removeAll()
-        cursor = nil
-        remaining = 0
+    /// Calls `body` with an empty arena, released when `body` returns.
+    @inline(__always)
+    static func with<T>(_ body: (ProtoCArena) -> T) -> T {
+        var arena = cprotobufc_arena()
+        defer { cprotobufc_arena_release(&arena) }
+        return withUnsafeMutablePointer(to: &arena) { body(ProtoCArena(arena: $0)) }
     }
 
-    /// `byteCount` uninitialized bytes, aligned like malloc's, valid until ``releaseAll()``.
+    /// `byteCount` uninitialized bytes, aligned like malloc's, valid until the release.
+    @inline(__always)
     private func raw(_ byteCount: Int) -> UnsafeMutableRawPointer {
-        let size = (max(byteCount, 1) + Self.alignment - 1) & ~(Self.alignment - 1)
-        if size > Self.blockSize / 4 {
-            guard let pointer = malloc(size) else { fatalError("out of memory") }
-            large.append(pointer)
-            return pointer
-        }
-        if size > remaining {
-            let block: UnsafeMutableRawPointer
-            if firstBlock == nil {
-                guard let first = cprotobufc_exchange_spare_block(nil) ?? malloc(Self.blockSize) else {
-                    fatalError("out of memory")
-                }
-                firstBlock = first
-                block = first
-            } else {
-                guard let next = malloc(Self.blockSize) else { fatalError("out of memory") }
-                blocks.append(next)
-                block = next
-            }
-            cursor = block
-            remaining = Self.blockSize
-        }
-        let pointer = cursor!
-        cursor = pointer + size
-        remaining -= size
+        guard let pointer = cprotobufc_arena_alloc(arena, max(byteCount, 1)) else { fatalError("out of memory") }
         return pointer
     }
 
@@ -134,16 +195,21 @@ final class ProtoCArena {
         return pointer.bindMemory(to: T.self, capacity: 1)
     }
 
+    /// `value` as a C string. Its UTF-8 is read where it is (a native string's is contiguous),
+    /// not through a mutable copy.
     func string(_ value: String) -> UnsafeMutablePointer<CChar> {
+        if let chars = value.utf8.withContiguousStorageIfAvailable({ cString($0) }) { return chars }
         var value = value
-        return value.withUTF8 { utf8 in
-            let chars = raw(utf8.count + 1).bindMemory(to: CChar.self, capacity: utf8.count + 1)
-            if let base = utf8.baseAddress {
-                UnsafeMutableRawPointer(chars).copyMemory(from: base, byteCount: utf8.count)
-            }
-            chars[utf8.count] = 0
-            return chars
+        return value.withUTF8 { cString($0) }
+    }
+
+    private func cString(_ utf8: UnsafeBufferPointer<UInt8>) -> UnsafeMutablePointer<CChar> {
+        let chars = raw(utf8.count + 1).bindMemory(to: CChar.self, capacity: utf8.count + 1)
+        if let base = utf8.baseAddress {
+            UnsafeMutableRawPointer(chars).copyMemory(from: base, byteCount: utf8.count)
         }
+        chars[utf8.count] = 0
+        return chars
     }
 
     func bytes(_ value: [UInt8]) -> ProtobufCBinaryData {
@@ -153,10 +219,15 @@ final class ProtoCArena {
         return ProtobufCBinaryData(len: value.count, data: pointer.assumingMemoryBound(to: UInt8.self))
     }
 
-    func array<Element, T>(_ items: [Element], _ make: (Element) -> T) -> UnsafeMutablePointer<T> {
+    /// The C array of `items`, each made by `make` from the element where it is in the array (the
+    /// generated code reads its fields through the pointer).
+    func array<Element, T>(_ items: [Element], _ make: (UnsafePointer<Element>) -> T) -> UnsafeMutablePointer<T> {
         let typed = raw(MemoryLayout<T>.stride * max(items.count, 1)).bindMemory(to: T.self, capacity: items.count)
-        for (index, item) in items.enumerated() {
-            (typed + index).initialize(to: make(item))
+        items.withUnsafeBufferPointer { elements in
+            guard let base = elements.baseAddress else { return }
+            for index in elements.indices {
+                (typed + index).initialize(to: make(base + index))
+            }
         }
         return typed
     }

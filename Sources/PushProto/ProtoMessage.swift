@@ -1,8 +1,8 @@
 /// A protobuf message that Pushgate reads and writes through protobuf-c.
 ///
 /// The conformances are generated (`scripts/gen-swift-proto.py`): decoding unpacks with protobuf-c,
-/// copies the fields into Swift values and frees the C struct; encoding builds the C struct in a
-/// ``ProtoCArena``, packs it and frees the arena. No C struct outlives the call.
+/// copies the fields into Swift values and releases the C struct's arena; encoding builds the C
+/// struct in a ``ProtoCArena``, packs it and releases the arena. No C struct outlives the call.
 public protocol ProtoMessage: Sendable, Equatable {
     /// Decodes the protobuf wire format.
     /// - Throws: ``ProtoDecodingError`` when protobuf-c cannot unpack the bytes.
@@ -10,6 +10,11 @@ public protocol ProtoMessage: Sendable, Equatable {
 
     /// Encodes the message in the protobuf wire format.
     func serializedBytes() -> [UInt8]
+
+    /// `prefix` zero bytes and then the message's encoding, in one array: a gRPC message's 5-byte
+    /// prefix (`GRPCMessageFramer.prefixSize`) can be written over them, where framing
+    /// ``serializedBytes()`` copied the message into a second array.
+    func serializedBytes(reservingPrefix prefix: Int) -> [UInt8]
 }
 
 extension ProtoMessage {

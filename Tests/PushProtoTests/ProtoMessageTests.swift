@@ -74,6 +74,114 @@ struct ProtoMessageTests {
         #expect(decodedUpdate.customUserData == nil)
     }
 
+    @Test("a message much larger than the decoding arena's block decodes whole, and again")
+    func largerThanTheArena() throws {
+        // 2,000 tokens (further 32 KiB blocks), a 100 KB payload (a value of its own), 300 fields
+        // of one message (protobuf-c's scan records outgrow its stack), many small notifications.
+        var big = PushgateV1.Notification()
+        big.app = "demo"
+        big.tokens = (0..<2000).map { String(repeating: String($0 % 10), count: 64) }
+        big.payloadJSON = "{\"x\":\"" + String(repeating: "y", count: 100_000) + "\"}"
+        big.alert = PushgateV1.Alert()
+        big.alert?.locArgs = (0..<300).map { "arg \($0)" }
+        var request = PushgateV1.SendRequest()
+        request.notifications =
+            [big]
+            + (0..<500).map { index in
+                var small = PushgateV1.Notification()
+                small.app = "app \(index)"
+                small.badge = Int32(index)
+                return small
+            }
+        let bytes = request.serializedBytes()
+        for _ in 0..<3 {
+            #expect(try PushgateV1.SendRequest(serializedBytes: bytes) == request)
+        }
+        // A small one after: the arena starts afresh.
+        var small = PushgateV1.SendRequest()
+        small.notifications = [PushgateV1.Notification()]
+        small.notifications[0].app = "after"
+        #expect(try PushgateV1.SendRequest(serializedBytes: small.serializedBytes()) == small)
+    }
+
+    @Test("decoding on several threads at once gives each its own message")
+    func concurrentDecoding() async throws {
+        let requests = (0..<8).map { index in
+            var request = PushgateV1.SendRequest()
+            var notification = PushgateV1.Notification()
+            notification.app = "app \(index)"
+            notification.tokens = (0..<200).map { "\(index)-\($0)-" + String(repeating: "t", count: 60) }
+            request.notifications = [notification]
+            return (request, request.serializedBytes())
+        }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for (request, bytes) in requests {
+                group.addTask {
+                    var mismatches = 0
+                    for _ in 0..<50 where (try? PushgateV1.SendRequest(serializedBytes: bytes)) != request {
+                        mismatches += 1
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+
+    @Test("serializedBytes(reservingPrefix:) is the encoding after that many zero bytes")
+    func reservingPrefix() throws {
+        let request = try PushgateV1.SendRequest(serializedBytes: Self.pythonSendRequest)
+        #expect(request.serializedBytes(reservingPrefix: 5) == [0, 0, 0, 0, 0] + Self.pythonSendRequest)
+        #expect(request.serializedBytes(reservingPrefix: 0) == Self.pythonSendRequest)
+        #expect(PushgateV1.SendResponse().serializedBytes(reservingPrefix: 5) == [0, 0, 0, 0, 0])
+        var publish = PushgateV1.PublishRequest()
+        publish.attributes = ["b": "2", "a": "1"]
+        #expect(Array(publish.serializedBytes(reservingPrefix: 3).dropFirst(3)) == publish.serializedBytes())
+    }
+
+    @Test("the widest values encode within the size bound packing reserves, and round-trip")
+    func widestValues() throws {
+        // Negative int32s and int64s are 10-byte varints; debug builds check the bound against
+        // protobuf-c's own size on every encode.
+        var notification = PushgateV1.Notification()
+        notification.app = "a"
+        notification.tokens = ["", "t"]
+        notification.badge = Int32.min
+        notification.priority = -1
+        notification.expiration = Int64.min
+        notification.pushType = PushgateV1.PushType(rawValue: Int32.min)
+        notification.contentAvailable = true
+        notification.mutableContent = true
+        notification.alert = PushgateV1.Alert()
+        notification.alert?.titleLocArgs = ["", "", ""]
+        notification.liveActivity = PushgateV1.LiveActivity()
+        notification.liveActivity?.timestamp = Int64.min
+        notification.liveActivity?.staleDate = -1
+        notification.liveActivity?.dismissalDate = Int64.max
+        notification.liveActivity?.relevanceScore = -0.0
+        notification.criticalSound = PushgateV1.CriticalSound()
+        notification.criticalSound?.volume = Double.greatestFiniteMagnitude
+        notification.fcm = PushgateV1.FCMOptions()
+        var request = PushgateV1.SendRequest()
+        request.notifications = Array(repeating: notification, count: 3) + [PushgateV1.Notification()]
+        #expect(try PushgateV1.SendRequest(serializedBytes: request.serializedBytes()) == request)
+
+        var result = PushgateV1.Result()
+        result.notificationIndex = -1
+        result.status = PushgateV1.Status(rawValue: -1)
+        result.httpStatus = Int32.min
+        result.unregisteredAt = Int64.min
+        result.attempts = -1
+        var response = PushgateV1.SendResponse()
+        response.results = Array(repeating: result, count: 100)
+        #expect(try PushgateV1.SendResponse(serializedBytes: response.serializedBytes()) == response)
+
+        var publish = PushgateV1.PublishRequest()
+        publish.attributes = ["": "", "k": String(repeating: "v", count: 300)]
+        #expect(try PushgateV1.PublishRequest(serializedBytes: publish.serializedBytes()) == publish)
+    }
+
     @Test("an empty message is zero bytes and decodes to defaults")
     func emptyMessage() throws {
         #expect(PushgateV1.SendRequest().serializedBytes().isEmpty)

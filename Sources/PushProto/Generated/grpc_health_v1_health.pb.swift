@@ -42,32 +42,43 @@ extension GRPCHealthV1 {
 
 extension GRPCHealthV1.HealthCheckRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__health__v1__health_check_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckRequest") }
-        defer { grpc__health__v1__health_check_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.health.v1.HealthCheckRequest", into: &self, unpack: { grpc__health__v1__health_check_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__health__v1__health_check_request__get_packed_size(c)) { grpc__health__v1__health_check_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__health__v1__health_check_request__get_packed_size(c) }
+            ) { grpc__health__v1__health_check_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Health__V1__HealthCheckRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.service = try ProtoC.string(m.service, field: "service")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.service.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Health__V1__HealthCheckRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.service, field: "service", into: &value.service)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckRequest> {
         let c = arena.allocate(Grpc__Health__V1__HealthCheckRequest.self)
         grpc__health__v1__health_check_request__init(c)
-        if !self.service.isEmpty { c.pointee.service = arena.string(self.service) }
+        if !value.pointee.service.isEmpty { c.pointee.service = arena.string(value.pointee.service) }
         return c
     }
 }
@@ -104,32 +115,41 @@ extension GRPCHealthV1.HealthCheckRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension GRPCHealthV1.HealthCheckResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__health__v1__health_check_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckResponse") }
-        defer { grpc__health__v1__health_check_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.health.v1.HealthCheckResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.health.v1.HealthCheckResponse", into: &self, unpack: { grpc__health__v1__health_check_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__health__v1__health_check_response__get_packed_size(c)) { grpc__health__v1__health_check_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__health__v1__health_check_response__get_packed_size(c) }
+            ) { grpc__health__v1__health_check_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.status = GRPCHealthV1.HealthCheckResponse.ServingStatus(rawValue: Int32(truncatingIfNeeded: m.status.rawValue))
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        16
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        value.status = GRPCHealthV1.HealthCheckResponse.ServingStatus(rawValue: Int32(truncatingIfNeeded: m.pointee.status.rawValue))
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Health__V1__HealthCheckResponse> {
         let c = arena.allocate(Grpc__Health__V1__HealthCheckResponse.self)
         grpc__health__v1__health_check_response__init(c)
-        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: self.status.rawValue))
+        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: value.pointee.status.rawValue))
         return c
     }
 }

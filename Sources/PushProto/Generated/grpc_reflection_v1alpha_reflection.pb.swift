@@ -81,41 +81,60 @@ extension GRPCReflectionV1alpha {
 
 extension GRPCReflectionV1alpha.ServerReflectionRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__server_reflection_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServerReflectionRequest") }
-        defer { grpc__reflection__v1alpha__server_reflection_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServerReflectionRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.reflection.v1alpha.ServerReflectionRequest", into: &self, unpack: { grpc__reflection__v1alpha__server_reflection_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_request__get_packed_size(c)) { grpc__reflection__v1alpha__server_reflection_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__server_reflection_request__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__server_reflection_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.host = try ProtoC.string(m.host, field: "host")
-        switch m.message_request_case.rawValue {
-        case 3: self.messageRequest = .fileByFilename(try ProtoC.string(m.file_by_filename, field: "file_by_filename"))
-        case 4: self.messageRequest = .fileContainingSymbol(try ProtoC.string(m.file_containing_symbol, field: "file_containing_symbol"))
-        case 5: self.messageRequest = try m.file_containing_extension.map { (v) throws(ProtoDecodingError) in .fileContainingExtension(try GRPCReflectionV1alpha.ExtensionRequest(c: v)) }
-        case 6: self.messageRequest = .allExtensionNumbersOfType(try ProtoC.string(m.all_extension_numbers_of_type, field: "all_extension_numbers_of_type"))
-        case 7: self.messageRequest = .listServices(try ProtoC.string(m.list_services, field: "list_services"))
-        default: self.messageRequest = nil
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.host.utf8.count
+        switch self.messageRequest {
+        case .fileByFilename(let v)?: size += v.utf8.count
+        case .fileContainingSymbol(let v)?: size += v.utf8.count
+        case .fileContainingExtension(let v)?: size += v.packedSizeBound
+        case .allExtensionNumbersOfType(let v)?: size += v.utf8.count
+        case .listServices(let v)?: size += v.utf8.count
+        case nil: break
+        }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.host, field: "host", into: &value.host)
+        switch m.pointee.message_request_case.rawValue {
+        case 3: value.messageRequest = .fileByFilename(try ProtoC.string(m.pointee.file_by_filename, field: "file_by_filename"))
+        case 4: value.messageRequest = .fileContainingSymbol(try ProtoC.string(m.pointee.file_containing_symbol, field: "file_containing_symbol"))
+        case 5: if let e = m.pointee.file_containing_extension { value.messageRequest = .fileContainingExtension(try ProtoC.message(e, empty: GRPCReflectionV1alpha.ExtensionRequest()) { (c, message) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ExtensionRequest.decode(c, into: &message) }) }
+        case 6: value.messageRequest = .allExtensionNumbersOfType(try ProtoC.string(m.pointee.all_extension_numbers_of_type, field: "all_extension_numbers_of_type"))
+        case 7: value.messageRequest = .listServices(try ProtoC.string(m.pointee.list_services, field: "list_services"))
+        default: break
         }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServerReflectionRequest> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ServerReflectionRequest.self)
         grpc__reflection__v1alpha__server_reflection_request__init(c)
-        if !self.host.isEmpty { c.pointee.host = arena.string(self.host) }
-        switch self.messageRequest {
+        if !value.pointee.host.isEmpty { c.pointee.host = arena.string(value.pointee.host) }
+        switch value.pointee.messageRequest {
         case .fileByFilename(let v)?:
             c.pointee.message_request_case = .init(rawValue: 3)
             c.pointee.file_by_filename = arena.string(v)
@@ -187,34 +206,45 @@ extension GRPCReflectionV1alpha.ServerReflectionRequest: ProtoJSONMessage, Proto
 
 extension GRPCReflectionV1alpha.ExtensionRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__extension_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ExtensionRequest") }
-        defer { grpc__reflection__v1alpha__extension_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ExtensionRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.reflection.v1alpha.ExtensionRequest", into: &self, unpack: { grpc__reflection__v1alpha__extension_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__extension_request__get_packed_size(c)) { grpc__reflection__v1alpha__extension_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__extension_request__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__extension_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.containingType = try ProtoC.string(m.containing_type, field: "containing_type")
-        self.extensionNumber = m.extension_number
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.containingType.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.containing_type, field: "containing_type", into: &value.containingType)
+        value.extensionNumber = m.pointee.extension_number
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionRequest> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ExtensionRequest.self)
         grpc__reflection__v1alpha__extension_request__init(c)
-        if !self.containingType.isEmpty { c.pointee.containing_type = arena.string(self.containingType) }
-        c.pointee.extension_number = self.extensionNumber
+        if !value.pointee.containingType.isEmpty { c.pointee.containing_type = arena.string(value.pointee.containingType) }
+        c.pointee.extension_number = value.pointee.extensionNumber
         return c
     }
 }
@@ -254,42 +284,64 @@ extension GRPCReflectionV1alpha.ExtensionRequest: ProtoJSONMessage, ProtoJSONCod
 
 extension GRPCReflectionV1alpha.ServerReflectionResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__server_reflection_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServerReflectionResponse") }
-        defer { grpc__reflection__v1alpha__server_reflection_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServerReflectionResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.reflection.v1alpha.ServerReflectionResponse", into: &self, unpack: { grpc__reflection__v1alpha__server_reflection_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__server_reflection_response__get_packed_size(c)) { grpc__reflection__v1alpha__server_reflection_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__server_reflection_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__server_reflection_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.validHost = try ProtoC.string(m.valid_host, field: "valid_host")
-        self.originalRequest = try m.original_request.map { (v) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ServerReflectionRequest(c: v) }
-        switch m.message_response_case.rawValue {
-        case 4: self.messageResponse = try m.file_descriptor_response.map { (v) throws(ProtoDecodingError) in .fileDescriptorResponse(try GRPCReflectionV1alpha.FileDescriptorResponse(c: v)) }
-        case 5: self.messageResponse = try m.all_extension_numbers_response.map { (v) throws(ProtoDecodingError) in .allExtensionNumbersResponse(try GRPCReflectionV1alpha.ExtensionNumberResponse(c: v)) }
-        case 6: self.messageResponse = try m.list_services_response.map { (v) throws(ProtoDecodingError) in .listServicesResponse(try GRPCReflectionV1alpha.ListServiceResponse(c: v)) }
-        case 7: self.messageResponse = try m.error_response.map { (v) throws(ProtoDecodingError) in .errorResponse(try GRPCReflectionV1alpha.ErrorResponse(c: v)) }
-        default: self.messageResponse = nil
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.validHost.utf8.count
+        if let v = self.originalRequest { size += v.packedSizeBound }
+        switch self.messageResponse {
+        case .fileDescriptorResponse(let v)?: size += v.packedSizeBound
+        case .allExtensionNumbersResponse(let v)?: size += v.packedSizeBound
+        case .listServicesResponse(let v)?: size += v.packedSizeBound
+        case .errorResponse(let v)?: size += v.packedSizeBound
+        case nil: break
+        }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.valid_host, field: "valid_host", into: &value.validHost)
+        if let e = m.pointee.original_request {
+            value.originalRequest = GRPCReflectionV1alpha.ServerReflectionRequest()
+            try GRPCReflectionV1alpha.ServerReflectionRequest.decode(e, into: &value.originalRequest!)
+        }
+        switch m.pointee.message_response_case.rawValue {
+        case 4: if let e = m.pointee.file_descriptor_response { value.messageResponse = .fileDescriptorResponse(try ProtoC.message(e, empty: GRPCReflectionV1alpha.FileDescriptorResponse()) { (c, message) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.FileDescriptorResponse.decode(c, into: &message) }) }
+        case 5: if let e = m.pointee.all_extension_numbers_response { value.messageResponse = .allExtensionNumbersResponse(try ProtoC.message(e, empty: GRPCReflectionV1alpha.ExtensionNumberResponse()) { (c, message) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ExtensionNumberResponse.decode(c, into: &message) }) }
+        case 6: if let e = m.pointee.list_services_response { value.messageResponse = .listServicesResponse(try ProtoC.message(e, empty: GRPCReflectionV1alpha.ListServiceResponse()) { (c, message) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ListServiceResponse.decode(c, into: &message) }) }
+        case 7: if let e = m.pointee.error_response { value.messageResponse = .errorResponse(try ProtoC.message(e, empty: GRPCReflectionV1alpha.ErrorResponse()) { (c, message) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ErrorResponse.decode(c, into: &message) }) }
+        default: break
         }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServerReflectionResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ServerReflectionResponse.self)
         grpc__reflection__v1alpha__server_reflection_response__init(c)
-        if !self.validHost.isEmpty { c.pointee.valid_host = arena.string(self.validHost) }
-        if let v = self.originalRequest { c.pointee.original_request = v.cMessage(in: arena) }
-        switch self.messageResponse {
+        if !value.pointee.validHost.isEmpty { c.pointee.valid_host = arena.string(value.pointee.validHost) }
+        if let v = value.pointee.originalRequest { c.pointee.original_request = v.cMessage(in: arena) }
+        switch value.pointee.messageResponse {
         case .fileDescriptorResponse(let v)?:
             c.pointee.message_response_case = .init(rawValue: 4)
             c.pointee.file_descriptor_response = v.cMessage(in: arena)
@@ -358,34 +410,47 @@ extension GRPCReflectionV1alpha.ServerReflectionResponse: ProtoJSONMessage, Prot
 
 extension GRPCReflectionV1alpha.FileDescriptorResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__file_descriptor_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.FileDescriptorResponse") }
-        defer { grpc__reflection__v1alpha__file_descriptor_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.FileDescriptorResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.reflection.v1alpha.FileDescriptorResponse", into: &self, unpack: { grpc__reflection__v1alpha__file_descriptor_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__file_descriptor_response__get_packed_size(c)) { grpc__reflection__v1alpha__file_descriptor_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__file_descriptor_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__file_descriptor_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.fileDescriptorProto = (0..<m.n_file_descriptor_proto).map { i in ProtoC.bytes(m.file_descriptor_proto[i]) }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        for index in self.fileDescriptorProto.indices { size += ProtoC.fieldOverhead + self.fileDescriptorProto[index].count }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_file_descriptor_proto > 0 {
+            value.fileDescriptorProto = try ProtoC.array(m.pointee.file_descriptor_proto, count: m.pointee.n_file_descriptor_proto) { (e) throws(ProtoDecodingError) in ProtoC.bytes(e) }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__FileDescriptorResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__FileDescriptorResponse.self)
         grpc__reflection__v1alpha__file_descriptor_response__init(c)
-        if !self.fileDescriptorProto.isEmpty {
-            c.pointee.n_file_descriptor_proto = self.fileDescriptorProto.count
-            c.pointee.file_descriptor_proto = arena.array(self.fileDescriptorProto) { arena.bytes($0) }
+        if !value.pointee.fileDescriptorProto.isEmpty {
+            c.pointee.n_file_descriptor_proto = value.pointee.fileDescriptorProto.count
+            c.pointee.file_descriptor_proto = arena.array(value.pointee.fileDescriptorProto) { arena.bytes($0.pointee) }
         }
         return c
     }
@@ -423,36 +488,50 @@ extension GRPCReflectionV1alpha.FileDescriptorResponse: ProtoJSONMessage, ProtoJ
 
 extension GRPCReflectionV1alpha.ExtensionNumberResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__extension_number_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ExtensionNumberResponse") }
-        defer { grpc__reflection__v1alpha__extension_number_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ExtensionNumberResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.reflection.v1alpha.ExtensionNumberResponse", into: &self, unpack: { grpc__reflection__v1alpha__extension_number_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__extension_number_response__get_packed_size(c)) { grpc__reflection__v1alpha__extension_number_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__extension_number_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__extension_number_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.baseTypeName = try ProtoC.string(m.base_type_name, field: "base_type_name")
-        self.extensionNumber = (0..<m.n_extension_number).map { i in m.extension_number[i] }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.baseTypeName.utf8.count
+        size += ProtoC.fieldOverhead * self.extensionNumber.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.base_type_name, field: "base_type_name", into: &value.baseTypeName)
+        if m.pointee.n_extension_number > 0 {
+            value.extensionNumber = try ProtoC.array(m.pointee.extension_number, count: m.pointee.n_extension_number) { (e) throws(ProtoDecodingError) in e }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ExtensionNumberResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ExtensionNumberResponse.self)
         grpc__reflection__v1alpha__extension_number_response__init(c)
-        if !self.baseTypeName.isEmpty { c.pointee.base_type_name = arena.string(self.baseTypeName) }
-        if !self.extensionNumber.isEmpty {
-            c.pointee.n_extension_number = self.extensionNumber.count
-            c.pointee.extension_number = arena.array(self.extensionNumber) { $0 }
+        if !value.pointee.baseTypeName.isEmpty { c.pointee.base_type_name = arena.string(value.pointee.baseTypeName) }
+        if !value.pointee.extensionNumber.isEmpty {
+            c.pointee.n_extension_number = value.pointee.extensionNumber.count
+            c.pointee.extension_number = arena.array(value.pointee.extensionNumber) { $0.pointee }
         }
         return c
     }
@@ -493,34 +572,49 @@ extension GRPCReflectionV1alpha.ExtensionNumberResponse: ProtoJSONMessage, Proto
 
 extension GRPCReflectionV1alpha.ListServiceResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__list_service_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ListServiceResponse") }
-        defer { grpc__reflection__v1alpha__list_service_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ListServiceResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.reflection.v1alpha.ListServiceResponse", into: &self, unpack: { grpc__reflection__v1alpha__list_service_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__list_service_response__get_packed_size(c)) { grpc__reflection__v1alpha__list_service_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__list_service_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__list_service_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ListServiceResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.service = try (0..<m.n_service).map { (i) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ServiceResponse(c: m.service[i]!) }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        for index in self.service.indices { size += ProtoC.fieldOverhead + self.service[index].packedSizeBound }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ListServiceResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_service > 0 {
+            value.service = try ProtoC.messages(m.pointee.service, count: m.pointee.n_service, empty: { GRPCReflectionV1alpha.ServiceResponse() }) {
+                (e, element) throws(ProtoDecodingError) in try GRPCReflectionV1alpha.ServiceResponse.decode(e, into: &element)
+            }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ListServiceResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ListServiceResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ListServiceResponse.self)
         grpc__reflection__v1alpha__list_service_response__init(c)
-        if !self.service.isEmpty {
-            c.pointee.n_service = self.service.count
-            c.pointee.service = arena.array(self.service) { $0.cMessage(in: arena) }
+        if !value.pointee.service.isEmpty {
+            c.pointee.n_service = value.pointee.service.count
+            c.pointee.service = arena.array(value.pointee.service) { GRPCReflectionV1alpha.ServiceResponse.cMessage(of: $0, in: arena) }
         }
         return c
     }
@@ -558,32 +652,43 @@ extension GRPCReflectionV1alpha.ListServiceResponse: ProtoJSONMessage, ProtoJSON
 
 extension GRPCReflectionV1alpha.ServiceResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__service_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServiceResponse") }
-        defer { grpc__reflection__v1alpha__service_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ServiceResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.reflection.v1alpha.ServiceResponse", into: &self, unpack: { grpc__reflection__v1alpha__service_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__service_response__get_packed_size(c)) { grpc__reflection__v1alpha__service_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__service_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__service_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ServiceResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.name.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ServiceResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServiceResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ServiceResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ServiceResponse.self)
         grpc__reflection__v1alpha__service_response__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
         return c
     }
 }
@@ -620,34 +725,45 @@ extension GRPCReflectionV1alpha.ServiceResponse: ProtoJSONMessage, ProtoJSONCoda
 
 extension GRPCReflectionV1alpha.ErrorResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { grpc__reflection__v1alpha__error_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ErrorResponse") }
-        defer { grpc__reflection__v1alpha__error_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "grpc.reflection.v1alpha.ErrorResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "grpc.reflection.v1alpha.ErrorResponse", into: &self, unpack: { grpc__reflection__v1alpha__error_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: grpc__reflection__v1alpha__error_response__get_packed_size(c)) { grpc__reflection__v1alpha__error_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { grpc__reflection__v1alpha__error_response__get_packed_size(c) }
+            ) { grpc__reflection__v1alpha__error_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Grpc__Reflection__V1alpha__ErrorResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.errorCode = m.error_code
-        self.errorMessage = try ProtoC.string(m.error_message, field: "error_message")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.errorMessage.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Grpc__Reflection__V1alpha__ErrorResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        value.errorCode = m.pointee.error_code
+        try ProtoC.string(m.pointee.error_message, field: "error_message", into: &value.errorMessage)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ErrorResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Grpc__Reflection__V1alpha__ErrorResponse> {
         let c = arena.allocate(Grpc__Reflection__V1alpha__ErrorResponse.self)
         grpc__reflection__v1alpha__error_response__init(c)
-        c.pointee.error_code = self.errorCode
-        if !self.errorMessage.isEmpty { c.pointee.error_message = arena.string(self.errorMessage) }
+        c.pointee.error_code = value.pointee.errorCode
+        if !value.pointee.errorMessage.isEmpty { c.pointee.error_message = arena.string(value.pointee.errorMessage) }
         return c
     }
 }

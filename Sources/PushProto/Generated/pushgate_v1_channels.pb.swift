@@ -95,38 +95,50 @@ extension PushgateV1.MessageStoragePolicy: ProtoJSONEnum {
 
 extension PushgateV1.Channel: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__channel__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Channel") }
-        defer { pushgate__v1__channel__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Channel", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Channel", into: &self, unpack: { pushgate__v1__channel__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__channel__get_packed_size(c)) { pushgate__v1__channel__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__channel__get_packed_size(c) }
+            ) { pushgate__v1__channel__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Channel>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
-        self.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.message_storage_policy.rawValue))
-        self.createdAt = m.created_at
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.app.utf8.count
+        size += self.channelID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Channel>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.channel_id, field: "channel_id", into: &value.channelID)
+        value.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.pointee.message_storage_policy.rawValue))
+        value.createdAt = m.pointee.created_at
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Channel> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Channel> {
         let c = arena.allocate(Pushgate__V1__Channel.self)
         pushgate__v1__channel__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.channelID.isEmpty { c.pointee.channel_id = arena.string(self.channelID) }
-        c.pointee.message_storage_policy = .init(rawValue: .init(truncatingIfNeeded: self.messageStoragePolicy.rawValue))
-        c.pointee.created_at = self.createdAt
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.channelID.isEmpty { c.pointee.channel_id = arena.string(value.pointee.channelID) }
+        c.pointee.message_storage_policy = .init(rawValue: .init(truncatingIfNeeded: value.pointee.messageStoragePolicy.rawValue))
+        c.pointee.created_at = value.pointee.createdAt
         return c
     }
 }
@@ -172,36 +184,48 @@ extension PushgateV1.Channel: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.CreateChannelRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_channel_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateChannelRequest") }
-        defer { pushgate__v1__create_channel_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.CreateChannelRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CreateChannelRequest", into: &self, unpack: { pushgate__v1__create_channel_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__create_channel_request__get_packed_size(c)) { pushgate__v1__create_channel_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__create_channel_request__get_packed_size(c) }
+            ) { pushgate__v1__create_channel_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateChannelRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.message_storage_policy.rawValue))
-        self.requestID = try ProtoC.string(m.request_id, field: "request_id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.app.utf8.count
+        size += self.requestID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CreateChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        value.messageStoragePolicy = PushgateV1.MessageStoragePolicy(rawValue: Int32(truncatingIfNeeded: m.pointee.message_storage_policy.rawValue))
+        try ProtoC.string(m.pointee.request_id, field: "request_id", into: &value.requestID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateChannelRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateChannelRequest> {
         let c = arena.allocate(Pushgate__V1__CreateChannelRequest.self)
         pushgate__v1__create_channel_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        c.pointee.message_storage_policy = .init(rawValue: .init(truncatingIfNeeded: self.messageStoragePolicy.rawValue))
-        if !self.requestID.isEmpty { c.pointee.request_id = arena.string(self.requestID) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        c.pointee.message_storage_policy = .init(rawValue: .init(truncatingIfNeeded: value.pointee.messageStoragePolicy.rawValue))
+        if !value.pointee.requestID.isEmpty { c.pointee.request_id = arena.string(value.pointee.requestID) }
         return c
     }
 }
@@ -244,34 +268,46 @@ extension PushgateV1.CreateChannelRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.GetChannelRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_channel_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetChannelRequest") }
-        defer { pushgate__v1__get_channel_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.GetChannelRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.GetChannelRequest", into: &self, unpack: { pushgate__v1__get_channel_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__get_channel_request__get_packed_size(c)) { pushgate__v1__get_channel_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__get_channel_request__get_packed_size(c) }
+            ) { pushgate__v1__get_channel_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetChannelRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.app.utf8.count
+        size += self.channelID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__GetChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.channel_id, field: "channel_id", into: &value.channelID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetChannelRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetChannelRequest> {
         let c = arena.allocate(Pushgate__V1__GetChannelRequest.self)
         pushgate__v1__get_channel_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.channelID.isEmpty { c.pointee.channel_id = arena.string(self.channelID) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.channelID.isEmpty { c.pointee.channel_id = arena.string(value.pointee.channelID) }
         return c
     }
 }
@@ -311,36 +347,48 @@ extension PushgateV1.GetChannelRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListChannelsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_channels_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsRequest") }
-        defer { pushgate__v1__list_channels_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListChannelsRequest", into: &self, unpack: { pushgate__v1__list_channels_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_channels_request__get_packed_size(c)) { pushgate__v1__list_channels_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_channels_request__get_packed_size(c) }
+            ) { pushgate__v1__list_channels_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListChannelsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.app.utf8.count
+        size += self.pageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListChannelsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsRequest> {
         let c = arena.allocate(Pushgate__V1__ListChannelsRequest.self)
         pushgate__v1__list_channels_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -383,37 +431,53 @@ extension PushgateV1.ListChannelsRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListChannelsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_channels_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsResponse") }
-        defer { pushgate__v1__list_channels_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListChannelsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListChannelsResponse", into: &self, unpack: { pushgate__v1__list_channels_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_channels_response__get_packed_size(c)) { pushgate__v1__list_channels_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_channels_response__get_packed_size(c) }
+            ) { pushgate__v1__list_channels_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListChannelsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.channels = try (0..<m.n_channels).map { (i) throws(ProtoDecodingError) in try PushgateV1.Channel(c: m.channels[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.channels.indices { size += ProtoC.fieldOverhead + self.channels[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListChannelsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_channels > 0 {
+            value.channels = try ProtoC.messages(m.pointee.channels, count: m.pointee.n_channels, empty: { PushgateV1.Channel() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Channel.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListChannelsResponse> {
         let c = arena.allocate(Pushgate__V1__ListChannelsResponse.self)
         pushgate__v1__list_channels_response__init(c)
-        if !self.channels.isEmpty {
-            c.pointee.n_channels = self.channels.count
-            c.pointee.channels = arena.array(self.channels) { $0.cMessage(in: arena) }
+        if !value.pointee.channels.isEmpty {
+            c.pointee.n_channels = value.pointee.channels.count
+            c.pointee.channels = arena.array(value.pointee.channels) { PushgateV1.Channel.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
@@ -453,34 +517,46 @@ extension PushgateV1.ListChannelsResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteChannelRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_channel_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelRequest") }
-        defer { pushgate__v1__delete_channel_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteChannelRequest", into: &self, unpack: { pushgate__v1__delete_channel_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_channel_request__get_packed_size(c)) { pushgate__v1__delete_channel_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_channel_request__get_packed_size(c) }
+            ) { pushgate__v1__delete_channel_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteChannelRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.app.utf8.count
+        size += self.channelID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteChannelRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.channel_id, field: "channel_id", into: &value.channelID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelRequest> {
         let c = arena.allocate(Pushgate__V1__DeleteChannelRequest.self)
         pushgate__v1__delete_channel_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.channelID.isEmpty { c.pointee.channel_id = arena.string(self.channelID) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.channelID.isEmpty { c.pointee.channel_id = arena.string(value.pointee.channelID) }
         return c
     }
 }
@@ -520,27 +596,37 @@ extension PushgateV1.DeleteChannelRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteChannelResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_channel_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelResponse") }
-        defer { pushgate__v1__delete_channel_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteChannelResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteChannelResponse", into: &self, unpack: { pushgate__v1__delete_channel_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_channel_response__get_packed_size(c)) { pushgate__v1__delete_channel_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_channel_response__get_packed_size(c) }
+            ) { pushgate__v1__delete_channel_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteChannelResponse>) throws(ProtoDecodingError) {
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteChannelResponse>, into value: inout Self) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteChannelResponse> {
         let c = arena.allocate(Pushgate__V1__DeleteChannelResponse.self)
         pushgate__v1__delete_channel_response__init(c)
         return c
@@ -569,34 +655,49 @@ extension PushgateV1.DeleteChannelResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.BroadcastRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__broadcast_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastRequest") }
-        defer { pushgate__v1__broadcast_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.BroadcastRequest", into: &self, unpack: { pushgate__v1__broadcast_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__broadcast_request__get_packed_size(c)) { pushgate__v1__broadcast_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__broadcast_request__get_packed_size(c) }
+            ) { pushgate__v1__broadcast_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__BroadcastRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.channelID = try ProtoC.string(m.channel_id, field: "channel_id")
-        self.notification = try m.notification.map { (v) throws(ProtoDecodingError) in try PushgateV1.Notification(c: v) }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.channelID.utf8.count
+        if let v = self.notification { size += v.packedSizeBound }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__BroadcastRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.channel_id, field: "channel_id", into: &value.channelID)
+        if let e = m.pointee.notification {
+            value.notification = PushgateV1.Notification()
+            try PushgateV1.Notification.decode(e, into: &value.notification!)
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastRequest> {
         let c = arena.allocate(Pushgate__V1__BroadcastRequest.self)
         pushgate__v1__broadcast_request__init(c)
-        if !self.channelID.isEmpty { c.pointee.channel_id = arena.string(self.channelID) }
-        if let v = self.notification { c.pointee.notification = v.cMessage(in: arena) }
+        if !value.pointee.channelID.isEmpty { c.pointee.channel_id = arena.string(value.pointee.channelID) }
+        if let v = value.pointee.notification { c.pointee.notification = v.cMessage(in: arena) }
         return c
     }
 }
@@ -636,32 +737,46 @@ extension PushgateV1.BroadcastRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.BroadcastResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__broadcast_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastResponse") }
-        defer { pushgate__v1__broadcast_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.BroadcastResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.BroadcastResponse", into: &self, unpack: { pushgate__v1__broadcast_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__broadcast_response__get_packed_size(c)) { pushgate__v1__broadcast_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__broadcast_response__get_packed_size(c) }
+            ) { pushgate__v1__broadcast_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__BroadcastResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.result = try m.result.map { (v) throws(ProtoDecodingError) in try PushgateV1.Result(c: v) }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        if let v = self.result { size += v.packedSizeBound }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__BroadcastResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if let e = m.pointee.result {
+            value.result = PushgateV1.Result()
+            try PushgateV1.Result.decode(e, into: &value.result!)
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__BroadcastResponse> {
         let c = arena.allocate(Pushgate__V1__BroadcastResponse.self)
         pushgate__v1__broadcast_response__init(c)
-        if let v = self.result { c.pointee.result = v.cMessage(in: arena) }
+        if let v = value.pointee.result { c.pointee.result = v.cMessage(in: arena) }
         return c
     }
 }

@@ -309,34 +309,49 @@ extension PushgateV1.MessageState: ProtoJSONEnum {
 
 extension PushgateV1.SendRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendRequest") }
-        defer { pushgate__v1__send_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.SendRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.SendRequest", into: &self, unpack: { pushgate__v1__send_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__send_request__get_packed_size(c)) { pushgate__v1__send_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__send_request__get_packed_size(c) }
+            ) { pushgate__v1__send_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SendRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.notifications = try (0..<m.n_notifications).map { (i) throws(ProtoDecodingError) in try PushgateV1.Notification(c: m.notifications[i]!) }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        for index in self.notifications.indices { size += ProtoC.fieldOverhead + self.notifications[index].packedSizeBound }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__SendRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_notifications > 0 {
+            value.notifications = try ProtoC.messages(m.pointee.notifications, count: m.pointee.n_notifications, empty: { PushgateV1.Notification() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Notification.decode(e, into: &element)
+            }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendRequest> {
         let c = arena.allocate(Pushgate__V1__SendRequest.self)
         pushgate__v1__send_request__init(c)
-        if !self.notifications.isEmpty {
-            c.pointee.n_notifications = self.notifications.count
-            c.pointee.notifications = arena.array(self.notifications) { $0.cMessage(in: arena) }
+        if !value.pointee.notifications.isEmpty {
+            c.pointee.n_notifications = value.pointee.notifications.count
+            c.pointee.notifications = arena.array(value.pointee.notifications) { PushgateV1.Notification.cMessage(of: $0, in: arena) }
         }
         return c
     }
@@ -374,34 +389,49 @@ extension PushgateV1.SendRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.SendResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__send_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SendResponse") }
-        defer { pushgate__v1__send_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.SendResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.SendResponse", into: &self, unpack: { pushgate__v1__send_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__send_response__get_packed_size(c)) { pushgate__v1__send_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__send_response__get_packed_size(c) }
+            ) { pushgate__v1__send_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SendResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.results = try (0..<m.n_results).map { (i) throws(ProtoDecodingError) in try PushgateV1.Result(c: m.results[i]!) }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        for index in self.results.indices { size += ProtoC.fieldOverhead + self.results[index].packedSizeBound }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__SendResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_results > 0 {
+            value.results = try ProtoC.messages(m.pointee.results, count: m.pointee.n_results, empty: { PushgateV1.Result() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Result.decode(e, into: &element)
+            }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SendResponse> {
         let c = arena.allocate(Pushgate__V1__SendResponse.self)
         pushgate__v1__send_response__init(c)
-        if !self.results.isEmpty {
-            c.pointee.n_results = self.results.count
-            c.pointee.results = arena.array(self.results) { $0.cMessage(in: arena) }
+        if !value.pointee.results.isEmpty {
+            c.pointee.n_results = value.pointee.results.count
+            c.pointee.results = arena.array(value.pointee.results) { PushgateV1.Result.cMessage(of: $0, in: arena) }
         }
         return c
     }
@@ -439,80 +469,120 @@ extension PushgateV1.SendResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Notification: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__notification__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Notification") }
-        defer { pushgate__v1__notification__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Notification", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Notification", into: &self, unpack: { pushgate__v1__notification__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__notification__get_packed_size(c)) { pushgate__v1__notification__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__notification__get_packed_size(c) }
+            ) { pushgate__v1__notification__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Notification>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.tokens = try (0..<m.n_tokens).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.tokens[i], field: "tokens") }
-        self.alert = try m.alert.map { (v) throws(ProtoDecodingError) in try PushgateV1.Alert(c: v) }
-        self.badge = (m.badge_value_case.rawValue == 4 ? m.badge : nil)
-        self.sound = try ProtoC.string(m.sound, field: "sound")
-        self.category = try ProtoC.string(m.category, field: "category")
-        self.threadID = try ProtoC.string(m.thread_id, field: "thread_id")
-        self.contentAvailable = (m.content_available != 0)
-        self.mutableContent = (m.mutable_content != 0)
-        self.interruptionLevel = try ProtoC.string(m.interruption_level, field: "interruption_level")
-        self.dataJSON = try ProtoC.string(m.data_json, field: "data_json")
-        self.payloadJSON = try ProtoC.string(m.payload_json, field: "payload_json")
-        self.pushType = PushgateV1.PushType(rawValue: Int32(truncatingIfNeeded: m.push_type.rawValue))
-        self.priority = m.priority
-        self.expiration = m.expiration
-        self.collapseID = try ProtoC.string(m.collapse_id, field: "collapse_id")
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.urgency = try ProtoC.string(m.urgency, field: "urgency")
-        self.liveActivity = try m.live_activity.map { (v) throws(ProtoDecodingError) in try PushgateV1.LiveActivity(c: v) }
-        self.criticalSound = try m.critical_sound.map { (v) throws(ProtoDecodingError) in try PushgateV1.CriticalSound(c: v) }
-        self.fcm = try m.fcm.map { (v) throws(ProtoDecodingError) in try PushgateV1.FCMOptions(c: v) }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 352
+        size += self.app.utf8.count
+        for index in self.tokens.indices { size += ProtoC.fieldOverhead + self.tokens[index].utf8.count }
+        if let v = self.alert { size += v.packedSizeBound }
+        size += self.sound.utf8.count
+        size += self.category.utf8.count
+        size += self.threadID.utf8.count
+        size += self.interruptionLevel.utf8.count
+        size += self.dataJSON.utf8.count
+        size += self.payloadJSON.utf8.count
+        size += self.collapseID.utf8.count
+        size += self.topic.utf8.count
+        size += self.id.utf8.count
+        size += self.urgency.utf8.count
+        if let v = self.liveActivity { size += v.packedSizeBound }
+        if let v = self.criticalSound { size += v.packedSizeBound }
+        if let v = self.fcm { size += v.packedSizeBound }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Notification>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        if m.pointee.n_tokens > 0 {
+            value.tokens = try ProtoC.array(m.pointee.tokens, count: m.pointee.n_tokens) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "tokens") }
+        }
+        if let e = m.pointee.alert {
+            value.alert = PushgateV1.Alert()
+            try PushgateV1.Alert.decode(e, into: &value.alert!)
+        }
+        if m.pointee.badge_value_case.rawValue == 4 { value.badge = m.pointee.badge }
+        try ProtoC.string(m.pointee.sound, field: "sound", into: &value.sound)
+        try ProtoC.string(m.pointee.category, field: "category", into: &value.category)
+        try ProtoC.string(m.pointee.thread_id, field: "thread_id", into: &value.threadID)
+        value.contentAvailable = (m.pointee.content_available != 0)
+        value.mutableContent = (m.pointee.mutable_content != 0)
+        try ProtoC.string(m.pointee.interruption_level, field: "interruption_level", into: &value.interruptionLevel)
+        try ProtoC.string(m.pointee.data_json, field: "data_json", into: &value.dataJSON)
+        try ProtoC.string(m.pointee.payload_json, field: "payload_json", into: &value.payloadJSON)
+        value.pushType = PushgateV1.PushType(rawValue: Int32(truncatingIfNeeded: m.pointee.push_type.rawValue))
+        value.priority = m.pointee.priority
+        value.expiration = m.pointee.expiration
+        try ProtoC.string(m.pointee.collapse_id, field: "collapse_id", into: &value.collapseID)
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        try ProtoC.string(m.pointee.urgency, field: "urgency", into: &value.urgency)
+        if let e = m.pointee.live_activity {
+            value.liveActivity = PushgateV1.LiveActivity()
+            try PushgateV1.LiveActivity.decode(e, into: &value.liveActivity!)
+        }
+        if let e = m.pointee.critical_sound {
+            value.criticalSound = PushgateV1.CriticalSound()
+            try PushgateV1.CriticalSound.decode(e, into: &value.criticalSound!)
+        }
+        if let e = m.pointee.fcm {
+            value.fcm = PushgateV1.FCMOptions()
+            try PushgateV1.FCMOptions.decode(e, into: &value.fcm!)
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
         let c = arena.allocate(Pushgate__V1__Notification.self)
         pushgate__v1__notification__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.tokens.isEmpty {
-            c.pointee.n_tokens = self.tokens.count
-            c.pointee.tokens = arena.array(self.tokens) { arena.string($0) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.tokens.isEmpty {
+            c.pointee.n_tokens = value.pointee.tokens.count
+            c.pointee.tokens = arena.array(value.pointee.tokens) { arena.string($0.pointee) }
         }
-        if let v = self.alert { c.pointee.alert = v.cMessage(in: arena) }
-        if let v = self.badge {
+        if let v = value.pointee.alert { c.pointee.alert = v.cMessage(in: arena) }
+        if let v = value.pointee.badge {
             c.pointee.badge_value_case = .init(rawValue: 4)
             c.pointee.badge = v
         }
-        if !self.sound.isEmpty { c.pointee.sound = arena.string(self.sound) }
-        if !self.category.isEmpty { c.pointee.category = arena.string(self.category) }
-        if !self.threadID.isEmpty { c.pointee.thread_id = arena.string(self.threadID) }
-        c.pointee.content_available = (self.contentAvailable ? 1 : 0)
-        c.pointee.mutable_content = (self.mutableContent ? 1 : 0)
-        if !self.interruptionLevel.isEmpty { c.pointee.interruption_level = arena.string(self.interruptionLevel) }
-        if !self.dataJSON.isEmpty { c.pointee.data_json = arena.string(self.dataJSON) }
-        if !self.payloadJSON.isEmpty { c.pointee.payload_json = arena.string(self.payloadJSON) }
-        c.pointee.push_type = .init(rawValue: .init(truncatingIfNeeded: self.pushType.rawValue))
-        c.pointee.priority = self.priority
-        c.pointee.expiration = self.expiration
-        if !self.collapseID.isEmpty { c.pointee.collapse_id = arena.string(self.collapseID) }
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        if !self.urgency.isEmpty { c.pointee.urgency = arena.string(self.urgency) }
-        if let v = self.liveActivity { c.pointee.live_activity = v.cMessage(in: arena) }
-        if let v = self.criticalSound { c.pointee.critical_sound = v.cMessage(in: arena) }
-        if let v = self.fcm { c.pointee.fcm = v.cMessage(in: arena) }
+        if !value.pointee.sound.isEmpty { c.pointee.sound = arena.string(value.pointee.sound) }
+        if !value.pointee.category.isEmpty { c.pointee.category = arena.string(value.pointee.category) }
+        if !value.pointee.threadID.isEmpty { c.pointee.thread_id = arena.string(value.pointee.threadID) }
+        c.pointee.content_available = (value.pointee.contentAvailable ? 1 : 0)
+        c.pointee.mutable_content = (value.pointee.mutableContent ? 1 : 0)
+        if !value.pointee.interruptionLevel.isEmpty { c.pointee.interruption_level = arena.string(value.pointee.interruptionLevel) }
+        if !value.pointee.dataJSON.isEmpty { c.pointee.data_json = arena.string(value.pointee.dataJSON) }
+        if !value.pointee.payloadJSON.isEmpty { c.pointee.payload_json = arena.string(value.pointee.payloadJSON) }
+        c.pointee.push_type = .init(rawValue: .init(truncatingIfNeeded: value.pointee.pushType.rawValue))
+        c.pointee.priority = value.pointee.priority
+        c.pointee.expiration = value.pointee.expiration
+        if !value.pointee.collapseID.isEmpty { c.pointee.collapse_id = arena.string(value.pointee.collapseID) }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        if !value.pointee.urgency.isEmpty { c.pointee.urgency = arena.string(value.pointee.urgency) }
+        if let v = value.pointee.liveActivity { c.pointee.live_activity = v.cMessage(in: arena) }
+        if let v = value.pointee.criticalSound { c.pointee.critical_sound = v.cMessage(in: arena) }
+        if let v = value.pointee.fcm { c.pointee.fcm = v.cMessage(in: arena) }
         return c
     }
 }
@@ -612,32 +682,41 @@ extension PushgateV1.Notification: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.CriticalSound: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__critical_sound__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CriticalSound") }
-        defer { pushgate__v1__critical_sound__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.CriticalSound", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CriticalSound", into: &self, unpack: { pushgate__v1__critical_sound__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__critical_sound__get_packed_size(c)) { pushgate__v1__critical_sound__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__critical_sound__get_packed_size(c) }
+            ) { pushgate__v1__critical_sound__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CriticalSound>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.volume = (m.volume_value_case.rawValue == 1 ? m.volume : nil)
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        16
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CriticalSound>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.volume_value_case.rawValue == 1 { value.volume = m.pointee.volume }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CriticalSound> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CriticalSound> {
         let c = arena.allocate(Pushgate__V1__CriticalSound.self)
         pushgate__v1__critical_sound__init(c)
-        if let v = self.volume {
+        if let v = value.pointee.volume {
             c.pointee.volume_value_case = .init(rawValue: 1)
             c.pointee.volume = v
         }
@@ -677,40 +756,55 @@ extension PushgateV1.CriticalSound: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.FCMOptions: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__fcmoptions__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.FCMOptions") }
-        defer { pushgate__v1__fcmoptions__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.FCMOptions", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.FCMOptions", into: &self, unpack: { pushgate__v1__fcmoptions__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__fcmoptions__get_packed_size(c)) { pushgate__v1__fcmoptions__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__fcmoptions__get_packed_size(c) }
+            ) { pushgate__v1__fcmoptions__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__FCMOptions>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.androidIcon = try ProtoC.string(m.android_icon, field: "android_icon")
-        self.androidColor = try ProtoC.string(m.android_color, field: "android_color")
-        self.androidTag = try ProtoC.string(m.android_tag, field: "android_tag")
-        self.androidChannelID = try ProtoC.string(m.android_channel_id, field: "android_channel_id")
-        self.analyticsLabel = try ProtoC.string(m.analytics_label, field: "analytics_label")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 80
+        size += self.androidIcon.utf8.count
+        size += self.androidColor.utf8.count
+        size += self.androidTag.utf8.count
+        size += self.androidChannelID.utf8.count
+        size += self.analyticsLabel.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__FCMOptions>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.android_icon, field: "android_icon", into: &value.androidIcon)
+        try ProtoC.string(m.pointee.android_color, field: "android_color", into: &value.androidColor)
+        try ProtoC.string(m.pointee.android_tag, field: "android_tag", into: &value.androidTag)
+        try ProtoC.string(m.pointee.android_channel_id, field: "android_channel_id", into: &value.androidChannelID)
+        try ProtoC.string(m.pointee.analytics_label, field: "analytics_label", into: &value.analyticsLabel)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__FCMOptions> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__FCMOptions> {
         let c = arena.allocate(Pushgate__V1__FCMOptions.self)
         pushgate__v1__fcmoptions__init(c)
-        if !self.androidIcon.isEmpty { c.pointee.android_icon = arena.string(self.androidIcon) }
-        if !self.androidColor.isEmpty { c.pointee.android_color = arena.string(self.androidColor) }
-        if !self.androidTag.isEmpty { c.pointee.android_tag = arena.string(self.androidTag) }
-        if !self.androidChannelID.isEmpty { c.pointee.android_channel_id = arena.string(self.androidChannelID) }
-        if !self.analyticsLabel.isEmpty { c.pointee.analytics_label = arena.string(self.analyticsLabel) }
+        if !value.pointee.androidIcon.isEmpty { c.pointee.android_icon = arena.string(value.pointee.androidIcon) }
+        if !value.pointee.androidColor.isEmpty { c.pointee.android_color = arena.string(value.pointee.androidColor) }
+        if !value.pointee.androidTag.isEmpty { c.pointee.android_tag = arena.string(value.pointee.androidTag) }
+        if !value.pointee.androidChannelID.isEmpty { c.pointee.android_channel_id = arena.string(value.pointee.androidChannelID) }
+        if !value.pointee.analyticsLabel.isEmpty { c.pointee.analytics_label = arena.string(value.pointee.analyticsLabel) }
         return c
     }
 }
@@ -759,53 +853,68 @@ extension PushgateV1.FCMOptions: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.LiveActivity: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__live_activity__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.LiveActivity") }
-        defer { pushgate__v1__live_activity__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.LiveActivity", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.LiveActivity", into: &self, unpack: { pushgate__v1__live_activity__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__live_activity__get_packed_size(c)) { pushgate__v1__live_activity__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__live_activity__get_packed_size(c) }
+            ) { pushgate__v1__live_activity__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__LiveActivity>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.event = try ProtoC.string(m.event, field: "event")
-        self.contentStateJSON = try ProtoC.string(m.content_state_json, field: "content_state_json")
-        self.timestamp = m.timestamp
-        self.staleDate = m.stale_date
-        self.dismissalDate = m.dismissal_date
-        self.relevanceScore = (m.relevance_score_value_case.rawValue == 6 ? m.relevance_score : nil)
-        self.attributesType = try ProtoC.string(m.attributes_type, field: "attributes_type")
-        self.attributesJSON = try ProtoC.string(m.attributes_json, field: "attributes_json")
-        self.inputPushToken = (m.input_push_token != 0)
-        self.inputPushChannel = try ProtoC.string(m.input_push_channel, field: "input_push_channel")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 160
+        size += self.event.utf8.count
+        size += self.contentStateJSON.utf8.count
+        size += self.attributesType.utf8.count
+        size += self.attributesJSON.utf8.count
+        size += self.inputPushChannel.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__LiveActivity>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.event, field: "event", into: &value.event)
+        try ProtoC.string(m.pointee.content_state_json, field: "content_state_json", into: &value.contentStateJSON)
+        value.timestamp = m.pointee.timestamp
+        value.staleDate = m.pointee.stale_date
+        value.dismissalDate = m.pointee.dismissal_date
+        if m.pointee.relevance_score_value_case.rawValue == 6 { value.relevanceScore = m.pointee.relevance_score }
+        try ProtoC.string(m.pointee.attributes_type, field: "attributes_type", into: &value.attributesType)
+        try ProtoC.string(m.pointee.attributes_json, field: "attributes_json", into: &value.attributesJSON)
+        value.inputPushToken = (m.pointee.input_push_token != 0)
+        try ProtoC.string(m.pointee.input_push_channel, field: "input_push_channel", into: &value.inputPushChannel)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__LiveActivity> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__LiveActivity> {
         let c = arena.allocate(Pushgate__V1__LiveActivity.self)
         pushgate__v1__live_activity__init(c)
-        if !self.event.isEmpty { c.pointee.event = arena.string(self.event) }
-        if !self.contentStateJSON.isEmpty { c.pointee.content_state_json = arena.string(self.contentStateJSON) }
-        c.pointee.timestamp = self.timestamp
-        c.pointee.stale_date = self.staleDate
-        c.pointee.dismissal_date = self.dismissalDate
-        if let v = self.relevanceScore {
+        if !value.pointee.event.isEmpty { c.pointee.event = arena.string(value.pointee.event) }
+        if !value.pointee.contentStateJSON.isEmpty { c.pointee.content_state_json = arena.string(value.pointee.contentStateJSON) }
+        c.pointee.timestamp = value.pointee.timestamp
+        c.pointee.stale_date = value.pointee.staleDate
+        c.pointee.dismissal_date = value.pointee.dismissalDate
+        if let v = value.pointee.relevanceScore {
             c.pointee.relevance_score_value_case = .init(rawValue: 6)
             c.pointee.relevance_score = v
         }
-        if !self.attributesType.isEmpty { c.pointee.attributes_type = arena.string(self.attributesType) }
-        if !self.attributesJSON.isEmpty { c.pointee.attributes_json = arena.string(self.attributesJSON) }
-        c.pointee.input_push_token = (self.inputPushToken ? 1 : 0)
-        if !self.inputPushChannel.isEmpty { c.pointee.input_push_channel = arena.string(self.inputPushChannel) }
+        if !value.pointee.attributesType.isEmpty { c.pointee.attributes_type = arena.string(value.pointee.attributesType) }
+        if !value.pointee.attributesJSON.isEmpty { c.pointee.attributes_json = arena.string(value.pointee.attributesJSON) }
+        c.pointee.input_push_token = (value.pointee.inputPushToken ? 1 : 0)
+        if !value.pointee.inputPushChannel.isEmpty { c.pointee.input_push_channel = arena.string(value.pointee.inputPushChannel) }
         return c
     }
 }
@@ -869,56 +978,80 @@ extension PushgateV1.LiveActivity: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Alert: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__alert__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Alert") }
-        defer { pushgate__v1__alert__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Alert", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Alert", into: &self, unpack: { pushgate__v1__alert__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__alert__get_packed_size(c)) { pushgate__v1__alert__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__alert__get_packed_size(c) }
+            ) { pushgate__v1__alert__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Alert>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.title = try ProtoC.string(m.title, field: "title")
-        self.subtitle = try ProtoC.string(m.subtitle, field: "subtitle")
-        self.body = try ProtoC.string(m.body, field: "body")
-        self.launchImage = try ProtoC.string(m.launch_image, field: "launch_image")
-        self.titleLocKey = try ProtoC.string(m.title_loc_key, field: "title_loc_key")
-        self.titleLocArgs = try (0..<m.n_title_loc_args).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.title_loc_args[i], field: "title_loc_args") }
-        self.locKey = try ProtoC.string(m.loc_key, field: "loc_key")
-        self.locArgs = try (0..<m.n_loc_args).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.loc_args[i], field: "loc_args") }
-        self.image = try ProtoC.string(m.image, field: "image")
-        self.actionLocKey = try ProtoC.string(m.action_loc_key, field: "action_loc_key")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 160
+        size += self.title.utf8.count
+        size += self.subtitle.utf8.count
+        size += self.body.utf8.count
+        size += self.launchImage.utf8.count
+        size += self.titleLocKey.utf8.count
+        for index in self.titleLocArgs.indices { size += ProtoC.fieldOverhead + self.titleLocArgs[index].utf8.count }
+        size += self.locKey.utf8.count
+        for index in self.locArgs.indices { size += ProtoC.fieldOverhead + self.locArgs[index].utf8.count }
+        size += self.image.utf8.count
+        size += self.actionLocKey.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Alert>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.title, field: "title", into: &value.title)
+        try ProtoC.string(m.pointee.subtitle, field: "subtitle", into: &value.subtitle)
+        try ProtoC.string(m.pointee.body, field: "body", into: &value.body)
+        try ProtoC.string(m.pointee.launch_image, field: "launch_image", into: &value.launchImage)
+        try ProtoC.string(m.pointee.title_loc_key, field: "title_loc_key", into: &value.titleLocKey)
+        if m.pointee.n_title_loc_args > 0 {
+            value.titleLocArgs = try ProtoC.array(m.pointee.title_loc_args, count: m.pointee.n_title_loc_args) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "title_loc_args") }
+        }
+        try ProtoC.string(m.pointee.loc_key, field: "loc_key", into: &value.locKey)
+        if m.pointee.n_loc_args > 0 {
+            value.locArgs = try ProtoC.array(m.pointee.loc_args, count: m.pointee.n_loc_args) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "loc_args") }
+        }
+        try ProtoC.string(m.pointee.image, field: "image", into: &value.image)
+        try ProtoC.string(m.pointee.action_loc_key, field: "action_loc_key", into: &value.actionLocKey)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Alert> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Alert> {
         let c = arena.allocate(Pushgate__V1__Alert.self)
         pushgate__v1__alert__init(c)
-        if !self.title.isEmpty { c.pointee.title = arena.string(self.title) }
-        if !self.subtitle.isEmpty { c.pointee.subtitle = arena.string(self.subtitle) }
-        if !self.body.isEmpty { c.pointee.body = arena.string(self.body) }
-        if !self.launchImage.isEmpty { c.pointee.launch_image = arena.string(self.launchImage) }
-        if !self.titleLocKey.isEmpty { c.pointee.title_loc_key = arena.string(self.titleLocKey) }
-        if !self.titleLocArgs.isEmpty {
-            c.pointee.n_title_loc_args = self.titleLocArgs.count
-            c.pointee.title_loc_args = arena.array(self.titleLocArgs) { arena.string($0) }
+        if !value.pointee.title.isEmpty { c.pointee.title = arena.string(value.pointee.title) }
+        if !value.pointee.subtitle.isEmpty { c.pointee.subtitle = arena.string(value.pointee.subtitle) }
+        if !value.pointee.body.isEmpty { c.pointee.body = arena.string(value.pointee.body) }
+        if !value.pointee.launchImage.isEmpty { c.pointee.launch_image = arena.string(value.pointee.launchImage) }
+        if !value.pointee.titleLocKey.isEmpty { c.pointee.title_loc_key = arena.string(value.pointee.titleLocKey) }
+        if !value.pointee.titleLocArgs.isEmpty {
+            c.pointee.n_title_loc_args = value.pointee.titleLocArgs.count
+            c.pointee.title_loc_args = arena.array(value.pointee.titleLocArgs) { arena.string($0.pointee) }
         }
-        if !self.locKey.isEmpty { c.pointee.loc_key = arena.string(self.locKey) }
-        if !self.locArgs.isEmpty {
-            c.pointee.n_loc_args = self.locArgs.count
-            c.pointee.loc_args = arena.array(self.locArgs) { arena.string($0) }
+        if !value.pointee.locKey.isEmpty { c.pointee.loc_key = arena.string(value.pointee.locKey) }
+        if !value.pointee.locArgs.isEmpty {
+            c.pointee.n_loc_args = value.pointee.locArgs.count
+            c.pointee.loc_args = arena.array(value.pointee.locArgs) { arena.string($0.pointee) }
         }
-        if !self.image.isEmpty { c.pointee.image = arena.string(self.image) }
-        if !self.actionLocKey.isEmpty { c.pointee.action_loc_key = arena.string(self.actionLocKey) }
+        if !value.pointee.image.isEmpty { c.pointee.image = arena.string(value.pointee.image) }
+        if !value.pointee.actionLocKey.isEmpty { c.pointee.action_loc_key = arena.string(value.pointee.actionLocKey) }
         return c
     }
 }
@@ -982,48 +1115,62 @@ extension PushgateV1.Alert: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Result: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__result__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Result") }
-        defer { pushgate__v1__result__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Result", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Result", into: &self, unpack: { pushgate__v1__result__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__result__get_packed_size(c)) { pushgate__v1__result__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__result__get_packed_size(c) }
+            ) { pushgate__v1__result__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Result>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.notificationIndex = m.notification_index
-        self.token = try ProtoC.string(m.token, field: "token")
-        self.status = PushgateV1.Status(rawValue: Int32(truncatingIfNeeded: m.status.rawValue))
-        self.httpStatus = m.http_status
-        self.reason = try ProtoC.string(m.reason, field: "reason")
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.unregisteredAt = m.unregistered_at
-        self.attempts = m.attempts
-        self.canonicalToken = try ProtoC.string(m.canonical_token, field: "canonical_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 144
+        size += self.token.utf8.count
+        size += self.reason.utf8.count
+        size += self.id.utf8.count
+        size += self.canonicalToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Result>, into value: inout Self) throws(ProtoDecodingError) {
+        value.notificationIndex = m.pointee.notification_index
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        value.status = PushgateV1.Status(rawValue: Int32(truncatingIfNeeded: m.pointee.status.rawValue))
+        value.httpStatus = m.pointee.http_status
+        try ProtoC.string(m.pointee.reason, field: "reason", into: &value.reason)
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        value.unregisteredAt = m.pointee.unregistered_at
+        value.attempts = m.pointee.attempts
+        try ProtoC.string(m.pointee.canonical_token, field: "canonical_token", into: &value.canonicalToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Result> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Result> {
         let c = arena.allocate(Pushgate__V1__Result.self)
         pushgate__v1__result__init(c)
-        c.pointee.notification_index = self.notificationIndex
-        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
-        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: self.status.rawValue))
-        c.pointee.http_status = self.httpStatus
-        if !self.reason.isEmpty { c.pointee.reason = arena.string(self.reason) }
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        c.pointee.unregistered_at = self.unregisteredAt
-        c.pointee.attempts = self.attempts
-        if !self.canonicalToken.isEmpty { c.pointee.canonical_token = arena.string(self.canonicalToken) }
+        c.pointee.notification_index = value.pointee.notificationIndex
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: value.pointee.status.rawValue))
+        c.pointee.http_status = value.pointee.httpStatus
+        if !value.pointee.reason.isEmpty { c.pointee.reason = arena.string(value.pointee.reason) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        c.pointee.unregistered_at = value.pointee.unregisteredAt
+        c.pointee.attempts = value.pointee.attempts
+        if !value.pointee.canonicalToken.isEmpty { c.pointee.canonical_token = arena.string(value.pointee.canonicalToken) }
         return c
     }
 }
@@ -1084,46 +1231,66 @@ extension PushgateV1.Result: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.PublishRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishRequest") }
-        defer { pushgate__v1__publish_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.PublishRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.PublishRequest", into: &self, unpack: { pushgate__v1__publish_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__publish_request__get_packed_size(c)) { pushgate__v1__publish_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__publish_request__get_packed_size(c) }
+            ) { pushgate__v1__publish_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__PublishRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.message = try ProtoC.string(m.message, field: "message")
-        self.messageStructure = try ProtoC.string(m.message_structure, field: "message_structure")
-        self.attributes = try ProtoC.stringMap(m.attributes, count: m.n_attributes) { (e) throws(ProtoDecodingError) in (try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value")) }
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.message.utf8.count
+        size += self.messageStructure.utf8.count
+        for entry in self.attributes { size += 3 * ProtoC.fieldOverhead + entry.key.utf8.count + entry.value.utf8.count }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__PublishRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        try ProtoC.string(m.pointee.message, field: "message", into: &value.message)
+        try ProtoC.string(m.pointee.message_structure, field: "message_structure", into: &value.messageStructure)
+        if m.pointee.n_attributes > 0 {
+            value.attributes = try ProtoC.stringMap(m.pointee.attributes, count: m.pointee.n_attributes) { (e) throws(ProtoDecodingError) in
+                (try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value"))
+            }
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishRequest> {
         let c = arena.allocate(Pushgate__V1__PublishRequest.self)
         pushgate__v1__publish_request__init(c)
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        if !self.message.isEmpty { c.pointee.message = arena.string(self.message) }
-        if !self.messageStructure.isEmpty { c.pointee.message_structure = arena.string(self.messageStructure) }
-        if !self.attributes.isEmpty {
-            c.pointee.n_attributes = self.attributes.count
-            c.pointee.attributes = arena.array(self.attributes.sorted { $0.key < $1.key }) { entry in
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        if !value.pointee.message.isEmpty { c.pointee.message = arena.string(value.pointee.message) }
+        if !value.pointee.messageStructure.isEmpty { c.pointee.message_structure = arena.string(value.pointee.messageStructure) }
+        if !value.pointee.attributes.isEmpty {
+            let entries = value.pointee.attributes.sorted { $0.key < $1.key }
+            c.pointee.n_attributes = entries.count
+            c.pointee.attributes = arena.array(entries) { entry in
                 let e = arena.allocate(Pushgate__V1__PublishRequest__AttributesEntry.self)
                 pushgate__v1__publish_request__attributes_entry__init(e)
-                e.pointee.key = arena.string(entry.key)
-                e.pointee.value = arena.string(entry.value)
+                e.pointee.key = arena.string(entry.pointee.key)
+                e.pointee.value = arena.string(entry.pointee.value)
                 return e
             }
         }
@@ -1175,32 +1342,43 @@ extension PushgateV1.PublishRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.PublishResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__publish_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.PublishResponse") }
-        defer { pushgate__v1__publish_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.PublishResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.PublishResponse", into: &self, unpack: { pushgate__v1__publish_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__publish_response__get_packed_size(c)) { pushgate__v1__publish_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__publish_response__get_packed_size(c) }
+            ) { pushgate__v1__publish_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__PublishResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.messageID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__PublishResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishResponse> {
         let c = arena.allocate(Pushgate__V1__PublishResponse.self)
         pushgate__v1__publish_response__init(c)
-        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
         return c
     }
 }
@@ -1237,32 +1415,43 @@ extension PushgateV1.PublishResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.GetMessageRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_message_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetMessageRequest") }
-        defer { pushgate__v1__get_message_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.GetMessageRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.GetMessageRequest", into: &self, unpack: { pushgate__v1__get_message_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__get_message_request__get_packed_size(c)) { pushgate__v1__get_message_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__get_message_request__get_packed_size(c) }
+            ) { pushgate__v1__get_message_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetMessageRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.messageID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__GetMessageRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetMessageRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetMessageRequest> {
         let c = arena.allocate(Pushgate__V1__GetMessageRequest.self)
         pushgate__v1__get_message_request__init(c)
-        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
         return c
     }
 }
@@ -1299,48 +1488,59 @@ extension PushgateV1.GetMessageRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Message: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__message__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Message") }
-        defer { pushgate__v1__message__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Message", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Message", into: &self, unpack: { pushgate__v1__message__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__message__get_packed_size(c)) { pushgate__v1__message__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__message__get_packed_size(c) }
+            ) { pushgate__v1__message__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Message>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
-        self.state = PushgateV1.MessageState(rawValue: Int32(truncatingIfNeeded: m.state.rawValue))
-        self.total = m.total
-        self.delivered = m.delivered
-        self.rejected = m.rejected
-        self.failed = m.failed
-        self.skipped = m.skipped
-        self.publishedAt = m.published_at
-        self.waitingForProvider = m.waiting_for_provider
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 144
+        size += self.messageID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Message>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
+        value.state = PushgateV1.MessageState(rawValue: Int32(truncatingIfNeeded: m.pointee.state.rawValue))
+        value.total = m.pointee.total
+        value.delivered = m.pointee.delivered
+        value.rejected = m.pointee.rejected
+        value.failed = m.pointee.failed
+        value.skipped = m.pointee.skipped
+        value.publishedAt = m.pointee.published_at
+        value.waitingForProvider = m.pointee.waiting_for_provider
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Message> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Message> {
         let c = arena.allocate(Pushgate__V1__Message.self)
         pushgate__v1__message__init(c)
-        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
-        c.pointee.state = .init(rawValue: .init(truncatingIfNeeded: self.state.rawValue))
-        c.pointee.total = self.total
-        c.pointee.delivered = self.delivered
-        c.pointee.rejected = self.rejected
-        c.pointee.failed = self.failed
-        c.pointee.skipped = self.skipped
-        c.pointee.published_at = self.publishedAt
-        c.pointee.waiting_for_provider = self.waitingForProvider
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
+        c.pointee.state = .init(rawValue: .init(truncatingIfNeeded: value.pointee.state.rawValue))
+        c.pointee.total = value.pointee.total
+        c.pointee.delivered = value.pointee.delivered
+        c.pointee.rejected = value.pointee.rejected
+        c.pointee.failed = value.pointee.failed
+        c.pointee.skipped = value.pointee.skipped
+        c.pointee.published_at = value.pointee.publishedAt
+        c.pointee.waiting_for_provider = value.pointee.waitingForProvider
         return c
     }
 }
@@ -1401,37 +1601,50 @@ extension PushgateV1.Message: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.WatchEventsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__watch_events_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest") }
-        defer { pushgate__v1__watch_events_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.WatchEventsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.WatchEventsRequest", into: &self, unpack: { pushgate__v1__watch_events_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__watch_events_request__get_packed_size(c)) { pushgate__v1__watch_events_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__watch_events_request__get_packed_size(c) }
+            ) { pushgate__v1__watch_events_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__WatchEventsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.apps = try (0..<m.n_apps).map { (i) throws(ProtoDecodingError) in try ProtoC.string(m.apps[i], field: "apps") }
-        self.deliveredSampleEvery = m.delivered_sample_every
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.apps.indices { size += ProtoC.fieldOverhead + self.apps[index].utf8.count }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__WatchEventsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_apps > 0 {
+            value.apps = try ProtoC.array(m.pointee.apps, count: m.pointee.n_apps) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "apps") }
+        }
+        value.deliveredSampleEvery = m.pointee.delivered_sample_every
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__WatchEventsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__WatchEventsRequest> {
         let c = arena.allocate(Pushgate__V1__WatchEventsRequest.self)
         pushgate__v1__watch_events_request__init(c)
-        if !self.apps.isEmpty {
-            c.pointee.n_apps = self.apps.count
-            c.pointee.apps = arena.array(self.apps) { arena.string($0) }
+        if !value.pointee.apps.isEmpty {
+            c.pointee.n_apps = value.pointee.apps.count
+            c.pointee.apps = arena.array(value.pointee.apps) { arena.string($0.pointee) }
         }
-        c.pointee.delivered_sample_every = self.deliveredSampleEvery
+        c.pointee.delivered_sample_every = value.pointee.deliveredSampleEvery
         return c
     }
 }
@@ -1471,52 +1684,68 @@ extension PushgateV1.WatchEventsRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeliveryEvent: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delivery_event__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent") }
-        defer { pushgate__v1__delivery_event__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeliveryEvent", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeliveryEvent", into: &self, unpack: { pushgate__v1__delivery_event__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delivery_event__get_packed_size(c)) { pushgate__v1__delivery_event__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delivery_event__get_packed_size(c) }
+            ) { pushgate__v1__delivery_event__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeliveryEvent>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.kind = PushgateV1.DeliveryEvent.Kind(rawValue: Int32(truncatingIfNeeded: m.kind.rawValue))
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.token = try ProtoC.string(m.token, field: "token")
-        self.httpStatus = m.http_status
-        self.reason = try ProtoC.string(m.reason, field: "reason")
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.unregisteredAt = m.unregistered_at
-        self.messageID = try ProtoC.string(m.message_id, field: "message_id")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.time = m.time
-        self.dropped = m.dropped
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 176
+        size += self.app.utf8.count
+        size += self.token.utf8.count
+        size += self.reason.utf8.count
+        size += self.id.utf8.count
+        size += self.messageID.utf8.count
+        size += self.endpointID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeliveryEvent>, into value: inout Self) throws(ProtoDecodingError) {
+        value.kind = PushgateV1.DeliveryEvent.Kind(rawValue: Int32(truncatingIfNeeded: m.pointee.kind.rawValue))
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        value.httpStatus = m.pointee.http_status
+        try ProtoC.string(m.pointee.reason, field: "reason", into: &value.reason)
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        value.unregisteredAt = m.pointee.unregistered_at
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        value.time = m.pointee.time
+        value.dropped = m.pointee.dropped
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeliveryEvent> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeliveryEvent> {
         let c = arena.allocate(Pushgate__V1__DeliveryEvent.self)
         pushgate__v1__delivery_event__init(c)
-        c.pointee.kind = .init(rawValue: .init(truncatingIfNeeded: self.kind.rawValue))
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
-        c.pointee.http_status = self.httpStatus
-        if !self.reason.isEmpty { c.pointee.reason = arena.string(self.reason) }
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        c.pointee.unregistered_at = self.unregisteredAt
-        if !self.messageID.isEmpty { c.pointee.message_id = arena.string(self.messageID) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        c.pointee.time = self.time
-        c.pointee.dropped = self.dropped
+        c.pointee.kind = .init(rawValue: .init(truncatingIfNeeded: value.pointee.kind.rawValue))
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        c.pointee.http_status = value.pointee.httpStatus
+        if !value.pointee.reason.isEmpty { c.pointee.reason = arena.string(value.pointee.reason) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        c.pointee.unregistered_at = value.pointee.unregisteredAt
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        c.pointee.time = value.pointee.time
+        c.pointee.dropped = value.pointee.dropped
         return c
     }
 }

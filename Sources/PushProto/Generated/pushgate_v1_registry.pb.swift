@@ -207,36 +207,48 @@ extension PushgateV1.Platform: ProtoJSONEnum {
 
 extension PushgateV1.Application: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__application__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Application") }
-        defer { pushgate__v1__application__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Application", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Application", into: &self, unpack: { pushgate__v1__application__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__application__get_packed_size(c)) { pushgate__v1__application__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__application__get_packed_size(c) }
+            ) { pushgate__v1__application__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Application>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
-        self.platform = PushgateV1.Platform(rawValue: Int32(truncatingIfNeeded: m.platform.rawValue))
-        self.bundleID = try ProtoC.string(m.bundle_id, field: "bundle_id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.name.utf8.count
+        size += self.bundleID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Application>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
+        value.platform = PushgateV1.Platform(rawValue: Int32(truncatingIfNeeded: m.pointee.platform.rawValue))
+        try ProtoC.string(m.pointee.bundle_id, field: "bundle_id", into: &value.bundleID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Application> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Application> {
         let c = arena.allocate(Pushgate__V1__Application.self)
         pushgate__v1__application__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
-        c.pointee.platform = .init(rawValue: .init(truncatingIfNeeded: self.platform.rawValue))
-        if !self.bundleID.isEmpty { c.pointee.bundle_id = arena.string(self.bundleID) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
+        c.pointee.platform = .init(rawValue: .init(truncatingIfNeeded: value.pointee.platform.rawValue))
+        if !value.pointee.bundleID.isEmpty { c.pointee.bundle_id = arena.string(value.pointee.bundleID) }
         return c
     }
 }
@@ -279,34 +291,45 @@ extension PushgateV1.Application: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListApplicationsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsRequest") }
-        defer { pushgate__v1__list_applications_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListApplicationsRequest", into: &self, unpack: { pushgate__v1__list_applications_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_applications_request__get_packed_size(c)) { pushgate__v1__list_applications_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_applications_request__get_packed_size(c) }
+            ) { pushgate__v1__list_applications_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListApplicationsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.pageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListApplicationsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsRequest> {
         let c = arena.allocate(Pushgate__V1__ListApplicationsRequest.self)
         pushgate__v1__list_applications_request__init(c)
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -346,37 +369,53 @@ extension PushgateV1.ListApplicationsRequest: ProtoJSONMessage, ProtoJSONCodable
 
 extension PushgateV1.ListApplicationsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_applications_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsResponse") }
-        defer { pushgate__v1__list_applications_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListApplicationsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListApplicationsResponse", into: &self, unpack: { pushgate__v1__list_applications_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_applications_response__get_packed_size(c)) { pushgate__v1__list_applications_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_applications_response__get_packed_size(c) }
+            ) { pushgate__v1__list_applications_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListApplicationsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.applications = try (0..<m.n_applications).map { (i) throws(ProtoDecodingError) in try PushgateV1.Application(c: m.applications[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.applications.indices { size += ProtoC.fieldOverhead + self.applications[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListApplicationsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_applications > 0 {
+            value.applications = try ProtoC.messages(m.pointee.applications, count: m.pointee.n_applications, empty: { PushgateV1.Application() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Application.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListApplicationsResponse> {
         let c = arena.allocate(Pushgate__V1__ListApplicationsResponse.self)
         pushgate__v1__list_applications_response__init(c)
-        if !self.applications.isEmpty {
-            c.pointee.n_applications = self.applications.count
-            c.pointee.applications = arena.array(self.applications) { $0.cMessage(in: arena) }
+        if !value.pointee.applications.isEmpty {
+            c.pointee.n_applications = value.pointee.applications.count
+            c.pointee.applications = arena.array(value.pointee.applications) { PushgateV1.Application.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
@@ -416,44 +455,59 @@ extension PushgateV1.ListApplicationsResponse: ProtoJSONMessage, ProtoJSONCodabl
 
 extension PushgateV1.Endpoint: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__endpoint__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Endpoint") }
-        defer { pushgate__v1__endpoint__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Endpoint", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Endpoint", into: &self, unpack: { pushgate__v1__endpoint__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__endpoint__get_packed_size(c)) { pushgate__v1__endpoint__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__endpoint__get_packed_size(c) }
+            ) { pushgate__v1__endpoint__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Endpoint>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.token = try ProtoC.string(m.token, field: "token")
-        self.enabled = (m.enabled != 0)
-        self.customUserData = try ProtoC.string(m.custom_user_data, field: "custom_user_data")
-        self.createdAt = m.created_at
-        self.disabledReason = try ProtoC.string(m.disabled_reason, field: "disabled_reason")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 112
+        size += self.id.utf8.count
+        size += self.app.utf8.count
+        size += self.token.utf8.count
+        size += self.customUserData.utf8.count
+        size += self.disabledReason.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Endpoint>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        value.enabled = (m.pointee.enabled != 0)
+        try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data", into: &value.customUserData)
+        value.createdAt = m.pointee.created_at
+        try ProtoC.string(m.pointee.disabled_reason, field: "disabled_reason", into: &value.disabledReason)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Endpoint> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Endpoint> {
         let c = arena.allocate(Pushgate__V1__Endpoint.self)
         pushgate__v1__endpoint__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
-        c.pointee.enabled = (self.enabled ? 1 : 0)
-        if !self.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(self.customUserData) }
-        c.pointee.created_at = self.createdAt
-        if !self.disabledReason.isEmpty { c.pointee.disabled_reason = arena.string(self.disabledReason) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        c.pointee.enabled = (value.pointee.enabled ? 1 : 0)
+        if !value.pointee.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(value.pointee.customUserData) }
+        c.pointee.created_at = value.pointee.createdAt
+        if !value.pointee.disabledReason.isEmpty { c.pointee.disabled_reason = arena.string(value.pointee.disabledReason) }
         return c
     }
 }
@@ -508,36 +562,49 @@ extension PushgateV1.Endpoint: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.CreateEndpointRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_endpoint_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateEndpointRequest") }
-        defer { pushgate__v1__create_endpoint_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.CreateEndpointRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CreateEndpointRequest", into: &self, unpack: { pushgate__v1__create_endpoint_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__create_endpoint_request__get_packed_size(c)) { pushgate__v1__create_endpoint_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__create_endpoint_request__get_packed_size(c) }
+            ) { pushgate__v1__create_endpoint_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateEndpointRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.token = try ProtoC.string(m.token, field: "token")
-        self.customUserData = try ProtoC.string(m.custom_user_data, field: "custom_user_data")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.app.utf8.count
+        size += self.token.utf8.count
+        size += self.customUserData.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CreateEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data", into: &value.customUserData)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateEndpointRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateEndpointRequest> {
         let c = arena.allocate(Pushgate__V1__CreateEndpointRequest.self)
         pushgate__v1__create_endpoint_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        if !self.token.isEmpty { c.pointee.token = arena.string(self.token) }
-        if !self.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(self.customUserData) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        if !value.pointee.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(value.pointee.customUserData) }
         return c
     }
 }
@@ -580,32 +647,43 @@ extension PushgateV1.CreateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.GetEndpointRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__get_endpoint_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.GetEndpointRequest") }
-        defer { pushgate__v1__get_endpoint_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.GetEndpointRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.GetEndpointRequest", into: &self, unpack: { pushgate__v1__get_endpoint_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__get_endpoint_request__get_packed_size(c)) { pushgate__v1__get_endpoint_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__get_endpoint_request__get_packed_size(c) }
+            ) { pushgate__v1__get_endpoint_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__GetEndpointRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.id.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__GetEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetEndpointRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetEndpointRequest> {
         let c = arena.allocate(Pushgate__V1__GetEndpointRequest.self)
         pushgate__v1__get_endpoint_request__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
         return c
     }
 }
@@ -642,44 +720,57 @@ extension PushgateV1.GetEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__update_endpoint_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UpdateEndpointRequest") }
-        defer { pushgate__v1__update_endpoint_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.UpdateEndpointRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.UpdateEndpointRequest", into: &self, unpack: { pushgate__v1__update_endpoint_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__update_endpoint_request__get_packed_size(c)) { pushgate__v1__update_endpoint_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__update_endpoint_request__get_packed_size(c) }
+            ) { pushgate__v1__update_endpoint_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UpdateEndpointRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.token = try (m.token_value_case.rawValue == 2 ? ProtoC.string(m.token, field: "token") : nil)
-        self.enabled = (m.enabled_value_case.rawValue == 3 ? (m.enabled != 0) : nil)
-        self.customUserData = try (m.custom_user_data_value_case.rawValue == 4 ? ProtoC.string(m.custom_user_data, field: "custom_user_data") : nil)
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.id.utf8.count
+        if let v = self.token { size += v.utf8.count }
+        if let v = self.customUserData { size += v.utf8.count }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__UpdateEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        if m.pointee.token_value_case.rawValue == 2 { value.token = try ProtoC.string(m.pointee.token, field: "token") }
+        if m.pointee.enabled_value_case.rawValue == 3 { value.enabled = (m.pointee.enabled != 0) }
+        if m.pointee.custom_user_data_value_case.rawValue == 4 { value.customUserData = try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data") }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UpdateEndpointRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UpdateEndpointRequest> {
         let c = arena.allocate(Pushgate__V1__UpdateEndpointRequest.self)
         pushgate__v1__update_endpoint_request__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        if let v = self.token {
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        if let v = value.pointee.token {
             c.pointee.token_value_case = .init(rawValue: 2)
             c.pointee.token = arena.string(v)
         }
-        if let v = self.enabled {
+        if let v = value.pointee.enabled {
             c.pointee.enabled_value_case = .init(rawValue: 3)
             c.pointee.enabled = (v ? 1 : 0)
         }
-        if let v = self.customUserData {
+        if let v = value.pointee.customUserData {
             c.pointee.custom_user_data_value_case = .init(rawValue: 4)
             c.pointee.custom_user_data = arena.string(v)
         }
@@ -728,32 +819,43 @@ extension PushgateV1.UpdateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteEndpointRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointRequest") }
-        defer { pushgate__v1__delete_endpoint_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteEndpointRequest", into: &self, unpack: { pushgate__v1__delete_endpoint_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_endpoint_request__get_packed_size(c)) { pushgate__v1__delete_endpoint_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_endpoint_request__get_packed_size(c) }
+            ) { pushgate__v1__delete_endpoint_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteEndpointRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.id.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteEndpointRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointRequest> {
         let c = arena.allocate(Pushgate__V1__DeleteEndpointRequest.self)
         pushgate__v1__delete_endpoint_request__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
         return c
     }
 }
@@ -790,27 +892,37 @@ extension PushgateV1.DeleteEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteEndpointResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_endpoint_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointResponse") }
-        defer { pushgate__v1__delete_endpoint_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteEndpointResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteEndpointResponse", into: &self, unpack: { pushgate__v1__delete_endpoint_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_endpoint_response__get_packed_size(c)) { pushgate__v1__delete_endpoint_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_endpoint_response__get_packed_size(c) }
+            ) { pushgate__v1__delete_endpoint_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteEndpointResponse>) throws(ProtoDecodingError) {
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteEndpointResponse>, into value: inout Self) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteEndpointResponse> {
         let c = arena.allocate(Pushgate__V1__DeleteEndpointResponse.self)
         pushgate__v1__delete_endpoint_response__init(c)
         return c
@@ -839,36 +951,48 @@ extension PushgateV1.DeleteEndpointResponse: ProtoJSONMessage, ProtoJSONCodable 
 
 extension PushgateV1.ListEndpointsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsRequest") }
-        defer { pushgate__v1__list_endpoints_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListEndpointsRequest", into: &self, unpack: { pushgate__v1__list_endpoints_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_endpoints_request__get_packed_size(c)) { pushgate__v1__list_endpoints_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_endpoints_request__get_packed_size(c) }
+            ) { pushgate__v1__list_endpoints_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListEndpointsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.app = try ProtoC.string(m.app, field: "app")
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.app.utf8.count
+        size += self.pageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListEndpointsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsRequest> {
         let c = arena.allocate(Pushgate__V1__ListEndpointsRequest.self)
         pushgate__v1__list_endpoints_request__init(c)
-        if !self.app.isEmpty { c.pointee.app = arena.string(self.app) }
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -911,37 +1035,53 @@ extension PushgateV1.ListEndpointsRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListEndpointsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_endpoints_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsResponse") }
-        defer { pushgate__v1__list_endpoints_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListEndpointsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListEndpointsResponse", into: &self, unpack: { pushgate__v1__list_endpoints_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_endpoints_response__get_packed_size(c)) { pushgate__v1__list_endpoints_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_endpoints_response__get_packed_size(c) }
+            ) { pushgate__v1__list_endpoints_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListEndpointsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.endpoints = try (0..<m.n_endpoints).map { (i) throws(ProtoDecodingError) in try PushgateV1.Endpoint(c: m.endpoints[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.endpoints.indices { size += ProtoC.fieldOverhead + self.endpoints[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListEndpointsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_endpoints > 0 {
+            value.endpoints = try ProtoC.messages(m.pointee.endpoints, count: m.pointee.n_endpoints, empty: { PushgateV1.Endpoint() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Endpoint.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsResponse> {
         let c = arena.allocate(Pushgate__V1__ListEndpointsResponse.self)
         pushgate__v1__list_endpoints_response__init(c)
-        if !self.endpoints.isEmpty {
-            c.pointee.n_endpoints = self.endpoints.count
-            c.pointee.endpoints = arena.array(self.endpoints) { $0.cMessage(in: arena) }
+        if !value.pointee.endpoints.isEmpty {
+            c.pointee.n_endpoints = value.pointee.endpoints.count
+            c.pointee.endpoints = arena.array(value.pointee.endpoints) { PushgateV1.Endpoint.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
@@ -981,32 +1121,43 @@ extension PushgateV1.ListEndpointsResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Topic: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__topic__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Topic") }
-        defer { pushgate__v1__topic__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Topic", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Topic", into: &self, unpack: { pushgate__v1__topic__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__topic__get_packed_size(c)) { pushgate__v1__topic__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__topic__get_packed_size(c) }
+            ) { pushgate__v1__topic__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Topic>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.name.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Topic>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Topic> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Topic> {
         let c = arena.allocate(Pushgate__V1__Topic.self)
         pushgate__v1__topic__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
         return c
     }
 }
@@ -1043,32 +1194,43 @@ extension PushgateV1.Topic: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.CreateTopicRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__create_topic_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.CreateTopicRequest") }
-        defer { pushgate__v1__create_topic_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.CreateTopicRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CreateTopicRequest", into: &self, unpack: { pushgate__v1__create_topic_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__create_topic_request__get_packed_size(c)) { pushgate__v1__create_topic_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__create_topic_request__get_packed_size(c) }
+            ) { pushgate__v1__create_topic_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__CreateTopicRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.name.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CreateTopicRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateTopicRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateTopicRequest> {
         let c = arena.allocate(Pushgate__V1__CreateTopicRequest.self)
         pushgate__v1__create_topic_request__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
         return c
     }
 }
@@ -1105,32 +1267,43 @@ extension PushgateV1.CreateTopicRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteTopicRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicRequest") }
-        defer { pushgate__v1__delete_topic_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteTopicRequest", into: &self, unpack: { pushgate__v1__delete_topic_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_topic_request__get_packed_size(c)) { pushgate__v1__delete_topic_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_topic_request__get_packed_size(c) }
+            ) { pushgate__v1__delete_topic_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteTopicRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.name = try ProtoC.string(m.name, field: "name")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.name.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteTopicRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicRequest> {
         let c = arena.allocate(Pushgate__V1__DeleteTopicRequest.self)
         pushgate__v1__delete_topic_request__init(c)
-        if !self.name.isEmpty { c.pointee.name = arena.string(self.name) }
+        if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
         return c
     }
 }
@@ -1167,27 +1340,37 @@ extension PushgateV1.DeleteTopicRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.DeleteTopicResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__delete_topic_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicResponse") }
-        defer { pushgate__v1__delete_topic_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.DeleteTopicResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.DeleteTopicResponse", into: &self, unpack: { pushgate__v1__delete_topic_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__delete_topic_response__get_packed_size(c)) { pushgate__v1__delete_topic_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delete_topic_response__get_packed_size(c) }
+            ) { pushgate__v1__delete_topic_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__DeleteTopicResponse>) throws(ProtoDecodingError) {
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__DeleteTopicResponse>, into value: inout Self) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeleteTopicResponse> {
         let c = arena.allocate(Pushgate__V1__DeleteTopicResponse.self)
         pushgate__v1__delete_topic_response__init(c)
         return c
@@ -1216,34 +1399,45 @@ extension PushgateV1.DeleteTopicResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListTopicsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsRequest") }
-        defer { pushgate__v1__list_topics_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListTopicsRequest", into: &self, unpack: { pushgate__v1__list_topics_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_topics_request__get_packed_size(c)) { pushgate__v1__list_topics_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_topics_request__get_packed_size(c) }
+            ) { pushgate__v1__list_topics_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListTopicsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        size += self.pageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsRequest> {
         let c = arena.allocate(Pushgate__V1__ListTopicsRequest.self)
         pushgate__v1__list_topics_request__init(c)
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -1283,37 +1477,53 @@ extension PushgateV1.ListTopicsRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListTopicsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_topics_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsResponse") }
-        defer { pushgate__v1__list_topics_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListTopicsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListTopicsResponse", into: &self, unpack: { pushgate__v1__list_topics_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_topics_response__get_packed_size(c)) { pushgate__v1__list_topics_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_topics_response__get_packed_size(c) }
+            ) { pushgate__v1__list_topics_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListTopicsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.topics = try (0..<m.n_topics).map { (i) throws(ProtoDecodingError) in try PushgateV1.Topic(c: m.topics[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.topics.indices { size += ProtoC.fieldOverhead + self.topics[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_topics > 0 {
+            value.topics = try ProtoC.messages(m.pointee.topics, count: m.pointee.n_topics, empty: { PushgateV1.Topic() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Topic.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsResponse> {
         let c = arena.allocate(Pushgate__V1__ListTopicsResponse.self)
         pushgate__v1__list_topics_response__init(c)
-        if !self.topics.isEmpty {
-            c.pointee.n_topics = self.topics.count
-            c.pointee.topics = arena.array(self.topics) { $0.cMessage(in: arena) }
+        if !value.pointee.topics.isEmpty {
+            c.pointee.n_topics = value.pointee.topics.count
+            c.pointee.topics = arena.array(value.pointee.topics) { PushgateV1.Topic.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
@@ -1353,38 +1563,52 @@ extension PushgateV1.ListTopicsResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.Subscription: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscription__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.Subscription") }
-        defer { pushgate__v1__subscription__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.Subscription", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Subscription", into: &self, unpack: { pushgate__v1__subscription__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__subscription__get_packed_size(c)) { pushgate__v1__subscription__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__subscription__get_packed_size(c) }
+            ) { pushgate__v1__subscription__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__Subscription>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.id = try ProtoC.string(m.id, field: "id")
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.filterPolicyJSON = try ProtoC.string(m.filter_policy_json, field: "filter_policy_json")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.id.utf8.count
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.filterPolicyJSON.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Subscription>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        try ProtoC.string(m.pointee.filter_policy_json, field: "filter_policy_json", into: &value.filterPolicyJSON)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Subscription> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Subscription> {
         let c = arena.allocate(Pushgate__V1__Subscription.self)
         pushgate__v1__subscription__init(c)
-        if !self.id.isEmpty { c.pointee.id = arena.string(self.id) }
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        if !self.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(self.filterPolicyJSON) }
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        if !value.pointee.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(value.pointee.filterPolicyJSON) }
         return c
     }
 }
@@ -1430,36 +1654,49 @@ extension PushgateV1.Subscription: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.SubscribeRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__subscribe_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.SubscribeRequest") }
-        defer { pushgate__v1__subscribe_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.SubscribeRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.SubscribeRequest", into: &self, unpack: { pushgate__v1__subscribe_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__subscribe_request__get_packed_size(c)) { pushgate__v1__subscribe_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__subscribe_request__get_packed_size(c) }
+            ) { pushgate__v1__subscribe_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__SubscribeRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.filterPolicyJSON = try ProtoC.string(m.filter_policy_json, field: "filter_policy_json")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.filterPolicyJSON.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__SubscribeRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        try ProtoC.string(m.pointee.filter_policy_json, field: "filter_policy_json", into: &value.filterPolicyJSON)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SubscribeRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SubscribeRequest> {
         let c = arena.allocate(Pushgate__V1__SubscribeRequest.self)
         pushgate__v1__subscribe_request__init(c)
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        if !self.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(self.filterPolicyJSON) }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        if !value.pointee.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(value.pointee.filterPolicyJSON) }
         return c
     }
 }
@@ -1502,32 +1739,43 @@ extension PushgateV1.SubscribeRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.UnsubscribeRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeRequest") }
-        defer { pushgate__v1__unsubscribe_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.UnsubscribeRequest", into: &self, unpack: { pushgate__v1__unsubscribe_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__unsubscribe_request__get_packed_size(c)) { pushgate__v1__unsubscribe_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__unsubscribe_request__get_packed_size(c) }
+            ) { pushgate__v1__unsubscribe_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UnsubscribeRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.subscriptionID = try ProtoC.string(m.subscription_id, field: "subscription_id")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.subscriptionID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__UnsubscribeRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.subscription_id, field: "subscription_id", into: &value.subscriptionID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeRequest> {
         let c = arena.allocate(Pushgate__V1__UnsubscribeRequest.self)
         pushgate__v1__unsubscribe_request__init(c)
-        if !self.subscriptionID.isEmpty { c.pointee.subscription_id = arena.string(self.subscriptionID) }
+        if !value.pointee.subscriptionID.isEmpty { c.pointee.subscription_id = arena.string(value.pointee.subscriptionID) }
         return c
     }
 }
@@ -1564,27 +1812,37 @@ extension PushgateV1.UnsubscribeRequest: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.UnsubscribeResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__unsubscribe_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeResponse") }
-        defer { pushgate__v1__unsubscribe_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.UnsubscribeResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.UnsubscribeResponse", into: &self, unpack: { pushgate__v1__unsubscribe_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__unsubscribe_response__get_packed_size(c)) { pushgate__v1__unsubscribe_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__unsubscribe_response__get_packed_size(c) }
+            ) { pushgate__v1__unsubscribe_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__UnsubscribeResponse>) throws(ProtoDecodingError) {
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__UnsubscribeResponse>, into value: inout Self) throws(ProtoDecodingError) {
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UnsubscribeResponse> {
         let c = arena.allocate(Pushgate__V1__UnsubscribeResponse.self)
         pushgate__v1__unsubscribe_response__init(c)
         return c
@@ -1613,38 +1871,51 @@ extension PushgateV1.UnsubscribeResponse: ProtoJSONMessage, ProtoJSONCodable {
 
 extension PushgateV1.ListSubscriptionsRequest: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_request__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsRequest") }
-        defer { pushgate__v1__list_subscriptions_request__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsRequest", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListSubscriptionsRequest", into: &self, unpack: { pushgate__v1__list_subscriptions_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_subscriptions_request__get_packed_size(c)) { pushgate__v1__list_subscriptions_request__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_subscriptions_request__get_packed_size(c) }
+            ) { pushgate__v1__list_subscriptions_request__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListSubscriptionsRequest>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.topic = try ProtoC.string(m.topic, field: "topic")
-        self.endpointID = try ProtoC.string(m.endpoint_id, field: "endpoint_id")
-        self.pageSize = m.page_size
-        self.pageToken = try ProtoC.string(m.page_token, field: "page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.pageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListSubscriptionsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsRequest> {
         let c = arena.allocate(Pushgate__V1__ListSubscriptionsRequest.self)
         pushgate__v1__list_subscriptions_request__init(c)
-        if !self.topic.isEmpty { c.pointee.topic = arena.string(self.topic) }
-        if !self.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(self.endpointID) }
-        c.pointee.page_size = self.pageSize
-        if !self.pageToken.isEmpty { c.pointee.page_token = arena.string(self.pageToken) }
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         return c
     }
 }
@@ -1690,37 +1961,53 @@ extension PushgateV1.ListSubscriptionsRequest: ProtoJSONMessage, ProtoJSONCodabl
 
 extension PushgateV1.ListSubscriptionsResponse: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
-        let unpacked = ProtoC.withInput(bytes) { pushgate__v1__list_subscriptions_response__unpack(nil, $0, $1) }
-        guard let m = unpacked else { throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsResponse") }
-        defer { pushgate__v1__list_subscriptions_response__free_unpacked(m, nil) }
-        do throws(ProtoDecodingError) {
-            try self.init(c: m)
-        } catch {
-            throw ProtoDecodingError(messageName: "pushgate.v1.ListSubscriptionsResponse", detail: error.detail)
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListSubscriptionsResponse", into: &self, unpack: { pushgate__v1__list_subscriptions_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
         }
     }
 
-    public func serializedBytes() -> [UInt8] {
-        let arena = ProtoCArena()
-        defer { arena.releaseAll() }
-        let c = cMessage(in: arena)
-        return ProtoC.pack(size: pushgate__v1__list_subscriptions_response__get_packed_size(c)) { pushgate__v1__list_subscriptions_response__pack(c, $0) }
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_subscriptions_response__get_packed_size(c) }
+            ) { pushgate__v1__list_subscriptions_response__pack(c, $0) }
+        }
     }
 
-    init(c: UnsafePointer<Pushgate__V1__ListSubscriptionsResponse>) throws(ProtoDecodingError) {
-        let m = c.pointee
-        self.subscriptions = try (0..<m.n_subscriptions).map { (i) throws(ProtoDecodingError) in try PushgateV1.Subscription(c: m.subscriptions[i]!) }
-        self.nextPageToken = try ProtoC.string(m.next_page_token, field: "next_page_token")
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.subscriptions.indices { size += ProtoC.fieldOverhead + self.subscriptions[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListSubscriptionsResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_subscriptions > 0 {
+            value.subscriptions = try ProtoC.messages(m.pointee.subscriptions, count: m.pointee.n_subscriptions, empty: { PushgateV1.Subscription() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Subscription.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListSubscriptionsResponse> {
         let c = arena.allocate(Pushgate__V1__ListSubscriptionsResponse.self)
         pushgate__v1__list_subscriptions_response__init(c)
-        if !self.subscriptions.isEmpty {
-            c.pointee.n_subscriptions = self.subscriptions.count
-            c.pointee.subscriptions = arena.array(self.subscriptions) { $0.cMessage(in: arena) }
+        if !value.pointee.subscriptions.isEmpty {
+            c.pointee.n_subscriptions = value.pointee.subscriptions.count
+            c.pointee.subscriptions = arena.array(value.pointee.subscriptions) { PushgateV1.Subscription.cMessage(of: $0, in: arena) }
         }
-        if !self.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(self.nextPageToken) }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
         return c
     }
 }
