@@ -5,40 +5,61 @@ extension NotificationRequest {
     /// number no ``PushType`` has (the one thing the wire can hold that the domain cannot). Shared
     /// by the gateway and the fuzz targets, so both check the same conversion.
     public init?(proto n: borrowing PushgateV1.Notification) {
-        let pushType: PushType?
+        self.init()
+        guard assign(proto: n) else { return nil }
+    }
+
+    /// Sets every field from `n` (a value made with `init()`: the defaults it replaces are empty);
+    /// false when `n`'s push type is a number no ``PushType`` has, and then nothing is set.
+    ///
+    /// In place rather than an initializer: an initializer of a struct this large (from another
+    /// module, so not inlined) built the value and then copied it out to the caller, a retain and
+    /// a release for each of its two dozen fields, on every notification of every Send.
+    public mutating func assign(proto n: borrowing PushgateV1.Notification) -> Bool {
         if n.pushType == .unspecified {
             pushType = nil
         } else if let known = n.pushType.domain {
             pushType = known
         } else {
-            return nil
+            return false
         }
-        self.init(
-            app: n.app, tokens: n.tokens,
-            alert: n.alert.map {
-                NotificationRequest.Alert(
-                    title: $0.title, subtitle: $0.subtitle, body: $0.body, launchImage: $0.launchImage,
-                    titleLocKey: $0.titleLocKey, titleLocArgs: $0.titleLocArgs, locKey: $0.locKey, locArgs: $0.locArgs,
-                    image: $0.image, actionLocKey: $0.actionLocKey)
-            },
-            badge: n.badge, sound: n.sound, category: n.category, threadID: n.threadID,
-            contentAvailable: n.contentAvailable, mutableContent: n.mutableContent,
-            interruptionLevel: n.interruptionLevel, dataJSON: n.dataJSON, payloadJSON: n.payloadJSON,
-            pushType: pushType, priority: n.priority, expiration: n.expiration, collapseID: n.collapseID,
-            topic: n.topic, id: n.id, urgency: n.urgency,
-            liveActivity: n.liveActivity.map {
-                NotificationRequest.LiveActivity(
-                    event: $0.event, contentStateJSON: $0.contentStateJSON, timestamp: $0.timestamp,
-                    staleDate: $0.staleDate, dismissalDate: $0.dismissalDate, relevanceScore: $0.relevanceScore,
-                    attributesType: $0.attributesType, attributesJSON: $0.attributesJSON,
-                    inputPushToken: $0.inputPushToken, inputPushChannel: $0.inputPushChannel)
-            },
-            criticalSound: n.criticalSound.map { CriticalSound(volume: $0.volume) },
-            fcm: n.fcm.map {
-                FCMOptions(
-                    androidIcon: $0.androidIcon, androidColor: $0.androidColor, androidTag: $0.androidTag,
-                    androidChannelID: $0.androidChannelID, analyticsLabel: $0.analyticsLabel)
-            })
+        app = n.app
+        tokens = n.tokens
+        if let a = n.alert {
+            alert = NotificationRequest.Alert(
+                title: a.title, subtitle: a.subtitle, body: a.body, launchImage: a.launchImage,
+                titleLocKey: a.titleLocKey, titleLocArgs: a.titleLocArgs, locKey: a.locKey, locArgs: a.locArgs,
+                image: a.image, actionLocKey: a.actionLocKey)
+        }
+        badge = n.badge
+        sound = n.sound
+        category = n.category
+        threadID = n.threadID
+        contentAvailable = n.contentAvailable
+        mutableContent = n.mutableContent
+        interruptionLevel = n.interruptionLevel
+        dataJSON = n.dataJSON
+        payloadJSON = n.payloadJSON
+        priority = n.priority
+        expiration = n.expiration
+        collapseID = n.collapseID
+        topic = n.topic
+        id = n.id
+        urgency = n.urgency
+        if let l = n.liveActivity {
+            liveActivity = NotificationRequest.LiveActivity(
+                event: l.event, contentStateJSON: l.contentStateJSON, timestamp: l.timestamp,
+                staleDate: l.staleDate, dismissalDate: l.dismissalDate, relevanceScore: l.relevanceScore,
+                attributesType: l.attributesType, attributesJSON: l.attributesJSON,
+                inputPushToken: l.inputPushToken, inputPushChannel: l.inputPushChannel)
+        }
+        if let c = n.criticalSound { criticalSound = CriticalSound(volume: c.volume) }
+        if let f = n.fcm {
+            fcm = FCMOptions(
+                androidIcon: f.androidIcon, androidColor: f.androidColor, androidTag: f.androidTag,
+                androidChannelID: f.androidChannelID, analyticsLabel: f.analyticsLabel)
+        }
+        return true
     }
 }
 

@@ -38,7 +38,9 @@ enum SendRequestValidation {
         guard !request.notifications.isEmpty else {
             throw GRPCStatus(.invalidArgument, "notifications: at least one notification is required")
         }
-        let tokens = request.notifications.reduce(0) { $0 + $1.tokens.count }
+        // By index: iterating the array copies each notification out of it.
+        var tokens = 0
+        for index in request.notifications.indices { tokens += request.notifications[index].tokens.count }
         guard tokens <= configuration.maxTokensPerSend else {
             throw GRPCStatus(
                 .invalidArgument,
@@ -48,47 +50,62 @@ enum SendRequestValidation {
         var items: [ValidatedSend.Item] = []
         items.reserveCapacity(request.notifications.count)
         var preparedTokens = 0
-        // By index and borrowed: a copy of a notification is a retain (and a release) per field.
-        for index in request.notifications.indices {
-            let path = index < notificationPaths.count ? notificationPaths[index] : "notifications[\(index)]"
-            guard let route = routes.route(named: request.notifications[index].app) else {
-                throw unknownApp(request.notifications[index].app, path: path, configuration: configuration)
-            }
-            let domain = try NotificationRequest(request.notifications[index], path: path)
-            let prepared: Result<PreparedPush, ValidationError>
-            switch route.app.keys {
-            case .apns(let apns):
-                if domain.liveActivity != nil, !apns.certFile.isEmpty {
-                    throw GRPCStatus(
-                        .invalidArgument,
-                        "\(path).live_activity: Live Activity pushes need token auth (team_id, key_id, key_file); "
-                            + "app \(route.name) uses a certificate (cert_file)")
-                }
-                prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID, now: now).map(
-                    PreparedPush.apns)
-            case .fcm:
-                prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
-            case .adm:
-                prepared = ADMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.adm)
-            case .webpush(let web):
-                prepared = WebPushMessageBuilder.prepare(domain, at: path, now: now).flatMap { message in
-                    do throws(ValidationError) {
-                        try WebPushSubscription.validate(tokens: message.tokens, hosts: web.allowedHosts)
-                        return .success(PreparedPush.webpush(message))
-                    } catch {
-                        return .failure(error.located(at: path))
-                    }
-                }
-            }
-            switch prepared {
-            case .success(let push):
-                let tokens = push.tokens
-                preparedTokens += tokens.count
-                items.append(.init(route: route, notification: push, tokens: tokens))
-            case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
+        // Each notification read where it is in the array's buffer: the array's subscript copies
+        // one out first (a retain and a release per field).
+        try request.notifications.withUnsafeBufferPointer { notifications throws(GRPCStatus) in
+            for index in notifications.indices {
+                let item = try validate(
+                    notifications.baseAddress! + index, at: index, routes: routes, configuration: configuration,
+                    now: now)
+                preparedTokens += item.tokenCount
+                items.append(item)
             }
         }
         return ValidatedSend(items: items, tokenCount: preparedTokens)
+    }
+
+    private static func validate(
+        _ notification: UnsafePointer<PushgateV1.Notification>, at index: Int, routes: AppRoutes,
+        configuration: GatewayConfiguration, now: Int64
+    ) throws(GRPCStatus) -> ValidatedSend.Item {
+        let path = index < notificationPaths.count ? notificationPaths[index] : "notifications[\(index)]"
+        guard let route = routes.route(named: notification.pointee.app) else {
+            throw unknownApp(notification.pointee.app, path: path, configuration: configuration)
+        }
+        var domain = NotificationRequest()
+        guard domain.assign(proto: notification.pointee) else {
+            throw GRPCStatus(
+                .invalidArgument, "\(path).push_type: unknown push type \(notification.pointee.pushType.rawValue)")
+        }
+        let prepared: Result<PreparedPush, ValidationError>
+        switch route.app.keys {
+        case .apns(let apns):
+            if domain.liveActivity != nil, !apns.certFile.isEmpty {
+                throw GRPCStatus(
+                    .invalidArgument,
+                    "\(path).live_activity: Live Activity pushes need token auth (team_id, key_id, key_file); "
+                        + "app \(route.name) uses a certificate (cert_file)")
+            }
+            prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID, now: now).map(
+                PreparedPush.apns)
+        case .fcm:
+            prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
+        case .adm:
+            prepared = ADMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.adm)
+        case .webpush(let web):
+            prepared = WebPushMessageBuilder.prepare(domain, at: path, now: now).flatMap { message in
+                do throws(ValidationError) {
+                    try WebPushSubscription.validate(tokens: message.tokens, hosts: web.allowedHosts)
+                    return .success(PreparedPush.webpush(message))
+                } catch {
+                    return .failure(error.located(at: path))
+                }
+            }
+        }
+        switch prepared {
+        case .success(let push): return .init(route: route, notification: push, tokens: push.tokens)
+        case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
+        }
     }
 
     /// The first notifications' places, made once: one is passed down for error messages with every
@@ -105,13 +122,13 @@ enum SendRequestValidation {
 }
 
 extension NotificationRequest {
-    /// The domain form of a protobuf notification (``NotificationRequest/init(proto:)``); an
+    /// The domain form of a protobuf notification (``NotificationRequest/assign(proto:)``); an
     /// unknown push type number, the one thing the wire holds that the domain cannot, is
     /// INVALID_ARGUMENT here. Every other field is checked by the provider's builder.
     init(_ n: borrowing PushgateV1.Notification, path: String) throws(GRPCStatus) {
-        guard let request = NotificationRequest(proto: n) else {
+        self.init()
+        guard assign(proto: n) else {
             throw GRPCStatus(.invalidArgument, "\(path).push_type: unknown push type \(n.pushType.rawValue)")
         }
-        self = request
     }
 }
