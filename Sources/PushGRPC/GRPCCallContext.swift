@@ -52,9 +52,12 @@ struct GRPCRequestID {
 
     /// The client's id when it is 1-64 printable ASCII characters without spaces, else a new one.
     mutating func make(from metadata: [(name: String, value: String)]) -> String {
-        if let given = metadata.first(where: { $0.name == "x-request-id" })?.value,
-            (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
-        {
+        make(given: metadata.first(where: { $0.name == "x-request-id" })?.value)
+    }
+
+    /// The same from the first `x-request-id`'s value, if any.
+    mutating func make(given: String?) -> String {
+        if let given, (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
             return given
         }
         return Self.hex(generator.next())

@@ -82,9 +82,9 @@ final class GRPCServerCall: @unchecked Sendable {
 
     /// Starts the deadline timer, and the handler: in a task now, or (an immediate unary method)
     /// on this loop once the request is complete.
-    func start(_ method: GRPCMethod, context: GRPCCallContext, timeout: Duration?) {
-        path = context.path
-        if let limit = method.maxRequestMessageSize, limit < deframer.maxMessageSize {
+    func start(_ route: GRPCRoute, context: GRPCCallContext, timeout: Duration?) {
+        path = route.path
+        if let limit = route.method.maxRequestMessageSize, limit < deframer.maxMessageSize {
             deframer = GRPCMessageDeframer(maxMessageSize: limit)
         }
         if let timeout {
@@ -94,7 +94,7 @@ final class GRPCServerCall: @unchecked Sendable {
             }
         }
         let handler: GRPCHandler
-        switch method.body {
+        switch route.method.body {
         case .immediate(let immediate):
             // Runs once the request is complete (``receiveEnd()``), on this loop.
             mode = .collecting(immediate)

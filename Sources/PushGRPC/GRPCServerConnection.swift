@@ -35,8 +35,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     private var busyCalls = 0
     private var shuttingDown = false
     var requestIDs = GRPCRequestID()
-    /// Strings of the header names and values this connection's calls repeat (see ``GRPCHeaderStrings``).
-    var headerStrings = GRPCHeaderStrings()
+    /// Every header block of the connection's streams goes here as it is decoded.
+    let headReader = GRPCRequestHeadReader()
     /// Request bytes this connection's calls hold (drawing on the server's budget).
     let requestBudget: GRPCRequestBudget
     /// When to give up on the client (unread answers, control-frame floods), and its write timer.
@@ -383,11 +383,23 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             if endStream { stream.receiveEnd() }
             return
         }
-        if !Self.isGRPC(headers) {
-            startConnectStream(headers: headers, streamID: streamID, endStream: endStream)
+        // The block went to the head reader (``http2Session(_:headerFieldSinkForStream:)``); a
+        // session without sinks gives it whole.
+        if !headers.isEmpty || headReader.streamID != streamID { headReader.read(headers, streamID: streamID) }
+        if !headReader.isGRPC {
+            startConnectStream(headers: headReader.headers, streamID: streamID, endStream: endStream)
             return
         }
-        startCall(headers: headers, streamID: streamID, endStream: endStream)
+        startCall(head: headReader.head(router: router), streamID: streamID, endStream: endStream)
+    }
+
+    /// Every block's fields go to the head reader, trailers too (a call ignores them): no lookup
+    /// of the stream per block.
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (
+        any HTTP2HeaderFieldSink
+    )? {
+        headReader.begin(streamID: streamID)
+        return headReader
     }
 
     func http2Session(
