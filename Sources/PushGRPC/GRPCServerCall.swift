@@ -32,9 +32,12 @@ final class GRPCServerCall: @unchecked Sendable {
     private(set) var isFinished = false
     /// A handler waiting in ``GRPCResponseWriter/send(_:)`` for the client to take response bytes.
     private var drainWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
-    /// For ``GRPCCallObserver``: the method's path once started, and when the call began.
-    private let observer: (any GRPCCallObserver)?
+    /// For ``GRPCCallObserver`` (the connection's, not a copy per call): the method's path once
+    /// started, and when the call began.
+    private var observer: (any GRPCCallObserver)? { connection.callObserver }
     private(set) var path: String?
+    /// The method's ``GRPCRoute/index`` once started (``GRPCCallSummary/methodIndex``).
+    private var methodIndex: Int?
     /// Counted among the connection's busy calls (see ``GRPCServerConnection``'s idle timeout).
     var keepsConnectionBusy = false
     /// The call's request id (the client's `x-request-id`, or made up), for logs.
@@ -76,14 +79,14 @@ final class GRPCServerCall: @unchecked Sendable {
         self.streamID = streamID
         self.deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
         self.budget = budget
-        observer = connection.configuration.callObserver
-        startedAt = observer == nil ? 0 : connection.loop.now
+        startedAt = connection.callObserver == nil ? 0 : connection.loop.now
     }
 
     /// Starts the deadline timer, and the handler: in a task now, or (an immediate unary method)
     /// on this loop once the request is complete.
     func start(_ route: GRPCRoute, context: GRPCCallContext, timeout: Duration?) {
         path = route.path
+        methodIndex = route.index
         if let limit = route.method.maxRequestMessageSize, limit < deframer.maxMessageSize {
             deframer = GRPCMessageDeframer(maxMessageSize: limit)
         }
@@ -409,7 +412,8 @@ final class GRPCServerCall: @unchecked Sendable {
         stopHandler()
         observer?.callFinished(
             GRPCCallSummary(
-                path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer))
+                path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer,
+                methodIndex: methodIndex))
         if let message, !responseHeadersSent {
             responseHeadersSent = true
             do {
@@ -462,7 +466,7 @@ final class GRPCServerCall: @unchecked Sendable {
             observer?.callFinished(
                 GRPCCallSummary(
                     path: path, status: GRPCStatus(.cancelled, "the client cancelled the call or went away"),
-                    nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer))
+                    nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer, methodIndex: methodIndex))
         }
     }
 

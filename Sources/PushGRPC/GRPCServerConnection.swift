@@ -18,6 +18,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     let router: GRPCRouter
     let routes: HTTPRoutes
     let configuration: GRPCServerConfiguration
+    /// The configuration's call observer, which every call of the connection tells how it ended.
+    let callObserver: (any GRPCCallObserver)?
     let peer: String
     let isLoopbackPeer: Bool
     /// The connection's TLS session (nil for h2c); the transport drives it, this reads the peer.
@@ -96,6 +98,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         self.configuration = configuration
         self.peer = connection.remoteAddress
         self.isLoopbackPeer = connection.isLoopbackPeer
+        self.callObserver = configuration.callObserver
         self.watch = GRPCClientWatch(
             maxUnsentBytes: configuration.maxUnsentResponseBytes,
             writeTimeout: configuration.writeTimeout,
