@@ -49,6 +49,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// The highest stream whose request reached its handler: a GOAWAY that drops the client names
     /// it, so the streams above it were certainly not processed and may be retried elsewhere.
     var highestWorkingStreamID: Int32 = 0
+    /// The highest stream whose request headers began a call or a Connect stream.
+    private var lastBegunStreamID: Int32 = 0
 
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
@@ -245,7 +247,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     @discardableResult
     func removeConnectStream(_ streamID: Int32) -> ConnectHTTP2Stream? {
-        guard let stream = connectStreams.removeValue(forKey: streamID) else { return nil }
+        // Most connections have none: no hashing of the id for every gRPC call that ends.
+        guard !connectStreams.isEmpty, let stream = connectStreams.removeValue(forKey: streamID) else { return nil }
         requestEnded()
         return stream
     }
@@ -377,15 +380,20 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
-        if let call = calls[streamID] {
-            // Trailers from a client are allowed by HTTP/2 and meaningless to gRPC.
-            if endStream { call.receiveEnd() }
-            return
+        // A client's new streams come in increasing order (RFC 9113 5.1.1): one above the last
+        // begun has no call yet, and needs no lookup.
+        if streamID <= lastBegunStreamID {
+            if let call = calls[streamID] {
+                // Trailers from a client are allowed by HTTP/2 and meaningless to gRPC.
+                if endStream { call.receiveEnd() }
+                return
+            }
+            if let stream = connectStreams[streamID] {
+                if endStream { stream.receiveEnd() }
+                return
+            }
         }
-        if let stream = connectStreams[streamID] {
-            if endStream { stream.receiveEnd() }
-            return
-        }
+        lastBegunStreamID = max(lastBegunStreamID, streamID)
         // The block went to the head reader (``http2Session(_:headerFieldSinkForStream:)``); a
         // session without sinks gives it whole.
         if !headers.isEmpty || headReader.streamID != streamID { headReader.read(headers, streamID: streamID) }

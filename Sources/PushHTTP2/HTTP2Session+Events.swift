@@ -24,8 +24,9 @@ extension HTTP2Session {
         return true
     }
 
-    func onBeginHeaders(streamID: Int32) {
-        if let state = stream(streamID) {
+    /// `opensStream`: a request's first block (server role), whose stream has no state yet.
+    func onBeginHeaders(streamID: Int32, opensStream: Bool) {
+        if !opensStream, let state = stream(streamID) {
             // A second block on the stream: trailers (or a final response after 1xx).
             state.headerBlock.removeAll(keepingCapacity: true)
             state.headerBlockSize = 0
@@ -36,6 +37,8 @@ extension HTTP2Session {
             // One allocation for the block instead of the 4-5 regrowths appending a dozen fields takes.
             if state.fieldSink == nil { state.headerBlock.reserveCapacity(12) }
             streams[streamID] = state
+            // The block's fields come next: found without a lookup.
+            lastStream = (streamID, state)
         }
     }
 
