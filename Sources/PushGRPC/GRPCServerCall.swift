@@ -24,7 +24,6 @@ final class GRPCServerCall: @unchecked Sendable {
     /// to the handler's pace instead of filling memory.
     private var heldStreamBytes = 0
     private var deadlineTimer: TimerID?
-    private var requestTimer: TimerID?
     private var responseHeadersSent = false
     /// The call's `grpc-encoding` and whether its client takes gzip answers (from its headers).
     var compression = GRPCCompression()
@@ -193,16 +192,19 @@ final class GRPCServerCall: @unchecked Sendable {
         return false
     }
 
-    /// Ends the call if its request is not complete within `limit` (a stalled client).
+    /// Ends the call if its request is not complete within `limit` (a stalled client): the
+    /// connection keeps it in its ``GRPCRequestDeadlines`` until then, or until it is complete.
     func limitRequestTime(_ limit: Duration) {
-        // Cancelled when the request is complete: a timer left for every call would hold a
-        // closure and a heap entry per call for the whole limit (30 s by default).
-        requestTimer = loop.schedule(after: limit) { [weak self] in
-            guard let self else { return }
-            requestTimer = nil
-            guard !clientHalfClosed, !isFinished else { return }
-            finish(GRPCStatus(.deadlineExceeded, "the request was not completed within \(limit) (request_timeout)"))
-        }
+        connection.limitRequestTime(self, limit)
+    }
+
+    /// The call's place among its connection's calls waiting for their request.
+    var requestLink = GRPCRequestDeadlines.Link()
+
+    /// `limit` passed before the request was complete.
+    func requestTimeExceeded(_ limit: Duration) {
+        guard !clientHalfClosed, !isFinished else { return }
+        finish(GRPCStatus(.deadlineExceeded, "the request was not completed within \(limit) (request_timeout)"))
     }
 
     /// Request bytes from a DATA frame. Returns whether they may go back to the stream's
@@ -316,10 +318,7 @@ final class GRPCServerCall: @unchecked Sendable {
     /// The client half-closed the stream.
     func receiveEnd() {
         clientHalfClosed = true
-        if let requestTimer {
-            loop.cancelTimer(requestTimer)
-            self.requestTimer = nil
-        }
+        if requestLink.isListed { connection.requestCompleted(self) }
         guard !isFinished else { return }
         if deframer.hasPartialMessage {
             finish(
@@ -473,8 +472,7 @@ final class GRPCServerCall: @unchecked Sendable {
     private func stopHandler(cancellingWork: Bool = true) {
         if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
-        if let requestTimer { loop.cancelTimer(requestTimer) }
-        requestTimer = nil
+        if requestLink.isListed { connection.requestCompleted(self) }
         let stopping = mode
         mode = .ended(answered: { if case .ended(true) = stopping { true } else { false } }())
         // An ended call waits for nothing: its handler's send returns (its messages are dropped).

@@ -44,6 +44,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// When to give up on the client (unread answers, control-frame floods), and its write timer.
     private var watch: GRPCClientWatch
     private var writeTimer: TimerID?
+    /// Calls whose request must be complete within `requestTimeout`, and the timer for the oldest.
+    private var requestDeadlines = GRPCRequestDeadlines()
+    private var requestTimer: TimerID?
+    /// The last limit asked for, in nanoseconds (converted once, not per call).
+    private var requestTimeLimit: (limit: Duration, nanoseconds: UInt64) = (.zero, 0)
     /// The client was dropped: its calls are detached, not cancelled.
     private var abandoned = false
     /// The highest stream whose request reached its handler: a GOAWAY that drops the client names
@@ -209,6 +214,39 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         highestWorkingStreamID = max(highestWorkingStreamID, call.streamID)
     }
 
+    /// `call`'s request must be complete within `limit` (the same for every call of the connection).
+    func limitRequestTime(_ call: GRPCServerCall, _ limit: Duration) {
+        if requestTimeLimit.limit != limit { requestTimeLimit = (limit, Self.nanoseconds(limit)) }
+        let (deadline, overflow) = loop.now.addingReportingOverflow(requestTimeLimit.nanoseconds)
+        requestDeadlines.add(call, deadline: overflow ? .max : deadline)
+        if requestTimer == nil { armRequestTimer(limit) }
+    }
+
+    /// As `EventLoop.schedule(after:)` counts it.
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? UInt64.max / 2 : whole &+ UInt64(attoseconds / 1_000_000_000)
+    }
+
+    /// `call`'s request is complete, or the call ended.
+    func requestCompleted(_ call: GRPCServerCall) {
+        requestDeadlines.remove(call)
+    }
+
+    /// For the oldest waiting call; when it fires, the calls past their deadline end and it is set
+    /// for the next (if the oldest completed meanwhile, it fires early and is set again).
+    private func armRequestTimer(_ limit: Duration) {
+        guard let oldest = requestDeadlines.oldest else { return }
+        requestTimer = loop.schedule(at: oldest.requestLink.deadline) { [weak self] in
+            guard let self else { return }
+            requestTimer = nil
+            for call in requestDeadlines.removeDue(now: loop.now) { call.requestTimeExceeded(limit) }
+            if requestTimer == nil { armRequestTimer(limit) }
+        }
+    }
+
     /// A call's message did not fit the request budget.
     func requestBudgetExceeded(_ call: GRPCServerCall) {
         requestBudgetExceeded(path: call.path)
@@ -372,6 +410,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         idleTimer = nil
         if let writeTimer { loop.cancelTimer(writeTimer) }
         writeTimer = nil
+        if let requestTimer { loop.cancelTimer(requestTimer) }
+        requestTimer = nil
+        requestDeadlines.removeAll()  // each was cancelled above
         registry.unregister(self)
     }
 
