@@ -135,14 +135,15 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
         let index = count
         count += 1
         if index < fields.count {
-            let same = fields.withUnsafeMutableBufferPointer { fields in
-                guard fields[index].name.count == name.count, fields[index].value.count == value.count,
-                    Self.equal(fields[index].name, name), Self.equal(fields[index].value, value)
-                else { return false }
-                fields[index].neverIndexed = neverIndexed
-                return true
+            // Read in place (no uniqueness check, no copy of the field); written only on a change.
+            let same = fields.withUnsafeBufferPointer { fields in
+                fields[index].name.count == name.count && fields[index].value.count == value.count
+                    && Self.equal(fields[index].name, name) && Self.equal(fields[index].value, value)
             }
-            if same { return }
+            if same {
+                if fields[index].neverIndexed != neverIndexed { fields[index].neverIndexed = neverIndexed }
+                return
+            }
             if fields[index].kind.isMetadata { metadataChanged = true }
             fields[index] = Field(name: name, value: value, neverIndexed: neverIndexed)
         } else {

@@ -317,6 +317,7 @@ final class GRPCServerCall: @unchecked Sendable {
 
     /// The client half-closed the stream.
     func receiveEnd() {
+        let connection = self.connection
         clientHalfClosed = true
         if requestLink.isListed { connection.requestCompleted(self) }
         guard !isFinished else { return }
@@ -408,8 +409,10 @@ final class GRPCServerCall: @unchecked Sendable {
     func finish(_ status: GRPCStatus, message: [UInt8]? = nil) {
         guard !isFinished else { return }
         isFinished = true
+        // Taken once: each use of the unowned reference would check and retain it again.
+        let connection = self.connection
         stopHandler()
-        observer?.callFinished(
+        connection.callObserver?.callFinished(
             GRPCCallSummary(
                 path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer,
                 methodIndex: methodIndex))
