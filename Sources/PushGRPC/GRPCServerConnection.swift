@@ -26,7 +26,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     var tls: TLSConnection?
     /// The verified client certificate's subject CN, read once the handshake is done (mTLS).
     var clientCertificateCommonName: String?
-    private var calls: [Int32: GRPCServerCall] = [:]
+    private var calls = HTTP2StreamTable<GRPCServerCall>()
     /// HTTP/2 streams that are not gRPC: Connect calls and plain routes.
     var connectStreams: [Int32: ConnectHTTP2Stream] = [:]
     /// Set when the client chose HTTP/1.1.

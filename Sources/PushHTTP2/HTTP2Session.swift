@@ -18,7 +18,7 @@ public final class HTTP2Session {
     let session: OpaquePointer
     /// Live streams: created when a request is submitted (client) or its headers begin
     /// arriving (server); removed in on_stream_close.
-    var streams: [Int32: StreamState] = [:]
+    var streams = HTTP2StreamTable<StreamState>()
     /// The stream ``stream(_:)`` found last (see there); cleared when that stream is forgotten.
     var lastStream: (id: Int32, state: StreamState)?
     /// The header block being received when a field sink takes it (0: none; stream 0 has no
