@@ -78,7 +78,7 @@ final class GRPCServerCall: @unchecked Sendable {
         self.streamID = streamID
         self.deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
         self.budget = budget
-        startedAt = connection.callObserver == nil ? 0 : connection.loop.now
+        startedAt = connection.observesCalls ? connection.loop.now : 0
     }
 
     /// Starts the deadline timer, and the handler: in a task now, or (an immediate unary method)

@@ -20,6 +20,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     let configuration: GRPCServerConfiguration
     /// The configuration's call observer, which every call of the connection tells how it ended.
     let callObserver: (any GRPCCallObserver)?
+    /// Whether there is one (a test without copying the existential, per call).
+    let observesCalls: Bool
     let peer: String
     let isLoopbackPeer: Bool
     /// The connection's TLS session (nil for h2c); the transport drives it, this reads the peer.
@@ -106,6 +108,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         self.peer = connection.remoteAddress
         self.isLoopbackPeer = connection.isLoopbackPeer
         self.callObserver = configuration.callObserver
+        self.observesCalls = configuration.callObserver != nil
         self.watch = GRPCClientWatch(
             maxUnsentBytes: configuration.maxUnsentResponseBytes,
             writeTimeout: configuration.writeTimeout,
