@@ -1,41 +1,88 @@
 import PushCore
 
 /// What a handler knows about its call besides the messages.
+///
+/// A value, kept in one shared, immutable object: a context goes from the connection to the
+/// admission, the call and the handler, and a copy is then a retain, not a copy of each field
+/// (with `ContinuousClock.Instant` of another module among them, each field copied or destroyed
+/// through the runtime's type metadata).
 public struct GRPCCallContext: Sendable {
     /// `/package.Service/Method`.
-    public let path: String
+    public var path: String { storage.path }
     /// When the client stops waiting (from `grpc-timeout`), on the continuous clock; nil: no deadline.
-    public let deadline: ContinuousClock.Instant?
+    public var deadline: ContinuousClock.Instant? { storage.deadline }
     /// The request's custom metadata and call-definition headers (not pseudo-headers), lowercase names.
-    public let metadata: [(name: String, value: String)]
+    public var metadata: [(name: String, value: String)] { storage.metadata }
     /// The client's address, `host:port`.
-    public let peer: String
+    public var peer: String { storage.peer }
     /// Whether the client connects from a loopback address.
-    public let isLoopbackPeer: Bool
+    public var isLoopbackPeer: Bool { storage.isLoopbackPeer }
     /// Whether the call came over TLS.
-    public let isTLS: Bool
+    public var isTLS: Bool { storage.isTLS }
     /// The subject CN of the client's certificate, verified against the server's client CAs (mTLS);
     /// nil without TLS, without client certificates, or when the certificate has no CN.
-    public let clientCertificateCommonName: String?
+    public var clientCertificateCommonName: String? { storage.clientCertificateCommonName }
     /// The client's `x-request-id` (up to 64 printable characters), or one made up for the call: it
     /// ties the call's log lines together.
-    public let requestID: String
+    public var requestID: String { storage.requestID }
     /// What the method's ``GRPCAdmission`` returned for this call (nil without one).
-    public internal(set) var admission: (any Sendable)?
+    public internal(set) var admission: (any Sendable)? {
+        get { storage.admission }
+        set {
+            // Set once, before the context is shared; a copy if it already is (value semantics).
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            storage.admission = newValue
+        }
+    }
+
+    private var storage: Storage
+
+    /// The fields. Only `admission` changes, and only while one context holds it (see above), so
+    /// the object is never written while shared.
+    private final class Storage: @unchecked Sendable {
+        let path: String
+        let deadline: ContinuousClock.Instant?
+        let metadata: [(name: String, value: String)]
+        let peer: String
+        let isLoopbackPeer: Bool
+        let isTLS: Bool
+        let clientCertificateCommonName: String?
+        let requestID: String
+        var admission: (any Sendable)?
+
+        init(
+            path: String, deadline: ContinuousClock.Instant?, metadata: [(name: String, value: String)],
+            peer: String, isLoopbackPeer: Bool, isTLS: Bool, clientCertificateCommonName: String?,
+            requestID: String, admission: (any Sendable)?
+        ) {
+            self.path = path
+            self.deadline = deadline
+            self.metadata = metadata
+            self.peer = peer
+            self.isLoopbackPeer = isLoopbackPeer
+            self.isTLS = isTLS
+            self.clientCertificateCommonName = clientCertificateCommonName
+            self.requestID = requestID
+            self.admission = admission
+        }
+
+        func copy() -> Storage {
+            Storage(
+                path: path, deadline: deadline, metadata: metadata, peer: peer, isLoopbackPeer: isLoopbackPeer,
+                isTLS: isTLS, clientCertificateCommonName: clientCertificateCommonName, requestID: requestID,
+                admission: admission)
+        }
+    }
 
     public init(
         path: String, deadline: ContinuousClock.Instant?, metadata: [(name: String, value: String)],
         peer: String, isLoopbackPeer: Bool, isTLS: Bool = false, clientCertificateCommonName: String? = nil,
         requestID: String = ""
     ) {
-        self.requestID = requestID
-        self.path = path
-        self.deadline = deadline
-        self.metadata = metadata
-        self.peer = peer
-        self.isLoopbackPeer = isLoopbackPeer
-        self.isTLS = isTLS
-        self.clientCertificateCommonName = clientCertificateCommonName
+        storage = Storage(
+            path: path, deadline: deadline, metadata: metadata, peer: peer, isLoopbackPeer: isLoopbackPeer,
+            isTLS: isTLS, clientCertificateCommonName: clientCertificateCommonName, requestID: requestID,
+            admission: nil)
     }
 
     /// The first value of a metadata entry.
@@ -52,9 +99,12 @@ struct GRPCRequestID {
 
     /// The client's id when it is 1-64 printable ASCII characters without spaces, else a new one.
     mutating func make(from metadata: [(name: String, value: String)]) -> String {
-        if let given = metadata.first(where: { $0.name == "x-request-id" })?.value,
-            (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
-        {
+        make(given: metadata.first(where: { $0.name == "x-request-id" })?.value)
+    }
+
+    /// The same from the first `x-request-id`'s value, if any.
+    mutating func make(given: String?) -> String {
+        if let given, (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
             return given
         }
         return Self.hex(generator.next())

@@ -13,13 +13,21 @@ public struct GRPCCallSummary: Sendable {
     public var requestID: String
     /// The client's address.
     public var peer: String
+    /// The method's place among its server's methods, the same for every call of `path`: an index
+    /// for what an observer keeps per method, found with the method (no lookup of `path` per call).
+    /// nil when the call did not come with one (no method, a Connect call); `path` says which.
+    public var methodIndex: Int?
 
-    public init(path: String?, status: GRPCStatus, nanoseconds: UInt64, requestID: String, peer: String) {
+    public init(
+        path: String?, status: GRPCStatus, nanoseconds: UInt64, requestID: String, peer: String,
+        methodIndex: Int? = nil
+    ) {
         self.path = path
         self.status = status
         self.nanoseconds = nanoseconds
         self.requestID = requestID
         self.peer = peer
+        self.methodIndex = methodIndex
     }
 }
 

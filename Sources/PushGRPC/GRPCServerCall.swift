@@ -24,7 +24,6 @@ final class GRPCServerCall: @unchecked Sendable {
     /// to the handler's pace instead of filling memory.
     private var heldStreamBytes = 0
     private var deadlineTimer: TimerID?
-    private var requestTimer: TimerID?
     private var responseHeadersSent = false
     /// The call's `grpc-encoding` and whether its client takes gzip answers (from its headers).
     var compression = GRPCCompression()
@@ -32,9 +31,12 @@ final class GRPCServerCall: @unchecked Sendable {
     private(set) var isFinished = false
     /// A handler waiting in ``GRPCResponseWriter/send(_:)`` for the client to take response bytes.
     private var drainWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
-    /// For ``GRPCCallObserver``: the method's path once started, and when the call began.
-    private let observer: (any GRPCCallObserver)?
+    /// For ``GRPCCallObserver`` (the connection's, not a copy per call): the method's path once
+    /// started, and when the call began.
+    private var observer: (any GRPCCallObserver)? { connection.callObserver }
     private(set) var path: String?
+    /// The method's ``GRPCRoute/index`` once started (``GRPCCallSummary/methodIndex``).
+    private var methodIndex: Int?
     /// Counted among the connection's busy calls (see ``GRPCServerConnection``'s idle timeout).
     var keepsConnectionBusy = false
     /// The call's request id (the client's `x-request-id`, or made up), for logs.
@@ -76,15 +78,15 @@ final class GRPCServerCall: @unchecked Sendable {
         self.streamID = streamID
         self.deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
         self.budget = budget
-        observer = connection.configuration.callObserver
-        startedAt = observer == nil ? 0 : connection.loop.now
+        startedAt = connection.observesCalls ? connection.loop.now : 0
     }
 
     /// Starts the deadline timer, and the handler: in a task now, or (an immediate unary method)
     /// on this loop once the request is complete.
-    func start(_ method: GRPCMethod, context: GRPCCallContext, timeout: Duration?) {
-        path = context.path
-        if let limit = method.maxRequestMessageSize, limit < deframer.maxMessageSize {
+    func start(_ route: GRPCRoute, context: GRPCCallContext, timeout: Duration?) {
+        path = route.path
+        methodIndex = route.index
+        if let limit = route.method.maxRequestMessageSize, limit < deframer.maxMessageSize {
             deframer = GRPCMessageDeframer(maxMessageSize: limit)
         }
         if let timeout {
@@ -94,7 +96,7 @@ final class GRPCServerCall: @unchecked Sendable {
             }
         }
         let handler: GRPCHandler
-        switch method.body {
+        switch route.method.body {
         case .immediate(let immediate):
             // Runs once the request is complete (``receiveEnd()``), on this loop.
             mode = .collecting(immediate)
@@ -190,16 +192,19 @@ final class GRPCServerCall: @unchecked Sendable {
         return false
     }
 
-    /// Ends the call if its request is not complete within `limit` (a stalled client).
+    /// Ends the call if its request is not complete within `limit` (a stalled client): the
+    /// connection keeps it in its ``GRPCRequestDeadlines`` until then, or until it is complete.
     func limitRequestTime(_ limit: Duration) {
-        // Cancelled when the request is complete: a timer left for every call would hold a
-        // closure and a heap entry per call for the whole limit (30 s by default).
-        requestTimer = loop.schedule(after: limit) { [weak self] in
-            guard let self else { return }
-            requestTimer = nil
-            guard !clientHalfClosed, !isFinished else { return }
-            finish(GRPCStatus(.deadlineExceeded, "the request was not completed within \(limit) (request_timeout)"))
-        }
+        connection.limitRequestTime(self, limit)
+    }
+
+    /// The call's place among its connection's calls waiting for their request.
+    var requestLink = GRPCRequestDeadlines.Link()
+
+    /// `limit` passed before the request was complete.
+    func requestTimeExceeded(_ limit: Duration) {
+        guard !clientHalfClosed, !isFinished else { return }
+        finish(GRPCStatus(.deadlineExceeded, "the request was not completed within \(limit) (request_timeout)"))
     }
 
     /// Request bytes from a DATA frame. Returns whether they may go back to the stream's
@@ -312,11 +317,9 @@ final class GRPCServerCall: @unchecked Sendable {
 
     /// The client half-closed the stream.
     func receiveEnd() {
+        let connection = self.connection
         clientHalfClosed = true
-        if let requestTimer {
-            loop.cancelTimer(requestTimer)
-            self.requestTimer = nil
-        }
+        if requestLink.isListed { connection.requestCompleted(self) }
         guard !isFinished else { return }
         if deframer.hasPartialMessage {
             finish(
@@ -406,10 +409,13 @@ final class GRPCServerCall: @unchecked Sendable {
     func finish(_ status: GRPCStatus, message: [UInt8]? = nil) {
         guard !isFinished else { return }
         isFinished = true
+        // Taken once: each use of the unowned reference would check and retain it again.
+        let connection = self.connection
         stopHandler()
-        observer?.callFinished(
+        connection.callObserver?.callFinished(
             GRPCCallSummary(
-                path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer))
+                path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer,
+                methodIndex: methodIndex))
         if let message, !responseHeadersSent {
             responseHeadersSent = true
             do {
@@ -462,15 +468,14 @@ final class GRPCServerCall: @unchecked Sendable {
             observer?.callFinished(
                 GRPCCallSummary(
                     path: path, status: GRPCStatus(.cancelled, "the client cancelled the call or went away"),
-                    nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer))
+                    nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer, methodIndex: methodIndex))
         }
     }
 
     private func stopHandler(cancellingWork: Bool = true) {
         if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
-        if let requestTimer { loop.cancelTimer(requestTimer) }
-        requestTimer = nil
+        if requestLink.isListed { connection.requestCompleted(self) }
         let stopping = mode
         mode = .ended(answered: { if case .ended(true) = stopping { true } else { false } }())
         // An ended call waits for nothing: its handler's send returns (its messages are dropped).

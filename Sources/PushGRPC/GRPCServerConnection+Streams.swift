@@ -6,15 +6,6 @@ import PushHTTP2
 extension GRPCServerConnection {
     // MARK: Requests that are not gRPC
 
-    private static let contentTypeName = Array("content-type".utf8)
-    private static let grpcContentType = Array("application/grpc".utf8)
-
-    /// Whether a request's content type is gRPC's (`application/grpc`, `application/grpc+proto`…).
-    static func isGRPC(_ headers: [HTTP2Header]) -> Bool {
-        guard let contentType = headers.first(where: { $0.name == contentTypeName }) else { return false }
-        return contentType.value.starts(with: grpcContentType)
-    }
-
     func startConnectStream(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
         let stream = ConnectHTTP2Stream(server: self, streamID: streamID, headers: headers, requestIDs: &requestIDs)
         connectStreams[streamID] = stream
@@ -27,11 +18,10 @@ extension GRPCServerConnection {
 
     // MARK: Calls
 
-    func startCall(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
-        let request = GRPCRequestHead(headers: headers, strings: &headerStrings)
+    func startCall(head request: GRPCRequestHead, streamID: Int32, endStream: Bool) {
         let call = GRPCServerCall(
             connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize, budget: requestBudget)
-        call.requestID = requestIDs.make(from: request.metadata)
+        call.requestID = requestIDs.make(given: request.requestID)
         call.peer = peer
         addCall(call)
         if let httpStatus = request.httpRejection {
@@ -58,27 +48,27 @@ extension GRPCServerConnection {
             call.finish(refusal)
             return
         }
-        guard let method = router.method(forPath: request.path) else {
+        guard let route = request.route else {
             call.finish(GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: request.path)))
             return
         }
         var context = GRPCCallContext(
-            path: request.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
+            path: route.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
             peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
             clientCertificateCommonName: clientCertificateCommonName, requestID: call.requestID)
-        if let admission = method.admission {
+        if let admission = route.method.admission {
             // Before a byte of the request is kept: a caller without a valid key holds nothing.
             do throws(GRPCStatus) {
                 context.admission = try admission(context)
             } catch {
-                call.refuse(path: request.path, error)
+                call.refuse(path: route.path, error)
                 return
             }
             callBecameBusy(call)
         }
-        call.start(method, context: context, timeout: timeout)
+        call.start(route, context: context, timeout: timeout)
         if !endStream, let limit = configuration.requestTimeout,
-            method.kind == .unary || method.kind == .serverStreaming
+            route.method.kind == .unary || route.method.kind == .serverStreaming
         {
             call.limitRequestTime(limit)
         }

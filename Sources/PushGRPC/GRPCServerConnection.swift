@@ -18,13 +18,17 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     let router: GRPCRouter
     let routes: HTTPRoutes
     let configuration: GRPCServerConfiguration
+    /// The configuration's call observer, which every call of the connection tells how it ended.
+    let callObserver: (any GRPCCallObserver)?
+    /// Whether there is one (a test without copying the existential, per call).
+    let observesCalls: Bool
     let peer: String
     let isLoopbackPeer: Bool
     /// The connection's TLS session (nil for h2c); the transport drives it, this reads the peer.
     var tls: TLSConnection?
     /// The verified client certificate's subject CN, read once the handshake is done (mTLS).
     var clientCertificateCommonName: String?
-    private var calls: [Int32: GRPCServerCall] = [:]
+    private var calls = HTTP2StreamTable<GRPCServerCall>()
     /// HTTP/2 streams that are not gRPC: Connect calls and plain routes.
     var connectStreams: [Int32: ConnectHTTP2Stream] = [:]
     /// Set when the client chose HTTP/1.1.
@@ -35,18 +39,25 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     private var busyCalls = 0
     private var shuttingDown = false
     var requestIDs = GRPCRequestID()
-    /// Strings of the header names and values this connection's calls repeat (see ``GRPCHeaderStrings``).
-    var headerStrings = GRPCHeaderStrings()
+    /// Every header block of the connection's streams goes here as it is decoded.
+    let headReader = GRPCRequestHeadReader()
     /// Request bytes this connection's calls hold (drawing on the server's budget).
     let requestBudget: GRPCRequestBudget
     /// When to give up on the client (unread answers, control-frame floods), and its write timer.
     private var watch: GRPCClientWatch
     private var writeTimer: TimerID?
+    /// Calls whose request must be complete within `requestTimeout`, and the timer for the oldest.
+    private var requestDeadlines = GRPCRequestDeadlines()
+    private var requestTimer: TimerID?
+    /// The last limit asked for, in nanoseconds (converted once, not per call).
+    private var requestTimeLimit: (limit: Duration, nanoseconds: UInt64) = (.zero, 0)
     /// The client was dropped: its calls are detached, not cancelled.
     private var abandoned = false
     /// The highest stream whose request reached its handler: a GOAWAY that drops the client names
     /// it, so the streams above it were certainly not processed and may be retried elsewhere.
     var highestWorkingStreamID: Int32 = 0
+    /// The highest stream whose request headers began a call or a Connect stream.
+    private var lastBegunStreamID: Int32 = 0
 
     /// Serves `connection`; the returned transport is its handler. Over the connection limit (or
     /// during shutdown) the connection is closed at once.
@@ -96,6 +107,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         self.configuration = configuration
         self.peer = connection.remoteAddress
         self.isLoopbackPeer = connection.isLoopbackPeer
+        self.callObserver = configuration.callObserver
+        self.observesCalls = configuration.callObserver != nil
         self.watch = GRPCClientWatch(
             maxUnsentBytes: configuration.maxUnsentResponseBytes,
             writeTimeout: configuration.writeTimeout,
@@ -204,6 +217,39 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         highestWorkingStreamID = max(highestWorkingStreamID, call.streamID)
     }
 
+    /// `call`'s request must be complete within `limit` (the same for every call of the connection).
+    func limitRequestTime(_ call: GRPCServerCall, _ limit: Duration) {
+        if requestTimeLimit.limit != limit { requestTimeLimit = (limit, Self.nanoseconds(limit)) }
+        let (deadline, overflow) = loop.now.addingReportingOverflow(requestTimeLimit.nanoseconds)
+        requestDeadlines.add(call, deadline: overflow ? .max : deadline)
+        if requestTimer == nil { armRequestTimer(limit) }
+    }
+
+    /// As `EventLoop.schedule(after:)` counts it.
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? UInt64.max / 2 : whole &+ UInt64(attoseconds / 1_000_000_000)
+    }
+
+    /// `call`'s request is complete, or the call ended.
+    func requestCompleted(_ call: GRPCServerCall) {
+        requestDeadlines.remove(call)
+    }
+
+    /// For the oldest waiting call; when it fires, the calls past their deadline end and it is set
+    /// for the next (if the oldest completed meanwhile, it fires early and is set again).
+    private func armRequestTimer(_ limit: Duration) {
+        guard let oldest = requestDeadlines.oldest else { return }
+        requestTimer = loop.schedule(at: oldest.requestLink.deadline) { [weak self] in
+            guard let self else { return }
+            requestTimer = nil
+            for call in requestDeadlines.removeDue(now: loop.now) { call.requestTimeExceeded(limit) }
+            if requestTimer == nil { armRequestTimer(limit) }
+        }
+    }
+
     /// A call's message did not fit the request budget.
     func requestBudgetExceeded(_ call: GRPCServerCall) {
         requestBudgetExceeded(path: call.path)
@@ -242,7 +288,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     @discardableResult
     func removeConnectStream(_ streamID: Int32) -> ConnectHTTP2Stream? {
-        guard let stream = connectStreams.removeValue(forKey: streamID) else { return nil }
+        // Most connections have none: no hashing of the id for every gRPC call that ends.
+        guard !connectStreams.isEmpty, let stream = connectStreams.removeValue(forKey: streamID) else { return nil }
         requestEnded()
         return stream
     }
@@ -366,6 +413,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         idleTimer = nil
         if let writeTimer { loop.cancelTimer(writeTimer) }
         writeTimer = nil
+        if let requestTimer { loop.cancelTimer(requestTimer) }
+        requestTimer = nil
+        requestDeadlines.removeAll()  // each was cancelled above
         registry.unregister(self)
     }
 
@@ -374,20 +424,37 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
-        if let call = calls[streamID] {
-            // Trailers from a client are allowed by HTTP/2 and meaningless to gRPC.
-            if endStream { call.receiveEnd() }
+        // A client's new streams come in increasing order (RFC 9113 5.1.1): one above the last
+        // begun has no call yet, and needs no lookup.
+        if streamID <= lastBegunStreamID {
+            if let call = calls[streamID] {
+                // Trailers from a client are allowed by HTTP/2 and meaningless to gRPC.
+                if endStream { call.receiveEnd() }
+                return
+            }
+            if let stream = connectStreams[streamID] {
+                if endStream { stream.receiveEnd() }
+                return
+            }
+        }
+        lastBegunStreamID = max(lastBegunStreamID, streamID)
+        // The block went to the head reader (``http2Session(_:headerFieldSinkForStream:)``); a
+        // session without sinks gives it whole.
+        if !headers.isEmpty || headReader.streamID != streamID { headReader.read(headers, streamID: streamID) }
+        if !headReader.isGRPC {
+            startConnectStream(headers: headReader.headers, streamID: streamID, endStream: endStream)
             return
         }
-        if let stream = connectStreams[streamID] {
-            if endStream { stream.receiveEnd() }
-            return
-        }
-        if !Self.isGRPC(headers) {
-            startConnectStream(headers: headers, streamID: streamID, endStream: endStream)
-            return
-        }
-        startCall(headers: headers, streamID: streamID, endStream: endStream)
+        startCall(head: headReader.head(router: router), streamID: streamID, endStream: endStream)
+    }
+
+    /// Every block's fields go to the head reader, trailers too (a call ignores them): no lookup
+    /// of the stream per block.
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (
+        any HTTP2HeaderFieldSink
+    )? {
+        headReader.begin(streamID: streamID)
+        return headReader
     }
 
     func http2Session(

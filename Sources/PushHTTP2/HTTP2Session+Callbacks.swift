@@ -8,7 +8,9 @@ extension HTTP2Session {
     static func installCallbacks(_ callbacks: OpaquePointer?) {
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             dispatch(userData) { (session) throws(HTTP2Error) in
-                session.onBeginHeaders(streamID: frame!.pointee.hd.stream_id)
+                session.onBeginHeaders(
+                    streamID: frame!.pointee.hd.stream_id,
+                    opensStream: frame!.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
                 return 0
             }
         }

@@ -18,28 +18,63 @@ extension HTTP2Session {
     @discardableResult
     func forget(_ id: Int32) -> Bool {
         if lastStream?.id == id { lastStream = nil }
+        if sinkStreamID == id { endSinkBlock() }
         guard let state = streams.removeValue(forKey: id) else { return false }
         // What was never framed is never sent now.
         queuedBodyBytes -= state.outbound?.queuedBytes ?? 0
         return true
     }
 
-    func onBeginHeaders(streamID: Int32) {
-        if let state = stream(streamID) {
+    /// `opensStream`: a request's first block (server role), whose stream has no state yet.
+    func onBeginHeaders(streamID: Int32, opensStream: Bool) {
+        let state: StreamState
+        if !opensStream, let existing = stream(streamID) {
             // A second block on the stream: trailers (or a final response after 1xx).
+            state = existing
             state.headerBlock.removeAll(keepingCapacity: true)
             state.headerBlockSize = 0
             state.fieldSink = delegate?.http2Session(self, headerFieldSinkForStream: streamID)
         } else {
-            let state = StreamState()
+            state = StreamState()
             state.fieldSink = delegate?.http2Session(self, headerFieldSinkForStream: streamID)
             // One allocation for the block instead of the 4-5 regrowths appending a dozen fields takes.
             if state.fieldSink == nil { state.headerBlock.reserveCapacity(12) }
             streams[streamID] = state
+            // The block's fields come next: found without a lookup.
+            lastStream = (streamID, state)
+        }
+        if let sink = state.fieldSink {
+            sinkStreamID = streamID
+            sinkState = state
+            sinkForBlock = sink
+        } else {
+            endSinkBlock()
         }
     }
 
+    func endSinkBlock() {
+        sinkStreamID = 0
+        sinkState = nil
+        sinkForBlock = nil
+    }
+
     func onHeader(
+        streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, flags: UInt8
+    ) throws(HTTP2Error) -> Int32 {
+        // A field of the block a sink takes: straight to it.
+        if streamID == sinkStreamID, let sink = sinkForBlock, let state = sinkState {
+            state.headerBlockSize += name.count + value.count + 32
+            if state.headerBlockSize <= headerListLimit {
+                sink.headerField(
+                    name: name, value: value, neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
+                return 0
+            }
+            state.headerBlockSize -= name.count + value.count + 32
+        }
+        return try onHeaderOfStream(streamID: streamID, name: name, value: value, flags: flags)
+    }
+
+    private func onHeaderOfStream(
         streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, flags: UInt8
     ) throws(HTTP2Error) -> Int32 {
         guard let state = stream(streamID) else {
@@ -55,6 +90,7 @@ extension HTTP2Session {
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.enhanceYourCalm.rawValue)
             state.headerBlock = []
             state.fieldSink = nil
+            if sinkStreamID == streamID { endSinkBlock() }
             return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
         }
         let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
@@ -85,6 +121,7 @@ extension HTTP2Session {
             state.headerBlock = []
             state.headerBlockSize = 0
             state.fieldSink = nil
+            if sinkStreamID == hd.stream_id { endSinkBlock() }
             delegate?.http2Session(self, didReceiveHeaders: headers, streamID: hd.stream_id, endStream: endStream)
         case NGHTTP2_DATA.rawValue:
             // Chunks were delivered by on_data_chunk_recv; only END_STREAM is left to report.

@@ -18,9 +18,16 @@ public final class HTTP2Session {
     let session: OpaquePointer
     /// Live streams: created when a request is submitted (client) or its headers begin
     /// arriving (server); removed in on_stream_close.
-    var streams: [Int32: StreamState] = [:]
+    var streams = HTTP2StreamTable<StreamState>()
     /// The stream ``stream(_:)`` found last (see there); cleared when that stream is forgotten.
     var lastStream: (id: Int32, state: StreamState)?
+    /// The header block being received when a field sink takes it (0: none; stream 0 has no
+    /// headers), its state and sink: checked first for each field, as blocks never interleave, so
+    /// a field costs no lookup and no retain. Unowned: the state is in `streams` and holds the
+    /// sink until the block ends or the stream is forgotten, and both clear this.
+    var sinkStreamID: Int32 = 0
+    unowned(unsafe) var sinkState: StreamState?
+    unowned(unsafe) var sinkForBlock: (any HTTP2HeaderFieldSink)?
     /// The last value received per known header name, shared when it repeats.
     var receivedValues = ReceivedValues()
     /// RFC 9113 header-list size above which a received header block resets its stream.

@@ -3,7 +3,7 @@ import Testing
 @testable import PushGRPC
 @testable import PushHTTP2
 
-@Suite("gRPC request ids and header strings")
+@Suite("gRPC request ids and the head reader")
 struct GRPCRequestIDTests {
     @Test("made-up ids are 16 lowercase hex digits and differ from call to call")
     func madeUp() {
@@ -26,36 +26,42 @@ struct GRPCRequestIDTests {
         #expect(ids.make(from: [("x-request-id", String(repeating: "a", count: 65))]).utf8.count == 16)
     }
 
-    @Test("header strings: the same for plain fields as for received, shared ones")
-    func headerStrings() {
-        var strings = GRPCHeaderStrings()
-        let plain = HTTP2Header(":path", "/pushgate.v1.Push/Send")
-        #expect(strings.name(plain) == ":path")
-        #expect(strings.value(plain) == "/pushgate.v1.Push/Send")
-        // Fields as a session receives them (shared arrays) are covered through GRPCRequestHead
-        // by the interop tests; here, many different values never return a stale string.
-        for index in 0..<100 {
-            let header = HTTP2Header("x-n", "value-\(index)")
-            #expect(strings.value(header) == "value-\(index)")
+    @Test("the head reader: a repeated block gives the same head; a changed field is read anew")
+    func headReader() {
+        let reader = GRPCRequestHeadReader()
+        func head(_ pairs: [(String, String)]) -> GRPCRequestHead {
+            reader.read(pairs.map { HTTP2Header($0.0, $0.1) }, streamID: 1)
+            return reader.head(router: nil)
         }
-    }
-
-    @Test("header strings of shared arrays are remembered by identity, past the ring's capacity too")
-    func sharedStrings() {
-        var strings = GRPCHeaderStrings()
-        func shared(_ value: String) -> HTTP2Header {
-            var header = HTTP2Header(":path", value)
-            header.isInterned = true
-            return header
-        }
-        let send = shared("/pushgate.v1.Push/Send")
-        #expect(strings.value(send) == "/pushgate.v1.Push/Send")
-        #expect(strings.value(send) == "/pushgate.v1.Push/Send")
-        #expect(strings.name(send) == ":path")
-        let many = (0..<(GRPCHeaderStrings.capacity + 8)).map { shared("/svc/M\($0)") }
+        let base = [
+            (":method", "POST"), (":path", "/a.B/C"), ("content-type", "application/grpc"), ("te", "trailers"),
+            ("authorization", "Bearer one"), ("grpc-timeout", "1S"),
+        ]
         for _ in 0..<2 {
-            for (index, header) in many.enumerated() { #expect(strings.value(header) == "/svc/M\(index)") }
+            let h = head(base)
+            #expect(h.path == "/a.B/C" && h.httpRejection == nil && h.timeout == .some(.seconds(1)))
+            #expect(h.metadata.map(\.value) == ["application/grpc", "trailers", "Bearer one"])
         }
-        #expect(strings.value(send) == "/pushgate.v1.Push/Send")
+        var changed = base
+        changed[4].1 = "Bearer two"
+        changed[5].1 = "5m"
+        let h = head(changed)
+        #expect(h.metadata.map(\.value) == ["application/grpc", "trailers", "Bearer two"])
+        #expect(h.timeout == .some(.milliseconds(5)))
+        // A shorter block, then one that is not gRPC, then the first again.
+        #expect(head(Array(base.prefix(3))).metadata.map(\.name) == ["content-type"])
+        reader.read([HTTP2Header(":method", "GET"), HTTP2Header(":path", "/health")], streamID: 3)
+        #expect(!reader.isGRPC)
+        #expect(reader.headers == [HTTP2Header(":method", "GET"), HTTP2Header(":path", "/health")])
+        #expect(head(base).metadata.map(\.value) == ["application/grpc", "trailers", "Bearer one"])
+        #expect(head(base + [("x-request-id", "r1"), ("x-request-id", "r2")]).requestID == "r1")
+        // Blocks longer than the places kept are read whole each time.
+        let long = base + (0..<(GRPCRequestHeadReader.keptFields + 10)).map { ("x-n\($0)", "v\($0)") }
+        for _ in 0..<2 {
+            let metadata = head(long).metadata
+            #expect(metadata.count == 3 + GRPCRequestHeadReader.keptFields + 10)
+            #expect(metadata.last?.value == "v\(GRPCRequestHeadReader.keptFields + 9)")
+        }
+        #expect(head(base).metadata.count == 3)
     }
 }

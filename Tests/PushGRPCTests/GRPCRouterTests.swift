@@ -14,6 +14,18 @@ struct GRPCRouterTests {
         #expect(router.method(forPath: "/a.B/Call") != nil)
         #expect(router.method(forPath: "/a.B/call") == nil)
         #expect(router.method(forPath: "/a.b/Call") == nil)
+        #expect(router.route(forPath: "/a.B/Call")?.path == "/a.B/Call")
+    }
+
+    @Test("a head read with the router has its route, the same object for every call")
+    func routeOfHead() {
+        let headers = [
+            HTTP2Header(":method", "POST"), HTTP2Header(":path", "/a.B/Call"),
+            HTTP2Header("content-type", "application/grpc"),
+        ]
+        let first = GRPCRequestHead(headers: headers, router: router).route
+        #expect(first != nil && first === router.route(forPath: "/a.B/Call"))
+        #expect(GRPCRequestHead(headers: [HTTP2Header(":path", "/a.B/Nope")], router: router).route == nil)
     }
 
     @Test("UNIMPLEMENTED messages say what is unknown")

@@ -209,6 +209,16 @@ final class RPCMetrics: GRPCCallObserver {
     private let protections: [String: Counter]
     /// Per path: the latency series, and the call counters by status code, resolved at first use.
     private let methods = Locked<[String: (seconds: Histogram, calls: [GRPCStatusCode: Counter])]>([:])
+    /// The same by ``GRPCCallSummary/methodIndex`` (counters by code's raw value), for calls that
+    /// come with one: an array index instead of hashing the path. Each keeps its path, and a call
+    /// whose path is not it (another server's methods) goes by the path.
+    private let byIndex = Locked<[MethodSeries?]>([])
+
+    private struct MethodSeries {
+        let path: String
+        let seconds: Histogram
+        var calls: [Counter?]
+    }
 
     init(registry: MetricsRegistry, buckets: [Double]) {
         calls = registry.counter(
@@ -235,9 +245,40 @@ final class RPCMetrics: GRPCCallObserver {
     }
 
     func callFinished(_ call: GRPCCallSummary) {
-        let path = call.path
         let code = call.status.code
-        let nanoseconds = call.nanoseconds
+        if let index = call.methodIndex, let path = call.path {
+            let series = byIndex.withLock { table -> (Histogram, Counter)? in
+                guard index < table.count, let entry = table[index], entry.path == path,
+                    let counter = entry.calls[code.rawValue]
+                else { return nil }
+                return (entry.seconds, counter)
+            }
+            let (histogram, counter) = series ?? resolve(index: index, path: path, code: code)
+            histogram.observe(nanoseconds: call.nanoseconds)
+            counter.increment()
+            return
+        }
+        let (histogram, counter) = series(path: call.path, code: code)
+        histogram.observe(nanoseconds: call.nanoseconds)
+        counter.increment()
+    }
+
+    /// A method's series the first time its index comes with `code` (or after another path took the index).
+    private func resolve(index: Int, path: String, code: GRPCStatusCode) -> (Histogram, Counter) {
+        let (histogram, counter) = series(path: path, code: code)
+        byIndex.withLock { table in
+            if table.count <= index { table += Array(repeating: nil, count: index + 1 - table.count) }
+            if table[index]?.path != path {
+                table[index] = MethodSeries(
+                    path: path, seconds: histogram, calls: Array(repeating: nil, count: GRPCStatusCode.allCases.count))
+            }
+            if code.rawValue < table[index]!.calls.count { table[index]!.calls[code.rawValue] = counter }
+        }
+        return (histogram, counter)
+    }
+
+    /// A path's series by the path.
+    private func series(path: String?, code: GRPCStatusCode) -> (Histogram, Counter) {
         let key = path ?? ""
         let (histogram, counter) = methods.withLock { methods in
             if let entry = methods[key], let counter = entry.calls[code] { return (entry.seconds, counter) }
@@ -248,7 +289,6 @@ final class RPCMetrics: GRPCCallObserver {
             methods[key, default: (histogram, [:])].calls[code] = counter
             return (histogram, counter)
         }
-        histogram.observe(nanoseconds: nanoseconds)
-        counter.increment()
+        return (histogram, counter)
     }
 }

@@ -57,7 +57,23 @@ struct GatewayMetricsTests {
         metrics.rpc.callFinished(
             GRPCCallSummary(
                 path: nil, status: GRPCStatus(.unimplemented), nanoseconds: 1_000, requestID: "r", peer: "p"))
+        // By method index (what the gRPC server gives): the same series as by path; an index another
+        // path had is taken over, and each path still counts on its own.
+        for (path, code) in [
+            ("/pushgate.v1.Push/Publish", GRPCStatusCode.ok), ("/pushgate.v1.Push/Publish", .ok),
+            ("/pushgate.v1.Push/Publish", .notFound), ("/pushgate.v1.Push/Other", .ok),
+            ("/pushgate.v1.Push/Publish", .ok),
+        ] {
+            metrics.rpc.callFinished(
+                GRPCCallSummary(
+                    path: path, status: GRPCStatus(code), nanoseconds: 1_000, requestID: "r", peer: "p", methodIndex: 3)
+            )
+        }
         let text = metrics.registry.render()
+        #expect(text.contains(#"pushgate_rpc_total{method="pushgate.v1.Push/Publish",code="OK"} 3"#))
+        #expect(text.contains(#"pushgate_rpc_total{method="pushgate.v1.Push/Publish",code="NOT_FOUND"} 1"#))
+        #expect(text.contains(#"pushgate_rpc_total{method="pushgate.v1.Push/Other",code="OK"} 1"#))
+        #expect(text.contains(#"pushgate_rpc_seconds_count{method="pushgate.v1.Push/Publish"} 4"#))
         let n = "pushgate_notifications_total"
         #expect(text.contains(#"\#(n){app="a",platform="apns",status="delivered",reason=""} 2"#))
         #expect(text.contains(#"\#(n){app="a",platform="apns",status="rejected",reason="Unregistered"} 1"#))
