@@ -118,7 +118,11 @@ public struct APIKeys: Sendable {
 
 /// Who is calling, resolved once per call from the `authorization` metadata and the peer address,
 /// and what it may do.
-public struct Caller: Sendable {
+///
+/// A class, immutable: a call's admission keeps its caller as `any Sendable`, where a struct this
+/// size was a box allocated per call (and a cast out of it), and the loopback caller is one shared
+/// value.
+public final class Caller: Sendable {
     /// The key's name, or `loopback` for a loopback client when no keys are configured.
     public let name: String
     public let isAdmin: Bool
@@ -142,10 +146,7 @@ public struct Caller: Sendable {
     public static func resolve(
         keys: APIKeys, authorization: String?, isLoopbackPeer: Bool
     ) throws(GRPCStatus) -> Caller {
-        guard !keys.isEmpty else {
-            guard isLoopbackPeer else { throw GRPCStatus(.unauthenticated, noKeysMessage) }
-            return Caller(name: "loopback", isAdmin: true, apps: .all)
-        }
+        guard !keys.isEmpty else { return try loopback(isLoopbackPeer) }
         guard let authorization else {
             throw GRPCStatus(
                 .unauthenticated, "authorization: missing; send the metadata \"authorization: Bearer <api key>\"")
@@ -160,9 +161,19 @@ public struct Caller: Sendable {
         return Caller(name: key.name, isAdmin: key.admin, apps: key.apps)
     }
 
+    /// With no keys configured: the loopback caller, or UNAUTHENTICATED for any other peer.
+    private static func loopback(_ isLoopbackPeer: Bool) throws(GRPCStatus) -> Caller {
+        guard isLoopbackPeer else { throw GRPCStatus(.unauthenticated, noKeysMessage) }
+        return loopbackCaller
+    }
+
+    private static let loopbackCaller = Caller(name: "loopback", isAdmin: true, apps: .all)
+
     /// The caller of a call, from its metadata and peer.
     public static func resolve(keys: APIKeys, context: GRPCCallContext) throws(GRPCStatus) -> Caller {
-        try resolve(
+        // Without keys the metadata is not read (finding `authorization` in it is work per call).
+        guard !keys.isEmpty else { return try loopback(context.isLoopbackPeer) }
+        return try resolve(
             keys: keys, authorization: context.metadataValue("authorization"), isLoopbackPeer: context.isLoopbackPeer)
     }
 
