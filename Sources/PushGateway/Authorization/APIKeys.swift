@@ -164,10 +164,10 @@ public final class Caller: Sendable {
     /// With no keys configured: the loopback caller, or UNAUTHENTICATED for any other peer.
     private static func loopback(_ isLoopbackPeer: Bool) throws(GRPCStatus) -> Caller {
         guard isLoopbackPeer else { throw GRPCStatus(.unauthenticated, noKeysMessage) }
-        return loopbackCaller
+        return loopbackClient
     }
 
-    private static let loopbackCaller = Caller(name: "loopback", isAdmin: true, apps: .all)
+    private static let loopbackClient = Caller(name: "loopback", isAdmin: true, apps: .all)
 
     /// The caller of a call, from its metadata and peer.
     public static func resolve(keys: APIKeys, context: GRPCCallContext) throws(GRPCStatus) -> Caller {
