@@ -126,6 +126,11 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
         finish(.ok)
     }
 
+    /// A Connect unary answer is the bare message: the room for a gRPC prefix is dropped.
+    func answer(prefixed message: consuming [UInt8], slot: Int) {
+        answer(Array(message[GRPCMessageFramer.prefixSize...]), slot: slot)
+    }
+
     func answer(_ status: GRPCStatus, slot _: Int) {
         finish(status)
     }

@@ -9,6 +9,9 @@ protocol GRPCCallTarget: AnyObject, Sendable {
     /// An immediate unary method's answer (or an ordered stream's, to its request `slot`);
     /// ignored once the call ended.
     func answer(_ message: [UInt8], slot: Int)
+    /// As `answer(_:slot:)`, for a message after ``GRPCMessageFramer/prefixSize`` bytes of room
+    /// for its prefix (`serializedBytes(reservingPrefix:)`).
+    func answer(prefixed message: consuming [UInt8], slot: Int)
     /// An immediate unary method's failure (or an ordered stream's request's); ignored once the
     /// call ended.
     func answer(_ status: GRPCStatus, slot: Int)

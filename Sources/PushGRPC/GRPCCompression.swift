@@ -137,4 +137,18 @@ struct GRPCCompression: Equatable {
         }
         return GRPCMessageFramer.frame(message)
     }
+
+    /// `message` (room for a prefix, then the message: `serializedBytes(reservingPrefix:)`) framed
+    /// for a client as ``frame(_:)`` frames: gzip-compressed when that applies, otherwise with
+    /// its prefix written in place (no copy).
+    func frame(prefixed message: consuming [UInt8]) -> [UInt8] {
+        if acceptsGzip, message.count - GRPCMessageFramer.prefixSize >= Self.minCompressedResponseBytes {
+            // Rare (large answers to gzip clients): the compressor's own copy dwarfs this one.
+            let body = Array(message[GRPCMessageFramer.prefixSize...])
+            if let gzipped = Self.gzip(body), gzipped.count < body.count {
+                return GRPCMessageFramer.frame(gzipped, compressed: true)
+            }
+        }
+        return GRPCMessageFramer.frame(prefixed: message)
+    }
 }

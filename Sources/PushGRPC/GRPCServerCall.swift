@@ -293,8 +293,8 @@ final class GRPCServerCall: @unchecked Sendable {
                 budget.release(reserved)
                 connection.workBegan(self)
                 handler(request, context, GRPCUnaryResponder(call: self, slot: index))
-            case .send(let message):
-                sendMessage(message)
+            case .send(let framed):
+                sendFramed(framed)
                 if !isFinished, isBackedUp(limit: GRPCResponseWriter.maxQueuedBytes) {
                     // A client that does not read gets no more requests run until it does.
                     replies?.outputBlocked = true
@@ -355,12 +355,24 @@ final class GRPCServerCall: @unchecked Sendable {
     /// request `slot`. Ignored once the call ended.
     func answer(_ message: [UInt8], slot: Int) {
         guard !isFinished else { return }
+        answer(framed: compression.frame(message), slot: slot)
+    }
+
+    /// As ``answer(_:slot:)``, for a message after room for its prefix
+    /// (`serializedBytes(reservingPrefix:)`): framed in place, not copied.
+    func answer(prefixed message: consuming [UInt8], slot: Int) {
+        guard !isFinished else { return }
+        answer(framed: compression.frame(prefixed: message), slot: slot)
+    }
+
+    /// An ordered stream's answers wait framed (the call's compression applies to each alike).
+    private func answer(framed: consuming [UInt8], slot: Int) {
         if replies != nil {
-            replies?.answered(slot, .message(message))
+            replies?.answered(slot, .message(framed))
             return driveReplies()
         }
         mode = .ended(answered: true)
-        finish(.ok, message: message)
+        finish(answering: framed)
     }
 
     /// An immediate unary method's failure, or an ordered stream's for request `slot` (the call
@@ -393,9 +405,15 @@ final class GRPCServerCall: @unchecked Sendable {
     /// One response message.
     func sendMessage(_ message: [UInt8]) {
         guard !isFinished else { return }
+        sendFramed(compression.frame(message))
+    }
+
+    /// One response message, framed already.
+    private func sendFramed(_ framed: consuming [UInt8]) {
+        guard !isFinished else { return }
         do {
             try sendResponseHeadersIfNeeded()
-            try connection.session.sendData(streamID: streamID, compression.frame(message), endStream: false)
+            try connection.session.sendData(streamID: streamID, framed, endStream: false)
         } catch {
             connection.streamFailed(self, error: error)
         }
@@ -403,34 +421,48 @@ final class GRPCServerCall: @unchecked Sendable {
         connection.responseQueued()
     }
 
-    /// Ends the call with `status`: trailers after messages, or Trailers-Only when none were sent.
-    /// With `message` (a unary answer, status OK): headers, the message and the OK trailers in one
-    /// submission, each from what was prepared once.
-    func finish(_ status: GRPCStatus, message: [UInt8]? = nil) {
+    /// Ends the call with a unary answer (`framed`, status OK): headers, the message and the OK
+    /// trailers in one submission, each from what was prepared once.
+    private func finish(answering framed: consuming [UInt8]) {
         guard !isFinished else { return }
-        isFinished = true
+        if responseHeadersSent {
+            // Not on any current path (an immediate method sends nothing before its answer):
+            // the message, then the trailers.
+            sendFramed(framed)
+            return finish(.ok)
+        }
         // Taken once: each use of the unowned reference would check and retain it again.
         let connection = self.connection
+        stopCall(.ok)
+        responseHeadersSent = true
+        do {
+            try connection.session.sendResponse(
+                streamID: streamID, headers: responseHeadersTemplate, body: framed,
+                trailers: Self.okTrailersTemplate)
+            if !clientHalfClosed { connection.resetAfterNextFlush(streamID) }
+        } catch {
+            connection.streamFailed(self, error: error)
+        }
+        connection.flush()
+        connection.responseQueued()
+    }
+
+    /// Marks the call finished, stops its handler and reports it to the observer.
+    private func stopCall(_ status: GRPCStatus) {
+        isFinished = true
         stopHandler()
         connection.callObserver?.callFinished(
             GRPCCallSummary(
                 path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer,
                 methodIndex: methodIndex))
-        if let message, !responseHeadersSent {
-            responseHeadersSent = true
-            do {
-                try connection.session.sendResponse(
-                    streamID: streamID, headers: responseHeadersTemplate, body: compression.frame(message),
-                    trailers: Self.okTrailersTemplate)
-                if !clientHalfClosed { connection.resetAfterNextFlush(streamID) }
-            } catch {
-                connection.streamFailed(self, error: error)
-            }
-            connection.flush()
-            connection.responseQueued()
-            return
-        }
-        if let message { sendMessage(message) }
+    }
+
+    /// Ends the call with `status`: trailers after messages, or Trailers-Only when none were sent.
+    func finish(_ status: GRPCStatus) {
+        guard !isFinished else { return }
+        // Taken once: each use of the unowned reference would check and retain it again.
+        let connection = self.connection
+        stopCall(status)
         let trailers = Self.trailers(for: status)
         do {
             if responseHeadersSent {

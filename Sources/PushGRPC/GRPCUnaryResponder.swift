@@ -29,6 +29,18 @@ public struct GRPCUnaryResponder: Sendable {
         }
     }
 
+    /// Answers with the message after the first ``GRPCMessageFramer/prefixSize`` bytes of
+    /// `message` (room for the gRPC prefix, as `serializedBytes(reservingPrefix:)` leaves) and
+    /// status OK: the prefix is written there, so the message is not copied to be framed.
+    public func respond(prefixed message: consuming [UInt8]) {
+        let (call, slot) = (self.call, self.slot)
+        if call.loop.inEventLoop {
+            call.answer(prefixed: message, slot: slot)
+        } else {
+            call.loop.execute { [message] in call.answer(prefixed: message, slot: slot) }
+        }
+    }
+
     /// Answers with `status` and no message.
     public func fail(_ status: GRPCStatus) {
         let (call, slot) = (self.call, self.slot)

@@ -110,7 +110,7 @@ struct ProtoUnaryResponder<Response: ProtoMessage>: Sendable {
     let responder: GRPCUnaryResponder
 
     func respond(_ response: Response) {
-        responder.respond(response.serializedBytes())
+        responder.respond(prefixed: response.serializedBytes(reservingPrefix: GRPCMessageFramer.prefixSize))
     }
 
     func fail(_ status: GRPCStatus) {

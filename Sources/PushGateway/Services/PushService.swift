@@ -44,7 +44,10 @@ enum PushService {
                         let collector = try startSend(
                             try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
                             delivery: delivery, deadline: context.deadline, metrics: metrics
-                        ) { response in responder.respond(response.serializedBytes()) }
+                        ) { response in
+                            responder.respond(
+                                prefixed: response.serializedBytes(reservingPrefix: GRPCMessageFramer.prefixSize))
+                        }
                         responder.onCancel { collector.expire() }
                     } catch {
                         responder.fail(error)
