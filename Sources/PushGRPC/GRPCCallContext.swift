@@ -24,7 +24,7 @@ public struct GRPCCallContext: Sendable {
     public var clientCertificateCommonName: String? { storage.clientCertificateCommonName }
     /// The client's `x-request-id` (up to 64 printable characters), or one made up for the call: it
     /// ties the call's log lines together.
-    public var requestID: String { storage.requestID }
+    public var requestID: String { storage.requestID.string }
     /// What the method's ``GRPCAdmission`` returned for this call (nil without one).
     public internal(set) var admission: (any Sendable)? {
         get { storage.admission }
@@ -47,13 +47,13 @@ public struct GRPCCallContext: Sendable {
         let isLoopbackPeer: Bool
         let isTLS: Bool
         let clientCertificateCommonName: String?
-        let requestID: String
+        let requestID: GRPCCallRequestID
         var admission: (any Sendable)?
 
         init(
             path: String, deadline: ContinuousClock.Instant?, metadata: [(name: String, value: String)],
             peer: String, isLoopbackPeer: Bool, isTLS: Bool, clientCertificateCommonName: String?,
-            requestID: String, admission: (any Sendable)?
+            requestID: GRPCCallRequestID, admission: (any Sendable)?
         ) {
             self.path = path
             self.deadline = deadline
@@ -79,9 +79,19 @@ public struct GRPCCallContext: Sendable {
         peer: String, isLoopbackPeer: Bool, isTLS: Bool = false, clientCertificateCommonName: String? = nil,
         requestID: String = ""
     ) {
+        self.init(
+            path: path, deadline: deadline, metadata: metadata, peer: peer, isLoopbackPeer: isLoopbackPeer,
+            isTLS: isTLS, clientCertificateCommonName: clientCertificateCommonName, callRequestID: .given(requestID))
+    }
+
+    init(
+        path: String, deadline: ContinuousClock.Instant?, metadata: [(name: String, value: String)],
+        peer: String, isLoopbackPeer: Bool, isTLS: Bool, clientCertificateCommonName: String?,
+        callRequestID: GRPCCallRequestID
+    ) {
         storage = Storage(
             path: path, deadline: deadline, metadata: metadata, peer: peer, isLoopbackPeer: isLoopbackPeer,
-            isTLS: isTLS, clientCertificateCommonName: clientCertificateCommonName, requestID: requestID,
+            isTLS: isTLS, clientCertificateCommonName: clientCertificateCommonName, requestID: callRequestID,
             admission: nil)
     }
 
@@ -104,10 +114,15 @@ struct GRPCRequestID {
 
     /// The same from the first `x-request-id`'s value, if any.
     mutating func make(given: String?) -> String {
+        id(given: given).string
+    }
+
+    /// The same, with a made-up id kept as its number until its text is read.
+    mutating func id(given: String?) -> GRPCCallRequestID {
         if let given, (1...64).contains(given.utf8.count), given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
-            return given
+            return .given(given)
         }
-        return Self.hex(generator.next())
+        return .made(generator.next())
     }
 
     static func hex(_ value: UInt64) -> String {
@@ -119,6 +134,21 @@ struct GRPCRequestID {
                 }
             }
             return 16
+        }
+    }
+}
+
+/// A call's request id as a call keeps it: the client's, or a made-up number whose 16 hex digits
+/// (``GRPCRequestID/hex(_:)``, too long for a string without a heap allocation) are written only
+/// when read; most calls' ids are never logged.
+enum GRPCCallRequestID: Sendable {
+    case given(String)
+    case made(UInt64)
+
+    var string: String {
+        switch self {
+        case .given(let id): id
+        case .made(let number): GRPCRequestID.hex(number)
         }
     }
 }

@@ -10,7 +10,12 @@ public struct GRPCCallSummary: Sendable {
     /// From the request's HEADERS to the status.
     public var nanoseconds: UInt64
     /// The client's `x-request-id`, or one made up for the call; also in ``GRPCCallContext``.
-    public var requestID: String
+    public var requestID: String {
+        get { callRequestID.string }
+        set { callRequestID = .given(newValue) }
+    }
+    /// Written out only when read (``GRPCCallRequestID``).
+    var callRequestID: GRPCCallRequestID
     /// The client's address.
     public var peer: String
     /// The method's place among its server's methods, the same for every call of `path`: an index
@@ -22,10 +27,19 @@ public struct GRPCCallSummary: Sendable {
         path: String?, status: GRPCStatus, nanoseconds: UInt64, requestID: String, peer: String,
         methodIndex: Int? = nil
     ) {
+        self.init(
+            path: path, status: status, nanoseconds: nanoseconds, callRequestID: .given(requestID), peer: peer,
+            methodIndex: methodIndex)
+    }
+
+    init(
+        path: String?, status: GRPCStatus, nanoseconds: UInt64, callRequestID: GRPCCallRequestID, peer: String,
+        methodIndex: Int?
+    ) {
         self.path = path
         self.status = status
         self.nanoseconds = nanoseconds
-        self.requestID = requestID
+        self.callRequestID = callRequestID
         self.peer = peer
         self.methodIndex = methodIndex
     }

@@ -40,7 +40,7 @@ final class GRPCServerCall: @unchecked Sendable {
     /// Counted among the connection's busy calls (see ``GRPCServerConnection``'s idle timeout).
     var keepsConnectionBusy = false
     /// The call's request id (the client's `x-request-id`, or made up), for logs.
-    var requestID = ""
+    var requestID = GRPCCallRequestID.given("")
     var peer = ""
     private let startedAt: UInt64
 
@@ -453,7 +453,7 @@ final class GRPCServerCall: @unchecked Sendable {
         stopHandler()
         connection.callObserver?.callFinished(
             GRPCCallSummary(
-                path: path, status: status, nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer,
+                path: path, status: status, nanoseconds: loop.now &- startedAt, callRequestID: requestID, peer: peer,
                 methodIndex: methodIndex))
     }
 
@@ -500,7 +500,7 @@ final class GRPCServerCall: @unchecked Sendable {
             observer?.callFinished(
                 GRPCCallSummary(
                     path: path, status: GRPCStatus(.cancelled, "the client cancelled the call or went away"),
-                    nanoseconds: loop.now &- startedAt, requestID: requestID, peer: peer, methodIndex: methodIndex))
+                    nanoseconds: loop.now &- startedAt, callRequestID: requestID, peer: peer, methodIndex: methodIndex))
         }
     }
 

@@ -21,7 +21,7 @@ extension GRPCServerConnection {
     func startCall(head request: GRPCRequestHead, streamID: Int32, endStream: Bool) {
         let call = GRPCServerCall(
             connection: self, streamID: streamID, maxMessageSize: configuration.maxMessageSize, budget: requestBudget)
-        call.requestID = requestIDs.make(given: request.requestID)
+        call.requestID = requestIDs.id(given: request.requestID)
         call.peer = peer
         addCall(call)
         if let httpStatus = request.httpRejection {
@@ -55,7 +55,7 @@ extension GRPCServerConnection {
         var context = GRPCCallContext(
             path: route.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
             peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
-            clientCertificateCommonName: clientCertificateCommonName, requestID: call.requestID)
+            clientCertificateCommonName: clientCertificateCommonName, callRequestID: call.requestID)
         if let admission = route.method.admission {
             // Before a byte of the request is kept: a caller without a valid key holds nothing.
             do throws(GRPCStatus) {
