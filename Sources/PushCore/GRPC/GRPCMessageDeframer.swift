@@ -7,10 +7,13 @@
 public struct GRPCMessageDeframer {
     /// The largest message body accepted, in bytes.
     public let maxMessageSize: Int
-    private var buffer: [UInt8] = []
+    // Usable from inline for ``pendingMessageSize``: a receiver in another module (a call, which
+    // keeps its deframer in a class) called the getter on a copy of the whole deframer, its buffer
+    // and failure copied and destroyed through type metadata at each message boundary.
+    @usableFromInline var buffer: [UInt8] = []
     /// Where the unread bytes of `buffer` start; consumed bytes are dropped lazily (see `compact`).
-    private var readIndex = 0
-    private var failure: GRPCStatus?
+    @usableFromInline var readIndex = 0
+    @usableFromInline var failure: GRPCStatus?
 
     /// Creates a deframer that rejects messages over `maxMessageSize` bytes.
     public init(maxMessageSize: Int) {
@@ -25,6 +28,7 @@ public struct GRPCMessageDeframer {
     /// The whole size (prefix and body) of the message being assembled, once its prefix has
     /// arrived: what a receiver reserves before the body comes. nil between messages, before a
     /// whole prefix, and after a failure.
+    @inlinable
     public var pendingMessageSize: Int? {
         guard failure == nil, buffer.count - readIndex >= GRPCMessageFramer.prefixSize else { return nil }
         return GRPCMessageFramer.prefixSize + declaredLength(at: readIndex + 1)
@@ -81,7 +85,8 @@ public struct GRPCMessageDeframer {
         return message
     }
 
-    private func declaredLength(at index: Int) -> Int {
+    @inlinable
+    func declaredLength(at index: Int) -> Int {
         var length = 0
         for i in index..<index + 4 { length = length << 8 | Int(buffer[i]) }
         return length
