@@ -134,4 +134,17 @@ struct GRPCCompressionTests {
         let noise = (0..<4_096).map { _ in UInt8.random(in: 0...255, using: &random) }
         #expect(accepting.frame(noise) == GRPCMessageFramer.frame(noise))
     }
+
+    @Test("answers after room for their prefix are framed as answers without it")
+    func prefixedAnswers() {
+        var random = SystemRandomNumberGenerator()
+        let noise = (0..<4_096).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let small = [UInt8](repeating: 1, count: GRPCCompression.minCompressedResponseBytes - 1)
+        let room = [UInt8](repeating: 0, count: GRPCMessageFramer.prefixSize)
+        for compression in [GRPCCompression(), GRPCCompression(acceptsGzip: true)] {
+            for message in [[], small, Self.large, noise] {
+                #expect(compression.frame(prefixed: room + message) == compression.frame(message))
+            }
+        }
+    }
 }

@@ -14,6 +14,14 @@ struct GRPCMessageFramingTests {
         #expect(GRPCMessageFramer.frame(big).prefix(5) == [0, 0, 0x01, 0x02, 0x03])
     }
 
+    @Test("a message after room for its prefix is framed in place, as frame(_:) frames it")
+    func prefixed() {
+        #expect(GRPCMessageFramer.frame(prefixed: [9, 9, 9, 9, 9, 0xAA, 0xBB]) == [0, 0, 0, 0, 2, 0xAA, 0xBB])
+        #expect(GRPCMessageFramer.frame(prefixed: [0, 0, 0, 0, 0], compressed: true) == [1, 0, 0, 0, 0])
+        let big = [UInt8](repeating: 7, count: 0x01_02_03)
+        #expect(GRPCMessageFramer.frame(prefixed: [0, 0, 0, 0, 0] + big) == GRPCMessageFramer.frame(big))
+    }
+
     @Test("a framed message comes back whole")
     func roundTrip() throws {
         var d = deframer()
