@@ -2,6 +2,15 @@ public import PushCore
 import PushPosix
 import PushSync
 
+/// What a Send does with its results: one object for both (a gateway Send's completion, events and
+/// counters), instead of a closure context for each.
+public protocol DeliveryObserver: AnyObject, Sendable {
+    /// Told of every final result as it happens (metrics, events); keep it cheap.
+    func deliveryResult(_ result: DeliveryResult)
+    /// Every result, once, when the Send is over (after ``DeliveryCollector/whenDone(deadline:)``).
+    func deliveryDone(_ results: [DeliveryResult])
+}
+
 /// Gathers the results of one Send (one per token, in request order) from whichever loops deliver
 /// them, and hands them over once all are in, or at the deadline with the rest FAILED.
 ///
@@ -15,7 +24,7 @@ public final class DeliveryCollector: Sendable {
         var filledRest: [Bool]
         var remaining: Int
         var finished = false
-        var waiter: (@Sendable ([DeliveryResult]) -> Void)?
+        var waiter: Waiter = .none
         /// The deadline's timer, cancelled by whoever finishes the Send.
         var timer: DeadlineTimer?
 
@@ -28,29 +37,52 @@ public final class DeliveryCollector: Sendable {
         }
 
         /// Marks the Send finished; the waiter and timer to call and cancel outside the lock.
-        mutating func finish() -> ((@Sendable ([DeliveryResult]) -> Void)?, DeadlineTimer?) {
+        mutating func finish() -> (Waiter, DeadlineTimer?) {
             finished = true
             defer {
-                waiter = nil
+                waiter = .none
                 timer = nil
             }
             return (waiter, timer)
         }
     }
 
+    /// Who gets the results once all are in.
+    private enum Waiter {
+        case none
+        /// The observer's ``DeliveryObserver/deliveryDone(_:)``.
+        case observer
+        case closure(@Sendable ([DeliveryResult]) -> Void)
+
+        var isSet: Bool {
+            if case .none = self { return false }
+            return true
+        }
+    }
+
     private let state: Locked<State>
-    private let onResult: @Sendable (DeliveryResult) -> Void
+    private let observer: any DeliveryObserver
 
     /// - Parameters:
     ///   - placeholders: one result per slot, in order (token and notification index set; they
     ///     become FAILED `DeadlineExceeded` when the deadline passes first).
     ///   - onResult: told of every final result as it happens (metrics, events); keep it cheap.
-    public init(placeholders: [DeliveryResult], onResult: @escaping @Sendable (DeliveryResult) -> Void = { _ in }) {
+    public convenience init(
+        placeholders: [DeliveryResult], onResult: @escaping @Sendable (DeliveryResult) -> Void = { _ in }
+    ) {
+        self.init(placeholders: placeholders, observer: ResultClosure(onResult))
+    }
+
+    /// - Parameters:
+    ///   - placeholders: as above.
+    ///   - observer: told of every final result, and of them all at the end when its Send waits
+    ///     with ``whenDone(deadline:)``.
+    public init(placeholders: [DeliveryResult], observer: any DeliveryObserver) {
         state = Locked(
             State(
                 results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
                 remaining: placeholders.count))
-        self.onResult = onResult
+        self.observer = observer
     }
 
     /// True once the Send was answered: requests not yet sent should be dropped.
@@ -59,19 +91,27 @@ public final class DeliveryCollector: Sendable {
     /// Records the final result of `slot`. Later results for a finished Send are ignored.
     func complete(slot: Int, with result: DeliveryResult) {
         let (counted, waiter, timer, results) = state.withLock {
-            state -> (Bool, (@Sendable ([DeliveryResult]) -> Void)?, DeadlineTimer?, [DeliveryResult]) in
-            guard !state.finished, !state.isFilled(slot) else { return (false, nil, nil, []) }
+            state -> (Bool, Waiter, DeadlineTimer?, [DeliveryResult]) in
+            guard !state.finished, !state.isFilled(slot) else { return (false, .none, nil, []) }
             state.fill(slot)
             state.results[slot] = result
             state.remaining -= 1
-            guard state.remaining == 0, state.waiter != nil else { return (true, nil, nil, []) }
+            guard state.remaining == 0, state.waiter.isSet else { return (true, .none, nil, []) }
             let (waiter, timer) = state.finish()
             return (true, waiter, timer, state.results)
         }
         guard counted else { return }
-        onResult(result)
+        observer.deliveryResult(result)
         timer?.cancel()
-        waiter?(results)
+        hand(results, to: waiter)
+    }
+
+    private func hand(_ results: [DeliveryResult], to waiter: Waiter) {
+        switch waiter {
+        case .none: break
+        case .observer: observer.deliveryDone(results)
+        case .closure(let done): done(results)
+        }
     }
 
     /// Waits for every result, or until `deadline` (then the missing ones are FAILED with reason
@@ -86,15 +126,25 @@ public final class DeliveryCollector: Sendable {
     /// with reason `DeadlineExceeded`); at once if the Send is already over. Call it once.
     /// `done` runs on whichever thread gives the last result (or expires the Send).
     public func whenDone(deadline: ContinuousClock.Instant?, _ done: @escaping @Sendable ([DeliveryResult]) -> Void) {
+        wait(.closure(done), deadline: deadline)
+    }
+
+    /// Tells the observer (``DeliveryObserver/deliveryDone(_:)``) once with every result, as
+    /// ``whenDone(deadline:_:)`` calls its closure. Call it once.
+    public func whenDone(deadline: ContinuousClock.Instant?) {
+        wait(.observer, deadline: deadline)
+    }
+
+    private func wait(_ waiter: Waiter, deadline: ContinuousClock.Instant?) {
         let ready: [DeliveryResult]? = state.withLock { state in
             if state.finished || state.remaining == 0 {
                 state.finished = true
                 return state.results
             }
-            state.waiter = done
+            state.waiter = waiter
             return nil
         }
-        if let ready { return done(ready) }
+        if let ready { return hand(ready, to: waiter) }
         guard let deadline else { return }
         // Armed after the waiter is in place; a Send that finished meanwhile cancels it here.
         let timer = DeadlineTimer.start(at: deadline) { [self] in expire() }
@@ -109,8 +159,8 @@ public final class DeliveryCollector: Sendable {
     /// Ends the Send now: missing results become FAILED `DeadlineExceeded`.
     public func expire() {
         let (waiter, timer, results, expired) = state.withLock {
-            state -> ((@Sendable ([DeliveryResult]) -> Void)?, DeadlineTimer?, [DeliveryResult], [DeliveryResult]) in
-            guard !state.finished else { return (nil, nil, [], []) }
+            state -> (Waiter, DeadlineTimer?, [DeliveryResult], [DeliveryResult]) in
+            guard !state.finished else { return (.none, nil, [], []) }
             var expired: [DeliveryResult] = []
             for slot in state.results.indices where !state.isFilled(slot) {
                 state.results[slot].status = .failed
@@ -121,10 +171,20 @@ public final class DeliveryCollector: Sendable {
             return (waiter, timer, state.results, expired)
         }
         // These are final results too (events, logs).
-        for result in expired { onResult(result) }
+        for result in expired { observer.deliveryResult(result) }
         timer?.cancel()
-        waiter?(results)
+        hand(results, to: waiter)
     }
+}
+
+/// The observer of a collector made with an `onResult` closure (its end goes to `whenDone`'s).
+private final class ResultClosure: DeliveryObserver {
+    private let onResult: @Sendable (DeliveryResult) -> Void
+
+    init(_ onResult: @escaping @Sendable (DeliveryResult) -> Void) { self.onResult = onResult }
+
+    func deliveryResult(_ result: DeliveryResult) { onResult(result) }
+    func deliveryDone(_ results: [DeliveryResult]) {}
 }
 
 /// Calls `fire` at a deadline unless cancelled first. On an event loop's thread (a gRPC handler

@@ -76,6 +76,11 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         perform()
     }
 
+    func enqueue(_ request: Request) {
+        machine.enqueue(request, into: &actions)
+        perform()
+    }
+
     /// Final: what is queued fails (`Shutdown`), streams in flight fail when the connection closes
     /// (not retried), later work fails at once, and nothing reconnects.
     func shutdown() {

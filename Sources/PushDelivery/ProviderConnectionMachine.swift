@@ -76,6 +76,16 @@ struct ProviderConnectionMachine {
         pump(into: &actions)
     }
 
+    /// One request (a 1-token Send): the same as `enqueue([request])`, without the array.
+    mutating func enqueue(_ request: ProviderRequest, into actions: inout [Action]) {
+        guard !isShutDown else {
+            actions.append(.finish(request, request.result(.failed, reason: "Shutdown")))
+            return
+        }
+        queue.append(request)
+        pump(into: &actions)
+    }
+
     /// Final: what waits fails (`Shutdown`), what is in flight fails when the connection closes
     /// (not retried), later work fails at once, and nothing reconnects.
     mutating func shutDown(into actions: inout [Action]) {

@@ -66,7 +66,8 @@ final class ProviderOriginPool<Dialect: ProviderDialect>: Sendable {
         // thread hop on the way out, and the answer comes back to the same thread (the gRPC
         // handlers run on their connection's loop).
         if count <= Self.localSendLimit, let local = localConnection() {
-            local.enqueue((0..<count).map(request))
+            // One request (a 1-token Send) goes without an array around it.
+            if count == 1 { local.enqueue(request(0)) } else { local.enqueue((0..<count).map(request)) }
             return
         }
         // Split the requests in contiguous chunks, one hop per connection (not per token).

@@ -19,15 +19,16 @@ final class NotificationDelivery: Sendable {
         self.events = events
     }
 
-    /// Starts delivering every (notification, token); `completion` gets one result per token once
-    /// each has one, or just before `deadline` with the rest FAILED (`DeadlineExceeded`), on
-    /// whichever loop gives the last result. Expiring the returned collector (the client went
-    /// away) ends it the same way and drops what was not sent yet.
+    /// Starts delivering every (notification, token); `respond` gets the response (one result per
+    /// token) once each has one, or just before `deadline` with the rest FAILED
+    /// (`DeadlineExceeded`), on whichever loop gives the last result; the apps' counters and
+    /// `metrics`' Send duration (from `started`) are recorded first. Expiring the returned
+    /// collector (the client went away) ends it the same way and drops what was not sent yet.
     /// - Throws: when the apps' queues have no room (nothing was started then).
     @discardableResult
     func deliver(
-        _ send: ValidatedSend, deadline: ContinuousClock.Instant?,
-        completion: @escaping @Sendable ([DeliveryResult]) -> Void
+        _ send: ValidatedSend, deadline: ContinuousClock.Instant?, started: ContinuousClock.Instant,
+        metrics: GatewayMetrics?, respond: @escaping @Sendable (PushgateV1.SendResponse) -> Void
     ) throws(GRPCStatus) -> DeliveryCollector {
         let reserved = try reserve(send)
         var placeholders: [DeliveryResult] = []
@@ -38,42 +39,16 @@ final class NotificationDelivery: Sendable {
                 placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
             }
         }
-        let events = self.events
-        let collector: DeliveryCollector
-        if send.items.count == 1 {
-            // The common case: no array of app names to keep for the events.
-            let app = send.items[0].app
-            collector = DeliveryCollector(placeholders: placeholders) { result in events.result(result, app: app) }
-        } else {
-            let apps = send.items.map(\.app)
-            collector = DeliveryCollector(placeholders: placeholders) { result in
-                events.result(result, app: apps[result.notificationIndex])
-            }
-        }
+        let collector = DeliveryCollector(
+            placeholders: placeholders,
+            observer: SendCompletion(send, events: events, started: started, metrics: metrics, respond: respond))
         var slot = 0
         for index in send.items.indices {
             reserved[index].send(
                 send.items[index].notification, notificationIndex: index, firstSlot: slot, collector: collector)
             slot += send.items[index].tokenCount
         }
-        let whenDone: @Sendable ([DeliveryResult]) -> Void
-        if send.items.count == 1, let counters = send.items[0].route.counters {
-            whenDone = { results in
-                counters.record(results[...])
-                completion(results)
-            }
-        } else {
-            let counts = send.items.map { ($0.route.counters, $0.tokenCount) }
-            whenDone = { results in
-                var slot = 0
-                for (counters, count) in counts {
-                    counters?.record(results[slot..<(slot + count)])
-                    slot += count
-                }
-                completion(results)
-            }
-        }
-        collector.whenDone(deadline: deadline.map(Self.answerTime), whenDone)
+        collector.whenDone(deadline: deadline.map(Self.answerTime))
         return collector
     }
 

@@ -124,11 +124,9 @@ enum PushService {
         do {
             // One snapshot for the whole call: validated and delivered with the same apps.
             let validated = try check(request, caller: caller, settings: settings)
-            return try delivery.deliver(validated, deadline: sendDeadline(deadline, settings.configuration)) {
-                results in
-                metrics?.sendSeconds.observe(.now - started)
-                completion(response(results))
-            }
+            return try delivery.deliver(
+                validated, deadline: sendDeadline(deadline, settings.configuration), started: started,
+                metrics: metrics, respond: completion)
         } catch {
             metrics?.sendSeconds.observe(.now - started)
             throw error
@@ -153,12 +151,6 @@ enum PushService {
         try authorize(request, caller: caller, routes: settings.routes)
         return try SendRequestValidation.validate(
             request, routes: settings.routes, configuration: settings.configuration)
-    }
-
-    private static func response(_ results: [DeliveryResult]) -> PushgateV1.SendResponse {
-        var response = PushgateV1.SendResponse()
-        response.results = results.map(PushgateV1.Result.init)
-        return response
     }
 
     /// Every notification's app must be one the caller may send for; checked for all of them before

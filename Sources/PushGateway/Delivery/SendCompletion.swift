@@ -1,0 +1,66 @@
+import PushCore
+import PushDelivery
+import PushMetrics
+import PushProto
+
+/// What one Send does with its results, in the one object its collector tells: each final result
+/// to the events, and once all are in the apps' counters, the Send's duration and the response.
+/// One object instead of a chain of closures (the collector's result and end closures and the
+/// service's completion), each a context to allocate and free per Send.
+final class SendCompletion: DeliveryObserver {
+    /// Each item's app and counters (and its token count, to find its results).
+    private enum Items: Sendable {
+        /// The common case: no arrays.
+        case one(app: String, counters: NotificationCounters?)
+        case many([(app: String, counters: NotificationCounters?, count: Int)])
+    }
+
+    private let events: DeliveryEvents
+    private let items: Items
+    private let started: ContinuousClock.Instant
+    private let metrics: GatewayMetrics?
+    private let respond: @Sendable (PushgateV1.SendResponse) -> Void
+
+    init(
+        _ send: borrowing ValidatedSend, events: DeliveryEvents, started: ContinuousClock.Instant,
+        metrics: GatewayMetrics?, respond: @escaping @Sendable (PushgateV1.SendResponse) -> Void
+    ) {
+        if send.items.count == 1 {
+            items = .one(app: send.items[0].app, counters: send.items[0].route.counters)
+        } else {
+            items = .many(send.items.map { ($0.app, $0.route.counters, $0.tokenCount) })
+        }
+        self.events = events
+        self.started = started
+        self.metrics = metrics
+        self.respond = respond
+    }
+
+    func deliveryResult(_ result: DeliveryResult) {
+        switch items {
+        case .one(let app, _): events.result(result, app: app)
+        case .many(let items): events.result(result, app: items[result.notificationIndex].app)
+        }
+    }
+
+    func deliveryDone(_ results: [DeliveryResult]) {
+        switch items {
+        case .one(_, let counters):
+            counters?.record(results[...])
+        case .many(let items):
+            var slot = 0
+            for item in items {
+                item.counters?.record(results[slot..<(slot + item.count)])
+                slot += item.count
+            }
+        }
+        metrics?.sendSeconds.observe(.now - started)
+        respond(Self.response(results))
+    }
+
+    static func response(_ results: [DeliveryResult]) -> PushgateV1.SendResponse {
+        var response = PushgateV1.SendResponse()
+        response.results = results.map(PushgateV1.Result.init)
+        return response
+    }
+}
