@@ -199,7 +199,14 @@ public struct GatewayConfiguration: Sendable {
 
     /// The app a notification names; empty means the only (or first) app.
     public func app(named name: String) -> AppConfiguration? {
-        name.isEmpty ? apps.first : apps.first { $0.name == name }
+        Self.app(named: name, in: apps, name: \.name)
+    }
+
+    /// The one rule for finding an app by the name a request gives, over any list of apps in the
+    /// configuration's order (``AppRoutes`` keeps its own): empty names the first app.
+    static func app<App>(named name: String, in apps: [App], name key: (App) -> String) -> App? {
+        // A handful of apps: comparing names beats hashing one.
+        name.isEmpty ? apps.first : apps.first { key($0) == name }
     }
 
     private static func parseApp(_ value: JSONValue, path: String) throws(ConfigurationError) -> AppConfiguration {

@@ -34,7 +34,6 @@ struct AppRoutes: Sendable {
     }
 
     func route(named name: String) -> AppRoute? {
-        // A handful of apps: comparing names beats hashing one.
-        name.isEmpty ? all.first : all.first { $0.app.name == name }
+        GatewayConfiguration.app(named: name, in: all, name: \.name)
     }
 }
