@@ -7,8 +7,9 @@
 #   scripts/bench/callgrind_send1.sh [BINARY] [COUNT] [STREAMS] [PATH]
 # STREAMS: h2load -m (100: batched turns, as at full speed; 1 with RATE set: one Send per turn).
 # PATH: /pushgate.v1.Push/Send (default) or /pushgate.v1.Push/SendStream (one stream per h2load
-# request, one message on it). Output: /tmp/pushgate-callgrind/ (callgrind.out.*, annotate.txt), and a
-# table of the instructions per Send by library (scripts/bench/callgrind_by_library.py).
+# request, one message on it). Output: $OUT (default /tmp/pushgate-callgrind/: callgrind.out.*,
+# annotate.txt), and a table of the instructions per Send by library
+# (scripts/bench/callgrind_by_library.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-.build/release/pushgate}
@@ -18,7 +19,7 @@ path=${4:-/pushgate.v1.Push/Send}
 rate=${RATE:-}
 # TOKENS: tokens per SendRequest (1 by default; 1000 for the batched rows' A/B).
 tokens=${TOKENS:-1}
-out=/tmp/pushgate-callgrind
+out=${OUT:-/tmp/pushgate-callgrind}
 rm -rf "$out" && mkdir -p "$out"
 # valgrind 3.19 cannot read Swift 6.3's DWARF 5: a copy without debug info (symbols stay).
 cp "$bin" "$out/pushgate" && strip -g "$out/pushgate"
