@@ -8,6 +8,13 @@ import CNGHTTP2
 /// the stack and points the varying entries at the caller's bytes. So per request there is no
 /// header array to copy, no re-encoding, and no retain/release per field. Immutable after `init`,
 /// so one template may be shared by connections on several loops.
+///
+/// nghttp2 is told not to copy the template's own names and values (`NO_COPY_NAME`,
+/// `NO_COPY_VALUE`: it otherwise copies and lower-cases every field of every submission), so the
+/// names are lower-cased here once, and a session keeps the template of a queued HEADERS frame
+/// alive in the stream's state until the stream is forgotten: nghttp2 reads the bytes when it
+/// packs the frame, which happens before the stream can close. Entries replaced per submission
+/// point at the caller's bytes and are still copied.
 public final class HTTP2HeaderTemplate: @unchecked Sendable {
     let count: Int
     private let nvs: UnsafeMutableBufferPointer<nghttp2_nv>
@@ -28,13 +35,18 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
         builder.bytes.withUnsafeBytes { source in
             if let from = source.baseAddress { storage.baseAddress!.copyMemory(from: from, byteCount: source.count) }
         }
+        let noCopy = NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue
         for (index, field) in builder.fields.enumerated() {
+            // HTTP/2 field names are lower case; nghttp2 lower-cases only the names it copies.
+            for offset in field.nameStart..<(field.nameStart + field.nameCount) {
+                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(base[offset]) { base[offset] |= 0x20 }
+            }
             nvs.initializeElement(
                 at: index,
                 to: nghttp2_nv(
                     name: base + field.nameStart, value: base + field.valueStart, namelen: field.nameCount,
                     valuelen: field.valueCount,
-                    flags: UInt8(field.indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue)))
+                    flags: UInt8(noCopy | (field.indexable ? 0 : NGHTTP2_NV_FLAG_NO_INDEX.rawValue))))
         }
     }
 
@@ -107,7 +119,8 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
 
     /// Calls `body` with the nv array, entry `first.index` (and `second.index`, `third.index`)
     /// pointing at the given bytes instead of the template's value. The pointers are valid only
-    /// inside `body`; nghttp2 copies the fields while `nghttp2_submit_*` runs (no NO_COPY flags).
+    /// inside `body`, so those entries lose `NO_COPY_VALUE`: nghttp2 copies them while
+    /// `nghttp2_submit_*` runs.
     func withNVs<R>(
         replacing first: (index: Int, value: UnsafeRawBufferPointer),
         _ second: (index: Int, value: UnsafeRawBufferPointer)?,
@@ -144,6 +157,7 @@ public final class HTTP2HeaderTemplate: @unchecked Sendable {
     private static func point(_ nv: inout nghttp2_nv, at value: UnsafeRawBufferPointer) {
         nv.value = UnsafeMutablePointer(mutating: value.baseAddress?.assumingMemoryBound(to: UInt8.self)) ?? nv.value
         nv.valuelen = value.count
+        nv.flags &= ~UInt8(NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
     }
 }
 
@@ -164,7 +178,7 @@ extension HTTP2Session {
             nghttp2_submit_request(session, nil, nvs, count, &provider, nil)
         }
         try HTTP2Error.check(streamID)
-        streams[streamID] = StreamState(outbound: OutboundStream(body: body))
+        streams[streamID] = StreamState(outbound: OutboundStream(body: body), headers: template)
         return streamID
     }
 }
@@ -178,6 +192,7 @@ extension HTTP2Session {
         try submitResponseHeaders(streamID: streamID, endStream: endStream) { submit in
             template.withNVs { submit($0, $1) }
         }
+        streams[streamID]?.sentHeaders = template
     }
 
     /// Server role: a whole response at once: `headers`, `body` and `trailers`, all prepared
@@ -188,6 +203,7 @@ extension HTTP2Session {
     ) throws(HTTP2Error) {
         guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
         state.outbound = OutboundStream(body: body, trailers: .template(trailers))
+        state.sentHeaders = headers
         queuedBodyBytes += body.count
         var provider = Self.bodyProvider
         let rv = headers.withNVs { nghttp2_submit_response(session, streamID, $0, $1, &provider) }
@@ -205,10 +221,11 @@ extension HTTP2Session {
         streamID: Int32, template: HTTP2HeaderTemplate, replacing: (index: Int, value: UnsafeRawBufferPointer)
     ) throws(HTTP2Error) {
         precondition(replacing.index < template.count, "no such header entry")
-        guard streams[streamID] != nil else { throw HTTP2Error.streamNotOpen(streamID) }
+        guard let state = streams[streamID] else { throw HTTP2Error.streamNotOpen(streamID) }
         let rv = template.withNVs(replacing: replacing, nil) { nvs, count in
             nghttp2_submit_response(session, streamID, nvs, count, nil)
         }
         try HTTP2Error.check(rv)
+        state.sentHeaders = template
     }
 }

@@ -66,11 +66,14 @@ extension HTTP2Session {
 private func dispatch(
     _ userData: UnsafeMutableRawPointer?, _ handler: (HTTP2Session) throws(HTTP2Error) -> Int32
 ) -> Int32 {
-    let session = Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
-    do {
-        return try handler(session)
-    } catch {
-        session.callbackError = error
-        return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+    // Without a retain and release per callback (about ten a Send): the session outlives every
+    // nghttp2 call it makes (receive and drainOutput keep it alive across them).
+    Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef { session in
+        do throws(HTTP2Error) {
+            return try handler(session)
+        } catch {
+            session.callbackError = error
+            return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+        }
     }
 }

@@ -45,7 +45,7 @@ extension HTTP2Session {
         }
         if let sink = state.fieldSink {
             sinkStreamID = streamID
-            sinkState = state
+            sinkBlockSize = 0
             sinkForBlock = sink
         } else {
             endSinkBlock()
@@ -54,7 +54,6 @@ extension HTTP2Session {
 
     func endSinkBlock() {
         sinkStreamID = 0
-        sinkState = nil
         sinkForBlock = nil
     }
 
@@ -62,14 +61,16 @@ extension HTTP2Session {
         streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, flags: UInt8
     ) throws(HTTP2Error) -> Int32 {
         // A field of the block a sink takes: straight to it.
-        if streamID == sinkStreamID, let sink = sinkForBlock, let state = sinkState {
-            state.headerBlockSize += name.count + value.count + 32
-            if state.headerBlockSize <= headerListLimit {
+        if streamID == sinkStreamID, let sink = sinkForBlock {
+            let size = sinkBlockSize + name.count + value.count + 32
+            if size <= headerListLimit {
+                sinkBlockSize = size
                 sink.headerField(
                     name: name, value: value, neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
                 return 0
             }
-            state.headerBlockSize -= name.count + value.count + 32
+            // Over the limit: the stream's own path refuses it, counting what the sink took.
+            stream(streamID)?.headerBlockSize = sinkBlockSize
         }
         return try onHeaderOfStream(streamID: streamID, name: name, value: value, flags: flags)
     }

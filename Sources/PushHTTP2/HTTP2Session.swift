@@ -22,11 +22,11 @@ public final class HTTP2Session {
     /// The stream ``stream(_:)`` found last (see there); cleared when that stream is forgotten.
     var lastStream: (id: Int32, state: StreamState)?
     /// The header block being received when a field sink takes it (0: none; stream 0 has no
-    /// headers), its state and sink: checked first for each field, as blocks never interleave, so
-    /// a field costs no lookup and no retain. Unowned: the state is in `streams` and holds the
+    /// headers), its size so far and its sink: checked first for each field, as blocks never
+    /// interleave, so a field costs no lookup. Unowned: the stream's state in `streams` holds the
     /// sink until the block ends or the stream is forgotten, and both clear this.
     var sinkStreamID: Int32 = 0
-    unowned(unsafe) var sinkState: StreamState?
+    var sinkBlockSize = 0
     unowned(unsafe) var sinkForBlock: (any HTTP2HeaderFieldSink)?
     /// The last value received per known header name, shared when it repeats.
     var receivedValues = ReceivedValues()

@@ -23,11 +23,14 @@ struct OutboundStream {
         case deferred
     }
 
-    private var chunks: [[UInt8]] = []
-    /// Index of the first chunk not fully sent; chunks before it are dropped lazily so
-    /// dequeueing is O(1).
+    /// The chunk being sent, and the ones queued after it: a body submitted whole (a request, a
+    /// unary answer) is `current` alone, with no array of arrays allocated for it.
+    private var current: [UInt8] = []
+    private var later: [[UInt8]] = []
+    /// Index of the first chunk of `later` not yet taken into `current`; taken chunks are
+    /// dropped lazily so dequeueing is O(1).
     private var head = 0
-    /// Bytes of `chunks[head]` already sent.
+    /// Bytes of `current` already sent.
     private var offset = 0
     /// No data may be added after the queued chunks.
     private(set) var endQueued = false
@@ -41,14 +44,14 @@ struct OutboundStream {
     init() {}
 
     init(body: [UInt8]) {
-        if !body.isEmpty { chunks = [body] }
+        current = body
         queuedBytes = body.count
         endQueued = true
     }
 
     /// The whole body and then `trailers`: a response submitted at once.
     init(body: [UInt8], trailers: OutboundTrailers) {
-        if !body.isEmpty { chunks = [body] }
+        current = body
         queuedBytes = body.count
         self.trailers = trailers
     }
@@ -56,7 +59,14 @@ struct OutboundStream {
     var isFinished: Bool { endQueued || trailers != nil }
 
     mutating func append(_ bytes: [UInt8], endStream: Bool) {
-        if !bytes.isEmpty { chunks.append(bytes) }
+        if !bytes.isEmpty {
+            if offset == current.count, head == later.count {
+                current = bytes
+                offset = 0
+            } else {
+                later.append(bytes)
+            }
+        }
         queuedBytes += bytes.count
         if endStream { endQueued = true }
     }
@@ -68,8 +78,15 @@ struct OutboundStream {
     /// Copies as much queued data as fits into `buffer`.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> ReadResult {
         var written = 0
-        while written < buffer.count, head < chunks.count {
-            let n = chunks[head].withUnsafeBytes { chunk in
+        while written < buffer.count {
+            if offset == current.count {
+                guard head < later.count else { break }
+                current = later[head]
+                head += 1
+                offset = 0
+                continue
+            }
+            let n = current.withUnsafeBytes { chunk in
                 let n = Swift.min(buffer.count - written, chunk.count - offset)
                 buffer.baseAddress!.advanced(by: written)
                     .copyMemory(from: chunk.baseAddress!.advanced(by: offset), byteCount: n)
@@ -78,13 +95,12 @@ struct OutboundStream {
             written += n
             offset += n
             queuedBytes -= n
-            if offset == chunks[head].count {
-                head += 1
-                offset = 0
-            }
         }
-        if head == chunks.count {
-            chunks.removeAll(keepingCapacity: true)
+        if offset == current.count, head == later.count {
+            // All sent: nothing kept for longer than it is needed.
+            current = []
+            offset = 0
+            later.removeAll(keepingCapacity: true)
             head = 0
             if isFinished { return .bytes(written, eof: true) }
             if written == 0 {
@@ -92,7 +108,7 @@ struct OutboundStream {
                 return .deferred
             }
         } else if head > 32 {
-            chunks.removeFirst(head)
+            later.removeFirst(head)
             head = 0
         }
         return .bytes(written, eof: false)

@@ -13,10 +13,15 @@ final class StreamState {
     var outbound: OutboundStream?
     /// The owner's value for this stream (e.g. an index into its own table).
     var userValue: Int?
+    /// The template of the HEADERS submitted on this stream: nghttp2 reads its bytes in place
+    /// (``HTTP2HeaderTemplate``) when it packs the frame, so it lives as long as the stream.
+    /// (A trailers template is kept by `outbound`.)
+    var sentHeaders: HTTP2HeaderTemplate?
 
     init() {}
 
-    init(outbound: OutboundStream?) {
+    init(outbound: OutboundStream?, headers: HTTP2HeaderTemplate? = nil) {
         self.outbound = outbound
+        self.sentHeaders = headers
     }
 }
