@@ -193,10 +193,10 @@ extension HTTP2Session {
     func readBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer, flags: UnsafeMutablePointer<UInt32>)
         -> Int
     {
-        guard let state = stream(streamID), state.outbound != nil else {
+        // Read in place through `?.`: comparing `state.outbound` with nil first copied the stream.
+        guard let state = stream(streamID), let result = state.outbound?.read(into: buffer) else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
-        let result = state.outbound!.read(into: buffer)
         if case .bytes(let count, _) = result {
             queuedBodyBytes -= count
             framedBodyBytes += count
