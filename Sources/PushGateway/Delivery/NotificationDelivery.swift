@@ -19,7 +19,7 @@ final class NotificationDelivery: Sendable {
         self.events = events
     }
 
-    /// Starts delivering every (notification, token); `respond` gets the response (one result per
+    /// Starts delivering every (notification, token); `answer` gets the response (one result per
     /// token) once each has one, or just before `deadline` with the rest FAILED
     /// (`DeadlineExceeded`), on whichever loop gives the last result; the apps' counters and
     /// `metrics`' Send duration (from `started`) are recorded first. Expiring the returned
@@ -28,7 +28,7 @@ final class NotificationDelivery: Sendable {
     @discardableResult
     func deliver(
         _ send: ValidatedSend, deadline: ContinuousClock.Instant?, started: ContinuousClock.Instant,
-        metrics: GatewayMetrics?, respond: @escaping @Sendable (PushgateV1.SendResponse) -> Void
+        metrics: GatewayMetrics?, answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
         let reserved = try reserve(send)
         var placeholders: [DeliveryResult] = []
@@ -41,7 +41,7 @@ final class NotificationDelivery: Sendable {
         }
         let collector = DeliveryCollector(
             placeholders: placeholders,
-            observer: SendCompletion(send, events: events, started: started, metrics: metrics, respond: respond))
+            observer: SendCompletion(send, events: events, started: started, metrics: metrics, answer: answer))
         var slot = 0
         for index in send.items.indices {
             reserved[index].send(
@@ -118,24 +118,5 @@ final class NotificationDelivery: Sendable {
 
     func shutdown() {
         for client in live.clients.values { client.shutdown() }
-    }
-}
-
-extension PushgateV1.Result {
-    init(_ result: DeliveryResult) {
-        self.init()
-        notificationIndex = Int32(result.notificationIndex)
-        token = result.token
-        switch result.status {
-        case .delivered: status = .delivered
-        case .rejected: status = .rejected
-        case .failed: status = .failed
-        }
-        httpStatus = Int32(result.httpStatus)
-        reason = result.reason
-        id = result.providerID
-        unregisteredAt = result.unregisteredAt
-        attempts = Int32(result.attempts)
-        canonicalToken = result.canonicalToken
     }
 }

@@ -1,7 +1,17 @@
 import PushCore
 import PushDelivery
+import PushGRPC
 import PushMetrics
 import PushProto
+
+/// Where a Send's response goes.
+enum SendAnswer: Sendable {
+    /// A gRPC call's (Push/Send, a SendStream request): the response's bytes are written straight
+    /// from the results, after room for the gRPC prefix, with no `SendResponse` value between.
+    case grpc(GRPCUnaryResponder)
+    /// As a `SendResponse` (gorush's endpoint maps it to its own JSON).
+    case response(@Sendable (PushgateV1.SendResponse) -> Void)
+}
 
 /// What one Send does with its results, in the one object its collector tells: each final result
 /// to the events, and once all are in the apps' counters, the Send's duration and the response.
@@ -19,11 +29,11 @@ final class SendCompletion: DeliveryObserver {
     private let items: Items
     private let started: ContinuousClock.Instant
     private let metrics: GatewayMetrics?
-    private let respond: @Sendable (PushgateV1.SendResponse) -> Void
+    private let answer: SendAnswer
 
     init(
         _ send: borrowing ValidatedSend, events: DeliveryEvents, started: ContinuousClock.Instant,
-        metrics: GatewayMetrics?, respond: @escaping @Sendable (PushgateV1.SendResponse) -> Void
+        metrics: GatewayMetrics?, answer: SendAnswer
     ) {
         if send.items.count == 1 {
             items = .one(app: send.items[0].app, counters: send.items[0].route.counters)
@@ -33,7 +43,7 @@ final class SendCompletion: DeliveryObserver {
         self.events = events
         self.started = started
         self.metrics = metrics
-        self.respond = respond
+        self.answer = answer
     }
 
     func deliveryResult(_ result: DeliveryResult) {
@@ -55,7 +65,14 @@ final class SendCompletion: DeliveryObserver {
             }
         }
         metrics?.sendSeconds.observe(.now - started)
-        respond(Self.response(results))
+        switch answer {
+        case .grpc(let responder):
+            responder.respond(
+                prefixed: PushgateV1.SendResponse.serializedBytes(
+                    of: results, reservingPrefix: GRPCMessageFramer.prefixSize))
+        case .response(let respond):
+            respond(Self.response(results))
+        }
     }
 
     static func response(_ results: [DeliveryResult]) -> PushgateV1.SendResponse {

@@ -24,8 +24,7 @@ enum PushService {
                     request, caller, context, responder throws(GRPCStatus) in
                     let collector = try startSend(
                         request, caller: caller, settings: live.snapshot, delivery: delivery,
-                        deadline: context.deadline, metrics: metrics
-                    ) { response in responder.respond(response) }
+                        deadline: context.deadline, metrics: metrics, answer: .grpc(responder.responder))
                     // The client went away or its deadline passed: the rest is dropped, not sent.
                     responder.onCancel { collector.expire() }
                 },
@@ -43,11 +42,7 @@ enum PushService {
                             ? admitted.caller : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
                         let collector = try startSend(
                             try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
-                            delivery: delivery, deadline: context.deadline, metrics: metrics
-                        ) { response in
-                            responder.respond(
-                                prefixed: response.serializedBytes(reservingPrefix: GRPCMessageFramer.prefixSize))
-                        }
+                            delivery: delivery, deadline: context.deadline, metrics: metrics, answer: .grpc(responder))
                         responder.onCancel { collector.expire() }
                     } catch {
                         responder.fail(error)
@@ -112,13 +107,13 @@ enum PushService {
     }
 
     /// The one way a Send is delivered (Push/Send, and each request of SendStream): checks the
-    /// request and starts its delivery; `completion` gets the response, on the loop that gives the
+    /// request and starts its delivery; `answer` gets the response, on the loop that gives the
     /// last result.
     /// - Returns: the delivery's collector, to expire if the call ends first.
     static func startSend(
         _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
         delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil,
-        completion: @escaping @Sendable (PushgateV1.SendResponse) -> Void
+        answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
         let started = ContinuousClock.now
         do {
@@ -126,7 +121,7 @@ enum PushService {
             let validated = try check(request, caller: caller, settings: settings)
             return try delivery.deliver(
                 validated, deadline: sendDeadline(deadline, settings.configuration), started: started,
-                metrics: metrics, respond: completion)
+                metrics: metrics, answer: answer)
         } catch {
             metrics?.sendSeconds.observe(.now - started)
             throw error
