@@ -433,7 +433,7 @@ final class GRPCServerCall: @unchecked Sendable {
         }
         // Taken once: each use of the unowned reference would check and retain it again.
         let connection = self.connection
-        stopCall(.ok)
+        stopCall(.ok, on: connection)
         responseHeadersSent = true
         do {
             try connection.session.sendResponse(
@@ -448,10 +448,11 @@ final class GRPCServerCall: @unchecked Sendable {
     }
 
     /// Marks the call finished, stops its handler and reports it to the observer.
-    private func stopCall(_ status: GRPCStatus) {
+    private func stopCall(_ status: GRPCStatus, on connection: GRPCServerConnection) {
         isFinished = true
         stopHandler()
-        connection.callObserver?.callFinished(
+        guard let observer = connection.callObserver else { return }
+        observer.callFinished(
             GRPCCallSummary(
                 path: path, status: status, nanoseconds: loop.now &- startedAt, callRequestID: requestID, peer: peer,
                 methodIndex: methodIndex))
@@ -462,7 +463,7 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !isFinished else { return }
         // Taken once: each use of the unowned reference would check and retain it again.
         let connection = self.connection
-        stopCall(status)
+        stopCall(status, on: connection)
         let trailers = Self.trailers(for: status)
         do {
             if responseHeadersSent {
@@ -511,8 +512,11 @@ final class GRPCServerCall: @unchecked Sendable {
         let stopping = mode
         mode = .ended(answered: { if case .ended(true) = stopping { true } else { false } }())
         // An ended call waits for nothing: its handler's send returns (its messages are dropped).
-        drainWaiter?.continuation.resume()
-        drainWaiter = nil
+        // Stored only when set: storing nil to this optional tuple goes through type metadata.
+        if let waiter = drainWaiter {
+            drainWaiter = nil
+            waiter.continuation.resume()
+        }
         budget.release(reservedForPending + reservedForRequest)
         reservedForPending = 0
         reservedForRequest = 0
