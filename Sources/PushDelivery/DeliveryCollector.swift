@@ -14,8 +14,11 @@ public protocol DeliveryObserver: AnyObject, Sendable {
 /// Gathers the results of one Send (one per token, in request order) from whichever loops deliver
 /// them, and hands them over once all are in, or at the deadline with the rest FAILED.
 ///
-/// Thread-safe: results arrive from the loops of the app's connections.
-public final class DeliveryCollector: Sendable {
+/// Thread-safe: results arrive from the loops of the app's connections. `@unchecked` because its
+/// state is a stored property read and written only with ``mutex`` held: a collector is made and
+/// dropped per Send, and a ``Locked`` state was an object of its own, made and destroyed (through
+/// its generic type's metadata) each time.
+public final class DeliveryCollector: @unchecked Sendable {
     private struct State {
         var results: [DeliveryResult]
         /// Which slots have their final result: bits for the first 64 (a small Send needs no
@@ -60,7 +63,8 @@ public final class DeliveryCollector: Sendable {
         }
     }
 
-    private let state: Locked<State>
+    private let mutex = PThreadMutex()
+    private var state: State
     private let observer: any DeliveryObserver
 
     /// - Parameters:
@@ -78,19 +82,25 @@ public final class DeliveryCollector: Sendable {
     ///   - observer: told of every final result, and of them all at the end when its Send waits
     ///     with ``whenDone(deadline:)``.
     public init(placeholders: [DeliveryResult], observer: any DeliveryObserver) {
-        state = Locked(
-            State(
-                results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
-                remaining: placeholders.count))
+        state = State(
+            results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
+            remaining: placeholders.count)
         self.observer = observer
     }
 
+    deinit { mutex.destroy() }
+
+    /// Runs `body` on the state with the mutex held.
+    private func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+        mutex.withLock { body(&state) }
+    }
+
     /// True once the Send was answered: requests not yet sent should be dropped.
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    public var isFinished: Bool { withLock { $0.finished } }
 
     /// Records the final result of `slot`. Later results for a finished Send are ignored.
     func complete(slot: Int, with result: DeliveryResult) {
-        let (counted, waiter, timer, results) = state.withLock {
+        let (counted, waiter, timer, results) = withLock {
             state -> (Bool, Waiter, DeadlineTimer?, [DeliveryResult]) in
             guard !state.finished, !state.isFilled(slot) else { return (false, .none, nil, []) }
             state.fill(slot)
@@ -136,7 +146,7 @@ public final class DeliveryCollector: Sendable {
     }
 
     private func wait(_ waiter: Waiter, deadline: ContinuousClock.Instant?) {
-        let ready: [DeliveryResult]? = state.withLock { state in
+        let ready: [DeliveryResult]? = withLock { state in
             if state.finished || state.remaining == 0 {
                 state.finished = true
                 return state.results
@@ -148,7 +158,7 @@ public final class DeliveryCollector: Sendable {
         guard let deadline else { return }
         // Armed after the waiter is in place; a Send that finished meanwhile cancels it here.
         let timer = DeadlineTimer.start(at: deadline) { [self] in expire() }
-        let armed = state.withLock { state -> Bool in
+        let armed = withLock { state -> Bool in
             guard !state.finished else { return false }
             state.timer = timer
             return true
@@ -158,7 +168,7 @@ public final class DeliveryCollector: Sendable {
 
     /// Ends the Send now: missing results become FAILED `DeadlineExceeded`.
     public func expire() {
-        let (waiter, timer, results, expired) = state.withLock {
+        let (waiter, timer, results, expired) = withLock {
             state -> (Waiter, DeadlineTimer?, [DeliveryResult], [DeliveryResult]) in
             guard !state.finished else { return (.none, nil, [], []) }
             var expired: [DeliveryResult] = []
