@@ -22,12 +22,12 @@ final class NotificationDelivery: Sendable {
     /// Starts delivering every (notification, token); `answer` gets the response (one result per
     /// token) once each has one, or just before `deadline` with the rest FAILED
     /// (`DeadlineExceeded`), on whichever loop gives the last result; the apps' counters and
-    /// `metrics`' Send duration (from `started`) are recorded first. Expiring the returned
+    /// `metrics`' Send duration (from `started`, ``EventLoop/monotonicNow``) are recorded first. Expiring the returned
     /// collector (the client went away) ends it the same way and drops what was not sent yet.
     /// - Throws: when the apps' queues have no room (nothing was started then).
     @discardableResult
     func deliver(
-        _ send: ValidatedSend, deadline: ContinuousClock.Instant?, started: ContinuousClock.Instant,
+        _ send: ValidatedSend, deadline: ContinuousClock.Instant?, started: UInt64,
         metrics: GatewayMetrics?, answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
         let reserved = try reserve(send)

@@ -2,6 +2,7 @@ import PushCore
 import PushDelivery
 import PushGRPC
 import PushMetrics
+import PushPosix
 import PushProto
 
 /// `pushgate.v1.Push`: Send and SendStream deliver now; Publish stores and fans out in the background.
@@ -115,7 +116,7 @@ enum PushService {
         delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil,
         answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
-        let started = ContinuousClock.now
+        let started = EventLoop.monotonicNow
         do {
             // One snapshot for the whole call: validated and delivered with the same apps.
             let validated = try check(request, caller: caller, settings: settings)
@@ -123,7 +124,7 @@ enum PushService {
                 validated, deadline: sendDeadline(deadline, settings.configuration), started: started,
                 metrics: metrics, answer: answer)
         } catch {
-            metrics?.sendSeconds.observe(.now - started)
+            metrics?.sendSeconds.observe(nanoseconds: EventLoop.monotonicNow &- started)
             throw error
         }
     }
