@@ -2,23 +2,18 @@ public import PushCore
 import PushPosix
 import PushSync
 
-/// What a Send does with its results: one object for both (a gateway Send's completion, events and
-/// counters), instead of a closure context for each.
-public protocol DeliveryObserver: AnyObject, Sendable {
-    /// Told of every final result as it happens (metrics, events); keep it cheap.
-    func deliveryResult(_ result: DeliveryResult)
-    /// Every result, once, when the Send is over (after ``DeliveryCollector/whenDone(deadline:)``).
-    func deliveryDone(_ results: [DeliveryResult])
-}
-
 /// Gathers the results of one Send (one per token, in request order) from whichever loops deliver
 /// them, and hands them over once all are in, or at the deadline with the rest FAILED.
+///
+/// What a Send does with its results is a subclass's (``resultFinal(_:)``, ``resultsDone(_:)``):
+/// a gateway Send's events, counters and response are one object with its collector, not a
+/// second object (or closure context) made and freed per Send.
 ///
 /// Thread-safe: results arrive from the loops of the app's connections. `@unchecked` because its
 /// state is a stored property read and written only with ``mutex`` held: a collector is made and
 /// dropped per Send, and a ``Locked`` state was an object of its own, made and destroyed (through
 /// its generic type's metadata) each time.
-public final class DeliveryCollector: @unchecked Sendable {
+open class DeliveryCollector: @unchecked Sendable {
     private struct State {
         var results: [DeliveryResult]
         /// Which slots have their final result: bits for the first 64 (a small Send needs no
@@ -53,8 +48,8 @@ public final class DeliveryCollector: @unchecked Sendable {
     /// Who gets the results once all are in.
     private enum Waiter {
         case none
-        /// The observer's ``DeliveryObserver/deliveryDone(_:)``.
-        case observer
+        /// ``resultsDone(_:)``.
+        case subclass
         case closure(@Sendable ([DeliveryResult]) -> Void)
 
         var isSet: Bool {
@@ -65,28 +60,28 @@ public final class DeliveryCollector: @unchecked Sendable {
 
     private let mutex = PThreadMutex()
     private var state: State
-    private let observer: any DeliveryObserver
+    private let onResult: (@Sendable (DeliveryResult) -> Void)?
 
     /// - Parameters:
     ///   - placeholders: one result per slot, in order (token and notification index set; they
     ///     become FAILED `DeadlineExceeded` when the deadline passes first).
     ///   - onResult: told of every final result as it happens (metrics, events); keep it cheap.
-    public convenience init(
-        placeholders: [DeliveryResult], onResult: @escaping @Sendable (DeliveryResult) -> Void = { _ in }
-    ) {
-        self.init(placeholders: placeholders, observer: ResultClosure(onResult))
-    }
-
-    /// - Parameters:
-    ///   - placeholders: as above.
-    ///   - observer: told of every final result, and of them all at the end when its Send waits
-    ///     with ``whenDone(deadline:)``.
-    public init(placeholders: [DeliveryResult], observer: any DeliveryObserver) {
+    public init(placeholders: [DeliveryResult], onResult: (@Sendable (DeliveryResult) -> Void)? = nil) {
         state = State(
             results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
             remaining: placeholders.count)
-        self.observer = observer
+        self.onResult = onResult
     }
+
+    /// Told of every final result as it happens (metrics, events), on the thread that gives it;
+    /// keep it cheap. Calls `onResult`.
+    open func resultFinal(_ result: DeliveryResult) {
+        onResult?(result)
+    }
+
+    /// Every result, once, when the Send is over, if it waits with ``whenDone(deadline:)``; on the
+    /// thread that gives the last result (or expires the Send). Nothing here.
+    open func resultsDone(_ results: [DeliveryResult]) {}
 
     deinit { mutex.destroy() }
 
@@ -111,7 +106,7 @@ public final class DeliveryCollector: @unchecked Sendable {
             return (true, waiter, timer, state.results)
         }
         guard counted else { return }
-        observer.deliveryResult(result)
+        resultFinal(result)
         timer?.cancel()
         hand(results, to: waiter)
     }
@@ -119,7 +114,7 @@ public final class DeliveryCollector: @unchecked Sendable {
     private func hand(_ results: [DeliveryResult], to waiter: Waiter) {
         switch waiter {
         case .none: break
-        case .observer: observer.deliveryDone(results)
+        case .subclass: resultsDone(results)
         case .closure(let done): done(results)
         }
     }
@@ -139,10 +134,10 @@ public final class DeliveryCollector: @unchecked Sendable {
         wait(.closure(done), deadline: deadline)
     }
 
-    /// Tells the observer (``DeliveryObserver/deliveryDone(_:)``) once with every result, as
-    /// ``whenDone(deadline:_:)`` calls its closure. Call it once.
+    /// Calls ``resultsDone(_:)`` once with every result, as ``whenDone(deadline:_:)`` calls its
+    /// closure. Call it once.
     public func whenDone(deadline: ContinuousClock.Instant?) {
-        wait(.observer, deadline: deadline)
+        wait(.subclass, deadline: deadline)
     }
 
     private func wait(_ waiter: Waiter, deadline: ContinuousClock.Instant?) {
@@ -181,20 +176,10 @@ public final class DeliveryCollector: @unchecked Sendable {
             return (waiter, timer, state.results, expired)
         }
         // These are final results too (events, logs).
-        for result in expired { observer.deliveryResult(result) }
+        for result in expired { resultFinal(result) }
         timer?.cancel()
         hand(results, to: waiter)
     }
-}
-
-/// The observer of a collector made with an `onResult` closure (its end goes to `whenDone`'s).
-private final class ResultClosure: DeliveryObserver {
-    private let onResult: @Sendable (DeliveryResult) -> Void
-
-    init(_ onResult: @escaping @Sendable (DeliveryResult) -> Void) { self.onResult = onResult }
-
-    func deliveryResult(_ result: DeliveryResult) { onResult(result) }
-    func deliveryDone(_ results: [DeliveryResult]) {}
 }
 
 /// Calls `fire` at a deadline unless cancelled first. On an event loop's thread (a gRPC handler

@@ -39,9 +39,8 @@ final class NotificationDelivery: Sendable {
                 placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
             }
         }
-        let collector = DeliveryCollector(
-            placeholders: placeholders,
-            observer: SendCompletion(send, events: events, started: started, metrics: metrics, answer: answer))
+        let collector = SendCompletion(
+            send, placeholders: placeholders, events: events, started: started, metrics: metrics, answer: answer)
         var slot = 0
         for index in send.items.indices {
             reserved[index].send(

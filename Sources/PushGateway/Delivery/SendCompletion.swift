@@ -14,11 +14,11 @@ enum SendAnswer: Sendable {
     case response(@Sendable (PushgateV1.SendResponse) -> Void)
 }
 
-/// What one Send does with its results, in the one object its collector tells: each final result
-/// to the events, and once all are in the apps' counters, the Send's duration and the response.
-/// One object instead of a chain of closures (the collector's result and end closures and the
-/// service's completion), each a context to allocate and free per Send.
-final class SendCompletion: DeliveryObserver {
+/// One Send's collector and what it does with its results: each final result to the events, and
+/// once all are in the apps' counters, the Send's duration and the response. One object per Send
+/// (its collector, its completion), instead of a collector with an observer, or a chain of
+/// closures, each an object to allocate and free per Send.
+final class SendCompletion: DeliveryCollector, @unchecked Sendable {
     /// Each item's app and counters (and its token count, to find its results).
     private enum Items: Sendable {
         /// The common case: no arrays.
@@ -34,8 +34,9 @@ final class SendCompletion: DeliveryObserver {
     private let metrics: GatewayMetrics?
     private let answer: SendAnswer
 
+    /// - Parameter placeholders: as ``DeliveryCollector/init(placeholders:onResult:)`` takes them.
     init(
-        _ send: borrowing ValidatedSend, events: DeliveryEvents, started: UInt64,
+        _ send: borrowing ValidatedSend, placeholders: [DeliveryResult], events: DeliveryEvents, started: UInt64,
         metrics: GatewayMetrics?, answer: SendAnswer
     ) {
         if send.items.count == 1 {
@@ -47,16 +48,17 @@ final class SendCompletion: DeliveryObserver {
         self.started = started
         self.metrics = metrics
         self.answer = answer
+        super.init(placeholders: placeholders)
     }
 
-    func deliveryResult(_ result: DeliveryResult) {
+    override func resultFinal(_ result: DeliveryResult) {
         switch items {
         case .one(let app, _): events.result(result, app: app)
         case .many(let items): events.result(result, app: items[result.notificationIndex].app)
         }
     }
 
-    func deliveryDone(_ results: [DeliveryResult]) {
+    override func resultsDone(_ results: [DeliveryResult]) {
         switch items {
         case .one(_, let counters):
             counters?.record(results[...])
