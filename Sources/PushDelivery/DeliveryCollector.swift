@@ -141,24 +141,21 @@ open class DeliveryCollector: @unchecked Sendable {
     }
 
     private func wait(_ waiter: Waiter, deadline: ContinuousClock.Instant?) {
+        // Armed before the lock, so that waiter and timer go in under one lock: a Send is nearly
+        // always still under way here. One that is over (or expired meanwhile) cancels it below.
+        let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline) { [self] in expire() } }
         let ready: [DeliveryResult]? = withLock { state in
             if state.finished || state.remaining == 0 {
                 state.finished = true
                 return state.results
             }
             state.waiter = waiter
+            state.timer = timer
             return nil
         }
-        if let ready { return hand(ready, to: waiter) }
-        guard let deadline else { return }
-        // Armed after the waiter is in place; a Send that finished meanwhile cancels it here.
-        let timer = DeadlineTimer.start(at: deadline) { [self] in expire() }
-        let armed = withLock { state -> Bool in
-            guard !state.finished else { return false }
-            state.timer = timer
-            return true
-        }
-        if !armed { timer.cancel() }
+        guard let ready else { return }
+        timer?.cancel()
+        hand(ready, to: waiter)
     }
 
     /// Ends the Send now: missing results become FAILED `DeadlineExceeded`.
@@ -186,19 +183,32 @@ open class DeliveryCollector: @unchecked Sendable {
 /// runs on its connection's loop) it is one of the loop's timers: no other thread is woken to
 /// start it or to cancel it, which on an idle machine is a scheduler wake-up (hundreds of
 /// microseconds on a VM) per Send. Elsewhere it is a task that sleeps.
-private enum DeadlineTimer: Sendable {
+enum DeadlineTimer: Sendable {
     case loop(EventLoop, TimerID)
     case task(Task<Void, Never>)
 
     static func start(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> DeadlineTimer {
         if let loop = EventLoop.current {
-            return .loop(loop, loop.schedule(after: ContinuousClock.now.duration(to: deadline), fire))
+            let nanoseconds = Self.nanoseconds(ContinuousClock.now.duration(to: deadline))
+            return .loop(loop, loop.schedule(at: loop.now &+ nanoseconds, fire))
         }
         return .task(
             Task {
                 try? await Task.sleep(until: deadline, clock: .continuous)
                 if !Task.isCancelled { fire() }
             })
+    }
+
+    /// `delay` in whole nanoseconds for the loop's clock, rounded up (a timer never fires early, and
+    /// may fire up to 3 ns late), 0 for a delay that is over, 2^62 (a century) past 56 days. Its
+    /// attoseconds are taken in units of 2^30 (1.07 ns), which a Double holds exactly: no 128-bit
+    /// division (a `Duration`'s components, which `schedule(after:)` takes, cost two per Send).
+    static func nanoseconds(_ delay: Duration) -> UInt64 {
+        let attoseconds = delay.attoseconds
+        guard attoseconds > 0 else { return 0 }
+        let units = (attoseconds + (1 << 30 - 1)) >> 30  // rounded up
+        guard units < 1 << 52 else { return 1 << 62 }
+        return UInt64((Double(Int64(truncatingIfNeeded: units)) * 1.073_741_824).rounded(.up))
     }
 
     func cancel() {
