@@ -2,20 +2,18 @@ public import PushCore
 import PushPosix
 import PushSync
 
-/// What a Send does with its results: one object for both (a gateway Send's completion, events and
-/// counters), instead of a closure context for each.
-public protocol DeliveryObserver: AnyObject, Sendable {
-    /// Told of every final result as it happens (metrics, events); keep it cheap.
-    func deliveryResult(_ result: DeliveryResult)
-    /// Every result, once, when the Send is over (after ``DeliveryCollector/whenDone(deadline:)``).
-    func deliveryDone(_ results: [DeliveryResult])
-}
-
 /// Gathers the results of one Send (one per token, in request order) from whichever loops deliver
 /// them, and hands them over once all are in, or at the deadline with the rest FAILED.
 ///
-/// Thread-safe: results arrive from the loops of the app's connections.
-public final class DeliveryCollector: Sendable {
+/// What a Send does with its results is a subclass's (``resultFinal(_:)``, ``resultsDone(_:)``):
+/// a gateway Send's events, counters and response are one object with its collector, not a
+/// second object (or closure context) made and freed per Send.
+///
+/// Thread-safe: results arrive from the loops of the app's connections. `@unchecked` because its
+/// state is a stored property read and written only with ``mutex`` held: a collector is made and
+/// dropped per Send, and a ``Locked`` state was an object of its own, made and destroyed (through
+/// its generic type's metadata) each time.
+open class DeliveryCollector: @unchecked Sendable {
     private struct State {
         var results: [DeliveryResult]
         /// Which slots have their final result: bits for the first 64 (a small Send needs no
@@ -50,8 +48,8 @@ public final class DeliveryCollector: Sendable {
     /// Who gets the results once all are in.
     private enum Waiter {
         case none
-        /// The observer's ``DeliveryObserver/deliveryDone(_:)``.
-        case observer
+        /// ``resultsDone(_:)``.
+        case subclass
         case closure(@Sendable ([DeliveryResult]) -> Void)
 
         var isSet: Bool {
@@ -60,37 +58,44 @@ public final class DeliveryCollector: Sendable {
         }
     }
 
-    private let state: Locked<State>
-    private let observer: any DeliveryObserver
+    private let mutex = PThreadMutex()
+    private var state: State
+    private let onResult: (@Sendable (DeliveryResult) -> Void)?
 
     /// - Parameters:
     ///   - placeholders: one result per slot, in order (token and notification index set; they
     ///     become FAILED `DeadlineExceeded` when the deadline passes first).
     ///   - onResult: told of every final result as it happens (metrics, events); keep it cheap.
-    public convenience init(
-        placeholders: [DeliveryResult], onResult: @escaping @Sendable (DeliveryResult) -> Void = { _ in }
-    ) {
-        self.init(placeholders: placeholders, observer: ResultClosure(onResult))
+    public init(placeholders: [DeliveryResult], onResult: (@Sendable (DeliveryResult) -> Void)? = nil) {
+        state = State(
+            results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
+            remaining: placeholders.count)
+        self.onResult = onResult
     }
 
-    /// - Parameters:
-    ///   - placeholders: as above.
-    ///   - observer: told of every final result, and of them all at the end when its Send waits
-    ///     with ``whenDone(deadline:)``.
-    public init(placeholders: [DeliveryResult], observer: any DeliveryObserver) {
-        state = Locked(
-            State(
-                results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
-                remaining: placeholders.count))
-        self.observer = observer
+    /// Told of every final result as it happens (metrics, events), on the thread that gives it;
+    /// keep it cheap. Calls `onResult`.
+    open func resultFinal(_ result: DeliveryResult) {
+        onResult?(result)
+    }
+
+    /// Every result, once, when the Send is over, if it waits with ``whenDone(deadline:)``; on the
+    /// thread that gives the last result (or expires the Send). Nothing here.
+    open func resultsDone(_ results: [DeliveryResult]) {}
+
+    deinit { mutex.destroy() }
+
+    /// Runs `body` on the state with the mutex held.
+    private func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+        mutex.withLock { body(&state) }
     }
 
     /// True once the Send was answered: requests not yet sent should be dropped.
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    public var isFinished: Bool { withLock { $0.finished } }
 
     /// Records the final result of `slot`. Later results for a finished Send are ignored.
     func complete(slot: Int, with result: DeliveryResult) {
-        let (counted, waiter, timer, results) = state.withLock {
+        let (counted, waiter, timer, results) = withLock {
             state -> (Bool, Waiter, DeadlineTimer?, [DeliveryResult]) in
             guard !state.finished, !state.isFilled(slot) else { return (false, .none, nil, []) }
             state.fill(slot)
@@ -101,7 +106,7 @@ public final class DeliveryCollector: Sendable {
             return (true, waiter, timer, state.results)
         }
         guard counted else { return }
-        observer.deliveryResult(result)
+        resultFinal(result)
         timer?.cancel()
         hand(results, to: waiter)
     }
@@ -109,7 +114,7 @@ public final class DeliveryCollector: Sendable {
     private func hand(_ results: [DeliveryResult], to waiter: Waiter) {
         switch waiter {
         case .none: break
-        case .observer: observer.deliveryDone(results)
+        case .subclass: resultsDone(results)
         case .closure(let done): done(results)
         }
     }
@@ -129,36 +134,33 @@ public final class DeliveryCollector: Sendable {
         wait(.closure(done), deadline: deadline)
     }
 
-    /// Tells the observer (``DeliveryObserver/deliveryDone(_:)``) once with every result, as
-    /// ``whenDone(deadline:_:)`` calls its closure. Call it once.
+    /// Calls ``resultsDone(_:)`` once with every result, as ``whenDone(deadline:_:)`` calls its
+    /// closure. Call it once.
     public func whenDone(deadline: ContinuousClock.Instant?) {
-        wait(.observer, deadline: deadline)
+        wait(.subclass, deadline: deadline)
     }
 
     private func wait(_ waiter: Waiter, deadline: ContinuousClock.Instant?) {
-        let ready: [DeliveryResult]? = state.withLock { state in
+        // Armed before the lock, so that waiter and timer go in under one lock: a Send is nearly
+        // always still under way here. One that is over (or expired meanwhile) cancels it below.
+        let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline) { [self] in expire() } }
+        let ready: [DeliveryResult]? = withLock { state in
             if state.finished || state.remaining == 0 {
                 state.finished = true
                 return state.results
             }
             state.waiter = waiter
+            state.timer = timer
             return nil
         }
-        if let ready { return hand(ready, to: waiter) }
-        guard let deadline else { return }
-        // Armed after the waiter is in place; a Send that finished meanwhile cancels it here.
-        let timer = DeadlineTimer.start(at: deadline) { [self] in expire() }
-        let armed = state.withLock { state -> Bool in
-            guard !state.finished else { return false }
-            state.timer = timer
-            return true
-        }
-        if !armed { timer.cancel() }
+        guard let ready else { return }
+        timer?.cancel()
+        hand(ready, to: waiter)
     }
 
     /// Ends the Send now: missing results become FAILED `DeadlineExceeded`.
     public func expire() {
-        let (waiter, timer, results, expired) = state.withLock {
+        let (waiter, timer, results, expired) = withLock {
             state -> (Waiter, DeadlineTimer?, [DeliveryResult], [DeliveryResult]) in
             guard !state.finished else { return (.none, nil, [], []) }
             var expired: [DeliveryResult] = []
@@ -171,39 +173,42 @@ public final class DeliveryCollector: Sendable {
             return (waiter, timer, state.results, expired)
         }
         // These are final results too (events, logs).
-        for result in expired { observer.deliveryResult(result) }
+        for result in expired { resultFinal(result) }
         timer?.cancel()
         hand(results, to: waiter)
     }
-}
-
-/// The observer of a collector made with an `onResult` closure (its end goes to `whenDone`'s).
-private final class ResultClosure: DeliveryObserver {
-    private let onResult: @Sendable (DeliveryResult) -> Void
-
-    init(_ onResult: @escaping @Sendable (DeliveryResult) -> Void) { self.onResult = onResult }
-
-    func deliveryResult(_ result: DeliveryResult) { onResult(result) }
-    func deliveryDone(_ results: [DeliveryResult]) {}
 }
 
 /// Calls `fire` at a deadline unless cancelled first. On an event loop's thread (a gRPC handler
 /// runs on its connection's loop) it is one of the loop's timers: no other thread is woken to
 /// start it or to cancel it, which on an idle machine is a scheduler wake-up (hundreds of
 /// microseconds on a VM) per Send. Elsewhere it is a task that sleeps.
-private enum DeadlineTimer: Sendable {
+enum DeadlineTimer: Sendable {
     case loop(EventLoop, TimerID)
     case task(Task<Void, Never>)
 
     static func start(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> DeadlineTimer {
         if let loop = EventLoop.current {
-            return .loop(loop, loop.schedule(after: ContinuousClock.now.duration(to: deadline), fire))
+            let nanoseconds = Self.nanoseconds(ContinuousClock.now.duration(to: deadline))
+            return .loop(loop, loop.schedule(at: loop.now &+ nanoseconds, fire))
         }
         return .task(
             Task {
                 try? await Task.sleep(until: deadline, clock: .continuous)
                 if !Task.isCancelled { fire() }
             })
+    }
+
+    /// `delay` in whole nanoseconds for the loop's clock, rounded up (a timer never fires early, and
+    /// may fire up to 3 ns late), 0 for a delay that is over, 2^62 (a century) past 56 days. Its
+    /// attoseconds are taken in units of 2^30 (1.07 ns), which a Double holds exactly: no 128-bit
+    /// division (a `Duration`'s components, which `schedule(after:)` takes, cost two per Send).
+    static func nanoseconds(_ delay: Duration) -> UInt64 {
+        let attoseconds = delay.attoseconds
+        guard attoseconds > 0 else { return 0 }
+        let units = (attoseconds + (1 << 30 - 1)) >> 30  // rounded up
+        guard units < 1 << 52 else { return 1 << 62 }
+        return UInt64((Double(Int64(truncatingIfNeeded: units)) * 1.073_741_824).rounded(.up))
     }
 
     func cancel() {

@@ -72,7 +72,10 @@ public enum GRPCServerEvent: Sendable, Equatable {
 
 /// Told how each call ended, and of each ``GRPCServerEvent``. Called on the call's event loop:
 /// keep it quick.
-public protocol GRPCCallObserver: Sendable {
+///
+/// A class: every call reaches its connection's observer once, and a class existential is a
+/// retain to take, where a value one was copied out of its box (and its fields retained) per call.
+public protocol GRPCCallObserver: AnyObject, Sendable {
     func callFinished(_ call: GRPCCallSummary)
     func serverEvent(_ event: GRPCServerEvent)
 }
@@ -82,7 +85,7 @@ extension GRPCCallObserver {
 }
 
 /// Several observers as one.
-public struct GRPCCallObservers: GRPCCallObserver {
+public final class GRPCCallObservers: GRPCCallObserver {
     public let observers: [any GRPCCallObserver]
 
     public init(_ observers: [any GRPCCallObserver]) { self.observers = observers }

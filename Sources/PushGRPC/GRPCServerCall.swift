@@ -30,7 +30,7 @@ final class GRPCServerCall: @unchecked Sendable {
     private var clientHalfClosed = false
     private(set) var isFinished = false
     /// A handler waiting in ``GRPCResponseWriter/send(_:)`` for the client to take response bytes.
-    private var drainWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
+    private var drainWaiter: DrainWaiter?
     /// For ``GRPCCallObserver`` (the connection's, not a copy per call): the method's path once
     /// started, and when the call began.
     private var observer: (any GRPCCallObserver)? { connection.callObserver }
@@ -62,6 +62,19 @@ final class GRPCServerCall: @unchecked Sendable {
         case ordered(GRPCOrderedStreamHandler)
         /// Stopped; `answered`: an immediate handler answered (the call did not end by a cancellation).
         case ended(answered: Bool)
+    }
+
+    /// A handler waiting for its response bytes to drain. A class: every call has the optional
+    /// field and few ever wait, and an optional tuple holding a continuation (a type of another
+    /// module, of unknown layout) was set to nil and destroyed through type metadata per call.
+    private final class DrainWaiter {
+        let limit: Int
+        let continuation: CheckedContinuation<Void, Never>
+
+        init(limit: Int, continuation: CheckedContinuation<Void, Never>) {
+            self.limit = limit
+            self.continuation = continuation
+        }
     }
 
     /// An ordered stream's requests and answers (nil for every other kind of call).
@@ -171,7 +184,7 @@ final class GRPCServerCall: @unchecked Sendable {
 
     private func parkDrainWaiter(limit: Int, _ continuation: CheckedContinuation<Void, Never>) {
         guard isBackedUp(limit: limit) else { return continuation.resume() }
-        drainWaiter = (limit, continuation)
+        drainWaiter = DrainWaiter(limit: limit, continuation: continuation)
         connection.waitForDrain(self)
     }
 
@@ -433,7 +446,7 @@ final class GRPCServerCall: @unchecked Sendable {
         }
         // Taken once: each use of the unowned reference would check and retain it again.
         let connection = self.connection
-        stopCall(.ok)
+        stopCall(.ok, on: connection)
         responseHeadersSent = true
         do {
             try connection.session.sendResponse(
@@ -448,10 +461,11 @@ final class GRPCServerCall: @unchecked Sendable {
     }
 
     /// Marks the call finished, stops its handler and reports it to the observer.
-    private func stopCall(_ status: GRPCStatus) {
+    private func stopCall(_ status: GRPCStatus, on connection: GRPCServerConnection) {
         isFinished = true
         stopHandler()
-        connection.callObserver?.callFinished(
+        guard let observer = connection.callObserver else { return }
+        observer.callFinished(
             GRPCCallSummary(
                 path: path, status: status, nanoseconds: loop.now &- startedAt, callRequestID: requestID, peer: peer,
                 methodIndex: methodIndex))
@@ -462,7 +476,7 @@ final class GRPCServerCall: @unchecked Sendable {
         guard !isFinished else { return }
         // Taken once: each use of the unowned reference would check and retain it again.
         let connection = self.connection
-        stopCall(status)
+        stopCall(status, on: connection)
         let trailers = Self.trailers(for: status)
         do {
             if responseHeadersSent {
@@ -511,8 +525,10 @@ final class GRPCServerCall: @unchecked Sendable {
         let stopping = mode
         mode = .ended(answered: { if case .ended(true) = stopping { true } else { false } }())
         // An ended call waits for nothing: its handler's send returns (its messages are dropped).
-        drainWaiter?.continuation.resume()
-        drainWaiter = nil
+        if let waiter = drainWaiter {
+            drainWaiter = nil
+            waiter.continuation.resume()
+        }
         budget.release(reservedForPending + reservedForRequest)
         reservedForPending = 0
         reservedForRequest = 0

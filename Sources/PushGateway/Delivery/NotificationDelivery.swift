@@ -19,16 +19,16 @@ final class NotificationDelivery: Sendable {
         self.events = events
     }
 
-    /// Starts delivering every (notification, token); `respond` gets the response (one result per
+    /// Starts delivering every (notification, token); `answer` gets the response (one result per
     /// token) once each has one, or just before `deadline` with the rest FAILED
     /// (`DeadlineExceeded`), on whichever loop gives the last result; the apps' counters and
-    /// `metrics`' Send duration (from `started`) are recorded first. Expiring the returned
+    /// `metrics`' Send duration (from `started`, ``EventLoop/monotonicNow``) are recorded first. Expiring the returned
     /// collector (the client went away) ends it the same way and drops what was not sent yet.
     /// - Throws: when the apps' queues have no room (nothing was started then).
     @discardableResult
     func deliver(
-        _ send: ValidatedSend, deadline: ContinuousClock.Instant?, started: ContinuousClock.Instant,
-        metrics: GatewayMetrics?, respond: @escaping @Sendable (PushgateV1.SendResponse) -> Void
+        _ send: ValidatedSend, deadline: ContinuousClock.Instant?, started: UInt64,
+        metrics: GatewayMetrics?, answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
         let reserved = try reserve(send)
         var placeholders: [DeliveryResult] = []
@@ -39,9 +39,8 @@ final class NotificationDelivery: Sendable {
                 placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
             }
         }
-        let collector = DeliveryCollector(
-            placeholders: placeholders,
-            observer: SendCompletion(send, events: events, started: started, metrics: metrics, respond: respond))
+        let collector = SendCompletion(
+            send, placeholders: placeholders, events: events, started: started, metrics: metrics, answer: answer)
         var slot = 0
         for index in send.items.indices {
             reserved[index].send(
@@ -118,24 +117,5 @@ final class NotificationDelivery: Sendable {
 
     func shutdown() {
         for client in live.clients.values { client.shutdown() }
-    }
-}
-
-extension PushgateV1.Result {
-    init(_ result: DeliveryResult) {
-        self.init()
-        notificationIndex = Int32(result.notificationIndex)
-        token = result.token
-        switch result.status {
-        case .delivered: status = .delivered
-        case .rejected: status = .rejected
-        case .failed: status = .failed
-        }
-        httpStatus = Int32(result.httpStatus)
-        reason = result.reason
-        id = result.providerID
-        unregisteredAt = result.unregisteredAt
-        attempts = Int32(result.attempts)
-        canonicalToken = result.canonicalToken
     }
 }

@@ -1,61 +1,88 @@
 import PushCore
 import PushDelivery
+import PushGRPC
 import PushMetrics
+import PushPosix
 import PushProto
 
-/// What one Send does with its results, in the one object its collector tells: each final result
-/// to the events, and once all are in the apps' counters, the Send's duration and the response.
-/// One object instead of a chain of closures (the collector's result and end closures and the
-/// service's completion), each a context to allocate and free per Send.
-final class SendCompletion: DeliveryObserver {
-    /// Each item's app and counters (and its token count, to find its results).
-    private enum Items: Sendable {
-        /// The common case: no arrays.
-        case one(app: String, counters: NotificationCounters?)
-        case many([(app: String, counters: NotificationCounters?, count: Int)])
-    }
+/// Where a Send's response goes.
+enum SendAnswer: Sendable {
+    /// A gRPC call's (Push/Send, a SendStream request): the response's bytes are written straight
+    /// from the results, after room for the gRPC prefix, with no `SendResponse` value between.
+    case grpc(GRPCUnaryResponder)
+    /// As a `SendResponse` (gorush's endpoint maps it to its own JSON).
+    case response(@Sendable (PushgateV1.SendResponse) -> Void)
+}
 
+/// One Send's collector and what it does with its results: each final result to the events, and
+/// once all are in the apps' counters, the Send's duration and the response. One object per Send
+/// (its collector, its completion), instead of a collector with an observer, or a chain of
+/// closures, each an object to allocate and free per Send.
+final class SendCompletion: DeliveryCollector, @unchecked Sendable {
+    // Plain fields, not enums of them: a `switch` over a stored enum copied its payload out (a
+    // retain per field) on every result and every Send.
     private let events: DeliveryEvents
-    private let items: Items
-    private let started: ContinuousClock.Instant
+    /// A one-notification Send's app and counters (the common case: no array).
+    private let app: String
+    private let counters: NotificationCounters?
+    /// With several notifications: each item's app, counters and token count (to find its results).
+    private let items: [(app: String, counters: NotificationCounters?, count: Int)]?
+    /// When the Send began (``EventLoop/monotonicNow``): nanoseconds, because a `Duration`'s
+    /// seconds for the histogram took a 128-bit division.
+    private let started: UInt64
     private let metrics: GatewayMetrics?
-    private let respond: @Sendable (PushgateV1.SendResponse) -> Void
+    /// Where the response goes (``SendAnswer``): one of the two.
+    private let responder: GRPCUnaryResponder?
+    private let respond: (@Sendable (PushgateV1.SendResponse) -> Void)?
 
+    /// - Parameter placeholders: as ``DeliveryCollector/init(placeholders:onResult:)`` takes them.
     init(
-        _ send: borrowing ValidatedSend, events: DeliveryEvents, started: ContinuousClock.Instant,
-        metrics: GatewayMetrics?, respond: @escaping @Sendable (PushgateV1.SendResponse) -> Void
+        _ send: borrowing ValidatedSend, placeholders: [DeliveryResult], events: DeliveryEvents, started: UInt64,
+        metrics: GatewayMetrics?, answer: SendAnswer
     ) {
-        if send.items.count == 1 {
-            items = .one(app: send.items[0].app, counters: send.items[0].route.counters)
-        } else {
-            items = .many(send.items.map { ($0.app, $0.route.counters, $0.tokenCount) })
-        }
+        app = send.items.first?.app ?? ""
+        counters = send.items.first?.route.counters
+        items = send.items.count == 1 ? nil : send.items.map { ($0.app, $0.route.counters, $0.tokenCount) }
         self.events = events
         self.started = started
         self.metrics = metrics
-        self.respond = respond
+        switch answer {
+        case .grpc(let responder):
+            self.responder = responder
+            respond = nil
+        case .response(let respond):
+            responder = nil
+            self.respond = respond
+        }
+        super.init(placeholders: placeholders)
     }
 
-    func deliveryResult(_ result: DeliveryResult) {
-        switch items {
-        case .one(let app, _): events.result(result, app: app)
-        case .many(let items): events.result(result, app: items[result.notificationIndex].app)
+    override func resultFinal(_ result: DeliveryResult) {
+        if let items {
+            events.result(result, app: items[result.notificationIndex].app)
+        } else {
+            events.result(result, app: app)
         }
     }
 
-    func deliveryDone(_ results: [DeliveryResult]) {
-        switch items {
-        case .one(_, let counters):
-            counters?.record(results[...])
-        case .many(let items):
+    override func resultsDone(_ results: [DeliveryResult]) {
+        if let items {
             var slot = 0
             for item in items {
                 item.counters?.record(results[slot..<(slot + item.count)])
                 slot += item.count
             }
+        } else {
+            counters?.record(results[...])
         }
-        metrics?.sendSeconds.observe(.now - started)
-        respond(Self.response(results))
+        metrics?.sendSeconds.observe(nanoseconds: EventLoop.monotonicNow &- started)
+        if let responder {
+            responder.respond(
+                prefixed: PushgateV1.SendResponse.serializedBytes(
+                    of: results, reservingPrefix: GRPCMessageFramer.prefixSize))
+        } else {
+            respond?(Self.response(results))
+        }
     }
 
     static func response(_ results: [DeliveryResult]) -> PushgateV1.SendResponse {

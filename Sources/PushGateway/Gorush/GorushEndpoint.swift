@@ -47,14 +47,14 @@ enum GorushEndpoint {
                     // No client deadline in gorush's protocol: send_timeout_seconds bounds it.
                     _ = try PushService.startSend(
                         mapped.send, caller: caller, settings: settings, delivery: delivery, deadline: nil,
-                        metrics: metrics
-                    ) { response in
-                        responder.respond(
-                            HTTPRouteResponse(
-                                status: 200, headers: json,
-                                body: GorushResponse.delivered(response.results, echoes: echoes))
-                        )
-                    }
+                        metrics: metrics,
+                        answer: .response { response in
+                            responder.respond(
+                                HTTPRouteResponse(
+                                    status: 200, headers: json,
+                                    body: GorushResponse.delivered(response.results, echoes: echoes))
+                            )
+                        })
                 } catch {
                     responder.respond(refusal(error.code.httpStatus, error.message))
                 }

@@ -5,8 +5,10 @@ import PushGRPC
 /// to find a failed call from the client's side without logging every success. A failure that is
 /// the gateway's (UNAVAILABLE, INTERNAL, DATA_LOSS, UNKNOWN) is a warning or an error; a client's
 /// mistake (INVALID_ARGUMENT, NOT_FOUND, …) stays at info.
-struct AccessLog: GRPCCallObserver {
+final class AccessLog: GRPCCallObserver {
     let log: Log
+
+    init(log: Log) { self.log = log }
 
     func callFinished(_ call: GRPCCallSummary) {
         let ok = call.status.code == .ok

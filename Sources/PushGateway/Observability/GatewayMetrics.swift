@@ -214,10 +214,18 @@ final class RPCMetrics: GRPCCallObserver {
     /// whose path is not it (another server's methods) goes by the path.
     private let byIndex = Locked<[MethodSeries?]>([])
 
-    private struct MethodSeries {
+    /// A class: read on every call, where a struct was copied out of the table (a retain per field).
+    /// Its counters change only under ``byIndex``'s lock.
+    private final class MethodSeries {
         let path: String
         let seconds: Histogram
         var calls: [Counter?]
+
+        init(path: String, seconds: Histogram, calls: [Counter?]) {
+            self.path = path
+            self.seconds = seconds
+            self.calls = calls
+        }
     }
 
     init(registry: MetricsRegistry, buckets: [Double]) {

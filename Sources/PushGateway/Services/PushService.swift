@@ -2,6 +2,7 @@ import PushCore
 import PushDelivery
 import PushGRPC
 import PushMetrics
+import PushPosix
 import PushProto
 
 /// `pushgate.v1.Push`: Send and SendStream deliver now; Publish stores and fans out in the background.
@@ -24,8 +25,7 @@ enum PushService {
                     request, caller, context, responder throws(GRPCStatus) in
                     let collector = try startSend(
                         request, caller: caller, settings: live.snapshot, delivery: delivery,
-                        deadline: context.deadline, metrics: metrics
-                    ) { response in responder.respond(response) }
+                        deadline: context.deadline, metrics: metrics, answer: .grpc(responder.responder))
                     // The client went away or its deadline passed: the rest is dropped, not sent.
                     responder.onCancel { collector.expire() }
                 },
@@ -43,11 +43,7 @@ enum PushService {
                             ? admitted.caller : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
                         let collector = try startSend(
                             try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
-                            delivery: delivery, deadline: context.deadline, metrics: metrics
-                        ) { response in
-                            responder.respond(
-                                prefixed: response.serializedBytes(reservingPrefix: GRPCMessageFramer.prefixSize))
-                        }
+                            delivery: delivery, deadline: context.deadline, metrics: metrics, answer: .grpc(responder))
                         responder.onCancel { collector.expire() }
                     } catch {
                         responder.fail(error)
@@ -112,23 +108,23 @@ enum PushService {
     }
 
     /// The one way a Send is delivered (Push/Send, and each request of SendStream): checks the
-    /// request and starts its delivery; `completion` gets the response, on the loop that gives the
+    /// request and starts its delivery; `answer` gets the response, on the loop that gives the
     /// last result.
     /// - Returns: the delivery's collector, to expire if the call ends first.
     static func startSend(
         _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
         delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil,
-        completion: @escaping @Sendable (PushgateV1.SendResponse) -> Void
+        answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
-        let started = ContinuousClock.now
+        let started = EventLoop.monotonicNow
         do {
             // One snapshot for the whole call: validated and delivered with the same apps.
             let validated = try check(request, caller: caller, settings: settings)
             return try delivery.deliver(
                 validated, deadline: sendDeadline(deadline, settings.configuration), started: started,
-                metrics: metrics, respond: completion)
+                metrics: metrics, answer: answer)
         } catch {
-            metrics?.sendSeconds.observe(.now - started)
+            metrics?.sendSeconds.observe(nanoseconds: EventLoop.monotonicNow &- started)
             throw error
         }
     }
