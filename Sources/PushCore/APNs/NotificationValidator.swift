@@ -21,7 +21,9 @@ public enum NotificationValidator {
         ValidationError.result(at: path) { () throws(ValidationError) in try prepare(n, bundleID: bundleID, now: now) }
     }
 
-    private static func prepare(_ n: NotificationRequest, bundleID: String, now: Int64) throws(ValidationError)
+    /// The same, throwing its error relative to `n` (`tokens[7]`, `priority`): for a caller that
+    /// places it itself, without a `Result` around the prepared notification.
+    public static func prepare(_ n: NotificationRequest, bundleID: String, now: Int64 = 0) throws(ValidationError)
         -> PreparedNotification
     {
         try build(n, tokens: normalizedTokens(n.tokens), bundleID: bundleID, now: now)
