@@ -80,9 +80,9 @@ enum SendRequestValidation {
         // Each case builds its item straight from the typed prepared message: a `Result` of the
         // enum, switched on, copied the prepared push out of it (a retain per field) to read its
         // tokens.
-        switch route.app.keys {
-        case .apns(let apns):
-            if domain.liveActivity != nil, !apns.certFile.isEmpty {
+        switch route.platform {
+        case .apns(let bundleID, let usesCertificate):
+            if domain.liveActivity != nil, usesCertificate {
                 throw GRPCStatus(
                     .invalidArgument,
                     "\(path).live_activity: Live Activity pushes need token auth (team_id, key_id, key_file); "
@@ -90,7 +90,7 @@ enum SendRequestValidation {
             }
             let prepared: PreparedNotification
             do throws(ValidationError) {
-                prepared = try NotificationValidator.prepare(domain, bundleID: apns.bundleID, now: now)
+                prepared = try NotificationValidator.prepare(domain, bundleID: bundleID, now: now)
             } catch {
                 throw invalid(error.located(at: path))
             }
@@ -105,11 +105,11 @@ enum SendRequestValidation {
             case .success(let message): return .init(route: route, tokens: message.tokens, notification: .adm(message))
             case .failure(let error): throw invalid(error)
             }
-        case .webpush(let web):
+        case .webpush(let allowedHosts):
             switch WebPushMessageBuilder.prepare(domain, at: path, now: now) {
             case .success(let message):
                 do throws(ValidationError) {
-                    try WebPushSubscription.validate(tokens: message.tokens, hosts: web.allowedHosts)
+                    try WebPushSubscription.validate(tokens: message.tokens, hosts: allowedHosts)
                 } catch {
                     throw invalid(error.located(at: path))
                 }
