@@ -10,14 +10,21 @@ struct ValidatedSend: Sendable {
         let route: AppRoute
         /// `notification`'s tokens, read out once: reading them out of the enum copies its whole payload.
         let tokens: [String]
-        let notification: PreparedPush
+        /// nil once the delivery took it (``ValidatedSend/takeNotification(at:)``).
+        fileprivate(set) var notification: PreparedPush?
         var tokenCount: Int { tokens.count }
 
         var app: String { route.name }
     }
 
-    let items: [Item]
+    private(set) var items: [Item]
     let tokenCount: Int
+
+    /// Item `index`'s prepared push, moved out for its app's client (each is sent once): copying
+    /// it out of the array was a retain and a release per field of the prepared message.
+    mutating func takeNotification(at index: Int) -> PreparedPush {
+        items[index].notification.take()!
+    }
 }
 
 /// Checks every field of a Send request before anything is sent, and names the place of the first
