@@ -89,7 +89,7 @@ enum SendRequestValidation {
         // tokens.
         switch route.platform {
         case .apns(let bundleID, let usesCertificate):
-            if domain.liveActivity != nil, usesCertificate {
+            if usesCertificate, domain.liveActivity != nil {
                 throw GRPCStatus(
                     .invalidArgument,
                     "\(path).live_activity: Live Activity pushes need token auth (team_id, key_id, key_file); "
