@@ -17,6 +17,13 @@ extension JSONWriter {
         var runStart = 0
         var index = 0
         while index < utf8.count {
+            // Eight bytes at a time while none of them needs an escape (nearly all text).
+            if utf8.count - index >= 8,
+                !needsEscape(UnsafeRawPointer(utf8.baseAddress!).loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            {
+                index += 8
+                continue
+            }
             let byte = utf8[index]
             if byte < 0x20 || byte == 0x22 || byte == 0x5C {
                 if runStart < index {
@@ -29,6 +36,18 @@ extension JSONWriter {
         }
         if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes in `word` is below 0x20, `"` or `\` (exact, by the
+    /// word-at-a-time tests for "a byte less than n" and "a zero byte").
+    static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let equal = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & highs
+        return control | equal != 0
     }
 
     private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {

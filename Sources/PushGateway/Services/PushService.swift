@@ -125,7 +125,7 @@ enum PushService {
             // One snapshot for the whole call: validated and delivered with the same apps.
             let validated = try check(request, caller: caller, settings: settings)
             return try delivery.deliver(
-                validated, deadline: sendDeadline(deadline, settings.configuration), started: started,
+                validated, deadline: sendDeadline(deadline, settings.configuration, now: started), started: started,
                 metrics: metrics, respond: completion)
         } catch {
             metrics?.sendSeconds.observe(.now - started)
@@ -136,11 +136,13 @@ enum PushService {
     /// The client's deadline, or `send_timeout_seconds` from now when that comes first (or the
     /// client set none): a Send whose provider never answers (a stalled connection) ends, FAILED
     /// `DeadlineExceeded` for what was not delivered, instead of waiting for ever.
+    /// `now`: the Send's start, read once for it.
     static func sendDeadline(
-        _ clientDeadline: ContinuousClock.Instant?, _ configuration: GatewayConfiguration
+        _ clientDeadline: ContinuousClock.Instant?, _ configuration: GatewayConfiguration,
+        now: ContinuousClock.Instant = .now
     ) -> ContinuousClock.Instant? {
         guard configuration.sendTimeoutSeconds > 0 else { return clientDeadline }
-        let bound = ContinuousClock.now + .seconds(configuration.sendTimeoutSeconds)
+        let bound = now + .seconds(configuration.sendTimeoutSeconds)
         guard let clientDeadline else { return bound }
         return min(clientDeadline, bound)
     }
