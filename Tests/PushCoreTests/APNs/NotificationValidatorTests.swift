@@ -44,7 +44,8 @@ struct NotificationValidatorTests {
             let prepared = try prepare(valid { $0.tokens = tokens })
             #expect(prepared.tokens == tokens.map { $0.lowercased() })
         }
-        #expect(message(valid { $0.tokens = [Self.token, upper, "xyz"] })?.hasPrefix("notifications[3].tokens[2]:") == true)
+        let bad = message(valid { $0.tokens = [Self.token, upper, "xyz"] })
+        #expect(bad?.hasPrefix("notifications[3].tokens[2]:") == true)
     }
 
     @Test("explicit headers are carried over, id lower-cased")
