@@ -77,7 +77,10 @@ public final class APNsDialect: ProviderDialect {
         // scratch holds the token's field (`/3/device/<token>`), rebuilt in place: no allocation per token.
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: job.slotPrefix)
-        scratch.append(contentsOf: request.token.utf8)
+        // Tokens are native strings: their bytes copied at once (the UTF-8 view went byte by byte).
+        if request.token.utf8.withContiguousStorageIfAvailable({ scratch.append(contentsOf: $0) }) == nil {
+            scratch.append(contentsOf: request.token.utf8)
+        }
         return scratch.withUnsafeBytes { slot -> Result<Int32, ProviderWireError> in
             guard job.usesProviderToken, let authorization else {
                 return Result { () throws(ProviderWireError) in

@@ -29,7 +29,7 @@ public protocol DeliveryClient: AnyObject, Sendable {
     /// Sends a prepared push to each of its tokens; token `i`'s result goes to slot `firstSlot + i`
     /// of `collector`. Room must have been reserved. A push for another platform than the app's is
     /// FAILED (`WrongPlatform`).
-    func send(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector)
+    func send(_ push: consuming PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector)
     /// Why a Send with these tokens cannot be taken now, or nil: it would need pools for more
     /// origins than the app may have (only for a dialect whose tokens name their origin). The
     /// caller answers RESOURCE_EXHAUSTED with it.
@@ -131,7 +131,9 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             + "max_origins is \(limit); retry later or send to fewer push services at once"
     }
 
-    public func send(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector) {
+    public func send(
+        _ push: consuming PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector
+    ) {
         let tokens = push.tokens
         guard let job = dialect.makeJob(for: push, notificationIndex: notificationIndex, collector: collector) else {
             for (offset, token) in tokens.enumerated() {

@@ -76,7 +76,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         perform()
     }
 
-    func enqueue(_ request: Request) {
+    func enqueue(_ request: consuming Request) {
         machine.enqueue(request, into: &actions)
         perform()
     }

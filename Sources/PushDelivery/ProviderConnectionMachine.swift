@@ -77,9 +77,10 @@ struct ProviderConnectionMachine {
     }
 
     /// One request (a 1-token Send): the same as `enqueue([request])`, without the array.
-    mutating func enqueue(_ request: ProviderRequest, into actions: inout [Action]) {
+    mutating func enqueue(_ request: consuming ProviderRequest, into actions: inout [Action]) {
         guard !isShutDown else {
-            actions.append(.finish(request, request.result(.failed, reason: "Shutdown")))
+            let result = request.result(.failed, reason: "Shutdown")
+            actions.append(.finish(request, result))
             return
         }
         queue.append(request)
@@ -134,7 +135,9 @@ struct ProviderConnectionMachine {
     }
 
     /// `request` went out as `id`: returns the slot its answer is kept in by the driver.
-    mutating func submitted(_ request: ProviderRequest, id: Int32, generation: Int64, at time: Time) -> Int {
+    mutating func submitted(
+        _ request: consuming ProviderRequest, id: Int32, generation: Int64, at time: Time
+    ) -> Int {
         let entry = InFlight(request: request, submittedAt: time.now, generation: generation)
         let (slot, isNew) = streams.open(id)
         if isNew { inFlight.append(entry) } else { inFlight[slot] = entry }

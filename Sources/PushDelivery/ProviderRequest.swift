@@ -47,8 +47,11 @@ public struct ProviderRequest: Sendable {
 }
 
 /// A FIFO of requests (an array with a moving head: no per-element allocation).
+///
+/// Elements are moved in and out, not copied: a request's copy is a retain and a release of its
+/// job and token, several times on its way to the wire. A taken element leaves nil behind.
 public struct RequestQueue<Element> {
-    private var storage: [Element] = []
+    private var storage: [Element?] = []
     private var head = 0
 
     public init() {}
@@ -56,11 +59,13 @@ public struct RequestQueue<Element> {
     public var isEmpty: Bool { head == storage.count }
     public var count: Int { storage.count - head }
 
-    public mutating func append(_ element: Element) { storage.append(element) }
-    public mutating func append(contentsOf elements: some Sequence<Element>) { storage.append(contentsOf: elements) }
+    public mutating func append(_ element: consuming Element) { storage.append(element) }
+    public mutating func append(contentsOf elements: some Sequence<Element>) {
+        for element in elements { storage.append(element) }
+    }
 
     /// Puts an element back at the front (a refused stream keeps its turn).
-    public mutating func prepend(_ element: Element) {
+    public mutating func prepend(_ element: consuming Element) {
         if head > 0 {
             head -= 1
             storage[head] = element
@@ -71,7 +76,7 @@ public struct RequestQueue<Element> {
 
     public mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
-        let element = storage[head]
+        let element = storage[head].take()
         head += 1
         if head == storage.count {
             storage.removeAll(keepingCapacity: storage.capacity <= 4096)
@@ -84,7 +89,7 @@ public struct RequestQueue<Element> {
     }
 
     public mutating func removeAll() -> [Element] {
-        let rest = Array(storage[head...])
+        let rest = storage[head...].map { $0! }
         storage.removeAll()
         head = 0
         return rest

@@ -6,7 +6,7 @@ extension NotificationRequest {
     /// by the gateway and the fuzz targets, so both check the same conversion.
     public init?(proto n: borrowing PushgateV1.Notification) {
         self.init()
-        guard assign(proto: n) else { return nil }
+        guard withUnsafePointer(to: n, { assign(proto: $0) }) else { return nil }
     }
 
     /// Sets every field from `n` (a value made with `init()`: the defaults it replaces are empty);
@@ -14,47 +14,49 @@ extension NotificationRequest {
     ///
     /// In place rather than an initializer: an initializer of a struct this large (from another
     /// module, so not inlined) built the value and then copied it out to the caller, a retain and
-    /// a release for each of its two dozen fields, on every notification of every Send.
-    public mutating func assign(proto n: borrowing PushgateV1.Notification) -> Bool {
-        if n.pushType == .unspecified {
+    /// a release for each of its two dozen fields, on every notification of every Send. And `n` is
+    /// read where it lies: a borrowed notification read out of an array (or through a pointer's
+    /// `pointee`) was first copied whole by the caller, the same retain and release per field.
+    public mutating func assign(proto pointer: UnsafePointer<PushgateV1.Notification>) -> Bool {
+        if pointer.pointee.pushType == .unspecified {
             pushType = nil
-        } else if let known = n.pushType.domain {
+        } else if let known = pointer.pointee.pushType.domain {
             pushType = known
         } else {
             return false
         }
-        app = n.app
-        tokens = n.tokens
-        if let a = n.alert {
+        app = pointer.pointee.app
+        tokens = pointer.pointee.tokens
+        if let a = pointer.pointee.alert {
             alert = NotificationRequest.Alert(
                 title: a.title, subtitle: a.subtitle, body: a.body, launchImage: a.launchImage,
                 titleLocKey: a.titleLocKey, titleLocArgs: a.titleLocArgs, locKey: a.locKey, locArgs: a.locArgs,
                 image: a.image, actionLocKey: a.actionLocKey)
         }
-        badge = n.badge
-        sound = n.sound
-        category = n.category
-        threadID = n.threadID
-        contentAvailable = n.contentAvailable
-        mutableContent = n.mutableContent
-        interruptionLevel = n.interruptionLevel
-        dataJSON = n.dataJSON
-        payloadJSON = n.payloadJSON
-        priority = n.priority
-        expiration = n.expiration
-        collapseID = n.collapseID
-        topic = n.topic
-        id = n.id
-        urgency = n.urgency
-        if let l = n.liveActivity {
+        badge = pointer.pointee.badge
+        sound = pointer.pointee.sound
+        category = pointer.pointee.category
+        threadID = pointer.pointee.threadID
+        contentAvailable = pointer.pointee.contentAvailable
+        mutableContent = pointer.pointee.mutableContent
+        interruptionLevel = pointer.pointee.interruptionLevel
+        dataJSON = pointer.pointee.dataJSON
+        payloadJSON = pointer.pointee.payloadJSON
+        priority = pointer.pointee.priority
+        expiration = pointer.pointee.expiration
+        collapseID = pointer.pointee.collapseID
+        topic = pointer.pointee.topic
+        id = pointer.pointee.id
+        urgency = pointer.pointee.urgency
+        if let l = pointer.pointee.liveActivity {
             liveActivity = NotificationRequest.LiveActivity(
                 event: l.event, contentStateJSON: l.contentStateJSON, timestamp: l.timestamp,
                 staleDate: l.staleDate, dismissalDate: l.dismissalDate, relevanceScore: l.relevanceScore,
                 attributesType: l.attributesType, attributesJSON: l.attributesJSON,
                 inputPushToken: l.inputPushToken, inputPushChannel: l.inputPushChannel)
         }
-        if let c = n.criticalSound { criticalSound = CriticalSound(volume: c.volume) }
-        if let f = n.fcm {
+        if let c = pointer.pointee.criticalSound { criticalSound = CriticalSound(volume: c.volume) }
+        if let f = pointer.pointee.fcm {
             fcm = FCMOptions(
                 androidIcon: f.androidIcon, androidColor: f.androidColor, androidTag: f.androidTag,
                 androidChannelID: f.androidChannelID, analyticsLabel: f.analyticsLabel)

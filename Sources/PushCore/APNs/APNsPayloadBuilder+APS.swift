@@ -3,55 +3,55 @@ extension APNsPayloadBuilder {
     static func writeAPS(_ n: NotificationRequest, to writer: inout JSONWriter) {
         writer.beginObject()
         if let alert = n.alert, !alert.isEmptyForAPNs {
-            writer.key("alert")
+            writer.key(APSKeys.alert)
             writeAlert(alert, to: &writer)
         }
         if let badge = n.badge {
-            writer.key("badge")
+            writer.key(APSKeys.badge)
             writer.int(badge)
         }
         writeSound(n, to: &writer)
-        writer.member("thread-id", nonEmpty: n.threadID)
-        writer.member("category", nonEmpty: n.category)
+        writer.member(APSKeys.threadID, nonEmpty: n.threadID)
+        writer.member(APSKeys.category, nonEmpty: n.category)
         if n.contentAvailable {
-            writer.key("content-available")
+            writer.key(APSKeys.contentAvailable)
             writer.int(1)
         }
         if n.mutableContent {
-            writer.key("mutable-content")
+            writer.key(APSKeys.mutableContent)
             writer.int(1)
         }
-        writer.member("interruption-level", nonEmpty: n.interruptionLevel)
+        writer.member(APSKeys.interruptionLevel, nonEmpty: n.interruptionLevel)
         writer.endObject()
     }
 
     private static func writeAlert(_ alert: NotificationRequest.Alert, to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.member("title", nonEmpty: alert.title)
-        writer.member("subtitle", nonEmpty: alert.subtitle)
-        writer.member("body", nonEmpty: alert.body)
-        writer.member("launch-image", nonEmpty: alert.launchImage)
-        writer.member("title-loc-key", nonEmpty: alert.titleLocKey)
-        writer.member("title-loc-args", nonEmpty: alert.titleLocArgs)
-        writer.member("loc-key", nonEmpty: alert.locKey)
-        writer.member("loc-args", nonEmpty: alert.locArgs)
-        writer.member("action-loc-key", nonEmpty: alert.actionLocKey)
+        writer.member(APSKeys.title, nonEmpty: alert.title)
+        writer.member(APSKeys.subtitle, nonEmpty: alert.subtitle)
+        writer.member(APSKeys.body, nonEmpty: alert.body)
+        writer.member(APSKeys.launchImage, nonEmpty: alert.launchImage)
+        writer.member(APSKeys.titleLocKey, nonEmpty: alert.titleLocKey)
+        writer.member(APSKeys.titleLocArgs, nonEmpty: alert.titleLocArgs)
+        writer.member(APSKeys.locKey, nonEmpty: alert.locKey)
+        writer.member(APSKeys.locArgs, nonEmpty: alert.locArgs)
+        writer.member(APSKeys.actionLocKey, nonEmpty: alert.actionLocKey)
         writer.endObject()
     }
 
     /// `sound`: the name, or the critical sound's dictionary.
     static func writeSound(_ n: NotificationRequest, to writer: inout JSONWriter) {
         guard let critical = n.criticalSound, !n.sound.isEmpty else {
-            writer.member("sound", nonEmpty: n.sound)
+            writer.member(APSKeys.sound, nonEmpty: n.sound)
             return
         }
-        writer.key("sound")
+        writer.key(APSKeys.sound)
         writer.beginObject()
-        writer.key("critical")
+        writer.key(APSKeys.critical)
         writer.int(1)
-        writer.member("name", string: n.sound)
+        writer.member(APSKeys.name, string: n.sound)
         if let volume = critical.volume {
-            writer.key("volume")
+            writer.key(APSKeys.volume)
             writer.value(.number("\(volume)"))
         }
         writer.endObject()
@@ -84,4 +84,28 @@ extension NotificationRequest {
         if !dataJSON.isEmpty { return "data_json" }
         return nil
     }
+}
+
+/// The `aps` keys, quoted once (``JSONWriter/Key``).
+private enum APSKeys {
+    static let actionLocKey = JSONWriter.Key("action-loc-key")
+    static let alert = JSONWriter.Key("alert")
+    static let badge = JSONWriter.Key("badge")
+    static let body = JSONWriter.Key("body")
+    static let category = JSONWriter.Key("category")
+    static let contentAvailable = JSONWriter.Key("content-available")
+    static let critical = JSONWriter.Key("critical")
+    static let interruptionLevel = JSONWriter.Key("interruption-level")
+    static let launchImage = JSONWriter.Key("launch-image")
+    static let locArgs = JSONWriter.Key("loc-args")
+    static let locKey = JSONWriter.Key("loc-key")
+    static let mutableContent = JSONWriter.Key("mutable-content")
+    static let name = JSONWriter.Key("name")
+    static let sound = JSONWriter.Key("sound")
+    static let subtitle = JSONWriter.Key("subtitle")
+    static let threadID = JSONWriter.Key("thread-id")
+    static let title = JSONWriter.Key("title")
+    static let titleLocArgs = JSONWriter.Key("title-loc-args")
+    static let titleLocKey = JSONWriter.Key("title-loc-key")
+    static let volume = JSONWriter.Key("volume")
 }

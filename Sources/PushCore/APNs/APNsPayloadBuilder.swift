@@ -13,6 +13,9 @@ public struct APNsPayloadBuilder {
         try prepare(n).bytes
     }
 
+    /// `"aps":`, quoted once.
+    private static let apsKey = JSONWriter.Key("aps")
+
     /// A built payload plus what validation needs to know about it without re-parsing.
     struct Built {
         var bytes: [UInt8]
@@ -30,7 +33,7 @@ public struct APNsPayloadBuilder {
         }
         var writer = JSONWriter(reservingCapacity: 256 + n.dataJSON.utf8.count)
         writer.beginObject()
-        writer.key("aps")
+        writer.key(Self.apsKey)
         writeAPS(n, to: &writer)
         for (key, value) in data ?? [] {
             writer.key(key)

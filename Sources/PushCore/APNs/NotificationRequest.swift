@@ -58,50 +58,55 @@ public struct NotificationRequest: Sendable, Equatable {
     }
 
     /// The configured app to send through; empty means the default app.
-    public var app: String
+    public var app: String = ""
     /// Device tokens as received; one result per token.
-    public var tokens: [String]
+    public var tokens: [String] = []
     /// `aps.alert`; nil or empty adds nothing.
-    public var alert: Alert?
+    public var alert: Alert? = nil
     /// `aps.badge`; nil leaves the badge alone, 0 clears it.
-    public var badge: Int32?
+    public var badge: Int32? = nil
     /// `aps.sound`; `"default"` plays the system sound.
-    public var sound: String
+    public var sound: String = ""
     /// `aps.category`.
-    public var category: String
+    public var category: String = ""
     /// `aps.thread-id` (`thread_id`).
-    public var threadID: String
+    public var threadID: String = ""
     /// `aps.content-available: 1`.
-    public var contentAvailable: Bool
+    public var contentAvailable: Bool = false
     /// `aps.mutable-content: 1`.
-    public var mutableContent: Bool
+    public var mutableContent: Bool = false
     /// `passive`, `active`, `time-sensitive` or `critical`.
-    public var interruptionLevel: String
+    public var interruptionLevel: String = ""
     /// A JSON object whose keys go next to `aps`.
-    public var dataJSON: String
+    public var dataJSON: String = ""
     /// A complete payload used as is; the payload-building fields must then be empty.
-    public var payloadJSON: String
+    public var payloadJSON: String = ""
     /// nil: inferred from the payload (``PushType/infer(fromPayload:)``).
-    public var pushType: PushType?
+    public var pushType: PushType? = nil
     /// 0 (default), 1, 5 or 10.
-    public var priority: Int32
+    public var priority: Int32 = 0
     /// Unix seconds; 0 means no `apns-expiration` header.
-    public var expiration: Int64
+    public var expiration: Int64 = 0
     /// `apns-collapse-id`, at most 64 bytes; empty sends none.
-    public var collapseID: String
+    public var collapseID: String = ""
     /// The explicit `apns-topic`; empty means the app's bundle id plus the push type's suffix.
-    public var topic: String
+    public var topic: String = ""
     /// The `apns-id`; empty lets APNs generate one.
-    public var id: String
+    public var id: String = ""
     /// Web Push only: the `Urgency` header (`very-low`, `low`, `normal`, `high`); empty: from
     /// `priority`.
-    public var urgency: String
+    public var urgency: String = ""
     /// APNs only: a Live Activity push (``LiveActivity``); nil: an ordinary notification.
-    public var liveActivity: LiveActivity?
+    public var liveActivity: LiveActivity? = nil
     /// APNs only: play `sound` as a critical alert.
-    public var criticalSound: CriticalSound?
+    public var criticalSound: CriticalSound? = nil
     /// FCM only: the Android notification's look, the analytics label.
-    public var fcm: FCMOptions?
+    public var fcm: FCMOptions? = nil
+
+    /// Creates a request with every field unset: what ``assign(proto:)`` fills in place. Not the
+    /// initializer below with its defaults: that one, called from another module, built the whole
+    /// value and copied it out (a retain and a release per field, and ~600 bytes moved twice).
+    public init() {}
 
     /// Creates a request; every field defaults to unset.
     public init(

@@ -21,7 +21,9 @@ public enum NotificationValidator {
         ValidationError.result(at: path) { () throws(ValidationError) in try prepare(n, bundleID: bundleID, now: now) }
     }
 
-    private static func prepare(_ n: NotificationRequest, bundleID: String, now: Int64) throws(ValidationError)
+    /// The same, throwing its error relative to `n` (`tokens[7]`, `priority`): for a caller that
+    /// places it itself, without a `Result` around the prepared notification.
+    public static func prepare(_ n: NotificationRequest, bundleID: String, now: Int64 = 0) throws(ValidationError)
         -> PreparedNotification
     {
         try build(n, tokens: normalizedTokens(n.tokens), bundleID: bundleID, now: now)
@@ -60,19 +62,27 @@ public enum NotificationValidator {
             collapseID: n.collapseID.isEmpty ? nil : n.collapseID, apnsID: apnsID, tokens: tokens)
     }
 
+    /// The tokens, validated, in lower case. Nearly every request sends them in lower case already:
+    /// then its own array is the result (no array made, no retain per token); a new one is made
+    /// from the first token that changes.
     private static func normalizedTokens(_ tokens: [String]) throws(ValidationError) -> [String] {
         guard !tokens.isEmpty else {
             throw ValidationError(field: "tokens", message: "at least one token is required")
         }
         var normalized: [String] = []
-        normalized.reserveCapacity(tokens.count)
-        for (i, text) in tokens.enumerated() {
-            guard let token = DeviceToken(text) else {
+        var changed = false
+        for i in tokens.indices {
+            guard let token = DeviceToken(tokens[i]) else {
                 throw ValidationError(field: "tokens[\(i)]", message: DeviceToken.requirement)
             }
-            normalized.append(token.hex)
+            if !changed, token.hex != tokens[i] {
+                changed = true
+                normalized.reserveCapacity(tokens.count)
+                normalized.append(contentsOf: tokens[..<i])
+            }
+            if changed { normalized.append(token.hex) }
         }
-        return normalized
+        return changed ? normalized : tokens
     }
 
     /// The fields checked on their own: badge, interruption level, priority, expiration, collapse id.

@@ -52,7 +52,7 @@ private func isAlphanumeric(_ byte: UInt8) -> Bool {
 extension NotificationRequest {
     /// Refuses `fcm` for another `provider`: refused rather than dropped.
     func refuseFCMOnlyFields(provider: String) throws(ValidationError) {
-        guard fcm == nil || fcm!.isEmpty else {
+        guard fcm?.isEmpty ?? true else {
             throw ValidationError(field: "fcm", message: "is for FCM messages; \(provider) cannot carry it")
         }
     }

@@ -32,6 +32,46 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// An object key quoted once, with its `:` (`"alert":`): for the keys a builder writes in
+    /// every document, which the String `key(_:)` would scan and quote again each time.
+    public struct Key: Sendable {
+        let quoted: [UInt8]
+
+        public init(_ name: String) {
+            var quoted: [UInt8] = []
+            JSONWriter.appendQuoted(name, to: &quoted)
+            quoted.append(UInt8(ascii: ":"))
+            self.quoted = quoted
+        }
+    }
+
+    /// Writes a key quoted beforehand and its `:`; the next call writes its value.
+    public mutating func key(_ key: Key) {
+        separate()
+        bytes.append(contentsOf: key.quoted)
+        needsComma = false
+    }
+
+    /// Writes member `key` with the string `value`, unless it is empty.
+    public mutating func member(_ key: Key, nonEmpty value: String) {
+        guard !value.isEmpty else { return }
+        self.key(key)
+        string(value)
+    }
+
+    /// Writes member `key` with the string `value`, empty or not.
+    public mutating func member(_ key: Key, string value: String) {
+        self.key(key)
+        string(value)
+    }
+
+    /// Writes member `key` with the array `values`, unless it is empty.
+    public mutating func member(_ key: Key, nonEmpty values: [String]) {
+        guard !values.isEmpty else { return }
+        self.key(key)
+        stringArray(values)
+    }
+
     /// Writes a string value, escaped per RFC 8259 §7.
     public mutating func string(_ value: String) {
         separate()

@@ -1,4 +1,5 @@
 import PushDelivery
+import PushWebPush
 
 /// One configured app as a Send reaches it: its settings, its delivery client and its metric
 /// series, put together when the configuration is loaded (or reloaded), so a Send resolves its app
@@ -12,10 +13,28 @@ final class AppRoute: Sendable {
     /// `pushgate_notifications_total` of the app; nil without metrics.
     let counters: NotificationCounters?
 
+    /// What validating a notification needs of the app's keys, read out once: switching on
+    /// `app.keys` copied the platform's whole key set (a retain per field) for every notification.
+    let platform: Platform
+
+    enum Platform: Sendable {
+        /// `bundleID` is the default topic; `usesCertificate`: certificate auth (no Live Activities).
+        case apns(bundleID: String, usesCertificate: Bool)
+        case fcm
+        case adm
+        case webpush(allowedHosts: WebPushHostPolicy)
+    }
+
     init(_ app: AppConfiguration, client: (any DeliveryClient)?, counters: NotificationCounters?) {
         self.app = app
         self.client = client
         self.counters = counters
+        switch app.keys {
+        case .apns(let apns): platform = .apns(bundleID: apns.bundleID, usesCertificate: !apns.certFile.isEmpty)
+        case .fcm: platform = .fcm
+        case .adm: platform = .adm
+        case .webpush(let web): platform = .webpush(allowedHosts: web.allowedHosts)
+        }
     }
 
     var name: String { app.name }

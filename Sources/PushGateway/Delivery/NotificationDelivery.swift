@@ -27,7 +27,7 @@ final class NotificationDelivery: Sendable {
     /// - Throws: when the apps' queues have no room (nothing was started then).
     @discardableResult
     func deliver(
-        _ send: ValidatedSend, deadline: ContinuousClock.Instant?, started: UInt64,
+        _ send: consuming ValidatedSend, deadline: ContinuousClock.Instant?, started: UInt64,
         metrics: GatewayMetrics?, answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
         let reserved = try reserve(send)
@@ -44,23 +44,36 @@ final class NotificationDelivery: Sendable {
         var slot = 0
         for index in send.items.indices {
             reserved[index].send(
-                send.items[index].notification, notificationIndex: index, firstSlot: slot, collector: collector)
+                send.takeNotification(at: index), notificationIndex: index, firstSlot: slot, collector: collector)
             slot += send.items[index].tokenCount
         }
         collector.whenDone(deadline: deadline.map(Self.answerTime))
         return collector
     }
 
+    /// Each item's client, with room reserved.
+    private enum Reserved {
+        /// A Send of one notification (the common case): no array for its one client.
+        case one(any DeliveryClient)
+        case each([any DeliveryClient])
+
+        subscript(index: Int) -> any DeliveryClient {
+            switch self {
+            case .one(let client): client
+            case .each(let clients): clients[index]
+            }
+        }
+    }
+
     /// Room for every token in the apps' bounded queues, all or nothing.
-    /// - Returns: each item's client, in item order.
-    private func reserve(_ send: ValidatedSend) throws(GRPCStatus) -> [any DeliveryClient] {
+    private func reserve(_ send: ValidatedSend) throws(GRPCStatus) -> Reserved {
         if send.items.count == 1 {
             // The common case, without the dictionaries below.
             let route = send.items[0].route
             let client = try client(of: route)
             try admitOrigins(send.items[0].tokens, on: client)
             try reserve(send.items[0].tokenCount, on: client, app: route.name)
-            return [client]
+            return .one(client)
         }
         var counts: [ObjectIdentifier: (route: AppRoute, count: Int)] = [:]
         for item in send.items {
@@ -78,7 +91,7 @@ final class NotificationDelivery: Sendable {
                 throw error
             }
         }
-        return send.items.map { reserved[ObjectIdentifier($0.route)]! }
+        return .each(send.items.map { reserved[ObjectIdentifier($0.route)]! })
     }
 
     private func client(of route: AppRoute) throws(GRPCStatus) -> any DeliveryClient {

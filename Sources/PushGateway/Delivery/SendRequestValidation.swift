@@ -8,16 +8,23 @@ struct ValidatedSend: Sendable {
     struct Item: Sendable {
         /// The app, with its client and series (a reference: an item is copied a few times per Send).
         let route: AppRoute
-        let notification: PreparedPush
         /// `notification`'s tokens, read out once: reading them out of the enum copies its whole payload.
         let tokens: [String]
+        /// nil once the delivery took it (``ValidatedSend/takeNotification(at:)``).
+        fileprivate(set) var notification: PreparedPush?
         var tokenCount: Int { tokens.count }
 
         var app: String { route.name }
     }
 
-    let items: [Item]
+    private(set) var items: [Item]
     let tokenCount: Int
+
+    /// Item `index`'s prepared push, moved out for its app's client (each is sent once): copying
+    /// it out of the array was a retain and a release per field of the prepared message.
+    mutating func takeNotification(at index: Int) -> PreparedPush {
+        items[index].notification.take()!
+    }
 }
 
 /// Checks every field of a Send request before anything is sent, and names the place of the first
@@ -73,39 +80,54 @@ enum SendRequestValidation {
             throw unknownApp(notification.pointee.app, path: path, configuration: configuration)
         }
         var domain = NotificationRequest()
-        guard domain.assign(proto: notification.pointee) else {
+        guard domain.assign(proto: notification) else {
             throw GRPCStatus(
                 .invalidArgument, "\(path).push_type: unknown push type \(notification.pointee.pushType.rawValue)")
         }
-        let prepared: Result<PreparedPush, ValidationError>
-        switch route.app.keys {
-        case .apns(let apns):
-            if domain.liveActivity != nil, !apns.certFile.isEmpty {
+        // Each case builds its item straight from the typed prepared message: a `Result` of the
+        // enum, switched on, copied the prepared push out of it (a retain per field) to read its
+        // tokens.
+        switch route.platform {
+        case .apns(let bundleID, let usesCertificate):
+            if usesCertificate, domain.liveActivity != nil {
                 throw GRPCStatus(
                     .invalidArgument,
                     "\(path).live_activity: Live Activity pushes need token auth (team_id, key_id, key_file); "
                         + "app \(route.name) uses a certificate (cert_file)")
             }
-            prepared = NotificationValidator.prepare(domain, at: path, bundleID: apns.bundleID, now: now).map(
-                PreparedPush.apns)
+            let prepared: PreparedNotification
+            do throws(ValidationError) {
+                prepared = try NotificationValidator.prepare(domain, bundleID: bundleID, now: now)
+            } catch {
+                throw invalid(error.located(at: path))
+            }
+            return .init(route: route, tokens: prepared.tokens, notification: .apns(prepared))
         case .fcm:
-            prepared = FCMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.fcm)
+            switch FCMMessageBuilder.prepare(domain, at: path, now: now) {
+            case .success(let message): return .init(route: route, tokens: message.tokens, notification: .fcm(message))
+            case .failure(let error): throw invalid(error)
+            }
         case .adm:
-            prepared = ADMMessageBuilder.prepare(domain, at: path, now: now).map(PreparedPush.adm)
-        case .webpush(let web):
-            prepared = WebPushMessageBuilder.prepare(domain, at: path, now: now).flatMap { message in
+            switch ADMMessageBuilder.prepare(domain, at: path, now: now) {
+            case .success(let message): return .init(route: route, tokens: message.tokens, notification: .adm(message))
+            case .failure(let error): throw invalid(error)
+            }
+        case .webpush(let allowedHosts):
+            switch WebPushMessageBuilder.prepare(domain, at: path, now: now) {
+            case .success(let message):
                 do throws(ValidationError) {
-                    try WebPushSubscription.validate(tokens: message.tokens, hosts: web.allowedHosts)
-                    return .success(PreparedPush.webpush(message))
+                    try WebPushSubscription.validate(tokens: message.tokens, hosts: allowedHosts)
                 } catch {
-                    return .failure(error.located(at: path))
+                    throw invalid(error.located(at: path))
                 }
+                return .init(route: route, tokens: message.tokens, notification: .webpush(message))
+            case .failure(let error): throw invalid(error)
             }
         }
-        switch prepared {
-        case .success(let push): return .init(route: route, notification: push, tokens: push.tokens)
-        case .failure(let error): throw GRPCStatus(.invalidArgument, error.description)
-        }
+    }
+
+    private static func invalid(_ error: ValidationError) -> GRPCStatus {
+        GRPCStatus(.invalidArgument, error.description)
     }
 
     /// The first notifications' places, made once: one is passed down for error messages with every
@@ -127,7 +149,7 @@ extension NotificationRequest {
     /// INVALID_ARGUMENT here. Every other field is checked by the provider's builder.
     init(_ n: borrowing PushgateV1.Notification, path: String) throws(GRPCStatus) {
         self.init()
-        guard assign(proto: n) else {
+        guard withUnsafePointer(to: n, { assign(proto: $0) }) else {
             throw GRPCStatus(.invalidArgument, "\(path).push_type: unknown push type \(n.pushType.rawValue)")
         }
     }

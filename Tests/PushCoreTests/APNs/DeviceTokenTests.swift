@@ -29,6 +29,28 @@ struct DeviceTokenTests {
         #expect(DeviceToken.requirement == "APNs device token must be 64-200 hex digits")
     }
 
+    @Test("eight digits at a time agree with one at a time, for every byte in every place")
+    func words() {
+        func expected(_ byte: UInt8) -> DeviceToken.Kind? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): .lowercase
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): .hasUpperCase
+            default: nil
+            }
+        }
+        let plain = UInt64(0x6130_6130_6130_6130)  // "0a0a0a0a"
+        for byte in UInt8.min...UInt8.max {
+            for lane in 0..<8 {
+                let shift = UInt64(lane * 8)
+                let word = plain & ~(0xFF << shift) | UInt64(byte) << shift
+                #expect(DeviceToken.classify(word: word) == expected(byte), "byte \(byte) in lane \(lane)")
+            }
+        }
+        // A bad or upper-case digit in the tail (past the last whole word) is found too.
+        #expect(DeviceToken(Self.token64 + "0g") == nil)
+        #expect(DeviceToken(Self.token64 + "0A")?.hex == Self.token64 + "0a")
+    }
+
     @Test("apns-id must be a canonical UUID and is sent in lower case")
     func apnsID() {
         #expect(APNsID("123e4567-e89b-12d3-a456-426614174000")?.uuidString == "123e4567-e89b-12d3-a456-426614174000")

@@ -36,6 +36,18 @@ struct NotificationValidatorTests {
                     priority: 10, expiration: nil, collapseID: nil, apnsID: nil, tokens: [Self.token, Self.token]))
     }
 
+    @Test("tokens are lower-cased wherever the first upper-case one is")
+    func tokensLowerCased() throws {
+        let upper = Self.token.uppercased()
+        let other = String(repeating: "0f", count: 32)
+        for tokens in [[Self.token, other], [Self.token, upper, other.uppercased()], [Self.token, other, upper]] {
+            let prepared = try prepare(valid { $0.tokens = tokens })
+            #expect(prepared.tokens == tokens.map { $0.lowercased() })
+        }
+        let bad = message(valid { $0.tokens = [Self.token, upper, "xyz"] })
+        #expect(bad?.hasPrefix("notifications[3].tokens[2]:") == true)
+    }
+
     @Test("explicit headers are carried over, id lower-cased")
     func explicit() throws {
         let prepared = try prepare(

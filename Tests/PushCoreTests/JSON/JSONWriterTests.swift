@@ -35,6 +35,26 @@ struct JSONWriterTests {
         #expect(text(w) == #""q\"b\\s/\n\r\t\b\f\u0001\u001f é😀""#)
     }
 
+    @Test("long strings escape wherever the byte falls in an eight-byte word")
+    func escapingInWords() {
+        let escapes = [("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{1F}", #"\u001f"#), ("\u{0}", #"\u0000"#)]
+        for (escaped, written) in escapes {
+            for offset in 0..<20 {
+                let plain = String(repeating: "a", count: offset)
+                var w = JSONWriter()
+                w.string(plain + escaped + "bcdefghijklmnopq")
+                #expect(text(w) == "\"" + plain + written + "bcdefghijklmnopq\"")
+            }
+        }
+        // Bytes at and around the boundaries the word test checks, alone and among plain ones.
+        for byte in [UInt8(0x1F), 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC] {
+            let word = UInt64(0x6161_6161_6161_6100) | UInt64(byte)
+            let needs = byte < 0x20 || byte == 0x22 || byte == 0x5C
+            #expect(JSONWriter.needsEscape(word) == needs)
+            #expect(JSONWriter.needsEscape(word << 56 | 0x61_6161_6161_6161) == needs)
+        }
+    }
+
     @Test(
         "integers cover the full 64-bit range",
         arguments: [
