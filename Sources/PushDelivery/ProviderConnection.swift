@@ -342,8 +342,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     }
 
     /// Response header blocks of our streams are read field by field into ``responseHead``.
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)?
-    {
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> HTTP2HeaderFieldSink? {
         guard machine.slot(of: streamID) != nil else { return nil }
         responseHead.reset()
         return responseHead

@@ -19,7 +19,7 @@ final class ResponseHead: HTTP2HeaderFieldSink {
         retryAfter = nil
     }
 
-    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
+    override func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
         if name.equals(ResponseHeaderName.status) {
             var number = 0
             for byte in value {

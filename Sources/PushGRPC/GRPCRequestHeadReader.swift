@@ -118,7 +118,7 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
     private var metadataFieldCount = -1
     private var metadataChanged = true
 
-    init() {}
+    override init() {}
 
     /// A header block begins on `streamID`.
     func begin(streamID: Int32) {
@@ -131,7 +131,7 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
         count = 0
     }
 
-    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
+    override func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
         let index = count
         count += 1
         if index < fields.count {

@@ -450,9 +450,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     /// Every block's fields go to the head reader, trailers too (a call ignores them): no lookup
     /// of the stream per block.
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (
-        any HTTP2HeaderFieldSink
-    )? {
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> HTTP2HeaderFieldSink? {
         headReader.begin(streamID: streamID)
         return headReader
     }

@@ -2,10 +2,16 @@
     public import Glibc
 #endif
 /// Takes a header block's fields as nghttp2 decodes them (see
-/// ``HTTP2SessionDelegate/http2Session(_:headerFieldSinkForStream:)``). The buffers are valid only
+/// ``HTTP2SessionDelegate/http2Session(_:headerFieldSinkForStream:)``): subclasses override
+/// ``headerField(name:value:neverIndexed:)``; this one takes nothing. The buffers are valid only
 /// during the call. `neverIndexed`: the peer sent the field as "never indexed".
-public protocol HTTP2HeaderFieldSink: AnyObject {
-    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool)
+///
+/// A class rather than a protocol so the session can hold the sink of the block being read
+/// unmanaged and call it without a retain and release per field (an existential could not be).
+open class HTTP2HeaderFieldSink {
+    public init() {}
+
+    open func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {}
 }
 
 extension UnsafeBufferPointer where Element == UInt8 {

@@ -46,7 +46,7 @@ extension HTTP2Session {
         if let sink = state.fieldSink {
             sinkStreamID = streamID
             sinkBlockSize = 0
-            sinkForBlock = sink
+            sinkForBlock = Unmanaged.passUnretained(sink)
         } else {
             endSinkBlock()
         }
@@ -65,8 +65,8 @@ extension HTTP2Session {
             let size = sinkBlockSize + name.count + value.count + 32
             if size <= headerListLimit {
                 sinkBlockSize = size
-                sink.headerField(
-                    name: name, value: value, neverIndexed: flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
+                let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
+                sink._withUnsafeGuaranteedRef { $0.headerField(name: name, value: value, neverIndexed: neverIndexed) }
                 return 0
             }
             // Over the limit: the stream's own path refuses it, counting what the sink took.

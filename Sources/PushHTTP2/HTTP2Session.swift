@@ -23,11 +23,12 @@ public final class HTTP2Session {
     var lastStream: (id: Int32, state: StreamState)?
     /// The header block being received when a field sink takes it (0: none; stream 0 has no
     /// headers), its size so far and its sink: checked first for each field, as blocks never
-    /// interleave, so a field costs no lookup. Unowned: the stream's state in `streams` holds the
-    /// sink until the block ends or the stream is forgotten, and both clear this.
+    /// interleave, so a field costs no lookup. Unmanaged: the stream's state in `streams` holds the
+    /// sink until the block ends or the stream is forgotten, and both clear this; so a field costs
+    /// no retain either.
     var sinkStreamID: Int32 = 0
     var sinkBlockSize = 0
-    unowned(unsafe) var sinkForBlock: (any HTTP2HeaderFieldSink)?
+    var sinkForBlock: Unmanaged<HTTP2HeaderFieldSink>?
     /// The last value received per known header name, shared when it repeats.
     var receivedValues = ReceivedValues()
     /// RFC 9113 header-list size above which a received header block resets its stream.

@@ -29,7 +29,7 @@ public protocol HTTP2SessionDelegate: AnyObject {
     /// are decoded (nothing is copied or collected for them, and `didReceiveHeaders` then comes
     /// with an empty list), or nil (the default) for the whole block as `[HTTP2Header]`. For
     /// peers that look at a few fields of every request and can do so in place (the mocks).
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)?
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> HTTP2HeaderFieldSink?
     /// Server role: a frame of `streamID` (its response HEADERS, DATA or trailers) could not be
     /// sent; the session has reset the stream (INTERNAL_ERROR), and streamDidClose follows.
     func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error)
@@ -44,9 +44,9 @@ extension HTTP2SessionDelegate {
     public func http2Session(
         _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
     ) {}
-    public func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (
-        any HTTP2HeaderFieldSink
-    )? { nil }
+    public func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32)
+        -> HTTP2HeaderFieldSink?
+    { nil }
     public func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {}
     public func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {}
 }

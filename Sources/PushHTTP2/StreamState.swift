@@ -8,7 +8,7 @@ final class StreamState {
     var headerBlockSize = 0
     /// Where the fields of the block being received go instead of `headerBlock`, if the delegate
     /// asked for them one by one.
-    var fieldSink: (any HTTP2HeaderFieldSink)?
+    var fieldSink: HTTP2HeaderFieldSink?
     /// The body being sent, if this side's HEADERS were submitted with a data provider.
     var outbound: OutboundStream?
     /// The owner's value for this stream (e.g. an index into its own table).

@@ -112,8 +112,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
 
     // MARK: HTTP/2 events
 
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> (any HTTP2HeaderFieldSink)?
-    {
+    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> HTTP2HeaderFieldSink? {
         // Recording keeps every field as received, so the session collects the block then.
         guard !shared.recordsRequests, !dropped, !stalled, streams[streamID] == nil else { return nil }
         let stream = newStream(streamID)

@@ -48,7 +48,7 @@ final class MockAPNsStream: HTTP2HeaderFieldSink {
         self.bodyKeepLimit = bodyKeepLimit
     }
 
-    func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
+    override func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
         head.add(name: name, value: value, values: values)
     }
 
