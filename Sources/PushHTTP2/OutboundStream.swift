@@ -25,35 +25,46 @@ struct OutboundStream {
 
     /// The chunk being sent, and the ones queued after it: a body submitted whole (a request, a
     /// unary answer) is `current` alone, with no array of arrays allocated for it.
-    private var current: [UInt8] = []
-    private var later: [[UInt8]] = []
+    private var current: [UInt8]
+    private var later: [[UInt8]]
     /// Index of the first chunk of `later` not yet taken into `current`; taken chunks are
     /// dropped lazily so dequeueing is O(1).
     private var head = 0
     /// Bytes of `current` already sent.
     private var offset = 0
     /// No data may be added after the queued chunks.
-    private(set) var endQueued = false
+    private(set) var endQueued: Bool
     /// Trailers to send instead of END_STREAM on the last DATA frame.
-    private(set) var trailers: OutboundTrailers?
+    // swift-format-ignore: UseShorthandTypeNames
+    private(set) var trailers: Optional<OutboundTrailers>
     /// The read callback returned NGHTTP2_ERR_DEFERRED; new data must call resume_data.
     var deferred = false
     /// Bytes queued and not yet handed to nghttp2 (for the owner's backpressure).
-    private(set) var queuedBytes = 0
+    private(set) var queuedBytes: Int
 
-    init() {}
+    // Every field that holds references is set by this one initializer, without a default and
+    // with `trailers` spelled `Optional<…>` (a `T?` starts as nil): with initial values, the stores
+    // were assignments and the optimizer built the stream aside and copied it out, a retain and a
+    // release per field on every request and answer (as `PreparedNotification` found).
+    private init(current: [UInt8], trailers: OutboundTrailers?, endQueued: Bool) {
+        self.current = current
+        self.later = []
+        self.trailers = trailers
+        self.endQueued = endQueued
+        self.queuedBytes = current.count
+    }
+
+    init() {
+        self.init(current: [], trailers: nil, endQueued: false)
+    }
 
     init(body: [UInt8]) {
-        current = body
-        queuedBytes = body.count
-        endQueued = true
+        self.init(current: body, trailers: nil, endQueued: true)
     }
 
     /// The whole body and then `trailers`: a response submitted at once.
     init(body: [UInt8], trailers: OutboundTrailers) {
-        current = body
-        queuedBytes = body.count
-        self.trailers = trailers
+        self.init(current: body, trailers: trailers, endQueued: false)
     }
 
     var isFinished: Bool { endQueued || trailers != nil }
