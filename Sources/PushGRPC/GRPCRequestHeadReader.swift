@@ -171,10 +171,12 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
 
     /// The block as a call's head; with `router`, its `:path`'s route too.
     func head(router: GRPCRouter?) -> GRPCRequestHead {
-        var head = GRPCRequestHead()
         var isPost = false
         var isGRPCContentType = false
         var pathIndex: Int?
+        var requestID: String?
+        var timeout: Duration??
+        var compression = GRPCCompression()
         let rebuildMetadata = metadataChanged || count != metadataFieldCount
         if rebuildMetadata { metadata = [] }
         // Through the buffer: a field is read in place, not copied out (a retain per string).
@@ -190,13 +192,13 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
                 case .contentType:
                     isGRPCContentType = fields[index].isGRPCString
                 case .requestID:
-                    if head.requestID == nil { head.requestID = fields[index].valueString }
+                    if requestID == nil { requestID = fields[index].valueString }
                 case .timeout:
-                    head.timeout = .some(fields[index].timeout)
+                    timeout = .some(fields[index].timeout)
                 case .acceptEncoding:
-                    head.compression.acceptsGzip = fields[index].acceptsGzip
+                    compression.acceptsGzip = fields[index].acceptsGzip
                 case .encoding:
-                    head.compression.encoding = fields[index].encoding
+                    compression.encoding = fields[index].encoding
                 case .metadata:
                     break
                 }
@@ -209,24 +211,24 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
             metadataFieldCount = count
             metadataChanged = false
         }
-        head.metadata = metadata
+        var path = ""
+        var route: GRPCRoute?
         if let pathIndex {
-            head.path = fields[pathIndex].valueString
+            path = fields[pathIndex].valueString
             if let router {
                 if !fields[pathIndex].routeLooked {
-                    fields[pathIndex].route = router.route(forPath: head.path)
+                    fields[pathIndex].route = router.route(forPath: path)
                     fields[pathIndex].routeLooked = true
                 }
-                head.route = fields[pathIndex].route
+                route = fields[pathIndex].route
             }
         }
-        if !isPost {
-            head.httpRejection = 405
-        } else if !isGRPCContentType {
-            // PROTOCOL-HTTP2.md: a content type that does not start with application/grpc gets 415.
-            head.httpRejection = 415
-        }
-        return head
+        // PROTOCOL-HTTP2.md: a content type that does not start with application/grpc gets 415.
+        let httpRejection: Int? = !isPost ? 405 : !isGRPCContentType ? 415 : nil
+        // Made once, here, with every field (see the initializer for why).
+        return GRPCRequestHead(
+            path: path, timeout: timeout, metadata: metadata, compression: compression, httpRejection: httpRejection,
+            requestID: requestID, route: route)
     }
 }
 
