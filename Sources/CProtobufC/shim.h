@@ -1,19 +1,55 @@
 /* The protobuf-c runtime (Debian 12: 1.4.1). */
 #pragma once
+#include <pthread.h>
 #include <stdlib.h>
 #include <protobuf-c/protobuf-c.h>
 
 /// The size of an arena's blocks (cprotobufc_arena).
 enum { CPROTOBUFC_BLOCK_SIZE = 32 * 1024 };
 
+/// This thread's spare arena block (below), freed when the thread exits: a thread that decoded a
+/// message and ends (a pool's worker) does not leave its block behind. Function-local statics: a
+/// header's file-scope ones get no storage in the Swift modules that import it.
+static inline void **cprotobufc_spare_slot(void) {
+    static _Thread_local void *spare = 0;
+    return &spare;
+}
+
+/// Runs at the exit of a thread that kept a spare (its thread-locals are still there then).
+static void cprotobufc_free_spare(void *unused) {
+    (void)unused;
+    free(*cprotobufc_spare_slot());
+    *cprotobufc_spare_slot() = 0;
+}
+
+static inline pthread_key_t *cprotobufc_spare_key(void) {
+    static pthread_key_t key;
+    return &key;
+}
+
+static void cprotobufc_make_spare_key(void) { (void)pthread_key_create(cprotobufc_spare_key(), cprotobufc_free_spare); }
+
+/// Registers cprotobufc_free_spare for this thread's exit, once per thread (a key's value must be
+/// non-NULL for its destructor to run).
+static inline void cprotobufc_watch_spare(void) {
+    static _Thread_local int watched = 0;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (watched) return;
+    watched = 1;
+    (void)pthread_once(&once, cprotobufc_make_spare_key);
+    (void)pthread_setspecific(*cprotobufc_spare_key(), (void *)1);
+}
+
 /// Stores `block` as this thread's spare arena block and returns the one stored before (NULL at
 /// first). An arena takes its first block from here and gives it back when it is done, so a small
 /// message (a 1-token Send and its answer) costs no 32 KiB malloc and free, and no consolidation
-/// of glibc's fast bins that a free of that size starts. One block per thread, never freed.
+/// of glibc's fast bins that a free of that size starts. One block per thread, freed when the
+/// thread exits.
 static inline void *cprotobufc_exchange_spare_block(void *block) {
-    static _Thread_local void *spare = 0;
-    void *previous = spare;
-    spare = block;
+    void **spare = cprotobufc_spare_slot();
+    void *previous = *spare;
+    *spare = block;
+    if (block != 0) cprotobufc_watch_spare();
     return previous;
 }
 
