@@ -1,10 +1,15 @@
 public import PushCore
 
 /// How one call ended, for metrics and the access log.
+///
+/// The optional fields are spelled `Optional<…>`: a `T?` starts as nil, so the initializer's stores
+/// were assignments and the summary was built aside and copied out, a retain and a release per
+/// field, for every call (scripts/bench/analysis.md, third pass).
+// swift-format-ignore: UseShorthandTypeNames
 public struct GRPCCallSummary: Sendable {
     /// `/package.Service/Method` of a call that reached a method; nil for a call that did not
     /// (unknown method, invalid `grpc-timeout`), whatever its `:path` was.
-    public var path: String?
+    public var path: Optional<String>
     /// The status sent, or CANCELLED when the client reset the stream or went away.
     public var status: GRPCStatus
     /// From the request's HEADERS to the status.
@@ -21,7 +26,7 @@ public struct GRPCCallSummary: Sendable {
     /// The method's place among its server's methods, the same for every call of `path`: an index
     /// for what an observer keeps per method, found with the method (no lookup of `path` per call).
     /// nil when the call did not come with one (no method, a Connect call); `path` says which.
-    public var methodIndex: Int?
+    public var methodIndex: Optional<Int>
 
     public init(
         path: String?, status: GRPCStatus, nanoseconds: UInt64, requestID: String, peer: String,
