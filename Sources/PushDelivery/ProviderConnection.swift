@@ -216,7 +216,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
                     http1InFlight = streamID
                     nextHTTP1ID &+= 2
                 }
-                let slot = machine.submitted(request, id: streamID, generation: generation, at: time)
+                let slot = machine.submitted(consume request, id: streamID, generation: generation, at: time)
                 if slot == answers.count {
                     answers.append(ProviderResponse())
                 } else {

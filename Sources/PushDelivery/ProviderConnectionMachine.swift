@@ -129,7 +129,7 @@ struct ProviderConnectionMachine {
                 continue
             }
             request.attempts += 1
-            return request
+            return consume request
         }
         return nil
     }
