@@ -398,7 +398,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         } else {
             app.metrics.requestSeconds?.observe(nanoseconds: time.now &- entry.submittedAt)
             let outcome = app.dialect.outcome(of: response, token: entry.request.token, now: time.unixSeconds)
-            machine.answered(entry, outcome, at: time, into: &actions)
+            machine.answered(consume entry, outcome, at: time, into: &actions)
         }
         // Once per turn, not once per answer: a read of many answers refills the streams in one pass.
         perform()
@@ -462,7 +462,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         let time = self.time
         app.metrics.requestSeconds?.observe(nanoseconds: time.now &- entry.submittedAt)
         let outcome = app.dialect.outcome(of: response, token: entry.request.token, now: time.unixSeconds)
-        machine.answered(entry, outcome, at: time, into: &actions)
+        machine.answered(consume entry, outcome, at: time, into: &actions)
         perform()
     }
 

@@ -271,22 +271,23 @@ struct ProviderConnectionMachine {
     }
 
     /// A complete answer, as the dialect reads it.
-    mutating func answered(_ entry: InFlight, _ outcome: ProviderOutcome, at time: Time, into actions: inout [Action]) {
+    /// The entry and outcome are consumed, and their request and strings moved on: a copy of
+    /// either is a retain and a release per reference it holds.
+    mutating func answered(
+        _ entry: consuming InFlight, _ outcome: consuming ProviderOutcome, at time: Time, into actions: inout [Action]
+    ) {
         lastProgressAt = time.now
-        let request = entry.request
-        switch outcome {
+        let generation = entry.generation
+        let request = (consume entry).request
+        switch consume outcome {
         case .delivered(let id, let canonicalToken, let httpStatus):
-            actions.append(
-                .finish(
-                    request,
-                    request.result(.delivered, httpStatus: httpStatus, id: id, canonicalToken: canonicalToken)))
+            let result = request.result(.delivered, httpStatus: httpStatus, id: id, canonicalToken: canonicalToken)
+            actions.append(.finish(consume request, result))
         case .rejected(let reason, let httpStatus, let unregisteredAt, let invalidatesToken):
-            actions.append(
-                .finish(
-                    request,
-                    request.result(
-                        .rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,
-                        invalidatesToken: invalidatesToken)))
+            let result = request.result(
+                .rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,
+                invalidatesToken: invalidatesToken)
+            actions.append(.finish(consume request, result))
         case .transient(let reason, let httpStatus, .afterBackoff(let notBefore)):
             retryOrFail(request, reason: reason, httpStatus: httpStatus, notBefore: notBefore, at: time, into: &actions)
         case .transient(let reason, let httpStatus, .onNewConnection):
@@ -298,7 +299,7 @@ struct ProviderConnectionMachine {
             }
         case .transient(let reason, let httpStatus, .afterRenewingAuthorization):
             // Every request that saw this credential refused reports it; the dialect renews once.
-            if entry.generation != 0 { actions.append(.renewAuthorization(generation: entry.generation)) }
+            if generation != 0 { actions.append(.renewAuthorization(generation: generation)) }
             guard !request.authorizationRenewed, !isShutDown, !request.job.collector.isFinished else {
                 actions.append(.finish(request, request.result(.rejected, httpStatus: httpStatus, reason: reason)))
                 return
