@@ -56,7 +56,8 @@ extension PushgateV1.SendResponse {
                 writer.zeros(prefix)
                 for index in results.indices {
                     let result = results.baseAddress! + index
-                    ResultEncoding.write(result, size: index == 0 ? firstSize : ResultEncoding.size(of: result), to: &writer)
+                    let size = index == 0 ? firstSize : ResultEncoding.size(of: result)
+                    ResultEncoding.write(result, size: size, to: &writer)
                 }
                 precondition(writer.written == prefix + size, "a SendResponse of \(size) bytes wrote \(writer.written)")
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<writer.written]))
