@@ -131,16 +131,17 @@ open class DeliveryCollector: @unchecked Sendable {
     /// with reason `DeadlineExceeded`); at once if the Send is already over. Call it once.
     /// `done` runs on whichever thread gives the last result (or expires the Send).
     public func whenDone(deadline: ContinuousClock.Instant?, _ done: @escaping @Sendable ([DeliveryResult]) -> Void) {
-        wait(.closure(done), deadline: deadline)
+        wait(.closure(done), deadline: deadline.map(MonotonicDeadline.nanoseconds(of:)))
     }
 
     /// Calls ``resultsDone(_:)`` once with every result, as ``whenDone(deadline:_:)`` calls its
-    /// closure. Call it once.
-    public func whenDone(deadline: ContinuousClock.Instant?) {
+    /// closure, the deadline in ``EventLoop/monotonicNow``'s nanoseconds (``MonotonicDeadline``).
+    /// Call it once.
+    public func whenDone(deadlineNanoseconds deadline: UInt64?) {
         wait(.subclass, deadline: deadline)
     }
 
-    private func wait(_ waiter: Waiter, deadline: ContinuousClock.Instant?) {
+    private func wait(_ waiter: Waiter, deadline: UInt64?) {
         // Armed before the lock, so that waiter and timer go in under one lock: a Send is nearly
         // always still under way here. One that is over (or expired meanwhile) cancels it below.
         let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline) { [self] in expire() } }
@@ -187,14 +188,15 @@ enum DeadlineTimer: Sendable {
     case loop(EventLoop, TimerID)
     case task(Task<Void, Never>)
 
-    static func start(at deadline: ContinuousClock.Instant, _ fire: @escaping @Sendable () -> Void) -> DeadlineTimer {
+    /// `deadline` in ``EventLoop/monotonicNow``'s nanoseconds, the clock of a loop's timers.
+    static func start(at deadline: UInt64, _ fire: @escaping @Sendable () -> Void) -> DeadlineTimer {
         if let loop = EventLoop.current {
-            let nanoseconds = Self.nanoseconds(ContinuousClock.now.duration(to: deadline))
-            return .loop(loop, loop.schedule(at: loop.now &+ nanoseconds, fire))
+            return .loop(loop, loop.schedule(at: deadline, fire))
         }
         return .task(
             Task {
-                try? await Task.sleep(until: deadline, clock: .continuous)
+                let now = EventLoop.monotonicNow
+                if deadline > now { try? await Task.sleep(nanoseconds: deadline - now) }
                 if !Task.isCancelled { fire() }
             })
     }
@@ -222,5 +224,21 @@ enum DeadlineTimer: Sendable {
         case .task(let task):
             task.cancel()
         }
+    }
+}
+
+/// Deadlines as a loop keeps them: nanoseconds of ``EventLoop/monotonicNow``'s clock. A Send's
+/// deadline is one from its start to its timer, not a `ContinuousClock.Instant`: that type is
+/// resilient, so each optional of it was copied, tested and destroyed through its value
+/// witnesses, and each step read the clock again (~1,000 instructions a Send; callgrind).
+public enum MonotonicDeadline {
+    /// `deadline` on the loop clock, rounded up (a deadline is never early).
+    public static func nanoseconds(of deadline: ContinuousClock.Instant) -> UInt64 {
+        EventLoop.monotonicNow &+ DeadlineTimer.nanoseconds(ContinuousClock.now.duration(to: deadline))
+    }
+
+    /// `duration` in whole nanoseconds, rounded up; 0 for a negative one.
+    public static func nanoseconds(in duration: Duration) -> UInt64 {
+        DeadlineTimer.nanoseconds(duration)
     }
 }

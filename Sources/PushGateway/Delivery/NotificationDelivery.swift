@@ -27,7 +27,7 @@ final class NotificationDelivery: Sendable {
     /// - Throws: when the apps' queues have no room (nothing was started then).
     @discardableResult
     func deliver(
-        _ send: consuming ValidatedSend, deadline: ContinuousClock.Instant?, started: UInt64,
+        _ send: consuming ValidatedSend, deadline: UInt64?, started: UInt64,
         metrics: GatewayMetrics?, answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
         let reserved = try reserve(send)
@@ -47,7 +47,7 @@ final class NotificationDelivery: Sendable {
                 send.takeNotification(at: index), notificationIndex: index, firstSlot: slot, collector: collector)
             slot += send.items[index].tokenCount
         }
-        collector.whenDone(deadline: deadline.map(Self.answerTime))
+        collector.whenDone(deadlineNanoseconds: deadline.map { Self.answerTime($0, now: started) })
         return collector
     }
 
@@ -119,13 +119,19 @@ final class NotificationDelivery: Sendable {
 
     /// Answer a little before the client's deadline, so the results reach it before it gives up.
     static func answerTime(_ deadline: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        // A twentieth of the time left, from 20 ms to 500 ms. Compared before divided: dividing a
-        // Duration is a 128-bit division, and most deadlines (send_timeout_seconds) are far.
-        let remaining = deadline - .now
-        let margin: Duration =
-            remaining >= .seconds(10)
-            ? .milliseconds(500) : remaining <= .milliseconds(400) ? .milliseconds(20) : remaining / 20
-        return deadline - margin
+        deadline - .nanoseconds(answerMargin(remaining: MonotonicDeadline.nanoseconds(in: deadline - .now)))
+    }
+
+    /// ``answerTime(_:)`` of a deadline in ``EventLoop/monotonicNow``'s nanoseconds, `now` on
+    /// that clock.
+    static func answerTime(_ deadline: UInt64, now: UInt64) -> UInt64 {
+        let margin = answerMargin(remaining: deadline > now ? deadline - now : 0)
+        return deadline > margin ? deadline - margin : 0
+    }
+
+    /// A twentieth of the time left, from 20 ms to 500 ms.
+    static func answerMargin(remaining nanoseconds: UInt64) -> UInt64 {
+        min(max(nanoseconds / 20, 20_000_000), 500_000_000)
     }
 
     func shutdown() {

@@ -121,7 +121,7 @@ enum PushService {
             // One snapshot for the whole call: validated and delivered with the same apps.
             let validated = try check(request, caller: caller, settings: settings)
             return try delivery.deliver(
-                validated, deadline: sendDeadline(deadline, settings.configuration), started: started,
+                validated, deadline: sendDeadline(deadline, settings.configuration, now: started), started: started,
                 metrics: metrics, answer: answer)
         } catch {
             metrics?.sendSeconds.observe(nanoseconds: EventLoop.monotonicNow &- started)
@@ -132,13 +132,16 @@ enum PushService {
     /// The client's deadline, or `send_timeout_seconds` from now when that comes first (or the
     /// client set none): a Send whose provider never answers (a stalled connection) ends, FAILED
     /// `DeadlineExceeded` for what was not delivered, instead of waiting for ever.
+    /// In ``EventLoop/monotonicNow``'s nanoseconds (``MonotonicDeadline``), `now` being the Send's
+    /// start on that clock.
     static func sendDeadline(
-        _ clientDeadline: ContinuousClock.Instant?, _ configuration: GatewayConfiguration
-    ) -> ContinuousClock.Instant? {
-        guard configuration.sendTimeoutSeconds > 0 else { return clientDeadline }
-        let bound = ContinuousClock.now + .seconds(configuration.sendTimeoutSeconds)
-        guard let clientDeadline else { return bound }
-        return min(clientDeadline, bound)
+        _ clientDeadline: ContinuousClock.Instant?, _ configuration: GatewayConfiguration, now: UInt64
+    ) -> UInt64? {
+        let client = clientDeadline.map(MonotonicDeadline.nanoseconds(of:))
+        guard configuration.sendTimeoutSeconds > 0 else { return client }
+        let bound = now &+ UInt64(configuration.sendTimeoutSeconds) &* 1_000_000_000
+        guard let client else { return bound }
+        return min(client, bound)
     }
 
     private static func check(
