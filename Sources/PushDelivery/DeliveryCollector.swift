@@ -201,18 +201,6 @@ enum DeadlineTimer: Sendable {
             })
     }
 
-    /// `delay` in whole nanoseconds for the loop's clock, rounded up (a timer never fires early, and
-    /// may fire up to 3 ns late), 0 for a delay that is over, 2^62 (a century) past 56 days. Its
-    /// attoseconds are taken in units of 2^30 (1.07 ns), which a Double holds exactly: no 128-bit
-    /// division (a `Duration`'s components, which `schedule(after:)` takes, cost two per Send).
-    static func nanoseconds(_ delay: Duration) -> UInt64 {
-        let attoseconds = delay.attoseconds
-        guard attoseconds > 0 else { return 0 }
-        let units = (attoseconds + (1 << 30 - 1)) >> 30  // rounded up
-        guard units < 1 << 52 else { return 1 << 62 }
-        return UInt64((Double(Int64(truncatingIfNeeded: units)) * 1.073_741_824).rounded(.up))
-    }
-
     func cancel() {
         switch self {
         case .loop(let loop, let id):
@@ -224,21 +212,5 @@ enum DeadlineTimer: Sendable {
         case .task(let task):
             task.cancel()
         }
-    }
-}
-
-/// Deadlines as a loop keeps them: nanoseconds of ``EventLoop/monotonicNow``'s clock. A Send's
-/// deadline is one from its start to its timer, not a `ContinuousClock.Instant`: that type is
-/// resilient, so each optional of it was copied, tested and destroyed through its value
-/// witnesses, and each step read the clock again (~1,000 instructions a Send; callgrind).
-public enum MonotonicDeadline {
-    /// `deadline` on the loop clock, rounded up (a deadline is never early).
-    public static func nanoseconds(of deadline: ContinuousClock.Instant) -> UInt64 {
-        EventLoop.monotonicNow &+ DeadlineTimer.nanoseconds(ContinuousClock.now.duration(to: deadline))
-    }
-
-    /// `duration` in whole nanoseconds, rounded up; 0 for a negative one.
-    public static func nanoseconds(in duration: Duration) -> UInt64 {
-        DeadlineTimer.nanoseconds(duration)
     }
 }

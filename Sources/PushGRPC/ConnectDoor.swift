@@ -1,4 +1,5 @@
 import PushCore
+import PushPosix
 
 /// What a connection knows of its client, for the calls it carries.
 struct ConnectPeer: Sendable {
@@ -76,11 +77,12 @@ enum ConnectDoor {
         if head.codec == .json && grpcMethod.json == nil {
             return refusal(415, GRPCStatus(.unimplemented, "\(target) is served as application/proto only"))
         }
+        let deadline = head.timeout.map { MonotonicDeadline.after($0, from: EventLoop.monotonicNow) }
         var context = GRPCCallContext(
-            path: target, deadline: head.timeout.map { ContinuousClock.now + $0 }, metadata: head.metadata,
+            path: target, deadlineNanoseconds: deadline, metadata: head.metadata,
             peer: peer.address, isLoopbackPeer: peer.isLoopback, isTLS: peer.isTLS,
             clientCertificateCommonName: peer.clientCertificateCommonName,
-            requestID: requestIDs.make(from: head.metadata))
+            callRequestID: .given(requestIDs.make(from: head.metadata)))
         if let admission = grpcMethod.admission {
             do throws(GRPCStatus) {
                 context.admission = try admission(context)

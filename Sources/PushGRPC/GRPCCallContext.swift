@@ -1,16 +1,20 @@
 import PushCore
+import PushPosix
 
 /// What a handler knows about its call besides the messages.
 ///
 /// A value, kept in one shared, immutable object: a context goes from the connection to the
-/// admission, the call and the handler, and a copy is then a retain, not a copy of each field
-/// (with `ContinuousClock.Instant` of another module among them, each field copied or destroyed
-/// through the runtime's type metadata).
+/// admission, the call and the handler, and a copy is then a retain, not a copy of each field.
+/// The deadline is kept on the loop clock (``MonotonicDeadline``): a `ContinuousClock.Instant`,
+/// of another module and resilient, was copied and destroyed through the runtime's type
+/// metadata, and put the offsets of the fields after it there too.
 public struct GRPCCallContext: Sendable {
     /// `/package.Service/Method`.
     public var path: String { storage.path }
     /// When the client stops waiting (from `grpc-timeout`), on the continuous clock; nil: no deadline.
-    public var deadline: ContinuousClock.Instant? { storage.deadline }
+    public var deadline: ContinuousClock.Instant? { storage.deadline.map(MonotonicDeadline.instant(of:)) }
+    /// The same in ``PushPosix/EventLoop/monotonicNow``'s nanoseconds, as kept.
+    public var deadlineNanoseconds: UInt64? { storage.deadline }
     /// The request's custom metadata and call-definition headers (not pseudo-headers), lowercase names.
     public var metadata: [(name: String, value: String)] { storage.metadata }
     /// The client's address, `host:port`.
@@ -41,7 +45,7 @@ public struct GRPCCallContext: Sendable {
     /// the object is never written while shared.
     private final class Storage: @unchecked Sendable {
         let path: String
-        let deadline: ContinuousClock.Instant?
+        let deadline: UInt64?
         let metadata: [(name: String, value: String)]
         let peer: String
         let isLoopbackPeer: Bool
@@ -51,7 +55,7 @@ public struct GRPCCallContext: Sendable {
         var admission: (any Sendable)?
 
         init(
-            path: String, deadline: ContinuousClock.Instant?, metadata: [(name: String, value: String)],
+            path: String, deadline: UInt64?, metadata: [(name: String, value: String)],
             peer: String, isLoopbackPeer: Bool, isTLS: Bool, clientCertificateCommonName: String?,
             requestID: GRPCCallRequestID, admission: (any Sendable)?
         ) {
@@ -80,12 +84,14 @@ public struct GRPCCallContext: Sendable {
         requestID: String = ""
     ) {
         self.init(
-            path: path, deadline: deadline, metadata: metadata, peer: peer, isLoopbackPeer: isLoopbackPeer,
-            isTLS: isTLS, clientCertificateCommonName: clientCertificateCommonName, callRequestID: .given(requestID))
+            path: path, deadlineNanoseconds: deadline.map(MonotonicDeadline.nanoseconds(of:)), metadata: metadata,
+            peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: isTLS,
+            clientCertificateCommonName: clientCertificateCommonName, callRequestID: .given(requestID))
     }
 
+    /// `deadline` in ``PushPosix/EventLoop/monotonicNow``'s nanoseconds.
     init(
-        path: String, deadline: ContinuousClock.Instant?, metadata: [(name: String, value: String)],
+        path: String, deadlineNanoseconds deadline: UInt64?, metadata: [(name: String, value: String)],
         peer: String, isLoopbackPeer: Bool, isTLS: Bool, clientCertificateCommonName: String?,
         callRequestID: GRPCCallRequestID
     ) {

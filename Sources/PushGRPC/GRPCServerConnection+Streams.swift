@@ -1,5 +1,6 @@
 import PushCore
 import PushHTTP2
+import PushPosix
 
 // How a connection starts the request of a new HTTP/2 stream: a gRPC call (checked and admitted
 // from its head before any message is kept), or a Connect call or plain route.
@@ -52,8 +53,9 @@ extension GRPCServerConnection {
             call.finish(GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: request.path)))
             return
         }
+        let deadline = timeout.map { MonotonicDeadline.after($0, from: EventLoop.monotonicNow) }
         var context = GRPCCallContext(
-            path: route.path, deadline: timeout.map { ContinuousClock.now + $0 }, metadata: request.metadata,
+            path: route.path, deadlineNanoseconds: deadline, metadata: request.metadata,
             peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,
             clientCertificateCommonName: clientCertificateCommonName, callRequestID: call.requestID)
         if let admission = route.method.admission {

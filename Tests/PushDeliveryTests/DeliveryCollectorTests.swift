@@ -6,19 +6,6 @@ import Testing
 
 @Suite("Delivery collector, endpoints, retry policy")
 struct DeliveryCollectorTests {
-    @Test("a Send's deadline in the loop's nanoseconds: never early, at most 3 ns late, clamped")
-    func deadlineNanoseconds() {
-        #expect(DeadlineTimer.nanoseconds(.zero) == 0)
-        #expect(DeadlineTimer.nanoseconds(.nanoseconds(-5)) == 0)
-        #expect(DeadlineTimer.nanoseconds(.seconds(-30)) == 0)
-        for nanoseconds: Int64 in [1, 2, 999, 1_000_000, 19_999_999_999, 29_500_000_000, 86_400_000_000_123] {
-            let converted = DeadlineTimer.nanoseconds(.nanoseconds(nanoseconds))
-            #expect(converted >= UInt64(nanoseconds) && converted <= UInt64(nanoseconds) + 3, "\(nanoseconds)")
-        }
-        #expect(DeadlineTimer.nanoseconds(.seconds(1) + .nanoseconds(1) / 2) >= 1_000_000_001)
-        #expect(DeadlineTimer.nanoseconds(.seconds(365 * 86_400)) == 1 << 62)
-    }
-
     @Test("the collector answers when all results are in, or at the deadline with the rest FAILED")
     func collector() async {
         let placeholders = (0..<3).map { DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed) }

@@ -25,7 +25,7 @@ enum PushService {
                     request, caller, context, responder throws(GRPCStatus) in
                     let collector = try startSend(
                         request, caller: caller, settings: live.snapshot, delivery: delivery,
-                        deadline: context.deadline, metrics: metrics, answer: .grpc(responder.responder))
+                        deadline: context.deadlineNanoseconds, metrics: metrics, answer: .grpc(responder.responder))
                     // The client went away or its deadline passed: the rest is dropped, not sent.
                     responder.onCancel { collector.expire() }
                 },
@@ -43,7 +43,8 @@ enum PushService {
                             ? admitted.caller : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
                         let collector = try startSend(
                             try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
-                            delivery: delivery, deadline: context.deadline, metrics: metrics, answer: .grpc(responder))
+                            delivery: delivery, deadline: context.deadlineNanoseconds, metrics: metrics,
+                            answer: .grpc(responder))
                         responder.onCancel { collector.expire() }
                     } catch {
                         responder.fail(error)
@@ -113,7 +114,7 @@ enum PushService {
     /// - Returns: the delivery's collector, to expire if the call ends first.
     static func startSend(
         _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
-        delivery: NotificationDelivery, deadline: ContinuousClock.Instant?, metrics: GatewayMetrics? = nil,
+        delivery: NotificationDelivery, deadline: UInt64?, metrics: GatewayMetrics? = nil,
         answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
         let started = EventLoop.monotonicNow
@@ -132,12 +133,9 @@ enum PushService {
     /// The client's deadline, or `send_timeout_seconds` from now when that comes first (or the
     /// client set none): a Send whose provider never answers (a stalled connection) ends, FAILED
     /// `DeadlineExceeded` for what was not delivered, instead of waiting for ever.
-    /// In ``EventLoop/monotonicNow``'s nanoseconds (``MonotonicDeadline``), `now` being the Send's
-    /// start on that clock.
-    static func sendDeadline(
-        _ clientDeadline: ContinuousClock.Instant?, _ configuration: GatewayConfiguration, now: UInt64
-    ) -> UInt64? {
-        let client = clientDeadline.map(MonotonicDeadline.nanoseconds(of:))
+    /// All in ``EventLoop/monotonicNow``'s nanoseconds (``MonotonicDeadline``), `now` being the
+    /// Send's start.
+    static func sendDeadline(_ client: UInt64?, _ configuration: GatewayConfiguration, now: UInt64) -> UInt64? {
         guard configuration.sendTimeoutSeconds > 0 else { return client }
         let bound = now &+ UInt64(configuration.sendTimeoutSeconds) &* 1_000_000_000
         guard let client else { return bound }
