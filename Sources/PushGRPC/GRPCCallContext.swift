@@ -30,7 +30,7 @@ public struct GRPCCallContext: Sendable {
     /// ties the call's log lines together.
     public var requestID: String { storage.requestID.string }
     /// What the method's ``GRPCAdmission`` returned for this call (nil without one).
-    public internal(set) var admission: (any Sendable)? {
+    public internal(set) var admission: (any Sendable & AnyObject)? {
         get { storage.admission }
         set {
             // Set once, before the context is shared; a copy if it already is (value semantics).
@@ -52,12 +52,12 @@ public struct GRPCCallContext: Sendable {
         let isTLS: Bool
         let clientCertificateCommonName: String?
         let requestID: GRPCCallRequestID
-        var admission: (any Sendable)?
+        var admission: (any Sendable & AnyObject)?
 
         init(
             path: String, deadline: UInt64?, metadata: [(name: String, value: String)],
             peer: String, isLoopbackPeer: Bool, isTLS: Bool, clientCertificateCommonName: String?,
-            requestID: GRPCCallRequestID, admission: (any Sendable)?
+            requestID: GRPCCallRequestID, admission: (any Sendable & AnyObject)?
         ) {
             self.path = path
             self.deadline = deadline

@@ -34,7 +34,12 @@ public typealias GRPCOrderedStreamHandler =
 /// run: it throws the status to answer (UNAUTHENTICATED, PERMISSION_DENIED) or returns what the
 /// handler then finds in ``GRPCCallContext/admission`` (such as the resolved caller). A call
 /// refused here is answered at once and none of its request bytes are kept.
-public typealias GRPCAdmission = @Sendable (_ context: GRPCCallContext) throws(GRPCStatus) -> (any Sendable)?
+///
+/// What it returns is an object: one reference to store and to cast back with a class check (a
+/// value in an `any Sendable` was boxed, assigned through value witnesses and cast back with
+/// `swift_dynamicCast`, ~700 instructions a call).
+public typealias GRPCAdmission =
+    @Sendable (_ context: GRPCCallContext) throws(GRPCStatus) -> (any Sendable & AnyObject)?
 
 /// One method of a service: its name, kind and handler.
 public struct GRPCMethod: Sendable {

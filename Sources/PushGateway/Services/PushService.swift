@@ -103,9 +103,14 @@ enum PushService {
     }
 
     /// SendStream's admission: the caller, and the keys' generation it was resolved against.
-    private struct StreamCaller: Sendable {
+    private final class StreamCaller: Sendable {
         let caller: Caller
         let generation: Int
+
+        init(caller: Caller, generation: Int) {
+            self.caller = caller
+            self.generation = generation
+        }
     }
 
     /// The one way a Send is delivered (Push/Send, and each request of SendStream): checks the
