@@ -27,23 +27,23 @@ extension HTTP2Session {
 
     /// `opensStream`: a request's first block (server role), whose stream has no state yet.
     func onBeginHeaders(streamID: Int32, opensStream: Bool) {
-        let state: StreamState
+        // The sink kept in a local, not read back from the state: each read was a retain and a release.
+        let sink = delegate?.http2Session(self, headerFieldSinkForStream: streamID)
         if !opensStream, let existing = stream(streamID) {
             // A second block on the stream: trailers (or a final response after 1xx).
-            state = existing
-            state.headerBlock.removeAll(keepingCapacity: true)
-            state.headerBlockSize = 0
-            state.fieldSink = delegate?.http2Session(self, headerFieldSinkForStream: streamID)
+            existing.headerBlock.removeAll(keepingCapacity: true)
+            existing.headerBlockSize = 0
+            existing.fieldSink = sink
         } else {
-            state = StreamState()
-            state.fieldSink = delegate?.http2Session(self, headerFieldSinkForStream: streamID)
+            let state = StreamState()
+            state.fieldSink = sink
             // One allocation for the block instead of the 4-5 regrowths appending a dozen fields takes.
-            if state.fieldSink == nil { state.headerBlock.reserveCapacity(12) }
-            streams[streamID] = state
+            if sink == nil { state.headerBlock.reserveCapacity(12) }
+            streams.insert(state, for: streamID)
             // The block's fields come next: found without a lookup.
             lastStream = (streamID, state)
         }
-        if let sink = state.fieldSink {
+        if let sink {
             sinkStreamID = streamID
             sinkBlockSize = 0
             sinkForBlock = Unmanaged.passUnretained(sink)
