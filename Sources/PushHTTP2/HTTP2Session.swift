@@ -133,6 +133,16 @@ public final class HTTP2Session {
     /// Body data is copied exactly once here, from the queued `[UInt8]` chunks into frames.
     @discardableResult
     public func drainOutput(into buffer: inout [UInt8], maxBytes: Int = 1 << 20) throws(HTTP2Error) -> Int {
+        try drainOutput(maxBytes: maxBytes) { buffer.append(contentsOf: $0) }
+    }
+
+    /// The same, handing each piece nghttp2 produces to `sink`, which must copy it before it
+    /// returns (nghttp2 reuses the memory): where the bytes go (a socket's send queue) takes
+    /// them without a staging array in between.
+    @discardableResult
+    public func drainOutput(
+        maxBytes: Int = 1 << 20, to sink: (UnsafeRawBufferPointer) -> Void
+    ) throws(HTTP2Error) -> Int {
         try enterNghttp2()
         defer { isInsideNghttp2 = false }
         var appended = 0
@@ -142,7 +152,7 @@ public final class HTTP2Session {
             if n < 0 { throw takeCallbackError() ?? HTTP2Error(nghttp2: Int32(truncatingIfNeeded: n)) }
             guard n > 0, let chunk else { break }
             // Valid until the next mem_send call.
-            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
+            sink(UnsafeRawBufferPointer(start: chunk, count: n))
             appended += n
         }
         return appended

@@ -91,6 +91,20 @@ public final class Connection: @unchecked Sendable {
         bytes.withUnsafeBytes { write($0) }
     }
 
+    /// Lets `fill` write up to `capacity` bytes straight into the send queue and returns how many
+    /// it wrote (nothing after close).
+    @discardableResult
+    public func write(capacity: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+        loop.preconditionInEventLoop()
+        guard !closed, capacity > 0 else { return 0 }
+        let written = outbound.append(capacity: capacity, fill)
+        if written > 0 && !flushQueued && !waitingForWritable {
+            flushQueued = true
+            loop.enqueueFlush(self)
+        }
+        return written
+    }
+
     /// Stops reading (EPOLLIN leaves the interest set) until `resumeReading`. Data stays in the
     /// kernel, so the peer is eventually throttled by TCP flow control.
     public func pauseReading() {

@@ -59,6 +59,41 @@ struct OutboundBuffer {
         count += bytes.count
     }
 
+    /// Lets `fill` write up to `capacity` bytes straight into the queue (a producer with its own
+    /// buffer, such as TLS, copies into it once instead of into an array and then here); `fill`
+    /// returns how many it wrote.
+    mutating func append(capacity: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
+        guard capacity > 0 else { return 0 }
+        if head < chunks.count, let tail = chunks[chunks.count - 1], tail.capacity - tail.end >= capacity {
+            return write(capacity, into: tail, fill)
+        }
+        let chunk: Chunk
+        if capacity <= Self.chunkSize, let reusable = spare {
+            spare = nil
+            chunk = reusable
+        } else {
+            chunk = Chunk(capacity: max(capacity, Self.chunkSize))
+        }
+        let written = write(capacity, into: chunk, fill)
+        // A chunk joins the queue only with bytes in it.
+        if written > 0 {
+            chunks.append(chunk)
+        } else if chunk.capacity == Self.chunkSize {
+            spare = chunk
+        }
+        return written
+    }
+
+    private mutating func write(
+        _ capacity: Int, into chunk: Chunk, _ fill: (UnsafeMutableRawBufferPointer) -> Int
+    ) -> Int {
+        let written = fill(UnsafeMutableRawBufferPointer(start: chunk.base + chunk.end, count: capacity))
+        precondition(written >= 0 && written <= capacity, "wrote \(written) bytes into room for \(capacity)")
+        chunk.end += written
+        count += written
+        return written
+    }
+
     /// Fills `iovecs` with the unsent chunks, oldest first; returns (entries, bytes).
     func gather(into iovecs: UnsafeMutableBufferPointer<iovec>) -> (count: Int, bytes: Int) {
         var n = 0

@@ -135,20 +135,30 @@ public final class TLSConnection {
     /// True when `drainCiphertext` would return bytes (handshake messages, records, alerts).
     public var hasPendingCiphertext: Bool { BIO_ctrl_pending(networkOut) > 0 }
 
+    /// How many ciphertext bytes OpenSSL has produced and not yet handed out.
+    public var pendingCiphertextCount: Int { Int(BIO_ctrl_pending(networkOut)) }
+
+    /// Moves up to `buffer.count` pending ciphertext bytes into `buffer` (the socket's send queue:
+    /// no array in between); returns how many. Still works after a failure, so a fatal alert
+    /// can be sent before closing.
+    public func readCiphertext(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
+        var taken = 0
+        guard BIO_read_ex(networkOut, base, buffer.count, &taken) == 1 else {
+            if failure == nil { failure = .openSSL(.connection, "cannot read pending ciphertext") }
+            return 0
+        }
+        return taken
+    }
+
     /// Appends every ciphertext byte OpenSSL has produced to `buffer`; returns how many.
-    /// Still works after a failure, so a fatal alert can be sent before closing.
     public func drainCiphertext(into buffer: inout [UInt8]) -> Int {
-        let pending = Int(BIO_ctrl_pending(networkOut))
+        let pending = pendingCiphertextCount
         guard pending > 0 else { return 0 }
         let start = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: pending))
-        var taken = 0
-        let status = buffer.withUnsafeMutableBytes { raw in
-            BIO_read_ex(networkOut, raw.baseAddress! + start, pending, &taken)
-        }
-        if status != 1 {
-            taken = 0
-            if failure == nil { failure = .openSSL(.connection, "cannot read pending ciphertext") }
+        let taken = buffer.withUnsafeMutableBytes { raw in
+            readCiphertext(into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
         }
         buffer.removeLast(pending - taken)
         return taken

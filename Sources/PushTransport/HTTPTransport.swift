@@ -85,7 +85,6 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     private let tls: TLSConnection?
     private var plaintextIn: [UInt8] = []
     private var plaintextOut: [UInt8] = []
-    private var ciphertextOut: [UInt8] = []
     /// nghttp2 cannot produce output from inside its callbacks, so flushes wait until it returns.
     private var receiving = false
     private var flushScheduled = false
@@ -286,9 +285,7 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         }
         if flushFirst, let tls {
             tls.shutdown()
-            ciphertextOut.removeAll(keepingCapacity: true)
-            _ = tls.drainCiphertext(into: &ciphertextOut)
-            if !ciphertextOut.isEmpty { connection.write(ciphertextOut) }
+            Self.sendCiphertext(of: tls, on: connection)
         }
         connection.close(flushFirst: flushFirst)
     }
@@ -438,8 +435,15 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     private var sessionWantsRead: Bool { session?.wantsRead ?? http1?.wantsRead ?? true }
     private var sessionWantsWrite: Bool { session?.wantsWrite ?? http1?.wantsWrite ?? false }
 
+    /// What the session has to send: into `plaintextOut`, or over h2c straight into the socket's
+    /// send queue (one copy of every frame instead of two).
     private func drainSession(maxBytes: Int) throws -> Int {
-        if let session { return try session.drainOutput(into: &plaintextOut, maxBytes: maxBytes) }
+        if let session {
+            if tls == nil, let connection {
+                return try session.drainOutput(maxBytes: maxBytes) { connection.write($0) }
+            }
+            return try session.drainOutput(into: &plaintextOut, maxBytes: maxBytes)
+        }
         return http1?.drainOutput(into: &plaintextOut, maxBytes: maxBytes) ?? 0
     }
 
@@ -496,13 +500,11 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
                     try? session.resetStream(streamID: streamID, errorCode: .noError)
                 }
                 resetsAfterFlush.removeAll()
-                try session.drainOutput(into: &plaintextOut, maxBytes: outputHighWaterMark)
+                _ = try drainSession(maxBytes: outputHighWaterMark)
             }
             if let tls {
                 if !plaintextOut.isEmpty { try write(plaintextOut, to: tls) }
-                ciphertextOut.removeAll(keepingCapacity: true)
-                _ = tls.drainCiphertext(into: &ciphertextOut)
-                if !ciphertextOut.isEmpty { connection.write(ciphertextOut) }
+                Self.sendCiphertext(of: tls, on: connection)
             } else if !plaintextOut.isEmpty {
                 connection.write(plaintextOut)
             }
@@ -518,6 +520,12 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         if isReady && !sessionWantsRead && !sessionWantsWrite {
             close(flushFirst: true)
         }
+    }
+
+    /// Moves what TLS has produced straight into the socket's send queue.
+    private static func sendCiphertext(of tls: TLSConnection, on connection: Connection) {
+        let pending = tls.pendingCiphertextCount
+        if pending > 0 { connection.write(capacity: pending) { tls.readCiphertext(into: $0) } }
     }
 
     private func write(_ plaintext: [UInt8], to tls: TLSConnection) throws(TLSError) {
@@ -536,9 +544,7 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
         closeError = closeError ?? error
         // Send what TLS has queued (an alert) before closing.
         if let tls, let connection {
-            ciphertextOut.removeAll(keepingCapacity: true)
-            _ = tls.drainCiphertext(into: &ciphertextOut)
-            if !ciphertextOut.isEmpty { connection.write(ciphertextOut) }
+            Self.sendCiphertext(of: tls, on: connection)
         }
         close(flushFirst: true, error: error)
     }

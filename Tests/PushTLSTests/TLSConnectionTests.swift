@@ -18,6 +18,27 @@ struct TLSConnectionTests {
         try TLSContext.client(caPEM: caPEM ?? Self.certificate.get().certificatePEM, alpn: alpn, useSystemRoots: false)
     }
 
+    @Test("ciphertext read in pieces into a caller's memory: what is left stays pending, in order")
+    func readCiphertextInPieces() throws {
+        let client = try TLSConnection(context: clientContext(), serverName: "127.0.0.1")
+        try client.startHandshake()
+        let pending = client.pendingCiphertextCount
+        #expect(pending > 100)  // the ClientHello
+        var pieces: [UInt8] = []
+        var room = [UInt8](repeating: 0, count: 64)
+        let first = room.withUnsafeMutableBytes { client.readCiphertext(into: $0) }
+        #expect(first == 64)
+        pieces += room
+        #expect(client.pendingCiphertextCount == pending - 64)
+        var rest: [UInt8] = []
+        #expect(client.drainCiphertext(into: &rest) == pending - 64)
+        pieces += rest
+        #expect(client.pendingCiphertextCount == 0)
+        // A TLS handshake record: type 22, then the version.
+        #expect(pieces.count == pending && pieces[0] == 22 && pieces[1] == 3)
+        #expect(room.withUnsafeMutableBytes { client.readCiphertext(into: $0) } == 0)
+    }
+
     @Test("handshake over 127.0.0.1 negotiates h2 and moves 1 MiB each way")
     func handshakeAndBulkData() throws {
         var pair = try InMemoryPair(
