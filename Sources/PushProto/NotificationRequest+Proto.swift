@@ -25,8 +25,8 @@ extension NotificationRequest {
         } else {
             return false
         }
-        app = pointer.pointee.app
-        tokens = pointer.pointee.tokens
+        Self.copy(pointer.pointee.app, to: &app)
+        if !pointer.pointee.tokens.isEmpty { tokens = pointer.pointee.tokens }
         if let a = pointer.pointee.alert {
             alert = NotificationRequest.Alert(
                 title: a.title, subtitle: a.subtitle, body: a.body, launchImage: a.launchImage,
@@ -34,20 +34,20 @@ extension NotificationRequest {
                 image: a.image, actionLocKey: a.actionLocKey)
         }
         badge = pointer.pointee.badge
-        sound = pointer.pointee.sound
-        category = pointer.pointee.category
-        threadID = pointer.pointee.threadID
+        Self.copy(pointer.pointee.sound, to: &sound)
+        Self.copy(pointer.pointee.category, to: &category)
+        Self.copy(pointer.pointee.threadID, to: &threadID)
         contentAvailable = pointer.pointee.contentAvailable
         mutableContent = pointer.pointee.mutableContent
-        interruptionLevel = pointer.pointee.interruptionLevel
-        dataJSON = pointer.pointee.dataJSON
-        payloadJSON = pointer.pointee.payloadJSON
+        Self.copy(pointer.pointee.interruptionLevel, to: &interruptionLevel)
+        Self.copy(pointer.pointee.dataJSON, to: &dataJSON)
+        Self.copy(pointer.pointee.payloadJSON, to: &payloadJSON)
         priority = pointer.pointee.priority
         expiration = pointer.pointee.expiration
-        collapseID = pointer.pointee.collapseID
-        topic = pointer.pointee.topic
-        id = pointer.pointee.id
-        urgency = pointer.pointee.urgency
+        Self.copy(pointer.pointee.collapseID, to: &collapseID)
+        Self.copy(pointer.pointee.topic, to: &topic)
+        Self.copy(pointer.pointee.id, to: &id)
+        Self.copy(pointer.pointee.urgency, to: &urgency)
         if let l = pointer.pointee.liveActivity {
             liveActivity = NotificationRequest.LiveActivity(
                 event: l.event, contentStateJSON: l.contentStateJSON, timestamp: l.timestamp,
@@ -62,6 +62,13 @@ extension NotificationRequest {
                 androidChannelID: f.androidChannelID, analyticsLabel: f.analyticsLabel)
         }
         return true
+    }
+
+    /// `target = source` unless `source` is empty: `target` still holds `init()`'s "" then, and
+    /// most fields are not set; the assignment was a retain and a release each for nothing.
+    @inline(__always)
+    private static func copy(_ source: String, to target: inout String) {
+        if !source.isEmpty { target = source }
     }
 }
 

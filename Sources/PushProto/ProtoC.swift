@@ -54,20 +54,15 @@ enum ProtoC {
         empty: () -> Element, _ decode: (UnsafePointer<CMessage>, inout Element) throws(ProtoDecodingError) -> Void
     ) throws(ProtoDecodingError) -> [Element] {
         guard let elements else { return [] }
-        var failure: ProtoDecodingError?
-        let array = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for index in 0..<count {
-                (buffer.baseAddress! + index).initialize(to: empty())
-                initialized = index + 1
-                do throws(ProtoDecodingError) {
-                    try decode(elements[index]!, &buffer[index])
-                } catch {
-                    failure = error
-                    return
-                }
-            }
+        // Not `init(unsafeUninitializedCapacity:)`: it allocates through the standard library's
+        // unspecialized path (a metadata lookup, ~525 instructions per Send's notifications, where
+        // this costs ~180). Each element is appended empty, then decoded where it lies.
+        var array: [Element] = []
+        array.reserveCapacity(count)
+        for index in 0..<count {
+            array.append(empty())
+            try decode(elements[index]!, &array[index])
         }
-        if let failure { throw failure }
         return array
     }
 

@@ -86,26 +86,26 @@ extension NotificationRequest {
     }
 }
 
-/// The `aps` keys, quoted once (``JSONWriter/Key``).
+/// The `aps` keys, quoted (``JSONWriter/Key``).
 private enum APSKeys {
-    static let actionLocKey = JSONWriter.Key("action-loc-key")
-    static let alert = JSONWriter.Key("alert")
-    static let badge = JSONWriter.Key("badge")
-    static let body = JSONWriter.Key("body")
-    static let category = JSONWriter.Key("category")
-    static let contentAvailable = JSONWriter.Key("content-available")
-    static let critical = JSONWriter.Key("critical")
-    static let interruptionLevel = JSONWriter.Key("interruption-level")
-    static let launchImage = JSONWriter.Key("launch-image")
-    static let locArgs = JSONWriter.Key("loc-args")
-    static let locKey = JSONWriter.Key("loc-key")
-    static let mutableContent = JSONWriter.Key("mutable-content")
-    static let name = JSONWriter.Key("name")
-    static let sound = JSONWriter.Key("sound")
-    static let subtitle = JSONWriter.Key("subtitle")
-    static let threadID = JSONWriter.Key("thread-id")
-    static let title = JSONWriter.Key("title")
-    static let titleLocArgs = JSONWriter.Key("title-loc-args")
-    static let titleLocKey = JSONWriter.Key("title-loc-key")
-    static let volume = JSONWriter.Key("volume")
+    static var actionLocKey: JSONWriter.Key { .init(quoted: "\"action-loc-key\":") }
+    static var alert: JSONWriter.Key { .init(quoted: "\"alert\":") }
+    static var badge: JSONWriter.Key { .init(quoted: "\"badge\":") }
+    static var body: JSONWriter.Key { .init(quoted: "\"body\":") }
+    static var category: JSONWriter.Key { .init(quoted: "\"category\":") }
+    static var contentAvailable: JSONWriter.Key { .init(quoted: "\"content-available\":") }
+    static var critical: JSONWriter.Key { .init(quoted: "\"critical\":") }
+    static var interruptionLevel: JSONWriter.Key { .init(quoted: "\"interruption-level\":") }
+    static var launchImage: JSONWriter.Key { .init(quoted: "\"launch-image\":") }
+    static var locArgs: JSONWriter.Key { .init(quoted: "\"loc-args\":") }
+    static var locKey: JSONWriter.Key { .init(quoted: "\"loc-key\":") }
+    static var mutableContent: JSONWriter.Key { .init(quoted: "\"mutable-content\":") }
+    static var name: JSONWriter.Key { .init(quoted: "\"name\":") }
+    static var sound: JSONWriter.Key { .init(quoted: "\"sound\":") }
+    static var subtitle: JSONWriter.Key { .init(quoted: "\"subtitle\":") }
+    static var threadID: JSONWriter.Key { .init(quoted: "\"thread-id\":") }
+    static var title: JSONWriter.Key { .init(quoted: "\"title\":") }
+    static var titleLocArgs: JSONWriter.Key { .init(quoted: "\"title-loc-args\":") }
+    static var titleLocKey: JSONWriter.Key { .init(quoted: "\"title-loc-key\":") }
+    static var volume: JSONWriter.Key { .init(quoted: "\"volume\":") }
 }

@@ -13,8 +13,8 @@ public struct APNsPayloadBuilder {
         try prepare(n).bytes
     }
 
-    /// `"aps":`, quoted once.
-    private static let apsKey = JSONWriter.Key("aps")
+    /// `"aps":`.
+    private static var apsKey: JSONWriter.Key { .init(quoted: "\"aps\":") }
 
     /// A built payload plus what validation needs to know about it without re-parsing.
     struct Built {

@@ -32,15 +32,15 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
-    /// An object key quoted once, with its `:` (`"alert":`): for the keys a builder writes in
-    /// every document, which the String `key(_:)` would scan and quote again each time.
+    /// An object key written out quoted, with its `:` (`"\"alert\":"`): for the keys a builder
+    /// writes in every document, which the String `key(_:)` would scan and quote each time. A
+    /// literal rather than an array quoted once: a `static let` array cost a lazy-global check
+    /// (`swift_once`) per use and a retain and release per key written.
     public struct Key: Sendable {
-        let quoted: [UInt8]
+        let quoted: StaticString
 
-        public init(_ name: String) {
-            var quoted: [UInt8] = []
-            JSONWriter.appendQuoted(name, to: &quoted)
-            quoted.append(UInt8(ascii: ":"))
+        /// `quoted` is the key as JSON text plus `:`, written as is (no escaping is done).
+        public init(quoted: StaticString) {
             self.quoted = quoted
         }
     }
@@ -48,7 +48,7 @@ public struct JSONWriter: Sendable {
     /// Writes a key quoted beforehand and its `:`; the next call writes its value.
     public mutating func key(_ key: Key) {
         separate()
-        bytes.append(contentsOf: key.quoted)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.quoted.utf8Start, count: key.quoted.utf8CodeUnitCount))
         needsComma = false
     }
 
