@@ -86,6 +86,10 @@ class RawClient:
         """A whole request and END_STREAM, as flow control lets it go. A socket that takes nothing
         more (the server stopped reading, or closed) ends the sending: `send_failed`."""
         self.feed({stream_id: data}, 10)
+        if self.terminated is not None:
+            # The server ended the connection while the request was going out (h2 refuses to
+            # end a stream on a closed connection): the caller sees why in `terminated`.
+            return
         self.conn.end_stream(stream_id)
         try:
             self.flush()
