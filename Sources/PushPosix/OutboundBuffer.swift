@@ -45,13 +45,7 @@ struct OutboundBuffer {
         }
         let remaining = bytes.count - offset
         if remaining > 0 {
-            let chunk: Chunk
-            if remaining <= Self.chunkSize, let reusable = spare {
-                spare = nil
-                chunk = reusable
-            } else {
-                chunk = Chunk(capacity: max(remaining, Self.chunkSize))
-            }
+            let chunk = emptyChunk(holding: remaining)
             (chunk.base).copyMemory(from: source + offset, byteCount: remaining)
             chunk.end = remaining
             chunks.append(chunk)
@@ -67,13 +61,7 @@ struct OutboundBuffer {
         if head < chunks.count, let tail = chunks[chunks.count - 1], tail.capacity - tail.end >= capacity {
             return write(capacity, into: tail, fill)
         }
-        let chunk: Chunk
-        if capacity <= Self.chunkSize, let reusable = spare {
-            spare = nil
-            chunk = reusable
-        } else {
-            chunk = Chunk(capacity: max(capacity, Self.chunkSize))
-        }
+        let chunk = emptyChunk(holding: capacity)
         let written = write(capacity, into: chunk, fill)
         // A chunk joins the queue only with bytes in it.
         if written > 0 {
@@ -82,6 +70,15 @@ struct OutboundBuffer {
             spare = chunk
         }
         return written
+    }
+
+    /// A chunk with room for `count` bytes, not yet queued: the spare one when it fits.
+    private mutating func emptyChunk(holding count: Int) -> Chunk {
+        if count <= Self.chunkSize, let reusable = spare {
+            spare = nil
+            return reusable
+        }
+        return Chunk(capacity: max(count, Self.chunkSize))
     }
 
     private mutating func write(
