@@ -190,16 +190,7 @@ public final class EventLoop: @unchecked Sendable {
     /// never early). Negative delays count as zero; the timer then fires next turn.
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> TimerID {
-        let (seconds, attoseconds) = delay.components
-        let nanos: UInt64
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) {
-            nanos = 0
-        } else {
-            let (s, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-            nanos = overflow ? UInt64.max / 2 : s &+ UInt64(attoseconds / 1_000_000_000)
-        }
-        let (deadline, overflow) = now.addingReportingOverflow(nanos)
-        return schedule(at: overflow ? UInt64.max : deadline, work)
+        schedule(at: MonotonicDeadline.after(delay, from: now), work)
     }
 
     /// Loop thread only. Runs `work` once `now` >= `deadline` (see `now`).
