@@ -337,7 +337,7 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
-                "PushMetrics",
+                "PushMetrics", "PushPosix",
             ],
             swiftSettings: swiftSettings),
 

@@ -118,12 +118,7 @@ final class NotificationDelivery: Sendable {
     }
 
     /// Answer a little before the client's deadline, so the results reach it before it gives up.
-    static func answerTime(_ deadline: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        deadline - .nanoseconds(answerMargin(remaining: MonotonicDeadline.nanoseconds(in: deadline - .now)))
-    }
-
-    /// ``answerTime(_:)`` of a deadline in ``EventLoop/monotonicNow``'s nanoseconds, `now` on
-    /// that clock.
+    /// In ``EventLoop/monotonicNow``'s nanoseconds, `now` on that clock.
     static func answerTime(_ deadline: UInt64, now: UInt64) -> UInt64 {
         let margin = answerMargin(remaining: deadline > now ? deadline - now : 0)
         return deadline > margin ? deadline - margin : 0

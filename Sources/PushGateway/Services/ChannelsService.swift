@@ -2,6 +2,7 @@ import PushAPNs
 import PushCore
 import PushDelivery
 import PushGRPC
+import PushPosix
 import PushProto
 import PushStore
 
@@ -220,13 +221,11 @@ struct ChannelsService: Sendable {
         guard client.reserve(1) else {
             throw GRPCStatus(.resourceExhausted, "app \(client.name): its queue is full (queue_limit); retry later")
         }
-        let timeout = live.configuration.sendTimeoutSeconds
-        var deadline = context.deadline.map(NotificationDelivery.answerTime)
-        if timeout > 0 {
-            let bound = ContinuousClock.now + .seconds(timeout)
-            deadline = deadline.map { min($0, bound) } ?? bound
-        }
-        return await client.sendAndWait(push, deadline: deadline)[0]
+        // The same deadline as a Send's, answered the same margin before it.
+        let now = EventLoop.monotonicNow
+        let deadline = PushService.sendDeadline(context.deadlineNanoseconds, live.configuration, now: now)
+            .map { NotificationDelivery.answerTime($0, now: now) }
+        return await client.sendAndWait(push, deadline: deadline.map(MonotonicDeadline.instant(of:)))[0]
     }
 
     /// `request_id`: empty, or a UUID (sent lower-case).
