@@ -360,6 +360,8 @@ def test_a_client_that_reads_nothing_is_closed_once_its_unsent_answers_pass_the_
         stream_id = client.open("/pushgate.v1.Push/Send")
         opened.append(stream_id)
         client.send_message(stream_id, framed(send_request("hard", 500, first=100_000 + 500 * i).SerializeToString()))
+        if client.terminated is not None or client.send_failed:
+            break  # the GOAWAY came while sending: no more streams can be opened
     cut = None
     if client.terminated is None:
         # One more Send, cut off mid-request: never taken, so never among the GOAWAY's streams.
