@@ -1,74 +1,109 @@
+import CPushgateProto
 public import PushCore
 
 extension NotificationRequest {
     /// The domain form of a protobuf notification, field for field; nil when its push type is a
     /// number no ``PushType`` has (the one thing the wire can hold that the domain cannot). Shared
     /// by the gateway and the fuzz targets, so both check the same conversion.
+    ///
+    /// Through the notification's C message: one mapping (``assign(c:)``) serves this and Send,
+    /// which reads its requests where protobuf-c unpacked them (``SendRequestMessage``).
     public init?(proto n: borrowing PushgateV1.Notification) {
         self.init()
-        guard withUnsafePointer(to: n, { assign(proto: $0) }) else { return nil }
+        let assigned = ProtoCArena.with { arena in
+            // A Swift value's strings are valid UTF-8: the mapping's one failure cannot happen here.
+            try? assign(c: n.cMessage(in: arena))
+        }
+        guard assigned == true else { return nil }
     }
 
-    /// Sets every field from `n` (a value made with `init()`: the defaults it replaces are empty);
-    /// false when `n`'s push type is a number no ``PushType`` has, and then nothing is set.
+    /// Sets every field from `m` (into a value made with `init()`: the defaults it replaces are
+    /// empty); false when `m`'s push type is a number no ``PushType`` has, and then nothing is set.
     ///
     /// In place rather than an initializer: an initializer of a struct this large (from another
     /// module, so not inlined) built the value and then copied it out to the caller, a retain and
-    /// a release for each of its two dozen fields, on every notification of every Send. And `n` is
-    /// read where it lies: a borrowed notification read out of an array (or through a pointer's
-    /// `pointee`) was first copied whole by the caller, the same retain and release per field.
-    public mutating func assign(proto pointer: UnsafePointer<PushgateV1.Notification>) -> Bool {
-        if pointer.pointee.pushType == .unspecified {
+    /// a release for each of its two dozen fields, on every notification of every Send. A string
+    /// field left empty keeps `init()`'s `""` (most are).
+    /// - Throws: naming the first string field that is not valid UTF-8 (proto3 requires it and
+    ///   protobuf-c does not check it; see ``ProtoC/string(_:field:)``).
+    mutating func assign(c m: UnsafePointer<Pushgate__V1__Notification>) throws(ProtoDecodingError) -> Bool {
+        let wireType = PushgateV1.PushType(rawValue: Int32(truncatingIfNeeded: m.pointee.push_type.rawValue))
+        if wireType == .unspecified {
             pushType = nil
-        } else if let known = pointer.pointee.pushType.domain {
+        } else if let known = wireType.domain {
             pushType = known
         } else {
             return false
         }
-        Self.copy(pointer.pointee.app, to: &app)
-        if !pointer.pointee.tokens.isEmpty { tokens = pointer.pointee.tokens }
-        if let a = pointer.pointee.alert {
+        try ProtoC.string(m.pointee.app, field: "app", into: &app)
+        if m.pointee.n_tokens > 0 {
+            tokens = try ProtoC.array(m.pointee.tokens, count: m.pointee.n_tokens) {
+                (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "tokens")
+            }
+        }
+        if let a = m.pointee.alert {
             alert = NotificationRequest.Alert(
-                title: a.title, subtitle: a.subtitle, body: a.body, launchImage: a.launchImage,
-                titleLocKey: a.titleLocKey, titleLocArgs: a.titleLocArgs, locKey: a.locKey, locArgs: a.locArgs,
-                image: a.image, actionLocKey: a.actionLocKey)
+                title: try ProtoC.string(a.pointee.title, field: "title"),
+                subtitle: try ProtoC.string(a.pointee.subtitle, field: "subtitle"),
+                body: try ProtoC.string(a.pointee.body, field: "body"),
+                launchImage: try ProtoC.string(a.pointee.launch_image, field: "launch_image"),
+                titleLocKey: try ProtoC.string(a.pointee.title_loc_key, field: "title_loc_key"),
+                titleLocArgs: try Self.strings(a.pointee.title_loc_args, a.pointee.n_title_loc_args, "title_loc_args"),
+                locKey: try ProtoC.string(a.pointee.loc_key, field: "loc_key"),
+                locArgs: try Self.strings(a.pointee.loc_args, a.pointee.n_loc_args, "loc_args"),
+                image: try ProtoC.string(a.pointee.image, field: "image"),
+                actionLocKey: try ProtoC.string(a.pointee.action_loc_key, field: "action_loc_key"))
         }
-        badge = pointer.pointee.badge
-        Self.copy(pointer.pointee.sound, to: &sound)
-        Self.copy(pointer.pointee.category, to: &category)
-        Self.copy(pointer.pointee.threadID, to: &threadID)
-        contentAvailable = pointer.pointee.contentAvailable
-        mutableContent = pointer.pointee.mutableContent
-        Self.copy(pointer.pointee.interruptionLevel, to: &interruptionLevel)
-        Self.copy(pointer.pointee.dataJSON, to: &dataJSON)
-        Self.copy(pointer.pointee.payloadJSON, to: &payloadJSON)
-        priority = pointer.pointee.priority
-        expiration = pointer.pointee.expiration
-        Self.copy(pointer.pointee.collapseID, to: &collapseID)
-        Self.copy(pointer.pointee.topic, to: &topic)
-        Self.copy(pointer.pointee.id, to: &id)
-        Self.copy(pointer.pointee.urgency, to: &urgency)
-        if let l = pointer.pointee.liveActivity {
+        // badge is a proto3 `optional`: its case says whether it was sent (the generated decode's test).
+        if m.pointee.badge_value_case.rawValue == 4 { badge = m.pointee.badge }
+        try ProtoC.string(m.pointee.sound, field: "sound", into: &sound)
+        try ProtoC.string(m.pointee.category, field: "category", into: &category)
+        try ProtoC.string(m.pointee.thread_id, field: "thread_id", into: &threadID)
+        contentAvailable = m.pointee.content_available != 0
+        mutableContent = m.pointee.mutable_content != 0
+        try ProtoC.string(m.pointee.interruption_level, field: "interruption_level", into: &interruptionLevel)
+        try ProtoC.string(m.pointee.data_json, field: "data_json", into: &dataJSON)
+        try ProtoC.string(m.pointee.payload_json, field: "payload_json", into: &payloadJSON)
+        priority = m.pointee.priority
+        expiration = m.pointee.expiration
+        try ProtoC.string(m.pointee.collapse_id, field: "collapse_id", into: &collapseID)
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &topic)
+        try ProtoC.string(m.pointee.id, field: "id", into: &id)
+        try ProtoC.string(m.pointee.urgency, field: "urgency", into: &urgency)
+        if let l = m.pointee.live_activity {
             liveActivity = NotificationRequest.LiveActivity(
-                event: l.event, contentStateJSON: l.contentStateJSON, timestamp: l.timestamp,
-                staleDate: l.staleDate, dismissalDate: l.dismissalDate, relevanceScore: l.relevanceScore,
-                attributesType: l.attributesType, attributesJSON: l.attributesJSON,
-                inputPushToken: l.inputPushToken, inputPushChannel: l.inputPushChannel)
+                event: try ProtoC.string(l.pointee.event, field: "event"),
+                contentStateJSON: try ProtoC.string(l.pointee.content_state_json, field: "content_state_json"),
+                timestamp: l.pointee.timestamp, staleDate: l.pointee.stale_date,
+                dismissalDate: l.pointee.dismissal_date,
+                relevanceScore: l.pointee.relevance_score_value_case.rawValue == 6 ? l.pointee.relevance_score : nil,
+                attributesType: try ProtoC.string(l.pointee.attributes_type, field: "attributes_type"),
+                attributesJSON: try ProtoC.string(l.pointee.attributes_json, field: "attributes_json"),
+                inputPushToken: l.pointee.input_push_token != 0,
+                inputPushChannel: try ProtoC.string(l.pointee.input_push_channel, field: "input_push_channel"))
         }
-        if let c = pointer.pointee.criticalSound { criticalSound = CriticalSound(volume: c.volume) }
-        if let f = pointer.pointee.fcm {
+        if let c = m.pointee.critical_sound {
+            criticalSound = CriticalSound(volume: c.pointee.volume_value_case.rawValue == 1 ? c.pointee.volume : nil)
+        }
+        if let f = m.pointee.fcm {
             fcm = FCMOptions(
-                androidIcon: f.androidIcon, androidColor: f.androidColor, androidTag: f.androidTag,
-                androidChannelID: f.androidChannelID, analyticsLabel: f.analyticsLabel)
+                androidIcon: try ProtoC.string(f.pointee.android_icon, field: "android_icon"),
+                androidColor: try ProtoC.string(f.pointee.android_color, field: "android_color"),
+                androidTag: try ProtoC.string(f.pointee.android_tag, field: "android_tag"),
+                androidChannelID: try ProtoC.string(f.pointee.android_channel_id, field: "android_channel_id"),
+                analyticsLabel: try ProtoC.string(f.pointee.analytics_label, field: "analytics_label"))
         }
         return true
     }
 
-    /// `target = source` unless `source` is empty: `target` still holds `init()`'s "" then, and
-    /// most fields are not set; the assignment was a retain and a release each for nothing.
-    @inline(__always)
-    private static func copy(_ source: String, to target: inout String) {
-        if !source.isEmpty { target = source }
+    /// A repeated string field (empty when `count` is 0).
+    private static func strings(
+        _ elements: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int, _ field: StaticString
+    ) throws(ProtoDecodingError) -> [String] {
+        guard count > 0 else { return [] }
+        return try ProtoC.array(elements, count: count) { (e) throws(ProtoDecodingError) in
+            try ProtoC.string(e, field: field)
+        }
     }
 }
 

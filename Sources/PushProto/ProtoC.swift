@@ -170,10 +170,12 @@ struct ProtoCArena {
 
     /// Calls `body` with an empty arena, released when `body` returns.
     @inline(__always)
-    static func with<T>(_ body: (ProtoCArena) -> T) -> T {
+    static func with<T, E: Error>(_ body: (ProtoCArena) throws(E) -> T) throws(E) -> T {
         var arena = cprotobufc_arena()
         defer { cprotobufc_arena_release(&arena) }
-        return withUnsafeMutablePointer(to: &arena) { body(ProtoCArena(arena: $0)) }
+        return try withUnsafeMutablePointer(to: &arena) { (arena) throws(E) -> T in
+            try body(ProtoCArena(arena: arena))
+        }
     }
 
     /// `byteCount` uninitialized bytes, aligned like malloc's, valid until the release.

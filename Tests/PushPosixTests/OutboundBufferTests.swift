@@ -14,15 +14,16 @@ struct OutboundBufferTests {
 
     static func fill(_ bytes: [UInt8]) -> (UnsafeMutableRawBufferPointer) -> Int {
         { room in
-            room.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: min(bytes.count, room.count)))
-            return min(bytes.count, room.count)
+            let count = min(bytes.count, room.count)
+            bytes.withUnsafeBytes { room.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            return count
         }
     }
 
     @Test("a producer writes in place: into the tail's room, a new chunk when it has none, nothing queued for 0")
     func appendInPlace() {
         var buffer = OutboundBuffer()
-        buffer.append(UnsafeRawBufferPointer(start: [1, 2, 3] as [UInt8], count: 3))
+        ([1, 2, 3] as [UInt8]).withUnsafeBytes { buffer.append($0) }
         // Room for 10, 4 written: only those count.
         #expect(buffer.append(capacity: 10, Self.fill([4, 5, 6, 7])) == 4)
         #expect(buffer.count == 7)

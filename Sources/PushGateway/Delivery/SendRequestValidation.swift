@@ -37,17 +37,28 @@ enum SendRequestValidation {
         try validate(request, routes: AppRoutes(configuration: configuration), configuration: configuration, now: now)
     }
 
-    /// The same against a snapshot's routes (`routes` are `configuration`'s apps).
+    /// The same against a snapshot's routes (`routes` are `configuration`'s apps), for a request
+    /// built in Swift (gorush's endpoint, tests): read as a received one is.
     static func validate(
         _ request: PushgateV1.SendRequest, routes: AppRoutes, configuration: GatewayConfiguration,
         now: Int64 = unixMilliseconds() / 1000
     ) throws(GRPCStatus) -> ValidatedSend {
-        guard !request.notifications.isEmpty else {
+        try SendRequestMessage.with(request) { (message) throws(GRPCStatus) in
+            try validate(message, routes: routes, configuration: configuration, now: now)
+        }
+    }
+
+    /// The same for a request where protobuf-c unpacked it: each notification goes from its C
+    /// message to its domain value, with no proto value between (``SendRequestMessage``).
+    static func validate(
+        _ request: borrowing SendRequestMessage, routes: AppRoutes, configuration: GatewayConfiguration,
+        now: Int64 = unixMilliseconds() / 1000
+    ) throws(GRPCStatus) -> ValidatedSend {
+        guard request.count > 0 else {
             throw GRPCStatus(.invalidArgument, "notifications: at least one notification is required")
         }
-        // By index: iterating the array copies each notification out of it.
         var tokens = 0
-        for index in request.notifications.indices { tokens += request.notifications[index].tokens.count }
+        for index in 0..<request.count { tokens += request.tokenCount(index) }
         guard tokens <= configuration.maxTokensPerSend else {
             throw GRPCStatus(
                 .invalidArgument,
@@ -55,34 +66,27 @@ enum SendRequestValidation {
                     + "(max_tokens_per_send); split the request or use SendStream")
         }
         var items: [ValidatedSend.Item] = []
-        items.reserveCapacity(request.notifications.count)
+        items.reserveCapacity(request.count)
         var preparedTokens = 0
-        // Each notification read where it is in the array's buffer: the array's subscript copies
-        // one out first (a retain and a release per field).
-        try request.notifications.withUnsafeBufferPointer { notifications throws(GRPCStatus) in
-            for index in notifications.indices {
-                let item = try validate(
-                    notifications.baseAddress! + index, at: index, routes: routes, configuration: configuration,
-                    now: now)
-                preparedTokens += item.tokenCount
-                items.append(item)
-            }
+        for index in 0..<request.count {
+            let item = try validate(request, at: index, routes: routes, configuration: configuration, now: now)
+            preparedTokens += item.tokenCount
+            items.append(item)
         }
         return ValidatedSend(items: items, tokenCount: preparedTokens)
     }
 
     private static func validate(
-        _ notification: UnsafePointer<PushgateV1.Notification>, at index: Int, routes: AppRoutes,
+        _ request: borrowing SendRequestMessage, at index: Int, routes: AppRoutes,
         configuration: GatewayConfiguration, now: Int64
     ) throws(GRPCStatus) -> ValidatedSend.Item {
         let path = index < notificationPaths.count ? notificationPaths[index] : "notifications[\(index)]"
-        guard let route = routes.route(named: notification.pointee.app) else {
-            throw unknownApp(notification.pointee.app, path: path, configuration: configuration)
-        }
         var domain = NotificationRequest()
-        guard domain.assign(proto: notification) else {
-            throw GRPCStatus(
-                .invalidArgument, "\(path).push_type: unknown push type \(notification.pointee.pushType.rawValue)")
+        guard try request.assign(index, to: &domain) else {
+            throw GRPCStatus(.invalidArgument, "\(path).push_type: unknown push type \(request.pushTypeNumber(index))")
+        }
+        guard let route = routes.route(named: domain.app) else {
+            throw unknownApp(domain.app, path: path, configuration: configuration)
         }
         // Each case builds its item straight from the typed prepared message: a `Result` of the
         // enum, switched on, copied the prepared push out of it (a retain per field) to read its
@@ -144,13 +148,13 @@ enum SendRequestValidation {
 }
 
 extension NotificationRequest {
-    /// The domain form of a protobuf notification (``NotificationRequest/assign(proto:)``); an
+    /// The domain form of a protobuf notification (``NotificationRequest/init(proto:)``); an
     /// unknown push type number, the one thing the wire holds that the domain cannot, is
     /// INVALID_ARGUMENT here. Every other field is checked by the provider's builder.
     init(_ n: borrowing PushgateV1.Notification, path: String) throws(GRPCStatus) {
-        self.init()
-        guard withUnsafePointer(to: n, { assign(proto: $0) }) else {
+        guard let domain = NotificationRequest(proto: n) else {
             throw GRPCStatus(.invalidArgument, "\(path).push_type: unknown push type \(n.pushType.rawValue)")
         }
+        self = domain
     }
 }

@@ -45,16 +45,18 @@ enum GorushEndpoint {
                 let echoes = mapped.echoes
                 do throws(GRPCStatus) {
                     // No client deadline in gorush's protocol: send_timeout_seconds bounds it.
-                    _ = try PushService.startSend(
-                        mapped.send, caller: caller, settings: settings, delivery: delivery, deadline: nil,
-                        metrics: metrics,
-                        answer: .response { response in
-                            responder.respond(
-                                HTTPRouteResponse(
-                                    status: 200, headers: json,
-                                    body: GorushResponse.delivered(response.results, echoes: echoes))
-                            )
-                        })
+                    _ = try SendRequestMessage.with(mapped.send) { (send) throws(GRPCStatus) in
+                        try PushService.startSend(
+                            send, caller: caller, settings: settings, delivery: delivery, deadline: nil,
+                            metrics: metrics,
+                            answer: .response { response in
+                                responder.respond(
+                                    HTTPRouteResponse(
+                                        status: 200, headers: json,
+                                        body: GorushResponse.delivered(response.results, echoes: echoes))
+                                )
+                            })
+                    }
                 } catch {
                     responder.respond(refusal(error.code.httpStatus, error.message))
                 }

@@ -50,10 +50,24 @@ extension GRPCMethod {
             @escaping @Sendable (Request, Caller, GRPCCallContext, ProtoUnaryResponder<Response>) throws(GRPCStatus) ->
             Void
     ) -> GRPCMethod {
+        authorizedImmediateUnary(name, request, response, authorizer, access) {
+            (bytes: [UInt8], caller, context, responder) throws(GRPCStatus) in
+            try body(try decode(Request.self, bytes), caller, context, responder)
+        }
+    }
+
+    /// The same with the request's bytes as they came, for a method that reads them itself (Send:
+    /// ``SendRequestMessage``); `Request` is still its JSON mapping for Connect clients.
+    static func authorizedImmediateUnary<Request: ProtoJSONMessage, Response: ProtoJSONMessage>(
+        _ name: String, _ request: Request.Type, _ response: Response.Type, _ authorizer: Authorizer, _ access: Access,
+        _ body:
+            @escaping @Sendable ([UInt8], Caller, GRPCCallContext, ProtoUnaryResponder<Response>) throws(GRPCStatus) ->
+            Void
+    ) -> GRPCMethod {
         GRPCMethod.immediateUnary(name) { bytes, context, responder in
             do throws(GRPCStatus) {
                 let caller = try Caller.admitted(context)
-                try body(try decode(Request.self, bytes), caller, context, ProtoUnaryResponder(responder: responder))
+                try body(bytes, caller, context, ProtoUnaryResponder(responder: responder))
             } catch {
                 responder.fail(error)
             }

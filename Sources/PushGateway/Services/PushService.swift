@@ -19,13 +19,18 @@ enum PushService {
             name: "pushgate.v1.Push",
             methods: [
                 // Without a task per call: the busiest method, and a one-token Send is mostly overhead.
+                // Its request read where protobuf-c unpacked it (SendRequestMessage), not decoded
+                // into a SendRequest first.
                 .authorizedImmediateUnary(
                     "Send", PushgateV1.SendRequest.self, PushgateV1.SendResponse.self, authorizer, .anyCaller
                 ) {
-                    request, caller, context, responder throws(GRPCStatus) in
-                    let collector = try startSend(
-                        request, caller: caller, settings: live.snapshot, delivery: delivery,
-                        deadline: context.deadlineNanoseconds, metrics: metrics, answer: .grpc(responder.responder))
+                    (bytes: [UInt8], caller, context, responder) throws(GRPCStatus) in
+                    let collector = try SendRequestMessage.unpack(bytes) { (request) throws(GRPCStatus) in
+                        try startSend(
+                            request, caller: caller, settings: live.snapshot, delivery: delivery,
+                            deadline: context.deadlineNanoseconds, metrics: metrics,
+                            answer: .grpc(responder.responder))
+                    }
                     // The client went away or its deadline passed: the rest is dropped, not sent.
                     responder.onCancel { collector.expire() }
                 },
@@ -41,10 +46,11 @@ enum PushService {
                         let caller =
                             authorizer.generation == admitted.generation
                             ? admitted.caller : try authorizer.caller(context, access: .anyCaller, method: "SendStream")
-                        let collector = try startSend(
-                            try decode(PushgateV1.SendRequest.self, bytes), caller: caller, settings: live.snapshot,
-                            delivery: delivery, deadline: context.deadlineNanoseconds, metrics: metrics,
-                            answer: .grpc(responder))
+                        let collector = try SendRequestMessage.unpack(bytes) { (request) throws(GRPCStatus) in
+                            try startSend(
+                                request, caller: caller, settings: live.snapshot, delivery: delivery,
+                                deadline: context.deadlineNanoseconds, metrics: metrics, answer: .grpc(responder))
+                        }
                         responder.onCancel { collector.expire() }
                     } catch {
                         responder.fail(error)
@@ -118,7 +124,7 @@ enum PushService {
     /// last result.
     /// - Returns: the delivery's collector, to expire if the call ends first.
     static func startSend(
-        _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot,
+        _ request: borrowing SendRequestMessage, caller: Caller, settings: LiveSettings.Snapshot,
         delivery: NotificationDelivery, deadline: UInt64?, metrics: GatewayMetrics? = nil,
         answer: SendAnswer
     ) throws(GRPCStatus) -> DeliveryCollector {
@@ -148,7 +154,7 @@ enum PushService {
     }
 
     private static func check(
-        _ request: PushgateV1.SendRequest, caller: Caller, settings: LiveSettings.Snapshot
+        _ request: borrowing SendRequestMessage, caller: Caller, settings: LiveSettings.Snapshot
     ) throws(GRPCStatus) -> ValidatedSend {
         try authorize(request, caller: caller, routes: settings.routes)
         return try SendRequestValidation.validate(
@@ -160,12 +166,22 @@ enum PushService {
     /// restricted key naming an unknown app gets PERMISSION_DENIED too (not NOT_FOUND, whose message
     /// lists the configured apps).
     static func authorize(
-        _ request: PushgateV1.SendRequest, caller: Caller, routes: AppRoutes
+        _ request: borrowing SendRequestMessage, caller: Caller, routes: AppRoutes
     ) throws(GRPCStatus) {
         guard caller.apps != .all else { return }
-        for (index, notification) in request.notifications.enumerated() {
-            let app = routes.route(named: notification.app)?.name ?? notification.app
+        for index in 0..<request.count {
+            let named = try request.app(index)
+            let app = routes.route(named: named)?.name ?? named
             try caller.requireApp(app, field: "notifications[\(index)].app")
+        }
+    }
+
+    /// ``authorize(_:caller:routes:)-…`` for a request built in Swift.
+    static func authorize(
+        _ request: PushgateV1.SendRequest, caller: Caller, routes: AppRoutes
+    ) throws(GRPCStatus) {
+        try SendRequestMessage.with(request) { (message) throws(GRPCStatus) in
+            try authorize(message, caller: caller, routes: routes)
         }
     }
 }
