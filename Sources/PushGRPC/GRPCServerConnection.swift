@@ -219,18 +219,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     /// `call`'s request must be complete within `limit` (the same for every call of the connection).
     func limitRequestTime(_ call: GRPCServerCall, _ limit: Duration) {
-        if requestTimeLimit.limit != limit { requestTimeLimit = (limit, Self.nanoseconds(limit)) }
+        if requestTimeLimit.limit != limit { requestTimeLimit = (limit, MonotonicDeadline.nanoseconds(in: limit)) }
         let (deadline, overflow) = loop.now.addingReportingOverflow(requestTimeLimit.nanoseconds)
         requestDeadlines.add(call, deadline: overflow ? .max : deadline)
         if requestTimer == nil { armRequestTimer(limit) }
-    }
-
-    /// As `EventLoop.schedule(after:)` counts it.
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
-        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? UInt64.max / 2 : whole &+ UInt64(attoseconds / 1_000_000_000)
     }
 
     /// `call`'s request is complete, or the call ended.

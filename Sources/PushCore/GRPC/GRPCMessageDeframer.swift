@@ -14,6 +14,10 @@ public struct GRPCMessageDeframer {
     /// Where the unread bytes of `buffer` start; consumed bytes are dropped lazily (see `compact`).
     @usableFromInline var readIndex = 0
     @usableFromInline var failure: GRPCStatus?
+    /// A whole message that came alone in one ``append(_:)`` with nothing buffered (a unary
+    /// request in one DATA frame, nearly every call): copied once, from the frame to the message,
+    /// instead of into `buffer` and out again (~350 instructions a call).
+    @usableFromInline var whole: GRPCMessage?
 
     /// Creates a deframer that rejects messages over `maxMessageSize` bytes.
     public init(maxMessageSize: Int) {
@@ -30,6 +34,7 @@ public struct GRPCMessageDeframer {
     /// whole prefix, and after a failure.
     @inlinable
     public var pendingMessageSize: Int? {
+        if let whole { return GRPCMessageFramer.prefixSize + whole.bytes.count }
         guard failure == nil, buffer.count - readIndex >= GRPCMessageFramer.prefixSize else { return nil }
         return GRPCMessageFramer.prefixSize + declaredLength(at: readIndex + 1)
     }
@@ -38,7 +43,9 @@ public struct GRPCMessageDeframer {
     static let maxReservedAhead = 64 << 20
 
     /// Bytes received but not yet returned as messages.
-    public var bufferedByteCount: Int { buffer.count - readIndex }
+    public var bufferedByteCount: Int {
+        buffer.count - readIndex + (whole.map { GRPCMessageFramer.prefixSize + $0.bytes.count } ?? 0)
+    }
 
     /// Bytes held in storage, including consumed ones not yet dropped (for tests of compaction).
     var storedByteCount: Int { buffer.count }
@@ -46,6 +53,19 @@ public struct GRPCMessageDeframer {
     /// Buffers received bytes. The caller owns `bytes`; they are copied.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard failure == nil, !bytes.isEmpty else { return }
+        if whole == nil, buffer.isEmpty, let message = Self.wholeMessage(bytes, maxMessageSize: maxMessageSize) {
+            whole = message
+            return
+        }
+        if let message = whole.take() {
+            // More bytes behind it: it goes back in front of them, and the usual path goes on.
+            buffer.append(message.compressed ? 1 : 0)
+            let length = UInt32(message.bytes.count)
+            for shift in stride(from: 24, through: 0, by: -8) {
+                buffer.append(UInt8(truncatingIfNeeded: length >> shift))
+            }
+            buffer.append(contentsOf: message.bytes)
+        }
         compact()
         // Room for the whole declared message at once (within the limit, and never more than
         // 64 MiB on a declaration alone): growing by doubling would hold up to twice the message
@@ -65,6 +85,7 @@ public struct GRPCMessageDeframer {
     ///   (before its body arrives), `INTERNAL` for a compressed flag other than 0 or 1.
     public mutating func next() throws(GRPCStatus) -> GRPCMessage? {
         if let failure { throw failure }
+        if let whole = whole.take() { return whole }
         let available = buffer.count - readIndex
         guard available >= GRPCMessageFramer.prefixSize else { return nil }
         let flag = buffer[readIndex]
@@ -85,6 +106,17 @@ public struct GRPCMessageDeframer {
         return message
     }
 
+    /// `bytes` as one message when they are exactly one valid one (prefix and body); nil for
+    /// anything else (part of one, several, a bad flag, too long: the buffered path says which).
+    private static func wholeMessage(_ bytes: UnsafeRawBufferPointer, maxMessageSize: Int) -> GRPCMessage? {
+        guard bytes.count >= GRPCMessageFramer.prefixSize, bytes[0] <= 1 else { return nil }
+        var length = 0
+        for index in 1..<GRPCMessageFramer.prefixSize { length = length << 8 | Int(bytes[index]) }
+        guard length <= maxMessageSize, GRPCMessageFramer.prefixSize + length == bytes.count else { return nil }
+        let body = UnsafeRawBufferPointer(rebasing: bytes[GRPCMessageFramer.prefixSize...])
+        return GRPCMessage(compressed: bytes[0] == 1, bytes: Array(body))
+    }
+
     @inlinable
     func declaredLength(at index: Int) -> Int {
         var length = 0
@@ -94,6 +126,7 @@ public struct GRPCMessageDeframer {
 
     private mutating func fail(_ status: GRPCStatus) throws(GRPCStatus) -> GRPCMessage? {
         failure = status
+        whole = nil
         buffer = []
         readIndex = 0
         throw status

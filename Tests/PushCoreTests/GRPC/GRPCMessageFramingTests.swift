@@ -31,6 +31,39 @@ struct GRPCMessageFramingTests {
         #expect(!d.hasPartialMessage)
     }
 
+    @Test("a message alone in one input is kept as it came; input after it, before it is read, queues behind it")
+    func wholeMessageInOneInput() throws {
+        var d = deframer()
+        d.appendRaw(GRPCMessageFramer.frame([7, 8, 9], compressed: true))
+        // Known to the budget and to the buffered count before it is read, as a buffered one is.
+        #expect(d.pendingMessageSize == 8)
+        #expect(d.bufferedByteCount == 8)
+        #expect(!d.hasPartialMessage)
+        #expect(try d.next() == GRPCMessage(compressed: true, bytes: [7, 8, 9]))
+        #expect(try d.next() == nil)
+        #expect(d.pendingMessageSize == nil && d.bufferedByteCount == 0)
+
+        // Two inputs before a read: the first message, then the rest in order, however it is split.
+        let second = GRPCMessageFramer.frame([1, 2]) + GRPCMessageFramer.frame([3])
+        for split in 0...second.count {
+            var d = deframer()
+            d.appendRaw(GRPCMessageFramer.frame([0xAA]))
+            d.appendRaw(Array(second[..<split]))
+            d.appendRaw(Array(second[split...]))
+            var got: [GRPCMessage] = []
+            while let message = try d.next() { got.append(message) }
+            #expect(got == [GRPCMessage(bytes: [0xAA]), GRPCMessage(bytes: [1, 2]), GRPCMessage(bytes: [3])])
+            #expect(!d.hasPartialMessage && d.bufferedByteCount == 0)
+        }
+
+        // Alone but not acceptable: the buffered path refuses it as before.
+        var big = deframer(2)
+        big.appendRaw(GRPCMessageFramer.frame([1, 2, 3]))
+        #expect(throws: GRPCStatus(.resourceExhausted, "message of 3 bytes exceeds the limit of 2 bytes")) {
+            try big.next()
+        }
+    }
+
     @Test("a zero-length message is a message")
     func zeroLength() throws {
         var d = deframer()
