@@ -237,7 +237,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushTransport"],
+            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).

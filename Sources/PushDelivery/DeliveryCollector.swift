@@ -9,10 +9,18 @@ import PushSync
 /// a gateway Send's events, counters and response are one object with its collector, not a
 /// second object (or closure context) made and freed per Send.
 ///
-/// Thread-safe: results arrive from the loops of the app's connections. `@unchecked` because its
-/// state is a stored property read and written only with ``mutex`` held: a collector is made and
-/// dropped per Send, and a ``Locked`` state was an object of its own, made and destroyed (through
-/// its generic type's metadata) each time.
+/// Thread-safe: results arrive from the loops of the app's connections. A collector made on an
+/// event loop starts without a lock: while the Send stays on that loop (a small Send goes to the
+/// app's connection on the caller's loop, and its timer and cancellation run there too) nothing
+/// else touches it, and its mutex, three lock round trips and an allocation (~500 instructions a
+/// 1-token Send), would guard nothing. Before any of it goes to another thread, the sender calls
+/// ``shareAcrossThreads()`` on the loop, which makes the mutex: that hand-off (an event loop's
+/// task queue) orders the mutex's making before the other thread's first look. Made off a loop
+/// (a task's `sendAndWait`), it locks from the start.
+///
+/// `@unchecked` because its state is a stored property read and written only on its loop, or with
+/// ``mutex`` held once it exists: a collector is made and dropped per Send, and a ``Locked`` state
+/// was an object of its own, made and destroyed (through its generic type's metadata) each time.
 open class DeliveryCollector: @unchecked Sendable {
     private struct State {
         var results: [DeliveryResult]
@@ -58,7 +66,12 @@ open class DeliveryCollector: @unchecked Sendable {
         }
     }
 
-    private let mutex = PThreadMutex()
+    /// The loop the collector was made on, nil off a loop. Not retained: a group's loops outlive
+    /// every Send they carry (a retain and a release each per Send, for nothing).
+    private unowned(unsafe) let home: EventLoop?
+    /// Made by ``shareAcrossThreads()`` (or at once off a loop); written only on `home`, before
+    /// any other thread can see it, and never again. Without it, the state is `home`'s alone.
+    private var mutex: PThreadMutex?
     private var state: State
     private let onResult: (@Sendable (DeliveryResult) -> Void)?
 
@@ -71,7 +84,20 @@ open class DeliveryCollector: @unchecked Sendable {
             results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
             remaining: placeholders.count)
         self.onResult = onResult
+        home = EventLoop.current
+        if home == nil { mutex = PThreadMutex() }
     }
+
+    /// Called on the collector's loop before any of its Send goes to another thread (a request
+    /// to a connection on another loop): from then on every access takes the mutex.
+    public func shareAcrossThreads() {
+        guard mutex == nil else { return }
+        precondition(home?.inEventLoop == true, "a collector is shared from the loop it was made on")
+        mutex = PThreadMutex()
+    }
+
+    /// Whether the state is guarded by a mutex (shared, or made off a loop). For tests.
+    var isShared: Bool { mutex != nil }
 
     /// Told of every final result as it happens (metrics, events), on the thread that gives it;
     /// keep it cheap. Calls `onResult`.
@@ -83,11 +109,13 @@ open class DeliveryCollector: @unchecked Sendable {
     /// thread that gives the last result (or expires the Send). Nothing here.
     open func resultsDone(_ results: [DeliveryResult]) {}
 
-    deinit { mutex.destroy() }
+    deinit { mutex?.destroy() }
 
-    /// Runs `body` on the state with the mutex held.
+    /// Runs `body` on the state, with the mutex held once there is one.
     private func withLock<Result>(_ body: (inout State) -> Result) -> Result {
-        mutex.withLock { body(&state) }
+        if let mutex { return mutex.withLock { body(&state) } }
+        assert(home?.inEventLoop == true, "an unshared collector is used on the loop it was made on")
+        return body(&state)
     }
 
     /// True once the Send was answered: requests not yet sent should be dropped.
@@ -144,7 +172,9 @@ open class DeliveryCollector: @unchecked Sendable {
     private func wait(_ waiter: Waiter, deadline: UInt64?) {
         // Armed before the lock, so that waiter and timer go in under one lock: a Send is nearly
         // always still under way here. One that is over (or expired meanwhile) cancels it below.
-        let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline) { [self] in expire() } }
+        // Unshared, this thread is the collector's loop: its timers, without a thread-local look-up.
+        let loop = mutex == nil ? home : EventLoop.current
+        let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline, on: loop) { [self] in expire() } }
         let ready: [DeliveryResult]? = withLock { state in
             if state.finished || state.remaining == 0 {
                 state.finished = true
@@ -159,8 +189,13 @@ open class DeliveryCollector: @unchecked Sendable {
         hand(ready, to: waiter)
     }
 
-    /// Ends the Send now: missing results become FAILED `DeadlineExceeded`.
+    /// Ends the Send now: missing results become FAILED `DeadlineExceeded`. Any thread: an
+    /// unshared collector is expired on its loop.
     public func expire() {
+        if mutex == nil, let home, !home.inEventLoop {
+            home.execute { self.expire() }
+            return
+        }
         let (waiter, timer, results, expired) = withLock {
             state -> (Waiter, DeadlineTimer?, [DeliveryResult], [DeliveryResult]) in
             guard !state.finished else { return (.none, nil, [], []) }
@@ -188,9 +223,12 @@ enum DeadlineTimer: Sendable {
     case loop(EventLoop, TimerID)
     case task(Task<Void, Never>)
 
-    /// `deadline` in ``EventLoop/monotonicNow``'s nanoseconds, the clock of a loop's timers.
-    static func start(at deadline: UInt64, _ fire: @escaping @Sendable () -> Void) -> DeadlineTimer {
-        if let loop = EventLoop.current {
+    /// `deadline` in ``EventLoop/monotonicNow``'s nanoseconds, the clock of a loop's timers;
+    /// `loop`: this thread's loop (``EventLoop/current``), nil off a loop.
+    static func start(
+        at deadline: UInt64, on loop: EventLoop?, _ fire: @escaping @Sendable () -> Void
+    ) -> DeadlineTimer {
+        if let loop {
             return .loop(loop, loop.schedule(at: deadline, fire))
         }
         return .task(

@@ -79,6 +79,8 @@ final class ProviderOriginPool<Dialect: ProviderDialect>: Sendable {
             let end = min(index + chunk, count)
             let requests = (index..<end).map(request)
             let connection = connection((start + turn) % connections.count)
+            // Shared before the hop: its collector is touched from that loop on.
+            requests.first?.job.collector.shareAcrossThreads()
             connection.loop.execute { connection.enqueue(requests) }
             index = end
             turn += 1

@@ -1,4 +1,5 @@
 import PushCore
+import PushPosix
 import PushTransport
 import Testing
 
@@ -34,5 +35,88 @@ struct DeliveryCollectorTests {
         #expect(HTTPSOrigin.parse(url: "https://x/token?a=b") == nil)
         #expect(HTTPSOrigin.parse(url: "http://x/token") == nil)
         #expect(HTTPSOrigin(url: "https://x/token") == nil, "a provider host takes no path")
+    }
+}
+
+@Suite("Delivery collector on one loop, without a lock until shared")
+struct DeliveryCollectorLoopTests {
+    static func placeholders(_ count: Int) -> [DeliveryResult] {
+        (0..<count).map { DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed) }
+    }
+
+    static func delivered(_ slot: Int) -> DeliveryResult {
+        DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered)
+    }
+
+    /// `body`'s value, computed on `loop`'s thread.
+    static func on<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in loop.execute { continuation.resume(returning: body()) } }
+    }
+
+    @Test("made on a loop it has no lock, and answers there; made off a loop it locks from the start")
+    func unsharedOnItsLoop() async throws {
+        let group = try EventLoopGroup(loopCount: 1, namePrefix: "collector-test")
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let collector = await Self.on(loop) { DeliveryCollector(placeholders: Self.placeholders(2)) }
+        #expect(!collector.isShared)
+        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[DeliveryResult], Never>) in
+            loop.execute {
+                collector.whenDone(deadline: nil) { continuation.resume(returning: $0) }
+                collector.complete(slot: 1, with: Self.delivered(1))
+                collector.complete(slot: 0, with: Self.delivered(0))
+            }
+        }
+        #expect(results.map(\.status) == [.delivered, .delivered])
+        #expect(await Self.on(loop) { collector.isFinished && !collector.isShared })
+        #expect(DeliveryCollector(placeholders: Self.placeholders(1)).isShared)
+    }
+
+    @Test("shared on its loop, it takes results from another loop's thread at the same time")
+    func sharedAcrossLoops() async throws {
+        let group = try EventLoopGroup(loopCount: 2, namePrefix: "collector-test")
+        defer { group.shutdown() }
+        let (home, other) = (group.loops[0], group.loops[1])
+        let count = 2_000
+        let collector = await Self.on(home) { () -> DeliveryCollector in
+            let collector = DeliveryCollector(placeholders: Self.placeholders(count))
+            collector.shareAcrossThreads()
+            return collector
+        }
+        #expect(collector.isShared)
+        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[DeliveryResult], Never>) in
+            collector.whenDone(deadline: nil) { continuation.resume(returning: $0) }
+            // Even slots from the home loop, odd ones from the other, interleaved.
+            for (loop, first) in [(home, 0), (other, 1)] {
+                loop.execute {
+                    for slot in stride(from: first, to: count, by: 2) {
+                        collector.complete(slot: slot, with: Self.delivered(slot))
+                    }
+                }
+            }
+        }
+        #expect(results.count == count && results.allSatisfy { $0.status == .delivered })
+        #expect(results.enumerated().allSatisfy { $0.element.token == "t\($0.offset)" })
+    }
+
+    @Test("expired from another thread, an unshared collector ends on its own loop")
+    func expiredFromAnotherThread() async throws {
+        let group = try EventLoopGroup(loopCount: 1, namePrefix: "collector-test")
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let collector = await Self.on(loop) { DeliveryCollector(placeholders: Self.placeholders(2)) }
+        let (results, onLoop) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<([DeliveryResult], Bool), Never>) in
+            loop.execute {
+                collector.whenDone(deadline: nil) { continuation.resume(returning: ($0, loop.inEventLoop)) }
+                collector.complete(slot: 0, with: Self.delivered(0))
+            }
+            // From the test's thread, not the loop: it hops there.
+            collector.expire()
+        }
+        #expect(onLoop)
+        // The expiry came after the loop's first task: slot 0's result stands.
+        #expect(results.map(\.status) == [.delivered, .failed])
+        #expect(results.last?.reason == "DeadlineExceeded")
     }
 }
