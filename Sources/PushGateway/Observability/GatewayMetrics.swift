@@ -255,13 +255,19 @@ final class RPCMetrics: GRPCCallObserver {
     func callFinished(_ call: GRPCCallSummary) {
         let code = call.status.code
         if let index = call.methodIndex, let path = call.path {
-            let series = byIndex.withLock { table -> (Histogram, Counter)? in
+            // Recorded under the lock, where the series are read in place: handed out, the two
+            // series were a retain and a release each and an optional pair copied and destroyed.
+            // Both are atomic updates, as short as the look-up.
+            let recorded = byIndex.withLock { table -> Bool in
                 guard index < table.count, let entry = table[index], entry.path == path,
                     let counter = entry.calls[code.rawValue]
-                else { return nil }
-                return (entry.seconds, counter)
+                else { return false }
+                entry.seconds.observe(nanoseconds: call.nanoseconds)
+                counter.increment()
+                return true
             }
-            let (histogram, counter) = series ?? resolve(index: index, path: path, code: code)
+            if recorded { return }
+            let (histogram, counter) = resolve(index: index, path: path, code: code)
             histogram.observe(nanoseconds: call.nanoseconds)
             counter.increment()
             return
