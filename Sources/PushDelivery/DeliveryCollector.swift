@@ -12,7 +12,7 @@ import PushSync
 /// Thread-safe: results arrive from the loops of the app's connections. A collector made on an
 /// event loop starts without a lock: while the Send stays on that loop (a small Send goes to the
 /// app's connection on the caller's loop, and its timer and cancellation run there too) nothing
-/// else touches it, and its mutex, three lock round trips and an allocation (~500 instructions a
+/// else touches it, and its mutex, three lock round trips and an allocation (~400 instructions a
 /// 1-token Send), would guard nothing. Before any of it goes to another thread, the sender calls
 /// ``shareAcrossThreads()`` on the loop, which makes the mutex: that hand-off (an event loop's
 /// task queue) orders the mutex's making before the other thread's first look. Made off a loop
