@@ -109,17 +109,30 @@ enum ProtoC {
         unpack: (UnsafeMutablePointer<ProtobufCAllocator>, Int, UnsafePointer<UInt8>) -> UnsafeMutablePointer<C>?,
         copy: (UnsafePointer<C>, inout T) throws(ProtoDecodingError) -> Void
     ) throws(ProtoDecodingError) {
+        let unpacking = { allocator in withInput(bytes) { unpack(allocator, $0, $1) } }
+        try withUnpacked(unpacking: unpacking) { (unpacked) throws(ProtoDecodingError) in
+            guard let message = unpacked else { throw ProtoDecodingError(messageName: "\(messageName)") }
+            do throws(ProtoDecodingError) {
+                try copy(message, &value)
+            } catch {
+                throw ProtoDecodingError(messageName: "\(messageName)", detail: error.detail)
+            }
+        }
+    }
+
+    /// Calls `body` with the message `unpack` made (protobuf-c's unpack given the allocator; nil
+    /// when the bytes are not one), every allocation in an arena released as a whole when `body`
+    /// returns: the message is valid only inside `body`. protobuf-c copies what it keeps
+    /// (strings, repeated fields), so nothing points into the input.
+    @inline(__always)
+    static func withUnpacked<C, Result, E: Error>(
+        unpacking unpack: (UnsafeMutablePointer<ProtobufCAllocator>) -> UnsafeMutablePointer<C>?,
+        _ body: (UnsafePointer<C>?) throws(E) -> Result
+    ) throws(E) -> Result {
         var arena = cprotobufc_arena()
         defer { cprotobufc_arena_release(&arena) }
-        let unpacked = withUnsafeMutablePointer(to: &arena) { arena in
-            withInput(bytes) { count, base in unpack(cprotobufc_arena_allocator(arena), count, base) }
-        }
-        guard let message = unpacked else { throw ProtoDecodingError(messageName: "\(messageName)") }
-        do throws(ProtoDecodingError) {
-            try copy(message, &value)
-        } catch {
-            throw ProtoDecodingError(messageName: "\(messageName)", detail: error.detail)
-        }
+        let unpacked = withUnsafeMutablePointer(to: &arena) { unpack(cprotobufc_arena_allocator($0)) }
+        return try body(unpacked.map { UnsafePointer($0) })
     }
 
     /// Calls protobuf-c's unpack with a non-NULL data pointer even for empty input.

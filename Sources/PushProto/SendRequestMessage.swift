@@ -25,21 +25,17 @@ public struct SendRequestMessage: ~Copyable {
     public static func unpack<Result>(
         _ bytes: [UInt8], _ body: (borrowing SendRequestMessage) throws(GRPCStatus) -> Result
     ) throws(GRPCStatus) -> Result {
-        var arena = cprotobufc_arena()
-        defer { cprotobufc_arena_release(&arena) }
-        // protobuf-c copies what it keeps (strings, repeated fields) into the arena: nothing
-        // points into `bytes` once unpacked.
-        let unpacked = withUnsafeMutablePointer(to: &arena) { arena in
+        let unpacking = { (allocator: UnsafeMutablePointer<ProtobufCAllocator>) in
             bytes.withUnsafeBytes { bytes in
-                ProtoC.withInput(bytes) { count, base in
-                    pushgate__v1__send_request__unpack(cprotobufc_arena_allocator(arena), count, base)
-                }
+                ProtoC.withInput(bytes) { pushgate__v1__send_request__unpack(allocator, $0, $1) }
             }
         }
-        guard let unpacked else {
-            throw GRPCStatus(.invalidArgument, ProtoDecodingError(messageName: messageName).description)
+        return try ProtoC.withUnpacked(unpacking: unpacking) { (unpacked) throws(GRPCStatus) in
+            guard let unpacked else {
+                throw GRPCStatus(.invalidArgument, ProtoDecodingError(messageName: messageName).description)
+            }
+            return try body(SendRequestMessage(unpacked))
         }
-        return try body(SendRequestMessage(unpacked))
     }
 
     /// `request` as its C message, for a request built in Swift (gorush's endpoint, tests): the
