@@ -57,56 +57,59 @@ public enum HTTPServerSession {
 /// Output is batched per loop turn: ``setNeedsFlush()`` asks for one flush at the end of the turn,
 /// so every frame produced in the turn becomes one plaintext chunk, a few TLS records and one
 /// socket write. Confined to its connection's loop (hence `@unchecked Sendable`).
+///
+/// Its set-up and controls are here, its I/O (socket events, the session's bytes through TLS) in
+/// HTTPTransport+IO.swift; the state both change is module-internal for that.
 public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     public let loop: EventLoop
     /// nil until a client connection is established.
-    public private(set) var connection: Connection?
+    public internal(set) var connection: Connection?
     /// The HTTP/2 session; nil while the version is not chosen yet, or when it is HTTP/1.1.
-    public private(set) var session: HTTP2Session!
+    public internal(set) var session: HTTP2Session!
     /// Client role: the HTTP/1.1 session, when the server chose HTTP/1.1.
-    public private(set) var http1Session: HTTP1ClientSession?
+    public internal(set) var http1Session: HTTP1ClientSession?
     /// Server role: the HTTP/1.1 session of a transport made for one.
-    public private(set) var http1ServerSession: HTTP1ServerSession?
+    public internal(set) var http1ServerSession: HTTP1ServerSession?
     /// Whichever HTTP/1.1 session this carries.
-    private var http1: (any HTTP1Session)?
+    var http1: (any HTTP1Session)?
     /// The version carried; nil until it is chosen (a client offering both, before the handshake).
     public var version: HTTPVersion? { session != nil ? .http2 : http1 != nil ? .http1 : nil }
     /// Held strongly until the transport closes (the loop keeps the connection, the connection its
     /// handler, this transport, and so the owner alive); released after `didCloseWith`.
-    public private(set) var owner: (any HTTPTransportOwner)?
+    public internal(set) var owner: (any HTTPTransportOwner)?
     /// Unsent bytes buffered for the peer before the transport stops producing (and reading).
     public var outputHighWaterMark = 4 << 20
-    public private(set) var isReady = false
-    public private(set) var isClosed = false
+    public internal(set) var isReady = false
+    public internal(set) var isClosed = false
     /// When bytes last arrived (the loop's monotonic nanoseconds): liveness checks compare it with
     /// the time a PING was sent.
-    public private(set) var lastReceivedAt: UInt64 = 0
+    public internal(set) var lastReceivedAt: UInt64 = 0
 
-    private let tls: TLSConnection?
-    private var plaintextIn: [UInt8] = []
-    private var plaintextOut: [UInt8] = []
+    let tls: TLSConnection?
+    var plaintextIn: [UInt8] = []
+    var plaintextOut: [UInt8] = []
     /// nghttp2 cannot produce output from inside its callbacks, so flushes wait until it returns.
-    private var receiving = false
+    var receiving = false
     private var flushScheduled = false
-    private var readingPaused = false
+    var readingPaused = false
     /// Server HTTP/1.1: reading stopped while the client has too many requests unanswered.
-    private var pipelinePaused = false
+    var pipelinePaused = false
     /// The last flush left output in the session because of `outputHighWaterMark`: the next drain
     /// of the socket must flush again.
-    private var outputHeldBack = false
-    private var closeError: (any Error)?
+    var outputHeldBack = false
+    var closeError: (any Error)?
     /// ``flushAndClose(error:)`` was asked for while the session was receiving.
-    private var closeAfterReceive = false
+    var closeAfterReceive = false
     /// Streams to reset with NO_ERROR once what was submitted for them is serialized.
-    private var resetsAfterFlush: [Int32] = []
+    var resetsAfterFlush: [Int32] = []
     /// For a client offering both versions: how to make the chosen session.
-    private var chooser: VersionChooser?
+    var chooser: VersionChooser?
     /// For a server offering both versions: makes the session for the client's choice.
-    private var serverChooser: ((HTTPTransport, HTTPVersion) throws -> HTTPServerSession)?
+    var serverChooser: ((HTTPTransport, HTTPVersion) throws -> HTTPServerSession)?
     /// Cleartext with a chooser: the first bytes, until they tell the version.
-    private var sniffed: [UInt8] = []
+    var sniffed: [UInt8] = []
 
-    private struct VersionChooser {
+    struct VersionChooser {
         let policy: HTTPVersionPolicy
         let http2Settings: HTTP2Settings
         let http2Delegate: any HTTP2SessionDelegate
@@ -288,264 +291,5 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             Self.sendCiphertext(of: tls, on: connection)
         }
         connection.close(flushFirst: flushFirst)
-    }
-
-    // MARK: Socket events
-
-    public func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
-        guard !isClosed else { return }
-        lastReceivedAt = loop.now
-        guard let tls else {
-            if serverChooser != nil {
-                sniff(bytes)
-            } else {
-                feedSession(bytes)
-            }
-            return
-        }
-        tls.receive(bytes)
-        plaintextIn.removeAll(keepingCapacity: true)
-        do {
-            _ = try tls.readPlaintext(into: &plaintextIn)
-        } catch {
-            fail(error)
-            return
-        }
-        if !isReady && tls.handshakeComplete {
-            if let chooser {
-                do {
-                    try choose(tls.negotiatedALPN, chooser)
-                } catch {
-                    fail(error)
-                    return
-                }
-            } else if serverChooser != nil {
-                do {
-                    try chooseServerSession(tls.negotiatedALPN == "h2" ? .http2 : .http1)
-                } catch {
-                    fail(error)
-                    return
-                }
-            } else if http1ServerSession != nil {
-                if let alpn = tls.negotiatedALPN, alpn != "http/1.1" {
-                    fail(TransportError("the client chose \(alpn) by ALPN, but this server speaks HTTP/1.1"))
-                    return
-                }
-            } else if tls.negotiatedALPN != "h2" {
-                fail(TransportError("the peer did not agree to HTTP/2 (ALPN h2) in the TLS handshake"))
-                return
-            }
-            becomeReady()
-        }
-        if !plaintextIn.isEmpty {
-            plaintextIn.withUnsafeBytes { feedSession($0) }
-        }
-        if tls.peerClosed && !isClosed {
-            if let http1 {
-                do {
-                    try http1.receiveEnd()
-                } catch {
-                    closeError = closeError ?? error
-                }
-            }
-            close(flushFirst: true, error: closeError)
-            return
-        }
-        setNeedsFlush()
-    }
-
-    public func connectionDidDrain(_ connection: Connection) {
-        if readingPaused {
-            readingPaused = false
-            if !pipelinePaused { connection.resumeReading() }
-        }
-        // Only when output is waiting: flushing after every drained write cost each write an
-        // extra loop turn (an `epoll_wait` that finds nothing) and an empty pass through nghttp2.
-        if outputHeldBack || (!isClosed && sessionWantsWrite) { setNeedsFlush() }
-    }
-
-    public func connectionDidClose(_ connection: Connection, error: IOError?) {
-        if error == nil, closeError == nil, !isClosed, let http1 {
-            // The peer's close may end an answer (a body read until the close), or cut one off.
-            do {
-                try http1.receiveEnd()
-            } catch {
-                closeError = error
-            }
-        }
-        isClosed = true
-        notifyClosed(closeError ?? error)
-    }
-
-    private func notifyClosed(_ error: (any Error)?) {
-        let owner = self.owner
-        self.owner = nil
-        owner?.transport(self, didCloseWith: error)
-    }
-
-    // MARK: Internals
-
-    private func choose(_ alpn: String?, _ chooser: VersionChooser) throws {
-        self.chooser = nil
-        switch (alpn, chooser.policy) {
-        case ("h2", .auto), ("h2", .http2):
-            session = try HTTP2Session(role: .client, settings: chooser.http2Settings, delegate: chooser.http2Delegate)
-        case ("http/1.1", .auto), ("http/1.1", .http1), (nil, .auto), (nil, .http1):
-            let client = HTTP1ClientSession()
-            client.delegate = chooser.http1Delegate
-            http1Session = client
-            http1 = client
-        case (nil, .http2), ("http/1.1", .http2):
-            throw TransportError("the peer did not agree to HTTP/2 (ALPN h2) in the TLS handshake")
-        case (let other?, _):
-            throw TransportError("the server chose \(other.debugDescription) by ALPN, which this client did not offer")
-        }
-    }
-
-    /// Makes the server session for `version` with the chooser (which is used once).
-    private func chooseServerSession(_ version: HTTPVersion) throws {
-        guard let serverChooser else { return }
-        self.serverChooser = nil
-        switch try serverChooser(self, version) {
-        case .http2(let settings, let delegate):
-            session = try HTTP2Session(role: .server, settings: settings, delegate: delegate)
-        case .http1(let server):
-            http1ServerSession = server
-            http1 = server
-        }
-    }
-
-    /// Cleartext, version not chosen yet: keeps the first bytes until they tell the version, then
-    /// makes the session and gives it all of them.
-    private func sniff(_ bytes: UnsafeRawBufferPointer) {
-        sniffed.append(contentsOf: bytes)
-        guard let version = HTTPVersionSniffer.version(of: sniffed) else { return }
-        do {
-            try chooseServerSession(version)
-        } catch {
-            fail(error)
-            return
-        }
-        becomeReady()
-        let first = sniffed
-        sniffed = []
-        first.withUnsafeBytes { feedSession($0) }
-    }
-
-    private var sessionWantsRead: Bool { session?.wantsRead ?? http1?.wantsRead ?? true }
-    private var sessionWantsWrite: Bool { session?.wantsWrite ?? http1?.wantsWrite ?? false }
-
-    /// What the session has to send: into `plaintextOut`, or over h2c straight into the socket's
-    /// send queue (one copy of every frame instead of two).
-    private func drainSession(maxBytes: Int) throws -> Int {
-        if let session {
-            if tls == nil, let connection {
-                return try session.drainOutput(maxBytes: maxBytes) { connection.write($0) }
-            }
-            return try session.drainOutput(into: &plaintextOut, maxBytes: maxBytes)
-        }
-        return http1?.drainOutput(into: &plaintextOut, maxBytes: maxBytes) ?? 0
-    }
-
-    private func becomeReady() {
-        isReady = true
-        owner?.transportDidBecomeReady(self)
-    }
-
-    private func feedSession(_ bytes: UnsafeRawBufferPointer) {
-        receiving = true
-        defer { receiving = false }
-        do {
-            if let session {
-                try session.receive(bytes)
-            } else if let http1 {
-                try http1.receive(bytes)
-            }
-        } catch {
-            // A connection-level protocol error: nghttp2 has queued a GOAWAY; send it, then close.
-            receiving = false
-            closeError = error
-            flush()
-            close(flushFirst: true, error: error)
-            return
-        }
-        if closeAfterReceive {
-            receiving = false
-            flush()
-            close(flushFirst: true, error: closeError)
-            return
-        }
-        setNeedsFlush()
-    }
-
-    private func flush() {
-        guard !isClosed, !receiving, let connection else { return }
-        outputHeldBack = false
-        if connection.pendingWriteBytes >= outputHighWaterMark {
-            // The peer does not read what we send: stop reading from it too, until it drains.
-            outputHeldBack = true
-            if !readingPaused {
-                readingPaused = true
-                connection.pauseReading()
-            }
-            return
-        }
-        do {
-            plaintextOut.removeAll(keepingCapacity: true)
-            if try drainSession(maxBytes: outputHighWaterMark) >= outputHighWaterMark {
-                outputHeldBack = true
-            }
-            if !resetsAfterFlush.isEmpty {
-                for streamID in resetsAfterFlush {
-                    try? session.resetStream(streamID: streamID, errorCode: .noError)
-                }
-                resetsAfterFlush.removeAll()
-                _ = try drainSession(maxBytes: outputHighWaterMark)
-            }
-            if let tls {
-                if !plaintextOut.isEmpty { try write(plaintextOut, to: tls) }
-                Self.sendCiphertext(of: tls, on: connection)
-            } else if !plaintextOut.isEmpty {
-                connection.write(plaintextOut)
-            }
-        } catch {
-            fail(error)
-            return
-        }
-        onFlushed?()
-        if let server = http1ServerSession, server.isBackedUp != pipelinePaused, !readingPaused {
-            pipelinePaused = server.isBackedUp
-            if pipelinePaused { connection.pauseReading() } else { connection.resumeReading() }
-        }
-        if isReady && !sessionWantsRead && !sessionWantsWrite {
-            close(flushFirst: true)
-        }
-    }
-
-    /// Moves what TLS has produced straight into the socket's send queue.
-    private static func sendCiphertext(of tls: TLSConnection, on connection: Connection) {
-        let pending = tls.pendingCiphertextCount
-        if pending > 0 { connection.write(capacity: pending) { tls.readCiphertext(into: $0) } }
-    }
-
-    private func write(_ plaintext: [UInt8], to tls: TLSConnection) throws(TLSError) {
-        var failure: TLSError?
-        plaintext.withUnsafeBytes { bytes in
-            do throws(TLSError) {
-                try tls.writePlaintext(bytes)
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
-    }
-
-    private func fail(_ error: any Error) {
-        closeError = closeError ?? error
-        // Send what TLS has queued (an alert) before closing.
-        if let tls, let connection {
-            Self.sendCiphertext(of: tls, on: connection)
-        }
-        close(flushFirst: true, error: error)
     }
 }
