@@ -107,9 +107,11 @@ final class GRPCServerCall: @unchecked Sendable {
             deframer = GRPCMessageDeframer(maxMessageSize: limit)
         }
         if let timeout {
-            deadlineTimer = loop.schedule(after: timeout) { [weak self] in
-                self?.deadlineTimer = nil
-                self?.finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
+            // Holds the call strongly (a weak reference would give the call a side table, and its
+            // every retain and release the slow path); the call's end cancels it.
+            deadlineTimer = loop.schedule(after: timeout) { [self] in
+                deadlineTimer = nil
+                finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
             }
         }
         let handler: GRPCHandler

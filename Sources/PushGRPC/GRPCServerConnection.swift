@@ -34,6 +34,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// Set when the client chose HTTP/1.1.
     private var http1: ConnectHTTP1Connection?
     private let registry: GRPCConnectionRegistry
+    /// The timers hold the connection strongly, not weakly: a weak reference would give it a
+    /// side table, sending every retain and release of it (several per call) the slow way. Each is
+    /// cancelled when the transport closes, which lets the connection go.
     private var idleTimer: TimerID?
     /// Calls that keep the connection from being idle: those a method's admission let in.
     private var busyCalls = 0
@@ -72,6 +75,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         settings.maxHeaderListSize = configuration.maxHeaderListSize
         // Request bytes go back to a stream's window only once its handler can take more.
         settings.manualFlowControl = true
+        settings.noRFC7540Priorities = true
         let tls = try configuration.tls.map { context throws(TLSError) in try TLSConnection(context: context) }
         server.tls = tls
         let transport = HTTPTransport(loop: connection.loop, tls: tls, owner: server) {
@@ -175,8 +179,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         case .none:
             break
         case .armWriteTimer(let delay):
-            writeTimer = loop.schedule(after: delay) { [weak self] in
-                guard let self, let transport = self.transport else { return }
+            writeTimer = loop.schedule(after: delay) { [self] in
+                guard let transport = self.transport else { return }
                 writeTimer = nil
                 guard !transport.isClosed else { return }
                 perform(watch.writeTimerFired(unsent: transport.unsentBytes, progress: transport.outputProgress))
@@ -234,8 +238,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// for the next (if the oldest completed meanwhile, it fires early and is set again).
     private func armRequestTimer(_ limit: Duration) {
         guard let oldest = requestDeadlines.oldest else { return }
-        requestTimer = loop.schedule(at: oldest.requestLink.deadline) { [weak self] in
-            guard let self else { return }
+        requestTimer = loop.schedule(at: oldest.requestLink.deadline) { [self] in
             requestTimer = nil
             for call in requestDeadlines.removeDue(now: loop.now) { call.requestTimeExceeded(limit) }
             if requestTimer == nil { armRequestTimer(limit) }
@@ -328,9 +331,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     /// With no admitted call for `idleTimeout`, the connection says GOAWAY (`max_idle`) and closes.
     private func armIdleTimer() {
-        guard let timeout = configuration.idleTimeout, idleTimer == nil, !shuttingDown else { return }
-        idleTimer = loop.schedule(after: timeout) { [weak self] in
-            guard let self else { return }
+        guard let timeout = configuration.idleTimeout, idleTimer == nil, !shuttingDown,
+            transport?.isClosed != true
+        else { return }
+        idleTimer = loop.schedule(after: timeout) { [self] in
             idleTimer = nil
             guard busyCalls == 0, let transport, !transport.isClosed else { return }
             guard transport.isReady, transport.version == .http2 else {
@@ -351,8 +355,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// closed, keyless calls (a health watch) and all. An admitted call that begins meanwhile
     /// cancels this (``callBecameBusy(_:)``).
     private func closeIfStillIdle(after timeout: Duration) {
-        idleTimer = loop.schedule(after: timeout) { [weak self] in
-            guard let self else { return }
+        idleTimer = loop.schedule(after: timeout) { [self] in
             idleTimer = nil
             guard busyCalls == 0, let transport, !transport.isClosed else { return }
             transport.close(flushFirst: true)
@@ -379,8 +382,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         idleTimer = nil
         try? session.sendShutdownNotice()
         flush()
-        loop.schedule(after: .milliseconds(200)) { [weak self] in
-            guard let self, let transport = self.transport, !transport.isClosed else { return }
+        loop.schedule(after: .milliseconds(200)) { [self] in
+            guard let transport = self.transport, !transport.isClosed else { return }
             try? session.goAway(errorCode: .noError, debugData: Array("shutdown".utf8))
             flush()
         }

@@ -10,9 +10,12 @@ public final class HTTP2Session {
     public enum Role: Sendable { case server, client }
 
     public let role: Role
-    /// Held weakly: the delegate is normally the connection object that owns this session, and
-    /// a strong reference would be a cycle. Events are dropped if it is gone.
-    public weak var delegate: (any HTTP2SessionDelegate)?
+    /// Held strongly, so a cycle while the delegate (the connection object that owns this session)
+    /// owns it: whoever ends the connection breaks it by setting nil (``HTTPTransport`` does when
+    /// it closes, as it releases its owner). Not weak: a weak reference gives the delegate a side
+    /// table, which sends every retain and release of it, several per request, the slow way.
+    /// Events are dropped once it is nil.
+    public var delegate: (any HTTP2SessionDelegate)?
 
     /// The C session; owned, freed in deinit.
     let session: OpaquePointer

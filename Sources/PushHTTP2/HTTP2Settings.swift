@@ -26,6 +26,12 @@ public struct HTTP2Settings: Sendable {
     /// handler that reads its requests slower than they come). Padding and DATA on closed streams
     /// are still returned by nghttp2 itself. Default false.
     public var manualFlowControl = false
+    /// SETTINGS_NO_RFC7540_PRIORITIES = 1 (RFC 9218): the peer's RFC 7540 priority signals are
+    /// ignored, and nghttp2 schedules streams without its dependency tree, so no stream is placed
+    /// in one or kept in it once closed. The gRPC server sets it (gRPC clients send no
+    /// priorities). Clients leave it off: RFC 9113 has servers ignore settings they do not know,
+    /// but what APNs, FCM and ADM do with it cannot be checked from here. Default false.
+    public var noRFC7540Priorities = false
 
     public init(
         maxConcurrentStreams: UInt32? = nil,
@@ -71,6 +77,7 @@ public struct HTTP2Settings: Sendable {
         add(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, initialWindowSize)
         add(NGHTTP2_SETTINGS_MAX_FRAME_SIZE, maxFrameSize)
         if let maxHeaderListSize { add(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, maxHeaderListSize) }
+        if noRFC7540Priorities { add(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1) }
         return entries
     }
 }

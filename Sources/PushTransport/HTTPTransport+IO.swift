@@ -95,6 +95,9 @@ extension HTTPTransport {
     func notifyClosed(_ error: (any Error)?) {
         let owner = self.owner
         self.owner = nil
+        // The session holds its delegate (the owner, or one the owner made) strongly: the cycle
+        // ends with the connection, as the owner's does. A closed connection hears nothing more.
+        session?.delegate = nil
         owner?.transport(self, didCloseWith: error)
     }
 

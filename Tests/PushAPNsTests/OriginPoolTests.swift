@@ -146,7 +146,8 @@ struct OriginPoolTests {
 
     @Test("a pool idle for origin_idle_timeout is closed, and made again on the next token for it")
     func idleClose() async throws {
-        let fixture = try Fixture { $0.originIdleTimeout = .milliseconds(200) }
+        // Long enough that a loaded machine still finds the pool right after the Send.
+        let fixture = try Fixture { $0.originIdleTimeout = .seconds(1) }
         defer { fixture.stop() }
         #expect(await fixture.send(Self.tokens("b", 5)).allSatisfy { $0.status == .delivered })
         #expect(fixture.client.otherOrigins == [fixture.bOrigin])

@@ -1,3 +1,4 @@
+import PushHTTP2
 import PushPosix
 import PushSync
 import PushTransport
@@ -189,5 +190,28 @@ struct HTTPTransportTests {
         #expect(closed == true)
         #expect(probe.snapshot.closeCount == 1)
         #expect(probe.snapshot.closeError == "given up")
+    }
+
+    @Test("a closed HTTP/2 transport lets go of its owner and of the delegate its session held")
+    func closeEndsTheCycle() async throws {
+        let group = try EventLoopGroup(loopCount: 1, namePrefix: "transport-cycle")
+        defer { group.shutdown() }
+        let server = try TestServer(.http2, tls: false, group: group)
+        defer { server.close() }
+        let probe = try ClientProbe(cleartextHTTP2Loop: group.next())
+        probe.connect(port: server.port)
+        probe.get("/cycle")
+        #expect(await eventually { probe.snapshot.answers.count == 1 })
+        // The session holds its delegate strongly (no side table on it): a cycle while open.
+        let open = await onLoop(probe.loop) {
+            probe.transport.session.delegate === probe && probe.transport.owner != nil
+        }
+        #expect(open == true)
+        probe.loop.execute { probe.transport.close(flushFirst: false) }
+        #expect(await eventually { probe.snapshot.closeCount == 1 })
+        let closed = await onLoop(probe.loop) {
+            probe.transport.session.delegate == nil && probe.transport.owner == nil
+        }
+        #expect(closed == true)
     }
 }

@@ -158,6 +158,35 @@ def test_absurd_numbers_in_filter_policies_are_named(channel, number):
     assert info.value.details().startswith("filter_policy_json:"), info.value.details()
 
 
+# --- RFC 7540 priorities, which the server says it ignores (RFC 9218) ------------------------------
+
+def test_priority_signals_are_ignored_as_the_server_announces(gateway):
+    """The server's SETTINGS carry SETTINGS_NO_RFC7540_PRIORITIES = 1 (nghttp2 then schedules
+    without RFC 7540's dependency tree); a client that sends priorities anyway (a PRIORITY frame,
+    a weight and a dependency in HEADERS, on hyper-h2) still has its calls answered."""
+    sock, conn = raw_h2(gateway)
+    settings, deadline = None, time.time() + 10
+    while settings is None and time.time() < deadline:
+        for event in conn.receive_data(sock.recv(65536)):
+            if isinstance(event, h2.events.RemoteSettingsChanged):
+                settings = {int(code): change.new_value for code, change in event.changed_settings.items()}
+        sock.sendall(conn.data_to_send())
+    assert settings is not None and settings.get(0x9) == 1, settings
+    body = field(1, field(1, b"demo") + field(2, TOKEN.encode()) + field(3, field(1, b"Hi")))
+    conn.prioritize(3, weight=200, depends_on=0, exclusive=True)
+    for stream_id in (1, 3):
+        conn.send_headers(stream_id, GRPC_HEADERS, priority_weight=16 * stream_id, priority_depends_on=0)
+        conn.send_data(stream_id, b"\0" + len(body).to_bytes(4, "big") + body, end_stream=True)
+    sock.sendall(conn.data_to_send())
+    statuses = {}
+    while len(statuses) < 2 and time.time() < deadline:
+        for event in read_events(sock, conn, seconds=1):
+            if isinstance(event, h2.events.TrailersReceived):
+                statuses[event.stream_id] = dict(event.headers).get(b"grpc-status")
+    sock.close()
+    assert statuses == {1: b"0", 3: b"0"}, statuses
+
+
 # --- Huge header blocks --------------------------------------------------------------------------
 
 def raw_h2(gateway):
