@@ -19,6 +19,8 @@ path=${4:-/pushgate.v1.Push/Send}
 rate=${RATE:-}
 # TOKENS: tokens per SendRequest (1 by default; 1000 for the batched rows' A/B).
 tokens=${TOKENS:-1}
+# HEADER: one more request header field, e.g. 'grpc-timeout: 10S' (a client that sets deadlines).
+header=${HEADER:-}
 out=${OUT:-/tmp/pushgate-callgrind}
 rm -rf "$out" && mkdir -p "$out"
 # valgrind 3.19 cannot read Swift 6.3's DWARF 5: a copy without debug info (symbols stay).
@@ -61,6 +63,7 @@ h2() {
   local n=$1
   local extra=()
   [ -n "$rate" ] && extra=(--rps "$rate")
+  [ -n "$header" ] && extra+=(-H "$header")
   h2load -n "$n" -c 1 -m "$streams" -t 1 "${extra[@]}" -d "$out/send1.grpc" \
     -H 'content-type: application/grpc' -H 'te: trailers' "http://127.0.0.1:$gport$path" \
     | grep -E "^finished|^requests:|^status codes:"
