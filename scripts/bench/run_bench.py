@@ -206,7 +206,9 @@ def start_mock(work, name, extra=(), kind="mock-apns"):
         with open(log.name) as fh:
             text = fh.read()
         m = re.search(kind + r" listening on 127\.0\.0\.1:(\d+)", text)
-        if m and "wrote the certificate" in text:
+        # mock-fcm writes its service account just after it says it listens: wait for that too.
+        account_written = "--write-service-account" not in extra or "wrote the service account" in text
+        if m and "wrote the certificate" in text and account_written:
             port = int(m.group(1))
     if port is None:
         proc.kill()
