@@ -59,12 +59,7 @@ public struct GRPCMessageDeframer {
         }
         if let message = whole.take() {
             // More bytes behind it: it goes back in front of them, and the usual path goes on.
-            buffer.append(message.compressed ? 1 : 0)
-            let length = UInt32(message.bytes.count)
-            for shift in stride(from: 24, through: 0, by: -8) {
-                buffer.append(UInt8(truncatingIfNeeded: length >> shift))
-            }
-            buffer.append(contentsOf: message.bytes)
+            GRPCMessageFramer.append(message.bytes, compressed: message.compressed, to: &buffer)
         }
         compact()
         // Room for the whole declared message at once (within the limit, and never more than
@@ -110,8 +105,7 @@ public struct GRPCMessageDeframer {
     /// anything else (part of one, several, a bad flag, too long: the buffered path says which).
     private static func wholeMessage(_ bytes: UnsafeRawBufferPointer, maxMessageSize: Int) -> GRPCMessage? {
         guard bytes.count >= GRPCMessageFramer.prefixSize, bytes[0] <= 1 else { return nil }
-        var length = 0
-        for index in 1..<GRPCMessageFramer.prefixSize { length = length << 8 | Int(bytes[index]) }
+        let length = declaredLength(in: bytes, at: 1)
         guard length <= maxMessageSize, GRPCMessageFramer.prefixSize + length == bytes.count else { return nil }
         let body = UnsafeRawBufferPointer(rebasing: bytes[GRPCMessageFramer.prefixSize...])
         return GRPCMessage(compressed: bytes[0] == 1, bytes: Array(body))
@@ -119,8 +113,15 @@ public struct GRPCMessageDeframer {
 
     @inlinable
     func declaredLength(at index: Int) -> Int {
+        Self.declaredLength(in: buffer, at: index)
+    }
+
+    /// The big-endian length of a prefix whose four length bytes start at `index` of `bytes`.
+    @inlinable
+    static func declaredLength<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes, at index: Int) -> Int
+    where Bytes.Index == Int {
         var length = 0
-        for i in index..<index + 4 { length = length << 8 | Int(buffer[i]) }
+        for i in index..<index + 4 { length = length << 8 | Int(bytes[i]) }
         return length
     }
 
