@@ -1,5 +1,5 @@
 public import PushCore
-import PushPosix
+public import PushPosix
 import PushSync
 
 /// Gathers the results of one Send (one per token, in request order) from whichever loops deliver
@@ -21,7 +21,7 @@ import PushSync
 /// `@unchecked` because its state is a stored property read and written only on its loop, or with
 /// ``mutex`` held once it exists: a collector is made and dropped per Send, and a ``Locked`` state
 /// was an object of its own, made and destroyed (through its generic type's metadata) each time.
-open class DeliveryCollector: @unchecked Sendable {
+open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
     private struct State {
         var results: [DeliveryResult]
         /// Which slots have their final result: bits for the first 64 (a small Send needs no
@@ -67,8 +67,11 @@ open class DeliveryCollector: @unchecked Sendable {
     }
 
     /// The loop the collector was made on, nil off a loop. Not retained: a group's loops outlive
-    /// every Send they carry (a retain and a release each per Send, for nothing).
-    private unowned(unsafe) let home: EventLoop?
+    /// every Send they carry (a retain and a release each per Send, for nothing). Unmanaged, so
+    /// that calling it retains nothing either (an `unowned(unsafe)` reference was retained around
+    /// each call).
+    private let homeLoop: Unmanaged<EventLoop>?
+    private var home: EventLoop? { homeLoop?.takeUnretainedValue() }
     /// Made by ``shareAcrossThreads()`` (or at once off a loop); written only on `home`, before
     /// any other thread can see it, and never again. Without it, the state is `home`'s alone.
     private var mutex: PThreadMutex?
@@ -84,8 +87,9 @@ open class DeliveryCollector: @unchecked Sendable {
             results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
             remaining: placeholders.count)
         self.onResult = onResult
-        home = EventLoop.current
-        if home == nil { mutex = PThreadMutex() }
+        homeLoop = EventLoop.current.map { Unmanaged.passUnretained($0) }
+        super.init()
+        if homeLoop == nil { mutex = PThreadMutex() }
     }
 
     /// Called on the collector's loop before any of its Send goes to another thread (a request
@@ -93,6 +97,8 @@ open class DeliveryCollector: @unchecked Sendable {
     public func shareAcrossThreads() {
         guard mutex == nil else { return }
         precondition(home?.inEventLoop == true, "a collector is shared from the loop it was made on")
+        // Its deadline would be cancelled from another thread: a shared one waits with a timer.
+        precondition(!waitsForDeadline, "a collector is shared before it waits for its deadline")
         mutex = PThreadMutex()
     }
 
@@ -135,7 +141,8 @@ open class DeliveryCollector: @unchecked Sendable {
         }
         guard counted else { return }
         resultFinal(result)
-        timer?.cancel()
+        // The last result: the Send is over (a waiter is set only then).
+        if waiter.isSet { stopDeadline(timer) }
         hand(results, to: waiter)
     }
 
@@ -170,11 +177,22 @@ open class DeliveryCollector: @unchecked Sendable {
     }
 
     private func wait(_ waiter: Waiter, deadline: UInt64?) {
+        if mutex == nil, let home = homeLoop {
+            // Unshared: this thread is its loop, and the deadline waits in the loop's lanes (no timer).
+            if state.finished || state.remaining == 0 {
+                state.finished = true
+                hand(state.results, to: waiter)
+                return
+            }
+            state.waiter = waiter
+            if let deadline { home._withUnsafeGuaranteedRef { $0.startDeadline(self, at: deadline) } }
+            return
+        }
         // Armed before the lock, so that waiter and timer go in under one lock: a Send is nearly
         // always still under way here. One that is over (or expired meanwhile) cancels it below.
-        // Unshared, this thread is the collector's loop: its timers, without a thread-local look-up.
-        let loop = mutex == nil ? home : EventLoop.current
-        let timer = deadline.map { deadline in DeadlineTimer.start(at: deadline, on: loop) { [self] in expire() } }
+        let timer = deadline.map { deadline in
+            DeadlineTimer.start(at: deadline, on: EventLoop.current) { [self] in expire() }
+        }
         let ready: [DeliveryResult]? = withLock { state in
             if state.finished || state.remaining == 0 {
                 state.finished = true
@@ -210,8 +228,18 @@ open class DeliveryCollector: @unchecked Sendable {
         }
         // These are final results too (events, logs).
         for result in expired { resultFinal(result) }
-        timer?.cancel()
+        stopDeadline(timer)
         hand(results, to: waiter)
+    }
+
+    /// The deadline passed (an unshared collector's, in its loop's lanes).
+    override public final func deadlinePassed() { expire() }
+
+    /// Stops the finished Send's deadline: its timer (`timer`, shared or made off a loop), or its
+    /// place in its loop's lanes (unshared: on that loop).
+    private func stopDeadline(_ timer: DeadlineTimer?) {
+        timer?.cancel()
+        if mutex == nil, waitsForDeadline { homeLoop?._withUnsafeGuaranteedRef { $0.cancelDeadline(self) } }
     }
 }
 

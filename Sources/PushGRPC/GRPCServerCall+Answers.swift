@@ -160,8 +160,7 @@ extension GRPCServerCall {
     }
 
     private func stopHandler(cancellingWork: Bool = true) {
-        if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
-        deadlineTimer = nil
+        if waitsForDeadline { loop.cancelDeadline(self) }
         if requestLink.isListed { connection.requestCompleted(self) }
         let stopping = mode
         mode = .ended(answered: { if case .ended(true) = stopping { true } else { false } }())

@@ -11,7 +11,7 @@ import PushPosix
 /// In two files: the request side here, the answers (messages, the end, cancellation, headers
 /// and trailers) in GRPCServerCall+Answers.swift; the state both use is module-internal for that,
 /// and only the call's own code changes it.
-final class GRPCServerCall: @unchecked Sendable {
+final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
     let loop: EventLoop
     let streamID: Int32
     unowned let connection: GRPCServerConnection
@@ -27,7 +27,6 @@ final class GRPCServerCall: @unchecked Sendable {
     /// stream's flow-control window: a client that sends faster than its handler reads is slowed
     /// to the handler's pace instead of filling memory.
     var heldStreamBytes = 0
-    var deadlineTimer: TimerID?
     var responseHeadersSent = false
     /// The call's `grpc-encoding` and whether its client takes gzip answers (from its headers).
     var compression = GRPCCompression()
@@ -96,6 +95,12 @@ final class GRPCServerCall: @unchecked Sendable {
         self.deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
         self.budget = budget
         startedAt = connection.observesCalls ? connection.loop.now : 0
+        super.init()
+    }
+
+    /// The client's deadline (`grpc-timeout`) passed before the call finished.
+    override func deadlinePassed() {
+        finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
     }
 
     /// Starts the deadline timer, and the handler: in a task now, or (an immediate unary method)
@@ -107,12 +112,9 @@ final class GRPCServerCall: @unchecked Sendable {
             deframer = GRPCMessageDeframer(maxMessageSize: limit)
         }
         if let timeout {
-            // Holds the call strongly (a weak reference would give the call a side table, and its
-            // every retain and release the slow path); the call's end cancels it.
-            deadlineTimer = loop.schedule(after: timeout) { [self] in
-                deadlineTimer = nil
-                finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
-            }
+            // In the loop's deadline lanes, not a timer (a timer's closure, slot and cancelling per
+            // call); the call's end cancels it (``deadlinePassed()``).
+            loop.startDeadline(self, at: MonotonicDeadline.after(timeout, from: loop.now))
         }
         let handler: GRPCHandler
         switch route.method.body {

@@ -49,6 +49,8 @@ public final class EventLoop: @unchecked Sendable {
     private var registrations: [UInt64: any Selectable] = [:]
     private var nextRegistrationID: UInt64 = 1
     private var timers = TimerQueue()
+    /// Waiters for deadlines (``startDeadline(_:at:)``), in order without a timer each.
+    private var deadlines = DeadlineLanes()
     private var spareTasks: [@Sendable () -> Void] = []
     /// Connections that have output to flush at the end of this turn.
     private var flushQueue: [Connection] = []
@@ -206,6 +208,35 @@ public final class EventLoop: @unchecked Sendable {
         timers.cancel(id)
     }
 
+    /// Loop thread only. Calls `waiter`'s ``DeadlineWaiter/deadlinePassed()`` on the loop once `now`
+    /// >= `deadline`, unless ``cancelDeadline(_:)`` comes first. Cheaper than a timer when deadlines
+    /// of a kind come in order (``DeadlineLanes``); a timer when they do not. The waiter must not
+    /// be waiting already.
+    public func startDeadline(_ waiter: DeadlineWaiter, at deadline: UInt64) {
+        preconditionInEventLoop()
+        assert(!waiter.waitsForDeadline, "a waiter waits for one deadline at a time")
+        if deadlines.append(waiter, at: deadline) { return }
+        let id = timers.schedule(deadline: deadline) {
+            waiter.deadlineLink.place = .none
+            waiter.deadlinePassed()
+        }
+        waiter.deadlineLink.place = .timer(id)
+    }
+
+    /// Loop thread only. Ends `waiter`'s wait without calling it; nothing if it waits for none.
+    public func cancelDeadline(_ waiter: DeadlineWaiter) {
+        preconditionInEventLoop()
+        switch waiter.deadlineLink.place {
+        case .none:
+            return
+        case .lane:
+            deadlines.remove(waiter)
+        case .timer(let id):
+            timers.cancel(id)
+            waiter.deadlineLink.place = .none
+        }
+    }
+
     /// Loop thread only. Runs `work` once this turn's events, tasks and timers are handled, right
     /// before sockets are flushed: protocol layers use it to turn everything produced in one turn
     /// into one batch of frames (and one TLS record run) instead of one per event. Work added while
@@ -231,8 +262,16 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runTimers() {
+        guard !timers.isEmpty || !deadlines.isEmpty else { return }
+        let current = now
+        if !deadlines.isEmpty {
+            for waiter in deadlines.removeDue(now: current) {
+                waiter.deadlinePassed()
+                runDeferred()
+            }
+        }
         guard !timers.isEmpty else { return }
-        for work in timers.takeExpired(now: now) {
+        for work in timers.takeExpired(now: current) {
             work()
             runDeferred()
         }
@@ -242,7 +281,9 @@ public final class EventLoop: @unchecked Sendable {
     /// nearest timer, else forever (-1).
     private func waitTimeout() -> Int64 {
         if !flushQueue.isEmpty || !deferred.isEmpty || !endOfTurn.isEmpty { return 0 }
-        guard let deadline = timers.nextDeadline() else { return -1 }
+        let waiter = deadlines.isEmpty ? nil : deadlines.earliestDeadline
+        let deadline = min(timers.nextDeadline() ?? .max, waiter ?? .max)
+        guard deadline != .max else { return -1 }
         let current = now
         guard deadline > current else { return 0 }
         return Int64(clamping: deadline - current)
@@ -367,6 +408,7 @@ public final class EventLoop: @unchecked Sendable {
             runDeferred()
         }
         timers.removeAll()
+        deadlines.removeAll()
         endOfTurn = []
         flushQueue = []
         registrations = [:]

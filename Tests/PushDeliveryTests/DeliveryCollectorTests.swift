@@ -119,4 +119,31 @@ struct DeliveryCollectorLoopTests {
         #expect(results.map(\.status) == [.delivered, .failed])
         #expect(results.last?.reason == "DeadlineExceeded")
     }
+
+    @Test("unshared, it waits in its loop's deadline lanes: passed, the rest FAILS; answered first, it leaves them")
+    func deadlineOnItsLoop() async throws {
+        let group = try EventLoopGroup(loopCount: 1, namePrefix: "collector-test")
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let (late, early) = await Self.on(loop) {
+            (
+                DeliveryCollector(placeholders: Self.placeholders(2)),
+                DeliveryCollector(placeholders: Self.placeholders(1))
+            )
+        }
+        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[DeliveryResult], Never>) in
+            loop.execute {
+                let deadline = loop.now + 30_000_000
+                late.whenDone(deadline: MonotonicDeadline.instant(of: deadline)) { continuation.resume(returning: $0) }
+                late.complete(slot: 1, with: Self.delivered(1))
+                early.whenDone(deadline: MonotonicDeadline.instant(of: deadline)) { _ in }
+                #expect(late.waitsForDeadline && early.waitsForDeadline)
+                early.complete(slot: 0, with: Self.delivered(0))
+                #expect(!early.waitsForDeadline)
+            }
+        }
+        #expect(results.map(\.status) == [.failed, .delivered])
+        #expect(results.first?.reason == "DeadlineExceeded")
+        #expect(await Self.on(loop) { !late.waitsForDeadline && !late.isShared })
+    }
 }
