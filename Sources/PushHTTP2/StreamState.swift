@@ -9,16 +9,23 @@ final class StreamState {
     /// Where the fields of the block being received go instead of `headerBlock`, if the delegate
     /// asked for them one by one.
     var fieldSink: HTTP2HeaderFieldSink?
-    /// The body being sent, if this side's HEADERS were submitted with a data provider.
-    var outbound: OutboundStream?
+    /// The body being sent, if this side's HEADERS were submitted with a data provider. Spelled
+    /// `Optional<…>` and set only by the initializers (a `T?` starts as nil, and setting it in
+    /// `init` was then an assignment: the nil destroyed through an outlined copy, ~130 a stream).
+    // swift-format-ignore: UseShorthandTypeNames
+    var outbound: Optional<OutboundStream>
     /// The owner's value for this stream (e.g. an index into its own table).
     var userValue: Int?
     /// The template of the HEADERS submitted on this stream: nghttp2 reads its bytes in place
     /// (``HTTP2HeaderTemplate``) when it packs the frame, so it lives as long as the stream.
     /// (A trailers template is kept by `outbound`.)
-    var sentHeaders: HTTP2HeaderTemplate?
+    // swift-format-ignore: UseShorthandTypeNames
+    var sentHeaders: Optional<HTTP2HeaderTemplate>
 
-    init() {}
+    init() {
+        outbound = nil
+        sentHeaders = nil
+    }
 
     init(outbound: OutboundStream?, headers: HTTP2HeaderTemplate? = nil) {
         self.outbound = outbound
