@@ -9,25 +9,34 @@ import PushPosix
 /// moment its request is complete or it ends (nothing of it is kept until its deadline), which is
 /// why the list is linked through the calls themselves (``GRPCServerCall/requestLink``).
 struct GRPCRequestDeadlines {
-    /// Where a call is in the list: its deadline (loop time), and its neighbours. The older one is
-    /// unowned: each call in the list is held by the one before it (or by `oldest`).
+    /// Where a call is in the list: its deadline (loop time), and its neighbours, unmanaged: the
+    /// list holds one reference to each call in it (taken when it joins, given back when it
+    /// leaves), and relinking retains nothing (``PushPosix/DeadlineLanes`` does the same).
     struct Link {
         var deadline: UInt64 = 0
         var isListed = false
-        var newer: GRPCServerCall?
-        unowned(unsafe) var older: GRPCServerCall?
+        var newer: Unmanaged<GRPCServerCall>?
+        var older: Unmanaged<GRPCServerCall>?
     }
 
-    private(set) var oldest: GRPCServerCall?
-    private unowned(unsafe) var newest: GRPCServerCall?
+    private var oldestCall: Unmanaged<GRPCServerCall>?
+    private var newest: Unmanaged<GRPCServerCall>?
 
-    var isEmpty: Bool { oldest == nil }
+    var isEmpty: Bool { oldestCall == nil }
+
+    /// The call whose deadline is the next to pass.
+    var oldest: GRPCServerCall? { oldestCall?.takeUnretainedValue() }
 
     /// `call` must have its request by `deadline` (never before any call already listed).
     mutating func add(_ call: GRPCServerCall, deadline: UInt64) {
+        let joining = Unmanaged.passRetained(call)
         call.requestLink = Link(deadline: deadline, isListed: true, newer: nil, older: newest)
-        if let newest { newest.requestLink.newer = call } else { oldest = call }
-        newest = call
+        if let newest {
+            newest._withUnsafeGuaranteedRef { $0.requestLink.newer = joining }
+        } else {
+            oldestCall = joining
+        }
+        newest = joining
     }
 
     /// `call` no longer waits for its request (complete, or the call ended); nothing if not listed.
@@ -35,8 +44,18 @@ struct GRPCRequestDeadlines {
         guard call.requestLink.isListed else { return }
         let link = call.requestLink
         call.requestLink = Link()
-        if let older = link.older { older.requestLink.newer = link.newer } else { oldest = link.newer }
-        if let newer = link.newer { newer.requestLink.older = link.older } else { newest = link.older }
+        if let older = link.older {
+            older._withUnsafeGuaranteedRef { $0.requestLink.newer = link.newer }
+        } else {
+            oldestCall = link.newer
+        }
+        if let newer = link.newer {
+            newer._withUnsafeGuaranteedRef { $0.requestLink.older = link.older }
+        } else {
+            newest = link.older
+        }
+        // The list's reference; the caller holds its own.
+        Unmanaged.passUnretained(call).release()
     }
 
     /// Takes out the calls whose deadline is at or before `now`, oldest first.
