@@ -342,7 +342,7 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
         }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         guard let call = calls[streamID] else { return }
@@ -356,7 +356,7 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
         }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         guard let call = calls[streamID], data.count > 0 else { return }
@@ -380,7 +380,7 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
 
     private var pendingMessages: [Int32: [UInt8]] = [:]
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
         let message = pendingMessages.removeValue(forKey: streamID)
         inFlight -= 1

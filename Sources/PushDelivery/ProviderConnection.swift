@@ -336,19 +336,21 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
 
     // MARK: HTTP/2 events
 
-    func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
+    override func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
         machine.peerSettings(maxConcurrent: session.remoteMaxConcurrentStreams, into: &actions)
         perform()
     }
 
     /// Response header blocks of our streams are read field by field into ``responseHead``.
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> HTTP2HeaderFieldSink? {
+    override func http2Session(
+        _ session: HTTP2Session, headerFieldSinkForStream streamID: Int32
+    ) -> HTTP2HeaderFieldSink? {
         guard machine.slot(of: streamID) != nil else { return nil }
         responseHead.reset()
         return responseHead
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         guard let slot = machine.slot(of: streamID) else { return }
@@ -372,7 +374,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         guard data.count > 0, let slot = machine.slot(of: streamID), !answers[slot].truncated else { return }
@@ -384,7 +386,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         }
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         guard let (slot, entry) = machine.takeInFlight(streamID) else { return }
         // Moved out, not copied: the slot is left empty for its next stream.
         var response = ProviderResponse()
@@ -404,7 +406,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         perform()
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
     ) {
         // Streams at or below lastStreamID are still answered; nghttp2 refuses the others, which

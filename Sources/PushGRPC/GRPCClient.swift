@@ -113,7 +113,7 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         calls.removeAll()
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         var code: Int?
@@ -132,7 +132,7 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         guard var call = calls[streamID] else { return }
@@ -145,7 +145,7 @@ final class GRPCClientConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         calls[streamID] = call
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
         let status = call.status ?? GRPCStatus(.internalError, "the stream closed without a status (\(errorCode))")
         if status.code == .ok, let message = call.messages.first {

@@ -170,7 +170,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     }
 
     /// Counts a frame without headers or body bytes (see ``GRPCClientWatch``).
-    func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {
+    override func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {
         perform(watch.controlFrame(now: loop.now))
     }
 
@@ -416,7 +416,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     // MARK: HTTP/2 events
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         // A client's new streams come in increasing order (RFC 9113 5.1.1): one above the last
@@ -445,12 +445,14 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
 
     /// Every block's fields go to the head reader, trailers too (a call ignores them): no lookup
     /// of the stream per block.
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> HTTP2HeaderFieldSink? {
+    override func http2Session(
+        _ session: HTTP2Session, headerFieldSinkForStream streamID: Int32
+    ) -> HTTP2HeaderFieldSink? {
         headReader.begin(streamID: streamID)
         return headReader
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         // The connection's window reopens at once: what the calls keep is bounded by the request
@@ -469,12 +471,12 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         if endStream { call.receiveEnd() }
     }
 
-    func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {
+    override func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {
         let call = calls[streamID]
         configuration.callObserver?.serverEvent(.responseNotSent(peer: peer, path: call?.path, error: error.message))
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         watch.streamEnded()
         removeCall(streamID)?.cancel()
         removeConnectStream(streamID)?.cancel()

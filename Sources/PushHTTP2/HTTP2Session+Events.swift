@@ -28,7 +28,7 @@ extension HTTP2Session {
     /// `opensStream`: a request's first block (server role), whose stream has no state yet.
     func onBeginHeaders(streamID: Int32, opensStream: Bool) {
         // The sink kept in a local, not read back from the state: each read was a retain and a release.
-        let sink = delegate?.http2Session(self, headerFieldSinkForStream: streamID)
+        let sink = notifyDelegate { $0.http2Session(self, headerFieldSinkForStream: streamID) } ?? nil
         if !opensStream, let existing = stream(streamID) {
             // A second block on the stream: trailers (or a final response after 1xx).
             existing.headerBlock.removeAll(keepingCapacity: true)
@@ -123,42 +123,49 @@ extension HTTP2Session {
             state.headerBlockSize = 0
             state.fieldSink = nil
             if sinkStreamID == hd.stream_id { endSinkBlock() }
-            delegate?.http2Session(self, didReceiveHeaders: headers, streamID: hd.stream_id, endStream: endStream)
+            notifyDelegate {
+                $0.http2Session(self, didReceiveHeaders: headers, streamID: hd.stream_id, endStream: endStream)
+            }
         case NGHTTP2_DATA.rawValue:
             // Chunks were delivered by on_data_chunk_recv; only END_STREAM is left to report.
             if endStream {
-                delegate?.http2Session(
-                    self, didReceiveData: UnsafeRawBufferPointer(start: nil, count: 0), streamID: hd.stream_id,
-                    endStream: true)
+                notifyDelegate {
+                    $0.http2Session(
+                        self, didReceiveData: UnsafeRawBufferPointer(start: nil, count: 0), streamID: hd.stream_id,
+                        endStream: true)
+                }
             } else if hd.length == 0 {
-                delegate?.http2SessionDidReceiveControlFrame(self)
+                notifyDelegate { $0.http2SessionDidReceiveControlFrame(self) }
             }
         case NGHTTP2_SETTINGS.rawValue:
             if hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
-                delegate?.http2SessionDidReceiveSettings(self)
+                notifyDelegate { $0.http2SessionDidReceiveSettings(self) }
             }
-            delegate?.http2SessionDidReceiveControlFrame(self)
+            notifyDelegate { $0.http2SessionDidReceiveControlFrame(self) }
         case NGHTTP2_GOAWAY.rawValue:
             let goAway = frame.pointee.goaway
             let debugData =
                 goAway.opaque_data_len == 0
                 ? [] : Array(UnsafeBufferPointer(start: goAway.opaque_data, count: goAway.opaque_data_len))
-            delegate?.http2Session(
-                self, didReceiveGoAway: goAway.last_stream_id, errorCode: HTTP2ErrorCode(rawValue: goAway.error_code),
-                debugData: debugData)
+            notifyDelegate {
+                $0.http2Session(
+                    self, didReceiveGoAway: goAway.last_stream_id,
+                    errorCode: HTTP2ErrorCode(rawValue: goAway.error_code),
+                    debugData: debugData)
+            }
         default:
             // WINDOW_UPDATE, PRIORITY, PING, RST_STREAM.
-            delegate?.http2SessionDidReceiveControlFrame(self)
+            notifyDelegate { $0.http2SessionDidReceiveControlFrame(self) }
         }
     }
 
     func onDataChunk(streamID: Int32, _ data: UnsafeRawBufferPointer) {
-        delegate?.http2Session(self, didReceiveData: data, streamID: streamID, endStream: false)
+        notifyDelegate { $0.http2Session(self, didReceiveData: data, streamID: streamID, endStream: false) }
     }
 
     func onStreamClose(streamID: Int32, errorCode: HTTP2ErrorCode) {
         forget(streamID)
-        delegate?.http2Session(self, streamDidClose: streamID, errorCode: errorCode)
+        notifyDelegate { $0.http2Session(self, streamDidClose: streamID, errorCode: errorCode) }
     }
 
     /// A frame nghttp2 could not send.
@@ -178,15 +185,17 @@ extension HTTP2Session {
             else { return }
             nghttp2_submit_rst_stream(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), hd.stream_id, HTTP2ErrorCode.internalError.rawValue)
-            delegate?.http2Session(
-                self, didNotSendFrameOnStream: hd.stream_id, error: HTTP2Error(nghttp2: libraryError))
+            notifyDelegate {
+                $0.http2Session(
+                    self, didNotSendFrameOnStream: hd.stream_id, error: HTTP2Error(nghttp2: libraryError))
+            }
             return
         }
         guard UInt32(hd.type) == NGHTTP2_HEADERS.rawValue, UInt32(hd.type) == NGHTTP2_HEADERS.rawValue,
             frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
             forget(hd.stream_id)
         else { return }
-        delegate?.http2Session(self, streamDidClose: hd.stream_id, errorCode: .refusedStream)
+        notifyDelegate { $0.http2Session(self, streamDidClose: hd.stream_id, errorCode: .refusedStream) }
     }
 
     /// nghttp2_data_source_read_callback: fills one DATA frame from the stream's queue.

@@ -15,7 +15,10 @@ public final class HTTP2Session {
     /// it closes, as it releases its owner). Not weak: a weak reference gives the delegate a side
     /// table, which sends every retain and release of it, several per request, the slow way.
     /// Events are dropped once it is nil.
-    public var delegate: (any HTTP2SessionDelegate)?
+    public var delegate: HTTP2SessionDelegate?
+    /// The delegate while nghttp2 runs (``receive(_:)``, ``drainOutput(maxBytes:to:)``), which
+    /// hold it: events call it through this, with no retain and release each.
+    var callbackDelegate: Unmanaged<HTTP2SessionDelegate>?
 
     /// The C session; owned, freed in deinit.
     let session: OpaquePointer
@@ -48,7 +51,7 @@ public final class HTTP2Session {
 
     /// Creates the session and queues its SETTINGS frame (for a client, preceded by the
     /// connection preface; a server session consumes the client's preface by itself).
-    public init(role: Role, settings: HTTP2Settings, delegate: any HTTP2SessionDelegate) throws(HTTP2Error) {
+    public init(role: Role, settings: HTTP2Settings, delegate: HTTP2SessionDelegate) throws(HTTP2Error) {
         self.role = role
         self.delegate = delegate
         self.headerListLimit = settings.enforcedHeaderListSize
@@ -110,8 +113,7 @@ public final class HTTP2Session {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         try enterNghttp2()
         defer { isInsideNghttp2 = false }
-        let rv = withExtendedLifetime(self) {
-            // The delegate may drop its last reference to the session inside a callback.
+        let rv = withCallbacks {
             nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         }
         if rv < 0 {
@@ -151,7 +153,7 @@ public final class HTTP2Session {
         var appended = 0
         while appended < maxBytes {
             var chunk: UnsafePointer<UInt8>?
-            let n = withExtendedLifetime(self) { nghttp2_session_mem_send(session, &chunk) }
+            let n = withCallbacks { nghttp2_session_mem_send(session, &chunk) }
             if n < 0 { throw takeCallbackError() ?? HTTP2Error(nghttp2: Int32(truncatingIfNeeded: n)) }
             guard n > 0, let chunk else { break }
             // Valid until the next mem_send call.
@@ -238,6 +240,26 @@ public final class HTTP2Session {
                 message: "receive/drainOutput called re-entrantly from a delegate method")
         }
         isInsideNghttp2 = true
+    }
+
+    /// Runs `body` (a call into nghttp2, which calls back) with the session and its delegate held
+    /// until it returns, whatever the delegate drops meanwhile: its last reference to the session,
+    /// or the transport's closing setting ``delegate`` to nil (events stop then).
+    @inline(__always)
+    private func withCallbacks<Result>(_ body: () -> Result) -> Result {
+        let held = delegate
+        callbackDelegate = held.map { Unmanaged.passUnretained($0) }
+        defer { callbackDelegate = nil }
+        return withExtendedLifetime(self) { withExtendedLifetime(held) { body() } }
+    }
+
+    /// Calls the delegate, if there still is one: through the reference ``withCallbacks(_:)``
+    /// holds while nghttp2 runs.
+    @inline(__always)
+    func notifyDelegate<Result>(_ event: (HTTP2SessionDelegate) -> Result) -> Result? {
+        guard delegate != nil else { return nil }
+        if let held = callbackDelegate { return held._withUnsafeGuaranteedRef(event) }
+        return delegate.map(event)
     }
 
     private func takeCallbackError() -> HTTP2Error? {

@@ -112,7 +112,9 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
 
     // MARK: HTTP/2 events
 
-    func http2Session(_ session: HTTP2Session, headerFieldSinkForStream streamID: Int32) -> HTTP2HeaderFieldSink? {
+    override func http2Session(
+        _ session: HTTP2Session, headerFieldSinkForStream streamID: Int32
+    ) -> HTTP2HeaderFieldSink? {
         // Recording keeps every field as received, so the session collects the block then.
         guard !shared.recordsRequests, !dropped, !stalled, streams[streamID] == nil else { return nil }
         let stream = newStream(streamID)
@@ -126,7 +128,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
             bodyKeepLimit: PushType.voip.maxPayloadBytes + 1)
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         let received = incoming
@@ -181,7 +183,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         if endStream { finish(stream) }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         guard !dropped, !stalled, let stream = streams[streamID], !stream.answered else { return }
@@ -197,7 +199,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         if endStream { finish(stream) }
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         guard let stream = streams.removeValue(forKey: streamID) else {
             if errorCode == .refusedStream {
                 delta.streamsRefused += 1

@@ -85,7 +85,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTPTransportOwner, @unch
 
     // MARK: HTTP/2 events
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         if let stream = streams[streamID] {
@@ -118,7 +118,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTPTransportOwner, @unch
         if endStream { finish(stream) }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         guard let stream = streams[streamID], !stream.answered else { return }
@@ -134,7 +134,7 @@ final class MockHTTP2Connection: HTTP2SessionDelegate, HTTPTransportOwner, @unch
         if endStream { finish(stream) }
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         stream.closed = true
         if !stream.answered { context.events.streamCancelled() }

@@ -183,32 +183,34 @@ public final class H2Client: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
         }
     }
 
-    public func http2Session(
+    override public func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         state.withLock { $0.responses[streamID, default: H2Response()].headers += headers }
     }
 
-    public func http2Session(
+    override public func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         let bytes = Array(data)
         state.withLock { $0.responses[streamID, default: H2Response()].body += bytes }
     }
 
-    public func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override public func http2Session(
+        _ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode
+    ) {
         state.withLock { s in
             s.responses[streamID, default: H2Response()].closed = true
             if errorCode != .noError { s.responses[streamID]!.resetCode = errorCode }
         }
     }
 
-    public func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
+    override public func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
         let limit = session.remoteMaxConcurrentStreams
         state.withLock { $0.serverMaxStreams = limit }
     }
 
-    public func http2Session(
+    override public func http2Session(
         _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
     ) {
         state.withLock { $0.goAwayLastStreamID = lastStreamID }

@@ -139,7 +139,7 @@ private final class OneExchange: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTP
         finish(.failure(error ?? TransportError("the connection closed before the answer was complete")))
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         guard streamID == self.streamID else { return }
@@ -149,7 +149,7 @@ private final class OneExchange: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTP
         response.headers += headers
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         guard streamID == self.streamID else { return }
@@ -160,7 +160,7 @@ private final class OneExchange: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTP
         response.body.append(contentsOf: data)
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         guard streamID == self.streamID else { return }
         if response.status == 0 {
             finish(.failure(TransportError("the stream was reset (\(errorCode)) before an answer")))

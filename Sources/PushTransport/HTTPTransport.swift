@@ -45,7 +45,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 /// What a server transport offering both versions (``HTTPTransport/init(loop:tls:owner:choosing:)``)
 /// carries once the client's ALPN choice is known.
 public enum HTTPServerSession {
-    case http2(HTTP2Settings, delegate: any HTTP2SessionDelegate)
+    case http2(HTTP2Settings, delegate: HTTP2SessionDelegate)
     case http1(HTTP1ServerSession)
 }
 
@@ -112,14 +112,14 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     struct VersionChooser {
         let policy: HTTPVersionPolicy
         let http2Settings: HTTP2Settings
-        let http2Delegate: any HTTP2SessionDelegate
+        let http2Delegate: HTTP2SessionDelegate
         let http1Delegate: any HTTP1ParserDelegate
     }
 
     /// A transport over an accepted connection (server role) or, before `attach`, for a connect.
     public init(
         loop: EventLoop, tls: TLSConnection?, role: HTTP2Session.Role, settings: HTTP2Settings,
-        sessionDelegate: any HTTP2SessionDelegate, owner: any HTTPTransportOwner
+        sessionDelegate: HTTP2SessionDelegate, owner: any HTTPTransportOwner
     ) throws(HTTP2Error) {
         self.loop = loop
         self.tls = tls
@@ -135,7 +135,7 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     /// the policy is HTTP/2 only.
     public init(
         loop: EventLoop, tls: TLSConnection, policy: HTTPVersionPolicy, http2Settings: HTTP2Settings,
-        http2Delegate: any HTTP2SessionDelegate, http1Delegate: any HTTP1ParserDelegate, owner: any HTTPTransportOwner
+        http2Delegate: HTTP2SessionDelegate, http1Delegate: any HTTP1ParserDelegate, owner: any HTTPTransportOwner
     ) {
         self.loop = loop
         self.tls = tls

@@ -35,7 +35,7 @@ final class Recorder: HTTP2SessionDelegate {
     /// Server role with manual flow control: what to return of each received chunk (nil: all of it).
     var consumeEachChunk = true
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         events.append(.headers(streamID, headers, endStream: endStream))
@@ -43,7 +43,7 @@ final class Recorder: HTTP2SessionDelegate {
         if endStream { run { try onEndStream?(session, streamID) } }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         events.append(.data(streamID, Array(data), endStream: endStream))
@@ -52,23 +52,23 @@ final class Recorder: HTTP2SessionDelegate {
         if endStream { run { try onEndStream?(session, streamID) } }
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         events.append(.closed(streamID, errorCode))
     }
 
-    func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
+    override func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
         events.append(.settings)
     }
 
-    func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {
+    override func http2Session(_ session: HTTP2Session, didNotSendFrameOnStream streamID: Int32, error: HTTP2Error) {
         notSent.append(streamID)
     }
 
-    func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {
+    override func http2SessionDidReceiveControlFrame(_ session: HTTP2Session) {
         controlFrames += 1
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
     ) {
         events.append(.goAway(lastStreamID: lastStreamID, errorCode, debugData: debugData))

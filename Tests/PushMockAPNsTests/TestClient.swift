@@ -188,7 +188,7 @@ final class TestClient: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sen
         }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         state.withLock { s in
@@ -198,7 +198,7 @@ final class TestClient: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sen
         }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         let bytes = Array(data)
@@ -210,19 +210,19 @@ final class TestClient: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sen
         }
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         state.withLock { s in
             s.responses[streamID, default: TestResponse(streamID: streamID)].closed = true
             s.responses[streamID]!.closeCode = errorCode
         }
     }
 
-    func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
+    override func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
         let limit = session.remoteMaxConcurrentStreams
         state.withLock { $0.settingsHistory.append(limit) }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]
     ) {
         state.withLock { $0.goAway = (lastStreamID, errorCode, debugData) }

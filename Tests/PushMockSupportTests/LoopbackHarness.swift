@@ -67,7 +67,7 @@ final class LoopbackServer: @unchecked Sendable {
 
 /// A blocking HTTP/1.1-over-TLS client on PushTransport (ALPN http/1.1), one request at a time,
 /// for the mock's HTTP/1.1 mode. Loop state is mirrored behind a lock for the test thread.
-final class H1Client: HTTP1ParserDelegate, HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
+final class H1Client: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTPTransportOwner, @unchecked Sendable {
     struct Answer: Sendable {
         var status = 0
         var headers: [(name: String, value: String)] = []
@@ -188,13 +188,13 @@ final class H1Client: HTTP1ParserDelegate, HTTP2SessionDelegate, HTTPTransportOw
 
     // MARK: HTTP/2 (never chosen: the client offers only http/1.1)
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {}
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {}
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {}
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {}
 }

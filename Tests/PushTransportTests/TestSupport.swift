@@ -142,7 +142,7 @@ final class TestServer: Sendable {
             self.answer = answer
         }
 
-        func http2Session(
+        override func http2Session(
             _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
         ) {
             var request = open[streamID] ?? SeenRequest(version: .http2)
@@ -159,14 +159,14 @@ final class TestServer: Sendable {
             if endStream { respond(streamID, session) }
         }
 
-        func http2Session(
+        override func http2Session(
             _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
         ) {
             open[streamID]?.body.append(contentsOf: data)
             if endStream { respond(streamID, session) }
         }
 
-        func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+        override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
             open[streamID] = nil
         }
 
@@ -255,6 +255,7 @@ final class ClientProbe: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTPTranspor
     init(loop: EventLoop, policy: HTTPVersionPolicy, context: TLSContext? = nil) throws {
         self.loop = loop
         scheme = "https"
+        super.init()
         let tls = try TLSConnection(context: context ?? clientContext(alpn: policy.alpn), serverName: "127.0.0.1")
         transport = HTTPTransport(
             loop: loop, tls: tls, policy: policy, http2Settings: .clientDefaults, http2Delegate: self,
@@ -266,6 +267,7 @@ final class ClientProbe: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTPTranspor
     init(cleartextHTTP2Loop loop: EventLoop) throws {
         self.loop = loop
         scheme = "http"
+        super.init()
         transport = try HTTPTransport(
             loop: loop, tls: nil, role: .client, settings: .clientDefaults, sessionDelegate: self, owner: self)
         transport.onFlushed = { [unowned self] in state.withLock { $0.flushes += 1 } }
@@ -330,7 +332,7 @@ final class ClientProbe: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTPTranspor
 
     // MARK: HTTP/2 answers
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveHeaders headers: [HTTP2Header], streamID: Int32, endStream: Bool
     ) {
         for header in headers {
@@ -339,13 +341,13 @@ final class ClientProbe: HTTP2SessionDelegate, HTTP1ParserDelegate, HTTPTranspor
         }
     }
 
-    func http2Session(
+    override func http2Session(
         _ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, streamID: Int32, endStream: Bool
     ) {
         current.body.append(contentsOf: data)
     }
 
-    func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
+    override func http2Session(_ session: HTTP2Session, streamDidClose streamID: Int32, errorCode: HTTP2ErrorCode) {
         finishAnswer()
     }
 
