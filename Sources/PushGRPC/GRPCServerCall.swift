@@ -103,8 +103,8 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
         finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
     }
 
-    /// Starts the deadline timer, and the handler: in a task now, or (an immediate unary method)
-    /// on this loop once the request is complete.
+    /// Starts the call's deadline (``deadlinePassed()``), and the handler: in a task now, or (an
+    /// immediate unary method) on this loop once the request is complete.
     func start(_ route: GRPCRoute, context: GRPCCallContext, timeout: Duration?) {
         path = route.path
         methodIndex = route.index
