@@ -161,7 +161,7 @@ extension GRPCServerCall {
 
     private func stopHandler(cancellingWork: Bool = true) {
         if waitsForDeadline { loop.cancelDeadline(self) }
-        if requestLink.isListed { connection.requestCompleted(self) }
+        if requestLink.isQueued { connection.requestCompleted(self) }
         let stopping = mode
         mode = .ended(answered: { if case .ended(true) = stopping { true } else { false } }())
         // An ended call waits for nothing: its handler's send returns (its messages are dropped).

@@ -214,13 +214,23 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
     }
 
     /// Ends the call if its request is not complete within `limit` (a stalled client): the
-    /// connection keeps it in its ``GRPCRequestDeadlines`` until then, or until it is complete.
+    /// connection keeps it in its request deadlines until then, or until it is complete.
     func limitRequestTime(_ limit: Duration) {
         connection.limitRequestTime(self, limit)
     }
 
     /// The call's place among its connection's calls waiting for their request.
-    var requestLink = GRPCRequestDeadlines.Link()
+    var requestLink = DeadlineQueueLink<GRPCServerCall>()
+
+    /// The request deadlines' link of a call (its own `grpc-timeout` waits in its loop's lanes,
+    /// through the link it has as a ``DeadlineWaiter``).
+    enum RequestLinkage: DeadlineQueueLinkage {
+        static func withLink<Result>(
+            of call: GRPCServerCall, _ body: (inout DeadlineQueueLink<GRPCServerCall>) -> Result
+        ) -> Result {
+            body(&call.requestLink)
+        }
+    }
 
     /// `limit` passed before the request was complete.
     func requestTimeExceeded(_ limit: Duration) {
@@ -340,7 +350,7 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
     func receiveEnd() {
         let connection = self.connection
         clientHalfClosed = true
-        if requestLink.isListed { connection.requestCompleted(self) }
+        if requestLink.isQueued { connection.requestCompleted(self) }
         guard !isFinished else { return }
         if deframer.hasPartialMessage {
             finish(

@@ -49,8 +49,12 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// When to give up on the client (unread answers, control-frame floods), and its write timer.
     private var watch: GRPCClientWatch
     private var writeTimer: TimerID?
-    /// Calls whose request must be complete within `requestTimeout`, and the timer for the oldest.
-    private var requestDeadlines = GRPCRequestDeadlines()
+    /// Calls whose request must be complete within `requestTimeout`, oldest first, and one timer
+    /// for them all, set for the oldest (a timer, its closure and its cancelling per call cost
+    /// about a thousand instructions of every unary call). Every call of a connection has the same
+    /// limit, so deadlines come in the order the calls began; a call leaves the moment its request
+    /// is complete or it ends, which is why the queue is linked through the calls themselves.
+    private var requestDeadlines = DeadlineQueue<GRPCServerCall.RequestLinkage>()
     private var requestTimer: TimerID?
     /// The last limit asked for, in nanoseconds (converted once, not per call).
     private var requestTimeLimit: (limit: Duration, nanoseconds: UInt64) = (.zero, 0)
@@ -225,7 +229,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     func limitRequestTime(_ call: GRPCServerCall, _ limit: Duration) {
         if requestTimeLimit.limit != limit { requestTimeLimit = (limit, MonotonicDeadline.nanoseconds(in: limit)) }
         let (deadline, overflow) = loop.now.addingReportingOverflow(requestTimeLimit.nanoseconds)
-        requestDeadlines.add(call, deadline: overflow ? .max : deadline)
+        requestDeadlines.append(call, deadline: overflow ? .max : deadline)
         if requestTimer == nil { armRequestTimer(limit) }
     }
 
@@ -237,10 +241,12 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// For the oldest waiting call; when it fires, the calls past their deadline end and it is set
     /// for the next (if the oldest completed meanwhile, it fires early and is set again).
     private func armRequestTimer(_ limit: Duration) {
-        guard let oldest = requestDeadlines.oldest else { return }
-        requestTimer = loop.schedule(at: oldest.requestLink.deadline) { [self] in
+        guard let oldest = requestDeadlines.oldestDeadline else { return }
+        requestTimer = loop.schedule(at: oldest) { [self] in
             requestTimer = nil
-            for call in requestDeadlines.removeDue(now: loop.now) { call.requestTimeExceeded(limit) }
+            var due: [GRPCServerCall] = []
+            requestDeadlines.removeDue(now: loop.now, into: &due)
+            for call in due { call.requestTimeExceeded(limit) }
             if requestTimer == nil { armRequestTimer(limit) }
         }
     }

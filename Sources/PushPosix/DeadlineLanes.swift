@@ -12,17 +12,18 @@ open class DeadlineWaiter: @unchecked Sendable {
         case timer(TimerID)
     }
 
-    /// The waiter's deadline and its neighbours in its lane, unmanaged: a lane holds one reference
-    /// to each of its waiters (taken when it joins, given back when it leaves), and walking or
-    /// relinking a lane retains nothing.
-    struct Link {
-        var place = Place.none
-        var deadline: UInt64 = 0
-        var newer: Unmanaged<DeadlineWaiter>?
-        var older: Unmanaged<DeadlineWaiter>?
-    }
+    var deadlinePlace = Place.none
+    /// Its place in its lane (a ``DeadlineQueue``).
+    var laneLink = DeadlineQueueLink<DeadlineWaiter>()
 
-    var deadlineLink = Link()
+    /// The lanes' link of a waiter.
+    enum LaneLinkage: DeadlineQueueLinkage {
+        static func withLink<Result>(
+            of waiter: DeadlineWaiter, _ body: (inout DeadlineQueueLink<DeadlineWaiter>) -> Result
+        ) -> Result {
+            body(&waiter.laneLink)
+        }
+    }
 
     public init() {}
 
@@ -31,7 +32,7 @@ open class DeadlineWaiter: @unchecked Sendable {
 
     /// Whether the waiter waits for a deadline (started, not passed, not cancelled).
     public var waitsForDeadline: Bool {
-        if case .none = deadlineLink.place { return false }
+        if case .none = deadlinePlace { return false }
         return true
     }
 }
@@ -47,10 +48,7 @@ open class DeadlineWaiter: @unchecked Sendable {
 struct DeadlineLanes: ~Copyable {
     static let laneCount = 4
 
-    private struct Lane {
-        var oldest: Unmanaged<DeadlineWaiter>?
-        var newest: Unmanaged<DeadlineWaiter>?
-    }
+    private typealias Lane = DeadlineQueue<DeadlineWaiter.LaneLinkage>
 
     /// Fixed, allocated once: an array's uniqueness and bounds checks on every join and leave.
     private let lanes: UnsafeMutablePointer<Lane>
@@ -64,13 +62,12 @@ struct DeadlineLanes: ~Copyable {
     deinit {
         // The references the lanes still hold.
         for index in 0..<Self.laneCount {
-            var next = lanes[index].oldest
-            while let waiter = next {
-                next = waiter._withUnsafeGuaranteedRef { $0.deadlineLink.newer }
-                waiter._withUnsafeGuaranteedRef { $0.deadlineLink = DeadlineWaiter.Link() }
-                waiter.release()
+            while let oldest = lanes[index].oldest {
+                oldest.deadlinePlace = .none
+                lanes[index].remove(oldest)
             }
         }
+        lanes.deinitialize(count: Self.laneCount)
         lanes.deallocate()
     }
 
@@ -78,18 +75,9 @@ struct DeadlineLanes: ~Copyable {
 
     /// Puts `waiter` (waiting nowhere) in the first lane its deadline fits; false when none fits.
     mutating func append(_ waiter: DeadlineWaiter, at deadline: UInt64) -> Bool {
-        for index in 0..<Self.laneCount {
-            let newest = lanes[index].newest
-            if let newest, newest._withUnsafeGuaranteedRef({ $0.deadlineLink.deadline }) > deadline { continue }
-            let joining = Unmanaged.passRetained(waiter)
-            waiter.deadlineLink = DeadlineWaiter.Link(
-                place: .lane(index), deadline: deadline, newer: nil, older: newest)
-            if let newest {
-                newest._withUnsafeGuaranteedRef { $0.deadlineLink.newer = joining }
-            } else {
-                lanes[index].oldest = joining
-            }
-            lanes[index].newest = joining
+        for index in 0..<Self.laneCount where lanes[index].accepts(deadline) {
+            lanes[index].append(waiter, deadline: deadline)
+            waiter.deadlinePlace = .lane(index)
             count += 1
             return true
         }
@@ -98,32 +86,17 @@ struct DeadlineLanes: ~Copyable {
 
     /// Takes `waiter` out of its lane; nothing if it is in none.
     mutating func remove(_ waiter: DeadlineWaiter) {
-        guard case .lane(let index) = waiter.deadlineLink.place else { return }
-        let link = waiter.deadlineLink
-        waiter.deadlineLink = DeadlineWaiter.Link()
-        if let older = link.older {
-            older._withUnsafeGuaranteedRef { $0.deadlineLink.newer = link.newer }
-        } else {
-            lanes[index].oldest = link.newer
-        }
-        if let newer = link.newer {
-            newer._withUnsafeGuaranteedRef { $0.deadlineLink.older = link.older }
-        } else {
-            lanes[index].newest = link.older
-        }
+        guard case .lane(let index) = waiter.deadlinePlace else { return }
+        waiter.deadlinePlace = .none
+        lanes[index].remove(waiter)
         count -= 1
-        // The lane's reference; the caller holds its own.
-        Unmanaged.passUnretained(waiter).release()
     }
 
     /// The earliest deadline of any waiter; nil without waiters.
     var earliestDeadline: UInt64? {
         var earliest: UInt64?
         for index in 0..<Self.laneCount {
-            if let oldest = lanes[index].oldest {
-                let deadline = oldest._withUnsafeGuaranteedRef { $0.deadlineLink.deadline }
-                if deadline < earliest ?? .max { earliest = deadline }
-            }
+            if let deadline = lanes[index].oldestDeadline, deadline < earliest ?? .max { earliest = deadline }
         }
         return earliest
     }
@@ -132,10 +105,10 @@ struct DeadlineLanes: ~Copyable {
     mutating func removeDue(now: UInt64) -> [DeadlineWaiter] {
         var due: [DeadlineWaiter] = []
         for index in 0..<Self.laneCount {
-            while let oldest = lanes[index].oldest?.takeUnretainedValue(), oldest.deadlineLink.deadline <= now {
-                remove(oldest)
-                due.append(oldest)
-            }
+            let before = due.count
+            lanes[index].removeDue(now: now, into: &due)
+            for waiter in due[before...] { waiter.deadlinePlace = .none }
+            count -= due.count - before
         }
         return due
     }
@@ -143,7 +116,7 @@ struct DeadlineLanes: ~Copyable {
     /// Takes every waiter out, none told (the loop is closing; its timers are dropped too).
     mutating func removeAll() {
         for index in 0..<Self.laneCount {
-            while let oldest = lanes[index].oldest?.takeUnretainedValue() { remove(oldest) }
+            while let oldest = lanes[index].oldest { remove(oldest) }
         }
     }
 }

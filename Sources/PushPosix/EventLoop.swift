@@ -217,23 +217,23 @@ public final class EventLoop: @unchecked Sendable {
         assert(!waiter.waitsForDeadline, "a waiter waits for one deadline at a time")
         if deadlines.append(waiter, at: deadline) { return }
         let id = timers.schedule(deadline: deadline) {
-            waiter.deadlineLink.place = .none
+            waiter.deadlinePlace = .none
             waiter.deadlinePassed()
         }
-        waiter.deadlineLink.place = .timer(id)
+        waiter.deadlinePlace = .timer(id)
     }
 
     /// Loop thread only. Ends `waiter`'s wait without calling it; nothing if it waits for none.
     public func cancelDeadline(_ waiter: DeadlineWaiter) {
         preconditionInEventLoop()
-        switch waiter.deadlineLink.place {
+        switch waiter.deadlinePlace {
         case .none:
             return
         case .lane:
             deadlines.remove(waiter)
         case .timer(let id):
             timers.cancel(id)
-            waiter.deadlineLink.place = .none
+            waiter.deadlinePlace = .none
         }
     }
 

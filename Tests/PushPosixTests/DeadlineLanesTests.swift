@@ -29,7 +29,7 @@ struct DeadlineLanesTests {
         expectFits(lanes.append(sends[2], at: 320))
         let count = lanes.count
         #expect(count == 5)
-        guard case .lane(0) = sends[2].deadlineLink.place, case .lane(1) = calls[1].deadlineLink.place else {
+        guard case .lane(0) = sends[2].deadlinePlace, case .lane(1) = calls[1].deadlinePlace else {
             Issue.record("sends in lane 0, calls in lane 1")
             return
         }
@@ -119,7 +119,7 @@ struct DeadlineLanesTests {
                 waiters.append(waiter)
                 loop.startDeadline(waiter, at: deadline)
             }
-            guard case .timer = waiters[4].deadlineLink.place, case .lane(2) = waiters[5].deadlineLink.place else {
+            guard case .timer = waiters[4].deadlinePlace, case .lane(2) = waiters[5].deadlinePlace else {
                 Issue.record("5 ms as a timer, x in lane 2")
                 return
             }
