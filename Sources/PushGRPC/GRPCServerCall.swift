@@ -45,6 +45,8 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
     /// The call's request id (the client's `x-request-id`, or made up), for logs.
     var requestID = GRPCCallRequestID.given("")
     var peer = ""
+    /// When the call began (its HEADERS arrived), loop time: read once, for its metrics and for
+    /// its deadlines (`grpc-timeout`, the request's time limit), a clock read each before.
     let startedAt: UInt64
 
     /// The handler's life, one case at a time: a task of its own, or (an immediate unary method)
@@ -94,7 +96,7 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
         self.streamID = streamID
         self.deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
         self.budget = budget
-        startedAt = connection.observesCalls ? connection.loop.now : 0
+        startedAt = connection.loop.now
         super.init()
     }
 
@@ -114,7 +116,7 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
         if let timeout {
             // In the loop's deadline lanes, not a timer (a timer's closure, slot and cancelling per
             // call); the call's end cancels it (``deadlinePassed()``).
-            loop.startDeadline(self, at: MonotonicDeadline.after(timeout, from: loop.now))
+            loop.startDeadline(self, at: MonotonicDeadline.after(timeout, from: startedAt))
         }
         let handler: GRPCHandler
         switch route.method.body {

@@ -53,7 +53,7 @@ extension GRPCServerConnection {
             call.finish(GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: request.path)))
             return
         }
-        let deadline = timeout.map { MonotonicDeadline.after($0, from: EventLoop.monotonicNow) }
+        let deadline = timeout.map { MonotonicDeadline.after($0, from: call.startedAt) }
         var context = GRPCCallContext(
             path: route.path, deadlineNanoseconds: deadline, metadata: request.metadata,
             peer: peer, isLoopbackPeer: isLoopbackPeer, isTLS: tls != nil,

@@ -20,8 +20,6 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     let configuration: GRPCServerConfiguration
     /// The configuration's call observer, which every call of the connection tells how it ended.
     let callObserver: (any GRPCCallObserver)?
-    /// Whether there is one (a test without copying the existential, per call).
-    let observesCalls: Bool
     let peer: String
     let isLoopbackPeer: Bool
     /// The connection's TLS session (nil for h2c); the transport drives it, this reads the peer.
@@ -116,7 +114,6 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         self.peer = connection.remoteAddress
         self.isLoopbackPeer = connection.isLoopbackPeer
         self.callObserver = configuration.callObserver
-        self.observesCalls = configuration.callObserver != nil
         self.watch = GRPCClientWatch(
             maxUnsentBytes: configuration.maxUnsentResponseBytes,
             writeTimeout: configuration.writeTimeout,
@@ -228,7 +225,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// `call`'s request must be complete within `limit` (the same for every call of the connection).
     func limitRequestTime(_ call: GRPCServerCall, _ limit: Duration) {
         if requestTimeLimit.limit != limit { requestTimeLimit = (limit, MonotonicDeadline.nanoseconds(in: limit)) }
-        let (deadline, overflow) = loop.now.addingReportingOverflow(requestTimeLimit.nanoseconds)
+        let (deadline, overflow) = call.startedAt.addingReportingOverflow(requestTimeLimit.nanoseconds)
         requestDeadlines.append(call, deadline: overflow ? .max : deadline)
         if requestTimer == nil { armRequestTimer(limit) }
     }
