@@ -266,7 +266,7 @@ let package = Package(
             name: "PushFCMTests",
             dependencies: [
                 "PushCredentials", "PushFCM", "PushDelivery", "PushCore", "PushTLS", "PushPosix", "PushMockFCM",
-                "PushTransport", "PushMockSupport",
+                "PushTransport", "PushMockSupport", "PushSync",
             ],
             swiftSettings: swiftSettings),
 

@@ -185,11 +185,13 @@ struct APNsClientTests {
 
     @Test("at the deadline the Send answers with what is known; the rest FAILED DeadlineExceeded")
     func deadline() async throws {
-        let fixture = try Fixture(mock: { $0.responseDelay = .seconds(5) })
+        // The provider answers long after the deadline; the bound only has to show the Send did not
+        // wait for it (a loaded parallel run once took 3.2 s to answer a 300 ms deadline).
+        let fixture = try Fixture(mock: { $0.responseDelay = .seconds(60) })
         defer { fixture.stop() }
         let start = ContinuousClock.now
         let results = await fixture.send(tokens: Self.tokens(3), deadline: .now + .milliseconds(300))
-        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(ContinuousClock.now - start < .seconds(30))
         #expect(results.allSatisfy { $0.status == .failed && $0.reason == "DeadlineExceeded" })
     }
 

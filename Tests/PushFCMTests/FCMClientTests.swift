@@ -4,6 +4,7 @@ import PushDelivery
 import PushMockFCM
 import PushMockSupport
 import PushPosix
+import PushSync
 import PushTLS
 import PushTransport
 import Testing
@@ -21,7 +22,11 @@ struct FCMClientTests {
         let client: FCMClient
         let accessTokens: AccessTokenCache
 
-        init(retry: RetryPolicy = RetryPolicy(), _ configure: (inout MockFCMConfiguration) -> Void = { _ in }) throws {
+        /// - Parameter clock: the access-token cache's clock (Unix seconds).
+        init(
+            retry: RetryPolicy = RetryPolicy(), _ configure: (inout MockFCMConfiguration) -> Void = { _ in },
+            clock: @escaping @Sendable () -> Int64 = unixSeconds
+        ) throws {
             var configuration = MockFCMConfiguration(
                 projectID: "fcm-test", clientEmail: "pushgate@fcm-test.iam.gserviceaccount.com",
                 assertionVerifier: try RS256Verifier(publicKeyPEM: FCMClientTests.key.publicKeyPEM))
@@ -31,6 +36,7 @@ struct FCMClientTests {
             let account = try server.serviceAccount(privateKeyPEM: FCMClientTests.key.privateKeyPEM)
             let tls = try TLSContext.client(caPEM: server.certificatePEM!, useSystemRoots: false)
             accessTokens = AccessTokenCache(
+                clock: clock,
                 fetch: try GoogleOAuth.fetch(
                     account: account, signer: try account.signer(), tokenURL: account.tokenURI, tlsContext: tls,
                     loop: group.loops[0]))
@@ -83,10 +89,13 @@ struct FCMClientTests {
 
     @Test("an expired access token is renewed once; a revoked one (401) too")
     func renewal() async throws {
-        let fixture = try Fixture { $0.accessTokenLifetime = 4 }
+        // The cache's clock is the test's: with a real one and a token of a few seconds, a loaded
+        // machine renewed it during the first send as well (its renewal starts at half its life).
+        let now = Locked<Int64>(1_700_000_000)
+        let fixture = try Fixture(clock: { now.withLock { $0 } })
         #expect(await fixture.send(Self.tokens(10)).allSatisfy { $0.status == .delivered })
         #expect(fixture.server.stats.tokenRequests == 1)
-        try await Task.sleep(for: .seconds(4))
+        now.withLock { $0 += 3_600 }  // the mock's tokens live an hour: this one's time ran out
         #expect(await fixture.send(Self.tokens(50)).allSatisfy { $0.status == .delivered })
         #expect(fixture.server.stats.tokenRequests == 2, "renewed before use when its time ran out")
         fixture.server.revokeAccessTokens()
