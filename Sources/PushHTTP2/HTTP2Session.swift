@@ -217,20 +217,6 @@ public final class HTTP2Session {
     /// The highest peer-initiated stream id nghttp2 has processed (what GOAWAY reports by default).
     public var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
 
-    /// The owner's value for a live stream (e.g. an index into its own table); nil once closed.
-    public func userValue(forStream streamID: Int32) -> Int? {
-        streams[streamID]?.userValue
-    }
-
-    /// Attaches a value to a live stream; dropped when the stream closes. Returns false if the
-    /// stream is not live.
-    @discardableResult
-    public func setUserValue(_ value: Int?, forStream streamID: Int32) -> Bool {
-        guard let state = streams[streamID] else { return false }
-        state.userValue = value
-        return true
-    }
-
     // MARK: Internals
 
     private func enterNghttp2() throws(HTTP2Error) {

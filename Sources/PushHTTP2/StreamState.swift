@@ -14,8 +14,6 @@ final class StreamState {
     /// `init` was then an assignment: the nil destroyed through an outlined copy, ~130 a stream).
     // swift-format-ignore: UseShorthandTypeNames
     var outbound: Optional<OutboundStream>
-    /// The owner's value for this stream (e.g. an index into its own table).
-    var userValue: Int?
     /// The template of the HEADERS submitted on this stream: nghttp2 reads its bytes in place
     /// (``HTTP2HeaderTemplate``) when it packs the frame, so it lives as long as the stream.
     /// (A trailers template is kept by `outbound`.)

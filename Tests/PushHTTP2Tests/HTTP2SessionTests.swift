@@ -301,20 +301,6 @@ struct HTTP2SessionTests {
         #expect(pair.serverEvents.headerBlocks(on: ok).count == 1)
     }
 
-    @Test("per-stream user values live until the stream closes")
-    func userValues() throws {
-        let pair = try Pair()
-        let id = try pair.client.submitRequest(headers: requestHeaders(path: "/a"), body: nil)
-        #expect(pair.client.setUserValue(42, forStream: id))
-        #expect(pair.client.userValue(forStream: id) == 42)
-        pair.serverEvents.onEndStream = { session, id in
-            try session.sendResponseHeaders(streamID: id, headers: [HTTP2Header(":status", "200")], endStream: true)
-        }
-        try pair.interact()
-        #expect(pair.client.userValue(forStream: id) == nil)
-        #expect(!pair.client.setUserValue(1, forStream: id))
-    }
-
     @Test("ping is answered and a no-op for the delegates")
     func ping() throws {
         let pair = try Pair()
