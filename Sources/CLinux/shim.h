@@ -2,6 +2,11 @@
  * <sys/eventfd.h> or <sys/signalfd.h>, and accept4 / pthread_setname_np sit behind _GNU_SOURCE
  * (which the already-built Glibc module was compiled without, so they are declared here). */
 #pragma once
+/* Glibc's module first: the headers it already has (<sys/socket.h>, <pthread.h>, the types the
+ * others include) then belong to it alone. Included again here, `sockaddr` and its kin were also
+ * CLinux's, and which of the two modules a file's compiler took them from depended on how the
+ * build split the files (MemberImportVisibility then failed a clean build of PushPosix). */
+#pragma clang module import SwiftGlibc
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
