@@ -416,7 +416,11 @@ def test_memory_goes_back_down_after_an_unread_client_is_closed(tmp_path, mock):
             time.sleep(1)
         print("\nunread burst: RSS %d KiB before, peak %d KiB, %d KiB after" % (before, peak, after))
         assert after < before + (peak - before) // 2, (before, peak, after)
-        assert wait_log(server, lambda line: "returned free heap to the system" in line), "".join(server.log[-10:])
+        # The trimmer runs every 10 s and only when RSS is 32 MiB or more above what it last saw
+        # settle: RSS can come down first (the allocator returns whole segments itself), and then
+        # the next trim may come up to 10 s later, or, within 32 MiB of the start, not be needed.
+        trimmed = wait_log(server, lambda line: "returned free heap to the system" in line, timeout=25)
+        assert trimmed or rss_kib(server) < before + 32 * 1024, "".join(server.log[-10:])
     finally:
         server.stop()
 
