@@ -2,7 +2,7 @@ internal import PushCore
 
 /// Writes a message's JSON object field by field, leaving out what proto3 leaves out: scalars
 /// and enums at their default, empty repeated and map fields, absent messages and optionals.
-struct ProtoJSONWriter {
+struct ProtoJSONWriter: ~Copyable {
     var json = JSONWriter()
 
     mutating func beginMessage() { json.beginObject() }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("JSONWriter")
 struct JSONWriterTests {
-    private func text(_ writer: JSONWriter) -> String { String(decoding: writer.bytes, as: UTF8.self) }
+    private func text(_ writer: borrowing JSONWriter) -> String { String(decoding: writer.bytes, as: UTF8.self) }
 
     @Test("objects and arrays get commas in the right places")
     func structure() {
@@ -88,5 +88,30 @@ struct JSONWriterTests {
         let bytes = JSONWriter.encode(value)
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"b":[1.50,-0,2E+3,true,null],"a":{"é":"😀"}}"#)
         #expect(try JSONParser.parse(bytes) == value)
+    }
+
+    @Test("a writer grows past the room it was made with, keeping what it wrote; [UInt8] appends agree")
+    func growing() throws {
+        var w = JSONWriter(reservingCapacity: 1)
+        var expected: [UInt8] = Array("[".utf8)
+        w.beginArray()
+        for index in 0..<300 {
+            let value = String(repeating: "\u{1}\"", count: index % 7) + "v\(index)"
+            w.string(value)
+            w.int(-index)
+            if index > 0 { expected.append(UInt8(ascii: ",")) }
+            JSONWriter.appendQuoted(value, to: &expected)
+            expected.append(UInt8(ascii: ","))
+            JSONWriter.appendDecimal(-index, to: &expected)
+        }
+        w.endArray()
+        expected.append(UInt8(ascii: "]"))
+        #expect(w.bytes == expected)
+        guard case .array(let elements) = try JSONParser.parse(w.bytes) else {
+            Issue.record("not an array")
+            return
+        }
+        #expect(elements.count == 600)
+        #expect(elements[599] == .number("-299"))
     }
 }
