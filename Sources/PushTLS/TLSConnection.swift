@@ -16,8 +16,9 @@ public final class TLSConnection {
     private let ssl: OpaquePointer
     /// Ciphertext from the network, read by OpenSSL. Owned by `ssl` (SSL_set_bio).
     private let networkIn: OpaquePointer
-    /// Ciphertext for the network, written by OpenSSL. Owned by `ssl` (SSL_set_bio).
-    private let networkOut: OpaquePointer
+    /// Ciphertext for the network: OpenSSL writes it through a ``CiphertextBIO`` (owned by
+    /// `ssl`) into `outgoing`.
+    var outgoing = OutgoingCiphertext()
     /// Plaintext accepted before the handshake finished (or after a write that wanted to wait);
     /// written, in order, before any newer plaintext.
     private var pendingPlaintext: [UInt8] = []
@@ -58,13 +59,6 @@ public final class TLSConnection {
             SSL_free(ssl)
             throw .openSSL(.configuration, "BIO_new failed")
         }
-        guard let networkOut = BIO_new(BIO_s_mem()) else {
-            BIO_free(networkIn)
-            SSL_free(ssl)
-            throw .openSSL(.configuration, "BIO_new failed")
-        }
-        // An empty memory BIO reports "retry" (not EOF), which SSL_read turns into WANT_READ.
-        SSL_set_bio(ssl, networkIn, networkOut)
         switch role {
         case .client: SSL_set_connect_state(ssl)
         case .server: SSL_set_accept_state(ssl)
@@ -72,7 +66,12 @@ public final class TLSConnection {
         self.context = context  // keeps the SSL_CTX and its ALPN callback state alive
         self.ssl = ssl
         self.networkIn = networkIn
-        self.networkOut = networkOut
+        guard let networkOut = CiphertextBIO.make(owner: self) else {
+            BIO_free(networkIn)
+            throw .openSSL(.configuration, "BIO_new failed")  // deinit frees ssl
+        }
+        // An empty memory BIO reports "retry" (not EOF), which SSL_read turns into WANT_READ.
+        SSL_set_bio(ssl, networkIn, networkOut)
     }
 
     deinit {
@@ -133,22 +132,16 @@ public final class TLSConnection {
     }
 
     /// True when `drainCiphertext` would return bytes (handshake messages, records, alerts).
-    public var hasPendingCiphertext: Bool { BIO_ctrl_pending(networkOut) > 0 }
+    public var hasPendingCiphertext: Bool { outgoing.count > 0 }
 
     /// How many ciphertext bytes OpenSSL has produced and not yet handed out.
-    public var pendingCiphertextCount: Int { Int(BIO_ctrl_pending(networkOut)) }
+    public var pendingCiphertextCount: Int { outgoing.count }
 
     /// Moves up to `buffer.count` pending ciphertext bytes into `buffer` (the socket's send queue:
     /// no array in between); returns how many. Still works after a failure, so a fatal alert
     /// can be sent before closing.
     public func readCiphertext(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
-        var taken = 0
-        guard BIO_read_ex(networkOut, base, buffer.count, &taken) == 1 else {
-            if failure == nil { failure = .openSSL(.connection, "cannot read pending ciphertext") }
-            return 0
-        }
-        return taken
+        outgoing.take(into: buffer)
     }
 
     /// Appends every ciphertext byte OpenSSL has produced to `buffer`; returns how many.
