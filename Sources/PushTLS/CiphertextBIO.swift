@@ -1,7 +1,8 @@
 import COpenSSL
 
-/// The BIO OpenSSL writes a connection's ciphertext to: each record goes straight into the
-/// connection's ``OutgoingCiphertext``, which ``TLSConnection/readCiphertext(into:)`` takes from.
+/// The BIO OpenSSL writes a connection's ciphertext to: each record goes straight to the sink the
+/// connection writes for (``TLSConnection/writePlaintext(_:sendingTo:)``), or into its
+/// ``OutgoingCiphertext``, which ``TLSConnection/readCiphertext(into:)`` takes from.
 /// A memory BIO zero-filled the room for every record before copying it in (`BUF_MEM_grow_clean`):
 /// ~350 of a 1-token Send's instructions in callgrind, for bytes overwritten at once.
 enum CiphertextBIO {
@@ -28,7 +29,7 @@ enum CiphertextBIO {
             guard let owner = BIO_get_data(bio), let data, let written else { return 0 }
             // Called only inside the owner's own SSL_write/SSL_read/SSL_do_handshake/SSL_shutdown.
             Unmanaged<TLSConnection>.fromOpaque(owner)._withUnsafeGuaranteedRef {
-                $0.outgoing.append(UnsafeRawBufferPointer(start: data, count: length))
+                $0.ciphertextWritten(UnsafeRawBufferPointer(start: data, count: length))
             }
             written.pointee = length
             return 1
@@ -41,6 +42,16 @@ enum CiphertextBIO {
         }
         return method
     }
+}
+
+/// Where a connection's records go as OpenSSL makes them (``TLSConnection/writePlaintext(_:sendingTo:)``):
+/// a class to subclass, not a protocol, so the BIO calls it without a retain and release per record
+/// (as an existential would be).
+open class TLSCiphertextSink {
+    public init() {}
+
+    /// Takes one record's bytes; they are valid only during the call.
+    open func send(_ ciphertext: UnsafeRawBufferPointer) {}
 }
 
 /// Ciphertext OpenSSL has produced and the owner has not yet taken: a byte queue written at its

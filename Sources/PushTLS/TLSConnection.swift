@@ -17,8 +17,8 @@ public final class TLSConnection {
     /// Ciphertext from the network, read by OpenSSL. Owned by `ssl` (SSL_set_bio).
     private let networkIn: OpaquePointer
     /// Ciphertext for the network: OpenSSL writes it through a ``CiphertextBIO`` (owned by
-    /// `ssl`) into `outgoing`.
-    var outgoing = OutgoingCiphertext()
+    /// `ssl`) into `outgoing`, or to a sink (``writePlaintext(_:sendingTo:)``).
+    private var outgoing = OutgoingCiphertext()
     /// Plaintext accepted before the handshake finished (or after a write that wanted to wait);
     /// written, in order, before any newer plaintext.
     private var pendingPlaintext: [UInt8] = []
@@ -293,6 +293,29 @@ public final class TLSConnection {
             }
         }
         return buffer.count - start
+    }
+
+    /// Encrypts `bytes` as ``writePlaintext(_:)`` does, handing the records made now straight to
+    /// `sink` (a socket's send queue: no copy kept here in between) while nothing older is
+    /// still waiting in this connection; anything else is kept for ``readCiphertext(into:)``.
+    public func writePlaintext(_ bytes: UnsafeRawBufferPointer, sendingTo sink: TLSCiphertextSink) throws(TLSError) {
+        directSink = Unmanaged.passUnretained(sink)
+        defer { directSink = nil }
+        try writePlaintext(bytes)
+    }
+
+    /// Where the BIO sends records during ``writePlaintext(_:sendingTo:)`` (unretained: only for
+    /// that call, whose caller holds the sink).
+    private var directSink: Unmanaged<TLSCiphertextSink>?
+
+    /// A record OpenSSL wrote (``CiphertextBIO``): to the direct sink when there is one and it
+    /// would not overtake queued bytes, else to the queue.
+    func ciphertextWritten(_ record: UnsafeRawBufferPointer) {
+        if let directSink, outgoing.count == 0 {
+            directSink._withUnsafeGuaranteedRef { $0.send(record) }
+        } else {
+            outgoing.append(record)
+        }
     }
 
     /// Encrypts `bytes` into TLS records (fetch them with `drainCiphertext`). Before the handshake

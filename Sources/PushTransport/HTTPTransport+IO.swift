@@ -221,7 +221,7 @@ extension HTTPTransport {
                 _ = try drainSession(maxBytes: outputHighWaterMark)
             }
             if let tls {
-                if !plaintextOut.isEmpty { try write(plaintextOut, to: tls) }
+                if !plaintextOut.isEmpty { try write(plaintextOut, to: tls, on: connection) }
                 Self.sendCiphertext(of: tls, on: connection)
             } else if !plaintextOut.isEmpty {
                 connection.write(plaintextOut)
@@ -246,11 +246,13 @@ extension HTTPTransport {
         if pending > 0 { connection.write(capacity: pending) { tls.readCiphertext(into: $0) } }
     }
 
-    private func write(_ plaintext: [UInt8], to tls: TLSConnection) throws(TLSError) {
+    private func write(_ plaintext: [UInt8], to tls: TLSConnection, on connection: Connection) throws(TLSError) {
         var failure: TLSError?
+        sendQueue.connection = Unmanaged.passUnretained(connection)
+        defer { sendQueue.connection = nil }
         plaintext.withUnsafeBytes { bytes in
             do throws(TLSError) {
-                try tls.writePlaintext(bytes)
+                try tls.writePlaintext(bytes, sendingTo: sendQueue)
             } catch {
                 failure = error
             }
@@ -265,5 +267,15 @@ extension HTTPTransport {
             Self.sendCiphertext(of: tls, on: connection)
         }
         close(flushFirst: true, error: error)
+    }
+}
+
+/// A socket's send queue as the sink of a flush's TLS records (``TLSCiphertextSink``).
+final class SendQueueSink: TLSCiphertextSink {
+    /// Set for the one `writePlaintext` call (unretained: the transport holds its connection).
+    var connection: Unmanaged<Connection>?
+
+    override func send(_ ciphertext: UnsafeRawBufferPointer) {
+        connection?._withUnsafeGuaranteedRef { $0.write(ciphertext) }
     }
 }

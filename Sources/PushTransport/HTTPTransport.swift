@@ -86,6 +86,8 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     public internal(set) var lastReceivedAt: UInt64 = 0
 
     let tls: TLSConnection?
+    /// Where `tls` puts the records of a flush: the socket's send queue, with no copy in between.
+    let sendQueue = SendQueueSink()
     var plaintextIn: [UInt8] = []
     var plaintextOut: [UInt8] = []
     /// nghttp2 cannot produce output from inside its callbacks, so flushes wait until it returns.

@@ -69,6 +69,47 @@ struct TLSConnectionTests {
         #expect(pair.client.handshakeComplete)
     }
 
+    /// Collects what a connection hands it, record by record.
+    final class RecordingSink: TLSCiphertextSink {
+        var bytes: [UInt8] = []
+        var records = 0
+
+        override func send(_ ciphertext: UnsafeRawBufferPointer) {
+            bytes += ciphertext
+            records += 1
+        }
+    }
+
+    @Test("records written for a sink go to it, never ahead of ciphertext still queued")
+    func sinkTakesRecordsInOrder() throws {
+        let client = try TLSConnection(context: clientContext(), serverName: "127.0.0.1")
+        let server = try TLSConnection(context: serverContext())
+        var pair = try InMemoryPair(client: client, server: server)
+        try pair.pump()
+        let sink = RecordingSink()
+        // Queued first (the server's reply waits unread), then written for the sink: both go to
+        // the queue, in order, since the sink's would overtake it.
+        try Array("first".utf8).withUnsafeBytes { try client.writePlaintext($0) }
+        let queued = client.pendingCiphertextCount
+        #expect(queued > 0)
+        try Array("second".utf8).withUnsafeBytes { try client.writePlaintext($0, sendingTo: sink) }
+        #expect(sink.records == 0 && client.pendingCiphertextCount > queued)
+        try pair.pump()
+        #expect(String(decoding: pair.serverReceived, as: UTF8.self) == "firstsecond")
+        // With nothing queued, a write's records (a large one spans several) go to the sink alone.
+        let large = randomBytes(100_000)
+        try large.withUnsafeBytes { try client.writePlaintext($0, sendingTo: sink) }
+        #expect(client.pendingCiphertextCount == 0)
+        #expect(sink.records >= 7)  // at most 16 KiB of plaintext a record
+        sink.bytes.withUnsafeBytes { server.receive($0) }
+        var received: [UInt8] = []
+        _ = try server.readPlaintext(into: &received)
+        #expect(received == large)
+        // The sink is only for that call: later records are queued again.
+        try Array("third".utf8).withUnsafeBytes { try client.writePlaintext($0) }
+        #expect(client.pendingCiphertextCount > 0)
+    }
+
     @Test("plaintext written before the handshake completes arrives, in order")
     func earlyPlaintext() throws {
         let client = try TLSConnection(context: clientContext(), serverName: "localhost")
