@@ -67,6 +67,9 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
         /// The `:path`'s route, looked up once (``routeLooked``).
         var route: GRPCRoute?
         var routeLooked = false
+        /// nghttp2's buffers of the name and value, kept once the field repeated: a client's
+        /// indexed fields come in the same buffers every time, known without comparing bytes.
+        var kept: HTTP2KeptField?
 
         init(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
             self.name = Array(name)
@@ -132,6 +135,32 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
     }
 
     override func headerField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) {
+        _ = take(name: name, value: value, neverIndexed: neverIndexed)
+    }
+
+    override func headerField(_ name: HTTP2FieldBuffer, _ value: HTTP2FieldBuffer, neverIndexed: Bool) {
+        let index = count
+        if index < fields.count {
+            // The buffers kept at this place: the same field, without a memcmp of either part
+            // (and, nearly always, the same flag: then nothing is written).
+            let same = fields.withUnsafeBufferPointer { fields in
+                guard let kept = fields[index].kept, kept.isSame(name: name, value: value) else { return false }
+                return fields[index].neverIndexed == neverIndexed
+            }
+            if same {
+                count = index + 1
+                return
+            }
+        }
+        // Kept when a field repeats byte for byte (an indexed one comes in the same buffers from
+        // then on); one that changes every time (a request id) is never kept.
+        if take(name: name.bytes, value: value.bytes, neverIndexed: neverIndexed), fields[index].kept == nil {
+            fields[index].kept = HTTP2KeptField(name: name, value: value)
+        }
+    }
+
+    /// Takes the next field by its bytes; true when it equals the one at its place last time.
+    private func take(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool) -> Bool {
         let index = count
         count += 1
         if index < fields.count {
@@ -142,7 +171,7 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
             }
             if same {
                 if fields[index].neverIndexed != neverIndexed { fields[index].neverIndexed = neverIndexed }
-                return
+                return true
             }
             if fields[index].kind.isMetadata { metadataChanged = true }
             fields[index] = Field(name: name, value: value, neverIndexed: neverIndexed)
@@ -150,6 +179,13 @@ final class GRPCRequestHeadReader: HTTP2HeaderFieldSink {
             fields.append(Field(name: name, value: value, neverIndexed: neverIndexed))
         }
         if fields[index].kind.isMetadata { metadataChanged = true }
+        return false
+    }
+
+    /// Lets go of nghttp2's buffers (on the connection's loop, when its session closes: their
+    /// reference counts are the session's, not atomic).
+    func releaseKeptBuffers() {
+        for index in fields.indices where fields[index].kept != nil { fields[index].kept = nil }
     }
 
     @inline(__always)

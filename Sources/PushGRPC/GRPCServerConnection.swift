@@ -414,6 +414,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         if let requestTimer { loop.cancelTimer(requestTimer) }
         requestTimer = nil
         requestDeadlines.removeAll()  // each was cancelled above
+        headReader.releaseKeptBuffers()
         registry.unregister(self)
     }
 

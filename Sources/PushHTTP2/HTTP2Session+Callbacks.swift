@@ -14,14 +14,13 @@ extension HTTP2Session {
                 return 0
             }
         }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
-            _, frame, name, nameLength, value, valueLength, flags, userData in
+        // The buffer form: a sink that keeps fields between blocks can tell an HPACK-indexed field
+        // by its buffer (``HTTP2FieldBuffer``).
+        nghttp2_session_callbacks_set_on_header_callback2(callbacks) { _, frame, name, value, flags, userData in
             dispatch(userData) { (session) throws(HTTP2Error) in
                 try session.onHeader(
-                    streamID: frame!.pointee.hd.stream_id,
-                    name: UnsafeBufferPointer(start: name, count: nameLength),
-                    value: UnsafeBufferPointer(start: value, count: valueLength),
-                    flags: flags)
+                    streamID: frame!.pointee.hd.stream_id, name: HTTP2FieldBuffer(name!),
+                    value: HTTP2FieldBuffer(value!), flags: flags)
             }
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in

@@ -57,16 +57,16 @@ extension HTTP2Session {
         sinkForBlock = nil
     }
 
-    func onHeader(
-        streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, flags: UInt8
-    ) throws(HTTP2Error) -> Int32 {
+    func onHeader(streamID: Int32, name: HTTP2FieldBuffer, value: HTTP2FieldBuffer, flags: UInt8) throws(HTTP2Error)
+        -> Int32
+    {
         // A field of the block a sink takes: straight to it.
         if streamID == sinkStreamID, let sink = sinkForBlock {
-            let size = sinkBlockSize + name.count + value.count + 32
+            let size = sinkBlockSize + name.bytes.count + value.bytes.count + 32
             if size <= headerListLimit {
                 sinkBlockSize = size
                 let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
-                sink._withUnsafeGuaranteedRef { $0.headerField(name: name, value: value, neverIndexed: neverIndexed) }
+                sink._withUnsafeGuaranteedRef { $0.headerField(name, value, neverIndexed: neverIndexed) }
                 return 0
             }
             // Over the limit: the stream's own path refuses it, counting what the sink took.
@@ -76,8 +76,10 @@ extension HTTP2Session {
     }
 
     private func onHeaderOfStream(
-        streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, flags: UInt8
+        streamID: Int32, name fieldName: HTTP2FieldBuffer, value fieldValue: HTTP2FieldBuffer, flags: UInt8
     ) throws(HTTP2Error) -> Int32 {
+        let name = fieldName.bytes
+        let value = fieldValue.bytes
         guard let state = stream(streamID) else {
             throw HTTP2Error(
                 code: NGHTTP2_ERR_CALLBACK_FAILURE.rawValue,
@@ -96,7 +98,7 @@ extension HTTP2Session {
         }
         let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
         if let sink = state.fieldSink {
-            sink.headerField(name: name, value: value, neverIndexed: neverIndexed)
+            sink.headerField(fieldName, fieldValue, neverIndexed: neverIndexed)
             return 0
         }
         var header: HTTP2Header

@@ -26,6 +26,10 @@ struct GRPCServerConnectionTests {
             group = try EventLoopGroup(loopCount: 1, namePrefix: "grpc-server-test")
             let methods: [GRPCMethod] = [
                 .unary("Echo") { bytes, _ in bytes },
+                // Answers the metadata it was given, as "name=value;…".
+                .unary("Metadata") { _, context in
+                    Array(context.metadata.map { "\($0.name)=\($0.value);" }.joined().utf8)
+                },
                 .immediateUnary("Now") { bytes, _, responder in responder.respond(bytes.reversed()) },
                 .unary("Slow") { bytes, _ in
                     try await Task.sleep(for: .seconds(5))
@@ -98,6 +102,25 @@ struct GRPCServerConnectionTests {
         let response = try harness.call("/test.T/Ordered", [30, 255, 0].flatMap { Self.framed([$0]) })
         #expect(response.header("grpc-status") == "3")
         #expect(response.body == Self.framed([30, 1]))
+    }
+
+    @Test("calls on one connection see their own metadata, repeated (HPACK-indexed), changed or back again")
+    func metadataFromCallToCall() throws {
+        let harness = try Harness()
+        // The client's HPACK encoder indexes each new field: a repeat arrives as an index (the
+        // same nghttp2 buffer at the server), a change as a new literal, an old value as an
+        // older index; `x-two` comes and goes, which moves the fields after it to other places.
+        let sequence: [[(String, String)]] = [
+            [("x-one", "a")], [("x-one", "a")], [("x-one", "b")], [("x-one", "a")],
+            [("x-one", "a"), ("x-two", "c")], [("x-one", "a"), ("x-two", "c")], [("x-one", "b")], [("x-one", "b")],
+            [("x-two", "c"), ("x-one", "a")], [("x-one", "a")],
+        ]
+        for metadata in sequence {
+            let answer = try harness.call("/test.T/Metadata", Self.framed([]), headers: Self.headers + metadata)
+            #expect(answer.header("grpc-status") == "0")
+            let expected = (Self.headers + metadata).map { "\($0.0)=\($0.1);" }.joined()
+            #expect(String(decoding: answer.body.dropFirst(5), as: UTF8.self) == expected)
+        }
     }
 
     @Test("unknown services and methods are UNIMPLEMENTED, naming what is unknown (Trailers-Only)")
