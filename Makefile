@@ -24,7 +24,7 @@ help:
 	@echo "make check-deps   Package.swift dependencies == imports; README module map == Package.swift"
 	@echo "make lint         swift format lint (.swift-format);  make format: rewrite the files in place"
 	@echo "make proto        regenerate the protobuf code from proto/"
-	@echo "make build        debug build;  make release: release build"
+	@echo "make build        debug build;  make release: release build (cross-module and link-time optimized)"
 	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~5 min)"
 	@echo "make fuzz         libFuzzer targets in Fuzz/, FUZZ_SECONDS (30) each"
 	@echo "make fuzz-long    every target to FUZZ_RUNS (10,000,000) executions, at most FUZZ_LONG_SECONDS (1800) each"
@@ -49,8 +49,12 @@ $(VENV)/.installed: scripts/requirements.txt
 build: deps
 	$(SWIFT) build
 
+# Release builds are optimized across modules (Package.swift) and at link time: the delivery path
+# crosses a dozen modules and the C shims (README, Development).
+RELEASE_FLAGS := -c release --experimental-lto-mode=full
+
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 run: release
 	.build/release/pushgate serve $(ARGS)
@@ -133,7 +137,7 @@ crash-loop: venv build
 # Soak: release build, steady load with faults for SOAK_SECONDS (600); figures into RELIABILITY.md.
 SOAK_SECONDS ?= 600
 soak: release venv
-	SOAK_SECONDS=$(SOAK_SECONDS) PUSHGATE_BIN=$$($(SWIFT) build -c release --show-bin-path)/pushgate $(PY) scripts/soak.py
+	SOAK_SECONDS=$(SOAK_SECONDS) PUSHGATE_BIN=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/pushgate $(PY) scripts/soak.py
 
 # Sanitizers (own build dirs .build-asan / .build-tsan): unit tests + interop; any report fails.
 # Not part of make test: a sanitized build and run take far longer than CI's budget.

@@ -1,4 +1,5 @@
 import CMimalloc
+import Glibc
 
 /// Hands memory the allocator keeps free back to the system. The allocator is mimalloc (linked
 /// into every Pushgate binary through this module; the README says why): it decommits pages it
@@ -20,9 +21,19 @@ public enum HeapTrim {
         mi_collect(true)
     }
 
-    /// The allocator and its version, for `pushgate version`.
+    /// The allocator and its version, for `pushgate version`; says so when mimalloc is linked but
+    /// `malloc` is another library's (a link line that names libc first: the bench refuses such a build).
     public static var allocator: String {
         let version = Int(mi_version())
-        return "mimalloc \(version / 100).\(version / 10 % 10).\(version % 10)"
+        let name = "mimalloc \(version / 100).\(version / 10 % 10).\(version % 10)"
+        return mallocIsMimalloc ? name : "glibc malloc (\(name) linked but not in use)"
+    }
+
+    /// Whether the process's `malloc` is mimalloc's: the first library on the executable's list of
+    /// needed libraries that defines `malloc` provides it for every library, so the link order decides.
+    public static var mallocIsMimalloc: Bool {
+        guard let block = malloc(16) else { return false }
+        defer { free(block) }
+        return mi_is_in_heap_region(block)
     }
 }

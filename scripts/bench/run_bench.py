@@ -371,6 +371,11 @@ def main():
     # the median (the other runs in the row's notes): on a shared 2-core VM one 10-second run of
     # the same binary swings by ±25 % from one minute to the next.
     runs = 1 if quick else 3
+    # A release binary whose malloc is not mimalloc's (a link order that puts libc first) measures
+    # glibc's allocator instead of the product's: refuse it rather than write its figures.
+    version = subprocess.run([BIN, "version"], capture_output=True, text=True, check=True).stdout
+    if "allocator: mimalloc" not in version:
+        sys.exit("run_bench.py: %s does not use mimalloc (pushgate version: %s)" % (BIN, version.strip()))
     work = tempfile.mkdtemp(prefix="pushgate-benchmarks.")
     r = Runner(work, quick)
     info = machine()
@@ -872,7 +877,7 @@ def render(info, res, commands, quick):
     out += targets
     out.append("\n## Commands\n")
     out.append("```sh")
-    out.append("make bench   # = swift build -c release; make venv; scripts/bench.sh")
+    out.append("make bench   # = make release; make venv; scripts/bench.sh")
     for label, shown in commands:
         out.append("# %s\n%s" % (label, shown))
     out.append("```")
