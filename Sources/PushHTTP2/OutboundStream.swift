@@ -111,8 +111,12 @@ struct OutboundStream {
             // All sent: nothing kept for longer than it is needed.
             current = []
             offset = 0
-            later.removeAll(keepingCapacity: true)
-            head = 0
+            // Most bodies are one chunk: `later` was never used, and emptying it anyway checked
+            // its uniqueness and made an empty buffer (~50 instructions a body).
+            if !later.isEmpty {
+                later.removeAll(keepingCapacity: true)
+                head = 0
+            }
             if isFinished { return .bytes(written, eof: true) }
             if written == 0 {
                 deferred = true
