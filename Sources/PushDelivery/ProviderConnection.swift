@@ -97,18 +97,13 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             // Swapped out: an action may feed the machine again (a submit that fails).
             var batch: [Machine.Action] = []
             swap(&batch, &actions)
-            // Each action moved out of the batch (a payload-free one left in its place): iterating
-            // would copy every action and its payload, a request and a result, retained and
-            // released once more each (callgrind).
-            batch.withUnsafeMutableBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
-                for index in buffer.indices {
-                    let action = (base + index).move()
-                    (base + index).initialize(to: .submit)
-                    perform(action)
-                }
-            }
-            batch.removeAll(keepingCapacity: true)
+            // Each action moved out of the batch, from the end of it reversed: iterating would copy
+            // every action and its payload, a request and a result, retained and released once more
+            // each; and a payload-free placeholder left in each place was then destroyed through
+            // the runtime's generic array destroy (~100 instructions a batch, callgrind). `popLast`
+            // leaves nothing behind, and the emptied batch keeps its capacity.
+            batch.reverse()
+            while let action = batch.popLast() { perform(action) }
             if actions.isEmpty { swap(&batch, &actions) }
         }
         rearmTimer()
