@@ -33,9 +33,9 @@ final class NotificationDelivery: Sendable {
         let reserved = try reserve(send)
         var placeholders: [DeliveryResult] = []
         placeholders.reserveCapacity(send.tokenCount)
-        // By index and borrowed: a copy of an item copies its prepared push (a retain per field).
+        // By index, a field at a time: a copy of an item copies its prepared push (a retain per field).
         for index in send.items.indices {
-            for token in send.items[index].tokens {
+            for token in send.items.tokens(at: index) {
                 placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
             }
         }
@@ -45,7 +45,7 @@ final class NotificationDelivery: Sendable {
         for index in send.items.indices {
             reserved[index].send(
                 send.takeNotification(at: index), notificationIndex: index, firstSlot: slot, collector: collector)
-            slot += send.items[index].tokenCount
+            slot += send.items.tokenCount(at: index)
         }
         collector.whenDone(deadlineNanoseconds: deadline.map { Self.answerTime($0, now: started) })
         return collector
@@ -67,12 +67,12 @@ final class NotificationDelivery: Sendable {
 
     /// Room for every token in the apps' bounded queues, all or nothing.
     private func reserve(_ send: ValidatedSend) throws(GRPCStatus) -> Reserved {
-        if send.items.count == 1 {
+        if send.items.isSingle {
             // The common case, without the dictionaries below.
-            let route = send.items[0].route
+            let route = send.items.head.route
             let client = try client(of: route)
-            try admitOrigins(send.items[0].tokens, on: client)
-            try reserve(send.items[0].tokenCount, on: client, app: route.name)
+            try admitOrigins(send.items.head.tokens, on: client)
+            try reserve(send.items.head.tokenCount, on: client, app: route.name)
             return .one(client)
         }
         var counts: [ObjectIdentifier: (route: AppRoute, count: Int)] = [:]

@@ -40,9 +40,9 @@ final class SendCompletion: DeliveryCollector, @unchecked Sendable {
         _ send: borrowing ValidatedSend, placeholders: [DeliveryResult], events: DeliveryEvents, started: UInt64,
         metrics: GatewayMetrics?, answer: SendAnswer
     ) {
-        app = send.items.first?.app ?? ""
-        counters = send.items.first?.route.counters
-        items = send.items.count == 1 ? nil : send.items.map { ($0.app, $0.route.counters, $0.tokenCount) }
+        app = send.items.head.app
+        counters = send.items.head.route.counters
+        items = send.items.isSingle ? nil : send.items.map { ($0.app, $0.route.counters, $0.tokenCount) }
         self.events = events
         self.started = started
         self.metrics = metrics

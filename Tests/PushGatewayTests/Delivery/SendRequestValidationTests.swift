@@ -52,6 +52,33 @@ struct SendRequestValidationTests {
         #expect(String(decoding: first.payload, as: UTF8.self) == #"{"aps":{"alert":{"body":"Hello"}}}"#)
     }
 
+    @Test("items keep request order across the inline first item and the rest; each push is taken once")
+    func itemOrder() throws {
+        let tokens = (1...3).map { String(repeating: String($0), count: 64) }
+        var request = PushgateV1.SendRequest()
+        request.notifications = [notification([tokens[0]]), notification([tokens[1], tokens[2]]), notification([])]
+        #expect(throws: GRPCStatus.self) {
+            try SendRequestValidation.validate(request, configuration: Self.configuration)
+        }
+        request.notifications.removeLast()
+        var send = try SendRequestValidation.validate(request, configuration: Self.configuration)
+        #expect(!send.items.isSingle)
+        #expect(send.items.map(\.tokens) == [[tokens[0]], [tokens[1], tokens[2]]])
+        #expect(send.items.indices.map { send.items.tokens(at: $0) } == [[tokens[0]], [tokens[1], tokens[2]]])
+        #expect(send.items.indices.map { send.items.tokenCount(at: $0) } == [1, 2])
+        #expect(send.tokenCount == 3)
+        #expect(send.takeNotification(at: 1).tokens == [tokens[1], tokens[2]])
+        #expect(send.items[1].notification == nil)
+        #expect(send.items[0].notification != nil)
+        #expect(send.takeNotification(at: 0).tokens == [tokens[0]])
+        #expect(send.items.head.notification == nil)
+
+        request.notifications = [notification([tokens[2]])]
+        let single = try SendRequestValidation.validate(request, configuration: Self.configuration)
+        #expect(single.items.isSingle && single.items.count == 1 && single.items.tail.isEmpty)
+        #expect(single.items.tokens(at: 0) == [tokens[2]])
+    }
+
     @Test("a Live Activity goes to a token-auth app as liveactivity; a certificate app refuses it")
     func liveActivity() throws {
         var config = Self.configuration
