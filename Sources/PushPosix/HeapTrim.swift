@@ -22,11 +22,12 @@ public enum HeapTrim {
     }
 
     /// The allocator and its version, for `pushgate version`; says so when mimalloc is linked but
-    /// `malloc` is another library's (a link line that names libc first: the bench refuses such a build).
+    /// `malloc` is another library's: glibc's after a link line that names libc first (the bench
+    /// refuses such a build), a sanitizer's under `make test-asan` or `test-tsan`.
     public static var allocator: String {
         let version = Int(mi_version())
         let name = "mimalloc \(version / 100).\(version / 10 % 10).\(version % 10)"
-        return mallocIsMimalloc ? name : "glibc malloc (\(name) linked but not in use)"
+        return mallocIsMimalloc ? name : "another malloc (\(name) linked but not in use)"
     }
 
     /// Whether the process's `malloc` is mimalloc's: the first library on the executable's list of
