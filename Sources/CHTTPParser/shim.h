@@ -18,3 +18,6 @@ static inline int pushgate_url_field(const struct http_parser_url *u, int field,
     *len = u->field_data[field].len;
     return 1;
 }
+
+/* The message being read has a chunked body. */
+static inline int pushgate_http_chunked(const http_parser *p) { return (p->flags & F_CHUNKED) != 0; }

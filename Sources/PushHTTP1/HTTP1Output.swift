@@ -5,6 +5,7 @@ struct HTTP1Output {
     private var head = 0
 
     var isEmpty: Bool { head == bytes.count }
+    var count: Int { bytes.count - head }
 
     mutating func append(_ more: some Sequence<UInt8>) { bytes.append(contentsOf: more) }
 

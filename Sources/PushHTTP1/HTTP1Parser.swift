@@ -65,27 +65,59 @@ public final class HTTP1Parser {
     /// Inside a message: its first byte arrived and its end not yet (a client tells by it whether
     /// a server that closed had begun its answer).
     public private(set) var inMessage = false
+    /// Past the head of the message being read: header fields now are trailers, which are dropped
+    /// (RFC 9110 §6.5.1 lets a recipient discard them; nothing here reads them).
+    private var inTrailers = false
+    /// Requests' line endings are checked as RFC 9112 wants them (``HTTP1FramingCheck``).
+    private let strict: Bool
+    private var framing = HTTP1FramingCheck()
+    /// The buffer being parsed: where the framing not looked at yet begins, and where it ends.
+    private var scanFrom: UnsafeRawPointer?
+    private var bufferEnd: UnsafeRawPointer?
+    /// Why a callback stopped the parser (a framing or header-name violation).
+    private var violation: HTTP1Error?
+    /// Framing bytes came since the last piece of data the parser handed over.
+    private var framedSinceData = false
+    /// Bytes received while paused (``pause()``), parsed by ``resume()``.
+    private var held: [UInt8] = []
+    private var pauseRequested = false
 
     public init(_ kind: Kind) {
+        strict = kind == .request
         http_parser_init(parser, kind == .request ? HTTP_REQUEST : HTTP_RESPONSE)
         http_parser_settings_init(settings)
         parser.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         settings.pointee.on_message_begin = { parser in
-            HTTP1Parser.owner(parser).inMessage = true
+            let me = HTTP1Parser.owner(parser)
+            me.inMessage = true
+            me.inTrailers = false
+            me.framing.messageBegan()
             return 0
         }
         settings.pointee.on_url = { parser, at, length in
-            HTTP1Parser.owner(parser).target.append(contentsOf: UnsafeRawBufferPointer(start: at, count: length))
+            let me = HTTP1Parser.owner(parser)
+            guard me.checkFraming(upTo: at, skipping: length) else { return -1 }
+            me.target.append(contentsOf: UnsafeRawBufferPointer(start: at, count: length))
             return 0
         }
         settings.pointee.on_header_field = { parser, at, length in
             let me = HTTP1Parser.owner(parser)
-            if me.inValue { me.emitHeader() }
+            guard me.checkFraming(upTo: at, skipping: length) else { return -1 }
+            if me.inValue { guard me.emitHeader() else { return -1 } }
+            me.framedSinceData = false
             me.name.append(contentsOf: UnsafeRawBufferPointer(start: at, count: length))
             return 0
         }
         settings.pointee.on_header_value = { parser, at, length in
             let me = HTTP1Parser.owner(parser)
+            guard me.checkFraming(upTo: at, skipping: length) else { return -1 }
+            if me.strict && me.inValue && me.framedSinceData {
+                // A second piece of the value after a line ending: the line was folded (the
+                // parser hands the continuation over as more value, its white space included).
+                me.violation = HTTP1FramingCheck.Violation.obsFold.error
+                return -1
+            }
+            me.framedSinceData = false
             me.inValue = true
             me.value.append(contentsOf: UnsafeRawBufferPointer(start: at, count: length))
             return 0
@@ -93,7 +125,9 @@ public final class HTTP1Parser {
         settings.pointee.on_headers_complete = { parser in
             guard let parser else { return 0 }
             let me = HTTP1Parser.owner(parser)
-            if me.inValue { me.emitHeader() }
+            if me.inValue { guard me.emitHeader() else { return -1 } }
+            guard me.checkFramingToBlankLine() else { return -1 }
+            me.inTrailers = true
             let isRequest = parser.pointee.type == HTTP_REQUEST.rawValue
             let head = HTTP1Head(
                 status: isRequest ? 0 : Int(pushgate_http_status(parser)),
@@ -111,14 +145,28 @@ public final class HTTP1Parser {
             return 0
         }
         settings.pointee.on_body = { parser, at, length in
-            HTTP1Parser.owner(parser).delegate?.http1Body(UnsafeRawBufferPointer(start: at, count: length))
+            let me = HTTP1Parser.owner(parser)
+            guard me.checkFraming(upTo: at, skipping: length) else { return -1 }
+            me.framing.bodyData()
+            me.delegate?.http1Body(UnsafeRawBufferPointer(start: at, count: length))
             return 0
         }
         settings.pointee.on_message_complete = { parser in
             guard let parser else { return 0 }
             let me = HTTP1Parser.owner(parser)
+            // A chunked body ends in a last chunk, trailers and an empty line: framing too.
+            if pushgate_http_chunked(parser) != 0 { guard me.checkFramingToBlankLine() else { return -1 } }
+            // The last trailer field is still pending here: it belongs to no one (it must never
+            // become the first header of the next request on the connection).
+            me.name.removeAll(keepingCapacity: true)
+            me.value.removeAll(keepingCapacity: true)
+            me.inValue = false
             me.inMessage = false
             me.delegate?.http1MessageComplete(keepAlive: http_should_keep_alive(parser) != 0)
+            if me.pauseRequested {
+                me.pauseRequested = false
+                http_parser_pause(parser, 1)
+            }
             return 0
         }
     }
@@ -132,19 +180,87 @@ public final class HTTP1Parser {
         Unmanaged<HTTP1Parser>.fromOpaque(parser!.pointee.data).takeUnretainedValue()
     }
 
-    private func emitHeader() {
+    /// Hands the field read to the delegate (a trailer to no one). False, with ``violation`` set,
+    /// for a request field whose name is not a token: libhttp-parser takes `Transfer-Encoding :`
+    /// (space before the colon) for the real header, which RFC 9112 §5.1 says to reject.
+    private func emitHeader() -> Bool {
         inValue = false
+        defer {
+            name.removeAll(keepingCapacity: true)
+            value.removeAll(keepingCapacity: true)
+        }
+        if strict, let bad = name.first(where: { !HTTP1Token.isTokenCharacter($0) }) {
+            violation = HTTP1Error(
+                name: "invalid_header_name",
+                description: "a header field name holds \(bad == 0x20 ? "a space" : "byte \(bad)") (RFC 9112 §5.1)")
+            return false
+        }
+        guard !inTrailers else { return true }
         name.withUnsafeBufferPointer { name in
             value.withUnsafeBufferPointer { value in delegate?.http1Header(name: name, value: value) }
         }
-        name.removeAll(keepingCapacity: true)
-        value.removeAll(keepingCapacity: true)
+        return true
+    }
+
+    /// Looks at the framing bytes before `at` (a piece of data the parser hands over), then skips
+    /// the piece. False, with ``violation`` set, on a line ending RFC 9112 rejects.
+    private func checkFraming(upTo at: UnsafePointer<CChar>?, skipping length: Int) -> Bool {
+        guard strict, let at, let start = scanFrom else { return true }
+        let end = UnsafeRawPointer(at)
+        if start < end {
+            framedSinceData = true
+            if case .failure(let error) = framing.scan(UnsafeRawBufferPointer(start: start, count: end - start)) {
+                violation = error
+                return false
+            }
+        }
+        scanFrom = end + length
+        return true
+    }
+
+    /// Looks at the framing from where it stopped up to the end of the head (or of the trailers):
+    /// the parser stands on that empty line's LF, somewhere in this buffer.
+    private func checkFramingToBlankLine() -> Bool {
+        guard strict, let start = scanFrom, let end = bufferEnd, start < end else { return true }
+        switch framing.scan(UnsafeRawBufferPointer(start: start, count: end - start), toBlankLine: true) {
+        case .success(let taken):
+            scanFrom = start + taken
+            return true
+        case .failure(let error):
+            violation = error
+            return false
+        }
+    }
+
+    /// Stops parsing after the message being completed now (called from
+    /// ``HTTP1ParserDelegate/http1MessageComplete(keepAlive:)``): the bytes after it are held,
+    /// unread, until ``resume()``. How a server stops taking pipelined requests at its limit
+    /// inside a single read.
+    public func pause() {
+        pauseRequested = true
+    }
+
+    /// Bytes received and not parsed yet because of ``pause()``.
+    public var heldBytes: Int { held.count }
+
+    /// Parses the bytes held since ``pause()`` (which may pause it again).
+    public func resume() throws(HTTP1Error) {
+        guard !held.isEmpty else { return }
+        let bytes = held
+        held.removeAll()
+        let result = bytes.withUnsafeBytes { bytes in Result { () throws(HTTP1Error) in try receive(bytes) } }
+        try result.get()
     }
 
     /// Reads `bytes`; the delegate hears what they complete. Throws on anything that is not
     /// HTTP/1.1 (and on an `Upgrade`, which nothing here takes); the parser is unusable after.
     public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP1Error) {
         guard bytes.count > 0 else { return }
+        guard held.isEmpty else {
+            // Paused: what comes meanwhile waits behind what is held.
+            held.append(contentsOf: bytes)
+            return
+        }
         try execute(bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count)
     }
 
@@ -155,8 +271,23 @@ public final class HTTP1Parser {
     }
 
     private func execute(_ data: UnsafePointer<CChar>?, _ count: Int) throws(HTTP1Error) {
+        scanFrom = data.map { UnsafeRawPointer($0) }
+        bufferEnd = data.map { UnsafeRawPointer($0) + count }
+        defer {
+            scanFrom = nil
+            bufferEnd = nil
+        }
         let parsed = http_parser_execute(parser, settings, data, count)
+        if let violation { throw violation }
         let code = pushgate_http_errno(parser)
+        if code == HPE_PAUSED.rawValue, let data {
+            http_parser_pause(parser, 0)
+            held.append(contentsOf: UnsafeRawBufferPointer(start: data + parsed, count: count - parsed))
+            // Framing before the pause is looked at now, the held bytes' when they are parsed.
+            bufferEnd = UnsafeRawPointer(data + parsed)
+            try scanRestOfBuffer()
+            return
+        }
         if code != HPE_OK.rawValue {
             let errno = http_errno(code)
             throw HTTP1Error(
@@ -168,6 +299,16 @@ public final class HTTP1Parser {
         }
         if parsed != count {
             throw HTTP1Error(name: "trailing", description: "\(count - parsed) bytes the parser did not take")
+        }
+        try scanRestOfBuffer()
+    }
+
+    /// The framing at the end of the buffer (a head or chunk line the next read goes on with).
+    private func scanRestOfBuffer() throws(HTTP1Error) {
+        guard strict, let start = scanFrom, let end = bufferEnd, start < end else { return }
+        framedSinceData = true
+        if case .failure(let error) = framing.scan(UnsafeRawBufferPointer(start: start, count: end - start)) {
+            throw error
         }
     }
 }

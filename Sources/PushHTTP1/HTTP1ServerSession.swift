@@ -67,12 +67,40 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     /// Requests read and not answered yet.
     public var unanswered: Int { nextSequence - nextToWrite }
 
-    /// Pipelined requests read and not answered before the transport stops reading from the
+    /// Pipelined requests read and not answered before the session stops reading from the
     /// client (``isBackedUp``), so a client cannot queue answers without bound. Default 32.
     public var maxUnanswered = 32
 
-    /// The client has ``maxUnanswered`` requests waiting for answers: read no more for now.
-    public var isBackedUp: Bool { unanswered >= maxUnanswered }
+    /// Answer bytes the session holds (given, not drained by the transport yet) before it stops
+    /// reading: answers given at once (a health check) never count as unanswered, and one read
+    /// of pipelined requests would otherwise become answers without bound. Default 256 KiB.
+    public var maxBufferedAnswerBytes = 256 << 10
+
+    /// Answer bytes given and not drained yet: in order, and waiting behind an earlier answer.
+    public private(set) var bufferedAnswerBytes = 0
+
+    /// The client has ``maxUnanswered`` requests waiting for answers, or their answers are more
+    /// than ``maxBufferedAnswerBytes``: read no more for now. Checked after every request, so
+    /// the limit holds inside one read too (the bytes after it are held, unparsed, until
+    /// ``resume()``).
+    public var isBackedUp: Bool { unanswered >= maxUnanswered || bufferedAnswerBytes >= maxBufferedAnswerBytes }
+
+    /// Parses what was held when the session backed up (which may back it up again).
+    public func resume() throws(HTTP1Error) {
+        guard failure == nil else { return }
+        do {
+            try parser.resume()
+            if endReceived && parser.heldBytes == 0 {
+                endReceived = false
+                try receiveEnd()
+            }
+        } catch {
+            refuse(error)
+        }
+    }
+
+    /// Bytes received and not parsed yet, held since the session backed up.
+    public var heldBytes: Int { parser.heldBytes }
 
     /// Ends the connection after the answer to request `sequence` (it says `Connection: close`);
     /// later requests are not read.
@@ -123,6 +151,7 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
 
     private func give(_ bytes: [UInt8], to sequence: Int, complete: Bool) {
         guard sequence >= nextToWrite else { return }  // answered already
+        bufferedAnswerBytes += bytes.count
         if sequence == nextToWrite && pending[sequence] == nil {
             output.append(bytes)
             if complete { nextToWrite += 1 }
@@ -154,10 +183,18 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
 
     public func receiveEnd() throws(HTTP1Error) {
         guard failure == nil else { return }
+        guard parser.heldBytes == 0 else {
+            // Requests are still held behind the limit: the end comes after them (``resume()``).
+            endReceived = true
+            return
+        }
         // The client is done sending: answer what was read, then close.
         lastSequence = min(lastSequence ?? (nextSequence - 1), nextSequence - 1)
         try parser.receiveEnd()
     }
+
+    /// The client's end arrived while requests were held.
+    private var endReceived = false
 
     /// Bytes that are not HTTP/1.1: a 400 saying why takes the next request's place, and ends
     /// the connection.
@@ -174,7 +211,9 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
 
     @discardableResult
     public func drainOutput(into buffer: inout [UInt8], maxBytes: Int = 1 << 20) -> Int {
-        output.drain(into: &buffer, maxBytes: maxBytes)
+        let drained = output.drain(into: &buffer, maxBytes: maxBytes)
+        bufferedAnswerBytes -= drained
+        return drained
     }
 
     public var wantsWrite: Bool { !output.isEmpty }
@@ -211,7 +250,9 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
         if currentBodyLimit > 0, current.sequence == nextToWrite, pending.isEmpty,
             current.header("expect")?.lowercased() == "100-continue"
         {
-            output.append("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            let interim = "HTTP/1.1 100 Continue\r\n\r\n".utf8
+            output.append(interim)
+            bufferedAnswerBytes += interim.count
         }
     }
 
@@ -229,5 +270,6 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
         nextSequence += 1
         if !keepAlive { closeAfter(sequence: request.sequence) }
         delegate?.http1Session(self, didReceive: request)
+        if isBackedUp { parser.pause() }
     }
 }

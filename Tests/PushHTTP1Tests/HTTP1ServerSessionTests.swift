@@ -175,3 +175,79 @@ struct HTTP1ServerSessionTests {
         #expect(!session.wantsWrite, "request 0 is not answered yet: no 100 Continue out of order")
     }
 }
+
+@Suite("HTTP/1.1 server session: limits inside one read")
+struct HTTP1ServerSessionLimitTests {
+    /// Answers every request at once, as a health check is.
+    final class Answerer: HTTP1ServerSessionDelegate {
+        var count = 0
+        func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
+            count += 1
+            try? session.respond(
+                to: request.sequence, status: 200, reason: "OK", headers: [], body: Array(repeating: 0x61, count: 1000))
+        }
+    }
+
+    @Test("one read of 1,000 pipelined requests starts no more than the limit allows; the rest wait, unparsed")
+    func unansweredLimitHoldsInsideOneRead() throws {
+        let session = HTTP1ServerSession()
+        session.maxUnanswered = 4
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        let burst = String(repeating: HTTP1ServerSessionTests.post("/x"), count: 1000)
+        try HTTP1ServerSessionTests.receive(session, burst)
+        #expect(recorder.requests.count == 4)
+        #expect(session.isBackedUp)
+        #expect(session.heldBytes > 0)
+        for sequence in 0..<4 {
+            try session.respond(to: sequence, status: 200, reason: "OK", headers: [], body: [])
+        }
+        #expect(!session.isBackedUp)
+        try session.resume()
+        #expect(recorder.requests.count == 8)
+        #expect(recorder.requests.map(\.sequence) == Array(0..<8))
+    }
+
+    @Test("answers given at once stop the reading past maxBufferedAnswerBytes, and it goes on as they drain")
+    func answerBytesLimitHoldsInsideOneRead() throws {
+        let session = HTTP1ServerSession()
+        session.maxBufferedAnswerBytes = 10_000
+        let answerer = Answerer()
+        session.delegate = answerer
+        let burst = String(repeating: "GET /health HTTP/1.1\r\n\r\n", count: 1000)
+        try HTTP1ServerSessionTests.receive(session, burst)
+        #expect(answerer.count < 12)
+        #expect(session.isBackedUp)
+        var total = answerer.count
+        var rounds = 0
+        while session.heldBytes > 0 && rounds < 1000 {
+            _ = HTTP1ServerSessionTests.output(session)
+            #expect(session.bufferedAnswerBytes == 0)
+            try session.resume()
+            #expect(session.bufferedAnswerBytes <= 10_000 + 1100)
+            total = answerer.count
+            rounds += 1
+        }
+        #expect(total == 1000)
+    }
+
+    @Test("the client's end while requests are held comes after them: every held request is answered")
+    func endAfterHeld() throws {
+        let session = HTTP1ServerSession()
+        session.maxUnanswered = 2
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try HTTP1ServerSessionTests.receive(session, String(repeating: HTTP1ServerSessionTests.post("/x"), count: 5))
+        try session.receiveEnd()
+        #expect(session.wantsRead)
+        for round in 0..<3 {
+            for request in recorder.requests where request.sequence >= round * 2 {
+                try session.respond(to: request.sequence, status: 200, reason: "OK", headers: [], body: [])
+            }
+            _ = HTTP1ServerSessionTests.output(session)
+            try session.resume()
+        }
+        #expect(recorder.requests.count == 5)
+        #expect(!session.wantsRead)
+    }
+}
