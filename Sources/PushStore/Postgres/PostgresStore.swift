@@ -67,15 +67,30 @@ public final class PostgresStore: SQLStore {
         }
     }
 
-    /// `postgres://user:secret@host/db` → `postgres://user:…@host/db` (passwords never reach logs).
+    /// `postgres://user:secret@host/db?password=secret` → `postgres://user:…@host/db?password=…`
+    /// (passwords never reach logs, wherever libpq lets the URL carry them).
     public static func redactedURL(_ url: String) -> String {
+        let (base, query) = url.firstIndex(of: "?").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")
+        return redactedAuthority(base) + redactedQuery(query)
+    }
+
+    private static func redactedAuthority(_ url: String) -> String {
         let parts = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
-        // "postgres:", "", "user:secret@host:port", "db?…"
+        // "postgres:", "", "user:secret@host:port", "db"
         guard parts.count >= 3, parts[0].hasSuffix(":"), parts[1].isEmpty,
             let at = parts[2].lastIndex(of: "@"), let colon = parts[2][..<at].firstIndex(of: ":")
         else { return url }
         let authority = String(parts[2][..<colon]) + ":…" + String(parts[2][at...])
         return ([String(parts[0]), "", authority] + parts.dropFirst(3).map(String.init)).joined(separator: "/")
+    }
+
+    /// `?sslmode=require&password=secret` → `?sslmode=require&password=…`.
+    private static func redactedQuery(_ query: String) -> String {
+        guard !query.isEmpty else { return query }
+        let pairs = query.dropFirst().split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            pair.lowercased().hasPrefix("password=") ? "password=…" : String(pair)
+        }
+        return "?" + pairs.joined(separator: "&")
     }
 
     /// Whether `store` names a PostgreSQL database rather than an SQLite file.

@@ -28,6 +28,10 @@ struct PostgresLayerTests {
                 == "postgres://pg:…@db.example:5432/push?sslmode=require")
         #expect(PostgresStore.redactedURL("postgresql://pg@db/push") == "postgresql://pg@db/push")
         #expect(PostgresStore.redactedURL("postgres://u:p@h/d/x") == "postgres://u:…@h/d/x")
+        #expect(
+            PostgresStore.redactedURL("postgres://pg@db/push?sslmode=require&Password=s3cret&x=1")
+                == "postgres://pg@db/push?sslmode=require&password=…&x=1")
+        #expect(PostgresStore.redactedURL("postgres://u:p@h/d?password=q") == "postgres://u:…@h/d?password=…")
         #expect(PostgresStore.isPostgresURL("postgres://h/d") && PostgresStore.isPostgresURL("postgresql://h/d"))
         #expect(!PostgresStore.isPostgresURL("./pushgate.db") && !PostgresStore.isPostgresURL("postgres.db"))
     }
