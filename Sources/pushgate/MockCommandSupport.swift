@@ -162,6 +162,13 @@ func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
     guard fd >= 0 else { throw CommandLineError("\(path): \(String(cString: strerror(errno)))") }
     defer { close(fd) }
+    // open's mode applies only to a file it creates: one written over keeps its own, and a
+    // private key written over a 0644 file would stay readable by all. So before a byte is
+    // written the file loses what `mode` does not allow (it never gains: a 0600 file stays so).
+    var info = stat()
+    guard fstat(fd, &info) == 0, fchmod(fd, info.st_mode & mode & 0o7777) == 0 else {
+        throw CommandLineError("\(path): \(String(cString: strerror(errno)))")
+    }
     var offset = 0
     while offset < bytes.count {
         let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

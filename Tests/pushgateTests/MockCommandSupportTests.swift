@@ -1,3 +1,4 @@
+import Glibc
 import PushCommandLine
 import PushCore
 import PushMockSupport
@@ -114,7 +115,11 @@ struct MockCommandSupportTests {
         try writeFile(file, Array("a longer first text".utf8), mode: 0o600)
         try writeFile(file, Array("short".utf8), mode: 0o644)
         #expect(directory.read(file) == "short")
-        #expect(fileMode(file) == 0o600, "an existing file keeps its mode")
+        #expect(fileMode(file) == 0o600, "an existing file never gains permissions")
+        try writeFile(file, Array("public".utf8), mode: 0o644)
+        #expect(chmod(file, 0o644) == 0)
+        try writeFile(file, Array("a private key".utf8), mode: 0o600)
+        #expect(fileMode(file) == 0o600, "a private key written over a 0644 file is 0600")
         #expect(usageError { try writeFile(directory.path + "/no/such/dir", []) }?.contains("/no/such/dir") == true)
     }
 }
