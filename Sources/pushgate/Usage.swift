@@ -1,3 +1,5 @@
+import PushGateway
+
 enum Version {
     static let current = "0.1.0"
 }
@@ -35,7 +37,7 @@ enum Usage {
           --metrics-listen ADDR     serve /metrics and /healthz over HTTP on host:port ADDR
                                     (config: metrics_listen; default off)
           --loops N                 event-loop threads (config: loops; default one per core)
-          --max-message-bytes N     largest request message (config: max_message_bytes; default 4194304)
+          --max-message-bytes N     largest request message (config: max_message_bytes; default \(GatewayConfiguration().maxMessageBytes))
           --store FILE|URL          the SQLite database file, or a postgres:// URL shared by several
                                     instances (config: store; default ./pushgate.db)
           --log-level LEVEL         debug, info, warning or error (config: log_level)

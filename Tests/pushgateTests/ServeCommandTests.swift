@@ -9,6 +9,12 @@ struct ServeCommandTests {
         try #require(try ServeCommand.parse(arguments))
     }
 
+    @Test("--help gives the message limit the configuration has by default")
+    func helpGivesTheRealDefault() {
+        #expect(Usage.serve.contains("default \(GatewayConfiguration().maxMessageBytes))"))
+        #expect(Usage.serve.contains("default 16777216)"))
+    }
+
     @Test("no flags: the configuration's defaults")
     func defaults() throws {
         let configuration = try parse([])
