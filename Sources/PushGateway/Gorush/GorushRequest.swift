@@ -23,6 +23,27 @@ struct GorushRequest {
         var notifID: String
     }
 
+    /// gorush's answer repeats a notification's `notif_id` and `message` in the log entry of every
+    /// token that failed: unbounded, a 0.34 MB request became a 400 MB answer. An id is an id
+    /// (gorush's own are UUIDs), so a longer one is refused; a longer message is echoed cut, with
+    /// `…` (the entry identifies the notification; the caller has the whole text).
+    static let maxNotifIDBytes = 256
+    static let maxEchoedMessageBytes = 256
+
+    /// `message` as a log entry repeats it: whole, or its first ``maxEchoedMessageBytes`` bytes
+    /// (whole characters) and `…`.
+    static func echoed(_ message: String) -> String {
+        guard message.utf8.count > maxEchoedMessageBytes else { return message }
+        var cut = ""
+        var bytes = 0
+        for character in message {
+            bytes += character.utf8.count
+            guard bytes <= maxEchoedMessageBytes else { break }
+            cut.append(character)
+        }
+        return cut + "…"
+    }
+
     var send = PushgateV1.SendRequest()
     /// One per notification, in order.
     var echoes: [Echo] = []
@@ -119,9 +140,12 @@ struct GorushRequest {
         n.alert = try alert(object, message: message, platform: platform, path: path)
         try mapScalars(object, into: &n, platform: platform, path: path)
         try mapLiveActivity(object, into: &n, path: path)
+        let notifID = try read { () throws(ConfigurationError) in try object.string("notif_id") } ?? ""
+        guard notifID.utf8.count <= Self.maxNotifIDBytes else {
+            throw Refusal(message: "\(path).notif_id: \(notifID.utf8.count) bytes, over \(Self.maxNotifIDBytes)")
+        }
         let echo = Echo(
-            platform: platform == .ios ? "ios" : "android", message: message,
-            notifID: try read { () throws(ConfigurationError) in try object.string("notif_id") } ?? "")
+            platform: platform == .ios ? "ios" : "android", message: Self.echoed(message), notifID: notifID)
         return (n, echo)
     }
 

@@ -52,6 +52,23 @@ struct GorushRequestTests {
         #expect(validates(request))
     }
 
+    @Test("a notif_id over 256 bytes is refused by name; a long message is echoed cut, whole characters and …")
+    func echoesAreBounded() throws {
+        let long = String(repeating: "n", count: 257)
+        #expect(
+            refusal(#"{"notifications":[{"tokens":["\#(Self.iosToken)"],"platform":1,"notif_id":"\#(long)"}]}"#)
+                == "notifications[0].notif_id: 257 bytes, over 256")
+        let message = String(repeating: "é", count: 200)  // 400 bytes
+        let request = try map(
+            #"{"notifications":[{"tokens":["\#(Self.iosToken)"],"platform":1,"message":"\#(message)","#
+                + #""notif_id":"\#(String(repeating: "i", count: 256))"}]}"#)
+        let echo = try #require(request.echoes.first)
+        #expect(echo.message == String(repeating: "é", count: 128) + "…")
+        #expect(echo.notifID.utf8.count == 256)
+        #expect(request.send.notifications.first?.alert?.body == message)
+        #expect(GorushRequest.echoed("short") == "short")
+    }
+
     @Test func iosAlertObjectBadgeSoundAndData() throws {
         let request = try map(
             #"""
