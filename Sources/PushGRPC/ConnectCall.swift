@@ -69,12 +69,39 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
                 self?.finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
             }
         }
-        let request: [UInt8]
+        let message: [UInt8]
         do throws(GRPCStatus) {
-            request = try ConnectRequestBody.decode(
-                body, bodyLength: bodyLength, head: head, maxMessageSize: maxMessageSize, json: method.json,
-                budget: budget, reserved: &reserved)
+            message = try ConnectRequestBody.unwrap(
+                body, bodyLength: bodyLength, head: head, maxMessageSize: maxMessageSize, budget: budget,
+                reserved: &reserved)
         } catch {
+            finish(error)
+            return
+        }
+        guard head.codec == .json, message.count > Self.jsonOffLoopBytes, let json = method.json else {
+            run(Result { () throws(GRPCStatus) in try ConnectRequestBody.transcode(message, head: head, json: method.json) })
+            return
+        }
+        // A large JSON message is parsed off the loop (~17 ms a MB in a release build): the loop's
+        // other clients are served meanwhile. The call may end before it is done (deadline, the
+        // client gone); then the result is dropped.
+        let loop = self.loop
+        Task.detached { [self] in
+            let request = Result { () throws(GRPCStatus) in try json.request(message) }
+            loop.execute { self.run(request) }
+        }
+    }
+
+    /// JSON messages over this many bytes are transcoded off the event loop.
+    static let jsonOffLoopBytes = 64 << 10
+
+    /// The request message is decoded: the handler runs.
+    private func run(_ decoded: Result<[UInt8], GRPCStatus>) {
+        guard !isFinished else { return }
+        let request: [UInt8]
+        switch decoded {
+        case .success(let message): request = message
+        case .failure(let error):
             finish(error)
             return
         }
@@ -314,6 +341,17 @@ enum ConnectRequestBody {
         _ body: [UInt8], bodyLength: Int, head: ConnectRequestHead, maxMessageSize: Int, json: GRPCJSONTranscoding?,
         budget: GRPCRequestBudget, reserved: inout Int
     ) throws(GRPCStatus) -> [UInt8] {
+        let message = try unwrap(
+            body, bodyLength: bodyLength, head: head, maxMessageSize: maxMessageSize, budget: budget,
+            reserved: &reserved)
+        return try transcode(message, head: head, json: json)
+    }
+
+    /// The body's one message, out of its envelope and inflated: everything ``decode`` does but JSON.
+    static func unwrap(
+        _ body: [UInt8], bodyLength: Int, head: ConnectRequestHead, maxMessageSize: Int,
+        budget: GRPCRequestBudget, reserved: inout Int
+    ) throws(GRPCStatus) -> [UInt8] {
         let envelopeBytes = head.shape == .streaming ? GRPCMessageFramer.prefixSize : 0
         guard bodyLength <= maxMessageSize + envelopeBytes, body.count == bodyLength else {
             throw GRPCStatus(
@@ -342,6 +380,13 @@ enum ConnectRequestBody {
             compression.encoding = .gzip
             message = try compression.inflate(message, maxSize: maxMessageSize, budget: budget, reserved: &reserved)
         }
+        return message
+    }
+
+    /// A JSON message turned into binary protobuf; a binary one as it is.
+    static func transcode(
+        _ message: [UInt8], head: ConnectRequestHead, json: GRPCJSONTranscoding?
+    ) throws(GRPCStatus) -> [UInt8] {
         guard head.codec == .json else { return message }
         guard let json else {
             throw GRPCStatus(.unimplemented, "\(head.path) is served as application/proto only")

@@ -3,12 +3,17 @@
 struct JSONScanner {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
+    /// Values the document may still hold.
+    var valuesLeft: Int
+    let maxValues: Int
     var index = 0
     var depth = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxValues: Int = JSONParser.defaultMaxValues) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.maxValues = maxValues
+        valuesLeft = maxValues
     }
 
     // Result instead of typed throws out of the closure: the unsafe-pointer closures only rethrow.
@@ -40,6 +45,8 @@ struct JSONScanner {
 
     mutating func parseValue() throws(JSONError) -> JSONValue {
         guard let byte = current else { throw error("unexpected end of input") }
+        valuesLeft -= 1
+        guard valuesLeft >= 0 else { throw error("more than \(maxValues) values") }
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()

@@ -1,6 +1,10 @@
 /// A parsed JSON document that keeps what a push payload needs to stay faithful: member order
 /// and the verbatim text of numbers (so `1.0` and `1e2` are written back exactly as received).
-public indirect enum JSONValue: Equatable, Sendable {
+///
+/// Not `indirect`: arrays and objects already hold their elements on the heap, and an indirect
+/// enum boxed every value besides (a 48-byte allocation for each `1` of `[1,1,…]`: a 16 MB
+/// body took ~390 MB). Inline, a value is 17 bytes and a short string or number costs nothing more.
+public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     /// A number as its verbatim JSON text, e.g. `"-1.5e3"`. Equality compares the text.

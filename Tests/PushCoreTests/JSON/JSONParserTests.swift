@@ -154,3 +154,24 @@ struct JSONParserTests {
         #expect(try JSONParser.parse(bytes.lazy.map { $0 }) == .object([("x", .array([.number("1")]))]))
     }
 }
+
+@Suite("JSON parser: the tree's size")
+struct JSONParserBoundsTests {
+    @Test("a document of more values than the limit is refused, naming it; the limit itself parses")
+    func valueLimit() throws {
+        let four = Array("[1,[2],{\"a\":3}]".utf8)  // the array, 1, [2], 2, {…}, 3: six values
+        #expect(throws: JSONError.self) { try JSONParser.parse(four, maxValues: 5) }
+        #expect(try JSONParser.parse(four, maxValues: 6) == .array([.number("1"), .array([.number("2")]), .object([("a", .number("3"))])]))
+        do {
+            _ = try JSONParser.parse(Array(("[" + String(repeating: "1,", count: 2_000_000) + "1]").utf8))
+            Issue.record("two million values parsed")
+        } catch {
+            #expect(error.message == "more than 1000000 values")
+        }
+    }
+
+    @Test("a value is held inline, not boxed: 17 bytes, whatever its case")
+    func valueIsInline() {
+        #expect(MemoryLayout<JSONValue>.size <= 17)
+    }
+}
