@@ -79,7 +79,10 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
             return
         }
         guard head.codec == .json, message.count > Self.jsonOffLoopBytes, let json = method.json else {
-            run(Result { () throws(GRPCStatus) in try ConnectRequestBody.transcode(message, head: head, json: method.json) })
+            run(
+                Result { () throws(GRPCStatus) in
+                    try ConnectRequestBody.transcode(message, head: head, json: method.json)
+                })
             return
         }
         // A large JSON message is parsed off the loop (~17 ms a MB in a release build): the loop's

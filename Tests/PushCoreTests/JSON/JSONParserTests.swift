@@ -161,7 +161,9 @@ struct JSONParserBoundsTests {
     func valueLimit() throws {
         let four = Array("[1,[2],{\"a\":3}]".utf8)  // the array, 1, [2], 2, {…}, 3: six values
         #expect(throws: JSONError.self) { try JSONParser.parse(four, maxValues: 5) }
-        #expect(try JSONParser.parse(four, maxValues: 6) == .array([.number("1"), .array([.number("2")]), .object([("a", .number("3"))])]))
+        #expect(
+            try JSONParser.parse(four, maxValues: 6)
+                == .array([.number("1"), .array([.number("2")]), .object([("a", .number("3"))])]))
         do {
             _ = try JSONParser.parse(Array(("[" + String(repeating: "1,", count: 2_000_000) + "1]").utf8))
             Issue.record("two million values parsed")
