@@ -20,6 +20,17 @@ enum ConnectDoor {
         case route(HTTPRoute, bodyLimit: Int)
         /// Answer this now; the body is not kept.
         case refuse(status: Int, headers: [(name: String, value: String)], body: [UInt8])
+
+        /// An admitted request (its API key was checked at the head) keeps its connection from
+        /// being idle; a keyless one (a health check or watch, a refusal) does not, so no client
+        /// without a key holds a connection open past the idle timeout, as on the gRPC path.
+        var keepsConnectionBusy: Bool {
+            switch self {
+            case .connect(_, let method, _, _): method.admission != nil
+            case .route(let route, _): route.admission != nil
+            case .refuse: false
+            }
+        }
     }
 
     static func decide(
@@ -46,7 +57,10 @@ enum ConnectDoor {
             }
             return .route(route, bodyLimit: maxMessageSize)
         }
-        guard let grpcMethod = router.method(forPath: target) else {
+        // The method is named by the path; a query (a Connect GET carries its message there)
+        // does not hide it, so a GET gets the 405 it is documented to, not a 404.
+        let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
+        guard let grpcMethod = router.method(forPath: path) else {
             // The spec's HTTP 404 reads as `unimplemented` to a Connect client.
             return refusal(404, GRPCStatus(.unimplemented, router.unimplementedMessage(forPath: target)))
         }

@@ -29,7 +29,6 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
     var hasRequestsInFlight: Bool { session.unanswered > 0 || !decisions.isEmpty }
 
     func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
-        server.requestBegan()
         if let limit = server.configuration.requestTimeout {
             // A client that stops inside a body holds its request (and its budget) no longer than
             // this; HTTP/1.1 cannot answer it before the body ends, so the connection closes.
@@ -47,10 +46,24 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         let (decision, reserved) = ConnectDoor.reserveBody(
             decided, declared: request.header("content-length"), budget: server.requestBudget
         ) { server.requestBudgetExceeded(path: request.target) }
-        decisions[request.sequence] = (decision, reserved)
+        server.requestBegan(busy: decision.keepsConnectionBusy)
         switch decision {
-        case .connect(_, _, _, let bodyLimit), .route(_, let bodyLimit): return bodyLimit
-        case .refuse: return 0
+        case .connect(_, _, _, let bodyLimit), .route(_, let bodyLimit):
+            decisions[request.sequence] = (decision, reserved)
+            return bodyLimit
+        case .refuse(let status, let headers, let body) where request.declaresBody:
+            // Answered now, as HTTP/2 answers at HEADERS: a client without a key, or with a body
+            // over the limit, is told before it sends the body, and holds nothing meanwhile.
+            if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
+            bodyTimer = nil
+            let exchange = ConnectHTTP1Exchange(
+                connection: self, sequence: request.sequence, keepsConnectionBusy: false)
+            exchanges[request.sequence] = exchange
+            exchange.respondBeforeBody(status: status, headers: headers, body: body)
+            return 0
+        case .refuse:
+            decisions[request.sequence] = (decision, reserved)
+            return 0
         }
     }
 
@@ -59,7 +72,8 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
         bodyTimer = nil
         guard let (decision, reserved) = decisions.removeValue(forKey: request.sequence) else { return }
-        let exchange = ConnectHTTP1Exchange(connection: self, sequence: request.sequence)
+        let exchange = ConnectHTTP1Exchange(
+            connection: self, sequence: request.sequence, keepsConnectionBusy: decision.keepsConnectionBusy)
         exchanges[request.sequence] = exchange
         switch decision {
         case .refuse(let status, let headers, let body):
@@ -93,10 +107,16 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
     }
 
     /// Request `sequence` is answered whole.
-    fileprivate func answered(_ sequence: Int) {
-        calls[sequence] = nil
-        exchanges[sequence] = nil
-        server.requestEnded()
+    fileprivate func answered(_ exchange: ConnectHTTP1Exchange) {
+        calls[exchange.sequence] = nil
+        exchanges[exchange.sequence] = nil
+        server.requestEnded(busy: exchange.keepsConnectionBusy)
+        answerQueued()
+    }
+
+    /// Answer bytes were given: the client watch looks at what it has not taken.
+    fileprivate func answerQueued() {
+        server.responseQueued()
         server.flush()
     }
 
@@ -106,64 +126,83 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         server.flush()
     }
 
-    /// The connection closed: running calls stop, reservations are given back.
+    /// The connection closed: running calls stop, reservations are given back, and every
+    /// exchange is closed, so an answer that comes later (a route's responder, a call's task)
+    /// finds nothing to write to and is dropped.
     func closed() {
         if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
         bodyTimer = nil
-        let open = exchanges.count + decisions.count
-        for (_, pending) in decisions { server.requestBudget.release(pending.reserved) }
+        for (_, pending) in decisions {
+            server.requestBudget.release(pending.reserved)
+            server.requestEnded(busy: pending.decision.keepsConnectionBusy)
+        }
         decisions.removeAll()
+        let open = exchanges.values
+        exchanges.removeAll()
+        for exchange in open where exchange.close() { server.requestEnded(busy: exchange.keepsConnectionBusy) }
         for call in calls.values { call.cancel() }
         calls.removeAll()
-        exchanges.removeAll()
-        for _ in 0..<open { server.requestEnded() }
     }
 
     fileprivate func waitForDrain(_ call: ConnectCall) { server.waitForDrain(call) }
     fileprivate var unsentBytes: Int { server.transport.unsentBytes }
 }
 
-/// One HTTP/1.1 request's answer, in its place on the connection.
+/// One HTTP/1.1 request's answer, in its place on the connection. It can outlive the connection
+/// (a route's responder holds it until its work is done): once closed, it writes nothing.
 final class ConnectHTTP1Exchange: ConnectExchange, @unchecked Sendable {
-    private unowned let connection: ConnectHTTP1Connection
+    private weak var connection: ConnectHTTP1Connection?
     let sequence: Int
+    let keepsConnectionBusy: Bool
     private var done = false
 
-    init(connection: ConnectHTTP1Connection, sequence: Int) {
+    init(connection: ConnectHTTP1Connection, sequence: Int, keepsConnectionBusy: Bool) {
         self.connection = connection
         self.sequence = sequence
+        self.keepsConnectionBusy = keepsConnectionBusy
+    }
+
+    /// The connection closed: true if this was still unanswered (its request ends now).
+    func close() -> Bool {
+        defer { done = true }
+        return !done
     }
 
     func respond(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
-        guard !done else { return }
+        guard !done, let connection else { return }
         done = true
         try? connection.session.respond(
             to: sequence, status: status, reason: HTTP1Writer.reasonPhrase(status), headers: headers, body: body)
-        connection.answered(sequence)
+        connection.answered(self)
+    }
+
+    /// A refusal of the request whose head was just read, before its body (and the connection's last).
+    func respondBeforeBody(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        guard !done, let connection else { return }
+        done = true
+        try? connection.session.respondBeforeBody(
+            status: status, reason: HTTP1Writer.reasonPhrase(status), headers: headers, body: body)
+        connection.answered(self)
     }
 
     func beginStream(headers: [(name: String, value: String)]) {
-        guard !done else { return }
+        guard !done, let connection else { return }
         try? connection.session.respondHead(to: sequence, status: 200, reason: "OK", headers: headers)
     }
 
     func sendStream(_ bytes: [UInt8], end: Bool) {
-        guard !done else { return }
+        guard !done, let connection else { return }
         connection.session.respondChunk(to: sequence, bytes)
         if end {
             done = true
             connection.session.respondEnd(to: sequence)
-            connection.answered(sequence)
+            connection.answered(self)
         } else {
-            connection.answeredPartly()
+            connection.answerQueued()
         }
     }
 
-    var unsentBytes: Int { connection.unsentBytes }
+    var unsentBytes: Int { connection?.unsentBytes ?? 0 }
 
-    func waitForDrain(_ call: ConnectCall) { connection.waitForDrain(call) }
-}
-
-extension ConnectHTTP1Connection {
-    fileprivate func answeredPartly() { server.flush() }
+    func waitForDrain(_ call: ConnectCall) { connection?.waitForDrain(call) }
 }

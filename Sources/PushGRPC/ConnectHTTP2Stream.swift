@@ -19,6 +19,8 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
     private var method = ""
     private var headers: [(name: String, value: String)] = []
     private(set) var done = false
+    /// Decided at the head: see ``ConnectDoor/Decision/keepsConnectionBusy``.
+    let keepsConnectionBusy: Bool
     /// The request's body is complete (END_STREAM).
     private var requestEnded = false
 
@@ -45,6 +47,7 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
         case .connect(_, _, _, let limit), .route(_, let limit): bodyLimit = limit
         case .refuse: bodyLimit = 0
         }
+        keepsConnectionBusy = decision.keepsConnectionBusy
     }
 
     private var bodyTimer: TimerID?

@@ -10,7 +10,7 @@ extension GRPCServerConnection {
     func startConnectStream(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
         let stream = ConnectHTTP2Stream(server: self, streamID: streamID, headers: headers, requestIDs: &requestIDs)
         connectStreams[streamID] = stream
-        requestBegan()
+        requestBegan(busy: stream.keepsConnectionBusy)
         highestWorkingStreamID = max(highestWorkingStreamID, streamID)
         stream.startIfRefused()
         if endStream { stream.receiveEnd() }

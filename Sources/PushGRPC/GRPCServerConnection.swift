@@ -211,8 +211,10 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
             goAwayText = "too many control frames"
             configuration.callObserver?.serverEvent(.controlFrameFlood(peer: peer, frames: frames))
         }
-        try? session.goAway(
-            errorCode: .enhanceYourCalm, lastStreamID: highestWorkingStreamID, debugData: Array(goAwayText.utf8))
+        if transport.version == .http2 {
+            try? session.goAway(
+                errorCode: .enhanceYourCalm, lastStreamID: highestWorkingStreamID, debugData: Array(goAwayText.utf8))
+        }
         // One attempt to send the GOAWAY; whatever the client does not take is dropped with it.
         transport.flushAndClose(error: TransportError("client closed: \(why)"))
     }
@@ -257,9 +259,11 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         configuration.callObserver?.serverEvent(.requestBudgetExceeded(peer: peer, path: path))
     }
 
-    /// A request that is not gRPC (Connect, a route) began: the connection is in use until it ends.
-    func requestBegan() {
+    /// A request that is not gRPC (Connect, a route) began; `busy`: an admitted one, and the
+    /// connection is in use until it ends (``ConnectDoor/Decision/keepsConnectionBusy``).
+    func requestBegan(busy: Bool) {
         registry.callStarted()
+        guard busy else { return }
         busyCalls += 1
         if let idleTimer {
             loop.cancelTimer(idleTimer)
@@ -267,8 +271,9 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
         }
     }
 
-    func requestEnded() {
+    func requestEnded(busy: Bool) {
         registry.callEnded()
+        guard busy else { return }
         busyCalls -= 1
         if busyCalls == 0 { armIdleTimer() }
     }
@@ -288,7 +293,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     func removeConnectStream(_ streamID: Int32) -> ConnectHTTP2Stream? {
         // Most connections have none: no hashing of the id for every gRPC call that ends.
         guard !connectStreams.isEmpty, let stream = connectStreams.removeValue(forKey: streamID) else { return nil }
-        requestEnded()
+        requestEnded(busy: stream.keepsConnectionBusy)
         return stream
     }
 

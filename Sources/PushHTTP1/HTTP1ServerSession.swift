@@ -18,6 +18,12 @@ public struct HTTP1Request: Sendable {
     public func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value
     }
+
+    /// Its head says a body follows (a non-zero `Content-Length`, or `Transfer-Encoding`).
+    public var declaresBody: Bool {
+        if header("transfer-encoding") != nil { return true }
+        return header("content-length").map { $0 != "0" } ?? false
+    }
 }
 
 /// Hears the requests of an ``HTTP1ServerSession``.
@@ -106,6 +112,23 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     /// later requests are not read.
     public func closeAfter(sequence: Int) {
         lastSequence = min(lastSequence ?? sequence, sequence)
+    }
+
+    /// Answers the request whose head was just read, before its body (from
+    /// ``HTTP1ServerSessionDelegate/http1Session(_:bodyLimitFor:)``; return 0 there): a refusal
+    /// that needs none of the body (a missing key, a body declared over the limit). The client
+    /// need not send the body for it (RFC 9112 §9.3), so this is the connection's last answer: the
+    /// body is read and dropped, nothing after it is read, and the connection closes once the
+    /// answer is out.
+    public func respondBeforeBody(
+        status: Int, reason: String, headers: [(name: String, value: String)], body: [UInt8]
+    ) throws(HTTP1Error) {
+        let sequence = current.sequence
+        guard sequence == nextSequence, !isPastLast else { return }
+        closeAfter(sequence: sequence)
+        // Counted now: the message's end (if it comes) is past the last and hands nothing over.
+        nextSequence += 1
+        try respond(to: sequence, status: status, reason: reason, headers: headers, body: body)
     }
 
     /// Answers request `sequence`: status line, `headers`, `Content-Length`, `body`.

@@ -28,6 +28,8 @@ public final class Connection: @unchecked Sendable {
     private var outbound = OutboundBuffer()
     private var closed = false
     private var readingPaused = false
+    /// The peer sent its EOF and the handler kept the connection open to write: never read again.
+    private var peerEnded = false
     /// EPOLLOUT is in the interest set (the kernel buffer was full at the last flush).
     private var waitingForWritable = false
     /// Already in the loop's flush queue for this turn.
@@ -116,7 +118,7 @@ public final class Connection: @unchecked Sendable {
 
     public func resumeReading() {
         loop.preconditionInEventLoop()
-        guard !closed, readingPaused else { return }
+        guard !closed, readingPaused, !peerEnded else { return }
         readingPaused = false
         updateInterest()
     }
@@ -317,7 +319,14 @@ public final class Connection: @unchecked Sendable {
             case .wouldBlock:
                 return
             case .processed(0):
-                closeNow(error: nil)  // peer EOF
+                // The peer's EOF: a close, unless the handler still has answers to write.
+                if handler?.connectionDidReceiveEnd(self) == true, !closed {
+                    peerEnded = true
+                    readingPaused = true
+                    updateInterest()
+                } else {
+                    closeNow(error: nil)
+                }
                 return
             case .processed(let n):
                 budget -= n

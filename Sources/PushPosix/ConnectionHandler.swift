@@ -14,8 +14,14 @@ public protocol ConnectionHandler: AnyObject {
     /// for a clean EOF/local close. Afterwards the connection drops its `handler` reference,
     /// which breaks the usual handler <-> connection retain cycle.
     func connectionDidClose(_ connection: Connection, error: IOError?)
+    /// The peer shut its sending side (EOF) and the connection is still open. True keeps it open
+    /// for writing, half-closed: reading stops for good and the handler closes it when it has
+    /// answered (an HTTP/1.1 client may send its request, shut its side, and wait for the
+    /// answer). False (the default) closes it as any EOF: ``connectionDidClose(_:error:)`` with nil.
+    func connectionDidReceiveEnd(_ connection: Connection) -> Bool
 }
 
 extension ConnectionHandler {
     public func connectionDidDrain(_ connection: Connection) {}
+    public func connectionDidReceiveEnd(_ connection: Connection) -> Bool { false }
 }

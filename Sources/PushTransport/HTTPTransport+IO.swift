@@ -56,6 +56,11 @@ extension HTTPTransport {
             plaintextIn.withUnsafeBytes { feedSession($0) }
         }
         if tls.peerClosed && !isClosed {
+            if answersAfterEnd() {
+                connection.pauseReading()
+                setNeedsFlush()
+                return
+            }
             if let http1 {
                 do {
                     try http1.receiveEnd()
@@ -67,6 +72,29 @@ extension HTTPTransport {
             return
         }
         setNeedsFlush()
+    }
+
+    /// The client's EOF while we serve HTTP/1.1: a half-close. The requests it sent are answered,
+    /// then the connection closes (``flush()``), as RFC 9112 §9.6 has a client shut its sending
+    /// side and wait; a client that closed both sides makes the first write fail, which closes it.
+    public func connectionDidReceiveEnd(_ connection: Connection) -> Bool {
+        guard !isClosed else { return false }
+        return answersAfterEnd()
+    }
+
+    /// Tells a server HTTP/1.1 session that its client is done sending: true if answers are still
+    /// to be written (the connection stays open for them).
+    private func answersAfterEnd() -> Bool {
+        guard let server = http1ServerSession, isReady else { return false }
+        do {
+            try server.receiveEnd()
+        } catch {
+            closeError = closeError ?? error
+            return false
+        }
+        guard server.wantsRead || server.wantsWrite else { return false }
+        setNeedsFlush()
+        return true
     }
 
     public func connectionDidDrain(_ connection: Connection) {
@@ -178,6 +206,12 @@ extension HTTPTransport {
                 try session.receive(bytes)
             } else if let http1 {
                 try http1.receive(bytes)
+                if let server = http1ServerSession, server.isBackedUp, !pipelinePaused {
+                    // At its limit inside this read: no more reads until answers go out (the
+                    // rest of this one waits in the session).
+                    pipelinePaused = true
+                    connection?.pauseReading()
+                }
             }
         } catch {
             // A connection-level protocol error: nghttp2 has queued a GOAWAY; send it, then close.
@@ -231,9 +265,24 @@ extension HTTPTransport {
             return
         }
         onFlushed?()
-        if let server = http1ServerSession, server.isBackedUp != pipelinePaused, !readingPaused {
-            pipelinePaused = server.isBackedUp
-            if pipelinePaused { connection.pauseReading() } else { connection.resumeReading() }
+        if let server = http1ServerSession, !readingPaused {
+            if !server.isBackedUp && server.heldBytes > 0 {
+                // Requests held when it backed up: their turn now (answers they get at once
+                // are written by the flush this asks for).
+                receiving = true
+                try? server.resume()
+                receiving = false
+                if closeAfterReceive {
+                    close(flushFirst: true, error: closeError)
+                    return
+                }
+                setNeedsFlush()
+            }
+            let paused = server.isBackedUp || server.heldBytes > 0
+            if paused != pipelinePaused {
+                pipelinePaused = paused
+                if paused { connection.pauseReading() } else { connection.resumeReading() }
+            }
         }
         if isReady && !sessionWantsRead && !sessionWantsWrite {
             close(flushFirst: true)

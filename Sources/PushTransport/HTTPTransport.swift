@@ -195,9 +195,12 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
     }
 
     /// Response or request bytes produced for the peer and not yet taken by the kernel: body bytes
-    /// still queued in the session (waiting for the peer's flow-control window) and bytes in the
-    /// socket's send buffer.
-    public var unsentBytes: Int { (session?.queuedBodyBytes ?? 0) + (connection?.pendingWriteBytes ?? 0) }
+    /// still queued in the session (waiting for the peer's flow-control window, or HTTP/1.1
+    /// answers the transport has not drained yet) and bytes in the socket's send buffer.
+    public var unsentBytes: Int {
+        let queued = session?.queuedBodyBytes ?? http1ServerSession?.bufferedAnswerBytes ?? 0
+        return queued + (connection?.pendingWriteBytes ?? 0)
+    }
 
     /// Grows whenever the peer takes output: body bytes framed (its window let them go) or bytes
     /// written to the socket. Unchanged while ``unsentBytes`` stays above 0: the peer reads nothing.

@@ -313,6 +313,23 @@ struct ConnectDoorTests {
         }
     }
 
+    @Test("only admitted requests keep the connection busy: keyless calls, keyless routes and refusals never do")
+    func busy() {
+        #expect(decide("/a.B/Keyed", "application/proto", extra: [("authorization", "Bearer k")]).keepsConnectionBusy)
+        #expect(decide("/keyed", "application/json", extra: [("authorization", "Bearer k")]).keepsConnectionBusy)
+        #expect(!decide("/a.B/Call", "application/json").keepsConnectionBusy)
+        #expect(!decide("/a.B/Watch", "application/connect+proto").keepsConnectionBusy)
+        #expect(!decide("/api/push", "application/json").keepsConnectionBusy)
+        #expect(!decide("/a.B/Keyed", "application/proto").keepsConnectionBusy)
+    }
+
+    @Test("a Connect GET, its message in the query, is the documented 405, not a 404")
+    func getWithQuery() {
+        let refused = refusedStatus(decide("/a.B/Call?encoding=json&message=%7B%7D", nil, method: "GET"))
+        #expect(refused?.0 == 405)
+        #expect(refusedStatus(decide("/a.B/Nope?encoding=json", nil, method: "GET"))?.0 == 404)
+    }
+
     @Test("budget reservations: the declared length within the limit, else the limit and one byte")
     func reservations() {
         #expect(ConnectDoor.reservation(declared: "10", bodyLimit: 100) == 10)

@@ -251,3 +251,46 @@ struct HTTP1ServerSessionLimitTests {
         #expect(!session.wantsRead)
     }
 }
+
+@Suite("HTTP/1.1 server session: answers before the body")
+struct HTTP1ServerSessionEarlyAnswerTests {
+    final class Refuser: HTTP1ServerSessionDelegate {
+        var handedOver = 0
+        func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
+            guard request.declaresBody else { return 1 << 20 }
+            try? session.respondBeforeBody(status: 401, reason: "Unauthorized", headers: [], body: Array("no".utf8))
+            return 0
+        }
+        func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) { handedOver += 1 }
+    }
+
+    @Test("a refusal at the head goes out before the body, says Connection: close, and ends the connection")
+    func refusedAtTheHead() throws {
+        let session = HTTP1ServerSession()
+        let refuser = Refuser()
+        session.delegate = refuser
+        try HTTP1ServerSessionTests.receive(session, "POST /x HTTP/1.1\r\nContent-Length: 100000\r\n\r\npartial")
+        let out = HTTP1ServerSessionTests.output(session)
+        #expect(out.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"))
+        #expect(out.contains("Connection: close\r\n"))
+        #expect(out.hasSuffix("\r\n\r\nno"))
+        #expect(!session.wantsRead && !session.wantsWrite)
+        #expect(session.unanswered == 0)
+        // The rest of the body, and a request after it, are never handed over.
+        try HTTP1ServerSessionTests.receive(session, String(repeating: "b", count: 99_993) + "GET / HTTP/1.1\r\n\r\n")
+        #expect(refuser.handedOver == 0)
+        #expect(HTTP1ServerSessionTests.output(session).isEmpty)
+    }
+
+    @Test("declaresBody: a non-zero Content-Length or any Transfer-Encoding")
+    func declaresBody() {
+        var request = HTTP1Request()
+        #expect(!request.declaresBody)
+        request.headers = [("content-length", "0")]
+        #expect(!request.declaresBody)
+        request.headers = [("content-length", "12")]
+        #expect(request.declaresBody)
+        request.headers = [("transfer-encoding", "chunked")]
+        #expect(request.declaresBody)
+    }
+}

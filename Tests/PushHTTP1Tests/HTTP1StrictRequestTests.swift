@@ -25,6 +25,8 @@ struct HTTP1StrictRequestTests {
         }
     }
 
+    static let chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+
     static func errorName(_ result: Result<[Recorder.Event], HTTP1Error>) -> String? {
         if case .failure(let error) = result { return error.name }
         return nil
@@ -40,8 +42,8 @@ struct HTTP1StrictRequestTests {
             ("GET / HTTP/1.1\r\nHost: a\r\n b\r\n\r\n", "obs_fold"),
             ("GET / HTTP/1.1\r\nHost: a\r\n\tb\r\n\r\n", "obs_fold"),
             // The library refuses some chunk lines itself; either way, refused.
-            ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\r\n0\r\n\r\n", "bare_lf|HPE_INVALID_CHUNK_SIZE"),
-            ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\n0\r\n\r\n", "bare_lf|HPE_INVALID_CHUNK_SIZE"),
+            (chunked + "3\nabc\r\n0\r\n\r\n", "bare_lf|HPE_INVALID_CHUNK_SIZE"),
+            (chunked + "3\r\nabc\n0\r\n\r\n", "bare_lf|HPE_INVALID_CHUNK_SIZE"),
             ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\n", "bare_lf"),
             ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX: y\n\r\n", "bare_lf"),
         ])

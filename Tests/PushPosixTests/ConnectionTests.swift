@@ -121,6 +121,54 @@ struct ConnectionTests {
         #expect(serverSide.callsAfterClose.value == 0)
     }
 
+    @Test("a handler that keeps a half-closed connection answers after the peer's EOF, then closes it")
+    func halfClose() throws {
+        final class AnswerAfterEnd: ConnectionHandler, @unchecked Sendable {
+            let ends = Shared(0)
+            let closed = DispatchSemaphore(value: 0)
+            func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {}
+            func connectionDidReceiveEnd(_ connection: Connection) -> Bool {
+                ends.update { $0 += 1 }
+                // The answer comes later, as a request's would; reading never resumes.
+                connection.resumeReading()
+                connection.loop.schedule(after: .milliseconds(50)) {
+                    connection.write(Array("answer".utf8))
+                    connection.close()
+                }
+                return true
+            }
+            func connectionDidClose(_ connection: Connection, error: IOError?) { closed.signal() }
+        }
+        let group = try EventLoopGroup(loopCount: 1, namePrefix: "halfclose")
+        defer { group.shutdown() }
+        let handler = AnswerAfterEnd()
+        let server = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in handler }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { Glibc.close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.localPort).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        #expect(connected == 0)
+        _ = Array("request".utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+        #expect(Glibc.shutdown(fd, Int32(SHUT_WR)) == 0)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { break }
+            received += buffer[0..<n]
+        }
+        #expect(String(decoding: received, as: UTF8.self) == "answer")
+        #expect(waitFor(handler.closed))
+        #expect(handler.ends.value == 1)
+    }
+
     @Test("connecting to a closed port fails with ECONNREFUSED")
     func connectRefused() throws {
         let loop = try EventLoop.spawn(name: "refused")
