@@ -59,6 +59,7 @@ extension ProviderConnectionMachine {
         var pingInterval: Duration
         var pingTimeout: Duration
         var stallTimeout: Duration
+        var refusalLogInterval: Duration
 
         init(_ configuration: ProviderClientConfiguration) {
             maxConcurrentStreams = configuration.maxConcurrentStreams
@@ -68,6 +69,7 @@ extension ProviderConnectionMachine {
             pingInterval = configuration.pingInterval
             pingTimeout = configuration.pingTimeout
             stallTimeout = configuration.stallTimeout
+            refusalLogInterval = configuration.refusalLogInterval
         }
     }
 }

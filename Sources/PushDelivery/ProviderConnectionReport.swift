@@ -2,6 +2,10 @@
 /// protection at work).
 enum ProviderConnectionReport {
     case connectFailed(any Error)
+    /// The provider ended a connection during or right after its handshake. Counted every time;
+    /// logged when `logged` (new, or once per `refusalLogInterval`), with the refusals
+    /// (`attempts`, this one included) since the last line.
+    case refused(ConnectionRefusal, logged: Bool, attempts: Int)
     case closed(any Error)
     case goAway(String)
     /// A request came back refused (unprocessed) more than once: resends are now spaced out.
@@ -22,7 +26,7 @@ extension ProviderConnectionReport {
         case .refusedTooOften: .streamRefused
         case .stalled: .stalled
         case .pingTimeout: .pingTimeout
-        case .connectFailed, .closed, .goAway: nil
+        case .connectFailed, .refused, .closed, .goAway: nil
         }
     }
 }
