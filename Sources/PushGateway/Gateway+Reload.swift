@@ -29,6 +29,10 @@ extension Gateway {
         for app in next.apps {
             if old.configuration.apps.contains(app), let client = old.clients[app.name] {
                 clients[app.name] = client
+                if case .apns(let apns) = app.keys, !apns.certFile.isEmpty {
+                    // Kept running: its certificate is judged again (warnings only).
+                    CertificateExpiry.warn(file: apns.certFile, app: app, log: log)
+                }
             } else {
                 fresh.append(app)
             }

@@ -37,7 +37,7 @@ enum DeliveryClientFactory {
             let name = app.name
             let logger = providerLogger(log, app: name)
             let recipe = ClientRecipe(
-                app: app, path: path, settings: settings, group: group, logger: logger,
+                app: app, path: path, settings: settings, group: group, log: log, logger: logger,
                 metrics: metrics?.provider(app: name) ?? ProviderMetrics())
             switch app.keys {
             case .apns(let apns): clients[app.name] = try makeAPNsClient(recipe, apns, tokenCaches: &tokenCaches)
@@ -61,6 +61,10 @@ enum DeliveryClientFactory {
         do {
             if !apns.certFile.isEmpty {
                 tls = try apnsTLS(app, apns)
+                if let certificate = tls.clientCertificate {
+                    try CertificateExpiry.check(
+                        certificate, app: app, path: path, allowExpired: apns.allowExpiredCertificate, log: recipe.log)
+                }
                 credentials = .certificate
             } else {
                 guard !apns.teamID.isEmpty, !apns.keyID.isEmpty, !apns.keyFile.isEmpty || !apns.keyPEM.isEmpty else {
@@ -298,6 +302,7 @@ private struct ClientRecipe {
     let path: String
     var settings: ProviderClientConfiguration
     let group: EventLoopGroup
+    let log: Log
     let logger: @Sendable (String, (any Error)?) -> Void
     let metrics: ProviderMetrics
 
