@@ -96,6 +96,17 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
 
     func transportDidBecomeReady(_ transport: HTTPTransport) {
         wasReady = true
+        if let reason = shared.configuration.certificateGoAwayReason, shared.configuration.clientCAPEM != nil {
+            // APNs's way with a certificate it will not take (sideshow/apns2#93: "GOAWAY
+            // LastStreamID=0 ErrCode=NO_ERROR Debug={"reason":"BadCertificateEnvironment"}"): no
+            // stream is processed; the transport closes once the GOAWAY is out.
+            goAwayLastStreamID = 0
+            let debugData = Array(#"{"reason":"\#(reason)"}"#.utf8)
+            try? session.goAway(errorCode: .noError, lastStreamID: 0, debugData: debugData)
+            delta.goAwaysSent += 1
+            scheduleStatsFlush()
+            transport.setNeedsFlush()
+        }
     }
 
     func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
