@@ -100,7 +100,8 @@ class ClientCertLookalikeAPNs(LookalikeAPNs):
     def start(self):
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(self.cert, self.key)
-        context.set_alpn_protocols(["h2"])
+        # http/1.1 too: an HTTP/1.1 client is refused for its certificate, not for its protocol.
+        context.set_alpn_protocols(["h2", "http/1.1"])
         context.verify_mode = ssl.CERT_REQUIRED
         context.load_verify_locations(self.client_ca)
         self._context = context

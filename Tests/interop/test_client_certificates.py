@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from client_cert_lookalike import ClientCertLookalikeAPNs, make_client_pki
-from conftest import Server, wait_metrics_port
+from conftest import Server, fcm_app_config, wait_metrics_port
 from connect_proxy import ConnectProxy
 from h2_lookalike import make_certificate
 from mock_process import MockProcess
@@ -49,11 +49,11 @@ def cert_app(pki, which, port, **extra):
     return app
 
 
-def send(server, timeout=30):
+def send(server, timeout=30, app="certapp", token=TOKEN):
     with grpc.insecure_channel(server.address) as channel:
         started = time.monotonic()
         reply = push_pb2_grpc.PushStub(channel).Send(push_pb2.SendRequest(notifications=[
-            push_pb2.Notification(app="certapp", tokens=[TOKEN], alert=push_pb2.Alert(title="Hi"))]),
+            push_pb2.Notification(app=app, tokens=[token], alert=push_pb2.Alert(title="Hi"))]),
             timeout=timeout)
         return reply.results[0], time.monotonic() - started
 
@@ -182,3 +182,58 @@ def test_mock_apns_requires_client_certificates_like_apple(tmp_path, pki, flags,
         assert stats["handshake_failures"] >= 1
     if flags:
         assert stats["goaways_sent"] >= 1
+
+
+def test_a_certificate_renewed_in_place_takes_effect_on_sighup(tmp_path, pki, provider):
+    """The operator's fix: the refused certificate is replaced by a good one at the same path, then
+    SIGHUP. The app's config did not change, but its certificate did: it gets a new client."""
+    import shutil
+    import signal
+
+    cert, key = str(tmp_path / "app.pem"), str(tmp_path / "app.key")
+    shutil.copy(pki["other"][0], cert)
+    shutil.copy(pki["other"][1], key)
+    app = cert_app(pki, "other", provider.port)
+    app["cert_file"], app["key_file"] = cert, key
+    server = Server({"apps": [app]}, str(tmp_path))
+    try:
+        result, _ = send(server)
+        assert result.reason == "ProviderUnreachable: the provider refused our client certificate (unknown_ca)"
+        shutil.copy(pki["good"][0], cert)
+        shutil.copy(pki["good"][1], key)
+        server.proc.send_signal(signal.SIGHUP)
+        deadline = time.time() + 10
+        while time.time() < deadline and not any("configuration reloaded" in line for line in server.log):
+            time.sleep(0.05)
+        reloaded = [line for line in server.log if "configuration reloaded" in line]
+        assert reloaded and "new_or_changed=certapp" in reloaded[-1], "".join(server.log)
+        result, _ = send(server)
+        assert result.status == push_pb2.STATUS_DELIVERED, result
+    finally:
+        server.stop()
+
+
+def test_an_http1_provider_refusing_the_handshake_backs_off_the_same_way(tmp_path, pki, provider, fcm_lookalike):
+    """Every provider and transport: an FCM app over HTTP/1.1 (no client certificate) against the
+    same server, whose handshake refuses it with certificate_required."""
+    ca_file = str(tmp_path / "both-cas.pem")
+    with open(ca_file, "w") as fh:
+        fh.write(open(fcm_lookalike.ca_file).read() + open(pki["server"][0]).read())
+    app = fcm_app_config("fcmapp", fcm_lookalike, url="https://127.0.0.1:%d" % provider.port, ca_file=ca_file,
+                         http_version="1.1")
+    server = Server({"apps": [app]}, str(tmp_path))
+    try:
+        before = provider.tcp_connections
+        started = time.monotonic()
+        results = []
+        while time.monotonic() - started < 5:
+            result, seconds = send(server, app="fcmapp", token="fcm-token-1")
+            results.append((result, seconds))
+            time.sleep(0.25)
+        reason = "ProviderUnreachable: the provider refused our client certificate (certificate_required)"
+        assert all(r.status == push_pb2.STATUS_FAILED and r.reason == reason for r, _ in results), results[0]
+        assert max(s for _, s in results) < 5
+        assert provider.tcp_connections - before <= 8, provider.tcp_connections - before
+        assert len(refusal_lines(server)) == 1, "".join(server.log)
+    finally:
+        server.stop()
