@@ -140,8 +140,11 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         switch report {
         case .connectFailed(let error):
             app.log("connection failed", error)
-        case .refused(let refusal, let logged, let attempts):
+        case .refused(let refusal):
             app.metrics.handshakeRefusals?(refusal.label).increment()
+            let (logged, attempts) = usage.refused(
+                refusal, at: loop.now, policy: app.configuration.retry,
+                logInterval: app.configuration.refusalLogInterval)
             if logged {
                 app.log(
                     "the provider refused the connection; reconnecting with backoff",

@@ -59,7 +59,6 @@ extension ProviderConnectionMachine {
         var pingInterval: Duration
         var pingTimeout: Duration
         var stallTimeout: Duration
-        var refusalLogInterval: Duration
 
         init(_ configuration: ProviderClientConfiguration) {
             maxConcurrentStreams = configuration.maxConcurrentStreams
@@ -69,7 +68,6 @@ extension ProviderConnectionMachine {
             pingInterval = configuration.pingInterval
             pingTimeout = configuration.pingTimeout
             stallTimeout = configuration.stallTimeout
-            refusalLogInterval = configuration.refusalLogInterval
         }
     }
 }

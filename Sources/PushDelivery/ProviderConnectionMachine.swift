@@ -39,10 +39,6 @@ struct ProviderConnectionMachine {
     /// The last connect was refused for our certificate: while its backoff runs, new work fails at
     /// once with its reason instead of waiting for a connection that will be refused the same way.
     private var certificateRefusal: ConnectionRefusal?
-    /// When a refusal was last reported for the log, what it was, and those unlogged since.
-    private var refusalLoggedAt: UInt64?
-    private var refusalLoggedLabel = ""
-    private var refusalsUnlogged = 0
     private var reconnectAt: UInt64?
     private var handshakeDeadline: UInt64?
     private var awaitingAuthorization = false
@@ -219,7 +215,7 @@ struct ProviderConnectionMachine {
         connectFailures += 1
         let refusal = ConnectionRefusal.reading(error)
         if let refusal {
-            reportRefusal(refusal, at: time, into: &actions)
+            actions.append(.report(.refused(refusal)))
         } else {
             actions.append(.report(.connectFailed(error)))
         }
@@ -241,22 +237,6 @@ struct ProviderConnectionMachine {
         for request in waiting {
             actions.append(.finish(request, request.result(.failed, reason: reason)))
         }
-    }
-
-    /// Reports a refusal for the metric every time, and for the log when it is new (the first of a
-    /// run, or a different cause) or the last logged one is `refusalLogInterval` old: a provider
-    /// refusing us is said once per period, not once per attempt.
-    private mutating func reportRefusal(_ refusal: ConnectionRefusal, at time: Time, into actions: inout [Action]) {
-        refusalsUnlogged += 1
-        let due =
-            refusalLoggedAt.map { time.now &- $0 >= nanoseconds(configuration.refusalLogInterval) } ?? true
-        let log = due || refusal.label != refusalLoggedLabel
-        if log {
-            refusalLoggedAt = time.now
-            refusalLoggedLabel = refusal.label
-        }
-        actions.append(.report(.refused(refusal, logged: log, attempts: log ? refusalsUnlogged : 0)))
-        if log { refusalsUnlogged = 0 }
     }
 
     /// TLS (and ALPN) done: the connection may carry requests once the peer's settings arrive
@@ -337,12 +317,9 @@ struct ProviderConnectionMachine {
             connectFailed(refusal, at: time, into: &actions)
             return
         }
-        // A connection that served: the connect backoff and the refusal reports start afresh.
+        // A connection that served: the connect backoff starts afresh.
         connectFailures = 0
         certificateRefusal = nil
-        refusalLoggedAt = nil
-        refusalLoggedLabel = ""
-        refusalsUnlogged = 0
         if let error { actions.append(.report(.closed(error))) }
         // The next connection is made on the next turn, not inside the close.
         if !queue.isEmpty && !isShutDown { reconnectAt = time.now }

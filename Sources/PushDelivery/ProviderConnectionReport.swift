@@ -3,9 +3,8 @@
 enum ProviderConnectionReport {
     case connectFailed(any Error)
     /// The provider ended a connection during or right after its handshake. Counted every time;
-    /// logged when `logged` (new, or once per `refusalLogInterval`), with the refusals
-    /// (`attempts`, this one included) since the last line.
-    case refused(ConnectionRefusal, logged: Bool, attempts: Int)
+    /// logged as the origin's ``OriginRefusalGate`` says (once per `refusalLogInterval`).
+    case refused(ConnectionRefusal)
     case closed(any Error)
     case goAway(String)
     /// A request came back refused (unprocessed) more than once: resends are now spaced out.
