@@ -80,9 +80,11 @@ class ClientCertLookalikeAPNs(LookalikeAPNs):
 
     name = "look-alike APNs (certificate auth)"
 
-    def __init__(self, cert, key, client_ca, **kwargs):
+    def __init__(self, cert, key, client_ca, tls12_only=False, **kwargs):
         super().__init__(cert, key, **kwargs)
         self.client_ca = client_ca
+        # TLS 1.2: the refusal comes inside the client's handshake, not after it.
+        self.tls12_only = tls12_only
         self.tcp_connections = 0
         self.refused = []
         self._lock = threading.Lock()
@@ -102,6 +104,8 @@ class ClientCertLookalikeAPNs(LookalikeAPNs):
         context.load_cert_chain(self.cert, self.key)
         # http/1.1 too: an HTTP/1.1 client is refused for its certificate, not for its protocol.
         context.set_alpn_protocols(["h2", "http/1.1"])
+        if self.tls12_only:
+            context.maximum_version = ssl.TLSVersion.TLSv1_2
         context.verify_mode = ssl.CERT_REQUIRED
         context.load_verify_locations(self.client_ca)
         self._context = context

@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from client_cert_lookalike import ClientCertLookalikeAPNs, make_client_pki
-from conftest import Server, fcm_app_config, wait_metrics_port
+from conftest import Server, adm_app_config, wait_metrics_port
 from connect_proxy import ConnectProxy
 from h2_lookalike import make_certificate
 from mock_process import MockProcess
@@ -34,9 +34,10 @@ def pki(tmp_path_factory):
 
 
 @pytest.fixture
-def provider(pki):
+def provider(pki, request):
     server_cert, server_key = pki["server"]
-    lookalike = ClientCertLookalikeAPNs(server_cert, server_key, pki["ca"]).start()
+    tls12_only = getattr(request, "param", None) == "TLS 1.2"
+    lookalike = ClientCertLookalikeAPNs(server_cert, server_key, pki["ca"], tls12_only=tls12_only).start()
     yield lookalike
     lookalike.stop()
 
@@ -76,9 +77,11 @@ def refusal_lines(server):
     return [line for line in server.log if "level=error" in line and "refused the connection" in line]
 
 
-@pytest.mark.parametrize("which,alert,via_proxy", [("other", "unknown_ca", False),
-                                                   ("expired", "certificate_expired", False),
-                                                   ("other", "unknown_ca", True)])
+@pytest.mark.parametrize("which,alert,via_proxy,provider", [("other", "unknown_ca", False, "TLS 1.3"),
+                                                            ("expired", "certificate_expired", False, "TLS 1.3"),
+                                                            ("other", "unknown_ca", True, "TLS 1.3"),
+                                                            ("other", "unknown_ca", False, "TLS 1.2")],
+                         indirect=["provider"])
 def test_a_refused_certificate_fails_fast_backs_off_and_is_logged_once(tmp_path, pki, provider, which, alert,
                                                                       via_proxy):
     extra = {"allow_expired_certificate": True} if which == "expired" else {}
@@ -108,9 +111,9 @@ def test_a_refused_certificate_fails_fast_backs_off_and_is_logged_once(tmp_path,
         window = time.monotonic() - window_start
         cpu = cpu_seconds(pid) - cpu_before
         connections = provider.tcp_connections - connections_before
-        print("\n#46 %s%s: first Send FAILED in %.3f s; over %.1f s: gateway CPU %.2f s, %d connections "
+        print("\n#46 %s%s%s: first Send FAILED in %.3f s; over %.1f s: gateway CPU %.2f s, %d connections "
               "(%d refused handshakes in all), slowest Send %.3f s"
-              % (which, " via proxy" if via_proxy else "", first, window, cpu, connections,
+              % (which, " via proxy" if via_proxy else "", " TLS 1.2" if provider.tls12_only else "", first, window, cpu, connections,
                  len(provider.refused), slowest))
         assert slowest < 5
         assert cpu < 1.0, "gateway CPU %.2f s over %.1f s" % (cpu, window)
@@ -213,13 +216,14 @@ def test_a_certificate_renewed_in_place_takes_effect_on_sighup(tmp_path, pki, pr
         server.stop()
 
 
-def test_an_http1_provider_refusing_the_handshake_backs_off_the_same_way(tmp_path, pki, provider, fcm_lookalike):
-    """Every provider and transport: an FCM app over HTTP/1.1 (no client certificate) against the
-    same server, whose handshake refuses it with certificate_required."""
+def test_an_http1_provider_refusing_the_handshake_backs_off_the_same_way(tmp_path, pki, provider, adm_lookalike):
+    """Every provider and transport: an ADM app over HTTP/1.1 (no client certificate; its token
+    endpoint is the ADM look-alike) against the same server, whose handshake refuses it with
+    certificate_required."""
     ca_file = str(tmp_path / "both-cas.pem")
     with open(ca_file, "w") as fh:
-        fh.write(open(fcm_lookalike.ca_file).read() + open(pki["server"][0]).read())
-    app = fcm_app_config("fcmapp", fcm_lookalike, url="https://127.0.0.1:%d" % provider.port, ca_file=ca_file,
+        fh.write(open(adm_lookalike.ca_file).read() + open(pki["server"][0]).read())
+    app = adm_app_config("fire", adm_lookalike, url="https://127.0.0.1:%d" % provider.port, ca_file=ca_file,
                          http_version="1.1")
     server = Server({"apps": [app]}, str(tmp_path))
     try:
@@ -227,12 +231,13 @@ def test_an_http1_provider_refusing_the_handshake_backs_off_the_same_way(tmp_pat
         started = time.monotonic()
         results = []
         while time.monotonic() - started < 5:
-            result, seconds = send(server, app="fcmapp", token="fcm-token-1")
-            results.append((result, seconds))
+            results.append(send(server, app="fire", token="amzn1.adm-registration.v3.Y29tLmV4YW1wbGU000001"))
             time.sleep(0.25)
         reason = "ProviderUnreachable: the provider refused our client certificate (certificate_required)"
-        assert all(r.status == push_pb2.STATUS_FAILED and r.reason == reason for r, _ in results), results[0]
-        assert max(s for _, s in results) < 5
+        assert all(r.status == push_pb2.STATUS_FAILED and r.reason == reason for r, _ in results), results
+        assert max(seconds for _, seconds in results) < 5
+        print("\n#46 ADM over HTTP/1.1, 4 connections: %d Sends over 5 s, slowest %.3f s; %d TCP connections"
+              % (len(results), max(seconds for _, seconds in results), provider.tcp_connections - before))
         assert provider.tcp_connections - before <= 8, provider.tcp_connections - before
         assert len(refusal_lines(server)) == 1, "".join(server.log)
     finally:
