@@ -51,7 +51,8 @@ def _certificate(subject, issuer, public_key, signing_key, not_before, not_after
 
 def make_client_pki(directory):
     """Paths: `ca` (the CA the provider accepts), and (cert, key) pairs `good` (issued by it, valid),
-    `expired` (issued by it, expired yesterday) and `other` (issued by another CA)."""
+    `expired` (issued by it, expired yesterday), `soon` (issued by it, expiring in 10 days) and
+    `other` (issued by another CA)."""
     now = datetime.datetime.now(datetime.timezone.utc)
     paths = {}
     cas = {}
@@ -64,6 +65,7 @@ def make_client_pki(directory):
     for stem, issuer, not_before, not_after in (
             ("good", "ca", now - datetime.timedelta(days=1), now + datetime.timedelta(days=300)),
             ("expired", "ca", now - datetime.timedelta(days=400), now - datetime.timedelta(days=1)),
+            ("soon", "ca", now - datetime.timedelta(days=300), now + datetime.timedelta(days=10)),
             ("other", "other-ca", now - datetime.timedelta(days=1), now + datetime.timedelta(days=300))):
         key = ec.generate_private_key(ec.SECP256R1())
         ca_certificate, ca_key = cas[issuer]

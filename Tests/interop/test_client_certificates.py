@@ -242,3 +242,25 @@ def test_an_http1_provider_refusing_the_handshake_backs_off_the_same_way(tmp_pat
         assert len(refusal_lines(server)) == 1, "".join(server.log)
     finally:
         server.stop()
+
+
+def test_a_certificate_expiring_within_30_days_is_a_warning_at_start_and_on_sighup(tmp_path, pki, provider):
+    import signal
+
+    server = Server({"apps": [cert_app(pki, "soon", provider.port)]}, str(tmp_path))
+    try:
+        def warnings():
+            return [line for line in server.log if "level=warning" in line and "certificate expires on" in line]
+
+        assert len(warnings()) == 1, "".join(server.log)
+        assert re.search(r"expires on \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", warnings()[0])
+        assert "app=certapp" in warnings()[0] and "com.example.soon" in warnings()[0]
+        result, _ = send(server)
+        assert result.status == push_pb2.STATUS_DELIVERED, "a warning only: it still delivers"
+        server.proc.send_signal(signal.SIGHUP)
+        deadline = time.time() + 10
+        while time.time() < deadline and len(warnings()) < 2:
+            time.sleep(0.05)
+        assert len(warnings()) == 2, "".join(server.log)
+    finally:
+        server.stop()
