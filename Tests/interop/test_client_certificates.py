@@ -123,7 +123,12 @@ def test_a_refused_certificate_fails_fast_backs_off_and_is_logged_once(tmp_path,
         assert len(lines) == 1, "".join(lines) or "".join(server.log)
         assert "certificate_subject=" in lines[0] and "com.example.%s" % which in lines[0], lines[0]
         assert "certificate_expiry=" in lines[0] and "alert=%s" % alert in lines[0], lines[0]
-        refusals = metric(metrics_port, "pushgate_provider_handshake_refusals_total", {"app": "certapp", "alert": alert})
+        labels = {"app": "certapp", "alert": alert}
+        deadline = time.time() + 5  # the last connection's refusal may still be on its way
+        while (metric(metrics_port, "pushgate_provider_handshake_refusals_total", labels) != provider.tcp_connections
+               and time.time() < deadline):
+            time.sleep(0.05)
+        refusals = metric(metrics_port, "pushgate_provider_handshake_refusals_total", labels)
         assert refusals == provider.tcp_connections, (refusals, provider.tcp_connections)
         if proxy:
             assert proxy.tunnels >= 1
