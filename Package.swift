@@ -247,7 +247,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushDeliveryTests", dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushTransport"],
+            name: "PushDeliveryTests",
+            dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).
@@ -347,7 +348,7 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
-                "PushMetrics", "PushPosix",
+                "PushMetrics", "PushPosix", "PushTLS",
             ],
             swiftSettings: swiftSettings),
 

@@ -110,6 +110,9 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
 
     public var credentialIssuedAt: Int64? { dialect.credentialIssuedAt }
 
+    /// The client certificate its connections present (certificate auth); nil without one.
+    public var clientCertificate: CertificateSummary? { app.tlsContext.clientCertificate }
+
     public var openConnections: Int {
         allPools.reduce(0) { $0 + $1.openConnections }
     }

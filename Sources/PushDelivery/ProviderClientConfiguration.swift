@@ -28,6 +28,10 @@ public struct ProviderClientConfiguration: Sendable {
     /// answers PINGs but never its SETTINGS, allows 0 streams, or keeps a zero window) is given
     /// up and replaced; its requests go to the next connection. Default 30 s.
     public var stallTimeout: Duration = .seconds(30)
+    /// A provider that keeps refusing our handshake (a TLS alert, a close or GOAWAY before any
+    /// answer) is logged when it starts, when its cause changes, and then at most once per this.
+    /// Default 60 s.
+    public var refusalLogInterval: Duration = .seconds(60)
 
     /// The HTTP version spoken: HTTP/2 only (APNs requires it), HTTP/1.1 only, or whichever the
     /// server chooses by ALPN (the app's TLS context must offer what this allows). Default HTTP/2.

@@ -140,6 +140,19 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         switch report {
         case .connectFailed(let error):
             app.log("connection failed", error)
+        case .refused(let refusal):
+            app.metrics.handshakeRefusals?(refusal.label).increment()
+            let (logged, attempts) = usage.refused(
+                refusal, at: loop.now, policy: app.configuration.retry,
+                logInterval: app.configuration.refusalLogInterval)
+            if logged {
+                app.log(
+                    "the provider refused the connection; reconnecting with backoff",
+                    ProviderRefusedHandshake(
+                        reason: refusal.description, alert: refusal.label,
+                        refusesCertificate: refusal.refusesCertificate,
+                        certificate: app.tlsContext.clientCertificate, attempts: attempts))
+            }
         case .closed(let error):
             app.log("connection closed", error)
         case .goAway(let description):
@@ -332,6 +345,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     // MARK: HTTP/2 events
 
     override func http2SessionDidReceiveSettings(_ session: HTTP2Session) {
+        machine.peerAnsweredConnection()
         machine.peerSettings(maxConcurrent: session.remoteMaxConcurrentStreams, into: &actions)
         perform()
     }
@@ -422,6 +436,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     }
 
     func http1HeadersComplete(_ head: HTTP1Head) {
+        machine.peerAnsweredConnection()
         guard let id = http1InFlight, let slot = machine.slot(of: id) else { return }
         answers[slot].status = head.status
     }

@@ -25,7 +25,20 @@ struct ProviderConnectionMachine {
     /// The peer's limit on requests in flight (SETTINGS_MAX_CONCURRENT_STREAMS); nil until its
     /// settings arrived, and nothing is sent before.
     private(set) var peerLimit: UInt32?
+    /// Failed connects in a row (refusals included): the connect backoff grows with it. Reset when
+    /// a connection the provider answered on closes without being a refusal.
     private var connectFailures = 0
+    /// The provider has answered on this connection (its SETTINGS, an HTTP/1.1 answer): until
+    /// then a close is a failed connect (``ConnectionRefusal``), not a lost connection.
+    private var peerAnswered = false
+    /// A stream of this connection was answered: a GOAWAY before that is a refusal.
+    private var streamAnswered = false
+    /// A GOAWAY came before any stream was answered: its text, the cause if the connection closes
+    /// with no answer after it.
+    private var goAwayBeforeAnswer: String?
+    /// The last connect was refused for our certificate: while its backoff runs, new work fails at
+    /// once with its reason instead of waiting for a connection that will be refused the same way.
+    private var certificateRefusal: ConnectionRefusal?
     private var reconnectAt: UInt64?
     private var handshakeDeadline: UInt64?
     private var awaitingAuthorization = false
@@ -106,6 +119,8 @@ struct ProviderConnectionMachine {
             if reconnectAt == nil {
                 phase = .connecting
                 actions.append(.connect)
+            } else if let certificateRefusal {
+                failWaiting("ProviderUnreachable: \(certificateRefusal)", delayedToo: false, into: &actions)
             }
         case .ready:
             if !awaitingAuthorization, streams.count < limit { actions.append(.submit) }
@@ -189,34 +204,61 @@ struct ProviderConnectionMachine {
         handshakeDeadline = time.now &+ nanoseconds(configuration.connectTimeout)
     }
 
+    /// The connect failed: TCP, TLS (a refusing alert), or a connection the provider ended before
+    /// answering anything on it (``ConnectionRefusal``). The next attempt waits out the connect
+    /// backoff (jittered, growing with each failure in a row, bounded by the retry policy's
+    /// `maxBackoff`). What waits is FAILED `ProviderUnreachable` at once when the provider refused
+    /// our certificate, else after `maxConnectAttempts` failures in a row.
     mutating func connectFailed(_ error: any Error, at time: Time, into actions: inout [Action]) {
         phase = .idle
         handshakeDeadline = nil
         connectFailures += 1
-        actions.append(.report(.connectFailed(error)))
-        if connectFailures >= configuration.maxConnectAttempts {
-            // The provider is unreachable: fail what waits rather than hold it without end.
-            connectFailures = 0
-            for request in queue.removeAll() {
-                actions.append(.finish(request, request.result(.failed, reason: "ProviderUnreachable: \(error)")))
-            }
-            return
+        let refusal = ConnectionRefusal.reading(error)
+        if let refusal {
+            actions.append(.report(.refused(refusal)))
+        } else {
+            actions.append(.report(.connectFailed(error)))
+        }
+        let refusesCertificate = refusal?.refusesCertificate ?? false
+        certificateRefusal = refusesCertificate ? refusal : nil
+        if refusesCertificate || connectFailures >= configuration.maxConnectAttempts {
+            // Unreachable, or refusing us: fail what waits rather than hold it without end.
+            let reason = "ProviderUnreachable: \(refusal.map { "\($0)" } ?? "\(error)")"
+            failWaiting(reason, delayedToo: refusesCertificate, into: &actions)
         }
         guard !isShutDown else { return }
         let delay = configuration.retry.backoff(afterAttempt: connectFailures, unit: unitRandom())
         reconnectAt = time.now &+ nanoseconds(delay)
     }
 
+    /// Fails the queue (and the requests waiting out a retry backoff, when `delayedToo`).
+    private mutating func failWaiting(_ reason: String, delayedToo: Bool, into actions: inout [Action]) {
+        let waiting = delayedToo ? queue.removeAll() + delayed.removeAll() : queue.removeAll()
+        for request in waiting {
+            actions.append(.finish(request, request.result(.failed, reason: reason)))
+        }
+    }
+
     /// TLS (and ALPN) done: the connection may carry requests once the peer's settings arrive
     /// (HTTP/1.1: the driver reports a limit of 1 at once). `pings`: the protocol has PING.
     mutating func connected(at time: Time, pings: Bool = true, into actions: inout [Action]) {
         phase = .ready
+        peerAnswered = false
+        streamAnswered = false
+        goAwayBeforeAnswer = nil
         self.pings = pings
         handshakeDeadline = nil
         lastProgressAt = 0
         pingSentAt = nil
         nextLivenessCheck = time.now &+ nanoseconds(livenessTick)
         pump(into: &actions)
+    }
+
+    /// The provider answered on this connection (its first SETTINGS, or the head of an HTTP/1.1
+    /// answer): it took our handshake, so a close from now on is a lost connection (unless a
+    /// GOAWAY came before any stream was answered: APNs sends its SETTINGS first).
+    mutating func peerAnsweredConnection() {
+        peerAnswered = true
     }
 
     /// The peer's settings: how many requests it takes at once (re-read on every SETTINGS).
@@ -226,9 +268,16 @@ struct ProviderConnectionMachine {
     }
 
     /// The peer's GOAWAY: what it will still answer is answered, the rest comes back refused.
+    /// A GOAWAY before any stream was answered is how APNs turns away a certificate it will not
+    /// take (`BadCertificate`): it is kept, and unless a stream is answered after it, the close that
+    /// follows is a refused connect (``ConnectionRefusal``) rather than a lost connection.
     mutating func goAwayReceived(_ description: String, into actions: inout [Action]) {
         if phase == .ready || phase == .connecting { phase = .draining }
-        actions.append(.report(.goAway(description)))
+        if streamAnswered {
+            actions.append(.report(.goAway(description)))
+        } else {
+            goAwayBeforeAnswer = description
+        }
     }
 
     /// The peer will close the connection after what is in flight (HTTP/1.1 `Connection: close`):
@@ -241,21 +290,36 @@ struct ProviderConnectionMachine {
     /// the next connection is made when work waits.
     mutating func closed(error: (any Error)?, at time: Time, into actions: inout [Action]) {
         let wasConnected = isConnected
+        let refusal: ConnectionRefusal? =
+            !wasConnected
+            ? nil
+            : goAwayBeforeAnswer.map { ConnectionRefusal(cause: .goAway($0)) }
+                ?? (peerAnswered ? nil : ConnectionRefusal.reading(error) ?? ConnectionRefusal(cause: .closed(error)))
+        goAwayBeforeAnswer = nil
         phase = .idle
         handshakeDeadline = nil
         nextLivenessCheck = nil
         pingSentAt = nil
         let lost = streams.open.sorted { $0.id < $1.id }.compactMap { inFlight[$0.slot].take() }
         streams.removeAll()
+        let lostReason = refusal.map { "ProviderUnreachable: \($0)" } ?? "ConnectionLost"
         for entry in lost {
-            retryOrFail(entry.request, reason: "ConnectionLost", httpStatus: 0, at: time, into: &actions)
+            retryOrFail(entry.request, reason: lostReason, httpStatus: 0, at: time, into: &actions)
         }
         guard wasConnected else {
             connectFailed(
                 error ?? TransportError("the connection closed during the TLS handshake"), at: time, into: &actions)
             return
         }
+        if let refusal {
+            // Ended right after the handshake: a failed connect, with its backoff, not a lost
+            // connection redialled at once (which, refused every time, was a reconnect storm).
+            connectFailed(refusal, at: time, into: &actions)
+            return
+        }
+        // A connection that served: the connect backoff starts afresh.
         connectFailures = 0
+        certificateRefusal = nil
         if let error { actions.append(.report(.closed(error))) }
         // The next connection is made on the next turn, not inside the close.
         if !queue.isEmpty && !isShutDown { reconnectAt = time.now }
@@ -277,6 +341,13 @@ struct ProviderConnectionMachine {
         _ entry: consuming InFlight, _ outcome: consuming ProviderOutcome, at time: Time, into actions: inout [Action]
     ) {
         lastProgressAt = time.now
+        // An answer proves the connection: a GOAWAY before it was the graceful kind after all.
+        peerAnswered = true
+        streamAnswered = true
+        if let goAway = goAwayBeforeAnswer {
+            goAwayBeforeAnswer = nil
+            actions.append(.report(.goAway(goAway)))
+        }
         let generation = entry.generation
         let request = (consume entry).request
         switch consume outcome {

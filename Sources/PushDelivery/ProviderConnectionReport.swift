@@ -2,6 +2,9 @@
 /// protection at work).
 enum ProviderConnectionReport {
     case connectFailed(any Error)
+    /// The provider ended a connection during or right after its handshake. Counted every time;
+    /// logged as the origin's ``OriginRefusalGate`` says (once per `refusalLogInterval`).
+    case refused(ConnectionRefusal)
     case closed(any Error)
     case goAway(String)
     /// A request came back refused (unprocessed) more than once: resends are now spaced out.
@@ -22,7 +25,7 @@ extension ProviderConnectionReport {
         case .refusedTooOften: .streamRefused
         case .stalled: .stalled
         case .pingTimeout: .pingTimeout
-        case .connectFailed, .closed, .goAway: nil
+        case .connectFailed, .refused, .closed, .goAway: nil
         }
     }
 }

@@ -6,10 +6,17 @@ public struct ProviderMetrics: Sendable {
     public var requestSeconds: Histogram?
     /// One counter per protection that acted (`pushgate_provider_protections_total{app,event}`).
     public var protections: [ProviderProtection: Counter]
+    /// Connections the provider ended during or right after the handshake, per alert name
+    /// (`goaway`, `closed` without one): `pushgate_provider_handshake_refusals_total{app,alert}`.
+    public var handshakeRefusals: (@Sendable (_ alert: String) -> Counter)?
 
-    public init(requestSeconds: Histogram? = nil, protections: [ProviderProtection: Counter] = [:]) {
+    public init(
+        requestSeconds: Histogram? = nil, protections: [ProviderProtection: Counter] = [:],
+        handshakeRefusals: (@Sendable (_ alert: String) -> Counter)? = nil
+    ) {
         self.requestSeconds = requestSeconds
         self.protections = protections
+        self.handshakeRefusals = handshakeRefusals
     }
 }
 

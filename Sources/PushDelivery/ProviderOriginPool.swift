@@ -1,3 +1,4 @@
+import PushCore
 import PushPosix
 import PushTransport
 import Synchronization
@@ -62,6 +63,16 @@ final class ProviderOriginPool<Dialect: ProviderDialect>: Sendable {
     /// Hands `count` requests (`request(i)` for i in 0..<count) to the connections; the pool's
     /// usage must already count them.
     func send(count: Int, _ request: (Int) -> ProviderRequest) {
+        if let reason = usage.refusalRejection() {
+            // The provider refuses our certificate and the backoff runs: no connection would do
+            // better (issue #46).
+            for index in 0..<count {
+                let refused = request(index)
+                usage.release(1)
+                refused.job.collector.complete(slot: refused.slot, with: refused.result(.failed, reason: reason))
+            }
+            return
+        }
         // A small send from a loop that has one of the pool's connections stays on that loop: no
         // thread hop on the way out, and the answer comes back to the same thread (the gRPC
         // handlers run on their connection's loop).
@@ -136,11 +147,44 @@ final class ProviderOriginUsage: Sendable {
     private let held = Atomic<Int>(0)
     /// Monotonic nanoseconds of the last time `held` went to 0 (or the pool was made).
     private let idleSince: Atomic<UInt64>
+    /// The origin's refusals (issue #46), shared by its connections.
+    private let refusalGate = Mutex(OriginRefusalGate())
+    /// The gate's `closedUntil`, readable without the lock: 0 while it is open, so a send pays one
+    /// relaxed load for it.
+    private let refusedUntil = Atomic<UInt64>(0)
 
     init(origin: HTTPSOrigin, app: ProviderAppUsage) {
         self.origin = origin
         self.app = app
         idleSince = Atomic(EventLoop.monotonicNow)
+    }
+
+    /// A connection of this origin was refused at `now` (monotonic): whether to log it, and the
+    /// refusals that line stands for (``OriginRefusalGate``).
+    func refused(
+        _ refusal: ConnectionRefusal, at now: UInt64, policy: RetryPolicy, logInterval: Duration
+    ) -> (log: Bool, attempts: Int) {
+        let unit = Double.random(in: 0..<1)
+        return refusalGate.withLock { gate in
+            let verdict = gate.refused(refusal, at: now, policy: policy, logInterval: logInterval, unit: unit)
+            // Under the lock: two refusals at once must not leave the earlier deadline published.
+            refusedUntil.store(gate.closedUntilNanoseconds, ordering: .relaxed)
+            return verdict
+        }
+    }
+
+    /// The reason to FAIL requests sent now with, while the provider refuses our certificate and
+    /// its backoff runs; nil otherwise.
+    func refusalRejection() -> String? {
+        let until = refusedUntil.load(ordering: .relaxed)
+        guard until != 0 else { return nil }
+        let now = EventLoop.monotonicNow
+        guard now < until else {
+            // Open again: later sends skip the clock read (unless a newer refusal closed it).
+            _ = refusedUntil.compareExchange(expected: until, desired: 0, ordering: .relaxed)
+            return nil
+        }
+        return refusalGate.withLock { $0.rejection(at: now) }
     }
 
     /// `count` more requests are on their way to this pool (their room in the app's queue is

@@ -1,5 +1,7 @@
 import PushAPNs
 import PushDelivery
+import PushPosix
+import PushTLS
 
 extension Gateway {
     /// Applies a new configuration's apps and API keys without dropping any connection (SIGHUP).
@@ -27,8 +29,14 @@ extension Gateway {
         var clients: [String: any DeliveryClient] = [:]
         var fresh: [AppConfiguration] = []
         for app in next.apps {
-            if old.configuration.apps.contains(app), let client = old.clients[app.name] {
+            if old.configuration.apps.contains(app), let client = old.clients[app.name],
+                !Self.certificateFileChanged(app, running: client)
+            {
                 clients[app.name] = client
+                if case .apns(let apns) = app.keys, !apns.certFile.isEmpty {
+                    // Kept running: its certificate is judged again (warnings only).
+                    CertificateExpiry.warn(file: apns.certFile, app: app, log: log)
+                }
             } else {
                 fresh.append(app)
             }
@@ -65,6 +73,17 @@ extension Gateway {
                 "removed": removed.joined(separator: ","), "api_keys": "\(next.security.apiKeys.keys.count)",
             ])
         return true
+    }
+
+    /// Whether an APNs app's `cert_file` now holds another certificate than its running client
+    /// presents (renewed in place): the app then gets a new client, so a SIGHUP is all a renewal
+    /// of a refused certificate takes. A file that cannot be read keeps the running client (the
+    /// new client's load would report it).
+    static func certificateFileChanged(_ app: AppConfiguration, running client: any DeliveryClient) -> Bool {
+        guard case .apns(let apns) = app.keys, !apns.certFile.isEmpty, let running = client as? APNsClient,
+            let pem = try? FileContents.readText(apns.certFile), let onDisk = try? CertificateSummary(pem: pem)
+        else { return false }
+        return running.clientCertificate != onDisk
     }
 
     /// The keys whose new value only a restart applies.

@@ -68,6 +68,17 @@ public struct MockAPNsConfiguration: Sendable {
     /// connections (numbered from 1 in accept order); nil = every connection.
     public var faultyConnections: Int?
 
+    /// Certificate auth as Apple's hosts do it: clients must present a certificate chaining to
+    /// these CAs (PEM); the TLS handshake refuses any other with an alert (`unknown_ca`,
+    /// `certificate_expired`; with TLS 1.3 after the client's side of the handshake is done).
+    /// nil: no client certificate is asked for.
+    public var clientCAPEM: String?
+    /// With ``clientCAPEM``: a certificate that verified is still turned away the way APNs turns away
+    /// one it will not take (a revoked one, one for the other environment): SETTINGS, then GOAWAY
+    /// NO_ERROR with last-stream-id 0 and `{"reason":"<this>"}` (`BadCertificate`,
+    /// `BadCertificateEnvironment`), then the close. nil: a verified certificate is served.
+    public var certificateGoAwayReason: String?
+
     /// Tokens (hex, any case) answered `410 Unregistered` with a `timestamp`.
     public var unregisteredTokens: Set<String> = []
     /// The `timestamp` (ms since the epoch) of those 410s; nil = the time of the answer.

@@ -81,7 +81,9 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         self.id = id
         self.loop = loop
         self.shared = shared
-        limitRaised = !(shared.configuration.verifiesTokens && shared.configuration.streamsBeforeAuth != nil)
+        limitRaised =
+            !(shared.configuration.verifiesTokens && shared.configuration.streamsBeforeAuth != nil)
+            || shared.configuration.clientCAPEM != nil
         delayNanos = nanoseconds(shared.configuration.responseDelay)
     }
 
@@ -96,6 +98,17 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
 
     func transportDidBecomeReady(_ transport: HTTPTransport) {
         wasReady = true
+        if let reason = shared.configuration.certificateGoAwayReason, shared.configuration.clientCAPEM != nil {
+            // APNs's way with a certificate it will not take (sideshow/apns2#93: "GOAWAY
+            // LastStreamID=0 ErrCode=NO_ERROR Debug={"reason":"BadCertificateEnvironment"}"): no
+            // stream is processed; the transport closes once the GOAWAY is out.
+            goAwayLastStreamID = 0
+            let debugData = Array(#"{"reason":"\#(reason)"}"#.utf8)
+            try? session.goAway(errorCode: .noError, lastStreamID: 0, debugData: debugData)
+            delta.goAwaysSent += 1
+            scheduleStatsFlush()
+            transport.setNeedsFlush()
+        }
     }
 
     func transport(_ transport: HTTPTransport, didCloseWith error: (any Error)?) {
@@ -405,9 +418,13 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
 
     // MARK: Provider tokens
 
-    /// nil when the request may proceed (verification off, or a valid, fresh token).
+    /// nil when the request may proceed (verification off, a client certificate that verified, or
+    /// a valid, fresh token).
     private func providerTokenRejection(_ authorization: [UInt8]?) -> APNsReason? {
         guard configuration.verifiesTokens else { return nil }
+        // Certificate auth: the handshake verified the client's certificate (it would not have
+        // completed otherwise); a request without a token is APNs's usual certificate-auth request.
+        if configuration.clientCAPEM != nil, authorization?.isEmpty ?? true { return nil }
         guard let authorization, !authorization.isEmpty else { return .missingProviderToken }
         // The same value as the last one verified (mostly the very same buffer): only its age
         // needs checking again.

@@ -36,7 +36,8 @@ public final class MockAPNsServer: Sendable {
             configuration.identity = .pem(certificateChain: identity.certificatePEM, privateKey: identity.privateKeyPEM)
         }
         self.configuration = configuration
-        let (tls, certificatePEM) = try configuration.identity.makeServerContext(commonName: "Pushgate mock APNs")
+        let (tls, certificatePEM) = try configuration.identity.makeServerContext(
+            commonName: "Pushgate mock APNs", clientCAPEM: configuration.clientCAPEM)
         self.certificatePEM = certificatePEM
         let shared = MockAPNsShared(configuration: configuration, tls: tls)
         self.shared = shared

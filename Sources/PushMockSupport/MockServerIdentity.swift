@@ -1,3 +1,4 @@
+import PushPosix
 package import PushTLS
 
 /// The TLS identity mock server (mock-apns, mock-fcm) presents.
@@ -15,18 +16,31 @@ public enum MockServerIdentity: Sendable {
 
     /// The server context (offering `alpn`) and the certificate clients should trust: the generated one
     /// (with `commonName` as its CN), or the chain given as PEM; nil when it came from files.
+    /// `clientCAPEM`: clients must present a certificate chaining to these CAs (mTLS), as Apple's
+    /// certificate-auth hosts demand one; OpenSSL refuses others with an alert (`unknown_ca`,
+    /// `certificate_expired`, `certificate_required`…).
     package func makeServerContext(
-        commonName: String, alpn: [String] = ["h2"]
+        commonName: String, alpn: [String] = ["h2"], clientCAPEM: String? = nil
     ) throws -> (context: TLSContext, certificatePEM: String?) {
         switch self {
         case .generate(let names):
             let identity = try SelfSignedCertificate.generate(
                 commonName: commonName, subjectAltNames: names, validDays: 365)
             let context = try TLSContext.server(
-                certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM, alpn: alpn)
+                certificatePEM: identity.certificatePEM, privateKeyPEM: identity.privateKeyPEM, alpn: alpn,
+                clientCAPEM: clientCAPEM)
             return (context, identity.certificatePEM)
         case .pem(let chain, let key):
-            return (try TLSContext.server(certificatePEM: chain, privateKeyPEM: key, alpn: alpn), chain)
+            return (
+                try TLSContext.server(certificatePEM: chain, privateKeyPEM: key, alpn: alpn, clientCAPEM: clientCAPEM),
+                chain
+            )
+        case .files(let chain, let key) where clientCAPEM != nil:
+            // The PEM variant takes the client CAs as text: the identity is read as text too.
+            let context = try TLSContext.server(
+                certificatePEM: FileContents.readText(chain), privateKeyPEM: FileContents.readText(key), alpn: alpn,
+                clientCAPEM: clientCAPEM)
+            return (context, nil)
         case .files(let chain, let key):
             return (try TLSContext.server(certificateChainFile: chain, privateKeyFile: key, alpn: alpn), nil)
         }

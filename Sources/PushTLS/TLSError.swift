@@ -29,11 +29,15 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     public let kind: Kind
     /// What we were doing, followed by OpenSSL's queued error text when there was any.
     public let message: String
+    /// The fatal alert the peer sent, when that is what ended the connection (its name is also in
+    /// `message`): a server that refuses our client certificate says why this way.
+    public let alert: TLSAlert?
 
     /// Makes an error from a kind and message; OpenSSL's error queue is not consulted.
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, alert: TLSAlert? = nil) {
         self.kind = kind
         self.message = message
+        self.alert = alert
     }
 
     public var description: String { kind == .file ? message : "TLS \(kind.rawValue) error: \(message)" }
@@ -41,19 +45,22 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Makes an error for a failed OpenSSL call: `context` says what we tried, and the whole
     /// OpenSSL error queue is drained into the message.
     static func openSSL(_ kind: Kind, _ context: String) -> TLSError {
-        let queued = drainOpenSSLErrorQueue()
-        return TLSError(kind, queued.isEmpty ? context : "\(context): \(queued)")
+        var alert: TLSAlert?
+        let queued = drainOpenSSLErrorQueue { alert = alert ?? TLSAlert.received(in: $0) }
+        return TLSError(kind, queued.isEmpty ? context : "\(context): \(queued)", alert: alert)
     }
 }
 
 /// Empties this thread's OpenSSL error queue and returns its entries joined by "; ".
 /// Called wherever an OpenSSL failure is turned into a TLSError or deliberately ignored: stale
 /// entries would make a later SSL_get_error report SSL_ERROR_SSL for an unrelated call.
-func drainOpenSSLErrorQueue() -> String {
+/// `each` sees every error code drained.
+func drainOpenSSLErrorQueue(_ each: (UInt) -> Void = { _ in }) -> String {
     var entries: [String] = []
     while true {
         let code = ERR_get_error()
         if code == 0 { break }
+        each(code)
         var text = [CChar](repeating: 0, count: 256)
         ERR_error_string_n(code, &text, text.count)
         entries.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))

@@ -30,6 +30,15 @@ enum MockAPNsCommand {
           --cert FILE --key FILE    TLS certificate chain and key (PEM); default: a generated
                                     self-signed certificate for 127.0.0.1 and localhost
           --write-ca FILE           write the generated certificate (PEM) for clients to trust
+          --client-ca FILE          certificate auth as Apple's hosts do it: require a client
+                                    certificate chaining to these CAs (PEM); the TLS handshake
+                                    refuses any other with an alert (unknown_ca,
+                                    certificate_expired, certificate_required)
+          --certificate-goaway REASON
+                                    with --client-ca: turn a verified certificate away as APNs
+                                    does one it will not take: SETTINGS, then GOAWAY (last stream
+                                    0) {"reason":"REASON"} (BadCertificate,
+                                    BadCertificateEnvironment), then close
           --key-id ID               verify provider tokens (JWT) with this key ID and the key from
           --public-key FILE           a PEM public key, or
           --p8 FILE                   the .p8 private key itself
@@ -163,6 +172,18 @@ enum MockAPNsCommand {
                 key = try flags.value(for: flag)
             case "--write-ca":
                 options.writeCA = try flags.value(for: flag)
+            case "--client-ca":
+                let path = try flags.value(for: flag)
+                let pem = String(decoding: try readFile(path), as: UTF8.self)
+                guard pem.contains("-----BEGIN CERTIFICATE-----") else {
+                    throw CommandLineError("--client-ca: \(path) holds no PEM certificate")
+                }
+                options.configuration.clientCAPEM = pem
+            case "--certificate-goaway":
+                let reason = try flags.value(for: flag)
+                guard !reason.isEmpty, reason.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C })
+                else { throw CommandLineError("--certificate-goaway: a reason such as BadCertificate") }
+                options.configuration.certificateGoAwayReason = reason
             case "--key-id":
                 keyID = try flags.value(for: flag)
             case "--public-key":
@@ -223,6 +244,9 @@ enum MockAPNsCommand {
             if options.writeCA != nil { throw CommandLineError("--write-ca: only for a generated certificate") }
         default: throw CommandLineError("--cert and --key go together")
         }
+        if options.configuration.certificateGoAwayReason != nil && options.configuration.clientCAPEM == nil {
+            throw CommandLineError("--certificate-goaway needs --client-ca FILE")
+        }
         if options.configuration.goAwayBelowInFlight && options.configuration.goAwayAfterStreams == nil {
             throw CommandLineError("--goaway-below-in-flight needs --goaway-after N")
         }
@@ -256,6 +280,8 @@ enum MockAPNsCommand {
         if let n = configuration.lowerStreamsAfter { parts.append("lower_streams_after=\(n)") }
         if let n = configuration.stallAfterStreams { parts.append("stall_after=\(n)") }
         if let n = configuration.faultyConnections { parts.append("faulty_connections=\(n)") }
+        if configuration.clientCAPEM != nil { parts.append("client_certificates=required") }
+        if let reason = configuration.certificateGoAwayReason { parts.append("certificate_goaway=\(reason)") }
         if configuration.expiredTokenShare > 0 { parts.append("expired_token=\(configuration.expiredTokenShare)") }
         if !configuration.unregisteredTokens.isEmpty {
             parts.append("unregistered=\(configuration.unregisteredTokens.count)")

@@ -79,6 +79,7 @@ struct ProviderConnectionMachineTests {
             if connects == 0 { take() }
             machine.connecting(at: time)
             machine.connected(at: time, into: &actions)
+            machine.peerAnsweredConnection()
             machine.peerSettings(maxConcurrent: maxConcurrent, into: &actions)
             take()
         }
@@ -379,7 +380,13 @@ struct ProviderConnectionMachineTests {
         #expect(rig.results["a"]?.reason == "ProviderUnreachable: refused")
         #expect(rig.results["b"]?.status == .failed)
         rig.enqueue(["c"])
-        #expect(rig.connects == 4, "new work tries again")
+        #expect(rig.connects == 3, "new work waits out the connect backoff: no redial storm")
+        rig.tickAtDeadline()
+        #expect(rig.connects == 4, "then tries again")
+        rig.machine.connecting(at: rig.time)
+        rig.machine.connectFailed(TransportError("refused"), at: rig.time, into: &rig.actions)
+        rig.take()
+        #expect(rig.results["c"]?.reason == "ProviderUnreachable: refused", "still unreachable: FAILED at once")
     }
 
     @Test("a TLS handshake that does not finish within the connect timeout is closed")

@@ -48,6 +48,9 @@ public struct AppConfiguration: Sendable, Equatable {
         public var certFile = ""
         /// Apple's sandbox host instead of production.
         public var sandbox = false
+        /// `allow_expired_certificate`: load the app even though its `cert_file` has expired (APNs
+        /// will refuse it; a warning says so). Default false: an expired certificate refuses to load.
+        public var allowExpiredCertificate = false
         /// Where the channel management API is (`channels_url`); empty: Apple's
         /// (`api-manage-broadcast[.sandbox].push.apple.com`, port 2196 or 2195).
         public var channelsURL = ""

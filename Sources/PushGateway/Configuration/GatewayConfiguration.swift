@@ -224,7 +224,11 @@ public struct GatewayConfiguration: Sendable {
         switch platform {
         case .apns:
             try reader.checkKeys(
-                Set(common + ["team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox", "channels_url"]),
+                Set(
+                    common + [
+                        "team_id", "key_id", "key_file", "cert_file", "bundle_id", "sandbox", "channels_url",
+                        "allow_expired_certificate",
+                    ]),
                 context: "an apns app")
         case .fcm:
             try reader.checkKeys(
@@ -286,6 +290,7 @@ public struct GatewayConfiguration: Sendable {
             apns.keyFile = try reader.string("key_file") ?? ""
             apns.certFile = try reader.string("cert_file") ?? ""
             apns.sandbox = try reader.bool("sandbox") ?? false
+            apns.allowExpiredCertificate = try reader.bool("allow_expired_certificate") ?? false
             apns.channelsURL = try reader.string("channels_url") ?? ""
             return .apns(apns)
         case .fcm:

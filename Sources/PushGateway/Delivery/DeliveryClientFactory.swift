@@ -35,11 +35,9 @@ enum DeliveryClientFactory {
             settings.proxy = try proxyChoice(app, path: path)
             settings.queueLimit = configuration.queueLimit
             let name = app.name
-            let logger: @Sendable (String, (any Error)?) -> Void = { message, error in
-                log.warning(message, ["app": name, "error": error.map { "\($0)" } ?? ""])
-            }
+            let logger = providerLogger(log, app: name)
             let recipe = ClientRecipe(
-                app: app, path: path, settings: settings, group: group, logger: logger,
+                app: app, path: path, settings: settings, group: group, log: log, logger: logger,
                 metrics: metrics?.provider(app: name) ?? ProviderMetrics())
             switch app.keys {
             case .apns(let apns): clients[app.name] = try makeAPNsClient(recipe, apns, tokenCaches: &tokenCaches)
@@ -63,6 +61,10 @@ enum DeliveryClientFactory {
         do {
             if !apns.certFile.isEmpty {
                 tls = try apnsTLS(app, apns)
+                if let certificate = tls.clientCertificate {
+                    try CertificateExpiry.check(
+                        certificate, app: app, path: path, allowExpired: apns.allowExpiredCertificate, log: recipe.log)
+                }
                 credentials = .certificate
             } else {
                 guard !apns.teamID.isEmpty, !apns.keyID.isEmpty, !apns.keyFile.isEmpty || !apns.keyPEM.isEmpty else {
@@ -141,10 +143,33 @@ enum DeliveryClientFactory {
             dialect: APNsDialect(
                 credentials: push.dialect.credentials(), authority: endpoint.authority, api: .channelManagement),
             tlsContext: tls, configuration: settings, group: group,
-            logger: { message, error in
-                log.warning(message, ["app": name, "api": "channels", "error": error.map { "\($0)" } ?? ""])
-            },
+            logger: providerLogger(log, app: name, api: "channels"),
             metrics: metrics?.provider(app: name) ?? ProviderMetrics())
+    }
+
+    /// An app's provider log: warnings, but a refused handshake (``ProviderRefusedHandshake``) is
+    /// an error naming the client certificate: nothing goes out for the app until someone acts.
+    /// `api` is said only for a client other than the app's push client (`channels`).
+    static func providerLogger(_ log: Log, app: String, api: String? = nil) -> @Sendable (String, (any Error)?) -> Void
+    {
+        { message, error in
+            let text = error.map { "\($0)" } ?? ""
+            guard let refused = error as? ProviderRefusedHandshake else {
+                if let api {
+                    log.warning(message, ["app": app, "api": api, "error": text])
+                } else {
+                    log.warning(message, ["app": app, "error": text])
+                }
+                return
+            }
+            log.error(
+                message,
+                [
+                    "app": app, "api": api ?? "push", "error": text, "alert": refused.alert,
+                    "certificate_subject": refused.certificate?.subject ?? "",
+                    "certificate_expiry": refused.certificate?.expiry ?? "",
+                ])
+        }
     }
 
     private static func readKeyFile(_ file: String, path: String) throws(ConfigurationError) -> String {
@@ -277,6 +302,7 @@ private struct ClientRecipe {
     let path: String
     var settings: ProviderClientConfiguration
     let group: EventLoopGroup
+    let log: Log
     let logger: @Sendable (String, (any Error)?) -> Void
     let metrics: ProviderMetrics
 

@@ -18,6 +18,7 @@ final class GatewayMetrics: Sendable {
     private let notifications: Locked<[String: NotificationCounters]>
     private let providerRequestSeconds: HistogramFamily
     private let providerProtections: CounterFamily
+    private let providerHandshakeRefusals: CounterFamily
     private let fanOutHolds: CounterFamily
 
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
@@ -48,6 +49,11 @@ final class GatewayMetrics: Sendable {
             help: "Protections against a misbehaving provider that acted: refused streams spaced out or FAILED, "
                 + "stalled connections and unanswered PINGs given up.",
             labels: ["app", "event"])
+        providerHandshakeRefusals = registry.counter(
+            "pushgate_provider_handshake_refusals_total",
+            help: "Provider connections ended during or right after the TLS handshake, before any answer, by the "
+                + "alert received (goaway: a GOAWAY before any answer; closed: a close without an alert).",
+            labels: ["app", "alert"])
         fanOutHolds = registry.counter(
             "pushgate_fanout_holds_total",
             help: "Publish recipients held for a provider that could not take them (held), and held ones "
@@ -82,12 +88,14 @@ final class GatewayMetrics: Sendable {
 
     /// What an app's provider client counts (resolved once per client).
     func provider(app: String) -> ProviderMetrics {
-        ProviderMetrics(
+        let refusals = providerHandshakeRefusals
+        return ProviderMetrics(
             requestSeconds: providerRequestSeconds(app: app),
             protections: Dictionary(
                 uniqueKeysWithValues: ProviderProtection.allCases.map {
                     ($0, providerProtections.labels(app, $0.rawValue))
-                }))
+                }),
+            handshakeRefusals: { refusals.labels(app, $0) })
     }
 
     /// The gauges computed when scraped, from the running parts.
