@@ -129,24 +129,31 @@ enum ConnectDoor {
         }
         if let length = declared.flatMap({ Int($0) }), length > bodyLimit {
             return (
-                refusal(
-                    429,
-                    GRPCStatus(
-                        .resourceExhausted,
-                        "the request body of \(length) bytes is over the limit of \(bodyLimit) bytes")), 0
+                overLimit(decision, "the request body of \(length) bytes is over the limit of \(bodyLimit) bytes"), 0
             )
         }
         let wanted = reservation(declared: declared, bodyLimit: bodyLimit)
         guard let full = budget.refusal(reserving: wanted) else { return (decision, wanted) }
         budgetExceeded()
-        return (
-            refusal(
-                429,
-                GRPCStatus(
-                    .resourceExhausted,
-                    "requests in progress on \(full.owner) already hold \(full.reserved) of its \(full.limit)-byte "
-                        + "request budget; this body does not fit (send smaller or fewer requests at once)")), 0
-        )
+        let message =
+            "requests in progress on \(full.owner) already hold \(full.reserved) of its \(full.limit)-byte "
+            + "request budget; this body does not fit (send smaller or fewer requests at once)"
+        return (overLimit(decision, message, budgetFull: true), 0)
+    }
+
+    /// A body that does not fit, in the door's words: Connect's `resource_exhausted` (429), or the
+    /// route's own refusal, 413 for a body over the limit and 429 for a full budget (try later).
+    static func overLimit(_ decision: Decision, _ message: String, budgetFull: Bool = false) -> Decision {
+        guard case .route(let route, _) = decision else {
+            return refusal(429, GRPCStatus(.resourceExhausted, message))
+        }
+        let answer = route.refusal(budgetFull ? 429 : 413, message)
+        return .refuse(status: answer.status, headers: answer.headers, body: answer.body)
+    }
+
+    /// The body passed `bodyLimit` as it arrived: the door's refusal (``overLimit``).
+    static func bodyOverLimit(_ decision: Decision, bodyLimit: Int) -> Decision {
+        overLimit(decision, "the request body is over the limit of \(bodyLimit) bytes")
     }
 
     /// The bytes to reserve in the request budget for a body whose `content-length` is

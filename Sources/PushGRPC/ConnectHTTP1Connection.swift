@@ -67,6 +67,27 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         }
     }
 
+    /// A body over its limit is refused as it passes it, as HTTP/2 refuses it: the client need
+    /// not send the rest (and this is the connection's last answer).
+    func http1Session(_ session: HTTP1ServerSession, bodyPassedLimitOf request: HTTP1Request) {
+        guard let (decision, reserved) = decisions.removeValue(forKey: request.sequence) else { return }
+        server.requestBudget.release(reserved)
+        if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
+        bodyTimer = nil
+        var bodyLimit = 0
+        switch decision {
+        case .connect(_, _, _, let limit), .route(_, let limit): bodyLimit = limit
+        case .refuse: break
+        }
+        guard
+            case .refuse(let status, let headers, let body) = ConnectDoor.bodyOverLimit(decision, bodyLimit: bodyLimit)
+        else { return }
+        let exchange = ConnectHTTP1Exchange(
+            connection: self, sequence: request.sequence, keepsConnectionBusy: decision.keepsConnectionBusy)
+        exchanges[request.sequence] = exchange
+        exchange.respondBeforeBody(status: status, headers: headers, body: body)
+    }
+
     func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
         lastRead = request.sequence
         if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
@@ -81,9 +102,7 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         case .route(let route, let bodyLimit):
             server.requestBudget.release(reserved)
             guard request.bodyLength <= bodyLimit else {
-                exchange.respond(
-                    status: 413, headers: [("content-type", "text/plain; charset=utf-8")],
-                    body: Array("request body over \(bodyLimit) bytes\n".utf8))
+                // Answered as the body passed the limit (``http1Session(_:bodyPassedLimitOf:)``).
                 return
             }
             let loop = server.loop

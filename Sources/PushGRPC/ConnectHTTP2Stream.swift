@@ -90,10 +90,11 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
         if bodyLength > bodyLimit, call == nil {
             server.requestBudget.release(reserved)
             reserved = 0
-            respond(
-                status: 429, headers: [("content-type", "application/json")],
-                body: ConnectProtocol.errorBody(
-                    GRPCStatus(.resourceExhausted, "the request body is over the limit of \(bodyLimit) bytes")))
+            if case .refuse(let status, let headers, let body) = ConnectDoor.bodyOverLimit(
+                decision, bodyLimit: bodyLimit)
+            {
+                respond(status: status, headers: headers, body: body)
+            }
         }
     }
 

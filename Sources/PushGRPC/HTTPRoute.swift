@@ -11,15 +11,27 @@ public struct HTTPRoute: Sendable {
     /// kept: nil lets the body be read; an answer refuses the request with it (a bad API key
     /// costs the server no buffered body, as for gRPC and Connect calls).
     public let admission: (@Sendable (HTTPRouteRequest) -> HTTPRouteResponse?)?
+    /// The route's own form of a refusal the server makes for it (a body over the limit, a full
+    /// request budget): its status and why. Plain text unless the route says otherwise.
+    public let refusal: @Sendable (_ status: Int, _ message: String) -> HTTPRouteResponse
 
     public init(
         path: String, methods: Set<String> = ["POST"],
-        admission: (@Sendable (HTTPRouteRequest) -> HTTPRouteResponse?)? = nil, handler: @escaping HTTPRouteHandler
+        admission: (@Sendable (HTTPRouteRequest) -> HTTPRouteResponse?)? = nil,
+        refusal: @escaping @Sendable (_ status: Int, _ message: String) -> HTTPRouteResponse = HTTPRoute.textRefusal,
+        handler: @escaping HTTPRouteHandler
     ) {
         self.path = path
         self.methods = methods
         self.admission = admission
+        self.refusal = refusal
         self.handler = handler
+    }
+
+    @Sendable public static func textRefusal(_ status: Int, _ message: String) -> HTTPRouteResponse {
+        HTTPRouteResponse(
+            status: status, headers: [("content-type", "text/plain; charset=utf-8")], body: Array((message + "\n").utf8)
+        )
     }
 }
 

@@ -33,12 +33,19 @@ public protocol HTTP1ServerSessionDelegate: AnyObject {
     /// from the head alone (who the caller is, whether the body fits), before the body arrives.
     func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int
     func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request)
+    /// The body of the request being read passed the limit the delegate gave (once; the rest is
+    /// still counted and dropped): the moment to refuse it with
+    /// ``HTTP1ServerSession/respondBeforeBody(status:reason:headers:body:)`` rather than wait for
+    /// a body of any size to end.
+    func http1Session(_ session: HTTP1ServerSession, bodyPassedLimitOf request: HTTP1Request)
 }
 
 extension HTTP1ServerSessionDelegate {
     public func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
         session.maxBodyBytes
     }
+
+    public func http1Session(_ session: HTTP1ServerSession, bodyPassedLimitOf request: HTTP1Request) {}
 }
 
 /// The server side of one HTTP/1.1 connection, sans-IO: requests read by ``HTTP1Parser`` (a
@@ -114,9 +121,10 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
         lastSequence = min(lastSequence ?? sequence, sequence)
     }
 
-    /// Answers the request whose head was just read, before its body (from
-    /// ``HTTP1ServerSessionDelegate/http1Session(_:bodyLimitFor:)``; return 0 there): a refusal
-    /// that needs none of the body (a missing key, a body declared over the limit). The client
+    /// Answers the request being read before (the rest of) its body, from
+    /// ``HTTP1ServerSessionDelegate/http1Session(_:bodyLimitFor:)`` (return 0 there) or
+    /// ``HTTP1ServerSessionDelegate/http1Session(_:bodyPassedLimitOf:)``: a refusal that needs
+    /// none of the body (a missing key, a body over the limit). The client
     /// need not send the body for it (RFC 9112 §9.3), so this is the connection's last answer: the
     /// body is read and dropped, nothing after it is read, and the connection closes once the
     /// answer is out.
@@ -282,7 +290,11 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     public func http1Body(_ bytes: UnsafeRawBufferPointer) {
         let room = currentBodyLimit + 1 - current.body.count
         if room > 0 { current.body.append(contentsOf: bytes.prefix(room)) }
+        let before = current.bodyLength
         current.bodyLength += bytes.count
+        if currentBodyLimit > 0, before <= currentBodyLimit, current.bodyLength > currentBodyLimit, !isPastLast {
+            delegate?.http1Session(self, bodyPassedLimitOf: current)
+        }
     }
 
     public func http1MessageComplete(keepAlive: Bool) {

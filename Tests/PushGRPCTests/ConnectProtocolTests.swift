@@ -323,6 +323,29 @@ struct ConnectDoorTests {
         #expect(!decide("/a.B/Keyed", "application/proto").keepsConnectionBusy)
     }
 
+    @Test(
+        "a body over the limit is refused in the door's words: Connect's 429, a route's own 413 (429 for a full budget)"
+    )
+    func overLimitShapes() {
+        let connect = ConnectDoor.bodyOverLimit(decide("/a.B/Call", "application/json"), bodyLimit: 100)
+        #expect(refusedStatus(connect)?.0 == 429)
+        #expect(refusedStatus(connect)?.1.contains(#""code":"resource_exhausted""#) == true)
+        let shaped = HTTPRoute(
+            path: "/shaped",
+            refusal: { status, message in
+                HTTPRouteResponse(status: status, body: Array("{\"code\":\(status),\"message\":\"\(message)\"}".utf8))
+            },
+            handler: { _, _ in })
+        let route = ConnectDoor.bodyOverLimit(.route(shaped, bodyLimit: 100), bodyLimit: 100)
+        #expect(refusedStatus(route)?.0 == 413)
+        #expect(refusedStatus(route)?.1 == #"{"code":413,"message":"the request body is over the limit of 100 bytes"}"#)
+        let declared = ConnectDoor.reserveBody(
+            .route(shaped, bodyLimit: 100), declared: "1000", budget: GRPCRequestBudget(limit: 1 << 20, owner: "t")
+        ) {}
+        #expect(refusedStatus(declared.0)?.0 == 413)
+        #expect(refusedStatus(decide("/api/push", "application/json")).map { _ in true } == nil)
+    }
+
     @Test("a Connect GET, its message in the query, is the documented 405, not a 404")
     func getWithQuery() {
         let refused = refusedStatus(decide("/a.B/Call?encoding=json&message=%7B%7D", nil, method: "GET"))

@@ -282,6 +282,34 @@ struct HTTP1ServerSessionEarlyAnswerTests {
         #expect(HTTP1ServerSessionTests.output(session).isEmpty)
     }
 
+    @Test("a chunked body is refused as it passes the limit, once, not when (if ever) it ends")
+    func refusedAsItPassesTheLimit() throws {
+        final class Limited: HTTP1ServerSessionDelegate {
+            var passed = 0
+            func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int { 10 }
+            func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
+                Issue.record("handed over")
+            }
+            func http1Session(_ session: HTTP1ServerSession, bodyPassedLimitOf request: HTTP1Request) {
+                passed += 1
+                #expect(request.bodyLength > 10)
+                try? session.respondBeforeBody(status: 413, reason: "Too Large", headers: [], body: [])
+            }
+        }
+        let session = HTTP1ServerSession()
+        let limited = Limited()
+        session.delegate = limited
+        try HTTP1ServerSessionTests.receive(
+            session, "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n")
+        #expect(limited.passed == 0)
+        try HTTP1ServerSessionTests.receive(session, "8\r\n12345678\r\n8\r\n12345678\r\n")
+        #expect(limited.passed == 1)
+        #expect(HTTP1ServerSessionTests.output(session).hasPrefix("HTTP/1.1 413 Too Large\r\n"))
+        try HTTP1ServerSessionTests.receive(session, "8\r\n12345678\r\n0\r\n\r\n")
+        #expect(limited.passed == 1)
+        #expect(!session.wantsRead)
+    }
+
     @Test("declaresBody: a non-zero Content-Length or any Transfer-Encoding")
     func declaresBody() {
         var request = HTTP1Request()

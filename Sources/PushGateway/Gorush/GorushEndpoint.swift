@@ -27,6 +27,7 @@ enum GorushEndpoint {
                 }
                 return nil
             },
+            refusal: { status, message in refusal(status, message) },
             handler: { request, responder in
                 // Resolved again: keys may have been reloaded while the body arrived.
                 let caller: Caller
