@@ -420,7 +420,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     ) {
         // Streams at or below lastStreamID are still answered; nghttp2 refuses the others, which
         // are then resent on the next connection. The transport closes once the session is done.
-        machine.goAwayReceived("\(errorCode) \(String(decoding: debugData, as: UTF8.self))", into: &actions)
+        machine.goAwayReceived(
+            "\(errorCode) \(String(decoding: debugData, as: UTF8.self))", at: time, into: &actions)
         perform()
     }
 

@@ -36,6 +36,9 @@ struct ProviderConnectionMachine {
     /// A GOAWAY came before any stream was answered: its text, the cause if the connection closes
     /// with no answer after it.
     private var goAwayBeforeAnswer: String?
+    /// When the connection was made: a GOAWAY long after it, with nothing ever asked, is an idle
+    /// connection's goodbye, not a refusal.
+    private var connectedAt: UInt64 = 0
     /// The last connect was refused for our certificate: while its backoff runs, new work fails at
     /// once with its reason instead of waiting for a connection that will be refused the same way.
     private var certificateRefusal: ConnectionRefusal?
@@ -243,6 +246,7 @@ struct ProviderConnectionMachine {
     /// (HTTP/1.1: the driver reports a limit of 1 at once). `pings`: the protocol has PING.
     mutating func connected(at time: Time, pings: Bool = true, into actions: inout [Action]) {
         phase = .ready
+        connectedAt = time.now
         peerAnswered = false
         streamAnswered = false
         goAwayBeforeAnswer = nil
@@ -271,12 +275,18 @@ struct ProviderConnectionMachine {
     /// A GOAWAY before any stream was answered is how APNs turns away a certificate it will not
     /// take (`BadCertificate`): it is kept, and unless a stream is answered after it, the close that
     /// follows is a refused connect (``ConnectionRefusal``) rather than a lost connection.
-    mutating func goAwayReceived(_ description: String, into actions: inout [Action]) {
+    ///
+    /// Only a GOAWAY that names a certificate reason, or comes within `connectTimeout` of the
+    /// connection being made, counts so: a provider closing a connection that sat idle with
+    /// nothing asked (hours later) is saying goodbye, not refusing us.
+    mutating func goAwayReceived(_ description: String, at time: Time, into actions: inout [Action]) {
         if phase == .ready || phase == .connecting { phase = .draining }
-        if streamAnswered {
-            actions.append(.report(.goAway(description)))
-        } else {
+        let early = time.now &- connectedAt <= nanoseconds(configuration.connectTimeout)
+        let namesCertificate = ConnectionRefusal.certificateGoAwayReasons.contains { description.contains($0) }
+        if !streamAnswered && (early || namesCertificate) {
             goAwayBeforeAnswer = description
+        } else {
+            actions.append(.report(.goAway(description)))
         }
     }
 

@@ -109,7 +109,7 @@ struct ConnectionRefusalTests {
         rig.enqueue(["a"])
         rig.open(maxConcurrent: 1)
         let ids = rig.submitAll()
-        rig.machine.goAwayReceived(#"NO_ERROR {"reason":"BadCertificate"}"#, into: &rig.actions)
+        rig.machine.goAwayReceived(#"NO_ERROR {"reason":"BadCertificate"}"#, at: rig.time, into: &rig.actions)
         rig.take()
         rig.reset(ids[0], refused: true)
         rig.close()
@@ -127,11 +127,37 @@ struct ConnectionRefusalTests {
         rig.open(maxConcurrent: 1)
         let first = rig.submitAll()
         rig.answer(first[0], ProviderConnectionMachineTests.delivered)
-        rig.machine.goAwayReceived("NO_ERROR Shutdown", into: &rig.actions)
+        rig.machine.goAwayReceived("NO_ERROR Shutdown", at: rig.time, into: &rig.actions)
         rig.take()
         rig.close()
         #expect(Self.refusals(rig).isEmpty)
         #expect(rig.machine.nextDeadline == rig.now, "reconnects on the next turn, no backoff")
+    }
+
+    @Test("a GOAWAY long after the connection was made, nothing ever asked on it, is an idle goodbye, not a refusal")
+    func idleGoAwayIsNoRefusal() {
+        var rig = Rig()
+        rig.open(maxConcurrent: 100)
+        rig.advance(by: .seconds(3600))
+        rig.machine.goAwayReceived("NO_ERROR idle", at: rig.time, into: &rig.actions)
+        rig.take()
+        rig.close()
+        #expect(Self.refusals(rig).isEmpty)
+        // The same reason early is a refusal; a certificate reason late still is.
+        var early = Rig()
+        early.open(maxConcurrent: 100)
+        early.machine.goAwayReceived("NO_ERROR idle", at: early.time, into: &early.actions)
+        early.take()
+        early.close()
+        #expect(Self.refusals(early) == ["goaway"])
+        var late = Rig()
+        late.open(maxConcurrent: 100)
+        late.advance(by: .seconds(3600))
+        late.machine.goAwayReceived(
+            #"NO_ERROR {"reason":"BadCertificateEnvironment"}"#, at: late.time, into: &late.actions)
+        late.take()
+        late.close()
+        #expect(Self.refusals(late) == ["goaway"])
     }
 
     @Test("HTTP/1.1: the request lost with a refused connection FAILS with the refusal's reason")

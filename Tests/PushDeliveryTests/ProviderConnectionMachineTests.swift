@@ -182,7 +182,7 @@ struct ProviderConnectionMachineTests {
         rig.enqueue(["a", "b", "c", "d"])
         rig.open()
         #expect(rig.submitAll() == [1, 3, 5, 7])
-        rig.machine.goAwayReceived("NO_ERROR Shutdown", into: &rig.actions)
+        rig.machine.goAwayReceived("NO_ERROR Shutdown", at: rig.time, into: &rig.actions)
         rig.take()
         #expect(rig.machine.phase == .draining)
         rig.enqueue(["e"])
