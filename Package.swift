@@ -307,8 +307,8 @@ let package = Package(
         .testTarget(
             name: "PushWebPushTests",
             dependencies: [
-                "PushWebPush", "PushCore", "PushCredentials", "PushDelivery", "PushMockSupport", "PushMockWebPush",
-                "PushPosix", "PushTLS", "PushTransport",
+                "PushWebPush", "PushCore", "PushCredentials", "PushDelivery", "PushMetrics", "PushMockSupport",
+                "PushMockWebPush", "PushPosix", "PushTLS", "PushTransport",
             ],
             swiftSettings: swiftSettings),
 

@@ -176,8 +176,12 @@ struct ProviderConnectionMachine {
 
     /// No credential can be had: what waits is FAILED with `reason`.
     mutating func authorizationFailed(_ reason: String, into actions: inout [Action]) {
+        finishQueued(.failed, reason: reason, into: &actions)
+    }
+
+    private mutating func finishQueued(_ status: DeliveryStatus, reason: String, into actions: inout [Action]) {
         for request in queue.removeAll() {
-            actions.append(.finish(request, request.result(.failed, reason: reason)))
+            actions.append(.finish(request, request.result(status, reason: reason)))
         }
     }
 
@@ -205,6 +209,18 @@ struct ProviderConnectionMachine {
         guard !isShutDown else { return }
         let delay = configuration.retry.backoff(afterAttempt: connectFailures, unit: unitRandom())
         reconnectAt = time.now &+ nanoseconds(delay)
+    }
+
+    /// The host's addresses may not be connected to (``AddressRefusal``): what waits is REJECTED
+    /// with `reason` at once, as the same answer would come on every retry; a later request asks
+    /// again (the resolver's cache makes that cheap).
+    mutating func connectRefused(reason: String, into actions: inout [Action]) {
+        phase = .idle
+        handshakeDeadline = nil
+        connectFailures = 0
+        reconnectAt = nil
+        actions.append(.report(.addressRefused(reason, requests: queue.count)))
+        finishQueued(.rejected, reason: reason, into: &actions)
     }
 
     /// TLS (and ALPN) done: the connection may carry requests once the peer's settings arrive

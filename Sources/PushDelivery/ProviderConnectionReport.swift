@@ -2,6 +2,8 @@
 /// protection at work).
 enum ProviderConnectionReport {
     case connectFailed(any Error)
+    /// The host's addresses are refused (`allow_private_addresses`); `requests` are REJECTED.
+    case addressRefused(String, requests: Int)
     case closed(any Error)
     case goAway(String)
     /// A request came back refused (unprocessed) more than once: resends are now spaced out.
@@ -22,6 +24,7 @@ extension ProviderConnectionReport {
         case .refusedTooOften: .streamRefused
         case .stalled: .stalled
         case .pingTimeout: .pingTimeout
+        case .addressRefused: .privateAddressRefused
         case .connectFailed, .closed, .goAway: nil
         }
     }
