@@ -91,6 +91,7 @@ struct HostResolverTests {
         let (fastResult, fastSeconds) = try #require(fast.wait())
         #expect(throws: Never.self) { try fastResult.get() }
         #expect(fastSeconds < 1, "a connect to another name waited \(fastSeconds) s")
+        #expect(threadNames().contains("dns-lookup"), "the slow lookup runs on a thread of its own")
         #expect(waitFor(timerFired, seconds: 2))
         #expect(try #require(timerLateness.value) < 0.5)
         let taskStart = EventLoop.monotonicNow
