@@ -142,6 +142,7 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
             app.log("connection failed", error)
         case .addressRefused(let reason, let requests):
             app.log("connection refused", TransportError(reason))
+            // Counted per request refused, not per report as the other protections.
             app.metrics.protections[.privateAddressRefused]?.increment(by: requests)
             return
         case .closed(let error):
