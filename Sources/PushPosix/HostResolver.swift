@@ -117,7 +117,8 @@ public final class HostResolver: Sendable {
 
     /// A lookup thread: `name`, then queued names while there are any.
     private func runLookups(from name: String) {
-        // Named for `top -H` and gdb: a thread blocked in getaddrinfo is a slow DNS server.
+        // Named for `top -H` and gdb: a thread blocked in getaddrinfo is a slow DNS server (until
+        // here it carries the name of the loop that started it).
         _ = LinuxCalls.setThreadName(pthread_self(), Array("dns-lookup".utf8CString))
         var next: String? = name
         while let current = next {

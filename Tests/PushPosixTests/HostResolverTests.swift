@@ -11,13 +11,16 @@ struct HostResolverTests {
     /// answering 127.0.0.1; it counts the lookups per name.
     final class SlowDNS: Sendable {
         let lookups = Shared<[String: Int]>([:])
+        /// The name of the thread each lookup ran on.
+        let threads = Shared<Set<String>>([])
         let resolver: HostResolver
 
         init(delay: Duration, configuration: HostResolver.Configuration = .init(), now: (@Sendable () -> UInt64)? = nil)
         {
-            let lookups = self.lookups
+            let (lookups, threads) = (self.lookups, self.threads)
             let lookup: HostResolver.Lookup = { name in
                 lookups.update { $0[name, default: 0] += 1 }
+                threads.update { $0.insert(currentThreadName()) }
                 if name.hasSuffix(".slow.test") {
                     let (seconds, attoseconds) = delay.components
                     usleep(UInt32(seconds) * 1_000_000 + UInt32(attoseconds / 1_000_000_000_000))
@@ -52,8 +55,13 @@ struct HostResolverTests {
             }
         }
 
-        func wait(seconds: Double = 10) -> (Result<Connection, any Error>, seconds: Double)? {
-            guard waitFor(done, seconds: seconds) else { return nil }
+        /// Polls, not a semaphore: a test blocking a thread of Swift's cooperative pool for seconds
+        /// (there are as many as cores) starves every async test running beside it.
+        func wait(seconds: Double = 10) async -> (Result<Connection, any Error>, seconds: Double)? {
+            let deadline = ContinuousClock.now + .seconds(seconds)
+            while result.value == nil, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
             return result.value
         }
     }
@@ -66,7 +74,7 @@ struct HostResolverTests {
     }
 
     @Test("a lookup that answers after 3 s delays no other connection, timer or task on the loop")
-    func slowLookupBlocksNothingElse() throws {
+    func slowLookupBlocksNothingElse() async throws {
         let group = try EventLoopGroup(loopCount: 1, namePrefix: "slowdns")
         defer { group.shutdown() }
         let loop = group.loops[0]
@@ -88,18 +96,17 @@ struct HostResolverTests {
                 timerFired.signal()
             }
         }
-        let (fastResult, fastSeconds) = try #require(fast.wait())
+        let (fastResult, fastSeconds) = try #require(await fast.wait())
         #expect(throws: Never.self) { try fastResult.get() }
         #expect(fastSeconds < 1, "a connect to another name waited \(fastSeconds) s")
-        #expect(threadNames().contains("dns-lookup"), "the slow lookup runs on a thread of its own")
-        #expect(waitFor(timerFired, seconds: 2))
+        #expect(timerFired.wait(timeout: .now() + 2) == .success)  // fired already, in all but a failure
         #expect(try #require(timerLateness.value) < 0.5)
         let taskStart = EventLoop.monotonicNow
         #expect(onLoop(loop) { 1 } == 1)
         #expect(Double(EventLoop.monotonicNow - taskStart) / 1e9 < 0.5)
 
-        let (slowResult, slowSeconds) = try #require(slow.wait())
-        let (againResult, againSeconds) = try #require(slowAgain.wait())
+        let (slowResult, slowSeconds) = try #require(await slow.wait())
+        let (againResult, againSeconds) = try #require(await slowAgain.wait())
         #expect(throws: Never.self) { try slowResult.get() }
         #expect(throws: Never.self) { try againResult.get() }
         #expect(slowSeconds >= 2.9 && slowSeconds < 5, "\(slowSeconds)")
@@ -107,10 +114,11 @@ struct HostResolverTests {
         // Both connects waited for one query (names compare without case).
         #expect(dns.lookups.value["push.slow.test"] == 1)
         #expect(accepted.value == 3)
+        #expect(dns.threads.value == ["dns-lookup"], "lookups run on threads of their own, not the loop's")
     }
 
     @Test("lookups of different slow names run at once: three take 3 s, not 9")
-    func slowLookupsRunConcurrently() throws {
+    func slowLookupsRunConcurrently() async throws {
         let group = try EventLoopGroup(loopCount: 1, namePrefix: "slowdns3")
         defer { group.shutdown() }
         let server = try listen(group, accepted: Shared(0))
@@ -120,14 +128,14 @@ struct HostResolverTests {
             Outcome("\($0).slow.test", port: server.localPort, loop: group.loops[0], resolver: dns.resolver)
         }
         for outcome in outcomes {
-            let (result, seconds) = try #require(outcome.wait())
+            let (result, seconds) = try #require(await outcome.wait())
             #expect(throws: Never.self) { try result.get() }
             #expect(seconds < 5, "\(seconds)")
         }
     }
 
     @Test("past the time limit the connect fails; the late answer is kept for the next connect")
-    func timeLimit() throws {
+    func timeLimit() async throws {
         let group = try EventLoopGroup(loopCount: 1, namePrefix: "dnslimit")
         defer { group.shutdown() }
         let server = try listen(group, accepted: Shared(0))
@@ -136,24 +144,26 @@ struct HostResolverTests {
         configuration.timeLimit = .milliseconds(300)
         let dns = SlowDNS(delay: .seconds(1), configuration: configuration)
         let (result, seconds) = try #require(
-            Outcome("late.slow.test", port: server.localPort, loop: group.loops[0], resolver: dns.resolver).wait())
+            await Outcome("late.slow.test", port: server.localPort, loop: group.loops[0], resolver: dns.resolver)
+                .wait())
         guard case .failure(let error) = result else {
             Issue.record("connected past the time limit")
             return
         }
         #expect((error as? IOError)?.errno == ETIMEDOUT)
         #expect(seconds >= 0.29 && seconds < 0.9, "\(seconds)")
-        usleep(1_000_000)
+        try await Task.sleep(for: .seconds(1))
         #expect(dns.resolver.counts.cached == 1)
         let (again, againSeconds) = try #require(
-            Outcome("late.slow.test", port: server.localPort, loop: group.loops[0], resolver: dns.resolver).wait())
+            await Outcome("late.slow.test", port: server.localPort, loop: group.loops[0], resolver: dns.resolver)
+                .wait())
         #expect(throws: Never.self) { try again.get() }
         #expect(againSeconds < 0.2)
         #expect(dns.lookups.value["late.slow.test"] == 1)
     }
 
     @Test("answers are kept for cacheTime, then looked up again")
-    func cacheTime() throws {
+    func cacheTime() async throws {
         let group = try EventLoopGroup(loopCount: 1, namePrefix: "dnscache")
         defer { group.shutdown() }
         let server = try listen(group, accepted: Shared(0))
@@ -165,14 +175,15 @@ struct HostResolverTests {
         for advance: UInt64 in [0, 59_000_000_000, 2_000_000_000] {
             clock.update { $0 += advance }
             let (result, _) = try #require(
-                Outcome("cached.example", port: server.localPort, loop: group.loops[0], resolver: dns.resolver).wait())
+                await Outcome("cached.example", port: server.localPort, loop: group.loops[0], resolver: dns.resolver)
+                    .wait())
             #expect(throws: Never.self) { try result.get() }
         }
         #expect(dns.lookups.value["cached.example"] == 2)
     }
 
     @Test("globalOnly: a name resolving to 127.0.0.1, or the literal, is refused and never connected to")
-    func refusedAddresses() throws {
+    func refusedAddresses() async throws {
         let group = try EventLoopGroup(loopCount: 1, namePrefix: "dnsrefuse")
         defer { group.shutdown() }
         let accepted = Shared(0)
@@ -180,11 +191,9 @@ struct HostResolverTests {
         defer { server.close() }
         let dns = SlowDNS(delay: .zero)
         for host in ["inside.example", "127.0.0.1", "[::ffff:127.0.0.1]"] {
-            let (result, _) = try #require(
-                Outcome(
-                    host, port: server.localPort, loop: group.loops[0], resolver: dns.resolver, admission: .globalOnly
-                )
-                .wait())
+            let outcome = Outcome(
+                host, port: server.localPort, loop: group.loops[0], resolver: dns.resolver, admission: .globalOnly)
+            let (result, _) = try #require(await outcome.wait())
             guard case .failure(let error) = result, let refusal = error as? AddressRefusal else {
                 Issue.record("\(host): \(result)")
                 continue
@@ -193,20 +202,21 @@ struct HostResolverTests {
             #expect(refusal.address == "127.0.0.1" || refusal.address == "::ffff:127.0.0.1")
         }
         let (allowed, _) = try #require(
-            Outcome("inside.example", port: server.localPort, loop: group.loops[0], resolver: dns.resolver).wait())
+            await Outcome("inside.example", port: server.localPort, loop: group.loops[0], resolver: dns.resolver)
+                .wait())
         #expect(throws: Never.self) { try allowed.get() }
         _ = onLoop(group.loops[0]) { 0 }
         #expect(accepted.value == 1)
     }
 
     @Test("a loop shut down while a name is being resolved cancels the connect")
-    func shutdownWhileResolving() throws {
+    func shutdownWhileResolving() async throws {
         let loop = try EventLoop.spawn(name: "dnsshutdown")
         let dns = SlowDNS(delay: .seconds(2))
         let outcome = Outcome("gone.slow.test", port: 443, loop: loop, resolver: dns.resolver)
         _ = onLoop(loop) { 0 }
         loop.shutdown()
-        let (result, seconds) = try #require(outcome.wait(seconds: 5))
+        let (result, seconds) = try #require(await outcome.wait(seconds: 5))
         guard case .failure(let error) = result else {
             Issue.record("connected")
             return
@@ -214,4 +224,14 @@ struct HostResolverTests {
         #expect((error as? IOError)?.errno == ECANCELED)
         #expect(seconds < 1.5)
     }
+}
+
+/// This thread's name (/proc/thread-self/comm).
+private func currentThreadName() -> String {
+    guard let file = fopen("/proc/thread-self/comm", "r") else { return "" }
+    defer { fclose(file) }
+    var buffer = [CChar](repeating: 0, count: 32)
+    guard fgets(&buffer, 32, file) != nil else { return "" }
+    let bytes = buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: bytes, as: UTF8.self)
 }
