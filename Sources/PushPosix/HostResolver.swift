@@ -93,7 +93,6 @@ public final class HostResolver: Sendable {
         case .joined, .queued:
             break
         }
-        guard !request.isFinished else { return }  // no lookup thread could be started
         request.timer = loop.schedule(after: configuration.timeLimit) { [configuration] in
             request.timer = nil
             let reason = "resolving \(host): no answer within \(configuration.timeLimit)"
@@ -105,13 +104,25 @@ public final class HostResolver: Sendable {
     var counts: (cached: Int, pending: Int) { table.withLock { ($0.cachedCount, $0.pendingCount) } }
 
     private func start(_ name: String) {
-        do {
-            let thread = try startThread("resolver") { [self] in runLookups(from: name) }
-            pthread_detach(thread)
-        } catch {
-            let waiters = table.withLock { $0.notStarted(name) }
-            let failure = IOError(errno: EAGAIN, reason: "resolving \(name): \(error)")
-            for waiter in waiters { waiter.request.finish(.failure(failure)) }
+        var next: String? = name
+        while let current = next {
+            do {
+                let thread = try startThread("resolver") { [self] in runLookups(from: current) }
+                pthread_detach(thread)
+                return
+            } catch {
+                let (waiters, following) = table.withLock { $0.notStarted(current) }
+                tell(waiters, .failure(IOError(errno: EAGAIN, reason: "resolving \(current): \(error)")))
+                next = following
+            }
+        }
+    }
+
+    /// Runs each waiter's answer on its loop, as a task.
+    private func tell(_ waiters: [Waiter], _ result: Result<[SocketAddress], IOError>) {
+        for waiter in waiters {
+            let request = UnsafeTransfer(value: waiter.request)
+            waiter.loop.execute { request.value.finish(result) }
         }
     }
 
@@ -124,10 +135,7 @@ public final class HostResolver: Sendable {
         while let current = next {
             let result = lookup(current)
             let (waiters, following) = table.withLock { $0.finished(current, result, now: now()) }
-            for waiter in waiters {
-                let request = UnsafeTransfer(value: waiter.request)
-                waiter.loop.execute { request.value.finish(result) }
-            }
+            tell(waiters, result)
             next = following
         }
     }

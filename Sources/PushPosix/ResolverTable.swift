@@ -75,10 +75,10 @@ struct ResolverTable<Waiter> {
         return (waiters, takeQueued())
     }
 
-    /// A lookup thread could not be started for `name`: its waiters, told of the failure.
-    mutating func notStarted(_ name: String) -> [Waiter] {
-        running -= 1
-        return pending.removeValue(forKey: name) ?? []
+    /// A lookup thread could not be started for `name`: its waiters, to be told of the failure, and
+    /// the next queued name to start a thread for in its place (nil: the slot is free again).
+    mutating func notStarted(_ name: String) -> (waiters: [Waiter], next: String?) {
+        (pending.removeValue(forKey: name) ?? [], takeQueued())
     }
 
     private mutating func takeQueued() -> String? {

@@ -74,6 +74,21 @@ struct ResolverTableTests {
         #expect(table.running == 0)
     }
 
+    @Test("a lookup thread that could not be started hands its slot to the next queued name")
+    func notStarted() {
+        var table = ResolverTable<Int>(cacheNanoseconds: 60 * second, maxEntries: 8, maxRunning: 1)
+        #expect(isStart(table.lookUp("a", for: 1, now: 0)))
+        _ = table.lookUp("b", for: 2, now: 0)
+        _ = table.lookUp("b", for: 3, now: 0)
+        let (waiters, next) = table.notStarted("a")
+        #expect(waiters == [1])
+        #expect(next == "b")
+        #expect(table.running == 1)
+        #expect(table.notStarted("b") == ([2, 3], nil))
+        #expect(table.running == 0)
+        #expect(isStart(table.lookUp("b", for: 4, now: 0)), "nothing is left pending for good")
+    }
+
     @Test("at most maxEntries answers are kept; the oldest goes first")
     func boundedCache() {
         var table = ResolverTable<Int>(cacheNanoseconds: 60 * second, maxEntries: 3, maxRunning: 1)
