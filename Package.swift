@@ -89,7 +89,8 @@ let package = Package(
         .target(name: "PushSync", swiftSettings: swiftSettings),
         .testTarget(name: "PushSyncTests", dependencies: ["PushSync"], swiftSettings: swiftSettings),
 
-        // epoll event loops, sockets, timers, cross-thread wake-ups. Knows nothing about push.
+        // epoll event loops, sockets, timers, cross-thread wake-ups, host names resolved off the loops
+        // (and which addresses are global). Knows nothing about push.
         .target(
             name: "PushPosix", dependencies: ["CLinux", "CMimalloc", "PushSync"], swiftSettings: swiftSettings,
             // Named on the link line as well as by CMimalloc's module map: a link-time-optimized
@@ -308,8 +309,8 @@ let package = Package(
         .testTarget(
             name: "PushWebPushTests",
             dependencies: [
-                "PushWebPush", "PushCore", "PushCredentials", "PushDelivery", "PushMockSupport", "PushMockWebPush",
-                "PushPosix", "PushTLS", "PushTransport",
+                "PushWebPush", "PushCore", "PushCredentials", "PushDelivery", "PushMetrics", "PushMockSupport",
+                "PushMockWebPush", "PushPosix", "PushTLS", "PushTransport",
             ],
             swiftSettings: swiftSettings),
 

@@ -182,6 +182,8 @@ struct BenchSetup {
                 "ca_file": files.path("mock-ca.pem"),
             ])
         members.append(("allowed_hosts", .array([.string(origin)])))
+        // The mock listens on loopback, which a webpush app refuses unless told.
+        members.append(("allow_private_addresses", .bool(true)))
         return members
     }
 

@@ -1,3 +1,4 @@
+public import PushPosix
 public import PushTransport
 
 /// How a provider client (APNs, FCM, ADM) talks to its provider. Every default is stated; the
@@ -36,6 +37,11 @@ public struct ProviderClientConfiguration: Sendable {
     /// The HTTP version spoken: HTTP/2 only (APNs requires it), HTTP/1.1 only, or whichever the
     /// server chooses by ALPN (the app's TLS context must offer what this allows). Default HTTP/2.
     public var httpVersion = HTTPVersionPolicy.http2
+    /// Which resolved addresses connections may go to: ``AddressAdmission/globalOnly`` for Web
+    /// Push (hosts chosen by whoever made a subscription) unless the app sets
+    /// `allow_private_addresses`. A refusal fails what waits at once (REJECTED), no retry.
+    /// Default ``AddressAdmission/any``.
+    public var admission = AddressAdmission.any
     /// The proxy the connections tunnel through (CONNECT), per host; default none.
     public var proxy = ProxyChoice.direct
     /// Origins other than the app's endpoint an app may have pools for at once (a dialect whose

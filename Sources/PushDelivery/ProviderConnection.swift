@@ -153,6 +153,11 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
                         refusesCertificate: refusal.refusesCertificate,
                         certificate: app.tlsContext.clientCertificate, attempts: attempts))
             }
+        case .addressRefused(let reason, let requests):
+            app.log("connection refused", TransportError(reason))
+            // Counted per request refused, not per report as the other protections.
+            app.metrics.protections[.privateAddressRefused]?.increment(by: requests)
+            return
         case .closed(let error):
             app.log("connection closed", error)
         case .goAway(let description):
@@ -296,14 +301,18 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
         self.transport = transport
         transport.connect(
             host: usage.origin.host, port: usage.origin.port, timeout: app.configuration.connectTimeout,
-            proxy: app.configuration.proxy.proxy(for: usage.origin.host)
+            proxy: app.configuration.proxy.proxy(for: usage.origin.host), admission: app.configuration.admission
         ) {
             [self] result in
-            if case .failure(let error) = result, self.transport === transport {
-                self.transport = nil
+            guard case .failure(let error) = result, self.transport === transport else { return }
+            self.transport = nil
+            if let refusal = error as? AddressRefusal {
+                let reason = "the push service host \(refusal) (set allow_private_addresses to allow)"
+                machine.connectRefused(reason: reason, into: &actions)
+            } else {
                 machine.connectFailed(error, at: time, into: &actions)
-                perform()
             }
+            perform()
         }
     }
 

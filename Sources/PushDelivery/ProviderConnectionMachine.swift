@@ -123,7 +123,7 @@ struct ProviderConnectionMachine {
                 phase = .connecting
                 actions.append(.connect)
             } else if let certificateRefusal {
-                failWaiting("ProviderUnreachable: \(certificateRefusal)", delayedToo: false, into: &actions)
+                finishQueued(.failed, reason: "ProviderUnreachable: \(certificateRefusal)", into: &actions)
             }
         case .ready:
             if !awaitingAuthorization, streams.count < limit { actions.append(.submit) }
@@ -194,8 +194,17 @@ struct ProviderConnectionMachine {
 
     /// No credential can be had: what waits is FAILED with `reason`.
     mutating func authorizationFailed(_ reason: String, into actions: inout [Action]) {
-        for request in queue.removeAll() {
-            actions.append(.finish(request, request.result(.failed, reason: reason)))
+        finishQueued(.failed, reason: reason, into: &actions)
+    }
+
+    /// Ends what waits for a connection with `status` (and the requests waiting out a retry
+    /// backoff, when `delayedToo`).
+    private mutating func finishQueued(
+        _ status: DeliveryStatus, reason: String, delayedToo: Bool = false, into actions: inout [Action]
+    ) {
+        let waiting = delayedToo ? queue.removeAll() + delayed.removeAll() : queue.removeAll()
+        for request in waiting {
+            actions.append(.finish(request, request.result(status, reason: reason)))
         }
     }
 
@@ -227,19 +236,23 @@ struct ProviderConnectionMachine {
         if refusesCertificate || connectFailures >= configuration.maxConnectAttempts {
             // Unreachable, or refusing us: fail what waits rather than hold it without end.
             let reason = "ProviderUnreachable: \(refusal.map { "\($0)" } ?? "\(error)")"
-            failWaiting(reason, delayedToo: refusesCertificate, into: &actions)
+            finishQueued(.failed, reason: reason, delayedToo: refusesCertificate, into: &actions)
         }
         guard !isShutDown else { return }
         let delay = configuration.retry.backoff(afterAttempt: connectFailures, unit: unitRandom())
         reconnectAt = time.now &+ nanoseconds(delay)
     }
 
-    /// Fails the queue (and the requests waiting out a retry backoff, when `delayedToo`).
-    private mutating func failWaiting(_ reason: String, delayedToo: Bool, into actions: inout [Action]) {
-        let waiting = delayedToo ? queue.removeAll() + delayed.removeAll() : queue.removeAll()
-        for request in waiting {
-            actions.append(.finish(request, request.result(.failed, reason: reason)))
-        }
+    /// The host's addresses may not be connected to (``AddressRefusal``): what waits is REJECTED
+    /// with `reason` at once, as the same answer would come on every retry; a later request asks
+    /// again (the resolver's cache makes that cheap).
+    mutating func connectRefused(reason: String, into actions: inout [Action]) {
+        phase = .idle
+        handshakeDeadline = nil
+        connectFailures = 0
+        reconnectAt = nil
+        actions.append(.report(.addressRefused(reason, requests: queue.count)))
+        finishQueued(.rejected, reason: reason, into: &actions)
     }
 
     /// TLS (and ALPN) done: the connection may carry requests once the peer's settings arrive

@@ -5,6 +5,8 @@ enum ProviderConnectionReport {
     /// The provider ended a connection during or right after its handshake. Counted every time;
     /// logged as the origin's ``OriginRefusalGate`` says (once per `refusalLogInterval`).
     case refused(ConnectionRefusal)
+    /// The host's addresses are refused (`allow_private_addresses`); `requests` are REJECTED.
+    case addressRefused(String, requests: Int)
     case closed(any Error)
     case goAway(String)
     /// A request came back refused (unprocessed) more than once: resends are now spaced out.
@@ -25,6 +27,7 @@ extension ProviderConnectionReport {
         case .refusedTooOften: .streamRefused
         case .stalled: .stalled
         case .pingTimeout: .pingTimeout
+        case .addressRefused: .privateAddressRefused
         case .connectFailed, .refused, .closed, .goAway: nil
         }
     }

@@ -30,4 +30,7 @@ public enum ProviderProtection: String, CaseIterable, Sendable {
     case stalled = "stalled"
     /// A connection did not answer a PING in time and was given up.
     case pingTimeout = "ping_timeout"
+    /// A request was REJECTED: its push service host resolved to a loopback, private or other
+    /// non-global address (counted per request).
+    case privateAddressRefused = "private_address_refused"
 }

@@ -9,25 +9,21 @@ struct UnsafeTransfer<Value>: @unchecked Sendable {
 
 extension Connection {
     /// Non-blocking TCP connect with TCP_NODELAY on. `host` is an IPv4/IPv6 literal or a name
-    /// such as "localhost", resolved with getaddrinfo on the calling thread; the addresses are
-    /// tried in order until one connects. `completion` is called on `loop` (after the current
-    /// callback returns if `connect` is called on the loop). On success the connection is
-    /// registered for reading with `handler` installed. If `timeout` is given and no address
-    /// has connected by then, the result is ETIMEDOUT.
+    /// such as "localhost", resolved by `resolver` off the loop (a slow DNS server delays only
+    /// the connections waiting for that name); the addresses `admission` lets through are tried
+    /// in order until one connects. `completion` is called on `loop` (after the current callback
+    /// returns if `connect` is called on the loop). On success the connection is registered for
+    /// reading with `handler` installed. If `timeout` is given and no address has connected by
+    /// then (resolving included), the result is ETIMEDOUT. The failure is an ``IOError``, or an
+    /// ``AddressRefusal`` when `admission` let no address through.
     ///
     /// The one exception to "called on `loop`": if the loop has already been shut down,
     /// `completion` is called at once on the calling thread with ESHUTDOWN, so nobody waits forever.
     public static func connect(
         host: String, port: Int, on loop: EventLoop, handler: any ConnectionHandler,
-        timeout: Duration? = nil,
-        completion: @escaping (Result<Connection, IOError>) -> Void
+        timeout: Duration? = nil, admission: AddressAdmission = .any, resolver: HostResolver = .shared,
+        completion: @escaping (Result<Connection, any Error>) -> Void
     ) {
-        let resolved: Result<[SocketAddress], IOError>
-        do {
-            resolved = .success(try SocketAddress.resolve(host: host, port: port))
-        } catch {
-            resolved = .failure(error)
-        }
         // Two transfers, not one holding a tuple: with Swift 6.3.1, destructuring
         // `let (handler, completion) = transfer.value` inside the closure over-released the
         // handler (use-after-free caught by AddressSanitizer in the tests).
@@ -35,9 +31,9 @@ extension Connection {
         let completionTransfer = UnsafeTransfer(value: completion)
         let start: @Sendable () -> Void = {
             let attempt = ConnectAttempt(
-                loop: loop, target: "\(host):\(port)", handler: handlerTransfer.value,
+                loop: loop, host: host, port: port, admission: admission, handler: handlerTransfer.value,
                 completion: completionTransfer.value)
-            attempt.start(resolved, timeout: timeout)
+            attempt.start(resolver: resolver, timeout: timeout)
         }
         if loop.inEventLoop {
             start()
@@ -52,9 +48,12 @@ extension Connection {
 /// Loop-thread only (it lives in the loop's registration table while pending).
 final class ConnectAttempt: Selectable {
     private let loop: EventLoop
+    private let host: String
+    private let port: Int
     private let target: String
+    private let admission: AddressAdmission
     private var handler: (any ConnectionHandler)?
-    private var completion: ((Result<Connection, IOError>) -> Void)?
+    private var completion: ((Result<Connection, any Error>) -> Void)?
     private var addresses: [SocketAddress] = []
     private var nextIndex = 0
     private var current: SocketAddress?
@@ -62,30 +61,46 @@ final class ConnectAttempt: Selectable {
     private var registrationID: UInt64 = 0
     private var timer: TimerID?
     private var lastError: IOError?
+    /// While the name is being resolved: the attempt's place in the loop's table (shutdown tells it).
+    private var waitingID: UInt64 = 0
 
     init(
-        loop: EventLoop, target: String, handler: any ConnectionHandler,
-        completion: @escaping (Result<Connection, IOError>) -> Void
+        loop: EventLoop, host: String, port: Int, admission: AddressAdmission, handler: any ConnectionHandler,
+        completion: @escaping (Result<Connection, any Error>) -> Void
     ) {
         self.loop = loop
-        self.target = target
+        self.host = host
+        self.port = port
+        target = "\(host):\(port)"
+        self.admission = admission
         self.handler = handler
         self.completion = completion
     }
 
-    func start(_ resolved: Result<[SocketAddress], IOError>, timeout: Duration?) {
-        switch resolved {
-        case .failure(let error):
-            finish(.failure(error))
-        case .success(let addresses):
-            self.addresses = addresses
-            if let timeout {
-                timer = loop.schedule(after: timeout) { [self] in
-                    timer = nil
-                    fail(IOError(errno: ETIMEDOUT, reason: "connect to \(target)"))
+    /// Loop thread. The time limit runs from here: resolving is part of connecting.
+    func start(resolver: HostResolver, timeout: Duration?) {
+        if let timeout {
+            timer = loop.schedule(after: timeout) { [self] in
+                timer = nil
+                fail(IOError(errno: ETIMEDOUT, reason: "connect to \(target)"))
+            }
+        }
+        waitingID = loop.registerWaiter(self)
+        resolver.resolve(host: host, port: port, on: loop) { [self] resolved in
+            stopWaiting()
+            guard completion != nil else { return }  // timed out or shut down meanwhile
+            switch resolved {
+            case .failure(let error):
+                fail(error)
+            case .success(let addresses):
+                switch admission.admit(addresses, host: SocketAddress.unbracketed(host)) {
+                case .failure(let refusal):
+                    fail(refusal)
+                case .success(let admitted):
+                    self.addresses = admitted
+                    tryNextAddress()
                 }
             }
-            tryNextAddress()
         }
     }
 
@@ -134,7 +149,7 @@ final class ConnectAttempt: Selectable {
     private func succeed() {
         guard let address = current else { return }
         let connection = Connection(fd: fd, loop: loop, peer: address)
-        do {
+        do throws(IOError) {
             try connection.adopt(registrationID: registrationID)
         } catch {
             fail(error)
@@ -147,10 +162,17 @@ final class ConnectAttempt: Selectable {
         finish(.success(connection))
     }
 
-    private func fail(_ error: IOError) {
+    private func fail(_ error: any Error) {
+        stopWaiting()
         dropSocket()
         cancelTimer()
         finish(.failure(error))
+    }
+
+    private func stopWaiting() {
+        guard waitingID != 0 else { return }
+        loop.deregisterWaiter(id: waitingID)
+        waitingID = 0
     }
 
     private func dropSocket() {
@@ -168,7 +190,7 @@ final class ConnectAttempt: Selectable {
     }
 
     /// Exactly once; deferred so the completion never runs inside the caller's own callback.
-    private func finish(_ result: Result<Connection, IOError>) {
+    private func finish(_ result: Result<Connection, any Error>) {
         guard let completion else { return }
         self.completion = nil
         handler = nil

@@ -310,6 +310,18 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Removes from epoll *before* the caller closes the descriptor, and forgets the id so a
     /// stale event from this turn's batch is ignored.
+    /// Loop thread only. Keeps `target` in the table with no descriptor, so that a shutdown tells
+    /// it (``Selectable/closeForShutdown()``): for work that waits on another thread (a name lookup).
+    func registerWaiter(_ target: any Selectable) -> UInt64 {
+        let id = nextRegistrationID
+        nextRegistrationID += 1
+        registrations[id] = target
+        return id
+    }
+
+    /// Loop thread only. Ends ``registerWaiter(_:)``.
+    func deregisterWaiter(id: UInt64) { registrations[id] = nil }
+
     func deregister(id: UInt64, fd: Int32) {
         registrations[id] = nil
         // Can only fail if the fd is already gone from epoll; closing it next cleans up anyway.

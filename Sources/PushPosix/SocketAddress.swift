@@ -25,40 +25,50 @@ struct SocketAddress: @unchecked Sendable {
     }
 
     /// IPv4/IPv6 literals (brackets allowed around IPv6) are parsed directly; anything else
-    /// ("localhost") goes through getaddrinfo, which may block, on the calling thread.
+    /// ("localhost") goes through getaddrinfo, which may block, on the calling thread (for a
+    /// listener at start-up; connections resolve through a ``HostResolver``, off the loops).
     /// `passive` asks for addresses suitable for bind().
     static func resolve(host: String, port: Int, passive: Bool = false) throws(IOError) -> [SocketAddress] {
         guard (0...65535).contains(port) else {
             throw IOError(errno: EINVAL, reason: "port \(port) out of range")
         }
-        var name = host
-        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if let address = literal(host, port: port) { return [address] }
+        return try lookUp(unbracketed(host), port: port, passive: passive)
+    }
 
+    /// `host` without the brackets an IPv6 literal may carry in a URL.
+    static func unbracketed(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+
+    /// The address `host` spells, when it is an IPv4 or IPv6 literal (brackets allowed).
+    static func literal(_ host: String, port: Int) -> SocketAddress? {
+        let name = unbracketed(host)
         var v4 = sockaddr_in()
         if inet_pton(AF_INET, name, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = in_port_t(UInt16(port).bigEndian)
-            return [
-                withUnsafePointer(to: &v4) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
+            v4.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+            return withUnsafePointer(to: &v4) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
-            ]
+            }
         }
         var v6 = sockaddr_in6()
         if inet_pton(AF_INET6, name, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
-            v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-            return [
-                withUnsafePointer(to: &v6) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in6>.size))
-                    }
+            v6.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+            return withUnsafePointer(to: &v6) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in6>.size))
                 }
-            ]
+            }
         }
+        return nil
+    }
 
+    /// getaddrinfo for `name`: blocks the calling thread for as long as the resolver takes.
+    static func lookUp(_ name: String, port: Int = 0, passive: Bool = false) throws(IOError) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -68,7 +78,7 @@ struct SocketAddress: @unchecked Sendable {
         guard rc == 0 else {
             // getaddrinfo reports EAI_* codes, not errno; EAI_SYSTEM means "look at errno".
             let code = rc == EAI_SYSTEM ? Glibc.errno : ENOENT
-            throw IOError(errno: code, reason: "resolving \(host): \(String(cString: gai_strerror(rc)))")
+            throw IOError(errno: code, reason: "resolving \(name): \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(list) }
         var result: [SocketAddress] = []
@@ -82,7 +92,7 @@ struct SocketAddress: @unchecked Sendable {
             cursor = entry.pointee.ai_next
         }
         guard !result.isEmpty else {
-            throw IOError(errno: ENOENT, reason: "resolving \(host): no IPv4/IPv6 address")
+            throw IOError(errno: ENOENT, reason: "resolving \(name): no IPv4/IPv6 address")
         }
         return result
     }
@@ -116,6 +126,49 @@ struct SocketAddress: @unchecked Sendable {
                 return 0
             }
         }
+    }
+
+    /// The same address with `port` (a resolver's answers are kept without one).
+    func withPort(_ port: Int) -> SocketAddress {
+        var copy = self
+        withUnsafeMutableBytes(of: &copy.storage) { raw in
+            let value = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+            let offset: Int? =
+                switch family {
+                case AF_INET: MemoryLayout<sockaddr_in>.offset(of: \.sin_port)
+                case AF_INET6: MemoryLayout<sockaddr_in6>.offset(of: \.sin6_port)
+                default: nil
+                }
+            if let offset { raw.storeBytes(of: value, toByteOffset: offset, as: in_port_t.self) }
+        }
+        return copy
+    }
+
+    /// Where the address leads (see ``AddressScope``).
+    var scope: AddressScope {
+        withSockAddr { pointer, _ in
+            switch Int32(pointer.pointee.sa_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    AddressScope(ipv4: UInt32(bigEndian: $0.pointee.sin_addr.s_addr))
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    withUnsafeBytes(of: $0.pointee.sin6_addr) { AddressScope(ipv6: $0) }
+                }
+            default:
+                return .reserved
+            }
+        }
+    }
+
+    /// The address without its port: "10.0.0.1", "fd00::1".
+    var hostText: String {
+        let text = description
+        if text.hasPrefix("["), let end = text.lastIndex(of: "]") {
+            return String(text[text.index(after: text.startIndex)..<end])
+        }
+        return String(text.prefix { $0 != ":" })
     }
 
     /// 127.0.0.0/8, ::1, or an IPv4-mapped 127.x address.

@@ -208,8 +208,10 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
 
     /// Connects to `host:port` and attaches; `completion` runs on `loop` with the transport or the
     /// reason it could not connect. Readiness (TLS done) is reported to the owner separately.
+    /// `admission` applies to the addresses `host` resolves to; through a proxy the proxy
+    /// resolves `host`, so only an IP literal `host` is checked here.
     public func connect(
-        host: String, port: Int, timeout: Duration, proxy: HTTPProxy? = nil,
+        host: String, port: Int, timeout: Duration, proxy: HTTPProxy? = nil, admission: AddressAdmission = .any,
         completion: @escaping (Result<Void, any Error>) -> Void
     ) {
         let attachWhenOpen: (Result<Connection, any Error>) -> Void = { [self] result in
@@ -228,9 +230,14 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
             }
         }
         guard let proxy else {
-            Connection.connect(host: host, port: port, on: loop, handler: self, timeout: timeout) { result in
-                attachWhenOpen(result.mapError { $0 })
-            }
+            Connection.connect(
+                host: host, port: port, on: loop, handler: self, timeout: timeout, admission: admission,
+                completion: attachWhenOpen)
+            return
+        }
+        if let refusal = admission.refusal(ofLiteral: host) {
+            // Not inside the caller's own call, as every other outcome.
+            loop.executeAtEndOfTurn { attachWhenOpen(.failure(refusal)) }
             return
         }
         // Through the proxy: a tunnel to host:port first; TLS (with SNI for `host`) starts on it.

@@ -74,8 +74,8 @@ final class Collector: ConnectionHandler, @unchecked Sendable {
 /// Connects and waits for the result (on the test thread).
 func connectAndWait(
     host: String = "127.0.0.1", port: Int, loop: EventLoop, handler: any ConnectionHandler & Sendable
-) -> Result<Connection, IOError>? {
-    let result = Shared<Result<Connection, IOError>?>(nil)
+) -> Result<Connection, any Error>? {
+    let result = Shared<Result<Connection, any Error>?>(nil)
     let semaphore = DispatchSemaphore(value: 0)
     Connection.connect(host: host, port: port, on: loop, handler: handler, timeout: .seconds(5)) { outcome in
         result.update { $0 = outcome }

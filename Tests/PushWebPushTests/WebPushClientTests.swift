@@ -1,6 +1,7 @@
 import PushCore
 import PushCredentials
 import PushDelivery
+import PushMetrics
 import PushMockSupport
 import PushMockWebPush
 import PushPosix
@@ -22,7 +23,10 @@ struct WebPushClientTests {
         let vapid: VAPIDTokenCache
         var host: String { "localhost:\(server.localPort)" }
 
-        init(http1Only: Bool = false, allowed: [String]? = nil) throws {
+        /// `pushgate_provider_protections_total{event="private_address_refused"}`'s series.
+        let refusals = MetricsRegistry().counter("refusals", help: "").labels()
+
+        init(http1Only: Bool = false, allowed: [String]? = nil, admission: AddressAdmission = .any) throws {
             var configuration = MockWebPushConfiguration(keySeed: [UInt8](repeating: 7, count: 32))
             configuration.gonePrefix = "gone-"
             if http1Only {
@@ -38,10 +42,13 @@ struct WebPushClientTests {
                 subject: "mailto:ops@example.com", clock: unixSeconds)
             var settings = ProviderClientConfiguration()
             settings.httpVersion = .auto
-            let hosts = try WebPushHostPolicy(allowed ?? ["localhost:\(server.localPort)"])
+            settings.admission = admission
+            let hosts = try WebPushHostPolicy(
+                allowed ?? ["localhost:\(server.localPort)", "127.0.0.1:\(server.localPort)"])
             client = ProviderClient(
                 name: "web", endpoint: .webPushHome, dialect: WebPushDialect(vapid: vapid, hosts: hosts),
-                tlsContext: tls, configuration: settings, group: group)
+                tlsContext: tls, configuration: settings, group: group,
+                metrics: ProviderMetrics(protections: [.privateAddressRefused: refusals]))
         }
 
         func subscriptions(_ count: Int, prefix: String) throws -> [MockWebPushSubscription] {
@@ -103,5 +110,30 @@ struct WebPushClientTests {
         #expect(results[1].reason.hasPrefix("InvalidToken: app web has no origin"))
         #expect(fixture.client.otherOrigins == [HTTPSOrigin(host: "localhost", port: fixture.server.localPort)])
         #expect(fixture.client.openConnections == 1)
+    }
+
+    @Test("globalOnly: a push service on loopback is REJECTED, named and counted, and never reached")
+    func loopbackPushServiceRefused() async throws {
+        let fixture = try Fixture(admission: .globalOnly)
+        let port = fixture.server.localPort
+        let byName = try fixture.subscriptions(2, prefix: "ok-")
+        let byAddress = try fixture.server.subscription(id: "ip", host: "127.0.0.1:\(port)")
+        let results = await fixture.send(byName.map(Self.token) + [Self.token(byAddress)])
+        #expect(results.map(\.status) == [.rejected, .rejected, .rejected])
+        for result in results.prefix(2) {
+            #expect(
+                result.reason == "the push service host localhost resolved to 127.0.0.1, a loopback address "
+                    + "(set allow_private_addresses to allow)"
+                    || result.reason == "the push service host localhost resolved to ::1, a loopback address "
+                        + "(set allow_private_addresses to allow)",
+                "\(result.reason)")
+        }
+        #expect(
+            results[2].reason
+                == "the push service host 127.0.0.1 is a loopback address (set allow_private_addresses to allow)")
+        #expect(results.allSatisfy { !$0.invalidatesToken && $0.httpStatus == 0 })
+        #expect(fixture.refusals.value == 3)
+        #expect(fixture.server.stats.counters.connectionsOpened == 0)
+        #expect(fixture.server.stats.pushRequests == 0)
     }
 }

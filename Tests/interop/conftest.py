@@ -40,14 +40,14 @@ sys.path.insert(0, HERE)
 class Server:
     """A `pushgate serve` child process on an ephemeral port."""
 
-    def __init__(self, config, tmp_path, store=None, env=None):
+    def __init__(self, config, tmp_path, store=None, env=None, loops=2):
         binary = os.environ.get("PUSHGATE_BIN", os.path.join(ROOT, ".build", "debug", "pushgate"))
         if env is None:
             # Hermetic: a proxy set for this shell must not carry the gateway's loopback traffic.
             env = {k: v for k, v in os.environ.items()
                    if k not in ("HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy")}
         self.store = store or os.path.join(tmp_path, "pushgate.db")
-        args = [binary, "serve", "--listen", "127.0.0.1:0", "--loops", "2", "--store", self.store]
+        args = [binary, "serve", "--listen", "127.0.0.1:0", "--loops", str(loops), "--store", self.store]
         if config is not None:
             config_path = os.path.join(tmp_path, "pushgate.json")
             with open(config_path, "w") as fh:

@@ -56,7 +56,9 @@ class World:
         self.application_server_key = made.stdout.split("application server key:")[1].strip()
         config = {"apps": [{"name": "web", "platform": "webpush", "vapid_key_file": self.vapid_key,
                             "vapid_subject": "mailto:ops@example.com", "ca_file": self.ca, "connections": 2,
-                            "allowed_hosts": ["localhost:%d" % self.a.port, "localhost:%d" % self.b.port]}]}
+                            "allowed_hosts": ["localhost:%d" % self.a.port, "localhost:%d" % self.b.port],
+                            # The mocks listen on loopback, which a webpush app refuses unless told.
+                            "allow_private_addresses": True}]}
         self.gateway = Server(config, directory)
         self.channel = grpc.insecure_channel(self.gateway.address,
                                              options=[("grpc.max_receive_message_length", 64 << 20)])

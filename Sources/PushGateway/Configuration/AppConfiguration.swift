@@ -105,6 +105,11 @@ public struct AppConfiguration: Sendable, Equatable {
         public var maxOrigins = 64
         /// `origin_idle_timeout_seconds`: a push service's pool unused this long is closed. Default 300.
         public var originIdleTimeoutSeconds = 300
+        /// `allow_private_addresses`: connect to push services whose host resolves to (or is) a
+        /// loopback, private, link-local or other non-global address: for mocks and tests. Default
+        /// false: such a subscription is REJECTED naming the host and address, as `allowed_hosts`
+        /// names hosts and DNS may point any name inside the network.
+        public var allowPrivateAddresses = false
 
         public init(vapidKeyFile: String = "", vapidSubject: String = "", allowedHosts: WebPushHostPolicy) {
             self.vapidKeyFile = vapidKeyFile

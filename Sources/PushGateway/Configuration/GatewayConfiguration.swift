@@ -240,6 +240,7 @@ public struct GatewayConfiguration: Sendable {
             try reader.checkKeys(
                 Set(common.filter { $0 != "url" }).union([
                     "vapid_key_file", "vapid_subject", "allowed_hosts", "max_origins", "origin_idle_timeout_seconds",
+                    "allow_private_addresses",
                 ]), context: "a webpush app")
         }
         guard let name = try reader.string("name"), !name.isEmpty else {
@@ -348,6 +349,7 @@ public struct GatewayConfiguration: Sendable {
         }
         keys.maxOrigins = try reader.int("max_origins", range: 1...4096) ?? 64
         keys.originIdleTimeoutSeconds = try reader.int("origin_idle_timeout_seconds", range: 10...86400) ?? 300
+        keys.allowPrivateAddresses = try reader.bool("allow_private_addresses") ?? false
         return keys
     }
 }

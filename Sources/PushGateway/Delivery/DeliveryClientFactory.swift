@@ -224,6 +224,7 @@ enum DeliveryClientFactory {
         var recipe = recipe
         recipe.settings.maxOrigins = web.maxOrigins
         recipe.settings.originIdleTimeout = .seconds(web.originIdleTimeoutSeconds)
+        recipe.settings.admission = web.allowPrivateAddresses ? .any : .globalOnly
         return recipe.client(
             WebPushDialect(vapid: vapid, hosts: web.allowedHosts), .webPushHome, try recipe.accessTokenTLS())
     }

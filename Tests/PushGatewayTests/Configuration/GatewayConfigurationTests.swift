@@ -162,7 +162,7 @@ struct GatewayConfigurationTests {
             """
             {"apps": [{"name": "web", "platform": "webpush", "vapid_key_file": "vapid.pem",
                        "vapid_subject": "mailto:push@example.com", "allowed_hosts": ["localhost:8446", "*.example.com"],
-                       "max_origins": 8, "origin_idle_timeout_seconds": 60},
+                       "max_origins": 8, "origin_idle_timeout_seconds": 60, "allow_private_addresses": true},
                       {"name": "web2", "platform": "webpush", "vapid_key_file": "v", "vapid_subject": "https://example.com"}]}
             """)
         let app = try #require(config.apps.first)
@@ -171,6 +171,7 @@ struct GatewayConfigurationTests {
             allowedHosts: try WebPushHostPolicy(["localhost:8446", "*.example.com"]))
         expected.maxOrigins = 8
         expected.originIdleTimeoutSeconds = 60
+        expected.allowPrivateAddresses = true
         #expect(app.keys == .webpush(expected))
         #expect(app.platform == .webpush)
         #expect(app.httpVersion == .auto)
@@ -180,6 +181,7 @@ struct GatewayConfigurationTests {
         }
         #expect(defaults.allowedHosts == (try WebPushHostPolicy()))
         #expect(defaults.maxOrigins == 64 && defaults.originIdleTimeoutSeconds == 300)
+        #expect(!defaults.allowPrivateAddresses, "push services on private addresses are refused by default")
         let base = #""name": "a", "platform": "webpush", "vapid_key_file": "v", "vapid_subject": "mailto:a@b.c""#
         #expect(
             error(#"{"apps": [{"name": "a", "platform": "webpush", "vapid_subject": "mailto:a@b.c"}]}"#)
@@ -193,6 +195,9 @@ struct GatewayConfigurationTests {
         #expect(
             error(#"{"apps": [{\#(base), "allowed_hosts": ["ok.example", "https://x"]}]}"#)
                 .hasPrefix(#"config.apps[0].allowed_hosts[1]: "https://x" is not a host name"#))
+        #expect(
+            error(#"{"apps": [{\#(base), "allow_private_addresses": "yes"}]}"#)
+                .hasPrefix("config.apps[0].allow_private_addresses: expected"))
         #expect(
             error(#"{"apps": [{\#(base), "allowed_hosts": [1]}]}"#)
                 .hasPrefix("config.apps[0].allowed_hosts[0]: expected a string"))
