@@ -97,6 +97,15 @@ class Server:
                 raise AssertionError("pushgate did not stop on SIGTERM within 10 s")
 
 
+def rss_kib(server, field="VmRSS"):
+    """A gateway's memory from /proc/PID/status: VmRSS now, or VmHWM (the peak), in KiB."""
+    with open("/proc/%d/status" % server.proc.pid) as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise AssertionError("no %s for pid %d" % (field, server.proc.pid))
+
+
 def wait_metrics_port(server, timeout=10):
     """The port of a gateway's `metrics_listen` (port 0), from its "metrics listening" log line."""
     deadline = time.time() + timeout

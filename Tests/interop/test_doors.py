@@ -40,7 +40,7 @@ import h2.events
 import h2.exceptions
 import pytest
 
-from conftest import Server
+from conftest import Server, rss_kib
 from mock_process import MockProcess
 from pushgate.v1 import push_pb2
 
@@ -67,14 +67,6 @@ BAD = ["%064x" % (0xBAD0000 + i) for i in range(1000)]   # answered 400 BadDevic
 
 
 # --- Gateways ---------------------------------------------------------------------------------
-
-def rss_kib(server, field="VmRSS"):
-    with open("/proc/%d/status" % server.proc.pid) as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise AssertionError("no %s for pid %d" % (field, server.proc.pid))
-
 
 def open_fds(server):
     try:

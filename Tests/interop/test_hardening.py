@@ -22,20 +22,12 @@ import h2.exceptions
 import h2.settings
 import pytest
 
-from conftest import Server, wait_metrics_port
+from conftest import Server, rss_kib, wait_metrics_port
 from mock_process import MockProcess
 from pushgate.v1 import push_pb2, push_pb2_grpc
 
 KEY = "pgk_hardening-test-key"
 MiB = 1 << 20
-
-
-def rss_kib(server, field="VmRSS"):
-    with open("/proc/%d/status" % server.proc.pid) as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise AssertionError("no %s for pid %d" % (field, server.proc.pid))
 
 
 def token(n):
