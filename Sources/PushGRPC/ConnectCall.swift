@@ -78,15 +78,15 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
             finish(error)
             return
         }
-        guard head.codec == .json, message.count > Self.jsonOffLoopBytes, let json = method.json else {
+        guard head.codec == .json, message.count > RequestDecoding.offLoopBytes, let json = method.json else {
             run(
                 Result { () throws(GRPCStatus) in
                     try ConnectRequestBody.transcode(message, head: head, json: method.json)
                 })
             return
         }
-        // A large JSON message is parsed off the loop (~17 ms a MB in a release build): the loop's
-        // other clients are served meanwhile. The call may end before it is done (deadline, the
+        // A large JSON message is parsed off the loop (``RequestDecoding``): the loop's other
+        // clients are served meanwhile. The call may end before it is done (deadline, the
         // client gone); then the result is dropped.
         let loop = self.loop
         Task.detached { [self] in
@@ -94,9 +94,6 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
             loop.execute { self.run(request) }
         }
     }
-
-    /// JSON messages over this many bytes are transcoded off the event loop.
-    static let jsonOffLoopBytes = 64 << 10
 
     /// The request message is decoded: the handler runs.
     private func run(_ decoded: Result<[UInt8], GRPCStatus>) {

@@ -114,7 +114,7 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
                     exchange.respond(status: response.status, headers: response.headers, body: response.body)
                 }
             }
-            route.handler(routeRequest, responder)
+            route.handle(routeRequest, responder)
         case .connect(let head, let method, let context, _):
             let call = ConnectCall(
                 exchange: exchange, loop: server.loop, head: head, method: method, context: context,

@@ -113,7 +113,7 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
             let request = HTTPRouteRequest(
                 method: method, target: target, headers: headers, body: body, peer: server.peerInfo.address,
                 isLoopbackPeer: server.peerInfo.isLoopback, isTLS: server.peerInfo.isTLS)
-            route.handler(
+            route.handle(
                 request,
                 HTTPRouteResponder { [self] response in
                     loop.execute {

@@ -1,5 +1,6 @@
 import PushCore
 import PushGzip
+import PushSync
 import Testing
 
 @testable import PushGRPC
@@ -344,6 +345,23 @@ struct ConnectDoorTests {
         ) {}
         #expect(refusedStatus(declared.0)?.0 == 413)
         #expect(refusedStatus(decide("/api/push", "application/json")).map { _ in true } == nil)
+    }
+
+    @Test("a route's handler runs inline for a small body, and is handed off the loop for a large one")
+    func largeBodiesOffTheLoop() {
+        let handled = Locked<[Int]>([])
+        let route = HTTPRoute(path: "/r") { request, _ in handled.withLock { $0.append(request.body.count) } }
+        var handedOff: [@Sendable () -> Void] = []
+        for size in [10, RequestDecoding.offLoopBytes, RequestDecoding.offLoopBytes + 1] {
+            let request = HTTPRouteRequest(
+                method: "POST", target: "/r", headers: [], body: Array(repeating: 0, count: size), peer: "p",
+                isLoopbackPeer: true, isTLS: false)
+            route.handle(request, HTTPRouteResponder { _ in }) { handedOff.append($0) }
+        }
+        #expect(handled.withLock { $0 } == [10, RequestDecoding.offLoopBytes])
+        #expect(handedOff.count == 1)
+        for work in handedOff { work() }
+        #expect(handled.withLock { $0 } == [10, RequestDecoding.offLoopBytes, RequestDecoding.offLoopBytes + 1])
     }
 
     @Test("a Connect GET, its message in the query, is the documented 405, not a 404")
