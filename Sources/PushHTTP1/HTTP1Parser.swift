@@ -68,6 +68,8 @@ public final class HTTP1Parser {
     /// Past the head of the message being read: header fields now are trailers, which are dropped
     /// (RFC 9110 §6.5.1 lets a recipient discard them; nothing here reads them).
     private var inTrailers = false
+    /// The message being read has a chunked body (as its head said).
+    private var chunkedBody = false
     /// Requests' line endings are checked as RFC 9112 wants them (``HTTP1FramingCheck``).
     private let strict: Bool
     private var framing = HTTP1FramingCheck()
@@ -128,6 +130,7 @@ public final class HTTP1Parser {
             if me.inValue { guard me.emitHeader() else { return -1 } }
             guard me.checkFramingToBlankLine() else { return -1 }
             me.inTrailers = true
+            me.chunkedBody = pushgate_http_chunked(parser) != 0
             let isRequest = parser.pointee.type == HTTP_REQUEST.rawValue
             let head = HTTP1Head(
                 status: isRequest ? 0 : Int(pushgate_http_status(parser)),
@@ -154,8 +157,9 @@ public final class HTTP1Parser {
         settings.pointee.on_message_complete = { parser in
             guard let parser else { return 0 }
             let me = HTTP1Parser.owner(parser)
-            // A chunked body ends in a last chunk, trailers and an empty line: framing too.
-            if pushgate_http_chunked(parser) != 0 { guard me.checkFramingToBlankLine() else { return -1 } }
+            // A chunked body ends in a last chunk, trailers and an empty line: framing too. Known
+            // from the head: a trailer can clear the library's flag (`Transfer-Encoding: x`).
+            if me.chunkedBody { guard me.checkFramingToBlankLine() else { return -1 } }
             // The last trailer field is still pending here: it belongs to no one (it must never
             // become the first header of the next request on the connection).
             me.name.removeAll(keepingCapacity: true)

@@ -54,6 +54,25 @@ struct HTTP1StrictRequestTests {
         }
     }
 
+    @Test("a bare LF in the trailers refuses the request before it is handed over, however the reads split (fuzz)")
+    func bareLFInTrailers() {
+        let text =
+            "POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\ngrant\r\n0 b..\u{01}\u{0e}..1.1\r\n"
+            + "Host: bpi\r\nTransfer-Encoding: chu\n\r\n"
+        Self.everySplit(text) { result in
+            #expect(Self.errorName(result) != nil)
+            if case .success(let events) = result { #expect(!events.contains(.end(keepAlive: true))) }
+        }
+        let parser = HTTP1Parser(.request)
+        let recorder = Recorder()
+        parser.delegate = recorder
+        let refused = Array(text.utf8).withUnsafeBytes { bytes in
+            Result { () throws(HTTP1Error) in try parser.receive(bytes) }
+        }
+        #expect(throws: HTTP1Error.self) { try refused.get() }
+        #expect(!recorder.events.contains(.end(keepAlive: true)), "\(recorder.events)")
+    }
+
     @Test("a space before the colon (Transfer-Encoding : chunked) is refused, not taken for the header")
     func spaceBeforeColon() {
         let text = "POST / HTTP/1.1\r\nTransfer-Encoding : chunked\r\nContent-Length: 3\r\n\r\nabc"
