@@ -86,8 +86,10 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
             return
         }
         // A large JSON message is parsed off the loop (``RequestDecoding``): the loop's other
-        // clients are served meanwhile. The call may end before it is done (deadline, the
-        // client gone); then the result is dropped.
+        // clients are served meanwhile. It keeps its reservation in the request budget until the
+        // parse is over, whatever happens to the call (a call that ended meanwhile drops the result),
+        // so the budget still bounds what all the parses under way hold.
+        decodingOffLoop = true
         let loop = self.loop
         Task.detached { [self] in
             let request = Result { () throws(GRPCStatus) in try json.request(message) }
@@ -95,9 +97,16 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
         }
     }
 
+    /// A JSON message is being parsed off the loop.
+    private var decodingOffLoop = false
+
     /// The request message is decoded: the handler runs.
     private func run(_ decoded: Result<[UInt8], GRPCStatus>) {
-        guard !isFinished else { return }
+        decodingOffLoop = false
+        guard !isFinished else {
+            releaseReservation()
+            return
+        }
         let request: [UInt8]
         switch decoded {
         case .success(let message): request = message
@@ -268,7 +277,7 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
     private func stop(cancellingWork: Bool) {
         if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
-        releaseReservation()
+        if !decodingOffLoop { releaseReservation() }  // else when the parse is over (``run``)
         drainWaiter?.continuation.resume()
         drainWaiter = nil
         messages?.cancel()

@@ -58,7 +58,8 @@ enum ConnectDoor {
             return .route(route, bodyLimit: maxMessageSize)
         }
         // The method is named by the path; a query (a Connect GET carries its message there)
-        // does not hide it, so a GET gets the 405 it is documented to, not a 404.
+        // does not hide it, so a GET gets the 405 it is documented to, not a 404. The call is
+        // the path's too: a query must never name a new metrics series or log a new method.
         let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
         guard let grpcMethod = router.method(forPath: path) else {
             // The spec's HTTP 404 reads as `unimplemented` to a Connect client.
@@ -66,7 +67,7 @@ enum ConnectDoor {
         }
         let head: ConnectRequestHead
         do throws(ConnectRequestHead.Refusal) {
-            head = try ConnectRequestHead(method: method, path: target, headers: headers)
+            head = try ConnectRequestHead(method: method, path: path, headers: headers)
         } catch {
             return refusal(error.httpStatus, error.status)
         }
@@ -93,7 +94,7 @@ enum ConnectDoor {
         }
         let deadline = head.timeout.map { MonotonicDeadline.after($0, from: EventLoop.monotonicNow) }
         var context = GRPCCallContext(
-            path: target, deadlineNanoseconds: deadline, metadata: head.metadata,
+            path: path, deadlineNanoseconds: deadline, metadata: head.metadata,
             peer: peer.address, isLoopbackPeer: peer.isLoopback, isTLS: peer.isTLS,
             clientCertificateCommonName: peer.clientCertificateCommonName,
             callRequestID: .given(requestIDs.make(from: head.metadata)))

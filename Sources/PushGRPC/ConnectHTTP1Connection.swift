@@ -10,7 +10,9 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
     let session: HTTP1ServerSession
     private unowned let server: GRPCServerConnection
     /// The decision taken at each request's head, until its body is complete.
-    private var decisions: [Int: (decision: ConnectDoor.Decision, reserved: Int)] = [:]
+    /// `busy`: it keeps the connection from idling (decided at the head, kept if the decision
+    /// becomes a refusal later).
+    private var decisions: [Int: (decision: ConnectDoor.Decision, reserved: Int, busy: Bool)] = [:]
     /// Calls running, by request sequence.
     private var calls: [Int: ConnectCall] = [:]
     private var exchanges: [Int: ConnectHTTP1Exchange] = [:]
@@ -46,23 +48,27 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         let (decision, reserved) = ConnectDoor.reserveBody(
             decided, declared: request.header("content-length"), budget: server.requestBudget
         ) { server.requestBudgetExceeded(path: request.target) }
-        server.requestBegan(busy: decision.keepsConnectionBusy)
+        let busy = decision.keepsConnectionBusy
+        server.requestBegan(busy: busy)
         switch decision {
         case .connect(_, _, _, let bodyLimit), .route(_, let bodyLimit):
-            decisions[request.sequence] = (decision, reserved)
+            decisions[request.sequence] = (decision, reserved, busy)
             return bodyLimit
         case .refuse(let status, let headers, let body) where request.declaresBody:
             // Answered now, as HTTP/2 answers at HEADERS: a client without a key, or with a body
             // over the limit, is told before it sends the body, and holds nothing meanwhile.
             if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
             bodyTimer = nil
-            let exchange = ConnectHTTP1Exchange(
-                connection: self, sequence: request.sequence, keepsConnectionBusy: false)
+            let exchange = ConnectHTTP1Exchange(connection: self, sequence: request.sequence, keepsConnectionBusy: busy)
             exchanges[request.sequence] = exchange
-            exchange.respondBeforeBody(status: status, headers: headers, body: body)
+            if !exchange.respondBeforeBody(status: status, headers: headers, body: body) {
+                // Answered after its body, as any request is.
+                exchanges[request.sequence] = nil
+                decisions[request.sequence] = (decision, reserved, busy)
+            }
             return 0
         case .refuse:
-            decisions[request.sequence] = (decision, reserved)
+            decisions[request.sequence] = (decision, reserved, busy)
             return 0
         }
     }
@@ -70,7 +76,7 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
     /// A body over its limit is refused as it passes it, as HTTP/2 refuses it: the client need
     /// not send the rest (and this is the connection's last answer).
     func http1Session(_ session: HTTP1ServerSession, bodyPassedLimitOf request: HTTP1Request) {
-        guard let (decision, reserved) = decisions.removeValue(forKey: request.sequence) else { return }
+        guard let (decision, reserved, busy) = decisions.removeValue(forKey: request.sequence) else { return }
         server.requestBudget.release(reserved)
         if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
         bodyTimer = nil
@@ -79,30 +85,39 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         case .connect(_, _, _, let limit), .route(_, let limit): bodyLimit = limit
         case .refuse: break
         }
-        guard
-            case .refuse(let status, let headers, let body) = ConnectDoor.bodyOverLimit(decision, bodyLimit: bodyLimit)
-        else { return }
-        let exchange = ConnectHTTP1Exchange(
-            connection: self, sequence: request.sequence, keepsConnectionBusy: decision.keepsConnectionBusy)
+        let refusal = ConnectDoor.bodyOverLimit(decision, bodyLimit: bodyLimit)
+        let exchange = ConnectHTTP1Exchange(connection: self, sequence: request.sequence, keepsConnectionBusy: busy)
         exchanges[request.sequence] = exchange
-        exchange.respondBeforeBody(status: status, headers: headers, body: body)
+        guard case .refuse(let status, let headers, let body) = refusal,
+            exchange.respondBeforeBody(status: status, headers: headers, body: body)
+        else {
+            // Refused once its body ends, as any request is.
+            exchanges[request.sequence] = nil
+            decisions[request.sequence] = (refusal, 0, busy)
+            return
+        }
     }
 
     func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {
         lastRead = request.sequence
         if let bodyTimer { server.loop.cancelTimer(bodyTimer) }
         bodyTimer = nil
-        guard let (decision, reserved) = decisions.removeValue(forKey: request.sequence) else { return }
-        let exchange = ConnectHTTP1Exchange(
-            connection: self, sequence: request.sequence, keepsConnectionBusy: decision.keepsConnectionBusy)
+        guard let (decision, reserved, busy) = decisions.removeValue(forKey: request.sequence) else { return }
+        let exchange = ConnectHTTP1Exchange(connection: self, sequence: request.sequence, keepsConnectionBusy: busy)
         exchanges[request.sequence] = exchange
         switch decision {
         case .refuse(let status, let headers, let body):
             exchange.respond(status: status, headers: headers, body: body)
         case .route(let route, let bodyLimit):
-            server.requestBudget.release(reserved)
             guard request.bodyLength <= bodyLimit else {
-                // Answered as the body passed the limit (``http1Session(_:bodyPassedLimitOf:)``).
+                server.requestBudget.release(reserved)
+                // Refused as the body passed the limit (``http1Session(_:bodyPassedLimitOf:)``);
+                // here only if that could not be said then.
+                if case .refuse(let status, let headers, let body) = ConnectDoor.bodyOverLimit(
+                    decision, bodyLimit: bodyLimit)
+                {
+                    exchange.respond(status: status, headers: headers, body: body)
+                }
                 return
             }
             let loop = server.loop
@@ -114,7 +129,8 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
                     exchange.respond(status: response.status, headers: response.headers, body: response.body)
                 }
             }
-            route.handle(routeRequest, responder)
+            let budget = server.requestBudget
+            route.handle(routeRequest, responder) { budget.release(reserved) }
         case .connect(let head, let method, let context, _):
             let call = ConnectCall(
                 exchange: exchange, loop: server.loop, head: head, method: method, context: context,
@@ -153,7 +169,7 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         bodyTimer = nil
         for (_, pending) in decisions {
             server.requestBudget.release(pending.reserved)
-            server.requestEnded(busy: pending.decision.keepsConnectionBusy)
+            server.requestEnded(busy: pending.busy)
         }
         decisions.removeAll()
         let open = exchanges.values
@@ -195,13 +211,17 @@ final class ConnectHTTP1Exchange: ConnectExchange, @unchecked Sendable {
         connection.answered(self)
     }
 
-    /// A refusal of the request whose head was just read, before its body (and the connection's last).
-    func respondBeforeBody(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
-        guard !done, let connection else { return }
+    /// A refusal of the request being read, before (the rest of) its body, and the connection's
+    /// last answer; false if the session could not answer it so (nothing was said).
+    func respondBeforeBody(status: Int, headers: [(name: String, value: String)], body: [UInt8]) -> Bool {
+        guard !done, let connection else { return false }
+        let answered =
+            (try? connection.session.respondBeforeBody(
+                status: status, reason: HTTP1Writer.reasonPhrase(status), headers: headers, body: body)) ?? false
+        guard answered else { return false }
         done = true
-        try? connection.session.respondBeforeBody(
-            status: status, reason: HTTP1Writer.reasonPhrase(status), headers: headers, body: body)
         connection.answered(self)
+        return true
     }
 
     func beginStream(headers: [(name: String, value: String)]) {

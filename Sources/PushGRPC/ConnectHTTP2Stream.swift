@@ -107,7 +107,8 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
         case .refuse:
             break
         case .route(let route, _):
-            server.requestBudget.release(reserved)
+            // Released once the handler has read the body (``HTTPRoute/handle``).
+            let (budget, held) = (server.requestBudget, reserved)
             reserved = 0
             let loop = server.loop
             let request = HTTPRouteRequest(
@@ -119,7 +120,8 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
                     loop.execute {
                         self.respond(status: response.status, headers: response.headers, body: response.body)
                     }
-                })
+                }
+            ) { budget.release(held) }
         case .connect(let head, let method, let context, _):
             let call = ConnectCall(
                 exchange: self, loop: server.loop, head: head, method: method, context: context,

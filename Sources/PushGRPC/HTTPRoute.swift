@@ -39,13 +39,24 @@ extension HTTPRoute {
     /// Hands `request` to the handler once its body is complete: on the connection's loop, or, for
     /// a body over ``RequestDecoding/offLoopBytes``, on a task, since reading such a body (gorush's
     /// JSON) would hold every other client of the loop meanwhile.
+    ///
+    /// `handled` is called once the handler has returned (it has read the body), on the thread it
+    /// ran on: the body's reservation in the request budget is kept until then, so the budget
+    /// bounds the bodies waiting for and in their parse.
     func handle(
         _ request: HTTPRouteRequest, _ responder: HTTPRouteResponder,
-        offLoop: (@escaping @Sendable () -> Void) -> Void = RequestDecoding.onTask
+        offLoop: (@escaping @Sendable () -> Void) -> Void = RequestDecoding.onTask,
+        handled: @escaping @Sendable () -> Void
     ) {
-        guard request.body.count > RequestDecoding.offLoopBytes else { return handler(request, responder) }
+        guard request.body.count > RequestDecoding.offLoopBytes else {
+            handler(request, responder)
+            return handled()
+        }
         let handler = self.handler
-        offLoop { handler(request, responder) }
+        offLoop {
+            handler(request, responder)
+            handled()
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 /// body data) and it looks at their line endings only. A plain value; tested without a parser.
 struct HTTP1FramingCheck {
     enum Violation: Equatable, Sendable {
-        case bareLF, bareCR, obsFold
+        case bareLF, bareCR, obsFold, chunkEnd
 
         var error: HTTP1Error {
             switch self {
@@ -15,6 +15,8 @@ struct HTTP1FramingCheck {
                 HTTP1Error(name: "bare_cr", description: "a CR not followed by LF (RFC 9112 §2.2)")
             case .obsFold:
                 HTTP1Error(name: "obs_fold", description: "a header field folded over lines (RFC 9112 §5.2)")
+            case .chunkEnd:
+                HTTP1Error(name: "chunk_end", description: "a chunk's data does not end in CRLF (RFC 9112 §7.1)")
             }
         }
     }
@@ -24,10 +26,16 @@ struct HTTP1FramingCheck {
     /// Nothing but CR since the last LF: the next LF ends an empty line.
     private var lineEmpty = false
 
-    /// Body data came between framing bytes: what follows is not at a line's start.
-    mutating func bodyData() {
+    /// Bytes a chunk's data must be followed by, still to come (libhttp-parser, built lenient,
+    /// takes any two bytes there: a front end that reads them otherwise frames the body otherwise).
+    private var chunkEndLeft = 0
+
+    /// Body data came between framing bytes: what follows is not at a line's start, and after a
+    /// chunk's data comes its CRLF.
+    mutating func bodyData(chunked: Bool = false) {
         previous = 0
         lineEmpty = false
+        chunkEndLeft = chunked ? 2 : 0
     }
 
     /// Looks at framing bytes. With `toBlankLine`, stops right after the LF of the first empty
@@ -35,6 +43,10 @@ struct HTTP1FramingCheck {
     /// part of the message, not framing. Returns how many bytes it took.
     mutating func scan(_ bytes: UnsafeRawBufferPointer, toBlankLine: Bool = false) -> Result<Int, HTTP1Error> {
         for (offset, byte) in bytes.enumerated() {
+            if chunkEndLeft > 0 {
+                guard byte == (chunkEndLeft == 2 ? 0x0D : 0x0A) else { return .failure(Violation.chunkEnd.error) }
+                chunkEndLeft -= 1
+            }
             if previous == 0x0D && byte != 0x0A { return .failure(Violation.bareCR.error) }
             switch byte {
             case 0x0A:

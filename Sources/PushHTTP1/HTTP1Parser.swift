@@ -129,6 +129,11 @@ public final class HTTP1Parser {
             let me = HTTP1Parser.owner(parser)
             if me.inValue { guard me.emitHeader() else { return -1 } }
             guard me.checkFramingToBlankLine() else { return -1 }
+            if me.strict && pushgate_http_major(parser) != 1 {
+                // libhttp-parser takes `GET /` alone as HTTP/0.9; headers after it are nothing of the kind.
+                me.violation = HTTP1Error(name: "http_version", description: "not an HTTP/1.x request line")
+                return -1
+            }
             me.inTrailers = true
             me.chunkedBody = pushgate_http_chunked(parser) != 0
             let isRequest = parser.pointee.type == HTTP_REQUEST.rawValue
@@ -150,7 +155,7 @@ public final class HTTP1Parser {
         settings.pointee.on_body = { parser, at, length in
             let me = HTTP1Parser.owner(parser)
             guard me.checkFraming(upTo: at, skipping: length) else { return -1 }
-            me.framing.bodyData()
+            me.framing.bodyData(chunked: me.chunkedBody)
             me.delegate?.http1Body(UnsafeRawBufferPointer(start: at, count: length))
             return 0
         }
@@ -160,8 +165,9 @@ public final class HTTP1Parser {
             // A chunked body ends in a last chunk, trailers and an empty line: framing too. Known
             // from the head: a trailer can clear the library's flag (`Transfer-Encoding: x`).
             if me.chunkedBody { guard me.checkFramingToBlankLine() else { return -1 } }
-            // The last trailer field is still pending here: it belongs to no one (it must never
-            // become the first header of the next request on the connection).
+            // The last trailer field is still pending here: checked as the others, then dropped
+            // (it must never become the first header of the next request on the connection).
+            if me.inValue { guard me.emitHeader() else { return -1 } }
             me.name.removeAll(keepingCapacity: true)
             me.value.removeAll(keepingCapacity: true)
             me.inValue = false
@@ -184,6 +190,11 @@ public final class HTTP1Parser {
         Unmanaged<HTTP1Parser>.fromOpaque(parser!.pointee.data).takeUnretainedValue()
     }
 
+    /// Fields that frame a message, which no trailer may carry.
+    private static let framingFields: [[UInt8]] = [
+        "connection", "transfer-encoding", "content-length", "host", "te", "trailer", "upgrade",
+    ].map { Array($0.utf8) }
+
     /// Hands the field read to the delegate (a trailer to no one). False, with ``violation`` set,
     /// for a request field whose name is not a token: libhttp-parser takes `Transfer-Encoding :`
     /// (space before the colon) for the real header, which RFC 9112 §5.1 says to reject.
@@ -199,7 +210,19 @@ public final class HTTP1Parser {
                 description: "a header field name holds \(bad == 0x20 ? "a space" : "byte \(bad)") (RFC 9112 §5.1)")
             return false
         }
-        guard !inTrailers else { return true }
+        if inTrailers {
+            // The library has acted on framing fields even in trailers (a trailer
+            // `Transfer-Encoding` clears its chunked flag, `Connection` its keep-alive): refused,
+            // so no one reads this message differently (RFC 9110 §6.5.1).
+            let lowered = name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+            if strict, Self.framingFields.contains(lowered) {
+                violation = HTTP1Error(
+                    name: "framing_trailer",
+                    description: "a trailer field \(String(decoding: name, as: UTF8.self)) (RFC 9110 §6.5.1)")
+                return false
+            }
+            return true
+        }
         name.withUnsafeBufferPointer { name in
             value.withUnsafeBufferPointer { value in delegate?.http1Header(name: name, value: value) }
         }
@@ -246,6 +269,11 @@ public final class HTTP1Parser {
 
     /// Bytes received and not parsed yet because of ``pause()``.
     public var heldBytes: Int { held.count }
+
+    /// Forgets the bytes held since ``pause()``: nothing after a refusal is read.
+    public func dropHeld() {
+        held.removeAll()
+    }
 
     /// Parses the bytes held since ``pause()`` (which may pause it again).
     public func resume() throws(HTTP1Error) {

@@ -92,6 +92,10 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     /// Answer bytes given and not drained yet: in order, and waiting behind an earlier answer.
     public private(set) var bufferedAnswerBytes = 0
 
+    /// Answer bytes the transport could write now (in order): what a client that does not read
+    /// leaves behind. Answers waiting behind an unanswered request are not the client's doing.
+    public var writableAnswerBytes: Int { output.count }
+
     /// The client has ``maxUnanswered`` requests waiting for answers, or their answers are more
     /// than ``maxBufferedAnswerBytes``: read no more for now. Checked after every request, so
     /// the limit holds inside one read too (the bytes after it are held, unparsed, until
@@ -128,15 +132,20 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     /// need not send the body for it (RFC 9112 §9.3), so this is the connection's last answer: the
     /// body is read and dropped, nothing after it is read, and the connection closes once the
     /// answer is out.
+    ///
+    /// Returns false, answering nothing, when there is no such request (past the last answer):
+    /// the caller then answers it as any other, once its body is read.
+    @discardableResult
     public func respondBeforeBody(
         status: Int, reason: String, headers: [(name: String, value: String)], body: [UInt8]
-    ) throws(HTTP1Error) {
+    ) throws(HTTP1Error) -> Bool {
         let sequence = current.sequence
-        guard sequence == nextSequence, !isPastLast else { return }
+        guard sequence == nextSequence, !isPastLast else { return false }
         closeAfter(sequence: sequence)
         // Counted now: the message's end (if it comes) is past the last and hands nothing over.
         nextSequence += 1
         try respond(to: sequence, status: status, reason: reason, headers: headers, body: body)
+        return true
     }
 
     /// Answers request `sequence`: status line, `headers`, `Content-Length`, `body`.
@@ -219,8 +228,12 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
             endReceived = true
             return
         }
+        // The message being read is past the last answer (refused before its body, or after a
+        // graceful close): its end was never going to be read, so a cut-off body is no error.
+        let cutOffPastLast = isPastLast
         // The client is done sending: answer what was read, then close.
         lastSequence = min(lastSequence ?? (nextSequence - 1), nextSequence - 1)
+        guard !cutOffPastLast else { return }
         try parser.receiveEnd()
     }
 
@@ -231,6 +244,10 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
     /// the connection.
     private func refuse(_ error: HTTP1Error) {
         failure = error
+        parser.dropHeld()
+        // Past the connection's last answer (after Connection: close, or an answer before a body):
+        // nothing more is said.
+        guard !isPastLast else { return }
         let sequence = nextSequence
         nextSequence += 1
         closeAfter(sequence: sequence)
@@ -303,7 +320,9 @@ public final class HTTP1ServerSession: HTTP1ParserDelegate {
         guard !isPastLast else { return }
         request.sequence = nextSequence
         nextSequence += 1
-        if !keepAlive { closeAfter(sequence: request.sequence) }
+        // Keep-alive as the head said: a trailer (`Connection: close`) must not change it, as a
+        // front end that drops trailers would not.
+        if !request.keepAlive { closeAfter(sequence: request.sequence) }
         delegate?.http1Session(self, didReceive: request)
         if isBackedUp { parser.pause() }
     }

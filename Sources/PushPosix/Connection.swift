@@ -116,6 +116,14 @@ public final class Connection: @unchecked Sendable {
         updateInterest()
     }
 
+    /// Stops reading for good: the peer is done sending (a TLS close_notify read above TCP), and
+    /// whatever it still sends is not read. ``resumeReading()`` does nothing from then on.
+    public func stopReading() {
+        loop.preconditionInEventLoop()
+        peerEnded = true
+        pauseReading()
+    }
+
     public func resumeReading() {
         loop.preconditionInEventLoop()
         guard !closed, readingPaused, !peerEnded else { return }

@@ -57,7 +57,7 @@ extension HTTPTransport {
         }
         if tls.peerClosed && !isClosed {
             if answersAfterEnd() {
-                connection.pauseReading()
+                connection.stopReading()
                 setNeedsFlush()
                 return
             }
@@ -266,7 +266,7 @@ extension HTTPTransport {
         }
         onFlushed?()
         if let server = http1ServerSession, !readingPaused {
-            if !server.isBackedUp && server.heldBytes > 0 {
+            if !server.isBackedUp && server.heldBytes > 0 && server.failure == nil {
                 // Requests held when it backed up: their turn now (answers they get at once
                 // are written by the flush this asks for).
                 receiving = true

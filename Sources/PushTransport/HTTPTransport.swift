@@ -196,9 +196,9 @@ public final class HTTPTransport: ConnectionHandler, @unchecked Sendable {
 
     /// Response or request bytes produced for the peer and not yet taken by the kernel: body bytes
     /// still queued in the session (waiting for the peer's flow-control window, or HTTP/1.1
-    /// answers the transport has not drained yet) and bytes in the socket's send buffer.
+    /// answers it could write but has not drained yet) and bytes in the socket's send buffer.
     public var unsentBytes: Int {
-        let queued = session?.queuedBodyBytes ?? http1ServerSession?.bufferedAnswerBytes ?? 0
+        let queued = session?.queuedBodyBytes ?? http1ServerSession?.writableAnswerBytes ?? 0
         return queued + (connection?.pendingWriteBytes ?? 0)
     }
 

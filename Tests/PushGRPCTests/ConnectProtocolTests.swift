@@ -350,18 +350,23 @@ struct ConnectDoorTests {
     @Test("a route's handler runs inline for a small body, and is handed off the loop for a large one")
     func largeBodiesOffTheLoop() {
         let handled = Locked<[Int]>([])
+        let done = Locked(0)
         let route = HTTPRoute(path: "/r") { request, _ in handled.withLock { $0.append(request.body.count) } }
         var handedOff: [@Sendable () -> Void] = []
         for size in [10, RequestDecoding.offLoopBytes, RequestDecoding.offLoopBytes + 1] {
             let request = HTTPRouteRequest(
                 method: "POST", target: "/r", headers: [], body: Array(repeating: 0, count: size), peer: "p",
                 isLoopbackPeer: true, isTLS: false)
-            route.handle(request, HTTPRouteResponder { _ in }) { handedOff.append($0) }
+            route.handle(
+                request, HTTPRouteResponder { _ in }, offLoop: { handedOff.append($0) },
+                handled: { done.withLock { $0 += 1 } })
         }
         #expect(handled.withLock { $0 } == [10, RequestDecoding.offLoopBytes])
         #expect(handedOff.count == 1)
+        #expect(done.withLock { $0 } == 2, "the large body's reservation is held until its handler has run")
         for work in handedOff { work() }
         #expect(handled.withLock { $0 } == [10, RequestDecoding.offLoopBytes, RequestDecoding.offLoopBytes + 1])
+        #expect(done.withLock { $0 } == 3)
     }
 
     @Test("a Connect GET, its message in the query, is the documented 405, not a 404")
@@ -369,6 +374,15 @@ struct ConnectDoorTests {
         let refused = refusedStatus(decide("/a.B/Call?encoding=json&message=%7B%7D", nil, method: "GET"))
         #expect(refused?.0 == 405)
         #expect(refusedStatus(decide("/a.B/Nope?encoding=json", nil, method: "GET"))?.0 == 404)
+        // A POST with a query is the path's call: its context (metrics, logs) never names the query.
+        guard
+            case .connect(let head, _, let context, _) = decide(
+                "/a.B/Call?x=\(UInt64.random(in: 0...UInt64.max))", "application/json")
+        else {
+            Issue.record("not served")
+            return
+        }
+        #expect(head.path == "/a.B/Call" && context.path == "/a.B/Call")
     }
 
     @Test("budget reservations: the declared length within the limit, else the limit and one byte")

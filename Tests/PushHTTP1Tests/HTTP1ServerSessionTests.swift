@@ -322,3 +322,44 @@ struct HTTP1ServerSessionEarlyAnswerTests {
         #expect(request.declaresBody)
     }
 }
+
+@Suite("HTTP/1.1 server session: what the review found")
+struct HTTP1ServerSessionReviewTests {
+    @Test("the client's end in the middle of a body refused before it ends is no error: earlier answers still go out")
+    func endAfterEarlyAnswer() throws {
+        final class SlowThenRefuse: HTTP1ServerSessionDelegate {
+            func http1Session(_ session: HTTP1ServerSession, bodyLimitFor request: HTTP1Request) -> Int {
+                guard request.target == "/refused" else { return 1 << 20 }
+                try? session.respondBeforeBody(status: 401, reason: "Unauthorized", headers: [], body: [])
+                return 0
+            }
+            func http1Session(_ session: HTTP1ServerSession, didReceive request: HTTP1Request) {}
+        }
+        let session = HTTP1ServerSession()
+        let delegate = SlowThenRefuse()
+        session.delegate = delegate
+        try HTTP1ServerSessionTests.receive(
+            session, HTTP1ServerSessionTests.post("/slow") + "POST /refused HTTP/1.1\r\nContent-Length: 9999\r\n\r\nab")
+        try session.receiveEnd()
+        #expect(session.wantsRead, "the slow request's answer is still owed")
+        #expect(session.writableAnswerBytes == 0, "the refusal waits behind it: nothing the client could take yet")
+        #expect(session.bufferedAnswerBytes > 0)
+        try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
+        let out = HTTP1ServerSessionTests.output(session)
+        #expect(out.hasPrefix("HTTP/1.1 200 OK\r\n") && out.contains("HTTP/1.1 401 Unauthorized\r\n"))
+        #expect(!session.wantsRead && !session.wantsWrite)
+    }
+
+    @Test("keep-alive is the head's: a trailer cannot end the connection, nor keep an HTTP/1.0 one open")
+    func keepAliveFromTheHead() throws {
+        let session = HTTP1ServerSession()
+        let recorder = RequestRecorder()
+        session.delegate = recorder
+        try HTTP1ServerSessionTests.receive(
+            session, "POST /a HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-Keep: alive\r\n\r\n")
+        #expect(recorder.requests.count == 1)
+        try session.respond(to: 0, status: 200, reason: "OK", headers: [], body: [])
+        #expect(HTTP1ServerSessionTests.output(session).contains("Connection: close\r\n"))
+        #expect(!session.wantsRead)
+    }
+}

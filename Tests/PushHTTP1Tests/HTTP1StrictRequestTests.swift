@@ -43,7 +43,7 @@ struct HTTP1StrictRequestTests {
             ("GET / HTTP/1.1\r\nHost: a\r\n\tb\r\n\r\n", "obs_fold"),
             // The library refuses some chunk lines itself; either way, refused.
             (chunked + "3\nabc\r\n0\r\n\r\n", "bare_lf|HPE_INVALID_CHUNK_SIZE"),
-            (chunked + "3\r\nabc\n0\r\n\r\n", "bare_lf|HPE_INVALID_CHUNK_SIZE"),
+            (chunked + "3\r\nabc\n0\r\n\r\n", "chunk_end|bare_lf|HPE_INVALID_CHUNK_SIZE"),
             ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\n", "bare_lf"),
             ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX: y\n\r\n", "bare_lf"),
         ])
@@ -71,6 +71,23 @@ struct HTTP1StrictRequestTests {
         }
         #expect(throws: HTTP1Error.self) { try refused.get() }
         #expect(!recorder.events.contains(.end(keepAlive: true)), "\(recorder.events)")
+    }
+
+    @Test(
+        "refused however the reads split: chunk data not ended by CRLF, framing fields in trailers, HTTP/0.9",
+        arguments: [
+            (chunked + "3\r\nabcXY0\r\n\r\n", "chunk_end"),
+            (chunked + "3\r\nabc\rX0\r\n\r\n", "chunk_end"),
+            (chunked + "3\r\nabc\r\n0\r\nConnection: close\r\n\r\n", "framing_trailer"),
+            (chunked + "3\r\nabc\r\n0\r\nX: 1\r\ntransfer-encoding: x\r\n\r\n", "framing_trailer"),
+            ("GET /\r\nHost: a\r\n\r\n", "http_version|HPE_INVALID_CONSTANT"),
+        ])
+    func moreSmuggling(text: String, name: String) {
+        Self.everySplit(text) { result in
+            let names = name.split(separator: "|").map(String.init)
+            #expect(names.contains(Self.errorName(result) ?? "accepted"), "\(text.debugDescription)")
+            if case .success(let events) = result { #expect(!events.contains(.end(keepAlive: true))) }
+        }
     }
 
     @Test("a space before the colon (Transfer-Encoding : chunked) is refused, not taken for the header")
