@@ -21,7 +21,7 @@ enum DeliveryClientFactory {
     static func makeClients(
         _ configuration: GatewayConfiguration, group: EventLoopGroup, log: Log, metrics: GatewayMetrics? = nil
     ) throws(ConfigurationError) -> [String: any DeliveryClient] {
-        var tokenCaches: [String: ProviderTokenCache] = [:]
+        var tokenCaches: [String: SharedProviderToken] = [:]
         var clients: [String: any DeliveryClient] = [:]
         for (index, app) in configuration.apps.enumerated() {
             let path = "config.apps[\(index)]"
@@ -52,7 +52,7 @@ enum DeliveryClientFactory {
     /// One provider-token cache per (team, key), shared by every app that uses that key: APNs
     /// refuses tokens renewed more often than every 20 minutes (docs/providers.md A.7).
     private static func makeAPNsClient(
-        _ recipe: ClientRecipe, _ apns: AppConfiguration.APNsKeys, tokenCaches: inout [String: ProviderTokenCache]
+        _ recipe: ClientRecipe, _ apns: AppConfiguration.APNsKeys, tokenCaches: inout [String: SharedProviderToken]
     ) throws(ConfigurationError) -> any DeliveryClient {
         let (app, path) = (recipe.app, recipe.path)
         let endpoint = try recipe.endpoint(default: apns.sandbox ? .apnsSandbox : .apnsProduction)
@@ -74,14 +74,23 @@ enum DeliveryClientFactory {
                 }
                 tls = try apnsTLS(app, apns)
                 let cacheKey = "\(apns.teamID)/\(apns.keyID)"
-                if let cache = tokenCaches[cacheKey] {
-                    credentials = .providerToken(cache)
+                let signer = try ES256Signer(
+                    p8PEM: apns.keyPEM.isEmpty ? readKeyFile(apns.keyFile, path: path) : apns.keyPEM)
+                let publicKey = try signer.publicPoint()
+                if let shared = tokenCaches[cacheKey] {
+                    // One key id is one key at Apple: apps that share it share their tokens. Two
+                    // keys under one id would sign every token of one app with the other's key,
+                    // and APNs would answer InvalidProviderToken to all of them.
+                    guard shared.publicKey == publicKey else {
+                        throw ConfigurationError(
+                            "\(path): key_id \(apns.keyID) of team \(apns.teamID) is also \(shared.path)'s, with "
+                                + "another key: one key id is one key (check key_id and key_file)")
+                    }
+                    credentials = .providerToken(shared.cache)
                 } else {
-                    let signer = try ES256Signer(
-                        p8PEM: apns.keyPEM.isEmpty ? readKeyFile(apns.keyFile, path: path) : apns.keyPEM)
                     let cache = ProviderTokenCache(
                         teamID: apns.teamID, keyID: apns.keyID, signer: signer, clock: unixSeconds)
-                    tokenCaches[cacheKey] = cache
+                    tokenCaches[cacheKey] = SharedProviderToken(cache: cache, publicKey: publicKey, path: path)
                     credentials = .providerToken(cache)
                 }
             }
@@ -91,6 +100,14 @@ enum DeliveryClientFactory {
             throw ConfigurationError("\(path): \(error)")
         }
         return recipe.client(APNsDialect(credentials: credentials, authority: endpoint.authority), endpoint, tls)
+    }
+
+    /// A provider-token cache shared by the APNs apps of one team and key id: whose it was first,
+    /// and the public half of its key (the next app's key must be the same).
+    struct SharedProviderToken {
+        let cache: ProviderTokenCache
+        let publicKey: [UInt8]
+        let path: String
     }
 
     /// An APNs app's TLS context: its `ca_file` (or the demo's CA) trusted, and with certificate
