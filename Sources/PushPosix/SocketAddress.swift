@@ -112,34 +112,28 @@ struct SocketAddress: @unchecked Sendable {
     }
 
     var port: Int {
-        withSockAddr { pointer, _ in
-            switch Int32(pointer.pointee.sa_family) {
-            case AF_INET:
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                    Int(UInt16(bigEndian: $0.pointee.sin_port))
-                }
-            case AF_INET6:
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
-                }
-            default:
-                return 0
-            }
+        guard let offset = portOffset else { return 0 }
+        return withUnsafeBytes(of: storage) {
+            Int(UInt16(bigEndian: $0.loadUnaligned(fromByteOffset: offset, as: in_port_t.self)))
+        }
+    }
+
+    /// Where the port sits in the storage; nil for a family without one.
+    private var portOffset: Int? {
+        switch family {
+        case AF_INET: MemoryLayout<sockaddr_in>.offset(of: \.sin_port)
+        case AF_INET6: MemoryLayout<sockaddr_in6>.offset(of: \.sin6_port)
+        default: nil
         }
     }
 
     /// The same address with `port` (a resolver's answers are kept without one).
     func withPort(_ port: Int) -> SocketAddress {
         var copy = self
+        guard let offset = portOffset else { return copy }
         withUnsafeMutableBytes(of: &copy.storage) { raw in
-            let value = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-            let offset: Int? =
-                switch family {
-                case AF_INET: MemoryLayout<sockaddr_in>.offset(of: \.sin_port)
-                case AF_INET6: MemoryLayout<sockaddr_in6>.offset(of: \.sin6_port)
-                default: nil
-                }
-            if let offset { raw.storeBytes(of: value, toByteOffset: offset, as: in_port_t.self) }
+            raw.storeBytes(
+                of: in_port_t(UInt16(truncatingIfNeeded: port).bigEndian), toByteOffset: offset, as: in_port_t.self)
         }
         return copy
     }
