@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Pushgate: a push-notification gateway. Dependencies point one way, from the executable down. The
-// comment above each target says what it is; README.md's module map is made from those comments and
+// comment above each target says what it is; docs/architecture.md's module map is made from those comments and
 // the dependency lists (scripts/check-deps.py --write), and `make check-deps` (in `make test`) keeps
 // every list equal to what the target's files import and the map equal to this file.
 // Only Debian's C libraries are used, wrapped as system-library targets; no outside Swift packages.
@@ -52,12 +52,12 @@ let package = Package(
         // PostgreSQL's client library: the store engine for several instances sharing one database.
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // HTTP/1.1 message parsing (libhttp-parser: sans-IO, callbacks; see the README for why).
+        // HTTP/1.1 message parsing (libhttp-parser: sans-IO, callbacks; docs/development.md says why).
         .systemLibrary(name: "CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
-        // gzip for gRPC messages (zlib: deflate and inflate; see the README for why).
+        // gzip for gRPC messages (zlib: deflate and inflate; docs/development.md says why).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The process's memory allocator (mimalloc): many small short-lived objects per request on
-        // several loop threads; see the README for why.
+        // several loop threads; docs/development.md says why.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
         // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
         .systemLibrary(name: "CLinux"),

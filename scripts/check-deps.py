@@ -9,10 +9,13 @@ target that imports what it does not declare, or declares what none of its files
 Swift target that does not build with the shared `swiftSettings` (ExistentialAny,
 InternalImportsByDefault, MemberImportVisibility).
 
-It also checks that README.md's module map (between the `module-map` markers) is the one made from
-Package.swift: every product target, layer by layer (a target sits above everything it depends
-on), with the comment written above it in Package.swift and its dependencies edge for edge.
+It also checks that the module map (between the `module-map` markers, in docs/architecture.md) is the
+one made from Package.swift: every product target, layer by layer (a target sits above everything it
+depends on), with the comment written above it in Package.swift and its dependencies edge for edge.
+The map is looked for in every Markdown file of the documentation (README.md, the other top-level
+*.md, docs/*.md), so it may move; exactly one file must hold it, and the errors name that file.
 `scripts/check-deps.py --write` rewrites that block."""
+import glob
 import os
 import re
 import sys
@@ -111,11 +114,26 @@ def module_map():
     return "\n".join(out)
 
 
-def check_readme(write):
-    path = os.path.join(ROOT, "README.md")
+def module_map_files():
+    """The documentation files holding the module map's begin marker (one, when all is well)."""
+    candidates = sorted(set(glob.glob(os.path.join(ROOT, "*.md")))
+                        | set(glob.glob(os.path.join(ROOT, "docs", "*.md"))))
+    return [path for path in candidates if BEGIN in open(path, encoding="utf-8").read()]
+
+
+def check_module_map(write):
+    files = module_map_files()
+    if not files:
+        return ["no documentation file holds the module map (README.md, *.md and docs/*.md were searched for %r; "
+                "it belongs in docs/architecture.md)" % BEGIN]
+    if len(files) > 1:
+        return ["the module map is in more than one file (%s): keep one"
+                % ", ".join(os.path.relpath(f, ROOT) for f in files)]
+    path = files[0]
+    name = os.path.relpath(path, ROOT)
     text = open(path, encoding="utf-8").read()
-    if BEGIN not in text or END not in text:
-        return ["README.md has no module map (the markers %r ... %r)" % (BEGIN, END)]
+    if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(END) < text.index(BEGIN):
+        return ["%s: the module map needs one %r and, after it, one %r" % (name, BEGIN, END)]
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     made = head + BEGIN + "\n" + module_map() + "\n" + END + tail
@@ -123,9 +141,9 @@ def check_readme(write):
         return []
     if write:
         open(path, "w", encoding="utf-8").write(made)
-        print("check-deps: README.md's module map rewritten from Package.swift")
+        print("check-deps: %s's module map rewritten from Package.swift" % name)
         return []
-    return ["README.md's module map differs from Package.swift: run python3 scripts/check-deps.py --write"]
+    return ["%s: the module map differs from Package.swift: run python3 scripts/check-deps.py --write" % name]
 
 
 def main():
@@ -150,12 +168,12 @@ def main():
             if swift and name not in declared:
                 problems.append("%s/%s is not a target in Package.swift" % (kind, name))
     problems += settings_problems()
-    problems += check_readme("--write" in sys.argv[1:])
+    problems += check_module_map("--write" in sys.argv[1:])
     if problems:
         print("check-deps:\n  " + "\n  ".join(problems), file=sys.stderr)
         return 1
     print("check-deps: %d targets, every declared dependency imported and every import declared; "
-          "README.md's module map matches Package.swift" % len(declared))
+          "%s's module map matches Package.swift" % (len(declared), os.path.relpath(module_map_files()[0], ROOT)))
     return 0
 
 

@@ -56,7 +56,7 @@ IDLE_TIMEOUT = 2
 REQUEST_TIMEOUT = 3
 MAX_UNSENT = 1 * MiB
 # HTTP1ServerSession.maxUnanswered: pipelined HTTP/1.1 requests read and not yet answered before the
-# gateway stops reading from the client (the source's documented default; the README says only
+# gateway stops reading from the client (the source's documented default; docs/api.md says only
 # that pipelined requests are answered in order).
 MAX_PIPELINED = 32
 SLOW_KEY_ID = "SLOW123456"

@@ -27,7 +27,7 @@ def test_pushgate_send_to_the_demo_app_is_delivered(demo_server):
 
 
 def test_the_demo_shows_a_live_activity_walkthrough(demo_server):
-    """The README's walkthrough on the demo: push-to-start naming a channel, updates on the channel
+    """The walkthrough of docs/api.md on the demo: push-to-start naming a channel, updates on the channel
     with `pushgate send --channel`, the end, the channel deleted (the demo's mock serves the channel
     API as well)."""
     import grpc
