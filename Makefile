@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 ARGS ?=
 FUZZ_SECONDS ?= 30
 
-.PHONY: all deps venv build release run test unit interop proto check-proto check-deps lint format clean help bench \
+.PHONY: all deps venv build release run test unit interop proto check-proto check-deps check-links lint format clean help bench \
 	bench-smoke fuzz \
 	test-faults crash-loop test-asan test-tsan soak scale bench-scale fuzz-long
 
@@ -20,8 +20,9 @@ all: build
 
 help:
 	@echo "make run          install deps, build (release), start the gateway on its defaults"
-	@echo "make test         install deps, check generated code, check-deps, lint, unit and interop tests"
-	@echo "make check-deps   Package.swift dependencies == imports; README module map == Package.swift"
+	@echo "make test         install deps, check generated code, check-deps, check-links, lint, unit and interop tests"
+	@echo "make check-deps   Package.swift dependencies == imports; the module map (docs/architecture.md) == Package.swift"
+	@echo "make check-links  every relative link and #anchor in README.md, *.md and docs/*.md resolves"
 	@echo "make lint         swift format lint (.swift-format);  make format: rewrite the files in place"
 	@echo "make proto        regenerate the protobuf code from proto/"
 	@echo "make build        debug build;  make release: release build (cross-module and link-time optimized)"
@@ -50,7 +51,7 @@ build: deps
 	$(SWIFT) build
 
 # Release builds are optimized across modules (Package.swift) and at link time: the delivery path
-# crosses a dozen modules and the C shims (README, Development).
+# crosses a dozen modules and the C shims (docs/development.md).
 RELEASE_FLAGS := -c release --experimental-lto-mode=full
 
 release: deps
@@ -68,6 +69,10 @@ check-proto: venv
 # Every target's dependencies in Package.swift equal the modules its files import.
 check-deps: venv
 	$(PY) scripts/check-deps.py
+
+# Every relative link and #anchor in the documentation resolves (Python's standard library only).
+check-links:
+	python3 scripts/check-links.py
 
 # Serial: several suites wait on semaphores inside tests, which on a 2-core machine can starve the
 # two cooperative threads that the timing-sensitive async suites (deadlines, PING) need.
@@ -88,7 +93,7 @@ lint:
 format:
 	$(SWIFT) format format --in-place --configuration .swift-format --parallel $(SWIFT_FILES)
 
-test: check-proto check-deps lint unit interop
+test: check-proto check-deps check-links lint unit interop
 
 # Benchmarks (release build): h2load ceiling, Pushgate rows, aioapns peer; writes BENCHMARKS.md.
 bench: release venv
