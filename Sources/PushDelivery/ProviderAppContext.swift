@@ -66,7 +66,8 @@ final class ProviderAppUsage: Sendable {
     /// cancelled first.
     func reserveWaiting(_ count: Int) async -> Bool {
         while !reserve(count) {
-            guard await waiters.wait(for: count, room: { [self] in limit - held.load(ordering: .sequentiallyConsistent) })
+            guard
+                await waiters.wait(for: count, room: { [self] in limit - held.load(ordering: .sequentiallyConsistent) })
             else { return false }
         }
         return true

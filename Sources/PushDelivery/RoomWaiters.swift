@@ -19,6 +19,9 @@ final class RoomWaiters: Sendable {
     /// How many wait: a release with none takes no lock.
     private let waitingCount = Atomic<Int>(0)
 
+    /// Tasks waiting now.
+    var count: Int { waitingCount.load(ordering: .sequentiallyConsistent) }
+
     /// Waits until a release leaves room for `count` (true), or the task is cancelled (false).
     /// `room` answers the room now: checked after registering, so no release in between is missed.
     func wait(for count: Int, room: () -> Int) async -> Bool {

@@ -1,8 +1,3 @@
-import PushAPNs
-import PushCore
-import PushDelivery
-import PushMetrics
-import PushPosix
 import PushStore
 import PushSync
 

@@ -133,7 +133,7 @@ struct FanOutChunkMachine {
     private var isDirect: Bool { chunk.message.endpointID != nil }
 
     /// Unix ms after which held recipients are FAILED: `max_hold_seconds` after the publish.
-    var holdDeadline: Int64 { chunk.message.publishedAt + Int64(settings.maxHoldSeconds) * 1000 }
+    private var holdDeadline: Int64 { chunk.message.publishedAt + Int64(settings.maxHoldSeconds) * 1000 }
 
     /// The first actions: a direct publish reads its endpoint; a chunk with holds sends to them
     /// first; else the first page.
@@ -152,8 +152,8 @@ struct FanOutChunkMachine {
         case .endpointRead(let endpoint):
             guard case .endpoint = awaiting else { return [] }
             awaiting = nil
-            if chunk.holds > 0 { return readHolds() }
             // A resumed chunk whose recipient is held sends to it as a held one (counted once).
+            if chunk.holds > 0 { return readHolds() }
             guard let endpoint else {
                 // Deleted since the publish: nothing to send; the message is still finished.
                 return commit(.endpoint, cursor: "", counts: FanOutCounts(total: 1, skipped: 1))

@@ -1,7 +1,6 @@
 import PushCore
 import PushDelivery
 import PushMetrics
-import PushPosix
 import PushStore
 import PushSync
 

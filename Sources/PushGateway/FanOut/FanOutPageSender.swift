@@ -1,6 +1,5 @@
 import PushCore
 import PushDelivery
-import PushMetrics
 import PushStore
 
 /// Sends fan-out recipients through the apps' clients and adds up their results; what to do with

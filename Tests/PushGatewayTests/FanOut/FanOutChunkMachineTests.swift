@@ -31,12 +31,14 @@ struct FanOutChunkMachineTests {
 
     static func endpoint(_ id: String) -> EndpointRecord {
         EndpointRecord(
-            id: id, app: "app", token: "token-\(id)", enabled: true, customUserData: "", createdAt: 0, disabledReason: "")
+            id: id, app: "app", token: "token-\(id)", enabled: true, customUserData: "", createdAt: 0,
+            disabledReason: "")
     }
 
     static func target(_ id: String, cursor: String = "") -> FanOutTarget {
         FanOutTarget(
-            subscription: SubscriptionRecord(id: cursor.isEmpty ? "" : "s-\(id)", topic: cursor.isEmpty ? "" : "news",
+            subscription: SubscriptionRecord(
+                id: cursor.isEmpty ? "" : "s-\(id)", topic: cursor.isEmpty ? "" : "news",
                 endpointID: id, filterPolicyJSON: ""),
             endpoint: endpoint(id), cursor: cursor)
     }
@@ -44,6 +46,14 @@ struct FanOutChunkMachineTests {
     /// Two targets per page: page n holds p<n>a and p<n>b, its cursor after them "c<n>".
     static func page(_ n: Int) -> [FanOutTarget] {
         [target("p\(n)a", cursor: "c\(n)a"), target("p\(n)b", cursor: "c\(n)")]
+    }
+
+    static let takenOver = "fan-out chunk taken over by another instance; stopping it here"
+
+    static func log(_ level: Machine.LogLine.Level, _ message: String, _ fields: KeyValuePairs<String, String>)
+        -> Action
+    {
+        .log(Machine.LogLine(level: level, message: message, fields: fields))
     }
 
     static func delivered(_ n: Int64) -> FanOutCounts { FanOutCounts(total: n, delivered: n) }
@@ -62,6 +72,13 @@ struct FanOutChunkMachineTests {
         mutating func start() -> [Action] { machine.start(now: now) }
         mutating func on(_ event: Machine.Event) -> [Action] { machine.handle(event, now: now) }
 
+        /// Starts a topic chunk and has it read pages 0 and 1 (sent, not answered yet).
+        mutating func readTwoPages(secondIsLast: Bool) {
+            _ = start()
+            _ = on(.pageRead(FanOutChunkMachineTests.page(0), isLast: false))
+            _ = on(.pageRead(FanOutChunkMachineTests.page(1), isLast: secondIsLast))
+        }
+
         /// Reads `count` pages from page `first` on and sends each to both its recipients, committing
         /// with `held` held, as the machine asks; answers the actions after the last commit.
         mutating func runPages(from first: Int, count: Int, held: Int64 = 0) -> [Action] {
@@ -75,7 +92,8 @@ struct FanOutChunkMachineTests {
                     left -= 1
                     pending = on(.pageRead(FanOutChunkMachineTests.page(page), isLast: left == 0)) + pending.dropFirst()
                 case .send(let id, let targets, _):
-                    pending = Array(pending.dropFirst())
+                    pending =
+                        Array(pending.dropFirst())
                         + on(.sent(page: id, delivered(Int64(targets.count)), planExpired: false))
                 case .commit:
                     pending = Array(pending.dropFirst()) + on(.committed(held: held))
@@ -89,8 +107,14 @@ struct FanOutChunkMachineTests {
     @Test func aTopicChunkReadsSendsAndCommitsItsPagesInOrderThenFinishes() {
         var rig = Rig(Self.chunk())
         #expect(rig.start() == [.readPage(after: "")])
-        #expect(rig.on(.pageRead(Self.page(0), isLast: false)) == [.send(page: 0, Self.page(0), .page), .readPage(after: "c0")])
-        #expect(rig.on(.pageRead(Self.page(1), isLast: false)) == [.send(page: 1, Self.page(1), .page), .readPage(after: "c1")])
+        #expect(
+            rig.on(.pageRead(Self.page(0), isLast: false)) == [
+                .send(page: 0, Self.page(0), .page), .readPage(after: "c0"),
+            ])
+        #expect(
+            rig.on(.pageRead(Self.page(1), isLast: false)) == [
+                .send(page: 1, Self.page(1), .page), .readPage(after: "c1"),
+            ])
         // Three pages in flight: the next waits for the oldest's commit.
         #expect(rig.on(.pageRead(Self.page(2), isLast: false)) == [.send(page: 2, Self.page(2), .page)])
         // A later page's results wait for the earlier ones: the cursor only moves past pages done.
@@ -134,9 +158,7 @@ struct FanOutChunkMachineTests {
 
     @Test func aMessageWhoseTTLRanOutFinishesExpired() {
         var rig = Rig(Self.chunk())
-        _ = rig.start()
-        _ = rig.on(.pageRead(Self.page(0), isLast: false))
-        _ = rig.on(.pageRead(Self.page(1), isLast: true))
+        rig.readTwoPages(secondIsLast: true)
         _ = rig.on(.sent(page: 0, FanOutCounts(total: 2, skipped: 2), planExpired: true))
         _ = rig.on(.committed(held: 0))
         _ = rig.on(.sent(page: 1, FanOutCounts(total: 2, skipped: 2), planExpired: true))
@@ -169,28 +191,20 @@ struct FanOutChunkMachineTests {
 
     @Test func leaseLossMidChunkStopsItWithNothingMoreCommitted() {
         var rig = Rig(Self.chunk())
-        _ = rig.start()
-        _ = rig.on(.pageRead(Self.page(0), isLast: false))
-        _ = rig.on(.pageRead(Self.page(1), isLast: false))
+        rig.readTwoPages(secondIsLast: false)
         #expect(rig.on(.leaseDue) == [.renewLease])
         // One renewal at a time.
         #expect(rig.on(.leaseDue) == [])
         let timeout = StoreError(.io, message: "timeout")
         #expect(
             rig.on(.leaseRenewalFailed(timeout)) == [
-                .log(
-                    .init(
-                        level: .warning, message: "cannot renew a fan-out lease",
-                        fields: ["message_id": "m1", "error": "\(timeout)"]))
+                Self.log(.warning, "cannot renew a fan-out lease", ["message_id": "m1", "error": "\(timeout)"])
             ])
         #expect(!rig.machine.isDone)
         #expect(rig.on(.leaseDue) == [.renewLease])
         #expect(
             rig.on(.leaseRenewalFailed(StoreError(.conflict, message: "taken"))) == [
-                .log(
-                    .init(
-                        level: .warning, message: "fan-out chunk taken over by another instance; stopping it here",
-                        fields: ["message_id": "m1", "chunk": "4"])), .end,
+                Self.log(.warning, Self.takenOver, ["message_id": "m1", "chunk": "4"]), .end,
             ])
         #expect(rig.machine.isDone)
         // The pages in flight stay uncommitted: whoever took the chunk sends them again.
@@ -206,10 +220,7 @@ struct FanOutChunkMachineTests {
         let conflict = StoreError(.conflict, message: "claim")
         #expect(
             rig.on(.failed(conflict)) == [
-                .log(
-                    .init(
-                        level: .warning, message: "fan-out chunk taken over by another instance; stopping it here",
-                        fields: ["message_id": "m1", "chunk": "4", "error": "\(conflict)"])), .end,
+                Self.log(.warning, Self.takenOver, ["message_id": "m1", "chunk": "4", "error": "\(conflict)"]), .end,
             ])
         #expect(rig.on(.committed(held: 0)) == [])
     }
@@ -220,16 +231,14 @@ struct FanOutChunkMachineTests {
         let down = StoreError(.io, message: "down")
         #expect(
             rig.on(.failed(down)) == [
-                .log(.init(level: .error, message: "fan-out stopped", fields: ["message_id": "m1", "chunk": "4", "error": "\(down)"])),
+                Self.log(.error, "fan-out stopped", ["message_id": "m1", "chunk": "4", "error": "\(down)"]),
                 .end,
             ])
     }
 
     @Test func aStopEndsTheChunkWithoutCommittingThePagesInFlight() {
         var rig = Rig(Self.chunk())
-        _ = rig.start()
-        _ = rig.on(.pageRead(Self.page(0), isLast: false))
-        _ = rig.on(.pageRead(Self.page(1), isLast: true))
+        rig.readTwoPages(secondIsLast: true)
         #expect(rig.on(.stop) == [.end])
         #expect(rig.on(.sent(page: 0, Self.delivered(2), planExpired: false)) == [])
         #expect(rig.on(.stop) == [])
@@ -238,10 +247,14 @@ struct FanOutChunkMachineTests {
     @Test func aDirectPublishSendsToItsEndpointAndFinishes() {
         var rig = Rig(Self.chunk(direct: true))
         #expect(rig.start() == [.readEndpoint(id: "e-direct")])
-        #expect(rig.on(.endpointRead(Self.endpoint("e-direct"))) == [.send(page: 0, [Self.target("e-direct")], .endpoint)])
+        #expect(
+            rig.on(.endpointRead(Self.endpoint("e-direct"))) == [.send(page: 0, [Self.target("e-direct")], .endpoint)])
         let rejected = FanOutCounts(
             total: 1, rejected: 1, disable: [(id: "e-direct", reason: "Unregistered", app: "app", token: "t")])
-        #expect(rig.on(.sent(page: 0, rejected, planExpired: false)) == [.commit(cursor: "", counts: rejected, releasing: [])])
+        #expect(
+            rig.on(.sent(page: 0, rejected, planExpired: false)) == [
+                .commit(cursor: "", counts: rejected, releasing: [])
+            ])
         #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "", state: .completed)])
     }
 
@@ -249,7 +262,9 @@ struct FanOutChunkMachineTests {
         var rig = Rig(Self.chunk(direct: true))
         _ = rig.start()
         #expect(
-            rig.on(.endpointRead(nil)) == [.commit(cursor: "", counts: FanOutCounts(total: 1, skipped: 1), releasing: [])])
+            rig.on(.endpointRead(nil)) == [
+                .commit(cursor: "", counts: FanOutCounts(total: 1, skipped: 1), releasing: [])
+            ])
         #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "", state: .completed)])
     }
 
@@ -257,7 +272,10 @@ struct FanOutChunkMachineTests {
         var rig = Rig(Self.chunk(direct: true, holds: 1, parkings: 2))
         _ = rig.start()
         #expect(rig.on(.endpointRead(Self.endpoint("e-direct"))) == [.readHolds])
-        let held = [HeldRecipient(hold: FanOutHold(endpointID: "e-direct", reason: "Unavailable"), endpoint: Self.endpoint("e-direct"))]
+        let held = [
+            HeldRecipient(
+                hold: FanOutHold(endpointID: "e-direct", reason: "Unavailable"), endpoint: Self.endpoint("e-direct"))
+        ]
         #expect(rig.on(.holdsRead(held)) == [.send(page: 0, [Self.target("e-direct")], .holds)])
         #expect(
             rig.on(.sent(page: 0, Self.delivered(1), planExpired: false)) == [
@@ -278,20 +296,22 @@ struct FanOutChunkMachineTests {
         var first = Rig(Self.chunk(), seed: 11)
         _ = first.start()
         _ = first.on(.pageRead(Self.page(0), isLast: true))
-        #expect(first.on(.sent(page: 0, hold, planExpired: false)) == [.commit(cursor: "c0", counts: hold, releasing: [])])
+        #expect(
+            first.on(.sent(page: 0, hold, planExpired: false)) == [.commit(cursor: "c0", counts: hold, releasing: [])])
         let until = first.now + Int64(2_000 * Self.jitter(seed: 11))
         #expect(first.on(.committed(held: 1)) == [.park(cursor: "c0", until: until, now: first.now)])
         #expect(
             first.on(.finished) == [
-                .log(
-                    .init(
-                        level: .info, message: "fan-out waiting for the provider",
-                        fields: ["message_id": "m1", "chunk": "4", "held": "1", "retry_in_ms": "\(until - first.now)"])),
+                Self.log(
+                    .info, "fan-out waiting for the provider",
+                    ["message_id": "m1", "chunk": "4", "held": "1", "retry_in_ms": "\(until - first.now)"]),
                 .end,
             ])
 
         // Second claim after the park: still unavailable; it parks again, 4 s this time.
-        let held = [HeldRecipient(hold: FanOutHold(endpointID: "p0b", reason: "Unavailable"), endpoint: Self.endpoint("p0b"))]
+        let held = [
+            HeldRecipient(hold: FanOutHold(endpointID: "p0b", reason: "Unavailable"), endpoint: Self.endpoint("p0b"))
+        ]
         var second = Rig(Self.chunk(cursor: "c0", holds: 1, parkings: 1), seed: 12)
         second.now = until + 10
         #expect(second.start() == [.readHolds])
@@ -300,7 +320,8 @@ struct FanOutChunkMachineTests {
         #expect(
             second.on(.sent(page: 0, again, planExpired: false)) == [
                 .commit(
-                    cursor: "c0", counts: FanOutCounts(total: 0, hold: [(id: "p0b", reason: "Unavailable", app: "app")]),
+                    cursor: "c0",
+                    counts: FanOutCounts(total: 0, hold: [(id: "p0b", reason: "Unavailable", app: "app")]),
                     releasing: ["p0b"])
             ])
         #expect(second.on(.committed(held: 1)) == [.readPage(after: "c0")])
@@ -334,7 +355,8 @@ struct FanOutChunkMachineTests {
                 _ = rig.start()
                 let park = rig.runPages(from: 0, count: 1, held: 1)
                 let expected = rig.now + Int64(Double(step) * Self.jitter(seed: seed))
-                #expect(park == [.park(cursor: "c0", until: expected, now: rig.now)], "parkings \(parkings) seed \(seed)")
+                #expect(
+                    park == [.park(cursor: "c0", until: expected, now: rig.now)], "parkings \(parkings) seed \(seed)")
                 #expect(expected - rig.now >= step * 8 / 10 && expected - rig.now < step * 12 / 10)
             }
         }
@@ -349,7 +371,8 @@ struct FanOutChunkMachineTests {
         var past = Rig(Self.chunk())
         past.now = Self.deadline - 200
         _ = past.start()
-        #expect(past.runPages(from: 0, count: 1, held: 1) == [.park(cursor: "c0", until: past.now + 1_000, now: past.now)])
+        #expect(
+            past.runPages(from: 0, count: 1, held: 1) == [.park(cursor: "c0", until: past.now + 1_000, now: past.now)])
     }
 
     @Test func heldRecipientsPastTheHoldDeadlineAreFailedWithTheirLastReason() {
@@ -357,7 +380,8 @@ struct FanOutChunkMachineTests {
         rig.now = Self.deadline
         _ = rig.start()
         let held = [
-            HeldRecipient(hold: FanOutHold(endpointID: "h1", reason: "ServiceUnavailable"), endpoint: Self.endpoint("h1")),
+            HeldRecipient(
+                hold: FanOutHold(endpointID: "h1", reason: "ServiceUnavailable"), endpoint: Self.endpoint("h1")),
             HeldRecipient(hold: FanOutHold(endpointID: "h2", reason: "Unavailable"), endpoint: nil),
         ]
         let failed = DeliveryResult(
@@ -366,10 +390,9 @@ struct FanOutChunkMachineTests {
         #expect(
             rig.on(.holdsRead(held)) == [
                 .giveUp([Machine.GivenUp(endpoint: Self.endpoint("h1"), result: failed)]),
-                .log(
-                    .init(
-                        level: .warning, message: "fan-out gave up waiting for the provider",
-                        fields: ["message_id": "m1", "chunk": "4", "failed": "1", "max_hold_seconds": "600"])),
+                Self.log(
+                    .warning, "fan-out gave up waiting for the provider",
+                    ["message_id": "m1", "chunk": "4", "failed": "1", "max_hold_seconds": "600"]),
                 .commit(cursor: "c3", counts: FanOutCounts(total: 0, failed: 1, skipped: 1), releasing: ["h1", "h2"]),
             ])
         #expect(rig.on(.committed(held: 0)) == [.readPage(after: "c3")])
