@@ -76,7 +76,9 @@ private final class FanOutChunkRun: Sendable {
                     actions += feed(event, to: &work.machine)
                 }
             }
-            actions = feed(await mailbox.next(), to: &work.machine)
+            let event = await mailbox.next()
+            if case .sent(let page, _, _) = event { work.sends[page] = nil }
+            actions = feed(event, to: &work.machine)
         }
         leaseTimer.cancel()
         // Sends still under way belong to pages that stay uncommitted: whoever resumes sends them again.
