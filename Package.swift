@@ -348,7 +348,7 @@ let package = Package(
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
+                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushStore",
                 "PushMetrics", "PushPosix", "PushTLS",
             ],
             swiftSettings: swiftSettings),

@@ -43,6 +43,8 @@ final class ProviderAppContext<Dialect: ProviderDialect>: Sendable {
 final class ProviderAppUsage: Sendable {
     private let limit: Int
     private let held = Atomic<Int>(0)
+    /// Callers waiting for room (fan-out pages): woken by releases.
+    private let waiters = RoomWaiters()
 
     init(limit: Int) {
         self.limit = limit
@@ -50,18 +52,32 @@ final class ProviderAppUsage: Sendable {
 
     /// Takes room for `count` requests, all or nothing.
     func reserve(_ count: Int) -> Bool {
-        var current = held.load(ordering: .relaxed)
+        var current = held.load(ordering: .sequentiallyConsistent)
         while true {
             guard current + count <= limit else { return false }
             let (exchanged, original) = held.compareExchange(
-                expected: current, desired: current + count, ordering: .relaxed)
+                expected: current, desired: current + count, ordering: .sequentiallyConsistent)
             if exchanged { return true }
             current = original
         }
     }
 
+    /// Takes room for `count` requests, waiting for releases to make it; false if the task is
+    /// cancelled first.
+    func reserveWaiting(_ count: Int) async -> Bool {
+        while !reserve(count) {
+            guard
+                await waiters.wait(for: count, room: { [self] in limit - held.load(ordering: .sequentiallyConsistent) })
+            else { return false }
+        }
+        return true
+    }
+
     func release(_ count: Int) {
-        held.subtract(count, ordering: .relaxed)
+        // Sequentially consistent with the waiters' count: a waiter either sees this room when it
+        // checks after registering, or is registered when this looks.
+        let room = limit - held.subtract(count, ordering: .sequentiallyConsistent).newValue
+        waiters.wake(room: room)
     }
 
     var count: Int { held.load(ordering: .relaxed) }

@@ -18,6 +18,9 @@ public protocol DeliveryClient: AnyObject, Sendable {
     /// answers RESOURCE_EXHAUSTED and sends nothing). Each request sent gives its room back when it
     /// has a result.
     func reserve(_ count: Int) -> Bool
+    /// Takes room for `count` requests, waiting while the queue is full (for background work that
+    /// may wait for Sends); false if the task is cancelled first.
+    func reserveWaiting(_ count: Int) async -> Bool
     /// Gives back room reserved and not used.
     func unreserve(_ count: Int)
     /// Requests held now (queued, waiting to retry, in flight).
@@ -100,6 +103,10 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
 
     public func reserve(_ count: Int) -> Bool {
         app.usage.reserve(count)
+    }
+
+    public func reserveWaiting(_ count: Int) async -> Bool {
+        await app.usage.reserveWaiting(count)
     }
 
     public func unreserve(_ count: Int) {

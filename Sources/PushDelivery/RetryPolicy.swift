@@ -33,8 +33,13 @@ public struct RetryPolicy: Sendable {
     /// [½, 1] of the step so many failed requests do not come back at the same instant.
     /// - Parameter unit: a random number in [0, 1).
     public func backoff(afterAttempt attempt: Int, unit: Double) -> Duration {
+        step(afterAttempt: attempt) * (0.5 + 0.5 * unit)
+    }
+
+    /// The delay before send number `attempt + 1` without jitter: `initialBackoff` doubled for each
+    /// attempt after the first, at most `maxBackoff`. For callers that jitter it their own way.
+    public func step(afterAttempt attempt: Int) -> Duration {
         let exponent = min(max(attempt - 1, 0), 20)
-        let step = min(initialBackoff * (1 << exponent), maxBackoff)
-        return step * (0.5 + 0.5 * unit)
+        return min(initialBackoff * (1 << exponent), maxBackoff)
     }
 }

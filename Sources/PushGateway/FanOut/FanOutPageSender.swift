@@ -1,0 +1,138 @@
+import PushCore
+import PushDelivery
+import PushStore
+
+/// Sends fan-out recipients through the apps' clients and adds up their results; what to do with
+/// the counts (commit them, hold, park) is the chunk machine's.
+struct FanOutPageSender: Sendable {
+    let events: DeliveryEvents
+    let metrics: GatewayMetrics?
+    /// A recipient the provider could not take (``FanOut/holdsFor(_:)``) is held rather than
+    /// FAILED (`fanout.max_hold_seconds` > 0).
+    let holds: Bool
+
+    /// One page sorted out: who is skipped or failed now, and per app the notification (built once
+    /// per message and app) and its recipients.
+    struct PreparedPage: Sendable {
+        var counts: FanOutCounts
+        var deliveries:
+            [(
+                notification: PreparedPush, recipients: [FanOutTarget], client: any DeliveryClient,
+                counters: NotificationCounters?
+            )] = []
+    }
+
+    func prepare(
+        _ targets: [FanOutTarget], plan: inout MessagePlan, clients: [String: any DeliveryClient]
+    ) -> PreparedPage {
+        var page = PreparedPage(counts: FanOutCounts(total: Int64(targets.count)))
+        var byApp: [String: [FanOutTarget]] = [:]
+        for target in targets {
+            switch plan.decide(target) {
+            case .skip: page.counts.skipped += 1
+            case .fail: page.counts.failed += 1
+            case .send: byApp[target.endpoint.app, default: []].append(target)
+            }
+        }
+        for (app, recipients) in byApp {
+            guard let client = clients[app], let notification = plan.notification(for: app) else {
+                page.counts.skipped += Int64(recipients.count)
+                continue
+            }
+            page.deliveries.append((notification, recipients, client, metrics?.notifications(app: app)))
+        }
+        return page
+    }
+
+    /// Sends one page, its apps' shares at once; answers its counts once every recipient has a result.
+    func sendPage(_ page: PreparedPage, messageID: String) async -> FanOutCounts {
+        var counts = page.counts
+        await withTaskGroup(of: FanOutCounts.self) { group in
+            for delivery in page.deliveries {
+                group.addTask {
+                    await sendAppShare(
+                        delivery.notification, to: delivery.recipients, through: delivery.client,
+                        messageID: messageID, counters: delivery.counters)
+                }
+            }
+            for await appCounts in group { counts.add(appCounts) }
+        }
+        return counts
+    }
+
+    /// Sends one app's share of a page, waiting for room in the app's queue rather than failing:
+    /// fan-out is background work and may wait for Sends.
+    private func sendAppShare(
+        _ template: PreparedPush, to recipients: [FanOutTarget], through client: any DeliveryClient,
+        messageID: String, counters: NotificationCounters?
+    ) async -> FanOutCounts {
+        let notification = template.with(tokens: recipients.map(\.endpoint.token))
+        guard await client.reserveWaiting(recipients.count) else {
+            return FanOutCounts(total: 0, failed: Int64(recipients.count))
+        }
+        let results = await client.sendAndWait(notification, deadline: .now + .seconds(600))
+        var counts = FanOutCounts(total: 0)
+        var final: [DeliveryResult] = []
+        final.reserveCapacity(results.count)
+        for (recipient, result) in zip(recipients, results) {
+            if holds && FanOut.holdsFor(result) {
+                counts.hold.append((recipient.endpoint.id, result.reason, recipient.endpoint.app))
+                continue
+            }
+            final.append(result)
+            events.result(result, app: recipient.endpoint.app, messageID: messageID, endpointID: recipient.endpoint.id)
+            switch result.status {
+            case .delivered:
+                counts.delivered += 1
+                if !result.canonicalToken.isEmpty {
+                    counts.retoken.append((recipient.endpoint.id, result.canonicalToken, recipient.endpoint.app))
+                }
+            case .rejected:
+                counts.rejected += 1
+                if result.invalidatesToken {
+                    counts.disable.append(
+                        (recipient.endpoint.id, result.reason, recipient.endpoint.app, recipient.endpoint.token))
+                }
+            case .failed: counts.failed += 1
+            }
+        }
+        counters?.record(final)
+        return counts
+    }
+}
+
+/// What one page added up to.
+struct FanOutCounts: Sendable, Equatable {
+    var total: Int64
+    var delivered: Int64 = 0
+    var rejected: Int64 = 0
+    var failed: Int64 = 0
+    var skipped: Int64 = 0
+    /// Endpoints whose token the provider declared dead, with the reason.
+    var disable: [(id: String, reason: String, app: String, token: String)] = []
+    /// Endpoints whose token the provider replaced with a canonical one, with the new token.
+    var retoken: [(id: String, token: String, app: String)] = []
+    /// Recipients held for their provider, with the failure that held them (in no count yet).
+    var hold: [(id: String, reason: String, app: String)] = []
+
+    mutating func add(_ other: FanOutCounts) {
+        total += other.total
+        delivered += other.delivered
+        rejected += other.rejected
+        failed += other.failed
+        skipped += other.skipped
+        disable += other.disable
+        retoken += other.retoken
+        hold += other.hold
+    }
+
+    /// The counts the store adds up (without the endpoints to change or hold).
+    var progress: ProgressCounts {
+        ProgressCounts(total: total, delivered: delivered, rejected: rejected, failed: failed, skipped: skipped)
+    }
+
+    static func == (a: FanOutCounts, b: FanOutCounts) -> Bool {
+        a.progress == b.progress && a.disable.elementsEqual(b.disable) { $0 == $1 }
+            && a.retoken.elementsEqual(b.retoken) { $0 == $1 } && a.hold.elementsEqual(b.hold) { $0 == $1 }
+    }
+}
