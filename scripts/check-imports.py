@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make check-imports` (part of `make test`): no Swift file imports a project module it does not use.
+"""Run by `make check-deps` (part of `make test`): no Swift file imports a project module it does not use.
 
 For every Swift file in Sources/ and Tests/ (generated code left out), each `import X` of a module of
 this package must be used by that file, judged by the names X gives the file:
@@ -10,8 +10,9 @@ this package must be used by that file, judged by the names X gives the file:
   Members count because the import rules (MemberImportVisibility) ask for the import of the module
   that declares a member the file uses, even when the file never names the member's type.
 - a C module (Sources/CX, a system-library target or CPushgateProto): the functions, types, macros
-  and enum constants its headers declare (its shim.h or umbrella header, and the headers those
-  include from the same library).
+  and enum constants its headers declare, and its structs' fields (its shim.h or umbrella header,
+  and the headers those include from the same library); and any word with a prefix at least five
+  of those names share (`SSL_`, `nghttp2_`, `PQ`), for the functions OpenSSL declares by macro.
 
 The file uses X when one of those names appears in it as a word, outside comments (an operator: as
 its characters). The toolchain's modules (Foundation, Glibc, Synchronization, Dispatch, Testing, ...)
@@ -24,8 +25,9 @@ scripts/check-imports-pending.txt lists findings waiting for a fix in another ch
 `path: module` per line); they are reported but do not fail the check, and a line there that is no
 longer a finding fails it (the list only shrinks).
 
-Exits 1 naming each file and the import it does not use.
-  --self-test   plants an unused import in a copy of a file and checks that it is found.
+Exits 1 naming each file and the import it does not use. Every run first checks itself on a planted
+file (two unused imports, one used, one kept: exactly the first two must be found); `--self-test`
+runs only that.
 """
 import glob
 import os
@@ -264,7 +266,8 @@ C_MODULES = set()
 
 
 def module_names():
-    """Module name -> (names, operators, testable names, testable operators)."""
+    """Module name -> (names, operators, testable names, testable operators); for a C module the
+    operators' places hold its name prefixes (``c_prefixes``)."""
     result = {}
     for module, files in swift_modules().items():
         public, operators, internal, internal_operators = set(), set(), set(), set()
@@ -347,6 +350,8 @@ def main():
     modules = module_names()
     if "--self-test" in sys.argv:
         return self_test(modules)
+    if self_test(modules):
+        return 1  # the check itself no longer finds a planted unused import
     found = findings(checked_files(), modules)
     waiting = pending()
     problems = [f for f in found if f not in waiting]
