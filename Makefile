@@ -65,9 +65,10 @@ proto: venv
 check-proto: venv
 	PYTHON=$(PY) scripts/check-proto.sh
 
-# Every target's dependencies in Package.swift equal the modules its files import.
+# Every target's dependencies in Package.swift equal the modules its files import; every file uses what it imports.
 check-deps: venv
 	$(PY) scripts/check-deps.py
+	$(PY) scripts/check-imports.py
 
 # Serial: several suites wait on semaphores inside tests, which on a 2-core machine can starve the
 # two cooperative threads that the timing-sensitive async suites (deadlines, PING) need.
