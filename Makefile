@@ -66,9 +66,10 @@ proto: venv
 check-proto: venv
 	PYTHON=$(PY) scripts/check-proto.sh
 
-# Every target's dependencies in Package.swift equal the modules its files import.
+# Every target's dependencies in Package.swift equal the modules its files import; every file uses what it imports.
 check-deps: venv
 	$(PY) scripts/check-deps.py
+	$(PY) scripts/check-imports.py
 
 # Every relative link and #anchor in the documentation resolves (Python's standard library only).
 check-links:

@@ -37,8 +37,8 @@ public final class APNsDialect: ProviderDialect {
     /// The `:authority` of the app's endpoint (`api.push.apple.com`).
     let authority: String
     /// Request shapes of notifications that differ only in topic, push type and priority (no
-    /// expiration, collapse id, apns-id or channel: nearly all), made once instead of per notification,
-    /// which for a 1-token Send was a builder, a template and four allocations each time.
+    /// expiration, collapse id, apns-id or channel: nearly all), made once instead of per
+    /// notification, which would take a builder, a template and their allocations each time.
     private let templates = Locked<[(key: TemplateKey, shape: APNsJob.Shape)]>([])
     private static let maxTemplates = 16
 

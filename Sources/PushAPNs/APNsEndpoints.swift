@@ -1,4 +1,3 @@
-import PushDelivery
 public import PushTransport
 
 extension HTTPSOrigin {

@@ -1,6 +1,5 @@
 public import PushPosix
 import PushSync
-import PushTLS
 
 /// The OAuth2 access token of one app (FCM, ADM), shared by all of its connections.
 ///

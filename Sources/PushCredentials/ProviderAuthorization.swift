@@ -1,5 +1,3 @@
-import PushTLS
-
 /// A connection waiting for a credential being fetched.
 public protocol AuthorizationWaiter: AnyObject, Sendable {
     /// The credential is there, or could not be had: ask again. Any thread.

@@ -1,4 +1,3 @@
-import PushAPNs
 import PushDelivery
 import PushGRPC
 import PushMetrics

@@ -72,8 +72,7 @@ public final class HTTP2KeptField {
 
 extension UnsafeBufferPointer where Element == UInt8 {
     /// Whether these bytes equal `array`, by `memcmp`: what a sink compares names and values with
-    /// (the generic `elementsEqual` walks byte by byte through iterators, dozens of instructions a
-    /// byte).
+    /// (the generic `elementsEqual` walks byte by byte through iterators).
     @inlinable
     public func equals(_ array: [UInt8]) -> Bool {
         guard count == array.count else { return false }

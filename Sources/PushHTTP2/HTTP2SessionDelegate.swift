@@ -7,8 +7,8 @@
 ///
 /// A class to subclass, not a protocol (as ``HTTP2HeaderFieldSink``): the session calls it through
 /// a reference it holds for the whole `receive` or `drainOutput`, with no retain and release
-/// around each event; a protocol existential in a stored property was retained and released
-/// around each of them, ~8 a 1-token Send across its two sessions. Each method does nothing here.
+/// around each event, which a protocol existential in a stored property would need. Each method
+/// does nothing here.
 open class HTTP2SessionDelegate {
     public init() {}
 

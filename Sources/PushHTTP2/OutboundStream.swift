@@ -111,8 +111,8 @@ struct OutboundStream {
             // All sent: nothing kept for longer than it is needed.
             current = []
             offset = 0
-            // Most bodies are one chunk: `later` was never used, and emptying it anyway checked
-            // its uniqueness and made an empty buffer (~50 instructions a body).
+            // Most bodies are one chunk and never use `later`: emptying it anyway would check its
+            // uniqueness and make an empty buffer for nothing.
             if !later.isEmpty {
                 later.removeAll(keepingCapacity: true)
                 head = 0

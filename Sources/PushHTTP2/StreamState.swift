@@ -11,7 +11,7 @@ final class StreamState {
     var fieldSink: HTTP2HeaderFieldSink?
     /// The body being sent, if this side's HEADERS were submitted with a data provider. Spelled
     /// `Optional<…>` and set only by the initializers (a `T?` starts as nil, and setting it in
-    /// `init` was then an assignment: the nil destroyed through an outlined copy, ~130 a stream).
+    /// `init` is then an assignment: the nil destroyed through an outlined copy on every stream).
     // swift-format-ignore: UseShorthandTypeNames
     var outbound: Optional<OutboundStream>
     /// The template of the HEADERS submitted on this stream: nghttp2 reads its bytes in place

@@ -13,24 +13,24 @@ import PushTransport
 final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecked Sendable {
     let id: Int
     let loop: EventLoop
-    private let shared: MockAPNsShared
-    private var configuration: MockAPNsConfiguration { shared.configuration }
+    let shared: MockAPNsShared
+    var configuration: MockAPNsConfiguration { shared.configuration }
     private(set) var transport: HTTPTransport!
-    private var session: HTTP2Session { transport.session }
+    var session: HTTP2Session { transport.session }
 
-    private var streams: [Int32: MockAPNsStream] = [:]
+    var streams: [Int32: MockAPNsStream] = [:]
     private var streamsSeen = 0
-    private var isClosed = false
+    var isClosed = false
     private var wasReady = false
     /// Set once a GOAWAY is submitted: streams above this id are refused, never answered (the
     /// client treats them as unprocessed, and nghttp2 still delivers those that arrive in the
     /// same read as the stream that triggered the GOAWAY).
-    private var goAwayLastStreamID: Int32?
-    private var dropped = false
+    var goAwayLastStreamID: Int32?
+    var dropped = false
     /// Gone silent (``MockAPNsConfiguration/stallAfterStreams``): nothing is read or answered.
-    private var stalled = false
+    var stalled = false
     /// The highest stream id answered so far (the last-stream-id of ``goAwayBelowInFlight()``).
-    private var highestAnsweredStreamID: Int32 = 0
+    var highestAnsweredStreamID: Int32 = 0
     /// Whether the per-connection faults apply to this connection.
     private var isFaulty: Bool { configuration.faultyConnections.map { id <= $0 } ?? true }
 
@@ -40,9 +40,9 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
 
     // Response delay: answers in deadline order (the delay is constant), one timer at a time.
     private let delayNanos: UInt64
-    private var delayed: [(deadline: UInt64, stream: MockAPNsStream)] = []
-    private var delayedHead = 0
-    private var delayTimerArmed = false
+    var delayed: [(deadline: UInt64, stream: MockAPNsStream)] = []
+    var delayedHead = 0
+    var delayTimerArmed = false
     /// The last body that passed the payload checks (see bodyOrPolicyRejection).
     private var lastValidBody: [UInt8] = []
     /// Header values repeated from request to request, shared (see ``RepeatedFieldValues``).
@@ -55,11 +55,11 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
     private var verifiedAuthorization: [UInt8]?
 
     // Stats, merged once per turn.
-    private var delta = StatsDelta()
-    private var statsFlushScheduled = false
+    var delta = StatsDelta()
+    var statsFlushScheduled = false
     private var maxInFlight = 0
 
-    private var generator = SplitMix64()
+    var generator = SplitMix64()
 
     static func serve(_ connection: Connection, id: Int, shared: MockAPNsShared) throws -> HTTPTransport {
         let server = MockAPNsConnection(id: id, loop: connection.loop, shared: shared)
@@ -316,106 +316,6 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         return nil
     }
 
-    /// Delayed answers sent per timer run. The loop flushes between runs, so the client gets the
-    /// first answers of a large batch due at once while the mock writes the rest: answering a
-    /// thousand in one run held the first back for the whole batch's work, which reads as several
-    /// milliseconds more round trip. A timer whose answers are still due runs again next turn.
-    private static let delayedAnswersPerTurn = 64
-
-    private func armDelayTimer(_ deadline: UInt64) {
-        delayTimerArmed = true
-        loop.schedule(at: deadline) { [self] in
-            delayTimerArmed = false
-            guard !isClosed else { return }
-            let now = loop.now
-            var answered = 0
-            while delayedHead < delayed.count, delayed[delayedHead].deadline <= now,
-                answered < Self.delayedAnswersPerTurn
-            {
-                respond(delayed[delayedHead].stream)
-                delayedHead += 1
-                answered += 1
-            }
-            if delayedHead == delayed.count {
-                delayed.removeAll(keepingCapacity: true)
-                delayedHead = 0
-            } else {
-                if delayedHead >= 1024 {
-                    delayed.removeFirst(delayedHead)
-                    delayedHead = 0
-                }
-                armDelayTimer(delayed[delayedHead].deadline)
-            }
-            transport.setNeedsFlush()
-        }
-    }
-
-    /// Sends the answer: 200 as one HEADERS frame with END_STREAM; errors as HEADERS + one DATA
-    /// frame with the JSON reason and END_STREAM.
-    private func respond(_ stream: MockAPNsStream) {
-        guard !isClosed, !dropped, !stalled, !stream.closed else { return }
-        stream.responded = true
-        highestAnsweredStreamID = max(highestAnsweredStreamID, stream.streamID)
-        let status: Int
-        do {
-            if let reason = stream.headerRejection {
-                status = stream.rejectionStatus ?? reason.httpStatus ?? 400
-                let apnsID = stream.requestAPNsID ?? makeUUIDv4(&generator)
-                try session.sendResponseHeaders(
-                    streamID: stream.streamID,
-                    headers: [Bytes.status(status), Bytes.contentTypeJSON, Bytes.apnsIDHeader(apnsID)], endStream: false
-                )
-                try session.sendData(streamID: stream.streamID, errorBody(reason, status: status), endStream: true)
-                delta.byReason[reason.string, default: 0] += 1
-                delta.byStatus[status, default: 0] += 1
-            } else {
-                status = 200
-                // The 200 is the hot path: a prepared header list, the id written on the stack.
-                try withUnsafeTemporaryAllocation(byteCount: 36, alignment: 1) { (scratch) throws(HTTP2Error) in
-                    if let requested = stream.requestAPNsID {
-                        scratch.copyBytes(from: requested)
-                    } else {
-                        writeUUIDv4(&generator, into: scratch)
-                    }
-                    try session.sendResponseHeaders(
-                        streamID: stream.streamID, template: Bytes.ok200,
-                        replacing: (Bytes.ok200IDIndex, UnsafeRawBufferPointer(scratch)))
-                    record(stream, apnsID: UnsafeRawBufferPointer(scratch))
-                }
-                delta.ok += 1
-                if stream.isBroadcast { delta.broadcasts += 1 }
-            }
-        } catch {
-            return  // the stream is gone (reset by the client)
-        }
-        delta.requests += 1
-        scheduleStatsFlush()
-        transport.setNeedsFlush()
-    }
-
-    private func errorBody(_ reason: APNsReason, status: Int) -> [UInt8] {
-        var body: [UInt8] = []
-        body.reserveCapacity(64)
-        body.append(contentsOf: #"{"reason":"#.utf8)
-        JSONWriter.appendQuoted(reason.string, to: &body)
-        if status == 410 {
-            body.append(contentsOf: #","timestamp":"#.utf8)
-            JSONWriter.appendDecimal(configuration.unregisteredTimestamp ?? wallClockMillis(), to: &body)
-        }
-        body.append(UInt8(ascii: "}"))
-        return body
-    }
-
-    private func record(_ stream: MockAPNsStream, apnsID: UnsafeRawBufferPointer) {
-        if shared.tracksTokens { delta.delivered[TokenKey(bytes: stream.token), default: 0] += 1 }
-        if shared.recordsRequests {
-            delta.recorded.append(
-                MockAPNsRequest(
-                    connectionID: id, streamID: stream.streamID, token: String(decoding: stream.token, as: UTF8.self),
-                    headers: stream.headers, payload: stream.keptBody, apnsID: String(decoding: apnsID, as: UTF8.self)))
-        }
-    }
-
     // MARK: Provider tokens
 
     /// nil when the request may proceed (verification off, a client certificate that verified, or
@@ -448,57 +348,4 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         return nil
     }
 
-    // MARK: Faults and stats
-
-    /// GOAWAY NO_ERROR with `{"reason":"Shutdown"}`; the transport closes once the streams up to
-    /// `lastStreamID` are answered (nghttp2 then wants neither to read nor to write).
-    private func sendGoAway(lastStreamID: Int32) {
-        goAwayLastStreamID = lastStreamID
-        try? session.goAway(errorCode: .noError, lastStreamID: lastStreamID, debugData: Bytes.shutdownDebugData)
-        delta.goAwaysSent += 1
-        scheduleStatsFlush()
-    }
-
-    /// GOAWAY whose last-stream-id is the last stream answered: every stream still waiting for its
-    /// answer is above it, so it is refused here and never answered (the client resends them).
-    private func goAwayBelowInFlight() {
-        let last = highestAnsweredStreamID
-        sendGoAway(lastStreamID: last)
-        for stream in streams.values where !stream.responded && stream.streamID > last {
-            // Never answered, never counted: as if the server had not processed it.
-            stream.answered = true
-            stream.closed = true
-            try? session.resetStream(streamID: stream.streamID, errorCode: .refusedStream)
-        }
-    }
-
-    /// Goes silent: no more reading (PINGs stay unanswered) and no answers, socket left open.
-    private func stall() {
-        stalled = true
-        delta.connectionsStalled += 1
-        scheduleStatsFlush()
-        transport.connection?.pauseReading()
-    }
-
-    private func dropConnection() {
-        dropped = true
-        delta.connectionsDropped += 1
-        scheduleStatsFlush()
-        transport.close(flushFirst: false)
-    }
-
-    private func scheduleStatsFlush() {
-        guard !statsFlushScheduled else { return }
-        statsFlushScheduled = true
-        loop.executeAtEndOfTurn { [self] in
-            statsFlushScheduled = false
-            flushStats()
-        }
-    }
-
-    private func flushStats() {
-        guard !delta.isEmpty || !delta.byStatus.isEmpty || !delta.recorded.isEmpty else { return }
-        shared.stats.merge(delta, connectionID: id)
-        delta = StatsDelta()
-    }
 }

@@ -96,7 +96,7 @@ public struct MockAPNsStats: Sendable {
 }
 
 /// A device token's bytes as a dictionary key, hashed in one pass over the bytes (`[UInt8]`'s own
-/// hashing feeds the hasher one element at a time, several times slower for a 64-byte token).
+/// hashing feeds the hasher one element at a time).
 struct TokenKey: Hashable {
     let bytes: [UInt8]
 

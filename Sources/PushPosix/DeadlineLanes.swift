@@ -1,9 +1,9 @@
 /// Something that waits on its event loop for a deadline (``EventLoop/startDeadline(_:at:)``):
 /// a Send's collector, answered at its deadline if its results are not all in by then.
 ///
-/// A base class, not a timer per object: a loop timer, its closure, its slot, its heap entry and
-/// its cancelling cost ~570 instructions of every 1-token Send, while the waiter's place in its
-/// loop's ``DeadlineLanes`` is a few pointers. Loop thread only, like the loop's timers.
+/// A base class, not a timer per object: a loop timer takes a closure, a slot, a heap entry and
+/// a cancelling, while the waiter's place in its loop's ``DeadlineLanes`` is a few pointers. Loop
+/// thread only, like the loop's timers.
 open class DeadlineWaiter: @unchecked Sendable {
     /// Where the waiter waits: nowhere, in a lane, or (every lane out of order) as a timer.
     enum Place {

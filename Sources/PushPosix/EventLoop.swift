@@ -48,23 +48,23 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: loop thread only
     private var registrations: [UInt64: any Selectable] = [:]
     private var nextRegistrationID: UInt64 = 1
-    private var timers = TimerQueue()
+    var timers = TimerQueue()
     /// Waiters for deadlines (``startDeadline(_:at:)``), in order without a timer each.
-    private var deadlines = DeadlineLanes()
+    var deadlines = DeadlineLanes()
     private var spareTasks: [@Sendable () -> Void] = []
     /// Connections that have output to flush at the end of this turn.
-    private var flushQueue: [Connection] = []
+    var flushQueue: [Connection] = []
     private var spareFlushQueue: [Connection] = []
     /// Callbacks that must not run re-entrantly inside another callback (connectionDidClose,
     /// connect completions). They run as soon as the current callback returns.
-    private var deferred: [() -> Void] = []
+    var deferred: [() -> Void] = []
     /// Work to run once this turn's events, tasks and timers are done, just before the sockets are
     /// flushed (``executeAtEndOfTurn(_:)``).
-    private var endOfTurn: [() -> Void] = []
-    private var spareEndOfTurn: [() -> Void] = []
+    var endOfTurn: [() -> Void] = []
+    var spareEndOfTurn: [() -> Void] = []
     /// True while ``runEndOfTurn()`` runs, and once the loop is closing (loop thread only): task
     /// jobs enqueued from the loop then take the task queue (see ``enqueue(_:)``).
-    private var isRunningEndOfTurn = false
+    var isRunningEndOfTurn = false
     private var isClosing = false
     var takesJobsAtEndOfTurn: Bool { !isRunningEndOfTurn && !isClosing }
     private let events = EpollEvents(capacity: 256)
@@ -175,120 +175,6 @@ public final class EventLoop: @unchecked Sendable {
         return stop
     }
 
-    // MARK: - Timers
-
-    /// Monotonic time in nanoseconds (CLOCK_MONOTONIC, arbitrary origin). Deadlines passed to
-    /// `schedule(at:)` use the same scale. Any thread.
-    public var now: UInt64 { Self.monotonicNow }
-
-    /// ``now`` without a loop at hand.
-    public static var monotonicNow: UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
-
-    /// Loop thread only. Runs `work` on the loop once `delay` has passed (to the nanosecond with epoll_pwait2, else 1 ms;
-    /// never early). Negative delays count as zero; the timer then fires next turn.
-    @discardableResult
-    public func schedule(after delay: Duration, _ work: @escaping () -> Void) -> TimerID {
-        schedule(at: MonotonicDeadline.after(delay, from: now), work)
-    }
-
-    /// Loop thread only. Runs `work` once `now` >= `deadline` (see `now`).
-    @discardableResult
-    public func schedule(at deadline: UInt64, _ work: @escaping () -> Void) -> TimerID {
-        preconditionInEventLoop()
-        return timers.schedule(deadline: deadline, work)
-    }
-
-    /// Loop thread only. Cancelling a timer that already fired (or was cancelled) does nothing.
-    public func cancelTimer(_ id: TimerID) {
-        preconditionInEventLoop()
-        timers.cancel(id)
-    }
-
-    /// Loop thread only. Calls `waiter`'s ``DeadlineWaiter/deadlinePassed()`` on the loop once `now`
-    /// >= `deadline`, unless ``cancelDeadline(_:)`` comes first. Cheaper than a timer when deadlines
-    /// of a kind come in order (``DeadlineLanes``); a timer when they do not. The waiter must not
-    /// be waiting already.
-    public func startDeadline(_ waiter: DeadlineWaiter, at deadline: UInt64) {
-        preconditionInEventLoop()
-        assert(!waiter.waitsForDeadline, "a waiter waits for one deadline at a time")
-        if deadlines.append(waiter, at: deadline) { return }
-        let id = timers.schedule(deadline: deadline) {
-            waiter.deadlinePlace = .none
-            waiter.deadlinePassed()
-        }
-        waiter.deadlinePlace = .timer(id)
-    }
-
-    /// Loop thread only. Ends `waiter`'s wait without calling it; nothing if it waits for none.
-    public func cancelDeadline(_ waiter: DeadlineWaiter) {
-        preconditionInEventLoop()
-        switch waiter.deadlinePlace {
-        case .none:
-            return
-        case .lane:
-            deadlines.remove(waiter)
-        case .timer(let id):
-            timers.cancel(id)
-            waiter.deadlinePlace = .none
-        }
-    }
-
-    /// Loop thread only. Runs `work` once this turn's events, tasks and timers are handled, right
-    /// before sockets are flushed: protocol layers use it to turn everything produced in one turn
-    /// into one batch of frames (and one TLS record run) instead of one per event. Work added while
-    /// these run joins the same round.
-    public func executeAtEndOfTurn(_ work: @escaping () -> Void) {
-        preconditionInEventLoop()
-        endOfTurn.append(work)
-    }
-
-    private func runEndOfTurn() {
-        isRunningEndOfTurn = true
-        defer { isRunningEndOfTurn = false }
-        while !endOfTurn.isEmpty {
-            var batch = spareEndOfTurn
-            swap(&batch, &endOfTurn)
-            for work in batch {
-                work()
-                runDeferred()
-            }
-            batch.removeAll(keepingCapacity: true)
-            spareEndOfTurn = batch
-        }
-    }
-
-    private func runTimers() {
-        guard !timers.isEmpty || !deadlines.isEmpty else { return }
-        let current = now
-        if !deadlines.isEmpty {
-            for waiter in deadlines.removeDue(now: current) {
-                waiter.deadlinePassed()
-                runDeferred()
-            }
-        }
-        guard !timers.isEmpty else { return }
-        for work in timers.takeExpired(now: current) {
-            work()
-            runDeferred()
-        }
-    }
-
-    /// epoll_wait timeout in nanoseconds: 0 if output is waiting to be flushed, else until the
-    /// nearest timer, else forever (-1).
-    private func waitTimeout() -> Int64 {
-        if !flushQueue.isEmpty || !deferred.isEmpty || !endOfTurn.isEmpty { return 0 }
-        let waiter = deadlines.isEmpty ? nil : deadlines.earliestDeadline
-        let deadline = min(timers.nextDeadline() ?? .max, waiter ?? .max)
-        guard deadline != .max else { return -1 }
-        let current = now
-        guard deadline > current else { return 0 }
-        return Int64(clamping: deadline - current)
-    }
-
     // MARK: - Registrations (loop thread)
 
     func register(_ target: any Selectable, fd: Int32, events: UInt32) throws(IOError) -> UInt64 {
@@ -353,7 +239,7 @@ public final class EventLoop: @unchecked Sendable {
         deferred.append(work)
     }
 
-    private func runDeferred() {
+    func runDeferred() {
         while !deferred.isEmpty {
             let batch = deferred
             deferred = []

@@ -2,10 +2,9 @@
 /// (`CLOCK_MONOTONIC`), the clock of its timers.
 ///
 /// A call's and a Send's deadline is one of these from the call's start to the Send's timer, not a
-/// `ContinuousClock.Instant`: that type is resilient, so each optional of it was copied, tested
-/// and destroyed through its value witnesses, a class storing one found the offsets of its later
-/// fields at run time, and each step read the clock again (~1,100 instructions a Send; callgrind,
-/// scripts/bench/analysis.md).
+/// `ContinuousClock.Instant`: that type is resilient, so each optional of it is copied, tested
+/// and destroyed through its value witnesses, a class storing one finds the offsets of its later
+/// fields at run time, and each step reads the clock again.
 public enum MonotonicDeadline {
     /// `delay` in whole nanoseconds, rounded up (a timer never fires early, and may fire up to
     /// 3 ns late), 0 for a delay that is over, 2^62 (a century) past 56 days. Its attoseconds are

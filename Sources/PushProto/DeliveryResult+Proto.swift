@@ -47,8 +47,8 @@ extension PushgateV1.SendResponse {
             }
             // Written aside and appended to an array reserved to size, not written in place with
             // `[UInt8](unsafeUninitializedCapacity:)`: that one allocates through the standard
-            // library's unspecialized path, whose look-up of the storage type's metadata cost ~400
-            // instructions a call (callgrind), against a copy of a few dozen bytes.
+            // library's unspecialized path, whose look-up of the storage type's metadata costs more
+            // than copying a few dozen bytes.
             var bytes: [UInt8] = []
             bytes.reserveCapacity(prefix + size)
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix + size) { buffer in

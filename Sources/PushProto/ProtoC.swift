@@ -55,8 +55,8 @@ enum ProtoC {
     ) throws(ProtoDecodingError) -> [Element] {
         guard let elements else { return [] }
         // Not `init(unsafeUninitializedCapacity:)`: it allocates through the standard library's
-        // unspecialized path (a metadata lookup, ~525 instructions per Send's notifications, where
-        // this costs ~180). Each element is appended empty, then decoded where it lies.
+        // unspecialized path (a metadata lookup). Each element is appended empty, then decoded
+        // where it lies.
         var array: [Element] = []
         array.reserveCapacity(count)
         for index in 0..<count {

@@ -4,9 +4,9 @@ public import PushCore
 
 /// A `pushgate.v1.SendRequest` read where protobuf-c unpacked it: Send maps each notification
 /// straight from the C message to its ``NotificationRequest`` (``assign(_:to:)``), checking each
-/// string's UTF-8 as it becomes a Swift string. Decoding into ``PushgateV1/SendRequest`` first made
-/// every field a Swift value twice (in the proto value, then in the domain one) and destroyed both:
-/// ~1,600 instructions of a 1-token Send (callgrind, scripts/bench/analysis.md).
+/// string's UTF-8 as it becomes a Swift string. Not decoded into ``PushgateV1/SendRequest`` first:
+/// that would make every field a Swift value twice (in the proto value, then in the domain one)
+/// and destroy both.
 ///
 /// Only valid inside the closure that gives it (``unpack(_:_:)``, ``with(_:_:)``): its memory is
 /// the decoding arena's, released when the closure returns. Noncopyable, so it cannot be kept.

@@ -3,8 +3,8 @@ import COpenSSL
 /// The BIO OpenSSL writes a connection's ciphertext to: each record goes straight to the sink the
 /// connection writes for (``TLSConnection/writePlaintext(_:sendingTo:)``), or into its
 /// ``OutgoingCiphertext``, which ``TLSConnection/readCiphertext(into:)`` takes from.
-/// A memory BIO zero-filled the room for every record before copying it in (`BUF_MEM_grow_clean`):
-/// ~350 of a 1-token Send's instructions in callgrind, for bytes overwritten at once.
+/// Not a memory BIO: that one zero-fills the room for every record before copying it in
+/// (`BUF_MEM_grow_clean`), work on bytes that are overwritten at once.
 enum CiphertextBIO {
     /// One method for every connection, made on first use and kept for the process's life.
     nonisolated(unsafe) static let method: OpaquePointer = makeMethod()

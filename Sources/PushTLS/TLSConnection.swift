@@ -80,8 +80,8 @@ public final class TLSConnection {
     }
 
     /// One TLS record's worth of room that `SSL_read_ex` decrypts into, made on the first read and
-    /// kept: growing the caller's array by a zero-filled record for every read, and trimming it
-    /// back, cost ~3,500 instructions per read event when a request is a few hundred bytes.
+    /// kept, rather than growing the caller's array by a zero-filled record for every read and
+    /// trimming it back: a request is a few hundred bytes, a record's room sixteen kilobytes.
     private var readScratch: UnsafeMutableRawPointer?
     private static let readChunk = 16 * 1024  // one maximum TLS record
 

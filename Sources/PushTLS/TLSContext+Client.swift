@@ -1,5 +1,3 @@
-import COpenSSL
-
 extension TLSContext {
     /// A client context (TLS ≥ 1.2) offering `alpn`.
     ///

@@ -3,8 +3,7 @@ import PushSync
 
 /// Subscriptions already parsed, by their text: a token is routed (its origin) and then sent (its
 /// keys), and the same browser subscription gets message after message; parsing it and loading its
-/// point on the curve each time was a fifth of the cost of a Web Push request
-/// (scripts/bench/analysis.md). Bounded: emptied when full, as a fan-out's stream of distinct
+/// point on the curve once serves them all. Bounded: emptied when full, as a fan-out's stream of distinct
 /// subscriptions would otherwise grow it without end.
 final class WebPushSubscriptionCache: Sendable {
     private let entries = Locked<[String: WebPushSubscription]>([:])

@@ -1,5 +1,4 @@
 import Dispatch
-import PushPosix
 import PushSync
 
 /// Runs async work from the synchronous command line and waits for it on the calling thread.

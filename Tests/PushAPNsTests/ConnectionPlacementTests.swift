@@ -1,4 +1,3 @@
-import PushAPNs
 import PushCore
 import PushPosix
 import Testing

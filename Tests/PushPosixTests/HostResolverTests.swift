@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import PushSync
 import Testing
 
 @testable import PushPosix

@@ -16,7 +16,7 @@ public struct GRPCMessageDeframer {
     @usableFromInline var failure: GRPCStatus?
     /// A whole message that came alone in one ``append(_:)`` with nothing buffered (a unary
     /// request in one DATA frame, nearly every call): copied once, from the frame to the message,
-    /// instead of into `buffer` and out again (~700 instructions a call).
+    /// instead of into `buffer` and out again.
     @usableFromInline var whole: GRPCMessage?
 
     /// Creates a deframer that rejects messages over `maxMessageSize` bytes.

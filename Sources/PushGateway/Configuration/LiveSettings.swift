@@ -1,4 +1,3 @@
-import PushAPNs
 import PushDelivery
 import PushPosix
 import PushSync

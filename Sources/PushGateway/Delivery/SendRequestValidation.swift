@@ -18,8 +18,8 @@ struct ValidatedSend: Sendable {
     }
 
     /// The items in request order, the first one inline: a Send of one notification (the common
-    /// case) makes no array for it. The array was allocated, and at the end destroyed through the
-    /// runtime's generic value witnesses (~270 instructions a 1-token Send, callgrind). The delivery
+    /// case) makes no array for it, which would be allocated and at the end destroyed through the
+    /// runtime's generic value witnesses. The delivery
     /// path reads fields of an item where it is (``tokens(at:)``, ``head``): the collection's
     /// subscript returns a copy, and a copy of an item copies its prepared push.
     struct Items: RandomAccessCollection, Sendable {
