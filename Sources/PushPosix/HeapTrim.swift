@@ -2,7 +2,7 @@ import CMimalloc
 import Glibc
 
 /// Hands memory the allocator keeps free back to the system. The allocator is mimalloc (linked
-/// into every Pushgate binary through this module; the README says why): it decommits pages it
+/// into every Pushgate binary through this module; docs/development.md says why): it decommits pages it
 /// finds free a few milliseconds after they empty, but it looks for them only while the thread
 /// whose heap they belong to allocates or frees. After a burst (a client's 800,000 tokens in
 /// flight at once) an idle loop would keep the burst's pages resident with nothing holding them,

@@ -22,7 +22,7 @@ enum DemoProvider {
         mock.verifyTokens = [keyID: try ES256Verifier(publicKeyPEM: key.publicKeyPEM)]
         mock.teamID = teamID
         mock.recordRequests = 0
-        // The channel API too, so the demo shows a Live Activity broadcast (README walkthrough).
+        // The channel API too, so the demo shows a Live Activity broadcast (docs/api.md, broadcast channels).
         mock.channelsListen = ("127.0.0.1", 0)
         let server = try MockAPNsServer(configuration: mock, group: group)
         var apns = AppConfiguration.APNsKeys(bundleID: bundleID)

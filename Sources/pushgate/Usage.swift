@@ -22,7 +22,7 @@ enum Usage {
           pushgate version                         print the version
           pushgate --help                          this text
 
-        Run `pushgate serve --help` for the serve flags. The README documents every config key.
+        Run `pushgate serve --help` for the serve flags. docs/configuration.md documents every config key.
         """
 
     static let serve = """
@@ -32,7 +32,7 @@ enum Usage {
         With no apps configured it starts in DEMO MODE: app "demo" delivers to a mock APNs that this
         process runs on loopback (nothing reaches Apple).
 
-          --config FILE             JSON config (keys in the README's configuration section)
+          --config FILE             JSON config (keys in docs/configuration.md)
           --listen HOST:PORT        gRPC listen address (config: listen)
           --metrics-listen ADDR     serve /metrics and /healthz over HTTP on host:port ADDR
                                     (config: metrics_listen; default off)

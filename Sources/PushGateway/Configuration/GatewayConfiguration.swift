@@ -6,7 +6,7 @@ import PushWebPush
 
 /// Everything `pushgate serve` is configured with: the JSON config file, then command-line flags.
 ///
-/// Every key is documented in the README's configuration section; an unknown key is an error, so a
+/// Every key is documented in docs/configuration.md; an unknown key is an error, so a
 /// typo does not silently fall back to a default.
 public struct GatewayConfiguration: Sendable {
     /// `listen`: where the gRPC API listens, `host:port`. Default `127.0.0.1:50051`.
@@ -82,7 +82,7 @@ public struct GatewayConfiguration: Sendable {
         max(1, systemCoreCount())
     }
 
-    /// Reads a config file's JSON. The keys are the ones above; see the README.
+    /// Reads a config file's JSON. The keys are the ones above; see docs/configuration.md.
     public static func parse(json bytes: [UInt8]) throws(ConfigurationError) -> GatewayConfiguration {
         let root: JSONValue
         do {

@@ -2,7 +2,7 @@ import PushCore
 import PushProto
 
 /// The fields of one gorush notification: the alert, the scalars, the sound, FCM options and the
-/// Live Activity keys (README's gorush table).
+/// Live Activity keys (docs/api.md's gorush table).
 extension GorushRequest {
     /// `message`/`title`/`image`, the iOS `alert` object and the Android `notification` object.
     static func alert(

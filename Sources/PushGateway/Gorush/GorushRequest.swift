@@ -6,7 +6,7 @@ import PushProto
 ///
 /// `platform` 1 goes to the first `apns` app and 2 to the first `fcm` app, unless the extra `app`
 /// key names one (of that platform). `production` / `development` pick the first APNs app of that
-/// environment. What maps where is README's gorush table; what Pushgate cannot carry is refused
+/// environment. What maps where is docs/api.md's gorush table; what Pushgate cannot carry is refused
 /// with a 400 naming the gorush key, never dropped. Keys gorush does not have are refused too:
 /// gorush ignores them, and a misspelt key silently doing nothing is what a migration must catch.
 struct GorushRequest {
@@ -110,7 +110,8 @@ struct GorushRequest {
         for (key, _) in object.members where !known.contains(key) {
             if let why = unsupported[key] { throw Refusal(message: "\(path).\(key): \(why)") }
             throw Refusal(
-                message: "\(path): unknown key \(key.debugDescription) (README lists the gorush keys Pushgate takes)")
+                message:
+                    "\(path): unknown key \(key.debugDescription) (docs/api.md lists the gorush keys Pushgate takes)")
         }
         let number = try read { () throws(ConfigurationError) in try object.int("platform", range: 0...Int(Int32.max)) }
         guard let number else {

@@ -6,7 +6,7 @@ import PushMetrics
 import PushPosix
 import PushSync
 
-/// Pushgate's metrics (README, "Metrics"): the registry `/metrics` renders and the handles the
+/// Pushgate's metrics (docs/operations.md, "Metrics"): the registry `/metrics` renders and the handles the
 /// delivery path, the gRPC server and the fan-out record on. Handles are resolved when the gateway
 /// starts (per app, per method) or at first use (per app and outcome), never per notification.
 final class GatewayMetrics: Sendable {
@@ -181,7 +181,7 @@ final class NotificationCounters: Sendable {
         }
     }
 
-    /// Pushgate's own failure reasons (README, "Send results"), without their details.
+    /// Pushgate's own failure reasons (docs/api.md, "Send results"), without their details.
     static let pushgateReasons: Set<String> = [
         "ConnectionLost", "ProviderUnreachable", "Expired", "DeadlineExceeded", "Shutdown", "StreamReset",
         "ProviderTokenError", "OAuthTokenError", "WrongPlatform", "StreamRefused",

@@ -202,7 +202,7 @@ struct GorushRequestTests {
             ),
             (
                 #"{"notifications":[{"tokens":["a"],"platform":1,"tokenz":["a"]}]}"#,
-                #"notifications[0]: unknown key "tokenz" (README lists the gorush keys Pushgate takes)"#
+                #"notifications[0]: unknown key "tokenz" (docs/api.md lists the gorush keys Pushgate takes)"#
             ),
             (
                 #"{"notifications":[{"tokens":["a"],"platform":3,"huawei_data":"{}"}]}"#,
