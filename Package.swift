@@ -115,10 +115,16 @@ let package = Package(
         .target(name: "PushHTTP1", dependencies: ["CHTTPParser"], swiftSettings: swiftSettings),
         .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP1"], swiftSettings: swiftSettings),
 
-        // TLS over OpenSSL memory BIOs (sans-IO), certificates, keys, ES256/RS256 signatures; P-256 ECDH,
-        // HKDF and AES-128-GCM for Web Push message encryption (RFC 8291).
+        // TLS over OpenSSL memory BIOs (sans-IO), certificates, keys, ES256/RS256 signatures, digests;
+        // P-256 ECDH, HKDF-SHA-256 and AES-128-GCM.
         .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+
+        // Web Push message encryption (RFC 8291): the one-record `aes128gcm` content coding (RFC 8188)
+        // written by the sender and read back by the mock push service, on PushTLS's primitives.
+        .target(name: "PushWebPushCrypto", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushWebPushCryptoTests", dependencies: ["PushWebPushCrypto", "PushTLS"], swiftSettings: swiftSettings),
 
         // Provider credentials: APNs provider tokens (ES256 JWTs) and their cache, VAPID tokens and
         // their cache per push service, Google service-account assertions, Amazon client
@@ -224,13 +230,13 @@ let package = Package(
         // with HTTP/2 and HTTP/1.1 by ALPN; subscriptions derived from a seed, pushes decrypted.
         .target(
             name: "PushMockWebPush",
-            dependencies: [
+            dependencies: ["PushWebPushCrypto", 
                 "PushCredentials", "PushCore", "PushHTTP2", "PushMockSupport", "PushPosix", "PushSync", "PushTLS",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockWebPushTests",
-            dependencies: [
+            dependencies: ["PushWebPushCrypto", 
                 "PushCore", "PushHTTP2", "PushMockSupport", "PushMockTesting", "PushMockWebPush", "PushPosix",
                 "PushTLS",
                 "PushTransport",
@@ -302,7 +308,7 @@ let package = Package(
         // messages encrypted per subscriber (RFC 8291), VAPID tokens per origin (RFC 8292).
         .target(
             name: "PushWebPush",
-            dependencies: [
+            dependencies: ["PushWebPushCrypto", 
                 "PushCore", "PushCredentials", "PushDelivery", "PushHTTP2", "PushSync", "PushTLS", "PushTransport",
             ],
             swiftSettings: swiftSettings),
@@ -361,7 +367,7 @@ let package = Package(
         // The load generator behind `pushgate bench`: gRPC client, child processes, statistics, table, JSON.
         .target(
             name: "PushBench",
-            dependencies: [
+            dependencies: ["PushWebPushCrypto", 
                 "PushCommandLine", "PushCore", "PushGRPC", "PushHTTP2", "PushMetrics", "PushPosix", "PushProto",
                 "PushStore", "PushSync", "PushTLS", "PushTransport",
             ],
