@@ -124,7 +124,8 @@ let package = Package(
         // written by the sender and read back by the mock push service, on PushTLS's primitives.
         .target(name: "PushWebPushCrypto", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushWebPushCryptoTests", dependencies: ["PushWebPushCrypto", "PushTLS"], swiftSettings: swiftSettings),
+            name: "PushWebPushCryptoTests", dependencies: ["PushWebPushCrypto", "PushTLS"],
+            swiftSettings: swiftSettings),
 
         // Provider credentials: APNs provider tokens (ES256 JWTs) and their cache, VAPID tokens and
         // their cache per push service, Google service-account assertions, Amazon client
@@ -230,16 +231,16 @@ let package = Package(
         // with HTTP/2 and HTTP/1.1 by ALPN; subscriptions derived from a seed, pushes decrypted.
         .target(
             name: "PushMockWebPush",
-            dependencies: ["PushWebPushCrypto", 
+            dependencies: [
                 "PushCredentials", "PushCore", "PushHTTP2", "PushMockSupport", "PushPosix", "PushSync", "PushTLS",
+                "PushWebPushCrypto",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockWebPushTests",
-            dependencies: ["PushWebPushCrypto", 
+            dependencies: [
                 "PushCore", "PushHTTP2", "PushMockSupport", "PushMockTesting", "PushMockWebPush", "PushPosix",
-                "PushTLS",
-                "PushTransport",
+                "PushTLS", "PushTransport", "PushWebPushCrypto",
             ],
             swiftSettings: swiftSettings),
 
@@ -308,8 +309,9 @@ let package = Package(
         // messages encrypted per subscriber (RFC 8291), VAPID tokens per origin (RFC 8292).
         .target(
             name: "PushWebPush",
-            dependencies: ["PushWebPushCrypto", 
+            dependencies: [
                 "PushCore", "PushCredentials", "PushDelivery", "PushHTTP2", "PushSync", "PushTLS", "PushTransport",
+                "PushWebPushCrypto",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -367,9 +369,9 @@ let package = Package(
         // The load generator behind `pushgate bench`: gRPC client, child processes, statistics, table, JSON.
         .target(
             name: "PushBench",
-            dependencies: ["PushWebPushCrypto", 
+            dependencies: [
                 "PushCommandLine", "PushCore", "PushGRPC", "PushHTTP2", "PushMetrics", "PushPosix", "PushProto",
-                "PushStore", "PushSync", "PushTLS", "PushTransport",
+                "PushStore", "PushSync", "PushTLS", "PushTransport", "PushWebPushCrypto",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
