@@ -74,31 +74,14 @@ struct PublishService: Sendable {
     }
 
     /// Everything that can be wrong with a publish whatever its recipients: the message structure,
-    /// the attributes, and the APNs and FCM payloads it would produce (bad JSON rejects the whole
+    /// the attributes, and the payload of every platform it reaches (bad JSON rejects the whole
     /// publish).
     static func check(_ request: PushgateV1.PublishRequest, target: SNSTarget) throws(GRPCStatus) {
         do {
             let message = try SNSMessage.parse(
                 message: request.message, structure: request.messageStructure, target: target,
                 attributes: request.attributes)
-            for key in [PlatformKey.apns, .apnsSandbox] {
-                if case .endpoint(let only) = target, only != key { continue }
-                let options = try SNSAttributes.parse(request.attributes, platformKey: key)
-                // The bundle id only shapes the default topic; any valid one checks the payload.
-                _ = try SNSAPNsPayload.build(
-                    message: message, key: key, options: options, bundleID: "com.example.check", publishedAt: 0,
-                    now: 0)
-            }
-            if target == .topic || target == .endpoint(.gcm) {
-                _ = try SNSFCMPayload.build(message: message, attributes: request.attributes, publishedAt: 0, now: 0)
-            }
-            if target == .topic || target == .endpoint(.adm) {
-                _ = try SNSADMPayload.build(message: message, attributes: request.attributes, publishedAt: 0, now: 0)
-            }
-            if target == .topic || target == .endpoint(.webpush) {
-                _ = try SNSWebPushPayload.build(
-                    message: message, attributes: request.attributes, publishedAt: 0, now: 0)
-            }
+            try message.checkPayloads(attributes: request.attributes, target: target)
         } catch {
             throw GRPCStatus(.invalidArgument, error.description)
         }
