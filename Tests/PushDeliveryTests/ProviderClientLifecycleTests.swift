@@ -1,58 +1,33 @@
-import PushAPNs
 import PushCore
-import PushCredentials
 import PushDelivery
-import PushMockAPNs
 import PushPosix
 import PushTLS
+import PushTestSupport
 import PushTransport
 import Testing
 
-/// Accepts TCP and never says anything (a stalled TLS handshake).
-private final class SilentHandler: ConnectionHandler {
-    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {}
-    func connectionDidClose(_ connection: Connection, error: IOError?) {}
-}
-
-@Suite("APNs connection life cycle", .timeLimit(.minutes(1)))
-struct APNsConnectionLifecycleTests {
-    static func notification(_ tokens: [String]) -> PreparedNotification {
-        PreparedNotification(
-            payload: Array("{}".utf8), pushType: .alert, topic: "com.example.app", priority: 10, expiration: nil,
-            collapseID: nil, apnsID: nil, tokens: tokens)
-    }
-
+@Suite("Provider client life cycle", .timeLimit(.minutes(1)))
+struct ProviderClientLifecycleTests {
     static func client(port: Int, group: EventLoopGroup, _ adjust: (inout ProviderClientConfiguration) -> Void) throws
-        -> APNsClient
+        -> ProviderClient<FakeDialect>
     {
         var configuration = ProviderClientConfiguration()
         adjust(&configuration)
-        let key = try ES256Signer.generateP8()
         let endpoint = HTTPSOrigin(host: "127.0.0.1", port: port)
-        let tokens = ProviderTokenCache(
-            teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })
         return ProviderClient(
-            name: "x", endpoint: endpoint,
-            dialect: APNsDialect(credentials: .providerToken(tokens), authority: endpoint.authority),
+            name: "x", endpoint: endpoint, dialect: FakeDialect(authority: endpoint.authority),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)
     }
 
-    static func send(_ client: APNsClient, token: Int, deadline: Duration) async -> DeliveryResult {
-        let collector = DeliveryCollector(placeholders: [
-            DeliveryResult(notificationIndex: 0, token: "t", status: .failed)
-        ])
-        #expect(client.reserve(1))
-        client.send(
-            .apns(notification([APNsClientTests.hex64(token)])), notificationIndex: 0, firstSlot: 0,
-            collector: collector)
-        return await collector.results(deadline: .now + deadline)[0]
+    static func send(_ client: ProviderClient<FakeDialect>, token: Int, deadline: Duration) async -> DeliveryResult {
+        await client.send(tokens: [TestTokens.hex64(token)], deadline: .now + deadline)[0]
     }
 
     @Test("a TLS handshake that never finishes is cut at connectTimeout and the request fails with a reason")
     func stalledHandshake() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
-        let listener = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in SilentHandler() }
+        let listener = try SilentListener(group: group)
         defer { listener.close() }
         let client = try Self.client(port: listener.localPort, group: group) {
             $0.connectTimeout = .milliseconds(300)
@@ -66,18 +41,15 @@ struct APNsConnectionLifecycleTests {
 
     @Test("shutdown is final: in-flight requests fail with Shutdown and nothing reconnects")
     func shutdownIsFinal() async throws {
-        let fixture = try APNsClientTests.Fixture(mock: { $0.responseDelay = .milliseconds(500) })
-        defer {
-            fixture.mock.close()
-            fixture.group.shutdown()
-        }
-        let sending = Task { await fixture.send(tokens: APNsClientTests.tokens(5), deadline: .now + .seconds(20)) }
+        let fixture = try FakeProviderFixture(responseDelay: .milliseconds(500))
+        defer { fixture.stop() }
+        let sending = Task { await fixture.send(tokens: TestTokens.hex64(count: 5), deadline: .now + .seconds(20)) }
         try await Task.sleep(for: .milliseconds(300))
-        let opened = fixture.mock.stats.connectionsOpened
+        let opened = fixture.server.connectionsOpened
         fixture.client.shutdown()
         let results = await sending.value
         try await Task.sleep(for: .milliseconds(700))
-        #expect(fixture.mock.stats.connectionsOpened == opened, "no new connection after shutdown")
+        #expect(fixture.server.connectionsOpened == opened, "no new connection after shutdown")
         #expect(results.allSatisfy { $0.status == .delivered || $0.reason == "Shutdown" })
         #expect(fixture.client.heldRequests == 0)
     }
@@ -86,10 +58,7 @@ struct APNsConnectionLifecycleTests {
     func sendAfterShutdown() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
-        let listener = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in SilentHandler() }
-        let port = listener.localPort
-        listener.close()
-        let client = try Self.client(port: port, group: group) {
+        let client = try Self.client(port: try closedPort(), group: group) {
             $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(2), maxBackoff: .seconds(2))
         }
         let first = Task { await Self.send(client, token: 1, deadline: .seconds(10)) }
@@ -101,5 +70,41 @@ struct APNsConnectionLifecycleTests {
         #expect(second.reason == "Shutdown")
         #expect(ContinuousClock.now - started < .seconds(2))
         #expect(client.heldRequests == 0)
+    }
+
+    @Test("an unreachable provider fails the requests with a clear reason")
+    func unreachable() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let client = try Self.client(port: try closedPort(), group: group) {
+            $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
+        }
+        let result = await Self.send(client, token: 1, deadline: .seconds(20))
+        #expect(result.status == .failed)
+        #expect(result.reason.hasPrefix("ProviderUnreachable"))
+        #expect(client.heldRequests == 0, "room is given back")
+    }
+
+    @Test("at the deadline the Send answers with what is known; the rest FAILED DeadlineExceeded")
+    func deadline() async throws {
+        // The provider answers long after the deadline; the bound only has to show the Send did not
+        // wait for it (a loaded parallel run once took 3.2 s to answer a 300 ms deadline).
+        let fixture = try FakeProviderFixture(responseDelay: .seconds(60))
+        defer { fixture.stop() }
+        let start = ContinuousClock.now
+        let results = await fixture.send(tokens: TestTokens.hex64(count: 3), deadline: .now + .milliseconds(300))
+        #expect(ContinuousClock.now - start < .seconds(30))
+        #expect(results.allSatisfy { $0.status == .failed && $0.reason == "DeadlineExceeded" })
+    }
+
+    @Test("in flight never exceeds the server's limit")
+    func respectsConcurrencyLimit() async throws {
+        let fixture = try FakeProviderFixture(responseDelay: .milliseconds(2), maxConcurrentStreams: 25)
+        defer { fixture.stop() }
+        let results = await fixture.send(tokens: TestTokens.hex64(count: 1000))
+        #expect(results.allSatisfy { $0.status == .delivered })
+        #expect(fixture.server.maxInFlight <= 25)
+        #expect(fixture.server.maxInFlight >= 20, "and uses what it is given")
+        #expect(await fixture.client.peakStreamsInFlight() <= 25)
     }
 }
