@@ -372,7 +372,7 @@ let package = Package(
             name: "PushGatewayTests",
             dependencies: [
                 "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
-                "PushMetrics", "PushPosix", "PushTLS",
+                "PushMetrics", "PushPosix", "PushTLS", "PushDelivery", "PushStore", "PushSync", "PushTestSupport",
             ],
             swiftSettings: swiftSettings),
 
