@@ -82,7 +82,8 @@ let package = Package(
         .target(
             name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushSync"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushStoreTests", dependencies: ["PushStore", "PushSync", "PushPosix"], swiftSettings: swiftSettings),
+            name: "PushStoreTests", dependencies: ["PushStore", "PushSync", "PushPosix", "PushTestSupport"],
+            swiftSettings: swiftSettings),
 
         // Synchronization primitives every layer may use (`Locked`, a pthread mutex TSan can see),
         // so that using a lock does not mean depending on the event loops.
@@ -115,10 +116,18 @@ let package = Package(
         .target(name: "PushHTTP1", dependencies: ["CHTTPParser"], swiftSettings: swiftSettings),
         .testTarget(name: "PushHTTP1Tests", dependencies: ["PushHTTP1"], swiftSettings: swiftSettings),
 
-        // TLS over OpenSSL memory BIOs (sans-IO), certificates, keys, ES256/RS256 signatures; P-256 ECDH,
-        // HKDF and AES-128-GCM for Web Push message encryption (RFC 8291).
+        // TLS over OpenSSL memory BIOs (sans-IO), certificates, keys, ES256/RS256 signatures, digests;
+        // P-256 ECDH, HKDF-SHA-256 and AES-128-GCM.
         .target(name: "PushTLS", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .testTarget(name: "PushTLSTests", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushTLSTests", dependencies: ["PushTLS", "PushTestSupport"], swiftSettings: swiftSettings),
+
+        // Web Push message encryption (RFC 8291): the one-record `aes128gcm` content coding (RFC 8188)
+        // written by the sender and read back by the mock push service, on PushTLS's primitives.
+        .target(name: "PushWebPushCrypto", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushWebPushCryptoTests", dependencies: ["PushWebPushCrypto", "PushTLS"],
+            swiftSettings: swiftSettings),
 
         // Provider credentials: APNs provider tokens (ES256 JWTs) and their cache, VAPID tokens and
         // their cache per push service, Google service-account assertions, Amazon client
@@ -149,7 +158,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushTransportTests",
-            dependencies: ["PushTransport", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushSync"],
+            dependencies: [
+                "PushTransport", "PushPosix", "PushHTTP2", "PushHTTP1", "PushTLS", "PushSync", "PushTestSupport",
+            ],
             swiftSettings: swiftSettings),
         // What the mocks share: TLS identity, the HTTP/2 and HTTP/1.1 connections and listener,
         // requests and answers, access tokens, fault schedules, statistics.
@@ -226,14 +237,14 @@ let package = Package(
             name: "PushMockWebPush",
             dependencies: [
                 "PushCredentials", "PushCore", "PushHTTP2", "PushMockSupport", "PushPosix", "PushSync", "PushTLS",
+                "PushWebPushCrypto",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushMockWebPushTests",
             dependencies: [
                 "PushCore", "PushHTTP2", "PushMockSupport", "PushMockTesting", "PushMockWebPush", "PushPosix",
-                "PushTLS",
-                "PushTransport",
+                "PushTLS", "PushTransport", "PushWebPushCrypto",
             ],
             swiftSettings: swiftSettings),
 
@@ -249,8 +260,19 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushDeliveryTests",
-            dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushTLS", "PushTransport"],
+            dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushTestSupport", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
+
+        // Test support, for test targets only (it lives in Tests/, and check-deps refuses it as a
+        // dependency of anything in Sources/): a fake provider dialect and its loopback server, a
+        // listener that never answers, temporary directories, waiting for a condition.
+        .target(
+            name: "PushTestSupport",
+            dependencies: [
+                "PushCore", "PushCredentials", "PushDelivery", "PushHTTP2", "PushMockSupport", "PushPosix", "PushSync",
+                "PushTLS", "PushTransport",
+            ],
+            path: "Tests/PushTestSupport", swiftSettings: swiftSettings),
 
         // APNs delivery: the APNs dialect of the engine (request headers, provider tokens, reasons).
         .target(
@@ -263,7 +285,7 @@ let package = Package(
             name: "PushAPNsTests",
             dependencies: [
                 "PushCredentials", "PushSync", "PushAPNs", "PushDelivery", "PushCore", "PushTLS", "PushPosix",
-                "PushMockAPNs", "PushTransport", "PushHTTP2", "PushMockSupport",
+                "PushMockAPNs", "PushTransport", "PushHTTP2", "PushTestSupport",
             ],
             swiftSettings: swiftSettings),
 
@@ -304,6 +326,7 @@ let package = Package(
             name: "PushWebPush",
             dependencies: [
                 "PushCore", "PushCredentials", "PushDelivery", "PushHTTP2", "PushSync", "PushTLS", "PushTransport",
+                "PushWebPushCrypto",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -348,8 +371,8 @@ let package = Package(
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushStore",
-                "PushMetrics", "PushPosix", "PushTLS",
+                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
+                "PushMetrics", "PushPosix", "PushTLS", "PushDelivery", "PushStore", "PushSync", "PushTestSupport",
             ],
             swiftSettings: swiftSettings),
 
@@ -363,7 +386,7 @@ let package = Package(
             name: "PushBench",
             dependencies: [
                 "PushCommandLine", "PushCore", "PushGRPC", "PushHTTP2", "PushMetrics", "PushPosix", "PushProto",
-                "PushStore", "PushSync", "PushTLS", "PushTransport",
+                "PushStore", "PushSync", "PushTLS", "PushTransport", "PushWebPushCrypto",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -385,7 +408,8 @@ let package = Package(
             name: "pushgateTests",
             dependencies: [
                 "pushgate", "PushCommandLine", "PushCore", "PushCredentials", "PushGateway", "PushMockADM",
-                "PushMockAPNs", "PushMockFCM", "PushMockSupport", "PushMockWebPush", "PushProto", "PushTLS",
+                "PushMockAPNs", "PushMockFCM", "PushMockSupport", "PushMockWebPush", "PushProto", "PushTestSupport",
+                "PushTLS",
             ],
             swiftSettings: swiftSettings),
     ]

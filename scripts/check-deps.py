@@ -4,7 +4,9 @@ equal the modules its files import, so the module map cannot drift from the code
 
 Reads Package.swift's `.target`, `.testTarget` and `.executableTarget` entries (name and the string
 dependencies), and every `import` line (any attribute or access level) of the target's Swift files.
-The toolchain's modules (Foundation, Glibc, Testing, ...) are not dependencies. Exits 1 naming each
+The toolchain's modules (Foundation, Glibc, Testing, ...) are not dependencies. A target's files are
+in its `path:` when it has one. A plain target in Tests/ (`path: "Tests/..."`) is test support: only
+test targets may depend on it, and it has no place in the module map. Exits 1 naming each
 target that imports what it does not declare, or declares what none of its files import, and each
 Swift target that does not build with the shared `swiftSettings` (ExistentialAny,
 InternalImportsByDefault, MemberImportVisibility).
@@ -30,6 +32,21 @@ IMPORT = re.compile(r'^\s*(?:@\w+\s+)*(?:(?:public|package|internal|private|file
 
 
 REQUIRED_FEATURES = ("InternalImportsByDefault", "MemberImportVisibility", "ExistentialAny")
+PATH = re.compile(r'\bpath:\s*"([^"]+)"')
+
+
+def directory_of(kind, name, rest):
+    """A target's directory: its `path:`, else Tests/<name> for a test target and Sources/<name>."""
+    path = PATH.search(rest)
+    if path:
+        return os.path.join(ROOT, path.group(1))
+    return os.path.join(ROOT, "Tests" if kind == "testTarget" else "Sources", name)
+
+
+def is_test_support(kind, rest):
+    """A plain target that lives in Tests/ (`path: "Tests/…"`): support code for test targets only."""
+    path = PATH.search(rest)
+    return kind == "target" and path is not None and path.group(1).startswith("Tests/")
 
 
 def settings_problems():
@@ -42,7 +59,7 @@ def settings_problems():
             problems.append("Package.swift: swiftSettings does not enable %s" % feature)
     for match in TARGET.finditer(text):
         kind, name, rest = match.groups()
-        directory = os.path.join(ROOT, "Tests" if kind == "testTarget" else "Sources", name)
+        directory = directory_of(kind, name, rest)
         if not any(f.endswith(".swift") for _, _, fs in os.walk(directory) for f in fs):
             continue  # a C target
         if "swiftSettings: swiftSettings" not in rest:
@@ -56,7 +73,8 @@ def targets():
     for match in TARGET.finditer(text):
         kind, name, rest = match.groups()
         deps = DEPENDENCIES.search(rest)
-        found[name] = (kind, set(re.findall(r'"([^"]+)"', deps.group(1))) if deps else set())
+        found[name] = (kind, set(re.findall(r'"([^"]+)"', deps.group(1))) if deps else set(),
+                       directory_of(kind, name, rest), is_test_support(kind, rest))
     return found
 
 
@@ -81,6 +99,8 @@ def product_targets():
     found = {}
     for match in ENTRY.finditer(text):
         comments, kind, name, rest = match.groups()
+        if is_test_support(kind, rest):
+            continue  # not part of the product: no place in the module map
         lines = [line.strip()[2:].strip() for line in comments.splitlines()]
         lines = [line for line in lines if line and not line.startswith("MARK:")]
         deps = DEPENDENCIES.search(rest) if kind != "systemLibrary" else None
@@ -149,8 +169,11 @@ def check_module_map(write):
 def main():
     declared = targets()
     problems = []
-    for name, (kind, deps) in sorted(declared.items()):
-        directory = os.path.join(ROOT, "Tests" if kind == "testTarget" else "Sources", name)
+    support = {name for name, (_, _, _, test_support) in declared.items() if test_support}
+    for name, (kind, deps, directory, test_support) in sorted(declared.items()):
+        if kind != "testTarget" and not test_support:
+            for module in sorted(deps & support):
+                problems.append("%s depends on %s, which is test support (test targets only)" % (name, module))
         if not os.path.isdir(directory):
             problems.append("%s: no directory %s" % (name, os.path.relpath(directory, ROOT)))
             continue
@@ -165,7 +188,7 @@ def main():
         for name in sorted(os.listdir(os.path.join(ROOT, kind))):
             path = os.path.join(ROOT, kind, name)
             swift = os.path.isdir(path) and any(f.endswith(".swift") for _, _, fs in os.walk(path) for f in fs)
-            if swift and name not in declared:
+            if swift and name not in declared and path not in {d for _, _, d, _ in declared.values()}:
                 problems.append("%s/%s is not a target in Package.swift" % (kind, name))
     problems += settings_problems()
     problems += check_module_map("--write" in sys.argv[1:])

@@ -1,6 +1,7 @@
 import PushCommandLine
 import PushCore
 import PushTLS
+import PushWebPushCrypto
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import PushHTTP2
 import PushMockSupport
 import PushTLS
+import PushWebPushCrypto
 
 extension MockWebPushShared {
     static let pushPrefix = "/wpush/v2/"

@@ -1,7 +1,7 @@
 import COpenSSL
 
-/// A P-256 key for ECDH, as Web Push uses them (RFC 8291): raw 65-byte uncompressed points, as
-/// a browser's `p256dh` carries, and, for a sender's own key, the private half.
+/// A P-256 key for ECDH, known by its raw 65-byte uncompressed public point and, for one's own
+/// key, the private half.
 public final class P256KeyAgreementKey: @unchecked Sendable {
     let key: EVPKey
     /// The 65-byte uncompressed public point (0x04 ‖ x ‖ y).
@@ -12,7 +12,7 @@ public final class P256KeyAgreementKey: @unchecked Sendable {
         self.publicPoint = publicPoint
     }
 
-    /// A fresh key pair (a sender's ephemeral key: one per message and subscriber).
+    /// A fresh key pair (an ephemeral key).
     public static func generate() throws(TLSError) -> P256KeyAgreementKey {
         let key = try EVPKey.generateP256()
         var point = [UInt8](repeating: 0, count: 65)

@@ -3,6 +3,7 @@ public import PushCredentials
 public import PushDelivery
 import PushTLS
 public import PushTransport
+import PushWebPushCrypto
 
 /// An app's Web Push client: the delivery engine speaking RFC 8030 to browsers' push services.
 public typealias WebPushClient = ProviderClient<WebPushDialect>

@@ -5,6 +5,7 @@ import PushDelivery
 import PushMockAPNs
 import PushPosix
 import PushTLS
+import PushTestSupport
 import PushTransport
 import Synchronization
 import Testing
@@ -73,20 +74,11 @@ struct APNsClientTests {
         }
     }
 
-    static func tokens(_ count: Int, offset: Int = 0) -> [String] {
-        (0..<count).map { hex64($0 + offset) }
-    }
-
-    static func hex64(_ value: Int) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 64 - digits.count) + digits
-    }
-
     @Test("N notifications over one connection arrive with the right headers and a JWT that verifies")
     func deliversWithHeadersAndJWT() async throws {
         let fixture = try Fixture(mock: { $0.recordRequests = 2000 })
         defer { fixture.stop() }
-        let tokens = Self.tokens(2000)
+        let tokens = TestTokens.hex64(count: 2000)
         let results = await fixture.send(tokens: tokens)
         #expect(results.map(\.token) == tokens)
         #expect(results.allSatisfy { $0.status == .delivered && $0.httpStatus == 200 && $0.attempts == 1 })
@@ -110,15 +102,15 @@ struct APNsClientTests {
 
     @Test("a 410 token comes back REJECTED with unregistered_at; a bad token REJECTED; others DELIVERED")
     func rejections() async throws {
-        let dead = Self.hex64(0xdead)
-        let bad = Self.hex64(0xbad)
+        let dead = TestTokens.hex64(0xdead)
+        let bad = TestTokens.hex64(0xbad)
         let fixture = try Fixture(mock: {
             $0.unregisteredTokens = [dead]
             $0.unregisteredTimestamp = 1_700_000_000_123
             $0.badTokens = [bad]
         })
         defer { fixture.stop() }
-        let results = await fixture.send(tokens: [Self.hex64(1), dead, bad])
+        let results = await fixture.send(tokens: [TestTokens.hex64(1), dead, bad])
         #expect(results[0].status == .delivered)
         #expect(results[1].status == .rejected)
         #expect(results[1].httpStatus == 410 && results[1].reason == "Unregistered")
@@ -135,7 +127,7 @@ struct APNsClientTests {
                 $0.goAwayAfterStreams = 700
             }, client: { $0.retry.maxAttempts = 10 })
         defer { fixture.stop() }
-        let tokens = Self.tokens(3000)
+        let tokens = TestTokens.hex64(count: 3000)
         let results = await fixture.send(tokens: tokens)
         let failed = results.filter { $0.status != .delivered }
         #expect(
@@ -149,20 +141,6 @@ struct APNsClientTests {
         #expect(Set(stats.deliveredPerToken.keys).count == 3000)
     }
 
-    @Test("in flight never exceeds the server's limit")
-    func respectsConcurrencyLimit() async throws {
-        let fixture = try Fixture(mock: {
-            $0.maxConcurrentStreams = 25
-            $0.responseDelay = .milliseconds(2)
-        })
-        defer { fixture.stop() }
-        let results = await fixture.send(tokens: Self.tokens(1000))
-        #expect(results.allSatisfy { $0.status == .delivered })
-        #expect(fixture.mock.stats.maxInFlight <= 25)
-        #expect(fixture.mock.stats.maxInFlight >= 20, "and uses what it is given")
-        #expect(await fixture.client.peakStreamsInFlight() <= 25)
-    }
-
     @Test("a dropped connection is replaced and its streams resent")
     func survivesDroppedConnection() async throws {
         // The mock drops each connection when its 121st stream arrives; answers it had not yet written
@@ -174,7 +152,7 @@ struct APNsClientTests {
                 $0.retry.maxAttempts = 10
             })
         defer { fixture.stop() }
-        let results = await fixture.send(tokens: Self.tokens(1000))
+        let results = await fixture.send(tokens: TestTokens.hex64(count: 1000))
         let failed = results.filter { $0.status != .delivered }
         #expect(
             failed.isEmpty,
@@ -182,55 +160,4 @@ struct APNsClientTests {
         #expect(results.contains { $0.attempts > 1 }, "streams lost with a connection were sent again")
         #expect(fixture.mock.stats.connectionsOpened >= 2)
     }
-
-    @Test("at the deadline the Send answers with what is known; the rest FAILED DeadlineExceeded")
-    func deadline() async throws {
-        // The provider answers long after the deadline; the bound only has to show the Send did not
-        // wait for it (a loaded parallel run once took 3.2 s to answer a 300 ms deadline).
-        let fixture = try Fixture(mock: { $0.responseDelay = .seconds(60) })
-        defer { fixture.stop() }
-        let start = ContinuousClock.now
-        let results = await fixture.send(tokens: Self.tokens(3), deadline: .now + .milliseconds(300))
-        #expect(ContinuousClock.now - start < .seconds(30))
-        #expect(results.allSatisfy { $0.status == .failed && $0.reason == "DeadlineExceeded" })
-    }
-
-    @Test("an unreachable provider fails the requests with a clear reason")
-    func unreachable() async throws {
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let listener = try TCPServer.listen(host: "127.0.0.1", port: 0, group: group) { _ in NoHandler() }
-        let port = listener.localPort
-        listener.close()
-        var configuration = ProviderClientConfiguration()
-        configuration.retry = RetryPolicy(
-            maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20))
-        let key = try ES256Signer.generateP8()
-        let endpoint = HTTPSOrigin(host: "127.0.0.1", port: port)
-        let tokens = ProviderTokenCache(
-            teamID: "T", keyID: "K", signer: try ES256Signer(p8PEM: key.privateKeyPEM), clock: { 0 })
-        let client = ProviderClient(
-            name: "x", endpoint: endpoint,
-            dialect: APNsDialect(credentials: .providerToken(tokens), authority: endpoint.authority),
-            tlsContext: try TLSContext.client(), configuration: configuration, group: group)
-        let collector = DeliveryCollector(placeholders: [
-            DeliveryResult(notificationIndex: 0, token: "a", status: .failed)
-        ])
-        #expect(client.reserve(1))
-        client.send(
-            .apns(
-                PreparedNotification(
-                    payload: Array("{}".utf8), pushType: .alert, topic: "t", priority: 10, expiration: nil,
-                    collapseID: nil,
-                    apnsID: nil, tokens: [Self.hex64(1)])), notificationIndex: 0, firstSlot: 0, collector: collector)
-        let results = await collector.results(deadline: .now + .seconds(20))
-        #expect(results[0].status == .failed)
-        #expect(results[0].reason.hasPrefix("ProviderUnreachable"))
-        #expect(client.heldRequests == 0, "room is given back")
-    }
-}
-
-private final class NoHandler: ConnectionHandler {
-    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {}
-    func connectionDidClose(_ connection: Connection, error: IOError?) {}
 }

@@ -6,6 +6,7 @@ import PushMockWebPush
 import PushPosix
 import PushTLS
 import PushTransport
+import PushWebPushCrypto
 
 let testSeed = [UInt8](0..<32)
 

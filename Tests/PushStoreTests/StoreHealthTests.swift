@@ -1,6 +1,7 @@
 import Glibc
 import PushPosix
 import PushSync
+import PushTestSupport
 import Testing
 
 @testable import PushStore

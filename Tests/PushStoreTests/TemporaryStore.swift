@@ -1,29 +1,13 @@
 import Glibc
+import PushTestSupport
 import Testing
 
 @testable import PushStore
 
-/// A fresh directory under /tmp for one test's database file, removed afterwards.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/pushstore-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestSetupError(message: "mkdtemp failed: errno \(errno)") }
-        path = String(cString: made)
-    }
-
+extension TemporaryDirectory {
     /// The database file's path inside the directory.
-    var databasePath: String { path + "/store.sqlite" }
-
-    /// Removes the database file, its WAL companions and the directory.
-    func remove() {
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(databasePath + suffix) }
-        rmdir(path)
-    }
+    var databasePath: String { path(of: "store.sqlite") }
 }
-
-struct TestSetupError: Error { let message: String }
 
 /// The engines the store suite runs on: SQLite always; PostgreSQL when `PUSHGATE_TEST_PG_URL` names a
 /// server (`make unit` and `make test` start a private one with scripts/pg-test-server.sh).
@@ -87,7 +71,7 @@ final class TestLocation: Sendable {
     /// Runs `body` on a connection of its own to the test server's database.
     static func admin(_ body: @escaping @Sendable (PostgresConnection) throws -> Void) async throws {
         guard let url = StoreEngine.postgresURL else {
-            throw TestSetupError(message: "PUSHGATE_TEST_PG_URL is not set")
+            throw TestSetupError("PUSHGATE_TEST_PG_URL is not set")
         }
         let connection = try PostgresConnection(url: url, displayURL: url)
         try body(connection)

@@ -1,5 +1,6 @@
 import Foundation
 import PushTLS
+import PushTestSupport
 import Testing
 
 @Suite("ES256 signing")
@@ -31,6 +32,7 @@ struct ES256Tests {
     func interoperatesWithOpenSSLCLI() throws {
         let (privateKeyPEM, publicKeyPEM) = try ES256Signer.generateP8()
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let key = try directory.write("key.p8", privateKeyPEM)
         let publicKey = try directory.write("pub.pem", publicKeyPEM)
         let message = Array(#"{"alg":"ES256"}.{"iss":"TEAM123456"}"#.utf8)
@@ -48,7 +50,7 @@ struct ES256Tests {
         }
 
         // CLI → ours.
-        let cliSignature = directory.path("cli.der")
+        let cliSignature = directory.path(of: "cli.der")
         let signed = try runOpenSSL(["dgst", "-sha256", "-sign", key, "-out", cliSignature, messageFile])
         try #require(signed.status == 0, "openssl: \(signed.output)")
         let raw = try #require(DER.rawECDSASignature(der: Array(Data(contentsOf: URL(fileURLWithPath: cliSignature)))))

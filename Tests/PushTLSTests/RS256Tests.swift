@@ -1,5 +1,6 @@
 import Foundation
 import PushTLS
+import PushTestSupport
 import Testing
 
 /// One 2048-bit key for the whole suite: RSA generation costs tens of milliseconds.
@@ -38,6 +39,7 @@ struct RS256Tests {
     func interoperatesWithOpenSSLCLI() throws {
         let keys = sharedRSAKeys
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let key = try directory.write("key.pem", keys.privateKeyPEM)
         let publicKey = try directory.write("pub.pem", keys.publicKeyPEM)
         let message = Array(#"{"alg":"RS256","typ":"JWT"}.{"iss":"a@b.c"}"#.utf8)
@@ -50,7 +52,7 @@ struct RS256Tests {
         ])
         #expect(verified.status == 0, "openssl: \(verified.output)")
 
-        let cliSignature = directory.path("cli.sig")
+        let cliSignature = directory.path(of: "cli.sig")
         let signed = try runOpenSSL(["dgst", "-sha256", "-sign", key, "-out", cliSignature, messageFile])
         try #require(signed.status == 0, "openssl: \(signed.output)")
         let theirs = Array(try Data(contentsOf: URL(fileURLWithPath: cliSignature)))
@@ -60,6 +62,7 @@ struct RS256Tests {
     @Test("a PKCS#1 (BEGIN RSA PRIVATE KEY) key loads and signs like its PKCS#8 form")
     func pkcs1Key() throws {
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let key = try directory.write("key.pem", sharedRSAKeys.privateKeyPEM)
         let converted = try runOpenSSL(["rsa", "-in", key, "-traditional"])
         try #require(converted.status == 0, "openssl: \(converted.output)")

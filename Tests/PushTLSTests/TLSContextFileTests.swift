@@ -1,4 +1,5 @@
 import PushTLS
+import PushTestSupport
 import Testing
 
 @Suite("TLS contexts from files and edge cases")
@@ -8,6 +9,7 @@ struct TLSContextFileTests {
         let server = try SelfSignedCertificate.generate(commonName: "mock APNs", subjectAltNames: ["localhost"])
         let client = try SelfSignedCertificate.generate(commonName: "provider cert", subjectAltNames: [])
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let serverContext = try TLSContext.server(
             certificateChainFile: directory.write("server.pem", server.certificatePEM),
             privateKeyFile: directory.write("server.key", server.privateKeyPEM),
@@ -97,6 +99,7 @@ struct TLSContextFileTests {
         let certificate = try SelfSignedCertificate.generate(
             commonName: "Pushgate mock", subjectAltNames: ["127.0.0.1", "::1", "localhost"], validDays: 2)
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let text = try runOpenSSL([
             "x509", "-noout", "-text", "-in", directory.write("c.pem", certificate.certificatePEM),
         ])

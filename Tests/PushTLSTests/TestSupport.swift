@@ -1,26 +1,5 @@
 import Foundation
 
-/// A fresh directory under the system temp dir, removed when the value is released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("PushTLSTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func write(_ name: String, _ text: String) throws -> String { try write(name, Array(text.utf8)) }
-
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        try Data(bytes).write(to: url.appendingPathComponent(name))
-        return path(name)
-    }
-}
-
 /// Runs /usr/bin/openssl; returns its exit status and combined output.
 func runOpenSSL(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()

@@ -1,6 +1,7 @@
 import PushHTTP2
 import PushPosix
 import PushSync
+import PushTestSupport
 import PushTransport
 import Testing
 

@@ -1,4 +1,3 @@
-import Glibc
 import PushHTTP1
 import PushHTTP2
 import PushPosix
@@ -16,40 +15,11 @@ func clientContext(alpn: [String]) throws -> TLSContext {
     try TLSContext.client(caPEM: loopbackIdentity.certificatePEM, alpn: alpn, useSystemRoots: false)
 }
 
-/// Polls `condition` every millisecond until it holds or `seconds` pass (sleeping, so a waiting
-/// test does not hold one of the few cooperative threads).
-func eventually(seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = EventLoop.monotonicNow + UInt64(seconds * 1e9)
-    while !condition() {
-        if EventLoop.monotonicNow > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return true
-}
-
 /// Runs `body` on `loop` and answers what it returns (nil if the loop is shut down).
 func onLoop<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) async -> T? {
     await withCheckedContinuation { continuation in
         if !loop.tryExecute({ continuation.resume(returning: body()) }) { continuation.resume(returning: nil) }
     }
-}
-
-/// A port on 127.0.0.1 that nothing listens on: bound, then closed again.
-func closedPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TransportError("socket: errno \(errno)") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-        }
-    }
-    guard bound else { throw TransportError("bind: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 // MARK: - Server

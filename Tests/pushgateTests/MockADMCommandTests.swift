@@ -1,5 +1,6 @@
 import PushMockADM
 import PushMockSupport
+import PushTestSupport
 import Testing
 
 @testable import pushgate
@@ -31,7 +32,7 @@ struct MockADMCommandTests {
 
     @Test("given credentials: --client-id with --client-secret-file (whitespace trimmed), or --credentials JSON")
     func given() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let secret = try directory.write("secret", "  s3cret \n")
         let fromFile = try parse(["--client-id", "amzn1.x", "--client-secret-file", secret])
@@ -49,7 +50,7 @@ struct MockADMCommandTests {
 
     @Test("mock-adm's own flags, the shared ones and the run flags together")
     func flags() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let unregistered = try directory.write("u.txt", "gone-1\ngone-2\n")
         let invalid = try directory.write("i.txt", "bad-1\n")
@@ -78,7 +79,7 @@ struct MockADMCommandTests {
 
     @Test("canonical files: a later line for the same id wins; a line without exactly two fields is an error naming it")
     func canonicalPairs() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let twice = try directory.write("twice.txt", "a b\na c\n")
         #expect(try MockADMCommand.canonicalPairs(in: twice) == ["a": "c"])
@@ -94,7 +95,7 @@ struct MockADMCommandTests {
 
     @Test("usage errors name the flag")
     func errors() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let secret = try directory.write("secret", "s")
         let blank = try directory.write("blank", " \n\t")

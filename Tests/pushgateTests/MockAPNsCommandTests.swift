@@ -1,6 +1,7 @@
 import PushMockAPNs
 import PushMockSupport
 import PushTLS
+import PushTestSupport
 import Testing
 
 @testable import pushgate
@@ -38,7 +39,7 @@ struct MockAPNsCommandTests {
 
     @Test("every behaviour flag sets its member")
     func behaviourFlags() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let unregistered = try directory.write("unregistered.txt", "aa\n# comment\nbb\n")
         let bad = try directory.write("bad.txt", "cc\n")
@@ -76,7 +77,7 @@ struct MockAPNsCommandTests {
 
     @Test("--unregistered given twice adds up")
     func tokenFilesAddUp() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let first = try directory.write("a.txt", "aa\n")
         let second = try directory.write("b.txt", "bb\naa\n")
@@ -88,7 +89,7 @@ struct MockAPNsCommandTests {
 
     @Test("--key-id with --p8 or --public-key verifies tokens with that key; --team-id is then required of them")
     func tokenVerification() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let key = try ES256Signer.generateP8()
         let p8 = try directory.write("key.p8", key.privateKeyPEM)
@@ -137,7 +138,7 @@ struct MockAPNsCommandTests {
 
     @Test("a key file that is not a key is an error")
     func badKeyFile() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let notAKey = try directory.write("key.p8", "not a key")
         #expect(usageError { try MockAPNsCommand.parse(["--key-id", "K", "--p8", notAKey]) } != nil)

@@ -2,6 +2,7 @@ import Glibc
 import PushCommandLine
 import PushCore
 import PushMockSupport
+import PushTestSupport
 import Testing
 
 @testable import pushgate
@@ -49,7 +50,7 @@ struct MockCommandSupportTests {
 
     @Test("token files: one per line, trimmed; blank lines and # comments skipped")
     func tokens() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.write(
             "tokens.txt", "# unregistered\n  aaaa  \n\nbbbb\r\n\t# indented comment\ncc dd\n")
@@ -62,7 +63,7 @@ struct MockCommandSupportTests {
 
     @Test("the stats file: numbers, then objects with sorted keys, one JSON line, written whole")
     func statsJSON() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.path(of: "stats.json")
         _ = directory.path(of: "stats.json.tmp")
@@ -82,7 +83,7 @@ struct MockCommandSupportTests {
 
     @Test("a request/response mock's stats file starts with the shared counters")
     func sharedCountersJSON() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.path(of: "stats.json")
         var counters = MockServerCounters()
@@ -109,7 +110,7 @@ struct MockCommandSupportTests {
 
     @Test("writeFile creates or truncates, with the mode asked for")
     func writeFileModes() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = directory.path(of: "secret")
         try writeFile(file, Array("a longer first text".utf8), mode: 0o600)

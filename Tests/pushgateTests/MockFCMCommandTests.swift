@@ -2,6 +2,7 @@ import PushCredentials
 import PushMockFCM
 import PushMockSupport
 import PushTLS
+import PushTestSupport
 import Testing
 
 @testable import pushgate
@@ -34,7 +35,7 @@ struct MockFCMCommandTests {
 
     @Test("--service-account: that account's project, client and token_uri are accepted; it excludes a generated one")
     func givenAccount() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let key = try RSAKeyPair.generate()
         let account = try GoogleServiceAccount(
@@ -59,7 +60,7 @@ struct MockFCMCommandTests {
 
     @Test("mock-fcm's own flags, the shared ones and the run flags together")
     func flags() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let unregistered = try directory.write("u.txt", "u1\nu2\n")
         let mismatched = try directory.write("m.txt", "m1\n")
@@ -117,7 +118,7 @@ struct MockFCMCommandTests {
 
     @Test("a service-account file that is missing or malformed is an error naming the file")
     func badAccountFile() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let malformed = try directory.write("bad.json", #"{"type":"service_account"}"#)
         #expect(usageError { try MockFCMCommand.parse(["--service-account", malformed]) }?.contains(malformed) == true)

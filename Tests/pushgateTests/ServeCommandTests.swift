@@ -1,4 +1,5 @@
 import PushGateway
+import PushTestSupport
 import Testing
 
 @testable import pushgate
@@ -76,7 +77,7 @@ struct ServeCommandTests {
 
     @Test("--config reads the file; flags override it wherever they stand")
     func configFile() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let file = try directory.write(
             "config.json",
@@ -98,7 +99,7 @@ struct ServeCommandTests {
 
     @Test("a bad config file is an error naming what is wrong")
     func badConfigFile() throws {
-        var directory = try TemporaryDirectory()
+        let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let unknownKey = try directory.write("typo.json", #"{"lisen": "127.0.0.1:1"}"#)
         #expect(usageError { try ServeCommand.parse(["--config", unknownKey]) }?.contains("lisen") == true)

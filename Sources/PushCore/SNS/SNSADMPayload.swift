@@ -37,6 +37,22 @@ public enum SNSADMPayload {
     public static func build(
         message: SNSMessage, attributes: [String: String], publishedAt: Int64, now: Int64
     ) throws(ValidationError) -> PreparedADMMessage? {
+        let body = try body(message: message, attributes: attributes, elapsed: now - publishedAt)
+        if body.ttl != nil, body.left == nil { return nil }
+        return PreparedADMMessage(body: body.bytes, expiration: body.left.map { now + $0 }, tokens: [])
+    }
+
+    /// Runs ``build(message:attributes:publishedAt:now:)``'s checks on a message just published
+    /// (sized with its whole TTL): how Publish refuses a message before the fan-out builds it.
+    public static func check(message: SNSMessage, attributes: [String: String]) throws(ValidationError) {
+        _ = try body(message: message, attributes: attributes, elapsed: 0)
+    }
+
+    /// The checked body `elapsed` seconds after the publish, with the TTL and the `expiresAfter`
+    /// left of it (nil left of a TTL: not to be sent).
+    private static func body(message: SNSMessage, attributes: [String: String], elapsed: Int64)
+        throws(ValidationError) -> (bytes: [UInt8], ttl: Int64?, left: Int64?)
+    {
         let options = try SNSAttributes.parse(attributes, platformKey: .adm)
         guard let entry = message.text(for: .adm) else {
             throw ValidationError(field: "message", message: "JSON must contain an entry for 'default' or 'ADM'")
@@ -44,13 +60,12 @@ public enum SNSADMPayload {
         var members = entry.fromPlatformKey ? try parseADM(entry.text) : defaultMembers(text: entry.text)
         let bodyTTL = entry.fromPlatformKey ? try ADMMessageRules.checkBody(members, field: field) : nil
         let ttl = options.ttlSeconds ?? bodyTTL
-        let left = ttl.flatMap { remaining(ttl: $0, elapsed: now - publishedAt) }
+        let left = ttl.flatMap { remaining(ttl: $0, elapsed: elapsed) }
         // An expired message is still sized (with its full TTL) so errors don't depend on timing.
         if let written = left ?? ttl { setExpiresAfter(written, in: &members) }
-        let body = JSONWriter.encode(.object(members))
-        try ADMMessageRules.checkSize(body, field: entry.fromPlatformKey ? field : "message")
-        if ttl != nil, left == nil { return nil }
-        return PreparedADMMessage(body: body, expiration: left.map { now + $0 }, tokens: [])
+        let bytes = JSONWriter.encode(.object(members))
+        try ADMMessageRules.checkSize(bytes, field: entry.fromPlatformKey ? field : "message")
+        return (bytes, ttl, left)
     }
 
     /// The data message a Fire app receives when only `default` reaches it:

@@ -22,12 +22,15 @@ extension SNSAPNsPayload {
     }
 
     /// The attribute's topic, else the bundle id plus the push type's suffix (docs/providers.md A.3).
-    static func topic(_ explicit: String?, bundleID: String, pushType: PushType) throws(ValidationError) -> String {
+    /// Without a bundle id (no app yet), only what holds for every app is checked, and nil returned.
+    static func topic(_ explicit: String?, bundleID: String?, pushType: PushType) throws(ValidationError) -> String? {
         let field = "attributes[\"\(SNSAttributeName.topic)\"]"
         // The two "no topic" cases get SNS wording; the rest is the gateway API's own rule.
         if explicit == nil, pushType == .mdm {
             throw ValidationError(field: field, message: "must be set for push type mdm (the MDM certificate's UID)")
         }
+        // An explicit topic was checked with the attributes (printable ASCII, not empty).
+        guard let bundleID else { return nil }
         if explicit == nil, bundleID.isEmpty {
             throw ValidationError(field: field, message: "no topic: set this attribute or the app's bundle_id")
         }

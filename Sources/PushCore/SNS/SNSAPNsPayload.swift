@@ -21,6 +21,30 @@ public enum SNSAPNsPayload {
         message: SNSMessage, key: PlatformKey, options: SNSDeliveryOptions, bundleID: String,
         publishedAt: Int64, now: Int64
     ) throws(ValidationError) -> PreparedNotification? {
+        let checked = try checked(message: message, key: key, options: options, bundleID: bundleID)
+        guard let expiration = expiration(ttl: options.ttlSeconds, publishedAt: publishedAt, now: now) else {
+            return nil
+        }
+        return PreparedNotification(
+            payload: checked.payload, pushType: checked.pushType, topic: checked.topic ?? "",
+            priority: checked.priority, expiration: expiration.header, collapseID: options.collapseID, apnsID: nil,
+            tokens: [])
+    }
+
+    /// Runs ``build(message:key:options:bundleID:publishedAt:now:)``'s checks for any app of `key`:
+    /// how Publish refuses a message before the fan-out builds it per app. Only the default topic
+    /// is left unchecked, as the app's bundle id makes it (checked when the configuration loads).
+    public static func check(message: SNSMessage, key: PlatformKey, options: SNSDeliveryOptions)
+        throws(ValidationError)
+    {
+        _ = try checked(message: message, key: key, options: options, bundleID: nil)
+    }
+
+    /// The payload and headers, checked in field order (payload, priority, topic, then the size);
+    /// the topic is nil when `bundleID` is (no app yet).
+    private static func checked(
+        message: SNSMessage, key: PlatformKey, options: SNSDeliveryOptions, bundleID: String?
+    ) throws(ValidationError) -> (payload: [UInt8], pushType: PushType, priority: Int, topic: String?) {
         precondition(key == .apns || key == .apnsSandbox, "SNSAPNsPayload serves the APNs platform keys only")
         let (payload, document) = try payloadBytes(message: message, key: key)
         let pushType = options.pushType ?? SNSPushTypeInference.infer(fromPayload: document)
@@ -32,12 +56,7 @@ public enum SNSAPNsPayload {
                 message: "the APNs payload for '\(key.rawValue)' is \(payload.count) bytes, over the limit of "
                     + "\(pushType.maxPayloadBytes) bytes for push type \(pushType.rawValue)")
         }
-        guard let expiration = expiration(ttl: options.ttlSeconds, publishedAt: publishedAt, now: now) else {
-            return nil
-        }
-        return PreparedNotification(
-            payload: payload, pushType: pushType, topic: topic, priority: priority, expiration: expiration.header,
-            collapseID: options.collapseID, apnsID: nil, tokens: [])
+        return (payload, pushType, priority, topic)
     }
 
     /// The payload bytes and their parsed form (for push-type inference).

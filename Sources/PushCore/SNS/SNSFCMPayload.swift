@@ -34,6 +34,24 @@ public enum SNSFCMPayload {
     public static func build(
         message: SNSMessage, attributes: [String: String], publishedAt: Int64, now: Int64
     ) throws(ValidationError) -> PreparedFCMMessage? {
+        let body = try body(message: message, attributes: attributes, elapsed: now - publishedAt)
+        if body.ttl != nil, body.left == nil { return nil }
+        return PreparedFCMMessage(
+            bodyPrefix: body.prefix, bodySuffix: body.suffix, expiration: body.left.map { now + $0.secondsRoundedUp },
+            tokens: [])
+    }
+
+    /// Runs ``build(message:attributes:publishedAt:now:)``'s checks on a message just published
+    /// (sized with its whole TTL): how Publish refuses a message before the fan-out builds it.
+    public static func check(message: SNSMessage, attributes: [String: String]) throws(ValidationError) {
+        _ = try body(message: message, attributes: attributes, elapsed: 0)
+    }
+
+    /// The checked body halves, `elapsed` seconds after the publish, with the TTL and what is left
+    /// of it (nil left of a TTL: expired).
+    private static func body(message: SNSMessage, attributes: [String: String], elapsed: Int64)
+        throws(ValidationError) -> (prefix: [UInt8], suffix: [UInt8], ttl: FCMDuration?, left: FCMDuration?)
+    {
         let options = try SNSAttributes.parse(attributes, platformKey: .gcm)
         guard let entry = message.text(for: .gcm) else {
             throw ValidationError(field: "message", message: "JSON must contain an entry for 'default' or 'GCM'")
@@ -41,14 +59,12 @@ public enum SNSFCMPayload {
         var built = entry.fromPlatformKey ? try gcmMessage(entry.text) : defaultMessage(text: entry.text)
         // An attribute TTL beyond FCM's 4 weeks is clamped: FCM would keep it no longer anyway.
         let ttl = options.ttlSeconds.map { FCMDuration(seconds: min($0, FCMDuration.maxTTL.seconds)) } ?? built.ttl
-        let left = ttl.flatMap { $0.remaining(after: now - publishedAt) }
+        let left = ttl.flatMap { $0.remaining(after: elapsed) }
         // An expired message is still sized (with its full TTL) so errors don't depend on timing.
         if let written = left ?? ttl { built.setAndroidTTL(written) }
         let (prefix, suffix) = FCMMessageRules.split(rest: JSONWriter.encode(.object(built.members)))
         try FCMMessageRules.checkSize(prefix: prefix, suffix: suffix, field: entry.fromPlatformKey ? field : "message")
-        if ttl != nil, left == nil { return nil }
-        return PreparedFCMMessage(
-            bodyPrefix: prefix, bodySuffix: suffix, expiration: left.map { now + $0.secondsRoundedUp }, tokens: [])
+        return (prefix, suffix, ttl, left)
     }
 
     /// The data message an Android app receives when only `default` reaches it (docs/providers.md C.3):

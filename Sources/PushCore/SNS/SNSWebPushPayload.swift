@@ -19,29 +19,41 @@ public enum SNSWebPushPayload {
     public static func build(
         message: SNSMessage, attributes: [String: String], publishedAt: Int64, now: Int64
     ) throws(ValidationError) -> PreparedWebPushMessage? {
-        let options = try SNSAttributes.parse(attributes, platformKey: .webpush)
-        guard let entry = message.text(for: .webpush) else {
-            throw ValidationError(field: "message", message: "JSON must contain an entry for 'default' or 'WEBPUSH'")
-        }
-        let plaintext: [UInt8]
-        if entry.fromPlatformKey {
-            try checkWebPush(entry.text)
-            plaintext = Array(entry.text.utf8)
-        } else {
-            plaintext = JSONWriter.encode(.object([("body", .string(entry.text))]))
-            guard plaintext.count <= WebPushMessageRules.maxPlaintextBytes else {
-                throw ValidationError(
-                    field: "message",
-                    message: "the Web Push message is \(plaintext.count) bytes; at most "
-                        + "\(WebPushMessageRules.maxPlaintextBytes) fit in the 4096-byte encrypted body")
-            }
-        }
+        let (options, plaintext) = try plaintext(message: message, attributes: attributes)
         let ttl = min(options.ttlSeconds ?? WebPushMessageRules.defaultTTL, WebPushMessageRules.maxTTL)
         let elapsed = max(0, now - publishedAt)
         guard elapsed <= ttl else { return nil }
         let left = ttl - elapsed
         return PreparedWebPushMessage(
             plaintext: plaintext, ttl: left, urgency: "", topic: "", expiration: now + left, tokens: [])
+    }
+
+    /// Runs ``build(message:attributes:publishedAt:now:)``'s checks: how Publish refuses a message
+    /// before the fan-out builds it.
+    public static func check(message: SNSMessage, attributes: [String: String]) throws(ValidationError) {
+        _ = try plaintext(message: message, attributes: attributes)
+    }
+
+    /// The attributes and the checked plaintext.
+    private static func plaintext(message: SNSMessage, attributes: [String: String])
+        throws(ValidationError) -> (SNSDeliveryOptions, [UInt8])
+    {
+        let options = try SNSAttributes.parse(attributes, platformKey: .webpush)
+        guard let entry = message.text(for: .webpush) else {
+            throw ValidationError(field: "message", message: "JSON must contain an entry for 'default' or 'WEBPUSH'")
+        }
+        guard !entry.fromPlatformKey else {
+            try checkWebPush(entry.text)
+            return (options, Array(entry.text.utf8))
+        }
+        let plaintext = JSONWriter.encode(.object([("body", .string(entry.text))]))
+        guard plaintext.count <= WebPushMessageRules.maxPlaintextBytes else {
+            throw ValidationError(
+                field: "message",
+                message: "the Web Push message is \(plaintext.count) bytes; at most "
+                    + "\(WebPushMessageRules.maxPlaintextBytes) fit in the 4096-byte encrypted body")
+        }
+        return (options, plaintext)
     }
 
     /// Checks a `WEBPUSH` text: JSON, and small enough. Publish checks this too

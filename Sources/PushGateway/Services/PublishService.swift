@@ -74,61 +74,16 @@ struct PublishService: Sendable {
     }
 
     /// Everything that can be wrong with a publish whatever its recipients: the message structure,
-    /// the attributes, and the APNs and FCM payloads it would produce (bad JSON rejects the whole
+    /// the attributes, and the payload of every platform it reaches (bad JSON rejects the whole
     /// publish).
     static func check(_ request: PushgateV1.PublishRequest, target: SNSTarget) throws(GRPCStatus) {
         do {
             let message = try SNSMessage.parse(
                 message: request.message, structure: request.messageStructure, target: target,
                 attributes: request.attributes)
-            for key in [PlatformKey.apns, .apnsSandbox] {
-                if case .endpoint(let only) = target, only != key { continue }
-                let options = try SNSAttributes.parse(request.attributes, platformKey: key)
-                // The bundle id only shapes the default topic; any valid one checks the payload.
-                _ = try SNSAPNsPayload.build(
-                    message: message, key: key, options: options, bundleID: "com.example.check", publishedAt: 0,
-                    now: 0)
-            }
-            if target == .topic || target == .endpoint(.gcm) {
-                _ = try SNSFCMPayload.build(message: message, attributes: request.attributes, publishedAt: 0, now: 0)
-            }
-            if target == .topic || target == .endpoint(.adm) {
-                _ = try SNSADMPayload.build(message: message, attributes: request.attributes, publishedAt: 0, now: 0)
-            }
-            if target == .topic || target == .endpoint(.webpush) {
-                _ = try SNSWebPushPayload.build(
-                    message: message, attributes: request.attributes, publishedAt: 0, now: 0)
-            }
+            try message.checkPayloads(attributes: request.attributes, target: target)
         } catch {
             throw GRPCStatus(.invalidArgument, error.description)
         }
-    }
-}
-
-extension AppConfiguration {
-    /// The SNS platform key an app's endpoints take their payload from.
-    var platformKey: PlatformKey {
-        switch keys {
-        case .apns(let apns): apns.sandbox ? .apnsSandbox : .apns
-        case .fcm: .gcm
-        case .adm: .adm
-        case .webpush: .webpush
-        }
-    }
-}
-
-/// Random version-4 UUIDs, lowercase, for message ids.
-enum RandomUUID {
-    static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        bytes[6] = (bytes[6] & 0x0f) | 0x40
-        bytes[8] = (bytes[8] & 0x3f) | 0x80
-        let hex = bytes.map { byte -> String in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
-        let characters = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 }

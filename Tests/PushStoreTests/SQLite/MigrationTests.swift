@@ -1,4 +1,5 @@
 import Glibc
+import PushTestSupport
 import Testing
 
 @testable import PushStore

@@ -1,3 +1,4 @@
+import PushTestSupport
 import Testing
 
 @testable import PushStore

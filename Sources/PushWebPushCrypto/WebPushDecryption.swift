@@ -1,3 +1,5 @@
+public import PushTLS
+
 /// Why an `aes128gcm` Web Push body did not decrypt (RFC 8188 §2, RFC 8291 §4).
 public enum WebPushDecryptionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Shorter than the 86-byte header (salt 16, rs 4, idlen 1, a 65-byte key id).

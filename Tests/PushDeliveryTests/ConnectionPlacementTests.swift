@@ -1,17 +1,18 @@
 import PushCore
 import PushPosix
+import PushTestSupport
 import Testing
 
 @testable import PushDelivery
 
 /// Where an app's connections are made: a small send on a loop without one makes it there, so a
 /// gRPC handler's request and answer stay on its thread.
-@Suite("APNs connection placement", .timeLimit(.minutes(1)))
+@Suite("Provider connection placement", .timeLimit(.minutes(1)))
 struct ConnectionPlacementTests {
     @Test("a small send on a loop makes the next connection on that loop; a large one spreads the rest")
     func placement() async throws {
-        let fixture = try APNsClientTests.Fixture(client: { $0.connections = 3 })
-        defer { fixture.client.shutdown() }
+        let fixture = try FakeProviderFixture(client: { $0.connections = 3 })
+        defer { fixture.stop() }
         let loops = fixture.group.loops
         #expect(fixture.client.connectionLoops.isEmpty)
 
@@ -35,11 +36,7 @@ struct ConnectionPlacementTests {
         #expect(fixture.client.connectionLoops.map(\.name) == [loops[1].name, loops[0].name])
 
         // A send larger than the local limit uses every connection: the third is made on some loop.
-        let many = (0..<100).map { index in
-            let hex = String(index, radix: 16)
-            return String(repeating: "0", count: 64 - hex.count) + hex
-        }
-        let results = await fixture.send(tokens: many)
+        let results = await fixture.send(tokens: TestTokens.hex64(count: 100))
         #expect(results.allSatisfy { $0.status == .delivered })
         #expect(fixture.client.connectionLoops.count == 3)
     }

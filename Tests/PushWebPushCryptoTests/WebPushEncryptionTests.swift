@@ -1,4 +1,5 @@
 import PushTLS
+import PushWebPushCrypto
 import Testing
 
 /// RFC 8291 (Message Encryption for Web Push), Appendix A: fixed keys and salt, so the body is

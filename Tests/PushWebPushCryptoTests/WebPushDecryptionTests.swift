@@ -1,4 +1,5 @@
 import PushTLS
+import PushWebPushCrypto
 import Testing
 
 /// Decrypting `aes128gcm` bodies as a user agent does: RFC 8291 Appendix A read back, round trips

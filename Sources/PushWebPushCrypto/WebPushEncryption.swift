@@ -1,3 +1,5 @@
+public import PushTLS
+
 /// The Web Push message encryption of RFC 8291: the `aes128gcm` content coding of RFC 8188 with
 /// keys from an ECDH between the sender's key and the subscription's `p256dh`, mixed with its
 /// `auth` secret. One record: the plaintext, the 0x02 delimiter of a last record, then padding.

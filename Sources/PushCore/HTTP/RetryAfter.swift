@@ -1,6 +1,7 @@
 /// The `Retry-After` response header (RFC 9110 §10.2.3): `delta-seconds` or an HTTP-date.
 ///
-/// FCM sends it with 429 and 503 (docs/providers.md B.3); both of RFC 9110's forms are accepted.
+/// FCM, ADM and Web Push services send it with 429 and 503 (docs/providers.md B.3); both of RFC
+/// 9110's forms are accepted.
 public enum RetryAfter {
     /// How long to wait, from a header value.
     ///

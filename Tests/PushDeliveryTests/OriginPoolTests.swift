@@ -1,10 +1,7 @@
-import PushAPNs
 import PushCore
-import PushCredentials
-import PushMockAPNs
-import PushMockSupport
 import PushPosix
 import PushTLS
+import PushTestSupport
 import PushTransport
 import Testing
 
@@ -14,60 +11,28 @@ import Testing
 /// subscriptions name their push service) gets a pool per origin, bounded and closed when idle.
 @Suite("Provider pools per origin", .timeLimit(.minutes(1)))
 struct OriginPoolTests {
-    /// APNs, except that a token starting with `b` or `c` goes to another mock.
-    final class RoutingDialect: ProviderDialect {
-        let inner: APNsDialect
-        let routes: [Character: HTTPSOrigin]
-        init(inner: APNsDialect, routes: [Character: HTTPSOrigin]) {
-            self.inner = inner
-            self.routes = routes
-        }
-        var providerName: String { "Routing" }
-        var idHeader: [UInt8]? { inner.idHeader }
-        var routesByToken: Bool { true }
-        func origin(ofToken token: String) -> HTTPSOrigin? { token.first.flatMap { routes[$0] } }
-        func makeJob(for push: PreparedPush, notificationIndex: Int, collector: DeliveryCollector) -> APNsJob? {
-            inner.makeJob(for: push, notificationIndex: notificationIndex, collector: collector)
-        }
-        func authorization(for waiter: any AuthorizationWaiter) -> ProviderAuthorization {
-            inner.authorization(for: waiter)
-        }
-        func submit(
-            _ request: ProviderRequest, job: APNsJob, authorization: [UInt8]?, on wire: ProviderWire,
-            scratch: inout [UInt8]
-        ) -> Result<Int32, ProviderWireError> {
-            inner.submit(request, job: job, authorization: authorization, on: wire, scratch: &scratch)
-        }
-        func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
-            inner.outcome(of: response, token: token, now: now)
-        }
-        func authorizationRejected(generation: Int64) { inner.authorizationRejected(generation: generation) }
-        var credentialIssuedAt: Int64? { inner.credentialIssuedAt }
-    }
-
-    /// Three mocks with one certificate (home, b, c) and a routing client of them.
+    /// Three servers with one certificate (home, b, c) and a client of them whose tokens starting
+    /// with `b` or `c` go to that server.
     struct Fixture {
         let group: EventLoopGroup
-        let home: MockAPNsServer
-        let b: MockAPNsServer
-        let c: MockAPNsServer
-        let client: ProviderClient<RoutingDialect>
+        let home: LoopbackProvider
+        let b: LoopbackProvider
+        let c: LoopbackProvider
+        let client: ProviderClient<FakeDialect>
 
         init(_ adjust: (inout ProviderClientConfiguration) -> Void = { _ in }) throws {
             group = try EventLoopGroup(loopCount: 2, namePrefix: "origin-test")
-            let identity = try SelfSignedCertificate.generate(commonName: "mock", subjectAltNames: ["127.0.0.1"])
-            var mock = MockAPNsConfiguration.defaults
-            mock.identity = .pem(certificateChain: identity.certificatePEM, privateKey: identity.privateKeyPEM)
-            home = try MockAPNsServer(configuration: mock, group: group)
-            b = try MockAPNsServer(configuration: mock, group: group)
-            c = try MockAPNsServer(configuration: mock, group: group)
+            let identity = try SelfSignedCertificate.generate(commonName: "loopback", subjectAltNames: ["127.0.0.1"])
+            home = try LoopbackProvider(group: group, identity: identity)
+            b = try LoopbackProvider(group: group, identity: identity)
+            c = try LoopbackProvider(group: group, identity: identity)
             var configuration = ProviderClientConfiguration()
             configuration.retry = RetryPolicy(
                 maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50))
             adjust(&configuration)
             let endpoint = HTTPSOrigin(host: "127.0.0.1", port: home.localPort)
-            let dialect = RoutingDialect(
-                inner: APNsDialect(credentials: .certificate, authority: endpoint.authority),
+            let dialect = FakeDialect(
+                authority: endpoint.authority,
                 routes: [
                     "b": HTTPSOrigin(host: "127.0.0.1", port: b.localPort),
                     "c": HTTPSOrigin(host: "127.0.0.1", port: c.localPort),
@@ -82,27 +47,20 @@ struct OriginPoolTests {
         var cOrigin: HTTPSOrigin { HTTPSOrigin(host: "127.0.0.1", port: c.localPort) }
 
         func send(_ tokens: [String]) async -> [DeliveryResult] {
-            let notification = PreparedNotification(
-                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), pushType: .alert, topic: "com.example.app",
-                priority: 10,
-                expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens)
             #expect(client.reserve(tokens.count))
-            return await client.sendAndWait(.apns(notification), deadline: .now + .seconds(20))
+            return await client.sendAndWait(FakeDialect.push(tokens: tokens), deadline: .now + .seconds(20))
         }
 
         func stop() {
             client.shutdown()
-            for mock in [home, b, c] { mock.close() }
+            for server in [home, b, c] { server.close() }
             group.shutdown()
         }
     }
 
-    /// `count` 64-hex-digit tokens starting with `first`.
+    /// `count` 64-character tokens starting with `first`.
     static func tokens(_ first: Character, _ count: Int) -> [String] {
-        (0..<count).map { index in
-            let hex = String(index, radix: 16)
-            return String(first) + String(repeating: "0", count: 63 - hex.count) + hex
-        }
+        TestTokens.starting(with: first, count: count)
     }
 
     @Test("each origin a token names gets a pool of its own; the rest go to the app's endpoint")
@@ -114,9 +72,9 @@ struct OriginPoolTests {
         let results = await fixture.send(tokens)
         #expect(results.map(\.token) == tokens)
         #expect(results.allSatisfy { $0.status == .delivered }, "\(results.filter { $0.status != .delivered })")
-        #expect(fixture.home.stats.requests == 10)
-        #expect(fixture.b.stats.requests == 20)
-        #expect(fixture.c.stats.requests == 30)
+        #expect(fixture.home.requests == 10)
+        #expect(fixture.b.requests == 20)
+        #expect(fixture.c.requests == 30)
         #expect(Set(fixture.client.otherOrigins) == [fixture.bOrigin, fixture.cOrigin])
         #expect(fixture.client.heldRequests == 0)
     }
@@ -140,7 +98,7 @@ struct OriginPoolTests {
         #expect(
             results.suffix(2).allSatisfy { $0.status == .failed && $0.reason.hasPrefix("TooManyOrigins: ") },
             "\(results)")
-        #expect(fixture.c.stats.requests == 0)
+        #expect(fixture.c.requests == 0)
         #expect(fixture.client.heldRequests == 0)
     }
 
@@ -153,17 +111,17 @@ struct OriginPoolTests {
         #expect(fixture.client.otherOrigins == [fixture.bOrigin])
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline,
-            !fixture.client.otherOrigins.isEmpty || fixture.b.stats.connectionsClosed == 0
+            !fixture.client.otherOrigins.isEmpty || fixture.b.connectionsClosed == 0
         {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(fixture.client.otherOrigins.isEmpty)
-        #expect(fixture.b.stats.connectionsClosed == 1)
+        #expect(fixture.b.connectionsClosed == 1)
         // The app's own pool is never dropped for idleness.
-        #expect(fixture.home.stats.connectionsClosed == 0)
+        #expect(fixture.home.connectionsClosed == 0)
 
         #expect(await fixture.send(Self.tokens("b", 5)).allSatisfy { $0.status == .delivered })
         #expect(fixture.client.otherOrigins == [fixture.bOrigin])
-        #expect(fixture.b.stats.connectionsOpened == 2)
+        #expect(fixture.b.connectionsOpened == 2)
     }
 }

@@ -1,0 +1,70 @@
+import PushCore
+import PushSync
+
+@testable import PushDelivery
+
+/// A delivery client without a provider, for the gateway's own tests: a bounded queue as the
+/// engine's (`capacity`), every push it is sent recorded, and each token answered at once
+/// (delivered, its id `<app>-<slot>`) unless `answers` is false; `refusal` is what
+/// ``originRefusal(tokens:)`` says.
+final class FakeDeliveryClient: DeliveryClient {
+    struct Sent: Sendable {
+        var push: PreparedPush
+        var notificationIndex: Int
+        var firstSlot: Int
+    }
+
+    let name: String
+    private let capacity: Int
+    private let answers: Bool
+    private let refusal: String?
+    private let state = Locked<(held: Int, sent: [Sent], shutdown: Bool)>((0, [], false))
+
+    init(name: String, capacity: Int = 100, answers: Bool = true, refusal: String? = nil) {
+        self.name = name
+        self.capacity = capacity
+        self.answers = answers
+        self.refusal = refusal
+    }
+
+    /// What was sent, in order.
+    var sent: [Sent] { state.withLock { $0.sent } }
+    var isShutDown: Bool { state.withLock { $0.shutdown } }
+
+    func reserve(_ count: Int) -> Bool {
+        state.withLock { state in
+            guard state.held + count <= capacity else { return false }
+            state.held += count
+            return true
+        }
+    }
+
+    func unreserve(_ count: Int) { state.withLock { $0.held -= count } }
+
+    var heldRequests: Int { state.withLock { $0.held } }
+    var openConnections: Int { 0 }
+    var streamsInFlight: Int { 0 }
+
+    func send(_ push: consuming PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector) {
+        let push = consume push
+        state.withLock { $0.sent.append(Sent(push: push, notificationIndex: notificationIndex, firstSlot: firstSlot)) }
+        guard answers else { return }
+        for (offset, token) in push.tokens.enumerated() {
+            let slot = firstSlot + offset
+            unreserve(1)
+            collector.complete(
+                slot: slot,
+                with: DeliveryResult(
+                    notificationIndex: notificationIndex, token: token, status: .delivered, httpStatus: 200,
+                    providerID: "\(name)-\(slot)", attempts: 1))
+        }
+    }
+
+    func originRefusal(tokens: [String]) -> String? { refusal }
+
+    func shutdown() { state.withLock { $0.shutdown = true } }
+
+    func peakStreamsInFlight() async -> Int { 0 }
+
+    var credentialIssuedAt: Int64? { nil }
+}
