@@ -39,6 +39,15 @@ final class FakeDeliveryClient: DeliveryClient {
         }
     }
 
+    /// The fan-out's wait for room; a fake has no release signal, so it looks again each millisecond.
+    func reserveWaiting(_ count: Int) async -> Bool {
+        while !Task.isCancelled {
+            if reserve(count) { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return false
+    }
+
     func unreserve(_ count: Int) { state.withLock { $0.held -= count } }
 
     var heldRequests: Int { state.withLock { $0.held } }
