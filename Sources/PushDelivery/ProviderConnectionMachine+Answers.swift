@@ -29,17 +29,20 @@ extension ProviderConnectionMachine {
         let request = (consume entry).request
         switch consume outcome {
         case .delivered(let id, let canonicalToken, let httpStatus):
-            let result = request.result(.delivered, httpStatus: httpStatus, id: id, canonicalToken: canonicalToken)
-            actions.append(.finish(consume request, result))
-        case .rejected(let reason, let httpStatus, let unregisteredAt, let invalidatesToken):
             let result = request.result(
-                .rejected, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,
+                .delivered, .delivered, httpStatus: httpStatus, id: id, canonicalToken: canonicalToken)
+            actions.append(.finish(consume request, result))
+        case .rejected(let reason, let httpStatus, let unregisteredAt, let invalidatesToken, let code):
+            let result = request.result(
+                .rejected, code, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,
                 invalidatesToken: invalidatesToken)
             actions.append(.finish(consume request, result))
         case .transient(let reason, let httpStatus, .afterBackoff(let notBefore)):
-            retryOrFail(request, reason: reason, httpStatus: httpStatus, notBefore: notBefore, at: time, into: &actions)
+            retryOrFail(
+                request, .providerUnavailable, reason: reason, httpStatus: httpStatus, notBefore: notBefore, at: time,
+                into: &actions)
         case .transient(let reason, let httpStatus, .onNewConnection):
-            retryOrFail(request, reason: reason, httpStatus: httpStatus, at: time, into: &actions)
+            retryOrFail(request, .providerUnavailable, reason: reason, httpStatus: httpStatus, at: time, into: &actions)
             if phase == .ready {
                 // Shutdown / IdleTimeout: this connection is going away; stop using it.
                 phase = .draining
@@ -49,7 +52,9 @@ extension ProviderConnectionMachine {
             // Every request that saw this credential refused reports it; the dialect renews once.
             if generation != 0 { actions.append(.renewAuthorization(generation: generation)) }
             guard !request.authorizationRenewed, !isShutDown, !request.job.collector.isFinished else {
-                actions.append(.finish(request, request.result(.rejected, httpStatus: httpStatus, reason: reason)))
+                actions.append(
+                    .finish(
+                        request, request.result(.rejected, .unauthenticated, httpStatus: httpStatus, reason: reason)))
                 return
             }
             var again = request
@@ -61,7 +66,7 @@ extension ProviderConnectionMachine {
 
     /// Ended without an answer: `refused` (never processed: REFUSED_STREAM, or above a GOAWAY's
     /// last stream id) goes again without counting an attempt; anything else (a reset) is a
-    /// failed attempt.
+    /// failed attempt (``DeliveryCode/streamReset`` when it is the last).
     mutating func unanswered(
         _ entry: InFlight, refused: Bool, reason: @autoclosure () -> String, at time: Time,
         into actions: inout [Action]
@@ -71,13 +76,16 @@ extension ProviderConnectionMachine {
             request.attempts -= 1
             resendRefused(request, at: time, into: &actions)
         } else {
-            retryOrFail(entry.request, reason: reason(), httpStatus: 0, at: time, into: &actions)
+            retryOrFail(entry.request, .streamReset, reason: reason(), httpStatus: 0, at: time, into: &actions)
         }
         pump(into: &actions)
     }
 
+    /// Sends `request` again after the backoff, or FAILs it with `code` and `reason` (or
+    /// `Shutdown`, `Expired`) when it may not go again.
     mutating func retryOrFail(
-        _ request: ProviderRequest, reason: String, httpStatus: Int, notBefore: Duration? = nil, at time: Time,
+        _ request: ProviderRequest, _ code: DeliveryCode, reason: String, httpStatus: Int, notBefore: Duration? = nil,
+        at time: Time,
         into actions: inout [Action]
     ) {
         let policy = configuration.retry
@@ -86,8 +94,8 @@ extension ProviderConnectionMachine {
         guard request.attempts < policy.maxAttempts, !expired, !tooLate, !request.job.collector.isFinished,
             !isShutDown
         else {
-            let why = isShutDown ? "Shutdown" : expired ? "Expired" : reason
-            actions.append(.finish(request, request.result(.failed, httpStatus: httpStatus, reason: why)))
+            let (why, whyCode) = isShutDown ? ("Shutdown", .shutdown) : expired ? ("Expired", .expired) : (reason, code)
+            actions.append(.finish(request, request.result(.failed, whyCode, httpStatus: httpStatus, reason: why)))
             return
         }
         var delay = policy.backoff(afterAttempt: request.attempts, unit: unitRandom())
@@ -117,7 +125,8 @@ extension ProviderConnectionMachine {
                 ? "Shutdown"
                 : "StreamRefused: the provider refused the stream \(request.refusals) times without processing it"
             if !isShutDown { actions.append(.report(.refusedTooOften)) }
-            actions.append(.finish(request, request.result(.failed, reason: reason)))
+            actions.append(
+                .finish(request, request.result(.failed, isShutDown ? .shutdown : .streamRefused, reason: reason)))
             return
         }
         let delay = policy.backoff(afterAttempt: Int(request.refusals) - 1, unit: unitRandom())

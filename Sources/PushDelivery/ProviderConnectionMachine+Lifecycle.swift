@@ -30,7 +30,7 @@ extension ProviderConnectionMachine {
         if refusesCertificate || connectFailures >= configuration.maxConnectAttempts {
             // Unreachable, or refusing us: fail what waits rather than hold it without end.
             let reason = "ProviderUnreachable: \(refusal.map { "\($0)" } ?? "\(error)")"
-            finishQueued(.failed, reason: reason, delayedToo: refusesCertificate, into: &actions)
+            finishQueued(.failed, .unreachable, reason: reason, delayedToo: refusesCertificate, into: &actions)
         }
         guard !isShutDown else { return }
         let delay = configuration.retry.backoff(afterAttempt: connectFailures, unit: unitRandom())
@@ -46,7 +46,7 @@ extension ProviderConnectionMachine {
         connectFailures = 0
         reconnectAt = nil
         actions.append(.report(.addressRefused(reason, requests: queue.count)))
-        finishQueued(.rejected, reason: reason, into: &actions)
+        finishQueued(.rejected, .addressRefused, reason: reason, into: &actions)
     }
 
     /// TLS (and ALPN) done: the connection may carry requests once the peer's settings arrive
@@ -120,8 +120,9 @@ extension ProviderConnectionMachine {
         let lost = streams.open.sorted { $0.id < $1.id }.compactMap { inFlight[$0.slot].take() }
         streams.removeAll()
         let lostReason = refusal.map { "ProviderUnreachable: \($0)" } ?? "ConnectionLost"
+        let lostCode: DeliveryCode = refusal == nil ? .connectionLost : .unreachable
         for entry in lost {
-            retryOrFail(entry.request, reason: lostReason, httpStatus: 0, at: time, into: &actions)
+            retryOrFail(entry.request, lostCode, reason: lostReason, httpStatus: 0, at: time, into: &actions)
         }
         guard wasConnected else {
             connectFailed(

@@ -14,7 +14,7 @@ extension ProviderConnectionMachine {
         var requeued = false
         while let request = delayed.popDue(now: time.now) {
             if isShutDown {
-                actions.append(.finish(request, request.result(.failed, reason: "Shutdown")))
+                actions.append(.finish(request, request.result(.failed, .shutdown, reason: "Shutdown")))
             } else {
                 queue.append(request)
                 requeued = true

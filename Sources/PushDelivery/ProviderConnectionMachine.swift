@@ -90,7 +90,9 @@ struct ProviderConnectionMachine {
 
     mutating func enqueue(_ requests: [ProviderRequest], into actions: inout [Action]) {
         guard !isShutDown else {
-            for request in requests { actions.append(.finish(request, request.result(.failed, reason: "Shutdown"))) }
+            for request in requests {
+                actions.append(.finish(request, request.result(.failed, .shutdown, reason: "Shutdown")))
+            }
             return
         }
         queue.append(contentsOf: requests)
@@ -100,7 +102,7 @@ struct ProviderConnectionMachine {
     /// One request (a 1-token Send): the same as `enqueue([request])`, without the array.
     mutating func enqueue(_ request: consuming ProviderRequest, into actions: inout [Action]) {
         guard !isShutDown else {
-            let result = request.result(.failed, reason: "Shutdown")
+            let result = request.result(.failed, .shutdown, reason: "Shutdown")
             actions.append(.finish(request, result))
             return
         }
@@ -114,7 +116,7 @@ struct ProviderConnectionMachine {
         isShutDown = true
         reconnectAt = nil
         for request in queue.removeAll() + delayed.removeAll() {
-            actions.append(.finish(request, request.result(.failed, reason: "Shutdown")))
+            actions.append(.finish(request, request.result(.failed, .shutdown, reason: "Shutdown")))
         }
         if phase != .idle { actions.append(.closeGracefully) }
     }
@@ -128,7 +130,8 @@ struct ProviderConnectionMachine {
                 phase = .connecting
                 actions.append(.connect)
             } else if let certificateRefusal {
-                finishQueued(.failed, reason: "ProviderUnreachable: \(certificateRefusal)", into: &actions)
+                finishQueued(
+                    .failed, .unreachable, reason: "ProviderUnreachable: \(certificateRefusal)", into: &actions)
             }
         case .ready:
             if !awaitingAuthorization, streams.count < limit { actions.append(.submit) }
@@ -148,7 +151,7 @@ struct ProviderConnectionMachine {
         guard phase == .ready, !awaitingAuthorization, !isShutDown else { return nil }
         while streams.count < limit, var request = queue.popFirst() {
             if request.job.collector.isFinished {
-                actions.append(.finish(request, request.result(.failed, reason: "DeadlineExceeded")))
+                actions.append(.finish(request, request.result(.failed, .deadlineExceeded, reason: "DeadlineExceeded")))
                 continue
             }
             request.attempts += 1
@@ -171,7 +174,7 @@ struct ProviderConnectionMachine {
     /// `request` itself cannot be sent (its token does not parse, its body could not be
     /// encrypted): it is FAILED with `reason`, and the connection carries on with the rest.
     mutating func requestRefused(_ request: ProviderRequest, reason: String, into actions: inout [Action]) {
-        actions.append(.finish(request, request.result(.failed, reason: reason)))
+        actions.append(.finish(request, request.result(.failed, .unsendable, reason: reason)))
     }
 
     /// `request` could not be written (the session refused it): it keeps its turn and attempt,
@@ -199,17 +202,18 @@ struct ProviderConnectionMachine {
 
     /// No credential can be had: what waits is FAILED with `reason`.
     mutating func authorizationFailed(_ reason: String, into actions: inout [Action]) {
-        finishQueued(.failed, reason: reason, into: &actions)
+        finishQueued(.failed, .noCredential, reason: reason, into: &actions)
     }
 
-    /// Ends what waits for a connection with `status` (and the requests waiting out a retry
-    /// backoff, when `delayedToo`).
+    /// Ends what waits for a connection with `status` and `code` (and the requests waiting out a
+    /// retry backoff, when `delayedToo`).
     mutating func finishQueued(
-        _ status: DeliveryStatus, reason: String, delayedToo: Bool = false, into actions: inout [Action]
+        _ status: DeliveryStatus, _ code: DeliveryCode, reason: String, delayedToo: Bool = false,
+        into actions: inout [Action]
     ) {
         let waiting = delayedToo ? queue.removeAll() + delayed.removeAll() : queue.removeAll()
         for request in waiting {
-            actions.append(.finish(request, request.result(status, reason: reason)))
+            actions.append(.finish(request, request.result(status, code, reason: reason)))
         }
     }
 

@@ -60,7 +60,9 @@ struct APNsClientTests {
                 priority: pushType == .background ? 5 : 10,
                 expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens)
             let collector = DeliveryCollector(
-                placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
+                placeholders: tokens.map {
+                    DeliveryResult(notificationIndex: 0, token: $0, status: .failed, code: .deadlineExceeded)
+                })
             #expect(client.reserve(tokens.count))
             client.send(.apns(notification), notificationIndex: 0, firstSlot: 0, collector: collector)
             return await collector.results(deadline: deadline)
@@ -183,6 +185,19 @@ struct APNsClientTests {
         #expect(fixture.mock.stats.connectionsOpened >= 2)
     }
 
+    @Test("a push for another API is FAILED WrongPlatform at once, coded wrongPlatform")
+    func wrongPlatform() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        #expect(fixture.client.reserve(1))
+        let results = await fixture.client.sendAndWait(
+            .apnsChannel(APNsChannelRequest(.list, bundleID: "com.x")), deadline: .now + .seconds(10))
+        #expect(results.map(\.status) == [.failed])
+        #expect(results[0].reason == "WrongPlatform: app test is not a APNs app")
+        #expect(results[0].code == .wrongPlatform)
+        #expect(fixture.client.heldRequests == 0, "room is given back")
+    }
+
     @Test("at the deadline the Send answers with what is known; the rest FAILED DeadlineExceeded")
     func deadline() async throws {
         // The provider answers long after the deadline; the bound only has to show the Send did not
@@ -214,7 +229,7 @@ struct APNsClientTests {
             dialect: APNsDialect(credentials: .providerToken(tokens), authority: endpoint.authority),
             tlsContext: try TLSContext.client(), configuration: configuration, group: group)
         let collector = DeliveryCollector(placeholders: [
-            DeliveryResult(notificationIndex: 0, token: "a", status: .failed)
+            DeliveryResult(notificationIndex: 0, token: "a", status: .failed, code: .deadlineExceeded)
         ])
         #expect(client.reserve(1))
         client.send(
@@ -226,6 +241,7 @@ struct APNsClientTests {
         let results = await collector.results(deadline: .now + .seconds(20))
         #expect(results[0].status == .failed)
         #expect(results[0].reason.hasPrefix("ProviderUnreachable"))
+        #expect(results[0].code == .unreachable)
         #expect(client.heldRequests == 0, "room is given back")
     }
 }

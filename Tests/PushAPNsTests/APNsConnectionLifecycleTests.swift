@@ -39,7 +39,7 @@ struct APNsConnectionLifecycleTests {
 
     static func send(_ client: APNsClient, token: Int, deadline: Duration) async -> DeliveryResult {
         let collector = DeliveryCollector(placeholders: [
-            DeliveryResult(notificationIndex: 0, token: "t", status: .failed)
+            DeliveryResult(notificationIndex: 0, token: "t", status: .failed, code: .deadlineExceeded)
         ])
         #expect(client.reserve(1))
         client.send(
@@ -61,6 +61,7 @@ struct APNsConnectionLifecycleTests {
         let result = await Self.send(client, token: 1, deadline: .seconds(10))
         #expect(result.status == .failed)
         #expect(result.reason.hasPrefix("ProviderUnreachable"), "\(result.reason)")
+        #expect(result.code == .unreachable)
         #expect(client.heldRequests == 0, "room is given back")
     }
 
@@ -99,6 +100,7 @@ struct APNsConnectionLifecycleTests {
         let started = ContinuousClock.now
         let second = await Self.send(client, token: 2, deadline: .seconds(10))
         #expect(second.reason == "Shutdown")
+        #expect(second.code == .shutdown)
         #expect(ContinuousClock.now - started < .seconds(2))
         #expect(client.heldRequests == 0)
     }

@@ -53,7 +53,7 @@ extension FanOut {
                 }
                 counts.failed += 1
                 let result = DeliveryResult(
-                    notificationIndex: 0, token: endpoint.token, status: .failed,
+                    notificationIndex: 0, token: endpoint.token, status: .failed, code: .providerUnavailable,
                     reason: recipient.hold.reason + " (held for the provider for fanout.max_hold_seconds, "
                         + "\(settings.maxHoldSeconds) s after the publish)")
                 events.result(result, app: endpoint.app, messageID: chunk.message.id, endpointID: endpoint.id)
@@ -91,7 +91,6 @@ extension FanOut {
     /// worth holding for. Not: a TTL that ran out, a wrong platform, a stopping gateway.
     static func holdsFor(_ result: DeliveryResult) -> Bool {
         guard result.status == .failed else { return false }
-        let head = result.reason.prefix { $0 != ":" && $0 != " " && $0 != "(" }
-        return !["Expired", "WrongPlatform", "Shutdown"].contains(head)
+        return ![.expired, .wrongPlatform, .shutdown].contains(result.code)
     }
 }
