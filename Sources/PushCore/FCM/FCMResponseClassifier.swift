@@ -7,9 +7,9 @@
 /// | HTTP 2xx                                    | delivered(id: the name)                             |
 /// | `UNREGISTERED`, `SENDER_ID_MISMATCH`        | rejected, invalidates the token                     |
 /// | `INVALID_ARGUMENT`                          | rejected; invalidates only when about the token     |
-/// | `THIRD_PARTY_AUTH_ERROR`, `APNS_AUTH_ERROR` | rejected (the APNs/Web Push key in Firebase is bad) |
+/// | `THIRD_PARTY_AUTH_ERROR`, `APNS_AUTH_ERROR` | rejected (the APNs/Web Push key in Firebase is bad: ``DeliveryCode/firebaseCredentialsRefused``) |
 /// | `QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL`; status `RESOURCE_EXHAUSTED` | transient, with `Retry-After` |
-/// | `PERMISSION_DENIED`                         | rejected                                            |
+/// | `PERMISSION_DENIED`                         | rejected (without an errorCode: ``DeliveryCode/sendingNotPermitted``) |
 /// | `UNAUTHENTICATED` (no errorCode)            | unauthenticated: renew the OAuth2 token             |
 /// | anything else: HTTP 401                     | unauthenticated(`HTTP 401`)                         |
 /// | HTTP 429, 5xx                               | transient, with `Retry-After`                       |
