@@ -192,7 +192,7 @@ final class NotificationCounters: Sendable {
         .union(["AccessTokenExpired", "MaxRateExceeded"])
     static let providerReasons = Set(APNsReason.known.map(\.string)).union(fcmReasons).union(admReasons)
 
-    /// The `reason` label: one of Pushgate's own failures by its name (README, "Send results"; the
+    /// The `reason` label: one of Pushgate's own failures by its name (docs/api.md, "Send results"; the
     /// details in its reason dropped), a provider's reason when it is a known one, `other` for
     /// anything else: the label set stays bounded. `platform` names a missing credential: a
     /// provider token for APNs, an OAuth2 token for the others.
