@@ -97,47 +97,12 @@ public final class APNsDialect: ProviderDialect {
         }
     }
 
-    /// `:status`, `apns-id` and the `{"reason": …}` body (plus `timestamp` for 410), classified by
-    /// the reason table; an unusable body leaves it to the HTTP status.
+    /// What the answer means, as ``APNsResponseClassifier`` reads its status and body; the id is
+    /// the `apns-id` (or `apns-channel-id`) header.
     public func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
-        let status = response.status
+        let answer = APNsResponseClassifier.outcome(status: response.status, body: response.body)
         // 200 for a push or a broadcast; the channel API answers 201 (created) and 204 (deleted).
-        if (200..<300).contains(status) { return .delivered(id: response.id, httpStatus: status) }
-        var reasonText = ""
-        var timestamp: Int64 = 0
-        if let json = try? JSONParser.parse(response.body), case .object(let members) = json {
-            for (key, value) in members {
-                if key == "reason", case .string(let text) = value { reasonText = text }
-                if key == "timestamp", case .number(let text) = value { timestamp = Int64(text) ?? 0 }
-            }
-        }
-        if reasonText.isEmpty {
-            // No usable body (a proxy's answer, or a truncated one): the HTTP status decides.
-            reasonText = "HTTP \(status)"
-            return Self.outcome(reason: reasonText, status: status, retry: APNsReason.Retry(httpStatus: status))
-        }
-        let reason = APNsReason(reasonText)
-        var retry = reason.retry
-        if case .other = reason { retry = APNsReason.Retry(httpStatus: status) }
-        if retry == .never {
-            return .rejected(
-                reason: reasonText, httpStatus: status, unregisteredAt: status == 410 ? timestamp : 0,
-                invalidatesToken: reason.invalidatesToken)
-        }
-        if reason == .expiredProviderToken {
-            return .transient(reason: reasonText, httpStatus: status, retry: .afterRenewingAuthorization)
-        }
-        return Self.outcome(reason: reasonText, status: status, retry: retry)
-    }
-
-    private static func outcome(reason: String, status: Int, retry: APNsReason.Retry) -> ProviderOutcome {
-        switch retry {
-        case .never: .rejected(reason: reason, httpStatus: status, unregisteredAt: 0, invalidatesToken: false)
-        case .onNewConnection: .transient(reason: reason, httpStatus: status, retry: .onNewConnection)
-        // TooManyProviderTokenUpdates: keep the cached token (minting more makes it worse), back off.
-        case .afterBackoff, .afterProviderTokenHandling:
-            .transient(reason: reason, httpStatus: status, retry: .afterBackoff(notBefore: nil))
-        }
+        return ProviderOutcome(answer) { _ in .delivered(id: response.id, httpStatus: response.status) }
     }
 
     public func authorizationRejected(generation: Int64) {

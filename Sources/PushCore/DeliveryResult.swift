@@ -15,6 +15,8 @@ public struct DeliveryResult: Sendable, Equatable {
     /// The token as sent (normalized).
     public var token: String
     public var status: DeliveryStatus
+    /// What kind of outcome this is, for the gateway to decide on; `reason` says it in words.
+    public var code: DeliveryCode
     /// The provider's HTTP status; 0 when none was received.
     public var httpStatus: Int
     /// The provider's reason verbatim, or Pushgate's own reason for a failure (`DeadlineExceeded`).
@@ -35,13 +37,15 @@ public struct DeliveryResult: Sendable, Equatable {
 
     /// Creates a result.
     public init(
-        notificationIndex: Int, token: String, status: DeliveryStatus, httpStatus: Int = 0, reason: String = "",
+        notificationIndex: Int, token: String, status: DeliveryStatus, code: DeliveryCode, httpStatus: Int = 0,
+        reason: String = "",
         providerID: String = "", unregisteredAt: Int64 = 0, attempts: Int = 0, invalidatesToken: Bool = false,
         canonicalToken: String = ""
     ) {
         self.notificationIndex = notificationIndex
         self.token = token
         self.status = status
+        self.code = code
         self.httpStatus = httpStatus
         self.reason = reason
         self.providerID = providerID

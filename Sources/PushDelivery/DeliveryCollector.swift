@@ -241,6 +241,7 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
             var expired: [DeliveryResult] = []
             for slot in state.results.indices where !state.isFilled(slot) {
                 state.results[slot].status = .failed
+                state.results[slot].code = .deadlineExceeded
                 state.results[slot].reason = "DeadlineExceeded"
                 expired.append(state.results[slot])
             }

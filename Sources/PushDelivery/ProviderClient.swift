@@ -149,7 +149,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             for (offset, token) in tokens.enumerated() {
                 fail(
                     token, slot: firstSlot + offset, notificationIndex: notificationIndex, collector: collector,
-                    reason: "WrongPlatform: app \(name) is not a \(dialect.providerName) app")
+                    code: .wrongPlatform, reason: "WrongPlatform: app \(name) is not a \(dialect.providerName) app")
             }
             return
         }
@@ -166,6 +166,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
             else {
                 fail(
                     tokens[index], slot: firstSlot + index, notificationIndex: notificationIndex, collector: collector,
+                    code: .unroutableToken,
                     reason:
                         "InvalidToken: app \(name) has no origin to send this token to (for \(dialect.providerName): "
                         + "not a subscription on a host the app allows)")
@@ -179,7 +180,7 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
                 for index in indices {
                     fail(
                         tokens[index], slot: firstSlot + index, notificationIndex: notificationIndex,
-                        collector: collector,
+                        collector: collector, code: .tooManyOrigins,
                         reason: "TooManyOrigins: app \(name) already sends to \(app.configuration.maxOrigins) other "
                             + "origins (max_origins)")
                 }
@@ -191,12 +192,15 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
         }
     }
 
-    private func fail(_ token: String, slot: Int, notificationIndex: Int, collector: DeliveryCollector, reason: String)
-    {
+    private func fail(
+        _ token: String, slot: Int, notificationIndex: Int, collector: DeliveryCollector, code: DeliveryCode,
+        reason: String
+    ) {
         app.usage.release(1)
         collector.complete(
             slot: slot,
-            with: DeliveryResult(notificationIndex: notificationIndex, token: token, status: .failed, reason: reason))
+            with: DeliveryResult(
+                notificationIndex: notificationIndex, token: token, status: .failed, code: code, reason: reason))
     }
 
     /// `origin`'s pool, made if there is room, with `count` requests taken (under the table's lock,
@@ -278,7 +282,9 @@ extension DeliveryClient {
     /// deliver one push at a time: fan-out pages, tools, tests.
     public func sendAndWait(_ push: PreparedPush, deadline: ContinuousClock.Instant?) async -> [DeliveryResult] {
         let collector = DeliveryCollector(
-            placeholders: push.tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
+            placeholders: push.tokens.map {
+                DeliveryResult(notificationIndex: 0, token: $0, status: .failed, code: .deadlineExceeded)
+            })
         send(push, notificationIndex: 0, firstSlot: 0, collector: collector)
         return await collector.results(deadline: deadline)
     }

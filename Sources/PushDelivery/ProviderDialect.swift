@@ -73,8 +73,10 @@ public enum ProviderOutcome: Sendable, Equatable {
     /// message's URL); `canonicalToken` the device's new token when the provider gave one (ADM),
     /// else empty; `httpStatus` the answer's (200, or Web Push's 201).
     case delivered(id: String, canonicalToken: String = "", httpStatus: Int = 200)
-    /// A permanent refusal: sending it again as is will not help.
-    case rejected(reason: String, httpStatus: Int, unregisteredAt: Int64, invalidatesToken: Bool)
+    /// A permanent refusal: sending it again as is will not help. `code`: what kind of refusal.
+    case rejected(
+        reason: String, httpStatus: Int, unregisteredAt: Int64, invalidatesToken: Bool,
+        code: DeliveryCode = .rejectedByProvider)
     /// May succeed when sent again; `retry` says when.
     case transient(reason: String, httpStatus: Int, retry: ProviderRetry)
 }
@@ -86,13 +88,16 @@ extension ProviderOutcome {
         switch answer {
         case .delivered(let id):
             self = delivered(id)
-        case .rejected(let reason, let httpStatus, let invalidatesToken):
+        case .rejected(let reason, let httpStatus, let invalidatesToken, let unregisteredAt, let code):
             self = .rejected(
-                reason: reason, httpStatus: httpStatus, unregisteredAt: 0, invalidatesToken: invalidatesToken)
+                reason: reason, httpStatus: httpStatus, unregisteredAt: unregisteredAt,
+                invalidatesToken: invalidatesToken, code: code)
         case .transient(let reason, let httpStatus, let retryAfter):
             self = .transient(reason: reason, httpStatus: httpStatus, retry: .afterBackoff(notBefore: retryAfter))
-        case .unauthenticated(let reason):
-            self = .transient(reason: reason, httpStatus: 401, retry: .afterRenewingAuthorization)
+        case .connectionClosing(let reason, let httpStatus):
+            self = .transient(reason: reason, httpStatus: httpStatus, retry: .onNewConnection)
+        case .unauthenticated(let reason, let httpStatus):
+            self = .transient(reason: reason, httpStatus: httpStatus, retry: .afterRenewingAuthorization)
         }
     }
 }

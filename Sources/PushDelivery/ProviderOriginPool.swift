@@ -69,7 +69,8 @@ final class ProviderOriginPool<Dialect: ProviderDialect>: Sendable {
             for index in 0..<count {
                 let refused = request(index)
                 usage.release(1)
-                refused.job.collector.complete(slot: refused.slot, with: refused.result(.failed, reason: reason))
+                refused.job.collector.complete(
+                    slot: refused.slot, with: refused.result(.failed, .unreachable, reason: reason))
             }
             return
         }

@@ -36,11 +36,11 @@ public struct ProviderRequest: Sendable {
     }
 
     func result(
-        _ status: DeliveryStatus, httpStatus: Int = 0, reason: String = "", id: String = "",
+        _ status: DeliveryStatus, _ code: DeliveryCode, httpStatus: Int = 0, reason: String = "", id: String = "",
         unregisteredAt: Int64 = 0, invalidatesToken: Bool = false, canonicalToken: String = ""
     ) -> DeliveryResult {
         DeliveryResult(
-            notificationIndex: job.notificationIndex, token: token, status: status, httpStatus: httpStatus,
+            notificationIndex: job.notificationIndex, token: token, status: status, code: code, httpStatus: httpStatus,
             reason: reason, providerID: id, unregisteredAt: unregisteredAt, attempts: attempts,
             invalidatesToken: invalidatesToken, canonicalToken: canonicalToken)
     }

@@ -91,6 +91,7 @@ struct ADMClientTests {
         #expect(results[1].canonicalToken == Self.ids(1)[0] + "-canonical")
         #expect(results[2].reason == "Unregistered" && results[2].invalidatesToken)
         #expect(results[3].reason == "InvalidRegistrationId" && results[3].invalidatesToken)
+        #expect(results.map(\.code) == [.delivered, .delivered, .rejectedByProvider, .rejectedByProvider])
     }
 
     @Test("429 MaxRateExceeded waits for Retry-After and is delivered")

@@ -38,7 +38,9 @@ struct APNsCertificateAuthTests {
 
     func send(_ client: APNsClient, tokens: [String]) async -> [DeliveryResult] {
         let collector = DeliveryCollector(
-            placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
+            placeholders: tokens.map {
+                DeliveryResult(notificationIndex: 0, token: $0, status: .failed, code: .deadlineExceeded)
+            })
         _ = client.reserve(tokens.count)
         client.send(
             .apns(

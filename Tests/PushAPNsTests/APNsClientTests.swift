@@ -61,7 +61,9 @@ struct APNsClientTests {
                 priority: pushType == .background ? 5 : 10,
                 expiration: nil, collapseID: nil, apnsID: nil, tokens: tokens)
             let collector = DeliveryCollector(
-                placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
+                placeholders: tokens.map {
+                    DeliveryResult(notificationIndex: 0, token: $0, status: .failed, code: .deadlineExceeded)
+                })
             #expect(client.reserve(tokens.count))
             client.send(.apns(notification), notificationIndex: 0, firstSlot: 0, collector: collector)
             return await collector.results(deadline: deadline)
@@ -159,5 +161,18 @@ struct APNsClientTests {
             "\(failed.count) failed, e.g. \(failed.first.map { "\($0.reason) after \($0.attempts)" } ?? "")")
         #expect(results.contains { $0.attempts > 1 }, "streams lost with a connection were sent again")
         #expect(fixture.mock.stats.connectionsOpened >= 2)
+    }
+
+    @Test("a push for another API is FAILED WrongPlatform at once, coded wrongPlatform")
+    func wrongPlatform() async throws {
+        let fixture = try Fixture()
+        defer { fixture.stop() }
+        #expect(fixture.client.reserve(1))
+        let results = await fixture.client.sendAndWait(
+            .apnsChannel(APNsChannelRequest(.list, bundleID: "com.x")), deadline: .now + .seconds(10))
+        #expect(results.map(\.status) == [.failed])
+        #expect(results[0].reason == "WrongPlatform: app test is not a APNs app")
+        #expect(results[0].code == .wrongPlatform)
+        #expect(fixture.client.heldRequests == 0, "room is given back")
     }
 }

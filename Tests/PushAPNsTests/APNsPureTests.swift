@@ -47,6 +47,11 @@ struct APNsPureTests {
             outcome(400, #"{"reason":"BadDeviceToken"}"#)
                 == .rejected(reason: "BadDeviceToken", httpStatus: 400, unregisteredAt: 0, invalidatesToken: true))
         #expect(
+            outcome(403, #"{"reason":"InvalidProviderToken"}"#)
+                == .rejected(
+                    reason: "InvalidProviderToken", httpStatus: 403, unregisteredAt: 0, invalidatesToken: false,
+                    code: .credentialsRefused))
+        #expect(
             outcome(400, #"{"reason":"BadTopic"}"#)
                 == .rejected(reason: "BadTopic", httpStatus: 400, unregisteredAt: 0, invalidatesToken: false))
         #expect(

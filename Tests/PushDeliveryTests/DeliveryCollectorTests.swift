@@ -9,19 +9,26 @@ import Testing
 struct DeliveryCollectorTests {
     @Test("the collector answers when all results are in, or at the deadline with the rest FAILED")
     func collector() async {
-        let placeholders = (0..<3).map { DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed) }
+        // Placeholders coded otherwise: the deadline itself sets the code.
+        let placeholders = (0..<3).map {
+            DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .rejected, code: .rejectedByProvider)
+        }
         let collector = DeliveryCollector(placeholders: placeholders)
-        collector.complete(slot: 1, with: DeliveryResult(notificationIndex: 0, token: "t1", status: .delivered))
+        collector.complete(
+            slot: 1, with: DeliveryResult(notificationIndex: 0, token: "t1", status: .delivered, code: .delivered))
         let results = await collector.results(deadline: .now + .milliseconds(50))
         #expect(results.map(\.status) == [.failed, .delivered, .failed])
         #expect(results[0].reason == "DeadlineExceeded")
-        collector.complete(slot: 0, with: DeliveryResult(notificationIndex: 0, token: "t0", status: .delivered))
+        #expect(results[0].code == .deadlineExceeded)
+        collector.complete(
+            slot: 0, with: DeliveryResult(notificationIndex: 0, token: "t0", status: .delivered, code: .delivered))
         #expect(collector.isFinished)
 
         let quick = DeliveryCollector(placeholders: placeholders)
         for slot in 0..<3 {
             quick.complete(
-                slot: slot, with: DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered))
+                slot: slot,
+                with: DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered, code: .delivered))
         }
         #expect(await quick.results(deadline: nil).allSatisfy { $0.status == .delivered })
     }
@@ -41,11 +48,13 @@ struct DeliveryCollectorTests {
 @Suite("Delivery collector on one loop, without a lock until shared")
 struct DeliveryCollectorLoopTests {
     static func placeholders(_ count: Int) -> [DeliveryResult] {
-        (0..<count).map { DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed) }
+        (0..<count).map {
+            DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed, code: .deadlineExceeded)
+        }
     }
 
     static func delivered(_ slot: Int) -> DeliveryResult {
-        DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered)
+        DeliveryResult(notificationIndex: 0, token: "t\(slot)", status: .delivered, code: .delivered)
     }
 
     /// `body`'s value, computed on `loop`'s thread.

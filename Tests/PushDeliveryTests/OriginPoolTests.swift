@@ -96,7 +96,9 @@ struct OriginPoolTests {
         let results = await fixture.send(Self.tokens("a", 2) + Self.tokens("c", 2))
         #expect(results.prefix(2).allSatisfy { $0.status == .delivered })
         #expect(
-            results.suffix(2).allSatisfy { $0.status == .failed && $0.reason.hasPrefix("TooManyOrigins: ") },
+            results.suffix(2).allSatisfy {
+                $0.status == .failed && $0.reason.hasPrefix("TooManyOrigins: ") && $0.code == .tooManyOrigins
+            },
             "\(results)")
         #expect(fixture.c.requests == 0)
         #expect(fixture.client.heldRequests == 0)

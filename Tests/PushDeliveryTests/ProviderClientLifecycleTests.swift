@@ -36,6 +36,7 @@ struct ProviderClientLifecycleTests {
         let result = await Self.send(client, token: 1, deadline: .seconds(10))
         #expect(result.status == .failed)
         #expect(result.reason.hasPrefix("ProviderUnreachable"), "\(result.reason)")
+        #expect(result.code == .unreachable)
         #expect(client.heldRequests == 0, "room is given back")
     }
 
@@ -68,6 +69,7 @@ struct ProviderClientLifecycleTests {
         let started = ContinuousClock.now
         let second = await Self.send(client, token: 2, deadline: .seconds(10))
         #expect(second.reason == "Shutdown")
+        #expect(second.code == .shutdown)
         #expect(ContinuousClock.now - started < .seconds(2))
         #expect(client.heldRequests == 0)
     }

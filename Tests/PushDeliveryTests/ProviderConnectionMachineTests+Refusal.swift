@@ -17,6 +17,7 @@ extension ProviderConnectionMachineTests {
         rig.take()
         #expect(rig.results["a"]?.status == .rejected)
         #expect(rig.results["a"]?.reason == reason)
+        #expect(rig.results["a"]?.code == .addressRefused)
         #expect(rig.results["b"]?.status == .rejected)
         #expect(rig.results["a"]?.invalidatesToken == false, "DNS may change: the subscription is kept")
         #expect(rig.machine.nextDeadline == nil, "nothing to retry, no reconnect pending")

@@ -18,7 +18,7 @@ struct ProviderConnectionMachineTests {
             self.expiration = expiration
             collector = DeliveryCollector(
                 placeholders: (0..<tokens).map {
-                    DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed)
+                    DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed, code: .deadlineExceeded)
                 })
         }
     }
@@ -147,6 +147,7 @@ struct ProviderConnectionMachineTests {
         rig.take()
         #expect(rig.results["t0"]?.status == .failed)
         #expect(rig.results["t0"]?.reason == "WebPush: token: not a subscription")
+        #expect(rig.results["t0"]?.code == .unsendable)
         #expect(rig.closes.isEmpty)
         #expect(rig.submitAll() == [1, 3])
     }
@@ -227,6 +228,7 @@ struct ProviderConnectionMachineTests {
         #expect(refusals == 4)
         #expect(rig.results["r"]?.status == .failed)
         #expect(rig.results["r"]?.reason.hasPrefix("StreamRefused") == true)
+        #expect(rig.results["r"]?.code == .streamRefused)
         #expect(rig.results["r"]?.attempts == 0, "never processed: no attempt counted")
         let refusing = rig.reports.filter { if case .refusing = $0 { true } else { false } }
         #expect(refusing.count == 1)
@@ -311,6 +313,7 @@ struct ProviderConnectionMachineTests {
             .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff(notBefore: .seconds(61))))
         #expect(rig.results["b"]?.status == .failed)
         #expect(rig.results["b"]?.reason == "TooManyRequests")
+        #expect(rig.results["b"]?.code == .providerUnavailable)
         rig.advance(by: .milliseconds(2_900))
         #expect(rig.submitAll().isEmpty)
         rig.advance(by: .milliseconds(100))
@@ -340,6 +343,7 @@ struct ProviderConnectionMachineTests {
         rig.answer(again[49], refused)
         #expect(rig.results.count == 50)
         #expect(rig.results["t49"]?.status == .rejected)
+        #expect(rig.results["t49"]?.code == .unauthenticated, "refused again after the renewal")
         #expect(rig.results["t0"]?.status == .delivered)
         #expect(rig.submitAll().isEmpty)
     }
@@ -360,6 +364,7 @@ struct ProviderConnectionMachineTests {
         rig.close(error: TransportError("reset"))
         #expect(rig.results["a"]?.status == .failed)
         #expect(rig.results["a"]?.reason == "ConnectionLost")
+        #expect(rig.results["a"]?.code == .connectionLost)
         #expect(rig.results["a"]?.attempts == 2)
     }
 
@@ -378,6 +383,7 @@ struct ProviderConnectionMachineTests {
             }
         }
         #expect(rig.results["a"]?.reason == "ProviderUnreachable: refused")
+        #expect(rig.results["a"]?.code == .unreachable)
         #expect(rig.results["b"]?.status == .failed)
         rig.enqueue(["c"])
         #expect(rig.connects == 3, "new work waits out the connect backoff: no redial storm")
@@ -387,6 +393,7 @@ struct ProviderConnectionMachineTests {
         rig.machine.connectFailed(TransportError("refused"), at: rig.time, into: &rig.actions)
         rig.take()
         #expect(rig.results["c"]?.reason == "ProviderUnreachable: refused", "still unreachable: FAILED at once")
+        #expect(rig.results["c"]?.code == .unreachable)
     }
 
     @Test("a TLS handshake that does not finish within the connect timeout is closed")
@@ -418,7 +425,7 @@ struct ProviderConnectionMachineTests {
         #expect(rig.results["a"]?.reason == "Shutdown")
         rig.close()
         #expect(rig.results.count == 3)
-        #expect(rig.results.values.allSatisfy { $0.reason == "Shutdown" })
+        #expect(rig.results.values.allSatisfy { $0.reason == "Shutdown" && $0.code == .shutdown })
         rig.enqueue(["d"])
         #expect(rig.results["d"]?.reason == "Shutdown")
         #expect(rig.connects == 1)
@@ -435,6 +442,7 @@ struct ProviderConnectionMachineTests {
             rig.submitAll()[0],
             .transient(reason: "ServiceUnavailable", httpStatus: 503, retry: .afterBackoff(notBefore: nil)))
         #expect(rig.results["a"]?.reason == "Expired")
+        #expect(rig.results["a"]?.code == .expired)
     }
 
     @Test(

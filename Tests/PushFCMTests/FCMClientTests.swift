@@ -144,6 +144,7 @@ struct FCMClientTests {
         let results = await fixture.send(Self.tokens(3))
         #expect(results.allSatisfy { $0.status == .failed })
         #expect(results[0].reason.hasPrefix("OAuthTokenError: "))
+        #expect(results.allSatisfy { $0.code == .noCredential })
         #expect(results[0].reason.contains("invalid_grant"))
         #expect(fixture.server.stats.sendRequests == 0)
     }

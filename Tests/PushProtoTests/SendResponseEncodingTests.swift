@@ -13,18 +13,20 @@ struct SendResponseEncodingTests {
 
     static let samples: [DeliveryResult] = [
         DeliveryResult(
-            notificationIndex: 0, token: String(repeating: "a1", count: 32), status: .delivered,
+            notificationIndex: 0, token: String(repeating: "a1", count: 32), status: .delivered, code: .delivered,
             httpStatus: 200, providerID: "0F4E2B6C-1D5A-4E7B-9C3D-2A1B0C9D8E7F", attempts: 1),
         DeliveryResult(
-            notificationIndex: 1, token: "short", status: .rejected, httpStatus: 410,
+            notificationIndex: 1, token: "short", status: .rejected, code: .rejectedByProvider, httpStatus: 410,
             reason: "Unregistered", unregisteredAt: 1_700_000_000_123, attempts: 1, invalidatesToken: true),
-        DeliveryResult(notificationIndex: 2, token: "", status: .failed, reason: "DeadlineExceeded"),
         DeliveryResult(
-            notificationIndex: 300, token: "ünï ☃", status: .delivered, httpStatus: 201,
+            notificationIndex: 2, token: "", status: .failed, code: .deadlineExceeded, reason: "DeadlineExceeded"),
+        DeliveryResult(
+            notificationIndex: 300, token: "ünï ☃", status: .delivered, code: .delivered, httpStatus: 201,
             providerID: String(repeating: "x", count: 200), attempts: 3, canonicalToken: "amzn1.adm-registration.v3.new"
         ),
         DeliveryResult(
-            notificationIndex: -1, token: "t", status: .failed, httpStatus: -5, unregisteredAt: -1,
+            notificationIndex: -1, token: "t", status: .failed, code: .connectionLost, httpStatus: -5,
+            unregisteredAt: -1,
             attempts: 129),
     ]
 
@@ -50,7 +52,7 @@ struct SendResponseEncodingTests {
         let results = (0..<1000).map {
             DeliveryResult(
                 notificationIndex: $0 % 7, token: String(repeating: "0", count: 60) + String($0 + 1000, radix: 16),
-                status: .delivered, httpStatus: 200,
+                status: .delivered, code: .delivered, httpStatus: 200,
                 providerID: "id-\($0)", attempts: 1)
         }
         let bytes = PushgateV1.SendResponse.serializedBytes(of: results, reservingPrefix: 0)

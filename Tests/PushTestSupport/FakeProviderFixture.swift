@@ -51,7 +51,9 @@ extension ProviderClient where Dialect == FakeDialect {
     /// in token order once all are in or `deadline` passed (FAILED `DeadlineExceeded` then).
     public func send(tokens: [String], deadline: ContinuousClock.Instant?) async -> [DeliveryResult] {
         let collector = DeliveryCollector(
-            placeholders: tokens.map { DeliveryResult(notificationIndex: 0, token: $0, status: .failed) })
+            placeholders: tokens.map {
+                DeliveryResult(notificationIndex: 0, token: $0, status: .failed, code: .deadlineExceeded)
+            })
         _ = reserve(tokens.count)
         send(FakeDialect.push(tokens: tokens), notificationIndex: 0, firstSlot: 0, collector: collector)
         return await collector.results(deadline: deadline)

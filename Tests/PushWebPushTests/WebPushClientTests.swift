@@ -108,6 +108,7 @@ struct WebPushClientTests {
         ])
         #expect(results.map(\.status) == [.delivered, .failed, .failed, .delivered])
         #expect(results[1].reason.hasPrefix("InvalidToken: app web has no origin"))
+        #expect(results[1].code == .unroutableToken)
         #expect(fixture.client.otherOrigins == [HTTPSOrigin(host: "localhost", port: fixture.server.localPort)])
         #expect(fixture.client.openConnections == 1)
     }

@@ -44,9 +44,9 @@ public enum ADMResponseClassifier {
             reason: reason, httpStatus: status, retryAfter: RetryAfter.parse(retryAfter, now: now))
         switch given {
         case let known? where tokenReasons.contains(known):
-            return .rejected(reason: reason, httpStatus: status, invalidatesToken: true)
+            return .rejected(reason: reason, httpStatus: status, invalidatesToken: true, code: .rejectedByProvider)
         case let known? where messageReasons.contains(known):
-            return .rejected(reason: reason, httpStatus: status, invalidatesToken: false)
+            return .rejected(reason: reason, httpStatus: status, invalidatesToken: false, code: .rejectedByProvider)
         case "AccessTokenExpired": return .unauthenticated(reason: reason)
         case "MaxRateExceeded": return transient
         default: break
@@ -54,7 +54,8 @@ public enum ADMResponseClassifier {
         switch status {
         case 401: return .unauthenticated(reason: reason)
         case 429, 500...599: return transient
-        default: return .rejected(reason: reason, httpStatus: status, invalidatesToken: false)
+        default:
+            return .rejected(reason: reason, httpStatus: status, invalidatesToken: false, code: .rejectedByProvider)
         }
     }
 

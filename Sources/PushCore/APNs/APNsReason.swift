@@ -53,6 +53,17 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// True when APNs refused the app's own credentials (its key, team or certificate): every
+    /// push of the app fails until its configuration is fixed.
+    public var refusesCredentials: Bool {
+        switch self {
+        case .invalidProviderToken, .badCertificate, .badCertificateEnvironment, .badEnvironmentKeyIdInToken,
+            .badEnvironmentKeyInToken, .unrelatedKeyIdInToken:
+            true
+        default: false
+        }
+    }
+
     /// Whether and how to retry. Unknown reasons are never retried here; callers fall back on the
     /// HTTP status (see ``Retry/init(httpStatus:)``).
     public var retry: Retry {

@@ -7,9 +7,9 @@
 /// | HTTP 2xx                                    | delivered(id: the name)                             |
 /// | `UNREGISTERED`, `SENDER_ID_MISMATCH`        | rejected, invalidates the token                     |
 /// | `INVALID_ARGUMENT`                          | rejected; invalidates only when about the token     |
-/// | `THIRD_PARTY_AUTH_ERROR`, `APNS_AUTH_ERROR` | rejected (the APNs/Web Push key in Firebase is bad) |
+/// | `THIRD_PARTY_AUTH_ERROR`, `APNS_AUTH_ERROR` | rejected (the APNs/Web Push key in Firebase is bad: ``DeliveryCode/firebaseCredentialsRefused``) |
 /// | `QUOTA_EXCEEDED`, `UNAVAILABLE`, `INTERNAL`; status `RESOURCE_EXHAUSTED` | transient, with `Retry-After` |
-/// | `PERMISSION_DENIED`                         | rejected                                            |
+/// | `PERMISSION_DENIED`                         | rejected (without an errorCode: ``DeliveryCode/sendingNotPermitted``) |
 /// | `UNAUTHENTICATED` (no errorCode)            | unauthenticated: renew the OAuth2 token             |
 /// | anything else: HTTP 401                     | unauthenticated(`HTTP 401`)                         |
 /// | HTTP 429, 5xx                               | transient, with `Retry-After`                       |
@@ -35,22 +35,24 @@ public enum FCMResponseClassifier {
         let reason = code ?? error?.status ?? "HTTP \(status)"
         let transient = ClassifiedAnswer.transient(
             reason: reason, httpStatus: status, retryAfter: RetryAfter.parse(retryAfter, now: now))
-        func rejected(invalidatesToken: Bool = false) -> ClassifiedAnswer {
-            .rejected(reason: reason, httpStatus: status, invalidatesToken: invalidatesToken)
+        func rejected(invalidatesToken: Bool = false, code: DeliveryCode = .rejectedByProvider) -> ClassifiedAnswer {
+            .rejected(reason: reason, httpStatus: status, invalidatesToken: invalidatesToken, code: code)
         }
 
         switch code {
         case "UNREGISTERED", "SENDER_ID_MISMATCH": return rejected(invalidatesToken: true)
         case "INVALID_ARGUMENT": return rejected(invalidatesToken: error?.concernsToken ?? false)
         // The Firebase project's APNs or Web Push credentials, not ours: retrying can't help.
-        case "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR": return rejected()
+        case "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR": return rejected(code: .firebaseCredentialsRefused)
         case "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL": return transient
         default: break
         }
         switch error?.status {
         case "INVALID_ARGUMENT": return rejected(invalidatesToken: error?.concernsToken ?? false)
         case "RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL": return transient
-        case "PERMISSION_DENIED": return rejected()
+        // The service account's permission, when FCM says nothing more precise (the reason is then
+        // the status).
+        case "PERMISSION_DENIED": return rejected(code: code == nil ? .sendingNotPermitted : .rejectedByProvider)
         // Only a bare UNAUTHENTICATED means our access token: with an errorCode it would be
         // THIRD_PARTY_AUTH_ERROR, handled above.
         case "UNAUTHENTICATED" where code == nil: return .unauthenticated(reason: reason)

@@ -23,12 +23,12 @@ public enum WebPushResponseClassifier {
         let reason = reason(of: body).map { TextCap.prefix($0, maxBytes: maxReasonBytes) } ?? "HTTP \(status)"
         switch status {
         case 404, 410:
-            return .rejected(reason: reason, httpStatus: status, invalidatesToken: true)
+            return .rejected(reason: reason, httpStatus: status, invalidatesToken: true, code: .rejectedByProvider)
         // 406 is how WNS says "throttled" (with Retry-After), F.4.
         case 406, 429, 500...599:
             return .transient(reason: reason, httpStatus: status, retryAfter: RetryAfter.parse(retryAfter, now: now))
         default:
-            return .rejected(reason: reason, httpStatus: status, invalidatesToken: false)
+            return .rejected(reason: reason, httpStatus: status, invalidatesToken: false, code: .rejectedByProvider)
         }
     }
 

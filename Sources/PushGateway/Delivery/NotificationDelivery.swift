@@ -1,10 +1,5 @@
-import PushAPNs
 import PushCore
 import PushDelivery
-import PushPosix
-import PushProto
-import PushSync
-import PushTLS
 
 /// Sends validated Send requests through the apps' provider clients (APNs, FCM, ADM) and gathers
 /// one result per token.
@@ -36,7 +31,8 @@ final class NotificationDelivery: Sendable {
         // By index, a field at a time: a copy of an item copies its prepared push (a retain per field).
         for index in send.items.indices {
             for token in send.items.tokens(at: index) {
-                placeholders.append(DeliveryResult(notificationIndex: index, token: token, status: .failed))
+                placeholders.append(
+                    DeliveryResult(notificationIndex: index, token: token, status: .failed, code: .deadlineExceeded))
             }
         }
         let collector = SendCompletion(

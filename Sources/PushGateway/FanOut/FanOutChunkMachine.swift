@@ -237,6 +237,7 @@ struct FanOutChunkMachine {
                         endpoint: endpoint,
                         result: DeliveryResult(
                             notificationIndex: 0, token: endpoint.token, status: .failed,
+                            code: .providerUnavailable,
                             reason: recipient.hold.reason + " (held for the provider for fanout.max_hold_seconds, "
                                 + "\(settings.maxHoldSeconds) s after the publish)"))
                 }

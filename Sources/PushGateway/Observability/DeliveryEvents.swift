@@ -49,17 +49,16 @@ final class DeliveryEvents: Sendable {
         return stream
     }
 
-    /// What to fix when a provider's reason means the app's set-up is wrong, not the token.
-    static func configurationHint(reason: String) -> String? {
-        switch reason {
-        case "THIRD_PARTY_AUTH_ERROR", "APNS_AUTH_ERROR":
+    /// What to fix when a provider's answer means the app's set-up is wrong, not the token.
+    static func configurationHint(_ code: DeliveryCode) -> String? {
+        switch code {
+        case .firebaseCredentialsRefused:
             "FCM refused the APNs key or certificate (or Web Push credentials) uploaded to the Firebase "
                 + "project: fix them in the Firebase console (Project settings, Cloud Messaging)"
-        case "PERMISSION_DENIED":
+        case .sendingNotPermitted:
             "the service account may not send for this Firebase project: check project_id and that the "
                 + "account has the Firebase Cloud Messaging API Admin role"
-        case "InvalidProviderToken", "BadCertificate", "BadCertificateEnvironment", "BadEnvironmentKeyIdInToken",
-            "BadEnvironmentKeyInToken", "UnrelatedKeyIdInToken":
+        case .credentialsRefused:
             "APNs refused the app's credentials: check team_id, key_id and key_file (or cert_file) and "
                 + "sandbox against the Apple developer account"
         default: nil
@@ -71,7 +70,7 @@ final class DeliveryEvents: Sendable {
         if result.status != .delivered {
             let message = result.status == .rejected ? "notification rejected" : "notification failed"
             let token = maskedToken(result.token)
-            if let hint = Self.configurationHint(reason: result.reason) {
+            if let hint = Self.configurationHint(result.code) {
                 // Not the token's fault: every send of the app fails until someone fixes a setting.
                 log.warning(
                     message,

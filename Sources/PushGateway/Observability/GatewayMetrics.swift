@@ -157,7 +157,7 @@ final class NotificationCounters: Sendable {
             if result.status == .delivered {
                 deliveredCount += 1
             } else {
-                counter(result.status, Self.reasonLabel(result.reason)).increment()
+                counter(result.status, Self.reasonLabel(result, platform: platform)).increment()
             }
         }
         if deliveredCount > 0 { delivered.increment(by: deliveredCount) }
@@ -181,11 +181,6 @@ final class NotificationCounters: Sendable {
         }
     }
 
-    /// Pushgate's own failure reasons (docs/api.md, "Send results"), without their details.
-    static let pushgateReasons: Set<String> = [
-        "ConnectionLost", "ProviderUnreachable", "Expired", "DeadlineExceeded", "Shutdown", "StreamReset",
-        "ProviderTokenError", "OAuthTokenError", "WrongPlatform", "StreamRefused",
-    ]
     /// FCM's error codes and canonical statuses that a result can carry (docs/providers.md B.3).
     static let fcmReasons: Set<String> = [
         "UNREGISTERED", "SENDER_ID_MISMATCH", "INVALID_ARGUMENT", "QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL",
@@ -195,15 +190,29 @@ final class NotificationCounters: Sendable {
     /// ADM's reasons.
     static let admReasons = ADMResponseClassifier.tokenReasons.union(ADMResponseClassifier.messageReasons)
         .union(["AccessTokenExpired", "MaxRateExceeded"])
-    static let knownReasons = Set(APNsReason.known.map(\.string)).union(pushgateReasons).union(fcmReasons)
-        .union(admReasons)
+    static let providerReasons = Set(APNsReason.known.map(\.string)).union(fcmReasons).union(admReasons)
 
-    /// The `reason` label: a provider's reason or one of Pushgate's (details such as the error after
-    /// `ProviderUnreachable:` dropped), `other` for anything else: the label set stays bounded.
-    static func reasonLabel(_ reason: String) -> String {
-        if reason.isEmpty || knownReasons.contains(reason) { return reason }
-        let head = String(reason.prefix { $0 != ":" && $0 != "(" })
-        return pushgateReasons.contains(head) ? head : "other"
+    /// The `reason` label: one of Pushgate's own failures by its name (docs/api.md, "Send results"; the
+    /// details in its reason dropped), a provider's reason when it is a known one, `other` for
+    /// anything else: the label set stays bounded. `platform` names a missing credential: a
+    /// provider token for APNs, an OAuth2 token for the others.
+    static func reasonLabel(_ result: DeliveryResult, platform: String) -> String {
+        switch result.code {
+        case .delivered: ""
+        case .unreachable: "ProviderUnreachable"
+        case .connectionLost: "ConnectionLost"
+        case .streamReset: "StreamReset"
+        case .streamRefused: "StreamRefused"
+        case .expired: "Expired"
+        case .deadlineExceeded: "DeadlineExceeded"
+        case .shutdown: "Shutdown"
+        case .wrongPlatform: "WrongPlatform"
+        case .noCredential: platform == "apns" ? "ProviderTokenError" : "OAuthTokenError"
+        case .unsendable, .unroutableToken, .tooManyOrigins, .addressRefused: "other"
+        case .rejectedByProvider, .credentialsRefused, .firebaseCredentialsRefused, .sendingNotPermitted,
+            .unauthenticated, .providerUnavailable:
+            result.reason.isEmpty || providerReasons.contains(result.reason) ? result.reason : "other"
+        }
     }
 }
 

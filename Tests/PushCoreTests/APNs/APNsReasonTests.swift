@@ -77,7 +77,8 @@ struct APNsReasonTests {
 
     @Test("a delivery result defaults to no HTTP exchange")
     func deliveryResult() {
-        let result = DeliveryResult(notificationIndex: 2, token: "ab", status: .failed, reason: "DeadlineExceeded")
+        let result = DeliveryResult(
+            notificationIndex: 2, token: "ab", status: .failed, code: .deadlineExceeded, reason: "DeadlineExceeded")
         #expect(result.httpStatus == 0)
         #expect(result.attempts == 0)
         #expect(result.unregisteredAt == 0)

@@ -82,10 +82,14 @@ struct FCMResponseClassifierTests {
     func thirdPartyAuth() {
         #expect(
             outcome(401, Self.errorBody(code: 401, status: "UNAUTHENTICATED", errorCode: "THIRD_PARTY_AUTH_ERROR"))
-                == .rejected(reason: "THIRD_PARTY_AUTH_ERROR", httpStatus: 401, invalidatesToken: false))
+                == .rejected(
+                    reason: "THIRD_PARTY_AUTH_ERROR", httpStatus: 401, invalidatesToken: false,
+                    code: .firebaseCredentialsRefused))
         #expect(
             outcome(401, Self.errorBody(code: 401, status: "UNAUTHENTICATED", errorCode: "APNS_AUTH_ERROR"))
-                == .rejected(reason: "APNS_AUTH_ERROR", httpStatus: 401, invalidatesToken: false))
+                == .rejected(
+                    reason: "APNS_AUTH_ERROR", httpStatus: 401, invalidatesToken: false,
+                    code: .firebaseCredentialsRefused))
     }
 
     @Test("QUOTA_EXCEEDED, UNAVAILABLE and INTERNAL are transient with Retry-After")
@@ -120,7 +124,13 @@ struct FCMResponseClassifierTests {
     func permissionDenied() {
         #expect(
             outcome(403, Self.errorBody(code: 403, status: "PERMISSION_DENIED"))
-                == .rejected(reason: "PERMISSION_DENIED", httpStatus: 403, invalidatesToken: false))
+                == .rejected(
+                    reason: "PERMISSION_DENIED", httpStatus: 403, invalidatesToken: false, code: .sendingNotPermitted))
+        // With an errorCode FCM names something more precise: the reason is that, and no permission hint.
+        #expect(
+            outcome(403, Self.errorBody(code: 403, status: "PERMISSION_DENIED", errorCode: "SOMETHING_NEW"))
+                == .rejected(
+                    reason: "SOMETHING_NEW", httpStatus: 403, invalidatesToken: false, code: .rejectedByProvider))
     }
 
     @Test("the status decides when the errorCode is unknown")

@@ -162,7 +162,7 @@ struct WebPushResponseClassifierTests {
         #expect(
             outcome(406, retryAfter: "60") == .transient(reason: "HTTP 406", httpStatus: 406, retryAfter: .seconds(60)))
         let long = String(repeating: "y", count: 500)
-        guard case .rejected(let reason, _, _) = outcome(400, #"{"message":"\#(long)"}"#) else {
+        guard case .rejected(let reason, _, _, _, _) = outcome(400, #"{"message":"\#(long)"}"#) else {
             Issue.record("not rejected")
             return
         }

@@ -64,7 +64,8 @@ final class FakeDeliveryClient: DeliveryClient {
             collector.complete(
                 slot: slot,
                 with: DeliveryResult(
-                    notificationIndex: notificationIndex, token: token, status: .delivered, httpStatus: 200,
+                    notificationIndex: notificationIndex, token: token, status: .delivered, code: .delivered,
+                    httpStatus: 200,
                     providerID: "\(name)-\(slot)", attempts: 1))
         }
     }

@@ -385,7 +385,7 @@ struct FanOutChunkMachineTests {
             HeldRecipient(hold: FanOutHold(endpointID: "h2", reason: "Unavailable"), endpoint: nil),
         ]
         let failed = DeliveryResult(
-            notificationIndex: 0, token: "token-h1", status: .failed,
+            notificationIndex: 0, token: "token-h1", status: .failed, code: .providerUnavailable,
             reason: "ServiceUnavailable (held for the provider for fanout.max_hold_seconds, 600 s after the publish)")
         #expect(
             rig.on(.holdsRead(held)) == [
@@ -398,19 +398,5 @@ struct FanOutChunkMachineTests {
         #expect(rig.on(.committed(held: 0)) == [.readPage(after: "c3")])
         #expect(rig.runPages(from: 4, count: 3) == [.finish(cursor: "c6", state: .completed)])
         #expect(rig.on(.finished) == [.end])
-    }
-
-    @Test func onlyFailuresOfAProviderThatCouldNotTakeTheMessageAreHeld() {
-        func result(_ status: DeliveryStatus, _ reason: String) -> DeliveryResult {
-            DeliveryResult(notificationIndex: 0, token: "t", status: status, reason: reason)
-        }
-        #expect(FanOut.holdsFor(result(.failed, "Unavailable")))
-        #expect(FanOut.holdsFor(result(.failed, "ServiceUnavailable: 503 after 3 attempts")))
-        #expect(FanOut.holdsFor(result(.failed, "ConnectionLost")))
-        #expect(!FanOut.holdsFor(result(.failed, "Expired")))
-        #expect(!FanOut.holdsFor(result(.failed, "WrongPlatform: an FCM push to an APNs app")))
-        #expect(!FanOut.holdsFor(result(.failed, "Shutdown")))
-        #expect(!FanOut.holdsFor(result(.rejected, "Unavailable")))
-        #expect(!FanOut.holdsFor(result(.delivered, "")))
     }
 }

@@ -18,19 +18,37 @@ struct GatewayMetricsTests {
         }
     }
 
-    @Test("reason labels stay a bounded set")
+    @Test("reason labels stay a bounded set, chosen by the result's code")
     func reasonLabels() {
-        #expect(NotificationCounters.reasonLabel("") == "")
-        #expect(NotificationCounters.reasonLabel("Unregistered") == "Unregistered")
-        #expect(NotificationCounters.reasonLabel("DeadlineExceeded") == "DeadlineExceeded")
-        #expect(NotificationCounters.reasonLabel("ProviderUnreachable: connect: refused") == "ProviderUnreachable")
-        #expect(NotificationCounters.reasonLabel("StreamReset(internalError)") == "StreamReset")
-        #expect(NotificationCounters.reasonLabel("SomethingApple added in 2030") == "other")
-        #expect(NotificationCounters.reasonLabel("UNREGISTERED") == "UNREGISTERED")
-        #expect(NotificationCounters.reasonLabel("MaxRateExceeded") == "MaxRateExceeded")
-        #expect(
-            NotificationCounters.reasonLabel("OAuthTokenError: the token endpoint answered 401") == "OAuthTokenError")
-        #expect(NotificationCounters.reasonLabel("HTTP 502") == "other")
+        func label(_ code: DeliveryCode, _ reason: String, platform: String = "fcm") -> String {
+            let status: DeliveryStatus = code == .rejectedByProvider ? .rejected : .failed
+            return NotificationCounters.reasonLabel(
+                DeliveryResult(notificationIndex: 0, token: "t", status: status, code: code, reason: reason),
+                platform: platform)
+        }
+        #expect(label(.rejectedByProvider, "") == "")
+        #expect(label(.rejectedByProvider, "Unregistered") == "Unregistered")
+        #expect(label(.deadlineExceeded, "DeadlineExceeded") == "DeadlineExceeded")
+        #expect(label(.unreachable, "ProviderUnreachable: connect: refused") == "ProviderUnreachable")
+        #expect(label(.connectionLost, "ConnectionLost") == "ConnectionLost")
+        #expect(label(.streamReset, "StreamReset(internalError)") == "StreamReset")
+        #expect(label(.streamRefused, "StreamRefused: the provider refused the stream 9 times") == "StreamRefused")
+        #expect(label(.expired, "Expired") == "Expired")
+        #expect(label(.shutdown, "Shutdown") == "Shutdown")
+        #expect(label(.wrongPlatform, "WrongPlatform: app a is not a FCM app") == "WrongPlatform")
+        #expect(label(.rejectedByProvider, "SomethingApple added in 2030") == "other")
+        #expect(label(.rejectedByProvider, "UNREGISTERED") == "UNREGISTERED")
+        #expect(label(.providerUnavailable, "MaxRateExceeded") == "MaxRateExceeded")
+        // APNs' own Shutdown, retried until the attempts ran out, is APNs' reason, not the gateway stopping.
+        #expect(label(.providerUnavailable, "Shutdown") == "Shutdown")
+        #expect(label(.noCredential, "OAuthTokenError: the token endpoint answered 401") == "OAuthTokenError")
+        #expect(label(.noCredential, "ProviderTokenError: no key", platform: "apns") == "ProviderTokenError")
+        #expect(label(.providerUnavailable, "HTTP 502") == "other")
+        #expect(label(.unroutableToken, "InvalidToken: app a has no origin to send this token to") == "other")
+        #expect(label(.tooManyOrigins, "TooManyOrigins: app a already sends to 2 other origins") == "other")
+        #expect(label(.unsendable, "WebPush: token: not a subscription") == "other")
+        // A reason that only looks like one of Pushgate's is the provider's, and not a known one.
+        #expect(label(.rejectedByProvider, "Expired: soon") == "other")
     }
 
     @Test("results are counted per status and reason; RPCs per method and code")
@@ -38,11 +56,16 @@ struct GatewayMetricsTests {
         let app = AppConfiguration(name: "a")
         let metrics = GatewayMetrics(apps: [app])
         let results = [
-            DeliveryResult(notificationIndex: 0, token: "t1", status: .delivered),
-            DeliveryResult(notificationIndex: 0, token: "t2", status: .delivered),
-            DeliveryResult(notificationIndex: 0, token: "t3", status: .rejected, reason: "Unregistered"),
-            DeliveryResult(notificationIndex: 0, token: "t4", status: .failed, reason: "ProviderUnreachable: x"),
-            DeliveryResult(notificationIndex: 0, token: "t5", status: .failed, reason: "ProviderUnreachable: y"),
+            DeliveryResult(notificationIndex: 0, token: "t1", status: .delivered, code: .delivered),
+            DeliveryResult(notificationIndex: 0, token: "t2", status: .delivered, code: .delivered),
+            DeliveryResult(
+                notificationIndex: 0, token: "t3", status: .rejected, code: .rejectedByProvider, reason: "Unregistered"),
+            DeliveryResult(
+                notificationIndex: 0, token: "t4", status: .failed, code: .unreachable, reason: "ProviderUnreachable: x"
+            ),
+            DeliveryResult(
+                notificationIndex: 0, token: "t5", status: .failed, code: .unreachable, reason: "ProviderUnreachable: y"
+            ),
         ]
         metrics.notifications(app: "a")?.record(results)
         #expect(metrics.notifications(app: "nope") == nil)
@@ -89,11 +112,28 @@ struct GatewayMetricsTests {
 struct DeliveryLogHintTests {
     @Test("credential refusals get a hint saying what to fix; token problems do not")
     func hints() {
-        #expect(
-            DeliveryEvents.configurationHint(reason: "THIRD_PARTY_AUTH_ERROR")?.contains("Firebase console") == true)
-        #expect(DeliveryEvents.configurationHint(reason: "PERMISSION_DENIED")?.contains("project_id") == true)
-        #expect(DeliveryEvents.configurationHint(reason: "InvalidProviderToken")?.contains("key_id") == true)
-        #expect(DeliveryEvents.configurationHint(reason: "UNREGISTERED") == nil)
-        #expect(DeliveryEvents.configurationHint(reason: "BadDeviceToken") == nil)
+        func hint(_ answer: ClassifiedAnswer) -> String? {
+            guard case .rejected(_, _, _, _, let code) = answer else { return nil }
+            return DeliveryEvents.configurationHint(code)
+        }
+        func fcm(_ status: Int, _ body: String) -> ClassifiedAnswer {
+            FCMResponseClassifier.outcome(status: status, body: Array(body.utf8), retryAfter: nil, now: 0)
+        }
+        func apns(_ status: Int, _ reason: String) -> ClassifiedAnswer {
+            APNsResponseClassifier.outcome(status: status, body: Array(#"{"reason":"\#(reason)"}"#.utf8))
+        }
+        let thirdParty = #"{"error":{"status":"UNAUTHENTICATED","details":[{"errorCode":"THIRD_PARTY_AUTH_ERROR"}]}}"#
+        #expect(hint(fcm(401, thirdParty))?.contains("Firebase console") == true)
+        #expect(hint(fcm(403, #"{"error":{"status":"PERMISSION_DENIED"}}"#))?.contains("project_id") == true)
+        for reason in [
+            "InvalidProviderToken", "BadCertificate", "BadCertificateEnvironment", "BadEnvironmentKeyIdInToken",
+            "BadEnvironmentKeyInToken", "UnrelatedKeyIdInToken",
+        ] {
+            #expect(hint(apns(403, reason))?.contains("key_id") == true, "\(reason)")
+        }
+        #expect(hint(fcm(404, #"{"error":{"status":"NOT_FOUND","details":[{"errorCode":"UNREGISTERED"}]}}"#)) == nil)
+        #expect(hint(apns(400, "BadDeviceToken")) == nil)
+        #expect(DeliveryEvents.configurationHint(.unauthenticated) == nil)
+        #expect(DeliveryEvents.configurationHint(.providerUnavailable) == nil)
     }
 }

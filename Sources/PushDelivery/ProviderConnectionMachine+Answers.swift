@@ -1,0 +1,135 @@
+import PushCore
+import PushTransport
+
+// Answers and their absence: a request's outcome, retries with backoff, and refused streams sent
+// again.
+extension ProviderConnectionMachine {
+    /// Request `id` ended. Its entry (request, submit time, credential generation) is handed
+    /// back for the driver to read the answer with; then ``answered`` or ``unanswered``.
+    mutating func takeInFlight(_ id: Int32) -> (slot: Int, entry: InFlight)? {
+        guard let slot = streams.close(id), let entry = inFlight[slot].take() else { return nil }
+        return (slot, entry)
+    }
+
+    /// A complete answer, as the dialect reads it.
+    /// The entry and outcome are consumed, and their request and strings moved on: a copy of
+    /// either is a retain and a release per reference it holds.
+    mutating func answered(
+        _ entry: consuming InFlight, _ outcome: consuming ProviderOutcome, at time: Time, into actions: inout [Action]
+    ) {
+        lastProgressAt = time.now
+        // An answer proves the connection: a GOAWAY before it was the graceful kind after all.
+        peerAnswered = true
+        streamAnswered = true
+        if let goAway = goAwayBeforeAnswer {
+            goAwayBeforeAnswer = nil
+            actions.append(.report(.goAway(goAway)))
+        }
+        let generation = entry.generation
+        let request = (consume entry).request
+        switch consume outcome {
+        case .delivered(let id, let canonicalToken, let httpStatus):
+            let result = request.result(
+                .delivered, .delivered, httpStatus: httpStatus, id: id, canonicalToken: canonicalToken)
+            actions.append(.finish(consume request, result))
+        case .rejected(let reason, let httpStatus, let unregisteredAt, let invalidatesToken, let code):
+            let result = request.result(
+                .rejected, code, httpStatus: httpStatus, reason: reason, unregisteredAt: unregisteredAt,
+                invalidatesToken: invalidatesToken)
+            actions.append(.finish(consume request, result))
+        case .transient(let reason, let httpStatus, .afterBackoff(let notBefore)):
+            retryOrFail(
+                request, .providerUnavailable, reason: reason, httpStatus: httpStatus, notBefore: notBefore, at: time,
+                into: &actions)
+        case .transient(let reason, let httpStatus, .onNewConnection):
+            retryOrFail(request, .providerUnavailable, reason: reason, httpStatus: httpStatus, at: time, into: &actions)
+            if phase == .ready {
+                // Shutdown / IdleTimeout: this connection is going away; stop using it.
+                phase = .draining
+                actions.append(.goAway)
+            }
+        case .transient(let reason, let httpStatus, .afterRenewingAuthorization):
+            // Every request that saw this credential refused reports it; the dialect renews once.
+            if generation != 0 { actions.append(.renewAuthorization(generation: generation)) }
+            guard !request.authorizationRenewed, !isShutDown, !request.job.collector.isFinished else {
+                actions.append(
+                    .finish(
+                        request, request.result(.rejected, .unauthenticated, httpStatus: httpStatus, reason: reason)))
+                return
+            }
+            var again = request
+            again.authorizationRenewed = true
+            queue.append(again)
+        }
+        pump(into: &actions)
+    }
+
+    /// Ended without an answer: `refused` (never processed: REFUSED_STREAM, or above a GOAWAY's
+    /// last stream id) goes again without counting an attempt; anything else (a reset) is a
+    /// failed attempt (``DeliveryCode/streamReset`` when it is the last).
+    mutating func unanswered(
+        _ entry: InFlight, refused: Bool, reason: @autoclosure () -> String, at time: Time,
+        into actions: inout [Action]
+    ) {
+        if refused {
+            var request = entry.request
+            request.attempts -= 1
+            resendRefused(request, at: time, into: &actions)
+        } else {
+            retryOrFail(entry.request, .streamReset, reason: reason(), httpStatus: 0, at: time, into: &actions)
+        }
+        pump(into: &actions)
+    }
+
+    /// Sends `request` again after the backoff, or FAILs it with `code` and `reason` (or
+    /// `Shutdown`, `Expired`) when it may not go again.
+    mutating func retryOrFail(
+        _ request: ProviderRequest, _ code: DeliveryCode, reason: String, httpStatus: Int, notBefore: Duration? = nil,
+        at time: Time,
+        into actions: inout [Action]
+    ) {
+        let policy = configuration.retry
+        let expired = request.job.expiration.map { $0 > 0 && time.unixSeconds >= $0 } ?? false
+        let tooLate = notBefore.map { $0 > policy.maxRetryAfter } ?? false
+        guard request.attempts < policy.maxAttempts, !expired, !tooLate, !request.job.collector.isFinished,
+            !isShutDown
+        else {
+            let (why, whyCode) = isShutDown ? ("Shutdown", .shutdown) : expired ? ("Expired", .expired) : (reason, code)
+            actions.append(.finish(request, request.result(.failed, whyCode, httpStatus: httpStatus, reason: why)))
+            return
+        }
+        var delay = policy.backoff(afterAttempt: request.attempts, unit: unitRandom())
+        if let notBefore, notBefore > delay { delay = notBefore }
+        delayed.insert(request, due: time.now &+ nanoseconds(delay))
+    }
+
+    /// A request the provider never processed: at once the first time (a GOAWAY racing it is
+    /// ordinary), after the retry backoff later on, and FAILED `StreamRefused` past the policy's
+    /// bound. Reported once per connection: a provider that refuses everything would otherwise be
+    /// sent the same request thousands of times a second.
+    private mutating func resendRefused(_ request: ProviderRequest, at time: Time, into actions: inout [Action]) {
+        var request = request
+        request.refusals += 1
+        if request.refusals == 1 {
+            queue.prepend(request)
+            return
+        }
+        if !reportedRefusals {
+            reportedRefusals = true
+            actions.append(.report(.refusing(times: Int(request.refusals))))
+        }
+        let policy = configuration.retry
+        guard Int(request.refusals) <= policy.maxRefusals, !request.job.collector.isFinished, !isShutDown else {
+            let reason =
+                isShutDown
+                ? "Shutdown"
+                : "StreamRefused: the provider refused the stream \(request.refusals) times without processing it"
+            if !isShutDown { actions.append(.report(.refusedTooOften)) }
+            actions.append(
+                .finish(request, request.result(.failed, isShutDown ? .shutdown : .streamRefused, reason: reason)))
+            return
+        }
+        let delay = policy.backoff(afterAttempt: Int(request.refusals) - 1, unit: unitRandom())
+        delayed.insert(request, due: time.now &+ nanoseconds(delay))
+    }
+}

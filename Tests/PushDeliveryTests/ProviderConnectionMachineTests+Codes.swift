@@ -1,0 +1,96 @@
+import PushCore
+import PushTransport
+import Testing
+
+@testable import PushDelivery
+
+// Each way the machine ends a request, with the code the gateway decides on beside the reason.
+extension ProviderConnectionMachineTests {
+    @Test("a provider's refusal keeps the dialect's code: a refused credential is not a refused message")
+    func rejectionKeepsItsCode() {
+        var rig = Rig()
+        rig.enqueue(["a", "b"])
+        rig.open()
+        let ids = rig.submitAll()
+        rig.answer(
+            ids[0],
+            .rejected(
+                reason: "InvalidProviderToken", httpStatus: 403, unregisteredAt: 0, invalidatesToken: false,
+                code: .credentialsRefused))
+        rig.answer(
+            ids[1],
+            .rejected(
+                reason: "Unregistered", httpStatus: 410, unregisteredAt: 7, invalidatesToken: true,
+                code: .rejectedByProvider))
+        #expect(rig.results["a"]?.status == .rejected)
+        #expect(rig.results["a"]?.code == .credentialsRefused)
+        #expect(rig.results["b"]?.code == .rejectedByProvider)
+        #expect(rig.results["b"]?.unregisteredAt == 7)
+    }
+
+    @Test("delivered is coded delivered")
+    func deliveredCode() {
+        var rig = Rig()
+        rig.enqueue(["a"])
+        rig.open()
+        rig.answer(rig.submitAll()[0], Self.delivered)
+        #expect(rig.results["a"]?.code == .delivered)
+    }
+
+    @Test("a stream reset on the last attempt is FAILED StreamReset, coded streamReset")
+    func streamResetCode() {
+        var rig = Rig { $0.retry.maxAttempts = 1 }
+        rig.enqueue(["a"])
+        rig.open()
+        rig.reset(rig.submitAll()[0], refused: false)
+        #expect(rig.results["a"]?.status == .failed)
+        #expect(rig.results["a"]?.reason == "StreamReset(CANCEL)")
+        #expect(rig.results["a"]?.code == .streamReset)
+    }
+
+    @Test("APNs' own Shutdown, answered on every attempt, ends providerUnavailable, not shutdown")
+    func providerShutdownIsNotOurs() {
+        var rig = Rig { $0.retry.maxAttempts = 1 }
+        rig.enqueue(["a"])
+        rig.open()
+        rig.answer(rig.submitAll()[0], .transient(reason: "Shutdown", httpStatus: 503, retry: .onNewConnection))
+        #expect(rig.results["a"]?.reason == "Shutdown")
+        #expect(rig.results["a"]?.code == .providerUnavailable)
+    }
+
+    @Test("no credential to be had FAILs what waits, coded noCredential")
+    func noCredentialCode() {
+        var rig = Rig()
+        rig.enqueue(["a"])
+        rig.open()
+        rig.machine.authorizationPending()
+        rig.machine.authorizationFailed("OAuthTokenError: no answer", into: &rig.actions)
+        rig.take()
+        #expect(rig.results["a"]?.reason == "OAuthTokenError: no answer")
+        #expect(rig.results["a"]?.code == .noCredential)
+    }
+
+    @Test("a request whose Send already ended is dropped at submission, coded deadlineExceeded")
+    func deadlineCode() {
+        var rig = Rig()
+        let job = Job(tokens: 1)
+        rig.enqueue(["a"], job: job)
+        job.collector.expire()
+        rig.open()
+        #expect(rig.submitAll().isEmpty)
+        #expect(rig.results["a"]?.reason == "DeadlineExceeded")
+        #expect(rig.results["a"]?.code == .deadlineExceeded)
+    }
+
+    @Test("in flight when a connection closed right after its GOAWAY: FAILED ProviderUnreachable, coded unreachable")
+    func refusedConnectionCode() {
+        var rig = Rig { $0.retry.maxAttempts = 1 }
+        rig.enqueue(["a"])
+        rig.open()
+        rig.submitAll()
+        rig.machine.goAwayReceived("NO_ERROR BadCertificate", at: rig.time, into: &rig.actions)
+        rig.close()
+        #expect(rig.results["a"]?.reason.hasPrefix("ProviderUnreachable") == true)
+        #expect(rig.results["a"]?.code == .unreachable)
+    }
+}
