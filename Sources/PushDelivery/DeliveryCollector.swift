@@ -12,8 +12,8 @@ import PushSync
 /// Thread-safe: results arrive from the loops of the app's connections. A collector made on an
 /// event loop starts without a lock: while the Send stays on that loop (a small Send goes to the
 /// app's connection on the caller's loop, and its timer and cancellation run there too) nothing
-/// else touches it, and its mutex, three lock round trips and an allocation (~400 instructions a
-/// 1-token Send), would guard nothing. Before any of it goes to another thread, the sender calls
+/// else touches it, and its mutex, three lock round trips and an allocation a Send, would guard
+/// nothing. Before any of it goes to another thread, the sender calls
 /// ``shareAcrossThreads()`` on the loop, which makes the mutex: that hand-off (an event loop's
 /// task queue) orders the mutex's making before the other thread's first look. Made off a loop
 /// (a task's `sendAndWait`), it locks from the start.
@@ -152,7 +152,7 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
 
     /// The same without a lock, on the collector's loop: the result is told first and then
     /// moved into its slot, where the locked path copies it in (the lock's closure captures it)
-    /// and its caller destroys the original (~250 instructions a result).
+    /// and its caller destroys the original.
     private func completeUnshared(slot: Int, with result: consuming DeliveryResult) {
         assert(home?.inEventLoop == true, "an unshared collector is used on the loop it was made on")
         guard !state.finished, !state.isFilled(slot) else { return }

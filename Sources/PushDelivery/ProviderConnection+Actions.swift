@@ -17,7 +17,7 @@ extension ProviderConnection {
             // Each action moved out of the batch, from the end of it reversed: iterating would copy
             // every action and its payload, a request and a result, retained and released once more
             // each; and a payload-free placeholder left in each place was then destroyed through
-            // the runtime's generic array destroy (~100 instructions a batch, callgrind). `popLast`
+            // the runtime's generic array destroy. `popLast`
             // leaves nothing behind, and the emptied batch keeps its capacity.
             batch.reverse()
             while let action = batch.popLast() { perform(action) }

@@ -76,7 +76,7 @@ struct ProviderConnectionMachine {
     /// When the machine wants ``tick(at:lastReceivedAt:into:)`` next: the handshake deadline, the
     /// reconnect, the first due retry, or the next liveness check.
     // Inlined: read from the driver's stored machine, a getter call copied the whole machine
-    // (every queue and table retained and released) after every event (callgrind).
+    // (every queue and table retained and released) after every event.
     @inline(__always) var nextDeadline: UInt64? {
         // No array of candidates: this is read after every event, answers included.
         var earliest = handshakeDeadline ?? UInt64.max

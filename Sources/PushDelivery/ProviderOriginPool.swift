@@ -213,9 +213,9 @@ final class ProviderOriginUsage: Sendable {
 /// Not generic, and not nested in the generic pool (which would make it generic): the client's
 /// methods run unspecialized (callers hold an `any DeliveryClient`), and there every use of a slot
 /// generic over the dialect looked up the metadata of the slot, the connection type and the slot
-/// array at run time, ~3,000 instructions per Send. An `AtomicLazyReference` (the library's
+/// array at run time on every Send. An `AtomicLazyReference` (the library's
 /// one-time reference) was no better: its `load` is not inlinable and looked up `Unmanaged`'s
-/// metadata on every call, ~330 instructions a Send; a plain atomic pointer is a load. The slot
+/// metadata on every call; a plain atomic pointer is a load. The slot
 /// only ever holds a `ProviderConnection` of its pool's dialect, retained once for the slot's life.
 private final class ProviderConnectionSlot: @unchecked Sendable {
     private let pointer = Atomic<UnsafeMutableRawPointer?>(nil)

@@ -15,7 +15,7 @@ public protocol ProviderJob: AnyObject, Sendable {
 ///
 /// Not generic over the job type on purpose: the engine is generic over its dialect and cannot be
 /// specialized from its own module, so every use of a generic request type in its hot loops cost a
-/// run-time metadata look-up (about 2,000 instructions per token). The engine hands the dialect
+/// run-time metadata look-up per token. The engine hands the dialect
 /// its job back typed (``ProviderConnection`` casts; the jobs are the dialect's own).
 public struct ProviderRequest: Sendable {
     public let job: any ProviderJob
