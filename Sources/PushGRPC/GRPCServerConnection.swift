@@ -317,7 +317,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     /// An admitted call began: the connection is in use. Keyless calls (Health) never count, so
     /// a health watch cannot hold a connection open past the idle timeout for ever.
     func callBecameBusy(_ call: GRPCServerCall) {
-        call.keepsConnectionBusy = true
+        guard call.admitted() else { return }
         busyCalls += 1
         if let idleTimer {
             loop.cancelTimer(idleTimer)
@@ -329,8 +329,7 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     private func removeCall(_ streamID: Int32) -> GRPCServerCall? {
         guard let call = calls.removeValue(forKey: streamID) else { return nil }
         registry.callEnded()
-        if call.keepsConnectionBusy {
-            call.keepsConnectionBusy = false
+        if call.leftConnection() {
             busyCalls -= 1
             if busyCalls == 0 { armIdleTimer() }
         }
