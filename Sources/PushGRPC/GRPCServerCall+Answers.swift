@@ -161,11 +161,7 @@ extension GRPCServerCall {
     private func stop(_ stop: ServerCallMachine.Stop, on connection: GRPCServerConnection) {
         if waitsForDeadline { loop.cancelDeadline(self) }
         if requestLink.isQueued { connection.requestCompleted(self) }
-        // An ended call waits for nothing: its handler's send returns (its messages are dropped).
-        if let waiter = drainWaiter {
-            drainWaiter = nil
-            waiter.continuation.resume()
-        }
+        drainWait.resume()
         budget.release(stop.release)
         heldStreamBytes = 0
         let stopping = handler

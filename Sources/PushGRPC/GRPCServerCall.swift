@@ -31,7 +31,7 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
     /// The call's `grpc-encoding` and whether its client takes gzip answers (from its headers).
     var compression = GRPCCompression()
     /// A handler waiting in ``GRPCResponseWriter/send(_:)`` for the client to take response bytes.
-    var drainWaiter: DrainWaiter?
+    var drainWait = GRPCDrainWait()
     /// An immediate handler's action for a call that ends before its answer.
     var cancelAction: (@Sendable () -> Void)?
     /// For ``GRPCCallObserver`` (the connection's, not a copy per call): the method's path once
@@ -57,19 +57,6 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
         case immediate(GRPCImmediateUnaryHandler, GRPCCallContext)
         /// An ordered stream: each request message runs its handler on this loop.
         case ordered(GRPCOrderedStreamHandler, GRPCCallContext)
-    }
-
-    /// A handler waiting for its response bytes to drain. A class: every call has the optional
-    /// field and few ever wait, and an optional tuple holding a continuation (a type of another
-    /// module, of unknown layout) was set to nil and destroyed through type metadata per call.
-    final class DrainWaiter {
-        let limit: Int
-        let continuation: CheckedContinuation<Void, Never>
-
-        init(limit: Int, continuation: CheckedContinuation<Void, Never>) {
-            self.limit = limit
-            self.continuation = continuation
-        }
     }
 
     init(connection: GRPCServerConnection, streamID: Int32, maxMessageSize: Int, budget: GRPCRequestBudget) {
@@ -123,29 +110,7 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
                 loop.execute { self.returnHeldStreamBytes() }
             }
         }
-        let requestStream = GRPCRequestStream(messages: messages)
-        let writer = GRPCResponseWriter(call: self)
-        // The handler runs on this call's loop (the loop is a TaskExecutor): no hop to the
-        // cooperative pool and back for each await, and its writes need no cross-thread handoff.
-        let task = Task(executorPreference: loop) { [self] in
-            let status: GRPCStatus
-            do {
-                try await body(requestStream, writer, context)
-                status = .ok
-            } catch let error as GRPCStatus {
-                status = error
-            } catch {
-                status = GRPCStatus(.internalError, "\(error)")
-            }
-            if loop.inEventLoop {
-                // Usually so (the task prefers this loop): the trailers join this turn's flush, in
-                // the same write as the last message, instead of a turn, a write and a client
-                // wake-up of their own.
-                self.finish(status)
-            } else {
-                loop.execute { self.finish(status) }
-            }
-        }
+        let task = runHandler(body, requests: GRPCRequestStream(messages: messages), context: context)
         // Unless the task already ended the call (it may run at once on this loop).
         if !machine.isEnded { handler = .task(task, messages: messages) }
     }
@@ -156,27 +121,14 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
         if let ending = machine.refused(status) { end(ending) }
     }
 
-    /// Returns once at most `limit` response bytes of this call wait for the client, or the call
-    /// has ended. A wait that cannot end at once is parked on the connection, which looks again
-    /// after each of its flushes (``outputFlushed()``).
-    func waitForDrain(limit: Int) async {
-        if loop.inEventLoop && !isBackedUp(limit: limit) { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            if loop.inEventLoop {
-                parkDrainWaiter(limit: limit, continuation)
-            } else {
-                loop.execute { [self] in parkDrainWaiter(limit: limit, continuation) }
-            }
-        }
-    }
-
     func isBackedUp(limit: Int) -> Bool {
         !machine.isEnded && connection.session.queuedBodyBytes(streamID: streamID) > limit
     }
 
-    private func parkDrainWaiter(limit: Int, _ continuation: CheckedContinuation<Void, Never>) {
+    /// Parked on the connection, which looks again after each of its flushes (``outputFlushed()``).
+    func parkDrainWaiter(limit: Int, _ continuation: CheckedContinuation<Void, Never>) {
         guard isBackedUp(limit: limit) else { return continuation.resume() }
-        drainWaiter = DrainWaiter(limit: limit, continuation: continuation)
+        drainWait.park(limit: limit, continuation)
         connection.waitForDrain(self)
     }
 
@@ -190,11 +142,7 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
             driveReplies()
             return machine.orderedOutputBlocked
         }
-        guard let waiter = drainWaiter else { return false }
-        guard !isBackedUp(limit: waiter.limit) else { return true }
-        drainWaiter = nil
-        waiter.continuation.resume()
-        return false
+        return drainWait.flushed { isBackedUp(limit: $0) }
     }
 
     /// Ends the call if its request is not complete within `limit` (a stalled client): the

@@ -14,6 +14,13 @@ import PushCore
 /// ``clientGone(detached:)``: after that, events are ignored, so a late answer, a second end or a
 /// reset after the end writes and releases nothing, and the budget is given back exactly once.
 ///
+/// Two ways in: a streamed request (gRPC) reserves each message as it is declared
+/// (``pendingMessageReserved(_:)``), hands complete ones over (``received(_:reserved:)``) and ends
+/// with ``requestEnd(truncated:)``; a request that arrives whole (a Connect body, or any other
+/// unary door's, such as a form body answered in XML) starts `.collecting` with the body's
+/// reservation (``requestReserved(_:)``) and hands it to its handler with
+/// ``requestHandedOver(to:)``. Both end the same way.
+///
 /// Kept inline in its driver and mutated in place: no allocation of its own.
 struct ServerCallMachine {
     /// How the handler runs.

@@ -27,6 +27,26 @@ struct ServerCallMachineTests {
         return machine
     }
 
+    /// An ended call ignores every event: nothing more is written, released, cancelled or reported.
+    static func expectIgnoresEverything(
+        _ machine: inout ServerCallMachine, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let answer = machine.answered()
+        let failure = machine.answered(failing: GRPCStatus(.internalError, "late"))
+        let ending = machine.finish(.ok)
+        let deadline = machine.deadlineReached()
+        let timedOut = machine.requestTimeExceeded(.seconds(1))
+        let gone = machine.clientGone()
+        let headFirst = machine.messageWritten()
+        let pendingLeft = machine.takePendingReservation()
+        let requestLeft = machine.takeRequestReservation()
+        #expect(machine.isEnded, sourceLocation: sourceLocation)
+        #expect(answer == nil && failure == nil && ending == nil, sourceLocation: sourceLocation)
+        #expect(deadline == nil && timedOut == nil && gone == nil, sourceLocation: sourceLocation)
+        #expect(headFirst == nil, sourceLocation: sourceLocation)
+        #expect(pendingLeft == 0 && requestLeft == 0, sourceLocation: sourceLocation)
+    }
+
     @Test("unary: the request runs the handler once complete, the answer ends the call OK with it")
     func unary() throws {
         var machine = Self.collected(reserved: 10)
@@ -46,12 +66,8 @@ struct ServerCallMachineTests {
         #expect(ending.stop.release == 0)
         #expect(!ending.stop.cancelsWork)
         #expect(ending.stop.stopsDeadline)
-        #expect(machine.isEnded)
-        let answer = machine.answered()
-        #expect(answer == nil)
-        let gone = machine.clientGone()
-        #expect(gone == nil)
         #expect(machine.cancelActionRegistered() == .ignore)
+        Self.expectIgnoresEverything(&machine)
     }
 
     @Test("streaming: the head goes out before the first message only; the end follows the messages")
@@ -103,11 +119,8 @@ struct ServerCallMachineTests {
         #expect(ending.stop.handler == .answering)
         #expect(ending.stop.cancelsWork)
         #expect(!ending.stop.stopsDeadline)  // it fired
-        let answer = machine.answered()
-        #expect(answer == nil)
-        let answer2 = machine.answered(failing: GRPCStatus(.internalError, "late"))
-        #expect(answer2 == nil)
         #expect(machine.cancelActionRegistered() == .runNow)
+        Self.expectIgnoresEverything(&machine)
     }
 
     @Test("the deadline after the answer does nothing")
@@ -117,9 +130,8 @@ struct ServerCallMachineTests {
         #expect(ending.status.code == .notFound)
         #expect(ending.stop.stopsDeadline)
         #expect(!ending.stop.cancelsWork)
-        let deadline = machine.deadlineReached()
-        #expect(deadline == nil)
         #expect(machine.cancelActionRegistered() == .ignore)
+        Self.expectIgnoresEverything(&machine)
     }
 
     @Test("a client that cancels mid-answer stops the handler; later messages and ends are dropped")
@@ -133,14 +145,7 @@ struct ServerCallMachineTests {
         #expect(gone.stop.handler == .task)
         #expect(gone.stop.cancelsWork)
         #expect(gone.stop.stopsDeadline)
-        let headFirst2 = machine.messageWritten()
-        #expect(headFirst2 == nil)
-        let ending = machine.finish(.ok)
-        #expect(ending == nil)
-        let deadline = machine.deadlineReached()
-        #expect(deadline == nil)
-        let goneAgain = machine.clientGone()
-        #expect(goneAgain == nil)
+        Self.expectIgnoresEverything(&machine)
     }
 
     @Test("a client that hangs up while the answer is pending: the answer is dropped, the work cancelled")
@@ -151,9 +156,8 @@ struct ServerCallMachineTests {
         #expect(gone.stop.handler == .answering)
         #expect(gone.stop.cancelsWork)
         #expect(gone.stop.release == 0)
-        let answer = machine.answered()
-        #expect(answer == nil)
         #expect(machine.cancelActionRegistered() == .runNow)
+        Self.expectIgnoresEverything(&machine)
     }
 
     @Test("a client the server dropped: its calls end, their work goes on")
