@@ -60,7 +60,7 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
         startedAt = loop.now
         // The method was decided at the head (``ConnectDoor``); its request is the body.
         machine.start(.collecting, deadline: head.timeout != nil)
-        machine.requestReserved(reserved)
+        machine.holdForRequest(reserved)
     }
 
     /// The request's body is complete (`bodyLength` bytes, of which `body` holds at most the
@@ -80,11 +80,11 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
                 body, bodyLength: bodyLength, head: head, maxMessageSize: maxMessageSize, budget: budget,
                 reserved: &reserved)
         } catch {
-            machine.requestReserved(reserved)
+            machine.holdForRequest(reserved)
             finish(error)
             return
         }
-        machine.requestReserved(reserved)
+        machine.holdForRequest(reserved)
         guard head.codec == .json, message.count > RequestDecoding.offLoopBytes, let json = method.json else {
             run(
                 Result { () throws(GRPCStatus) in
@@ -249,7 +249,7 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
     /// Does what the machine's stop says: the budget given back (a parse under way keeps its share
     /// until it is over), the deadline stopped, the handler stopped.
     private func stop(_ stop: ServerCallMachine.Stop) {
-        if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
+        if stop.stopsDeadline, let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
         budget.release(stop.release)
         drainWait.resume()

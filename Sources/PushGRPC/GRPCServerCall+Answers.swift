@@ -159,7 +159,7 @@ extension GRPCServerCall {
     /// machine says not), the budget share and the flow-control bytes held are given back, and
     /// the call leaves its deadlines and wakes its drain waiter.
     private func stop(_ stop: ServerCallMachine.Stop, on connection: GRPCServerConnection) {
-        if waitsForDeadline { loop.cancelDeadline(self) }
+        if stop.stopsDeadline, waitsForDeadline { loop.cancelDeadline(self) }
         if requestLink.isQueued { connection.requestCompleted(self) }
         drainWait.resume()
         budget.release(stop.release)

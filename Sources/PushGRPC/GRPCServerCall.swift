@@ -34,9 +34,7 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
     var drainWait = GRPCDrainWait()
     /// An immediate handler's action for a call that ends before its answer.
     var cancelAction: (@Sendable () -> Void)?
-    /// For ``GRPCCallObserver`` (the connection's, not a copy per call): the method's path once
-    /// started, and when the call began.
-    var observer: (any GRPCCallObserver)? { connection.callObserver }
+    /// For the connection's ``GRPCCallObserver``: the method's path once started.
     private(set) var path: String?
     /// The method's ``GRPCRoute/index`` once started (``GRPCCallSummary/methodIndex``).
     var methodIndex: Int?

@@ -18,7 +18,7 @@ import PushCore
 /// (``pendingMessageReserved(_:)``), hands complete ones over (``received(_:reserved:)``) and ends
 /// with ``requestEnd(truncated:)``; a request that arrives whole (a Connect body, or any other
 /// unary door's, such as a form body answered in XML) starts `.collecting` with the body's
-/// reservation (``requestReserved(_:)``) and hands it to its handler with
+/// reservation (``holdForRequest(_:)``) and hands it to its handler with
 /// ``requestHandedOver(to:)``. Both end the same way.
 ///
 /// Kept inline in its driver and mutated in place: no allocation of its own.
@@ -91,8 +91,6 @@ struct ServerCallMachine {
     struct Ending {
         var stop: Stop
         var status: GRPCStatus
-        /// The handler's answer goes out with the end (an immediate method's message, status OK).
-        var withAnswer: Bool
         /// The response head went out before: the end follows messages (gRPC trailers), else it is
         /// the whole response (Trailers-Only, a Connect unary answer).
         var headWritten: Bool
@@ -182,12 +180,12 @@ struct ServerCallMachine {
     }
 
     /// The call holds `bytes` of the budget for its request (a Connect body reserved at its head).
-    mutating func requestReserved(_ bytes: Int) {
+    mutating func holdForRequest(_ bytes: Int) {
         requestReserved += bytes
     }
 
     /// The request's reservation, taken out to be adjusted (inflating) and put back with
-    /// ``requestReserved(_:)``, or released by the taker.
+    /// ``holdForRequest(_:)``, or released by the taker.
     mutating func takeRequestReservation() -> Int {
         defer { requestReserved = 0 }
         return requestReserved
@@ -281,13 +279,12 @@ struct ServerCallMachine {
         return !headWritten
     }
 
-    /// The immediate handler answered with its message: the call ends OK with it.
+    /// The immediate handler answered with its message: the call ends OK, the message going out
+    /// with the end.
     mutating func answered() -> Ending? {
         guard !isEnded else { return nil }
         answerGiven = true
-        guard var ending = finish(.ok) else { return nil }
-        ending.withAnswer = true
-        return ending
+        return finish(.ok)
     }
 
     /// The immediate handler answered with a failure: the call ends with it.
@@ -340,8 +337,7 @@ struct ServerCallMachine {
     /// request was refused). nil if it already ended.
     mutating func finish(_ status: GRPCStatus) -> Ending? {
         guard let stop = stop(cancellingWork: true) else { return nil }
-        let ending = Ending(
-            stop: stop, status: status, withAnswer: false, headWritten: headWritten, resetsStream: !requestEnded)
+        let ending = Ending(stop: stop, status: status, headWritten: headWritten, resetsStream: !requestEnded)
         headWritten = true
         return ending
     }

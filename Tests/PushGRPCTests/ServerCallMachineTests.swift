@@ -61,7 +61,6 @@ struct ServerCallMachineTests {
         #expect(release == 10)
         #expect(machine.stage == .answering)
         let ending = try required(machine.answered())
-        #expect(ending.withAnswer)
         #expect(ending.status.code == .ok)
         #expect(!ending.headWritten)
         #expect(!ending.resetsStream)
@@ -92,7 +91,6 @@ struct ServerCallMachineTests {
         #expect(machine.stage == .task)
         let ending = try required(machine.finish(.ok))
         #expect(ending.headWritten)
-        #expect(!ending.withAnswer)
         #expect(!ending.resetsStream)
         #expect(ending.stop.handler == .task)
         #expect(ending.stop.cancelsWork)
@@ -209,7 +207,7 @@ struct ServerCallMachineTests {
         // A Connect body decoded off the loop: kept past the end until the decoding is over.
         var offLoop = ServerCallMachine()
         offLoop.start(.collecting, deadline: false)
-        offLoop.requestReserved(64)
+        offLoop.holdForRequest(64)
         offLoop.decodingBegan()
         let gone2 = offLoop.clientGone()
         #expect(try #require(gone2).stop.release == 0)
@@ -221,7 +219,7 @@ struct ServerCallMachineTests {
         // Decoded while the call goes on: handed over with the request.
         var handed = ServerCallMachine()
         handed.start(.collecting, deadline: false)
-        handed.requestReserved(64)
+        handed.holdForRequest(64)
         handed.decodingBegan()
         let decoded3 = handed.decodedOffLoop()
         #expect(decoded3 == nil)
