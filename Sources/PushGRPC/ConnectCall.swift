@@ -20,6 +20,9 @@ protocol ConnectExchange: AnyObject {
 /// gRPC path runs it, and its answer written as Connect writes it: a bare message or a JSON error
 /// with its HTTP status (unary), or envelopes and an end-of-stream message (streaming). The same
 /// for both HTTP versions; confined to the connection's loop (hence `@unchecked Sendable`).
+///
+/// A driver of ``ServerCallMachine``, as ``GRPCServerCall`` is: the lifecycle (the budget held,
+/// the handler's stage, the end and what it stops) is the machine's, the framing is this one's.
 final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
     let loop: EventLoop
     private weak var exchange: (any ConnectExchange)?
@@ -28,18 +31,16 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
     private let context: GRPCCallContext
     private let maxMessageSize: Int
     private let budget: GRPCRequestBudget
-    private var reserved: Int
     private let observer: (any GRPCCallObserver)?
     private let startedAt: UInt64
+    private var machine = ServerCallMachine()
     private var deadlineTimer: TimerID?
     private var task: Task<Void, Never>?
     private var messages: GRPCRequestMessages?
     private var cancelAction: (@Sendable () -> Void)?
     /// A unary method's response, until the handler returns OK.
     private var response: [UInt8]?
-    private var streamStarted = false
-    private(set) var isFinished = false
-    private var drainWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
+    private var drainWait = GRPCDrainWait()
 
     /// - Parameter reserved: bytes of `budget` the driver reserved for the body; released once the
     ///   handler has the request (or the call ends).
@@ -55,9 +56,11 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
         self.context = context
         self.maxMessageSize = min(maxMessageSize, method.maxRequestMessageSize ?? .max)
         self.budget = budget
-        self.reserved = reserved
         self.observer = observer
         startedAt = loop.now
+        // The method was decided at the head (``ConnectDoor``); its request is the body.
+        machine.start(.collecting, deadline: head.timeout != nil)
+        machine.holdForRequest(reserved)
     }
 
     /// The request's body is complete (`bodyLength` bytes, of which `body` holds at most the
@@ -65,19 +68,23 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
     func start(body: [UInt8], bodyLength: Int) {
         if let timeout = head.timeout {
             deadlineTimer = loop.schedule(after: timeout) { [weak self] in
-                self?.deadlineTimer = nil
-                self?.finish(GRPCStatus(.deadlineExceeded, "the deadline passed before the call finished"))
+                guard let self else { return }
+                deadlineTimer = nil
+                if let ending = machine.deadlineReached() { end(ending) }
             }
         }
+        var reserved = machine.takeRequestReservation()
         let message: [UInt8]
         do throws(GRPCStatus) {
             message = try ConnectRequestBody.unwrap(
                 body, bodyLength: bodyLength, head: head, maxMessageSize: maxMessageSize, budget: budget,
                 reserved: &reserved)
         } catch {
+            machine.holdForRequest(reserved)
             finish(error)
             return
         }
+        machine.holdForRequest(reserved)
         guard head.codec == .json, message.count > RequestDecoding.offLoopBytes, let json = method.json else {
             run(
                 Result { () throws(GRPCStatus) in
@@ -89,7 +96,7 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
         // clients are served meanwhile. It keeps its reservation in the request budget until the
         // parse is over, whatever happens to the call (a call that ended meanwhile drops the result),
         // so the budget still bounds what all the parses under way hold.
-        decodingOffLoop = true
+        machine.decodingBegan()
         let loop = self.loop
         Task.detached { [self] in
             let request = Result { () throws(GRPCStatus) in try json.request(message) }
@@ -97,14 +104,11 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
         }
     }
 
-    /// A JSON message is being parsed off the loop.
-    private var decodingOffLoop = false
-
     /// The request message is decoded: the handler runs.
     private func run(_ decoded: Result<[UInt8], GRPCStatus>) {
-        decodingOffLoop = false
-        guard !isFinished else {
-            releaseReservation()
+        if let release = machine.decodedOffLoop() {
+            // The call ended meanwhile.
+            budget.release(release)
             return
         }
         let request: [UInt8]
@@ -114,52 +118,32 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
             finish(error)
             return
         }
-        releaseReservation()
         switch method.body {
         case .immediate(let handler):
+            guard let release = machine.requestHandedOver(to: .answering) else { return }
+            budget.release(release)
             handler(request, context, GRPCUnaryResponder(call: self))
         case .ordered:
             // ConnectDoor answers request-streaming methods 501 at the head; never reached.
             finish(GRPCStatus(.unimplemented, "\(context.path) streams requests: call it over gRPC"))
         case .task(let handler):
+            guard let release = machine.requestHandedOver(to: .task) else { return }
+            budget.release(release)
             let messages = GRPCRequestMessages()
             messages.yield(request)
             messages.finish()
             self.messages = messages
-            let requests = GRPCRequestStream(messages: messages)
-            let writer = GRPCResponseWriter(call: self)
-            let context = self.context
-            task = Task(executorPreference: loop) { [self] in
-                let status: GRPCStatus
-                do {
-                    try await handler(requests, writer, context)
-                    status = .ok
-                } catch let error as GRPCStatus {
-                    status = error
-                } catch {
-                    status = GRPCStatus(.internalError, "\(error)")
-                }
-                if loop.inEventLoop {
-                    finish(status)
-                } else {
-                    loop.execute { self.finish(status) }
-                }
-            }
+            task = runHandler(handler, requests: GRPCRequestStream(messages: messages), context: context)
         }
-    }
-
-    private func releaseReservation() {
-        budget.release(reserved)
-        reserved = 0
     }
 
     // MARK: GRPCCallTarget (only unary calls answer through it here: ordered streams are gRPC only,
     // so `slot` is always 0)
 
     func answer(_ message: [UInt8], slot _: Int) {
-        guard !isFinished else { return }
+        guard !machine.isEnded else { return }
         response = message
-        finish(.ok)
+        if let ending = machine.answered() { end(ending) }
     }
 
     /// A Connect unary answer is the bare message: the room for a gRPC prefix is dropped.
@@ -168,19 +152,19 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
     }
 
     func answer(_ status: GRPCStatus, slot _: Int) {
-        finish(status)
+        if let ending = machine.answered(failing: status) { end(ending) }
     }
 
     func setCancelAction(_ action: @escaping @Sendable () -> Void, slot _: Int) {
-        if isFinished {
-            if response == nil { action() }
-            return
+        switch machine.cancelActionRegistered() {
+        case .keep: cancelAction = action
+        case .runNow: action()
+        case .ignore: break
         }
-        cancelAction = action
     }
 
     func sendMessage(_ message: [UInt8]) {
-        guard !isFinished, let exchange else { return }
+        guard !machine.isEnded, let exchange else { return }
         guard head.shape == .streaming else {
             response = message
             return
@@ -192,35 +176,24 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
             finish(error)
             return
         }
-        if !streamStarted {
-            streamStarted = true
-            exchange.beginStream(headers: responseHeaders(compressedBody: false))
-        }
+        guard let headFirst = machine.messageWritten() else { return }
+        if headFirst { exchange.beginStream(headers: responseHeaders(compressedBody: false)) }
         exchange.sendStream(envelope(encoded), end: false)
     }
 
-    func waitForDrain(limit: Int) async {
-        if loop.inEventLoop && !isBackedUp(limit: limit) { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            loop.execute { [self] in
-                guard isBackedUp(limit: limit), let exchange else { return continuation.resume() }
-                drainWaiter = (limit, continuation)
-                exchange.waitForDrain(self)
-            }
-        }
+    func parkDrainWaiter(limit: Int, _ continuation: CheckedContinuation<Void, Never>) {
+        guard isBackedUp(limit: limit), let exchange else { return continuation.resume() }
+        drainWait.park(limit: limit, continuation)
+        exchange.waitForDrain(self)
     }
 
-    private func isBackedUp(limit: Int) -> Bool {
-        !isFinished && (exchange?.unsentBytes ?? 0) > limit
+    func isBackedUp(limit: Int) -> Bool {
+        !machine.isEnded && (exchange?.unsentBytes ?? 0) > limit
     }
 
     /// After a flush: resumes a handler waiting for its output to drain. Returns whether it still waits.
     func outputFlushed() -> Bool {
-        guard let waiter = drainWaiter else { return false }
-        guard !isBackedUp(limit: waiter.limit) else { return true }
-        drainWaiter = nil
-        waiter.continuation.resume()
-        return false
+        drainWait.flushed { isBackedUp(limit: $0) }
     }
 
     // MARK: Ending
@@ -228,17 +201,16 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
     /// Ends the call with `status`: the unary answer (the message after OK, else the error), or
     /// the stream's end-of-stream message.
     func finish(_ status: GRPCStatus) {
-        guard !isFinished else { return }
-        isFinished = true
-        stop(cancellingWork: false)
-        observer?.callFinished(
-            GRPCCallSummary(
-                path: context.path, status: status, nanoseconds: loop.now &- startedAt,
-                requestID: context.requestID, peer: context.peer))
+        if let ending = machine.finish(status) { end(ending) }
+    }
+
+    private func end(_ ending: ServerCallMachine.Ending) {
+        stop(ending.stop)
+        report(ending.status)
         guard let exchange else { return }
         switch head.shape {
         case .unary:
-            var status = status
+            var status = ending.status
             if status.code == .ok {
                 guard let response else {
                     status = GRPCStatus(.internalError, "the method ended without a response message")
@@ -255,40 +227,38 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
             }
             respondError(status, exchange)
         case .streaming:
-            if !streamStarted {
-                streamStarted = true
-                exchange.beginStream(headers: responseHeaders(compressedBody: false))
-            }
-            exchange.sendStream(ConnectProtocol.endStream(status), end: true)
+            if !ending.headWritten { exchange.beginStream(headers: responseHeaders(compressedBody: false)) }
+            exchange.sendStream(ConnectProtocol.endStream(ending.status), end: true)
         }
     }
 
     /// The client went away (reset, connection closed): stop without answering.
     func cancel() {
-        guard !isFinished else { return }
-        isFinished = true
-        stop(cancellingWork: true)
-        observer?.callFinished(
-            GRPCCallSummary(
-                path: context.path, status: GRPCStatus(.cancelled, "the client cancelled the call or went away"),
-                nanoseconds: loop.now &- startedAt, requestID: context.requestID, peer: context.peer))
+        guard let (stop, _) = machine.clientGone() else { return }
+        self.stop(stop)
+        report(GRPCStatus(.cancelled, "the client cancelled the call or went away"))
     }
 
-    private func stop(cancellingWork: Bool) {
-        if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
+    private func report(_ status: GRPCStatus) {
+        observer?.callFinished(
+            GRPCCallSummary(
+                path: context.path, status: status, nanoseconds: loop.now &- startedAt,
+                requestID: context.requestID, peer: context.peer))
+    }
+
+    /// Does what the machine's stop says: the budget given back (a parse under way keeps its share
+    /// until it is over), the deadline stopped, the handler stopped.
+    private func stop(_ stop: ServerCallMachine.Stop) {
+        if stop.stopsDeadline, let deadlineTimer { loop.cancelTimer(deadlineTimer) }
         deadlineTimer = nil
-        if !decodingOffLoop { releaseReservation() }  // else when the parse is over (``run``)
-        drainWaiter?.continuation.resume()
-        drainWaiter = nil
+        budget.release(stop.release)
+        drainWait.resume()
         messages?.cancel()
-        if cancellingWork {
-            task?.cancel()
-            cancelAction?()
-        } else if response == nil, let cancelAction {
-            // Ended without an answer (deadline): the work behind it may stop.
-            cancelAction()
-        }
+        let cancel = cancelAction
         cancelAction = nil
+        guard stop.cancelsWork else { return }
+        task?.cancel()
+        if stop.handler == .answering, let cancel { cancel() }
     }
 
     private func respondError(_ status: GRPCStatus, _ exchange: any ConnectExchange) {
@@ -334,72 +304,5 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
             headers.append(("connect-accept-encoding", GRPCCompression.acceptedEncodings))
         }
         return headers
-    }
-}
-
-/// A Connect request body made into the binary request message the handlers take, without I/O.
-enum ConnectRequestBody {
-    /// Checks the size, takes the one envelope of a streaming request, inflates gzip (bounded by
-    /// `maxMessageSize` and `budget`, as gRPC's messages are) and turns JSON into binary protobuf.
-    ///
-    /// - Throws: RESOURCE_EXHAUSTED over the limit (after inflation too); INVALID_ARGUMENT for a
-    ///   body that is not one message, or JSON that is not the request (naming the field);
-    ///   INTERNAL for gzip that does not inflate or a compressed flag without an encoding;
-    ///   UNIMPLEMENTED for JSON on a method served in binary only.
-    static func decode(
-        _ body: [UInt8], bodyLength: Int, head: ConnectRequestHead, maxMessageSize: Int, json: GRPCJSONTranscoding?,
-        budget: GRPCRequestBudget, reserved: inout Int
-    ) throws(GRPCStatus) -> [UInt8] {
-        let message = try unwrap(
-            body, bodyLength: bodyLength, head: head, maxMessageSize: maxMessageSize, budget: budget,
-            reserved: &reserved)
-        return try transcode(message, head: head, json: json)
-    }
-
-    /// The body's one message, out of its envelope and inflated: everything ``decode`` does but JSON.
-    static func unwrap(
-        _ body: [UInt8], bodyLength: Int, head: ConnectRequestHead, maxMessageSize: Int,
-        budget: GRPCRequestBudget, reserved: inout Int
-    ) throws(GRPCStatus) -> [UInt8] {
-        let envelopeBytes = head.shape == .streaming ? GRPCMessageFramer.prefixSize : 0
-        guard bodyLength <= maxMessageSize + envelopeBytes, body.count == bodyLength else {
-            throw GRPCStatus(
-                .resourceExhausted,
-                "the request body of \(bodyLength) bytes is over the limit of \(maxMessageSize) bytes")
-        }
-        var message = body
-        var compressed = head.compression.encoding == .gzip && !body.isEmpty
-        if head.shape == .streaming {
-            var deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
-            body.withUnsafeBytes { deframer.append($0) }
-            guard let first = try deframer.next(), deframer.bufferedByteCount == 0 else {
-                throw GRPCStatus(
-                    .invalidArgument,
-                    "the request body is not one enveloped message (this method takes one request message)")
-            }
-            message = first.bytes
-            compressed = first.compressed
-        }
-        if compressed {
-            var compression = head.compression
-            if compression.encoding != .gzip {
-                throw GRPCStatus(
-                    .internalError, "a message has the compressed flag set, but connect-content-encoding is identity")
-            }
-            compression.encoding = .gzip
-            message = try compression.inflate(message, maxSize: maxMessageSize, budget: budget, reserved: &reserved)
-        }
-        return message
-    }
-
-    /// A JSON message turned into binary protobuf; a binary one as it is.
-    static func transcode(
-        _ message: [UInt8], head: ConnectRequestHead, json: GRPCJSONTranscoding?
-    ) throws(GRPCStatus) -> [UInt8] {
-        guard head.codec == .json else { return message }
-        guard let json else {
-            throw GRPCStatus(.unimplemented, "\(head.path) is served as application/proto only")
-        }
-        return try json.request(message)
     }
 }

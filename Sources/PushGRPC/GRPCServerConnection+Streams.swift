@@ -3,8 +3,54 @@ import PushHTTP2
 import PushPosix
 
 // How a connection starts the request of a new HTTP/2 stream: a gRPC call (checked and admitted
-// from its head before any message is kept), or a Connect call or plain route.
+// from its head before any message is kept), or a Connect call or plain route; and its table of
+// the streams' calls.
 extension GRPCServerConnection {
+    // MARK: The streams' calls
+
+    /// `call`'s handler took a request message: its work may begin.
+    func workBegan(_ call: GRPCServerCall) {
+        highestWorkingStreamID = max(highestWorkingStreamID, call.streamID)
+    }
+
+    /// A call's message did not fit the request budget.
+    func requestBudgetExceeded(_ call: GRPCServerCall) {
+        requestBudgetExceeded(path: call.path)
+    }
+
+    func requestBudgetExceeded(path: String?) {
+        configuration.callObserver?.serverEvent(.requestBudgetExceeded(peer: peer, path: path))
+    }
+
+    /// A session call for a Connect stream failed (the stream is gone).
+    func connectStreamFailed(_ streamID: Int32) {
+        removeConnectStream(streamID)?.cancel()
+    }
+
+    @discardableResult
+    func removeConnectStream(_ streamID: Int32) -> ConnectHTTP2Stream? {
+        // Most connections have none: no hashing of the id for every gRPC call that ends.
+        guard !connectStreams.isEmpty, let stream = connectStreams.removeValue(forKey: streamID) else { return nil }
+        requestEnded(busy: stream.keepsConnectionBusy)
+        return stream
+    }
+
+    func addCall(_ call: GRPCServerCall) {
+        calls[call.streamID] = call
+        registry.callStarted()
+    }
+
+    @discardableResult
+    func removeCall(_ streamID: Int32) -> GRPCServerCall? {
+        guard let call = calls.removeValue(forKey: streamID) else { return nil }
+        registry.callEnded()
+        if call.leftConnection() {
+            busyCalls -= 1
+            if busyCalls == 0 { armIdleTimer() }
+        }
+        return call
+    }
+
     // MARK: Requests that are not gRPC
 
     func startConnectStream(headers: [HTTP2Header], streamID: Int32, endStream: Bool) {
