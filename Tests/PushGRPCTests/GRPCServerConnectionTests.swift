@@ -5,7 +5,6 @@ import PushGzip
 import PushHTTP2
 import PushMockTesting
 import PushPosix
-import PushSync
 import Testing
 
 @testable import PushGRPC
