@@ -37,7 +37,7 @@ public typealias GRPCOrderedStreamHandler =
 ///
 /// What it returns is an object: one reference to store and to cast back with a class check (a
 /// value in an `any Sendable` was boxed, assigned through value witnesses and cast back with
-/// `swift_dynamicCast`, ~700 instructions a call).
+/// `swift_dynamicCast` on every call).
 public typealias GRPCAdmission =
     @Sendable (_ context: GRPCCallContext) throws(GRPCStatus) -> (any Sendable & AnyObject)?
 

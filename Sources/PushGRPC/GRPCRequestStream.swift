@@ -43,8 +43,8 @@ public struct GRPCRequestStream: AsyncSequence, Sendable {
 /// task, which takes them: one consumer, messages in order, then the end.
 ///
 /// Not an `AsyncStream`: its generic storage is not specialized for us (run-time metadata look-ups
-/// on every yield, next and finish) and costs several allocations per call; a unary call paid
-/// about 15,000 instructions for it. The call finishes the queue whenever it stops its handler
+/// on every yield, next and finish) and costs several allocations per call, a large share of a
+/// unary call's cost. The call finishes the queue whenever it stops its handler
 /// (end of call, reset, deadline), which is also what wakes a handler waiting here on cancellation.
 ///
 /// Each message carries the share of the connection's ``GRPCRequestBudget`` reserved for it,

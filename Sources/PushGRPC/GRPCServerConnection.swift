@@ -52,8 +52,8 @@ final class GRPCServerConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unc
     var watch: GRPCClientWatch
     var writeTimer: TimerID?
     /// Calls whose request must be complete within `requestTimeout`, oldest first, and one timer
-    /// for them all, set for the oldest (a timer, its closure and its cancelling per call cost
-    /// about a thousand instructions of every unary call). Every call of a connection has the same
+    /// for them all, set for the oldest (a timer, its closure and its cancelling per call would be
+    /// a real share of every unary call). Every call of a connection has the same
     /// limit, so deadlines come in the order the calls began; a call leaves the moment its request
     /// is complete or it ends, which is why the queue is linked through the calls themselves.
     var requestDeadlines = DeadlineQueue<GRPCServerCall.RequestLinkage>()
