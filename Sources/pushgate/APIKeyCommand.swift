@@ -24,33 +24,37 @@ enum APIKeyCommand {
           -h, --help        this text
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
-        var flags = FlagReader(arguments)
+    struct Options {
         var name = "client"
         var apps = ["*"]
         var admin = false
         var hashOnly = false
-        do {
-            while let flag = flags.next() {
-                switch flag {
-                case "-h", "--help":
-                    print(usage)
-                    return 0
-                case "--generate": hashOnly = false
-                case "--hash": hashOnly = true
-                case "--name": name = try flags.value(for: flag)
-                case "--apps":
-                    apps = try flags.value(for: flag).split(separator: ",").map(String.init)
-                    guard !apps.isEmpty else { throw CommandLineError("--apps: give app names or *") }
-                case "--admin": admin = true
-                default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate api-key --help)")
-                }
+    }
+
+    /// nil when --help was asked for.
+    static func parse(_ arguments: [String]) throws -> Options? {
+        var options = Options()
+        let read = try CommandOptions.readFlags(arguments) { flag, flags in
+            switch flag {
+            case "--generate": options.hashOnly = false
+            case "--hash": options.hashOnly = true
+            case "--name": options.name = try flags.value(for: flag)
+            case "--apps":
+                options.apps = try flags.value(for: flag).split(separator: ",").map(String.init)
+                guard !options.apps.isEmpty else { throw CommandLineError("--apps: give app names or *") }
+            case "--admin": options.admin = true
+            default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate api-key --help)")
             }
-        } catch {
-            printError("pushgate api-key: \(error)")
-            return 2
         }
-        if hashOnly {
+        return read ? options : nil
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        CommandOptions.run("api-key", usage: usage, arguments, parse: parse, run(with:))
+    }
+
+    private static func run(with options: Options) -> Int32 {
+        if options.hashOnly {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
                 printError("pushgate api-key --hash: expected a key on standard input")
                 return 2
@@ -65,11 +69,11 @@ enum APIKeyCommand {
             printError("pushgate api-key: \(error)")
             return 1
         }
-        let appList = apps.map { "\"\($0)\"" }.joined(separator: ", ")
+        let appList = options.apps.map { "\"\($0)\"" }.joined(separator: ", ")
         print("key:        \(generated.key)")
         print("key_sha256: \(generated.sha256Hex)")
         print(
-            "config:     {\"name\": \(name.debugDescription), \"key_sha256\": \"\(generated.sha256Hex)\", \"apps\": [\(appList)], \"admin\": \(admin)}"
+            "config:     {\"name\": \(options.name.debugDescription), \"key_sha256\": \"\(generated.sha256Hex)\", \"apps\": [\(appList)], \"admin\": \(options.admin)}"
         )
         return 0
     }

@@ -15,39 +15,55 @@ enum LoadSubscribersCommand {
         subscriptions created.
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        var flags = FlagReader(arguments)
+    struct Options {
+        var store: String
+        var topic: String
+        var app: String
+        var count: Int
+        var first: Int
+    }
+
+    /// nil when --help was asked for.
+    static func parse(_ arguments: [String]) throws -> Options? {
         var store: String?
         var topic: String?
         var app: String?
         var count: Int?
         var first = 0
+        let read = try CommandOptions.readFlags(arguments) { flag, flags in
+            switch flag {
+            case "--store": store = try flags.value(for: flag)
+            case "--topic": topic = try flags.value(for: flag)
+            case "--app": app = try flags.value(for: flag)
+            case "--count": count = try flags.int(for: flag, range: 1...100_000_000)
+            case "--first": first = try flags.int(for: flag, range: 0...1_000_000_000)
+            default: throw CommandLineError("unknown flag \(flag.debugDescription)\n\n\(usage)")
+            }
+        }
+        guard read else { return nil }
+        guard let store, let topic, let app, let count else {
+            throw CommandLineError("--store, --topic, --app and --count are required\n\n\(usage)")
+        }
+        return Options(store: store, topic: topic, app: app, count: count, first: first)
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        await CommandOptions.run("load-subscribers", usage: usage, arguments, parse: parse, load)
+    }
+
+    private static func load(_ options: Options) async -> Int32 {
         do {
-            while let flag = flags.next() {
-                switch flag {
-                case "-h", "--help":
-                    print(usage)
-                    return 0
-                case "--store": store = try flags.value(for: flag)
-                case "--topic": topic = try flags.value(for: flag)
-                case "--app": app = try flags.value(for: flag)
-                case "--count": count = try flags.int(for: flag, range: 1...100_000_000)
-                case "--first": first = try flags.int(for: flag, range: 0...1_000_000_000)
-                default: throw CommandLineError("unknown flag \(flag.debugDescription)\n\n\(usage)")
-                }
-            }
-            guard let store, let topic, let app, let count else {
-                throw CommandLineError("--store, --topic, --app and --count are required\n\n\(usage)")
-            }
-            let opened = try await StoreSetting.open(store)
+            let opened = try await StoreSetting.open(options.store)
             var created = 0
-            var start = first
+            var start = options.first
+            let end = options.first + options.count
             do {
-                while start < first + count {
-                    let end = min(start + 10_000, first + count)
+                while start < end {
+                    let batchEnd = min(start + 10_000, end)
                     created += try await opened.bulkCreateSubscribed(
-                        topic: topic, app: app, tokens: (start..<end).map(BenchTokens.apns), now: 0)
-                    start = end
+                        topic: options.topic, app: options.app, tokens: (start..<batchEnd).map(BenchTokens.apns), now: 0
+                    )
+                    start = batchEnd
                 }
             } catch {
                 await opened.close()

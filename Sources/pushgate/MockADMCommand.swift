@@ -79,34 +79,12 @@ enum MockADMCommand {
     }
 
     static func run(_ arguments: [String]) -> Int32 {
-        let options: Options
-        switch MockCommandSupport.options("mock-adm", usage: usage, { try parse(arguments) }) {
-        case .success(let parsed): options = parsed
-        case .failure(let exit): return exit.code
+        CommandOptions.run("mock-adm", usage: usage, arguments, parse: parse) { options in
+            options.run.serve(
+                host: options.configuration.host, settings: describe(options.configuration, run: options.run),
+                start: { try MockADMServer(configuration: options.configuration, group: $0) },
+                ready: { _ in try writeCredentials(options) })
         }
-        return options.run.serve(
-            start: { try MockADMServer(configuration: options.configuration, group: $0) },
-            certificatePEM: \.certificatePEM,
-            ready: { server in
-                printError(
-                    "mock-adm listening on \(options.configuration.host):\(server.localPort) "
-                        + "(a MOCK of Amazon Device Messaging, for tests and load tests); url \(server.baseURL), "
-                        + "token_url \(server.tokenURL), client_id \(options.configuration.credentials.clientID)")
-                try writeCredentials(options)
-                printError("mock-adm: " + describe(options.configuration, run: options.run))
-            },
-            summary: { $0.stats.summary }, statsFile: { writeStatsFile($0.stats, to: $1) }, close: { $0.close() })
-    }
-
-    /// The stats as one JSON object: the shared counters, `by_status`, `by_error`, and ADM's own.
-    static func writeStatsFile(_ stats: MockADMStats, to path: String) {
-        MockCommandSupport.writeStatsJSON(
-            to: path, tool: "mock-adm", counters: stats.counters,
-            numbers: [
-                ("sends", stats.sendRequests), ("delivered", stats.delivered), ("canonical_ids", stats.canonicalIDs),
-                ("token_requests", stats.tokenRequests), ("tokens_issued", stats.tokensIssued),
-            ],
-            objects: [])
     }
 
     /// The credentials files; both hold the secret, hence mode 0600.
@@ -196,29 +174,23 @@ enum MockADMCommand {
     private static func setting(
         _ flag: String, _ flags: inout FlagReader
     ) throws -> (inout MockADMConfiguration) throws -> Void {
+        if let rule: (inout MockADMConfiguration) -> Void = try MockServerRun.tokenRule(
+            flag, &flags, lists: ["--unregistered": \.unregisteredIDs, "--invalid": \.invalidIDs],
+            prefixes: [
+                "--unregistered-prefix": \.unregisteredPrefix, "--invalid-prefix": \.invalidPrefix,
+                "--canonical-prefix": \.canonicalPrefix,
+            ])
+        {
+            return rule
+        }
         switch flag {
         case "--token-path":
             let path = try flags.value(for: flag)
             guard path.hasPrefix("/") else { throw CommandLineError("--token-path: must start with /") }
             return { $0.tokenPath = path }
-        case "--unregistered":
-            let ids = try MockCommandSupport.tokens(in: try flags.value(for: flag))
-            return { $0.unregisteredIDs.formUnion(ids) }
-        case "--unregistered-prefix":
-            let prefix = try flags.value(for: flag)
-            return { $0.unregisteredPrefix = prefix }
-        case "--invalid":
-            let ids = try MockCommandSupport.tokens(in: try flags.value(for: flag))
-            return { $0.invalidIDs.formUnion(ids) }
-        case "--invalid-prefix":
-            let prefix = try flags.value(for: flag)
-            return { $0.invalidPrefix = prefix }
         case "--canonical":
             let pairs = try canonicalPairs(in: try flags.value(for: flag))
             return { $0.canonicalIDs.merge(pairs) { _, new in new } }
-        case "--canonical-prefix":
-            let prefix = try flags.value(for: flag)
-            return { $0.canonicalPrefix = prefix }
         case "--rate-limit-every":
             let every = try flags.int(for: flag, range: 1...Int(Int32.max))
             return { $0.rateLimitEvery = every }
@@ -252,5 +224,24 @@ enum MockADMCommand {
         if !configuration.canonicalIDs.isEmpty { parts.append("canonical=\(configuration.canonicalIDs.count)") }
         if let prefix = configuration.canonicalPrefix { parts.append("canonical_prefix=\(prefix)") }
         return parts.joined(separator: " ")
+    }
+}
+
+extension MockADMServer: CommandLineMock {
+    var about: String {
+        "(a MOCK of Amazon Device Messaging, for tests and load tests); url \(baseURL), token_url \(tokenURL), "
+            + "client_id \(configuration.credentials.clientID)"
+    }
+    var statsSummary: String { stats.summary }
+    /// The stats as one JSON object: the shared counters, `by_status`, `by_error`, and ADM's own.
+    func writeStatsFile(to path: String) {
+        let stats = stats
+        MockCommandSupport.writeStatsJSON(
+            to: path, tool: "mock-adm", counters: stats.counters,
+            numbers: [
+                ("sends", stats.sendRequests), ("delivered", stats.delivered), ("canonical_ids", stats.canonicalIDs),
+                ("token_requests", stats.tokenRequests), ("tokens_issued", stats.tokensIssued),
+            ],
+            objects: [])
     }
 }

@@ -77,7 +77,7 @@ enum MockAPNsCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let options: Options
-        switch MockCommandSupport.options("mock-apns", usage: usage, { try parse(arguments) }) {
+        switch CommandOptions.parse("mock-apns", usage: usage, { try parse(arguments) }) {
         case .success(let parsed): options = parsed
         case .failure(let exit): return exit.code
         }

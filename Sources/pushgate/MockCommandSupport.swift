@@ -20,24 +20,6 @@ enum MockCommandSupport {
         return (host.isEmpty ? "0.0.0.0" : host, port)
     }
 
-    /// The options `parse` reads from the arguments, or the exit status when there are none to
-    /// run with: 0 after printing `usage` (`parse` returned nil for --help), 2 after printing
-    /// the command-line error.
-    static func options<Options>(
-        _ command: String, usage: String, _ parse: () throws -> Options?
-    ) -> Result<Options, ExitStatus> {
-        do {
-            guard let options = try parse() else {
-                print(usage)
-                return .failure(ExitStatus(code: 0))
-            }
-            return .success(options)
-        } catch {
-            printError("pushgate \(command): \(error)")
-            return .failure(ExitStatus(code: 2))
-        }
-    }
-
     /// A share between 0 and 1.
     static func share(_ flags: inout FlagReader, _ flag: String) throws -> Double {
         let text = try flags.value(for: flag)
@@ -85,11 +67,6 @@ enum MockCommandSupport {
             return received == SIGINT ? "SIGINT" : "SIGTERM"
         }
     }
-}
-
-/// A process exit status that ends a command early.
-struct ExitStatus: Error {
-    let code: Int32
 }
 
 extension MockCommandSupport {

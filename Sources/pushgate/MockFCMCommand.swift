@@ -68,36 +68,13 @@ enum MockFCMCommand {
         var run = MockServerRun(name: "mock-fcm")
     }
 
-    /// The stats as one JSON object: the counters, `by_status`, `by_error` and
-    /// `delivered_per_token` (sends answered 200 per device token).
-    static func writeStatsFile(_ stats: MockFCMStats, to path: String) {
-        MockCommandSupport.writeStatsJSON(
-            to: path, tool: "mock-fcm", counters: stats.counters,
-            numbers: [
-                ("sends", stats.sendRequests), ("delivered", stats.delivered), ("token_requests", stats.tokenRequests),
-                ("tokens_issued", stats.tokensIssued),
-            ],
-            objects: [("delivered_per_token", stats.deliveredPerToken.map { ($0.key, $0.value) })])
-    }
-
     static func run(_ arguments: [String]) -> Int32 {
-        let options: Options
-        switch MockCommandSupport.options("mock-fcm", usage: usage, { try parse(arguments) }) {
-        case .success(let parsed): options = parsed
-        case .failure(let exit): return exit.code
+        CommandOptions.run("mock-fcm", usage: usage, arguments, parse: parse) { options in
+            options.run.serve(
+                host: options.configuration.host, settings: describe(options.configuration, run: options.run),
+                start: { try MockFCMServer(configuration: options.configuration, group: $0) },
+                ready: { try writeServiceAccount(options, server: $0) })
         }
-        return options.run.serve(
-            start: { try MockFCMServer(configuration: options.configuration, group: $0) },
-            certificatePEM: \.certificatePEM,
-            ready: { server in
-                printError(
-                    "mock-fcm listening on \(options.configuration.host):\(server.localPort) "
-                        + "(a MOCK of Firebase Cloud Messaging, for tests and load tests); token endpoint \(server.tokenURL)"
-                )
-                try writeServiceAccount(options, server: server)
-                printError("mock-fcm: " + describe(options.configuration, run: options.run))
-            },
-            summary: { $0.stats.summary }, statsFile: { writeStatsFile($0.stats, to: $1) }, close: { $0.close() })
     }
 
     /// The generated service account, once the port is known.
@@ -163,6 +140,18 @@ enum MockFCMCommand {
     private static func setting(
         _ flag: String, _ flags: inout FlagReader
     ) throws -> (inout MockFCMConfiguration) throws -> Void {
+        if let rule: (inout MockFCMConfiguration) -> Void = try MockServerRun.tokenRule(
+            flag, &flags,
+            lists: [
+                "--unregistered": \.unregisteredTokens, "--sender-mismatch": \.mismatchedSenderTokens,
+                "--invalid-tokens": \.invalidTokens,
+            ],
+            prefixes: [
+                "--unregistered-prefix": \.unregisteredPrefix, "--sender-mismatch-prefix": \.mismatchedSenderPrefix,
+            ])
+        {
+            return rule
+        }
         switch flag {
         case "--token-path":
             let path = try flags.value(for: flag)
@@ -171,21 +160,6 @@ enum MockFCMCommand {
         case "--audience":
             let audience = try flags.value(for: flag)
             return { $0.extraAudiences.insert(audience) }
-        case "--unregistered":
-            let tokens = try MockCommandSupport.tokens(in: try flags.value(for: flag))
-            return { $0.unregisteredTokens.formUnion(tokens) }
-        case "--unregistered-prefix":
-            let prefix = try flags.value(for: flag)
-            return { $0.unregisteredPrefix = prefix }
-        case "--sender-mismatch":
-            let tokens = try MockCommandSupport.tokens(in: try flags.value(for: flag))
-            return { $0.mismatchedSenderTokens.formUnion(tokens) }
-        case "--sender-mismatch-prefix":
-            let prefix = try flags.value(for: flag)
-            return { $0.mismatchedSenderPrefix = prefix }
-        case "--invalid-tokens":
-            let tokens = try MockCommandSupport.tokens(in: try flags.value(for: flag))
-            return { $0.invalidTokens.formUnion(tokens) }
         case "--unavailable-every":
             let every = try flags.int(for: flag, range: 1...Int(Int32.max))
             return { $0.unavailableEvery = every }
@@ -212,5 +186,22 @@ enum MockFCMCommand {
         }
         if let prefix = configuration.mismatchedSenderPrefix { parts.append("sender_mismatch_prefix=\(prefix)") }
         return parts.joined(separator: " ")
+    }
+}
+
+extension MockFCMServer: CommandLineMock {
+    var about: String { "(a MOCK of Firebase Cloud Messaging, for tests and load tests); token endpoint \(tokenURL)" }
+    var statsSummary: String { stats.summary }
+    /// The stats as one JSON object: the counters, `by_status`, `by_error` and
+    /// `delivered_per_token` (sends answered 200 per device token).
+    func writeStatsFile(to path: String) {
+        let stats = stats
+        MockCommandSupport.writeStatsJSON(
+            to: path, tool: "mock-fcm", counters: stats.counters,
+            numbers: [
+                ("sends", stats.sendRequests), ("delivered", stats.delivered), ("token_requests", stats.tokenRequests),
+                ("tokens_issued", stats.tokensIssued),
+            ],
+            objects: [("delivered_per_token", stats.deliveredPerToken.map { ($0.key, $0.value) })])
     }
 }

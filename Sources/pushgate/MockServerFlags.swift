@@ -122,6 +122,23 @@ struct MockServerRun {
         }
     }
 
+    /// A token-list flag (`--unregistered FILE`: the file's tokens join the set `lists` names for
+    /// it) or a token-prefix flag (`--unregistered-prefix P`); nil for another flag.
+    static func tokenRule<Configuration>(
+        _ flag: String, _ flags: inout FlagReader, lists: [String: WritableKeyPath<Configuration, Set<String>>],
+        prefixes: [String: WritableKeyPath<Configuration, String?>]
+    ) throws -> ((inout Configuration) -> Void)? {
+        if let list = lists[flag] {
+            let tokens = try MockCommandSupport.tokens(in: try flags.value(for: flag))
+            return { $0[keyPath: list].formUnion(tokens) }
+        }
+        if let prefix = prefixes[flag] {
+            let value = try flags.value(for: flag)
+            return { $0[keyPath: prefix] = value }
+        }
+        return nil
+    }
+
     /// `--fail-500`, `--fail-503`, `--retry-after`; nil for another flag.
     static func faultSetting<Configuration: MockFaultFlags>(
         _ flag: String, _ flags: inout FlagReader
@@ -162,13 +179,13 @@ struct MockServerRun {
         return parts
     }
 
-    /// Starts the server on its own loops, calls `ready` (announce, write files), then waits for
-    /// SIGINT/SIGTERM, logging `summary` (and writing `--stats-file` with `statsFile`) every
-    /// `statsInterval` and at the end. The exit status.
-    func serve<Server>(
-        start: (EventLoopGroup) throws -> Server, certificatePEM: (Server) -> String?, ready: (Server) throws -> Void,
-        summary: @escaping (Server) -> String, statsFile writeStats: ((Server, String) -> Void)? = nil,
-        close: (Server) -> Void
+    /// Starts the server on its own loops, announces it (`<name> listening on HOST:PORT` and its
+    /// ``CommandLineMock/about``), calls `ready` (write files), logs `settings`, then waits for SIGINT/SIGTERM,
+    /// logging the stats line (and writing `--stats-file`) every `statsInterval` and at the end.
+    /// The exit status.
+    func serve<Server: CommandLineMock>(
+        host: String, settings: String, start: (EventLoopGroup) throws -> Server,
+        ready: (Server) throws -> Void = { _ in }
     ) -> Int32 {
         // Block the stop signals before any thread starts, so only this thread gets them.
         let signals = MockCommandSupport.blockStopSignals()
@@ -187,33 +204,43 @@ struct MockServerRun {
             return 1
         }
         do {
-            // Before `ready` announces the server: a client that waits for that line finds the file.
-            if let path = writeCA, let pem = certificatePEM(server) {
+            // Before the server is announced: a client that waits for that line finds the file.
+            if let path = writeCA, let pem = server.certificatePEM {
                 try writeFile(path, Array(pem.utf8))
                 printError("\(name): wrote the certificate to trust to \(path)")
             }
+            printError("\(name) listening on \(host):\(server.localPort) " + server.about)
             try ready(server)
+            printError("\(name): " + settings)
         } catch {
             printError("pushgate \(name): \(error)")
-            close(server)
+            server.close()
             group.shutdown()
             return 1
         }
-        if statsFile != nil && writeStats == nil {
-            printError("pushgate \(name): --stats-file is not supported by \(name)")
-            close(server)
-            group.shutdown()
-            return 2
-        }
         let signal = MockCommandSupport.waitForStop(signals, statsInterval: statsInterval) {
-            printError("\(name) stats: " + summary(server))
-            if let statsFile, let writeStats { writeStats(server, statsFile) }
+            printError("\(name) stats: " + server.statsSummary)
+            if let statsFile { server.writeStatsFile(to: statsFile) }
         }
         printError("\(name): stopping (\(signal))")
-        close(server)
+        server.close()
         group.shutdown()
-        printError("\(name) final stats: " + summary(server))
-        if let statsFile, let writeStats { writeStats(server, statsFile) }
+        printError("\(name) final stats: " + server.statsSummary)
+        if let statsFile { server.writeStatsFile(to: statsFile) }
         return 0
     }
+}
+
+/// A request/response mock server as its command runs it (``MockServerRun/serve(host:settings:start:ready:)``).
+protocol CommandLineMock {
+    /// The certificate clients should trust (PEM), when it was generated (`--write-ca`).
+    var certificatePEM: String? { get }
+    var localPort: Int { get }
+    /// What the announcement says after `listening on HOST:PORT`: what it mocks, where to reach it.
+    var about: String { get }
+    /// The stats line logged every `--stats-interval` and at the end.
+    var statsSummary: String { get }
+    /// Writes the stats as JSON (`--stats-file`).
+    func writeStatsFile(to path: String)
+    func close()
 }

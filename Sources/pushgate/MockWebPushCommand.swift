@@ -101,24 +101,12 @@ enum MockWebPushCommand {
     }
 
     static func run(_ arguments: [String]) -> Int32 {
-        let options: Options
-        switch MockCommandSupport.options("mock-webpush", usage: usage, { try parse(arguments) }) {
-        case .success(let parsed): options = parsed
-        case .failure(let exit): return exit.code
+        CommandOptions.run("mock-webpush", usage: usage, arguments, parse: parse) { options in
+            options.run.serve(
+                host: options.configuration.host, settings: describe(options.configuration, run: options.run),
+                start: { try MockWebPushServer(configuration: options.configuration, group: $0) },
+                ready: { try printSubscriptions(options, $0) })
         }
-        return options.run.serve(
-            start: { try MockWebPushServer(configuration: options.configuration, group: $0) },
-            certificatePEM: \.certificatePEM,
-            ready: { server in
-                printError(
-                    "mock-webpush listening on \(options.configuration.host):\(server.localPort) "
-                        + "(a MOCK of a Web Push service, for tests and load tests); endpoints "
-                        + "\(server.baseURL)/wpush/v2/ID, subscriptions from POST \(server.baseURL)/_mock/subscriptions"
-                )
-                try printSubscriptions(options, server)
-                printError("mock-webpush: " + describe(options.configuration, run: options.run))
-            },
-            summary: { $0.stats.summary }, statsFile: { writeStatsFile($0.stats, to: $1) }, close: { $0.close() })
     }
 
     private static func printSubscriptions(_ options: Options, _ server: MockWebPushServer) throws {
@@ -140,19 +128,6 @@ enum MockWebPushCommand {
             }
             offset += written
         }
-    }
-
-    /// The stats as one JSON object: the shared counters, `by_status`, `by_error`,
-    /// `vapid_tokens_by_audience` and `messages` (the recorded pushes, oldest first).
-    static func writeStatsFile(_ stats: MockWebPushStats, to path: String) {
-        MockCommandSupport.writeStatsJSON(
-            to: path, tool: "mock-webpush", counters: stats.counters,
-            numbers: [
-                ("pushes", stats.pushRequests), ("delivered", stats.delivered), ("decrypted", stats.decrypted),
-                ("subscriptions_issued", stats.subscriptionsIssued),
-            ],
-            objects: [("vapid_tokens_by_audience", stats.vapidTokensByAudience.map { ($0.key, $0.value) })],
-            raw: [("messages", messagesJSON(stats.recentMessages))])
     }
 
     /// `[{"id":…,"subscription":…,"ttl":…,"urgency":…,"topic":…,"vapid":{"aud","sub","exp","jwt"},
@@ -323,5 +298,26 @@ enum MockWebPushCommand {
         if !configuration.goneIDs.isEmpty { parts.append("gone_ids=\(configuration.goneIDs.count)") }
         if !configuration.notFoundIDs.isEmpty { parts.append("not_found_ids=\(configuration.notFoundIDs.count)") }
         return parts.joined(separator: " ")
+    }
+}
+
+extension MockWebPushServer: CommandLineMock {
+    var about: String {
+        "(a MOCK of a Web Push service, for tests and load tests); endpoints \(baseURL)/wpush/v2/ID, "
+            + "subscriptions from POST \(baseURL)/_mock/subscriptions"
+    }
+    var statsSummary: String { stats.summary }
+    /// The stats as one JSON object: the shared counters, `by_status`, `by_error`,
+    /// `vapid_tokens_by_audience` and `messages` (the recorded pushes, oldest first).
+    func writeStatsFile(to path: String) {
+        let stats = stats
+        MockCommandSupport.writeStatsJSON(
+            to: path, tool: "mock-webpush", counters: stats.counters,
+            numbers: [
+                ("pushes", stats.pushRequests), ("delivered", stats.delivered), ("decrypted", stats.decrypted),
+                ("subscriptions_issued", stats.subscriptionsIssued),
+            ],
+            objects: [("vapid_tokens_by_audience", stats.vapidTokensByAudience.map { ($0.key, $0.value) })],
+            raw: [("messages", MockWebPushCommand.messagesJSON(stats.recentMessages))])
     }
 }

@@ -59,18 +59,7 @@ enum SendCommand {
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
-        let options: Options
-        do {
-            guard let parsed = try parse(arguments) else {
-                print(usage)
-                return 0
-            }
-            options = parsed
-        } catch {
-            printError("pushgate send: \(error)")
-            return 2
-        }
-        return await call(options)
+        await CommandOptions.run("send", usage: usage, arguments, parse: parse, call)
     }
 
     /// nil when --help was asked for.

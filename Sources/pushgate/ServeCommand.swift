@@ -8,17 +8,10 @@ import PushGateway
 /// `pushgate serve`: reads the config, applies flags, runs until SIGINT/SIGTERM.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        let configuration: GatewayConfiguration
-        do {
-            guard let parsed = try parse(arguments) else {
-                print(Usage.serve)
-                return 0
-            }
-            configuration = parsed
-        } catch {
-            printError("pushgate serve: \(error)")
-            return 2
-        }
+        CommandOptions.run("serve", usage: Usage.serve, arguments, parse: parse, serve)
+    }
+
+    private static func serve(_ configuration: GatewayConfiguration) -> Int32 {
         // Block the stop signals before any thread starts, so every thread inherits the mask and
         // only this thread receives them, through sigwait.
         var signals = sigset_t()

@@ -25,38 +25,44 @@ enum VAPIDKeyCommand {
           -h, --help     this text
         """
 
-    static func run(_ arguments: [String]) -> Int32 {
-        var flags = FlagReader(arguments)
+    struct Options {
+        /// Where to write a new key (`--out`), or the key to read (`--key`): one of them.
         var out: String?
         var existing: String?
         var force = false
-        do {
-            while let flag = flags.next() {
-                switch flag {
-                case "-h", "--help":
-                    print(usage)
-                    return 0
-                case "--out": out = try flags.value(for: flag)
-                case "--key": existing = try flags.value(for: flag)
-                case "--force": force = true
-                default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate vapid-key --help)")
-                }
+    }
+
+    /// nil when --help was asked for.
+    static func parse(_ arguments: [String]) throws -> Options? {
+        var options = Options()
+        let read = try CommandOptions.readFlags(arguments) { flag, flags in
+            switch flag {
+            case "--out": options.out = try flags.value(for: flag)
+            case "--key": options.existing = try flags.value(for: flag)
+            case "--force": options.force = true
+            default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate vapid-key --help)")
             }
-            guard (out == nil) != (existing == nil) else {
-                throw CommandLineError("give --out FILE (make a key) or --key FILE (read one)")
-            }
-        } catch {
-            printError("pushgate vapid-key: \(error)")
-            return 2
         }
+        guard read else { return nil }
+        guard (options.out == nil) != (options.existing == nil) else {
+            throw CommandLineError("give --out FILE (make a key) or --key FILE (read one)")
+        }
+        return options
+    }
+
+    static func run(_ arguments: [String]) -> Int32 {
+        CommandOptions.run("vapid-key", usage: usage, arguments, parse: parse, run(with:))
+    }
+
+    private static func run(with options: Options) -> Int32 {
         do {
-            if let existing {
+            if let existing = options.existing {
                 let signer = try ES256Signer(p8PEM: try FileContents.readText(existing))
                 print(base64URLEncode(try signer.publicPoint()))
                 return 0
             }
-            let path = out!
-            if !force, access(path, F_OK) == 0 {
+            let path = options.out!
+            if !options.force, access(path, F_OK) == 0 {
                 printError("pushgate vapid-key: --out: \(path) exists (use --force to replace it)")
                 return 1
             }
