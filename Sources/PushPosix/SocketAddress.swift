@@ -16,6 +16,15 @@ struct SocketAddress: @unchecked Sendable {
         self.length = socklen_t(count)
     }
 
+    /// A copy of a `sockaddr_in` or `sockaddr_in6` value.
+    init<Address>(copying address: Address) {
+        let count = min(MemoryLayout<Address>.size, MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutableBytes(of: &storage) { dest in
+            withUnsafeBytes(of: address) { dest.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        }
+        length = socklen_t(count)
+    }
+
     private init() {}
 
     func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
@@ -48,21 +57,13 @@ struct SocketAddress: @unchecked Sendable {
         if inet_pton(AF_INET, name, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-            return withUnsafePointer(to: &v4) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            return SocketAddress(copying: v4)
         }
         var v6 = sockaddr_in6()
         if inet_pton(AF_INET6, name, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-            return withUnsafePointer(to: &v6) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    SocketAddress($0, length: socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            return SocketAddress(copying: v6)
         }
         return nil
     }
