@@ -100,8 +100,10 @@ public final class APNsDialect: ProviderDialect {
     /// What the answer means, as ``APNsResponseClassifier`` reads its status and body; the id is
     /// the `apns-id` (or `apns-channel-id`) header.
     public func outcome(of response: ProviderResponse, token: String, now: Int64) -> ProviderOutcome {
-        let answer = APNsResponseClassifier.outcome(status: response.status, body: response.body)
         // 200 for a push or a broadcast; the channel API answers 201 (created) and 204 (deleted).
+        // Taken here before the classifier (which says the same) because it is nearly every answer.
+        if (200..<300).contains(response.status) { return .delivered(id: response.id, httpStatus: response.status) }
+        let answer = APNsResponseClassifier.outcome(status: response.status, body: response.body)
         return ProviderOutcome(answer) { _ in .delivered(id: response.id, httpStatus: response.status) }
     }
 

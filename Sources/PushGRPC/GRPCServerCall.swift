@@ -193,8 +193,10 @@ final class GRPCServerCall: DeadlineWaiter, @unchecked Sendable {
     }
 
     /// Takes the next complete message out of the deframer, if any, to where the machine says.
-    /// Returns whether to look for another.
-    private func receiveMessage() throws(GRPCStatus) -> Bool {
+    /// Returns whether to look for another. Inline in ``receive(_:)``: called apart, it read the
+    /// deframer's inlinable getters on a copy of the whole deframer (its buffer retained and
+    /// released at each message).
+    @inline(__always) private func receiveMessage() throws(GRPCStatus) -> Bool {
         if machine.pendingReserved == 0, let size = deframer.pendingMessageSize,
             size - GRPCMessageFramer.prefixSize <= deframer.maxMessageSize
         {
