@@ -8,10 +8,13 @@ import PushGateway
 /// `pushgate serve`: reads the config, applies flags, runs until SIGINT/SIGTERM.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        CommandOptions.run("serve", usage: Usage.serve, arguments, parse: parse, serve)
+        CommandOptions.run("serve", usage: Usage.serve, arguments, parse: parse) { configuration in
+            serve(configuration, arguments: arguments)
+        }
     }
 
-    private static func serve(_ configuration: GatewayConfiguration) -> Int32 {
+    /// Runs until SIGINT or SIGTERM; on SIGHUP reads `arguments` (the config file and flags) again.
+    private static func serve(_ configuration: GatewayConfiguration, arguments: [String]) -> Int32 {
         // Block the stop signals before any thread starts, so every thread inherits the mask and
         // only this thread receives them, through sigwait.
         var signals = sigset_t()

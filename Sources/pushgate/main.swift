@@ -6,40 +6,42 @@ import PushPosix
     import Glibc
 #endif
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+// Not named `arguments`: a global of that name would stand in, unnoticed, for a command's own
+// (a reload once re-read the whole command line through it).
+let commandLine = Array(CommandLine.arguments.dropFirst())
 let status: Int32
-switch arguments.first {
+switch commandLine.first {
 case nil, "-h", "--help", "help":
     print(Usage.main)
-    status = arguments.isEmpty ? 2 : 0
+    status = commandLine.isEmpty ? 2 : 0
 case "version", "--version":
     print("pushgate \(Version.current)\nallocator: \(HeapTrim.allocator)")
     status = 0
 case "serve":
-    status = ServeCommand.run(Array(arguments.dropFirst()))
+    status = ServeCommand.run(Array(commandLine.dropFirst()))
 case "send":
-    let sendArguments = Array(arguments.dropFirst())
+    let sendArguments = Array(commandLine.dropFirst())
     status = runBlocking { await SendCommand.run(sendArguments) }
 case "bench":
-    let benchArguments = Array(arguments.dropFirst())
+    let benchArguments = Array(commandLine.dropFirst())
     status = runBlocking { await BenchCommand.run(benchArguments) }
 case "load-subscribers":
-    let loadArguments = Array(arguments.dropFirst())
+    let loadArguments = Array(commandLine.dropFirst())
     status = runBlocking { await LoadSubscribersCommand.run(loadArguments) }
 case "api-key":
-    status = APIKeyCommand.run(Array(arguments.dropFirst()))
+    status = APIKeyCommand.run(Array(commandLine.dropFirst()))
 case "vapid-key":
-    status = VAPIDKeyCommand.run(Array(arguments.dropFirst()))
+    status = VAPIDKeyCommand.run(Array(commandLine.dropFirst()))
 case "mock-apns":
-    status = MockAPNsCommand.run(Array(arguments.dropFirst()))
+    status = MockAPNsCommand.run(Array(commandLine.dropFirst()))
 case "mock-fcm":
-    status = MockFCMCommand.run(Array(arguments.dropFirst()))
+    status = MockFCMCommand.run(Array(commandLine.dropFirst()))
 case "mock-adm":
-    status = MockADMCommand.run(Array(arguments.dropFirst()))
+    status = MockADMCommand.run(Array(commandLine.dropFirst()))
 case "mock-webpush":
-    status = MockWebPushCommand.run(Array(arguments.dropFirst()))
+    status = MockWebPushCommand.run(Array(commandLine.dropFirst()))
 default:
-    printError("pushgate: unknown command \(arguments[0].debugDescription)\n\n\(Usage.main)")
+    printError("pushgate: unknown command \(commandLine[0].debugDescription)\n\n\(Usage.main)")
     status = 2
 }
 exit(status)
