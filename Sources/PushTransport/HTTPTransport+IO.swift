@@ -1,7 +1,7 @@
-public import PushHTTP1
-public import PushHTTP2
+import PushHTTP1
+import PushHTTP2
 public import PushPosix
-public import PushTLS
+import PushTLS
 
 // The transport's I/O: socket events in, the session's bytes out (through TLS when it has it).
 extension HTTPTransport {

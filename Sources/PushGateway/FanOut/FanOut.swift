@@ -86,9 +86,14 @@ final class FanOut: Sendable {
     /// After ``stop()`` and the delivery engine's shutdown: waits (briefly) for the workers to end,
     /// then releases this instance's leases so other instances resume its chunks at once.
     func drain() async {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while state.withLock({ !$0.workers.isEmpty }) && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        // The workers' ends, or 5 s, whichever comes first: no polling. Waiting on a worker's value
+        // and giving up on it leaves the worker itself running (it was stopped already).
+        let workers = state.withLock { Array($0.workers.values) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for worker in workers { await worker.value } }
+            group.addTask { try? await Task.sleep(for: .seconds(5)) }
+            await group.next()
+            group.cancelAll()
         }
         do {
             try await store.releaseFanOutLeases(owner: policy.owner)
