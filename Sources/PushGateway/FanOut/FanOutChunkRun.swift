@@ -33,7 +33,8 @@ private final class FanOutChunkRun: Sendable {
         self.fanOut = fanOut
         self.chunk = chunk
         sender = FanOutPageSender(
-            events: fanOut.events, metrics: fanOut.metrics, holds: fanOut.settings.maxHoldSeconds > 0)
+            events: fanOut.events, metrics: fanOut.metrics, holds: fanOut.settings.maxHoldSeconds > 0,
+            maxShare: fanOut.pageSize)
     }
 
     /// What the driver keeps between actions (only ``run()`` touches it).

@@ -10,6 +10,10 @@ struct FanOutPageSender: Sendable {
     /// A recipient the provider could not take (``FanOut/holdsFor(_:)``) is held rather than
     /// FAILED (`fanout.max_hold_seconds` > 0).
     let holds: Bool
+    /// The most recipients sent as one reservation: the page size, which the gateway keeps within
+    /// `queue_limit`. A chunk's held recipients (up to a chunk's worth) are sent again in slices
+    /// of it, since a reservation larger than the queue could never be granted.
+    let maxShare: Int
 
     /// One page sorted out: who is skipped or failed now, and per app the notification (built once
     /// per message and app) and its recipients.
@@ -63,6 +67,21 @@ struct FanOutPageSender: Sendable {
     /// Sends one app's share of a page, waiting for room in the app's queue rather than failing:
     /// fan-out is background work and may wait for Sends.
     private func sendAppShare(
+        _ template: PreparedPush, to recipients: [FanOutTarget], through client: any DeliveryClient,
+        messageID: String, counters: NotificationCounters?
+    ) async -> FanOutCounts {
+        guard recipients.count > maxShare else {
+            return await sendSlice(template, to: recipients, through: client, messageID: messageID, counters: counters)
+        }
+        var counts = FanOutCounts(total: 0)
+        for start in stride(from: 0, to: recipients.count, by: max(1, maxShare)) {
+            let slice = Array(recipients[start..<min(start + max(1, maxShare), recipients.count)])
+            counts.add(await sendSlice(template, to: slice, through: client, messageID: messageID, counters: counters))
+        }
+        return counts
+    }
+
+    private func sendSlice(
         _ template: PreparedPush, to recipients: [FanOutTarget], through client: any DeliveryClient,
         messageID: String, counters: NotificationCounters?
     ) async -> FanOutCounts {
