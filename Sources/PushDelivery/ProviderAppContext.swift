@@ -52,11 +52,12 @@ final class ProviderAppUsage: Sendable {
 
     /// Takes room for `count` requests, all or nothing.
     func reserve(_ count: Int) -> Bool {
-        var current = held.load(ordering: .sequentiallyConsistent)
+        // Relaxed: only a release and a waiter's register-then-look must be ordered (below).
+        var current = held.load(ordering: .relaxed)
         while true {
             guard current + count <= limit else { return false }
             let (exchanged, original) = held.compareExchange(
-                expected: current, desired: current + count, ordering: .sequentiallyConsistent)
+                expected: current, desired: current + count, ordering: .relaxed)
             if exchanged { return true }
             current = original
         }

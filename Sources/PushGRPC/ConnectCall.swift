@@ -206,29 +206,37 @@ final class ConnectCall: GRPCCallTarget, @unchecked Sendable {
 
     private func end(_ ending: ServerCallMachine.Ending) {
         stop(ending.stop)
-        report(ending.status)
-        guard let exchange else { return }
+        guard let exchange else { return report(ending.status) }
         switch head.shape {
         case .unary:
-            var status = ending.status
-            if status.code == .ok {
-                guard let response else {
-                    status = GRPCStatus(.internalError, "the method ended without a response message")
-                    return respondError(status, exchange)
-                }
-                do throws(GRPCStatus) {
-                    var body = try encode(response)
-                    let compressed = compress(&body)
-                    exchange.respond(status: 200, headers: responseHeaders(compressedBody: compressed), body: body)
-                } catch {
-                    respondError(error, exchange)
-                }
-                return
-            }
-            respondError(status, exchange)
+            answerUnary(ending.status, exchange)
         case .streaming:
+            report(ending.status)
             if !ending.headWritten { exchange.beginStream(headers: responseHeaders(compressedBody: false)) }
             exchange.sendStream(ConnectProtocol.endStream(ending.status), end: true)
+        }
+    }
+
+    /// The unary answer: the message after OK, else the error; reports the status the client gets
+    /// (an OK without a message, or one that cannot be encoded, is an error to the client too).
+    private func answerUnary(_ status: GRPCStatus, _ exchange: any ConnectExchange) {
+        guard status.code == .ok else {
+            report(status)
+            return respondError(status, exchange)
+        }
+        guard let response else {
+            let missing = GRPCStatus(.internalError, "the method ended without a response message")
+            report(missing)
+            return respondError(missing, exchange)
+        }
+        do throws(GRPCStatus) {
+            var body = try encode(response)
+            let compressed = compress(&body)
+            report(status)
+            exchange.respond(status: 200, headers: responseHeaders(compressedBody: compressed), body: body)
+        } catch {
+            report(error)
+            respondError(error, exchange)
         }
     }
 
