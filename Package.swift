@@ -133,9 +133,9 @@ let package = Package(
         // The AWS Query protocol as SNS speaks it, no I/O: form-encoded request bodies decoded within
         // limits into parameters (lists and maps in the Query conventions), AWS Signature Version 4
         // verified, XML answers written.
-        .target(name: "PushAWSQuery", swiftSettings: swiftSettings),
+        .target(name: "PushAWSQuery", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushAWSQueryTests", dependencies: ["PushAWSQuery"], swiftSettings: swiftSettings),
+            name: "PushAWSQueryTests", dependencies: ["PushAWSQuery", "PushTLS"], swiftSettings: swiftSettings),
 
         // Provider credentials: APNs provider tokens (ES256 JWTs) and their cache, VAPID tokens and
         // their cache per push service, Google service-account assertions, Amazon client
