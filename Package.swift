@@ -374,12 +374,13 @@ let package = Package(
             dependencies: [
                 "PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery",
                 "PushAPNs", "PushFCM", "PushADM", "PushWebPush", "PushTLS", "PushStore", "PushMetrics", "PushTransport",
+                "PushAWSQuery",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
+                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushAWSQuery",
                 "PushMetrics", "PushPosix", "PushTLS", "PushDelivery", "PushStore", "PushSync", "PushTestSupport",
             ],
             swiftSettings: swiftSettings),
