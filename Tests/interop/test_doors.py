@@ -1030,6 +1030,9 @@ def test_pipelined_requests_begun_at_once_are_bounded(server, door):
     read as they come: at most MAX_PIPELINED are begun at once, so at most that many answers are
     back 1.5 s in (all of them would be, were they all begun at once), and they are answers to the
     Sends, in order."""
+    if door.kind == "sns":
+        pytest.skip("an SNS request is answered from the store, never after a provider: none is slow to "
+                    "hold the pipeline (the bound is HTTP1ServerSession's, the same as the other HTTP/1.1 doors')")
     count = MAX_PIPELINED + 2
     requests = [door.send([GOOD[1000 + i]], app="slow") for i in range(count)]
     sock = door.sock(server, timeout=20)
