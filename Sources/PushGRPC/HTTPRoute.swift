@@ -91,6 +91,19 @@ public struct HTTPRouteRequest: Sendable {
     public var isLoopbackPeer: Bool
     public var isTLS: Bool
 
+    public init(
+        method: String, target: String, headers: [(name: String, value: String)], body: [UInt8], peer: String,
+        isLoopbackPeer: Bool, isTLS: Bool
+    ) {
+        self.method = method
+        self.target = target
+        self.headers = headers
+        self.body = body
+        self.peer = peer
+        self.isLoopbackPeer = isLoopbackPeer
+        self.isTLS = isTLS
+    }
+
     /// The first value of header `name` (lowercase).
     public func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value
