@@ -30,9 +30,10 @@ enum AWSPercentEncoding {
         }
     }
 
-    /// `%XX` escapes decoded (RFC 3986: `+` stays `+`); a `%` without two hex digits after it is
-    /// kept as it is, so that any text decodes.
-    static func decodeLeniently(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    /// A query-string name or value decoded: `%XX` escapes, and `+` as a space (botocore writes a
+    /// space in a query value as `+` and signs it as `%20`); a `%` without two hex digits after it
+    /// is kept as it is, so that any text decodes.
+    static func decodeQueryComponent(_ bytes: some Collection<UInt8>) -> [UInt8] {
         let bytes = Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -43,6 +44,9 @@ enum AWSPercentEncoding {
             {
                 out.append(high << 4 | low)
                 index += 3
+            } else if bytes[index] == UInt8(ascii: "+") {
+                out.append(UInt8(ascii: " "))
+                index += 1
             } else {
                 out.append(bytes[index])
                 index += 1

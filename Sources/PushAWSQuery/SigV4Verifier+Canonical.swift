@@ -1,4 +1,3 @@
-
 extension SigV4Verifier {
     /// The canonical request of AWS's "Create a canonical request for Signature Version 4": method,
     /// canonical URI, canonical query string, canonical headers, signed headers and payload hash,
@@ -49,17 +48,19 @@ extension SigV4Verifier {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The query's `name=value` pairs decoded (`%XX` only) and encoded again AWS's way, sorted by
-    /// name then value byte for byte; a name without `=` has an empty value.
+    /// The query's `name=value` pairs decoded (`%XX`, and `+` as a space) and encoded again AWS's
+    /// way, sorted by name then value byte for byte; a name without `=` has an empty value.
     static func canonicalQuery(_ query: [UInt8]) -> String {
         var pairs: [(name: [UInt8], value: [UInt8])] = []
         for field in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = field.firstIndex(of: UInt8(ascii: "=")) ?? field.endIndex
             var name: [UInt8] = []
             var value: [UInt8] = []
-            AWSPercentEncoding.encode(AWSPercentEncoding.decodeLeniently(field[..<equals]), into: &name)
+            AWSPercentEncoding.encode(
+                AWSPercentEncoding.decodeQueryComponent(field[..<equals]), into: &name)
             if equals < field.endIndex {
-                AWSPercentEncoding.encode(AWSPercentEncoding.decodeLeniently(field[(equals + 1)...]), into: &value)
+                AWSPercentEncoding.encode(
+                    AWSPercentEncoding.decodeQueryComponent(field[(equals + 1)...]), into: &value)
             }
             pairs.append((name, value))
         }
