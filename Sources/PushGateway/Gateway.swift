@@ -151,7 +151,7 @@ public final class Gateway: Sendable {
                 configuration: grpc, services: services,
                 routes: [
                     GorushEndpoint.route(live: live, delivery: delivery, authorizer: authorizer, metrics: metrics),
-                    SNSDoor(live: live, store: store, publish: publish).route(),
+                    SNSDoor(live: live, store: store, publish: publish, metrics: metrics).route(),
                 ], group: group)
         } catch {
             group.shutdown()

@@ -20,6 +20,7 @@ final class GatewayMetrics: Sendable {
     private let providerProtections: CounterFamily
     private let providerHandshakeRefusals: CounterFamily
     private let fanOutHolds: CounterFamily
+    private let snsRequests: CounterFamily
 
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
     /// From 100 µs: a provider on the same network (or `pushgate mock-apns` on loopback) answers in
@@ -59,6 +60,11 @@ final class GatewayMetrics: Sendable {
             help: "Publish recipients held for a provider that could not take them (held), and held ones "
                 + "FAILED once fanout.max_hold_seconds had passed (given_up).",
             labels: ["app", "event"])
+        snsRequests = registry.counter(
+            "pushgate_sns_requests_total",
+            help: "Requests to the SNS API by action (unknown: none or not SNS's; -: refused before the body was "
+                + "read) and answer (OK, or SNS's error code).",
+            labels: ["action", "code"])
         sendSeconds = registry.histogram(
             "pushgate_send_seconds",
             help: "End-to-end time of a SendRequest (Send, or one request of a SendStream), validation to answer.",
@@ -82,6 +88,10 @@ final class GatewayMetrics: Sendable {
 
     /// `pushgate_fanout_holds_total` of an app: `held` or `given_up`.
     func fanOutHolds(app: String, event: String) -> Counter { fanOutHolds.labels(app, event) }
+
+    /// Counts one SNS API answer. `action` is one of SNS's action names, `unknown` or `-`, never a
+    /// client's text; `code` is `OK` or one of the gateway's SNS error codes.
+    func snsRequest(action: String, code: String) { snsRequests.labels(action, code).increment() }
 
     /// The provider latency histogram of an app (resolved once per APNs client).
     func providerRequestSeconds(app: String) -> Histogram { providerRequestSeconds.labels(app) }

@@ -19,6 +19,7 @@ struct SNSDoor: Sendable {
     let live: LiveSettings
     let store: any Store
     let publish: PublishService
+    let metrics: GatewayMetrics?
 
     func route() -> HTTPRoute {
         HTTPRoute(
@@ -29,6 +30,7 @@ struct SNSDoor: Sendable {
                     _ = try Self.authenticate(head, configuration: live.configuration, signature: nil)
                     return nil
                 } catch {
+                    metrics?.snsRequest(action: "-", code: error.code)
                     return SNSResponse.failure(error, requestID: RandomUUID.make())
                 }
             },
@@ -44,13 +46,16 @@ struct SNSDoor: Sendable {
                 do throws(SNSError) {
                     (call, action) = try prepare(request, configuration: configuration)
                 } catch {
+                    metrics?.snsRequest(action: Self.actionLabel(request.body), code: error.code)
                     return responder.respond(SNSResponse.failure(error, requestID: requestID))
                 }
                 Task {
                     do throws(SNSError) {
                         let result = try await action.run(call)
+                        metrics?.snsRequest(action: action.name, code: "OK")
                         responder.respond(SNSResponse.success(action.name, requestID: requestID, result: result))
                     } catch {
+                        metrics?.snsRequest(action: action.name, code: error.code)
                         responder.respond(SNSResponse.failure(error, requestID: requestID))
                     }
                 }
@@ -77,6 +82,15 @@ struct SNSDoor: Sendable {
             action: action.name, parameters: parameters, caller: caller, configuration: configuration, store: store,
             publish: publish)
         return (call, action)
+    }
+
+    /// The metrics label of a request refused before its action ran: its action if it names one
+    /// Pushgate knows (supported or refused), else `unknown`.
+    private static func actionLabel(_ body: [UInt8]) -> String {
+        guard let name = (try? QueryParameters.decode(form: body, limits: formLimits))?["Action"],
+            SNSActions.supported[name] != nil || SNSActions.refused[name] != nil
+        else { return "unknown" }
+        return name
     }
 
     private static func checkContentType(_ head: HTTPRouteRequest) throws(SNSError) {
