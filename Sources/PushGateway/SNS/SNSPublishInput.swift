@@ -27,7 +27,15 @@ struct SNSPublishInput {
         guard structure.isEmpty || structure == "json" else {
             throw SNSError.invalidParameter("MessageStructure", "expected json, got \(TextCap.quoted(structure))")
         }
-        // MessageGroupId is taken on a standard topic and reaches no application endpoint, as in SNS.
+        // MessageGroupId is taken on a standard topic and reaches no application endpoint, as in SNS;
+        // its form is checked as SNS's model gives it: 1-128 of letters, digits and ASCII punctuation.
+        if let group = parameters["MessageGroupId"] {
+            let bytes = group.utf8
+            guard (1...128).contains(bytes.count), bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+                throw SNSError.invalidParameter(
+                    "MessageGroupId", "must be 1-128 alphanumeric characters and punctuation (no spaces)")
+            }
+        }
         if parameters["MessageDeduplicationId"] != nil {
             throw SNSError.invalidParameter(
                 "MessageDeduplicationId",
