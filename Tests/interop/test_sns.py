@@ -127,6 +127,9 @@ def test_the_configured_apps_are_the_platform_applications(gw, lookalike):
         # SNS never answers an application's credential; neither may the gateway (issue 39, 4).
         assert "PlatformCredential" not in attributes and "PlatformPrincipal" not in attributes, attributes
         assert not any("PRIVATE KEY" in v or v.strip() in secrets_on_disk for v in attributes.values()), attributes
+        if application == PROD:  # SNS's names for a token-auth APNs app's identifiers, when answered
+            assert attributes.get("ApplePlatformBundleID", "com.example.prod") == "com.example.prod"
+            assert attributes.get("ApplePlatformTeamID", "TEAM123456") == "TEAM123456"
     code, status, _ = client_error(gw.sns.get_platform_application_attributes,
                                    PlatformApplicationArn=app_arn("APNS", "no-such-app"))
     assert (code, status) == ("NotFound", 404)
@@ -454,6 +457,11 @@ def test_not_found_and_invalid_parameter_as_the_sdk_reads_them(gw, fleet):
          ("NotFound", 404)),
         ((sns.list_subscriptions_by_topic, {"TopicArn": arn("no-such-topic")}), ("NotFound", 404)),
         ((sns.get_endpoint_attributes, {"EndpointArn": "not-an-arn"}), ("InvalidParameter", 400)),
+        # Another region's or account's ARN: InvalidParameter (AWS, recorded: "Invalid parameter: TopicArn").
+        ((sns.publish, {"TopicArn": "arn:aws:sns:eu-west-1:123456789012:seed", "Message": "x"}),
+         ("InvalidParameter", 400)),
+        ((sns.get_topic_attributes, {"TopicArn": "arn:aws:sns:us-east-1:999999999999:seed"}),
+         ("InvalidParameter", 400)),
         ((sns.create_platform_endpoint, {"PlatformApplicationArn": PROD, "Token": "xyz"}), ("InvalidParameter", 400)),
         ((sns.create_platform_endpoint, {"PlatformApplicationArn": "arn:aws:sns:us-east-1:123456789012:app/APNS",
                                          "Token": apns_token(1)}), ("InvalidParameter", 400)),

@@ -288,10 +288,12 @@ def test_scope_and_header_mistakes_are_refused(gw):
     ("Version=2010-03-31", None),
 ])
 def test_bad_form_bodies_are_sns_errors(gw, body, code):
+    """Each a clear SNS error (issue 39, 6). AWS's Common Errors give InvalidAction 400; for a
+    malformed query they list MalformedQueryString with 404, so only "a 4xx SNS error" is asked here."""
     status, root, raw = post(gw, *signed(gw, body))
-    assert status == 400, raw
+    assert 400 <= status < 500, raw
     assert error_code(root) == (code or error_code(root)), raw
-    assert root.find(SNS_NS + "RequestId") is not None or root.find(".//" + SNS_NS + "RequestId") is not None
+    assert root.find(SNS_NS + "RequestId") is not None, raw
 
 
 def test_sigv4_over_http2_cleartext_with_nghttp(gw, tmp_path):
