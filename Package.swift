@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "PushHTTP1", targets: ["PushHTTP1"]),
         .library(name: "PushGzip", targets: ["PushGzip"]),
         .library(name: "PushGRPC", targets: ["PushGRPC"]),
+        .library(name: "PushAWSQuery", targets: ["PushAWSQuery"]),
     ],
     dependencies: [],
     targets: [
@@ -128,6 +129,13 @@ let package = Package(
         .testTarget(
             name: "PushWebPushCryptoTests", dependencies: ["PushWebPushCrypto", "PushTLS"],
             swiftSettings: swiftSettings),
+
+        // The AWS Query protocol as SNS speaks it, no I/O: form-encoded request bodies decoded within
+        // limits into parameters (lists and maps in the Query conventions), AWS Signature Version 4
+        // verified, XML answers written.
+        .target(name: "PushAWSQuery", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushAWSQueryTests", dependencies: ["PushAWSQuery", "PushTLS"], swiftSettings: swiftSettings),
 
         // Provider credentials: APNs provider tokens (ES256 JWTs) and their cache, VAPID tokens and
         // their cache per push service, Google service-account assertions, Amazon client
@@ -366,12 +374,13 @@ let package = Package(
             dependencies: [
                 "PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery",
                 "PushAPNs", "PushFCM", "PushADM", "PushWebPush", "PushTLS", "PushStore", "PushMetrics", "PushTransport",
+                "PushAWSQuery",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushGatewayTests",
             dependencies: [
-                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC",
+                "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushAWSQuery",
                 "PushMetrics", "PushPosix", "PushTLS", "PushDelivery", "PushStore", "PushSync", "PushTestSupport",
             ],
             swiftSettings: swiftSettings),

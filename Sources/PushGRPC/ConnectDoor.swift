@@ -39,13 +39,11 @@ enum ConnectDoor {
     ) -> Decision {
         if let route = routes.route(forTarget: target) {
             guard route.methods.contains(method) else {
+                // In the route's own form (an SNS client reads XML, a gorush client JSON).
+                let answer = route.refusal(405, "method \(method) not allowed on \(target)")
                 return .refuse(
-                    status: 405,
-                    headers: [
-                        ("content-type", "text/plain; charset=utf-8"),
-                        ("allow", route.methods.sorted().joined(separator: ", ")),
-                    ],
-                    body: Array("method \(method) not allowed on \(target)\n".utf8))
+                    status: 405, headers: answer.headers + [("allow", route.methods.sorted().joined(separator: ", "))],
+                    body: answer.body)
             }
             if let admission = route.admission {
                 let head = HTTPRouteRequest(
@@ -55,7 +53,7 @@ enum ConnectDoor {
                     return .refuse(status: answer.status, headers: answer.headers, body: answer.body)
                 }
             }
-            return .route(route, bodyLimit: maxMessageSize)
+            return .route(route, bodyLimit: min(maxMessageSize, route.maxBodyBytes ?? .max))
         }
         // The method is named by the path; a query (a Connect GET carries its message there)
         // does not hide it, so a GET gets the 405 it is documented to, not a 404. The call is

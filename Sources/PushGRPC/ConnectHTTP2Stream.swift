@@ -27,14 +27,21 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
     init(server: GRPCServerConnection, streamID: Int32, headers: [HTTP2Header], requestIDs: inout GRPCRequestID) {
         self.server = server
         self.streamID = streamID
+        var authority: String?
         for header in headers {
             let name = header.nameString
             switch name {
             case ":method": method = header.valueString
             case ":path": target = header.valueString
-            case ":scheme", ":authority": continue
+            case ":authority": authority = header.valueString
+            case ":scheme": continue
             default: self.headers.append((name, header.valueString))
             }
+        }
+        // HTTP/2 carries the host as `:authority` (RFC 9113 §8.3.1); a route reads it as `host`
+        // (an SNS request's signature signs it), as over HTTP/1.1.
+        if let authority, !self.headers.contains(where: { $0.name == "host" }) {
+            self.headers.append(("host", authority))
         }
         decision = ConnectDoor.decide(
             method: method, target: target, headers: self.headers, router: server.router, routes: server.routes,

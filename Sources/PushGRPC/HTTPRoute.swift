@@ -6,6 +6,8 @@ public struct HTTPRoute: Sendable {
     public let path: String
     /// The methods it takes; others get 405.
     public let methods: Set<String>
+    /// The largest body it takes (never more than the server's `maxMessageSize`); nil: that.
+    public let maxBodyBytes: Int?
     public let handler: HTTPRouteHandler
     /// Decides from the head alone (the request with an empty body), before any body byte is
     /// kept: nil lets the body be read; an answer refuses the request with it (a bad API key
@@ -16,13 +18,14 @@ public struct HTTPRoute: Sendable {
     public let refusal: @Sendable (_ status: Int, _ message: String) -> HTTPRouteResponse
 
     public init(
-        path: String, methods: Set<String> = ["POST"],
+        path: String, methods: Set<String> = ["POST"], maxBodyBytes: Int? = nil,
         admission: (@Sendable (HTTPRouteRequest) -> HTTPRouteResponse?)? = nil,
         refusal: @escaping @Sendable (_ status: Int, _ message: String) -> HTTPRouteResponse = HTTPRoute.textRefusal,
         handler: @escaping HTTPRouteHandler
     ) {
         self.path = path
         self.methods = methods
+        self.maxBodyBytes = maxBodyBytes
         self.admission = admission
         self.refusal = refusal
         self.handler = handler

@@ -19,6 +19,7 @@ extension Gateway {
         next.apps = requested.apps.isEmpty && demoApp != nil ? [demoApp!] : requested.apps
         next.security.apiKeys = requested.security.apiKeys
         next.security.appReferences = requested.security.appReferences
+        next.sns = requested.sns
         next.shutdownTimeoutSeconds = requested.shutdownTimeoutSeconds
         let needsRestart = Self.restartOnlyChanges(from: old.configuration, to: requested)
         if !needsRestart.isEmpty {
@@ -71,6 +72,7 @@ extension Gateway {
                 "apps": next.apps.map(\.name).joined(separator: ","),
                 "new_or_changed": fresh.map(\.name).joined(separator: ","),
                 "removed": removed.joined(separator: ","), "api_keys": "\(next.security.apiKeys.keys.count)",
+                "sns_credentials": "\(next.sns.credentials.count)",
             ])
         return true
     }

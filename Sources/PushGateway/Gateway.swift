@@ -150,7 +150,8 @@ public final class Gateway: Sendable {
             server = try GRPCServer(
                 configuration: grpc, services: services,
                 routes: [
-                    GorushEndpoint.route(live: live, delivery: delivery, authorizer: authorizer, metrics: metrics)
+                    GorushEndpoint.route(live: live, delivery: delivery, authorizer: authorizer, metrics: metrics),
+                    SNSDoor(live: live, store: store, publish: publish).route(),
                 ], group: group)
         } catch {
             group.shutdown()
@@ -179,6 +180,7 @@ public final class Gateway: Sendable {
                 "store": StoreSetting.redacted(configuration.storePath),
                 "instance": fanOut.policy.owner,
                 "tls": configuration.security.tlsMode, "api_keys": "\(configuration.security.apiKeys.keys.count)",
+                "sns_credentials": "\(configuration.sns.credentials.count)",
             ])
         if configuration.security.apiKeys.isEmpty && !SecurityConfiguration.isLoopbackHost(configuration.listenHost) {
             log.warning(

@@ -17,6 +17,7 @@ enum Usage {
           pushgate mock-webpush [flags]            run a mock Web Push service (autopush-like; tests, load tests)
           pushgate bench [flags]                   load-test a gateway (starts mock-apns and one)
           pushgate api-key [--name N] [--apps A,B]  make an API key and the key_sha256 for the config
+          pushgate sns-credential --secret-file F  make an access key pair for the SNS API (AWS SigV4)
           pushgate vapid-key --out FILE            make a Web Push (VAPID) key and print its public key
           pushgate load-subscribers [flags]        bulk-load test subscribers into a store (tests, benchmarks)
           pushgate version                         print the version

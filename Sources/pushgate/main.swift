@@ -30,6 +30,8 @@ case "load-subscribers":
     status = runBlocking { await LoadSubscribersCommand.run(loadArguments) }
 case "api-key":
     status = APIKeyCommand.run(Array(commandLine.dropFirst()))
+case "sns-credential":
+    status = SNSCredentialCommand.run(Array(commandLine.dropFirst()))
 case "vapid-key":
     status = VAPIDKeyCommand.run(Array(commandLine.dropFirst()))
 case "mock-apns":

@@ -4,7 +4,8 @@ applies to it, with raw sockets (HTTP/1.1 by hand, HTTP/2 with Python h2, TLS wi
 Doors (``DOORS``; a new door joins by adding one line there):
 
 - gRPC over h2c, gRPC over TLS (ALPN h2), Connect over h2c and over HTTP/1.1 (JSON bodies),
-  gorush's ``POST /api/push`` over HTTP/1.1 and over h2c.
+  gorush's ``POST /api/push`` over HTTP/1.1 and over h2c, the SNS API's ``POST /`` (AWS Query,
+  signed with botocore's SigV4 signer) over HTTP/1.1 and over h2c.
 
 Attacks (one test function each, parameterized over the doors; skipped only where it cannot apply):
 early close, half-close, non-reading clients, floods, oversized and inflating bodies, slowloris,
@@ -32,6 +33,7 @@ import struct
 import subprocess
 import threading
 import time
+import urllib.parse
 
 import grpc
 import h2.config
@@ -60,6 +62,10 @@ MAX_UNSENT = 1 * MiB
 # that pipelined requests are answered in order).
 MAX_PIPELINED = 32
 SLOW_KEY_ID = "SLOW123456"
+# The SNS doors' credential (an admin) and one the gateway does not know.
+SNS_KEY_ID = "AKPGDOORS0000000000D"
+SNS_SECRET = "doors-sns-secret-" + "s" * 23
+SNS_WRONG_KEY_ID = "AKPGDOORS000000WRONG"
 SLOW_MS = 1000                   # the slow app's provider answers each request after this long
 
 GOOD = ["%064x" % (0x600D000 + i) for i in range(2000)]
@@ -85,6 +91,9 @@ class Gateways:
         self.servers = {}
         d = str(tmp_path_factory.mktemp("doors-tls-cert"))
         self.cert, self.key = os.path.join(d, "server.pem"), os.path.join(d, "server.key")
+        self.sns_secret = os.path.join(d, "sns.secret")
+        with open(self.sns_secret, "w") as fh:
+            fh.write(SNS_SECRET + "\n")
         subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                         "-keyout", self.key, "-out", self.cert, "-days", "2", "-subj", "/CN=localhost",
                         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
@@ -95,7 +104,9 @@ class Gateways:
                                 "apps": ["*"]}],
                   "max_message_bytes": MAX_MESSAGE, "write_timeout_seconds": WRITE_TIMEOUT,
                   "idle_timeout_seconds": IDLE_TIMEOUT, "request_timeout_seconds": REQUEST_TIMEOUT,
-                  "max_unsent_response_bytes": MAX_UNSENT}
+                  "max_unsent_response_bytes": MAX_UNSENT,
+                  "sns": {"credentials": [{"access_key_id": SNS_KEY_ID, "secret_access_key_file": self.sns_secret,
+                                           "apps": ["*"], "admin": True}]}}
         if name == "tls":
             config.update(tls_cert_file=self.cert, tls_key_file=self.key)
         return config
@@ -498,7 +509,7 @@ class Request:
 
 
 class Door:
-    """A way into the API port. `kind`: "grpc", "connect" or "gorush"; `http2`: HTTP/2 (h2c, or h2
+    """A way into the API port. `kind`: "grpc", "connect", "gorush" or "sns"; `http2`: HTTP/2 (h2c, or h2
     by ALPN over TLS) rather than HTTP/1.1; `gateway`: which of `Gateways` serves it."""
 
     def __init__(self, name, kind, http2, tls=False):
@@ -513,8 +524,32 @@ class Door:
     def auth(self, key):
         return [("authorization", "Bearer " + key)] if key else []
 
+    @property
+    def keyed_route(self):
+        """A plain route whose every request needs a key (refused at its head without one)."""
+        return self.kind in ("gorush", "sns")
+
+    def sns(self, parameters, key=KEY, extra_headers=()):
+        """An SNS Query request signed by botocore's SigV4 signer (KEY: the door's credential;
+        WRONG_KEY: an access key the gateway does not know; None: unsigned)."""
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+        from botocore.credentials import Credentials
+        body = urllib.parse.urlencode(dict(parameters, Version="2010-03-31")).encode()
+        headers = [("content-type", "application/x-www-form-urlencoded; charset=utf-8")] + list(extra_headers)
+        if key:
+            signed = AWSRequest(method="POST", url="http://localhost/", data=body, headers=dict(headers))
+            access_key = SNS_KEY_ID if key == KEY else SNS_WRONG_KEY_ID
+            SigV4Auth(Credentials(access_key, SNS_SECRET), "sns", "us-east-1").add_auth(signed)
+            headers += [(k.lower(), v) for k, v in signed.headers.items() if k.lower() in ("authorization", "x-amz-date")]
+        return Request("/", headers, body)
+
     def send(self, tokens, app="fast", key=KEY, notif_id=None):
-        """The door's valid request: a Send of `tokens` to `app` (gorush: the same as /api/push)."""
+        """The door's valid request: a Send of `tokens` to `app` (gorush: the same as /api/push; SNS:
+        CreatePlatformEndpoint of the first token with `app`, idempotent)."""
+        if self.kind == "sns":
+            return self.sns({"Action": "CreatePlatformEndpoint", "Token": tokens[0],
+                             "PlatformApplicationArn": "arn:aws:sns:us-east-1:000000000000:app/APNS/" + app}, key)
         if self.kind == "grpc":
             message = push_pb2.SendRequest(notifications=[push_pb2.Notification(
                 app=app, tokens=tokens, alert=push_pb2.Alert(title="t", body="b"))]).SerializeToString()
@@ -543,6 +578,8 @@ class Door:
         (refused at its head)."""
         if self.kind == "gorush":
             return Request("/api/push", [("content-type", "application/json")], b"{}")
+        if self.kind == "sns":
+            return self.sns({"Action": "ListTopics"}, key=None)
         return self.health()
 
     def watch(self):
@@ -562,6 +599,9 @@ class Door:
             return Request("/pushgate.v1.Push/Send", [("content-type", "application/grpc"), ("te", "trailers"),
                                                       ("grpc-encoding", "gzip")] + self.auth(KEY),
                            framed(bomb, compressed=True))
+        if self.kind == "sns":
+            bomb = gzip.compress(b"Action=ListTopics&Version=2010-03-31&" + b"x" * inflated, 9)
+            return Request("/", self.sns({"Action": "ListTopics"}).headers + [("content-encoding", "gzip")], bomb)
         bomb = gzip.compress(b"{" + b" " * (inflated - 2) + b"}", 9)
         path = "/api/push" if self.kind == "gorush" else "/pushgate.v1.Push/Send"
         return Request(path, [("content-type", "application/json"), ("content-encoding", "gzip")] + self.auth(KEY),
@@ -585,7 +625,18 @@ class Door:
             error = json.loads(reply.body)
         except ValueError:
             error = None
-        if self.kind == "connect":
+        if self.kind == "sns":  # SNS's <ErrorResponse><Error><Code>
+            import xml.etree.ElementTree as ElementTree
+            try:
+                code = ElementTree.fromstring(reply.body).find("{*}Error/{*}Code").text
+            except (ElementTree.ParseError, AttributeError):
+                code = None
+            if reply.status == 403 and code in ("MissingAuthenticationToken", "InvalidClientTokenId",
+                                                 "SignatureDoesNotMatch"):
+                return "unauthenticated"
+            if (reply.status == 413 and code == "RequestEntityTooLarge") or (reply.status == 429 and code == "Throttled"):
+                return "resource_exhausted"
+        elif self.kind == "connect":
             if reply.status == 401 and error and error.get("code") == "unauthenticated":
                 return "unauthenticated"
             if (reply.status == 429 and error and error.get("code") == "resource_exhausted") or reply.status == 413:
@@ -654,6 +705,8 @@ DOORS = [
     Door("connect-h1", "connect", http2=False),
     Door("gorush-h1", "gorush", http2=False),
     Door("gorush-h2c", "gorush", http2=True),
+    Door("sns-h1", "sns", http2=False),
+    Door("sns-h2c", "sns", http2=True),
 ]
 H1_DOORS = [d for d in DOORS if not d.http2]
 
@@ -758,7 +811,7 @@ def pipelined_blob(door, budget):
     """HTTP/1.1: keyed Sends then keyless Health/Checks (gorush: tiny refused /api/pushes), pipelined,
     up to `budget` bytes."""
     parts = [door.h1(door.send(GOOD[300 + 50 * i:350 + 50 * i])) for i in range(3)]
-    one = door.h1(door.health() if door.kind != "gorush" else door.tiny())
+    one = door.h1(door.tiny() if door.keyed_route else door.health())
     size = sum(len(p) for p in parts)
     count = max(0, (budget - size) // len(one))
     return b"".join(parts) + one * count
@@ -794,7 +847,7 @@ def h2_requests_blob(door, client, budget):
                 tiny_block = block  # the same bytes for every stream: no HPACK state is used
         else:
             block = tiny_block
-        if door.kind == "gorush" and i >= 3:  # refused at its head: no body needed
+        if door.keyed_route and i >= 3:  # refused at its head: no body needed
             frames = h2_frame(0x1, 0x5, stream_id, block)
         else:
             frames = h2_frame(0x1, 0x4, stream_id, block) + h2_frame(0x0, 0x1, stream_id, request.body)
@@ -1091,8 +1144,8 @@ def test_a_compressed_body_inflating_past_the_limit_is_refused(server, door):
     reply = door.roundtrip(server, request)
     grown = rss_kib(server, "VmHWM") - peak_before
     print("\n%s: gzip bomb (%d bytes): %r; peak RSS +%d KiB" % (door, len(request.body), reply, grown))
-    if door.kind == "gorush":
-        # gorush's doors need not take gzip at all; what they must not do is take the bomb.
+    if door.keyed_route:
+        # gorush's and SNS's doors need not take gzip at all; what they must not do is take the bomb.
         assert door.outcome(reply) in ("resource_exhausted", "bad_request") or reply.status in (415, 501), reply
         assert reply.status != 200
     else:

@@ -54,26 +54,33 @@ public struct SecurityConfiguration: Sendable {
             if let same = keys.firstIndex(where: { $0.sha256 == hash }) {
                 throw ConfigurationError("\(path).key_sha256: the same key as config.api_keys[\(same)]")
             }
-            var names = Set<String>()
-            var all = false
-            for (appIndex, value) in (try key.array("apps") ?? []).enumerated() {
-                let appPath = "\(path).apps[\(appIndex)]"
-                guard case .string(let app) = value, !app.isEmpty else {
-                    throw ConfigurationError("\(appPath): expected an app name or \"*\"")
-                }
-                if app == "*" {
-                    all = true
-                } else {
-                    names.insert(app)
-                    security.appReferences.append((app, appPath))
-                }
-            }
-            keys.append(
-                APIKey(name: name, sha256: hash, apps: all ? .all : .only(names), admin: try key.bool("admin") ?? false)
-            )
+            let apps = try appGrant(key, path: path, references: &security.appReferences)
+            keys.append(APIKey(name: name, sha256: hash, apps: apps, admin: try key.bool("admin") ?? false))
         }
         security.apiKeys = APIKeys(keys)
         return security
+    }
+
+    /// An entry's `apps`: app names, or `"*"` for every app (absent: none). Each name's place is
+    /// kept in `references`, to be checked against the configured apps.
+    static func appGrant(
+        _ entry: ConfigObject, path: String, references: inout [(app: String, path: String)]
+    ) throws(ConfigurationError) -> AppGrant {
+        var names = Set<String>()
+        var all = false
+        for (appIndex, value) in (try entry.array("apps") ?? []).enumerated() {
+            let appPath = "\(path).apps[\(appIndex)]"
+            guard case .string(let app) = value, !app.isEmpty else {
+                throw ConfigurationError("\(appPath): expected an app name or \"*\"")
+            }
+            if app == "*" {
+                all = true
+            } else {
+                names.insert(app)
+                references.append((app, appPath))
+            }
+        }
+        return all ? .all : .only(names)
     }
 
     /// The checks that need the final configuration (after flags and the demo app): TLS keys given

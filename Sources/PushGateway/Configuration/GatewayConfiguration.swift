@@ -74,6 +74,8 @@ public struct GatewayConfiguration: Sendable {
     public var demoWhenNoApps = true
     /// TLS, mTLS, `allow_insecure` and `api_keys` (GatewayConfiguration+Security.swift).
     public var security = SecurityConfiguration()
+    /// `sns`: the SNS API's region, account id and credentials (SNSConfiguration.swift).
+    public var sns = SNSConfiguration()
 
     public init() {}
 
@@ -98,7 +100,7 @@ public struct GatewayConfiguration: Sendable {
                 "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
                 "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen", "fanout",
                 "max_buffered_request_bytes_per_connection", "max_buffered_request_bytes", "max_unsent_response_bytes",
-                "write_timeout_seconds", "send_timeout_seconds", "reflection",
+                "write_timeout_seconds", "send_timeout_seconds", "reflection", "sns",
             ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -158,6 +160,9 @@ public struct GatewayConfiguration: Sendable {
             }
         }
         config.security = try SecurityConfiguration.parse(reader)
+        if let sns = try reader.object("sns") {
+            config.sns = try SNSConfiguration.parse(sns, references: &config.security.appReferences)
+        }
         return config
     }
 

@@ -92,23 +92,17 @@ enum RegistryValidation {
         }
     }
 
-    static func customUserData(_ data: String) throws(GRPCStatus) {
+    static func customUserData(_ data: String, field: String = "custom_user_data") throws(GRPCStatus) {
         let size = data.utf8.count
         guard size <= maxCustomUserDataBytes else {
             throw GRPCStatus(
-                .invalidArgument, "custom_user_data: \(size) bytes, over the limit of \(maxCustomUserDataBytes) bytes")
+                .invalidArgument, "\(field): \(size) bytes, over the limit of \(maxCustomUserDataBytes) bytes")
         }
     }
 
     /// Topic names are [A-Za-z0-9_-]{1,256}, like SNS's.
     static func topicName(_ name: String, field: String = "name") throws(GRPCStatus) {
-        let valid =
-            (1...256).contains(name.utf8.count)
-            && name.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-            }
-        guard valid else {
+        guard SNSNames.isTopicName(name) else {
             throw GRPCStatus(.invalidArgument, "\(field): must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
         }
     }

@@ -1,5 +1,5 @@
 /// Numbers as SNS filter policies see them: JSON number text read as a `Double`.
-enum SNSNumber {
+public enum SNSNumber {
     /// SNS's range for numbers in filter policies (docs/providers.md C.8): ±10^9.
     static let limit = 1_000_000_000.0
 
@@ -8,7 +8,7 @@ enum SNSNumber {
     /// Message attributes arrive as plain strings, so this is how a `Number` attribute is
     /// recognised. The JSON grammar is checked first because `Double(_:)` alone also takes
     /// `inf`, `nan`, `0x1p3` and `+1`, which SNS would not read as numbers.
-    static func parse(_ text: String) -> Double? {
+    public static func parse(_ text: String) -> Double? {
         guard isJSONNumber(text.utf8) else { return nil }
         return Double(text)
     }
