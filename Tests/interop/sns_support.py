@@ -59,10 +59,11 @@ def sns_client(url, access_key_id, secret, region=REGION, **config):
     as the gateway answered it), no proxy from the environment."""
     session = boto3.session.Session(aws_access_key_id=access_key_id, aws_secret_access_key=secret,
                                     region_name=region)
+    verify = config.pop("verify", None)
     options = {"retries": {"max_attempts": 1, "mode": "standard"}, "proxies": {}, "connect_timeout": 5,
                "read_timeout": 60}
     options.update(config)
-    return session.client("sns", endpoint_url=url, config=Config(**options))
+    return session.client("sns", endpoint_url=url, config=Config(**options), verify=verify)
 
 
 def unsigned_client(url):
@@ -83,10 +84,11 @@ class SNSGateway:
     """`pushgate serve` with `apps`, an `sns` section holding `credentials`, and one admin gRPC API key
     (so that the gRPC side is checked with keys too)."""
 
-    def __init__(self, directory, apps, credentials, region=REGION, account=ACCOUNT, api_keys=True):
+    def __init__(self, directory, apps, credentials, region=REGION, account=ACCOUNT, api_keys=True, extra=None):
         self.directory = directory
         self.config = {"apps": apps, "sns": {"region": region, "account_id": account,
                                              "credentials": [c.entry for c in credentials]}}
+        self.config.update(extra or {})
         if api_keys:
             self.config["api_keys"] = [{"name": "sns-interop-admin", "apps": ["*"], "admin": True,
                                         "key_sha256": hashlib.sha256(GRPC_ADMIN_KEY.encode()).hexdigest()}]

@@ -42,6 +42,16 @@ def attrs(**values):
     return {k: {"DataType": "String", "StringValue": v} for k, v in values.items()}
 
 
+def sized_json_message(size):
+    """A MessageStructure=json message of exactly `size` bytes: small platform payloads plus an
+    unknown key SNS ignores, so that only the 256 KiB message limit is at stake, not a platform's."""
+    message = {"default": "d", "APNS": '{"aps":{"alert":"a"}}', "padding": ""}
+    message["padding"] = "x" * (size - len(json.dumps(message)))
+    encoded = json.dumps(message)
+    assert len(encoded.encode()) == size
+    return encoded
+
+
 def endpoint_id(endpoint_arn):
     return endpoint_arn.rsplit("/", 1)[1]
 
@@ -161,6 +171,19 @@ def test_create_platform_endpoint_is_idempotent_and_names_the_conflicting_endpoi
     assert fleet["endpoints"][3] in message, message
     assert gw.sns.get_endpoint_attributes(EndpointArn=fleet["endpoints"][3])["Attributes"]["CustomUserData"] == \
         "user-3", "the refused call changed nothing"
+    # Another attribute differing (Enabled) is a conflict too (AWS, recorded).
+    code, status, message = client_error(gw.sns.create_platform_endpoint, PlatformApplicationArn=PROD,
+                                         Token=fleet["tokens"][3], CustomUserData="user-3",
+                                         Attributes={"Enabled": "false"})
+    assert (code, status) == ("InvalidParameter", 400) and fleet["endpoints"][3] in message, message
+
+
+def test_apns_tokens_are_answered_lowercase(gw):
+    """SNS's GetEndpointAttributes: "iOS tokens are returned in lowercase" (the model's Token text)."""
+    token = apns_token(0xCA5E01)
+    endpoint = gw.sns.create_platform_endpoint(PlatformApplicationArn=PROD, Token=token.upper())["EndpointArn"]
+    assert gw.sns.get_endpoint_attributes(EndpointArn=endpoint)["Attributes"]["Token"] == token
+    assert gw.sns.create_platform_endpoint(PlatformApplicationArn=PROD, Token=token)["EndpointArn"] == endpoint
 
 
 def test_create_topic_is_idempotent_and_the_topic_arn_is_its_name(gw, fleet):
@@ -222,6 +245,11 @@ def test_a_message_without_attributes_reaches_only_the_subscribers_without_a_pol
     gw.sns.publish(TopicArn=fleet["topic"], Message="plain text")
     got = wait_apns(lookalike, before, tokens + [fleet["sandbox_token"]], len(unfiltered) + 1)
     assert set(got) == set(unfiltered) | {fleet["sandbox_token"]}
+    # A Subject is SNS's for email; for mobile it is accepted and not sent. A line break is refused.
+    quiet = gw.sns.create_topic(Name="subject")["TopicArn"]
+    assert gw.sns.publish(TopicArn=quiet, Message="x", Subject="hello")["MessageId"]
+    assert client_error(gw.sns.publish, TopicArn=fleet["topic"], Message="x", Subject="two\nlines")[:2] == \
+        ("InvalidParameter", 400)
     assert {json.loads(b)["aps"]["alert"] for v in got.values() for _, b in v} == {"plain text"}
 
 
@@ -282,6 +310,14 @@ def test_a_dead_token_disables_its_endpoint_and_a_publish_to_it_is_endpoint_disa
     assert attributes["Enabled"] == "false", "APNs said 410 Unregistered: SNS sets Enabled to false"
     code, status, _ = client_error(gw.sns.publish, TargetArn=dead, Message="again")
     assert (code, status) == ("EndpointDisabled", 400)
+    topic = gw.sns.create_topic(Name="hygiene")["TopicArn"]
+    alive = apns_token(0xDEAD02)
+    alive_endpoint = gw.sns.create_platform_endpoint(PlatformApplicationArn=PROD, Token=alive)["EndpointArn"]
+    for endpoint in (dead, alive_endpoint):
+        gw.sns.subscribe(TopicArn=topic, Protocol="application", Endpoint=endpoint)
+    before = len(lookalike.requests)
+    gw.sns.publish(TopicArn=topic, Message="to the living")
+    assert list(wait_apns(lookalike, before, [alive, "dd" * 32], 1)) == [alive], "a disabled endpoint gets nothing"
     # SNS: users set it back to true, typically after updating Token.
     fresh = apns_token(0xDEAD01)
     gw.sns.set_endpoint_attributes(EndpointArn=dead, Attributes={"Token": fresh, "Enabled": "true"})
@@ -351,9 +387,12 @@ def test_subscription_attributes_filter_policies_and_unsubscribe(gw, lookalike):
     sub = gw.sns.subscribe(TopicArn=topic, Protocol="application", Endpoint=endpoint, ReturnSubscriptionArn=True,
                            Attributes={"FilterPolicy": '{"sport": ["football"]}'})["SubscriptionArn"]
 
-    def delivered(expected, **attributes):
+    def delivered(expected, score=None, **attributes):
+        message_attributes = attrs(**attributes)
+        if score is not None:
+            message_attributes["score"] = {"DataType": "Number", "StringValue": score}
         before = len(lookalike.requests)
-        gw.sns.publish(TopicArn=topic, Message="m", MessageAttributes=attrs(**attributes))
+        gw.sns.publish(TopicArn=topic, Message="m", MessageAttributes=message_attributes)
         return len(wait_apns(lookalike, before, [token], expected, timeout=10)) == expected
 
     assert delivered(0, sport="rugby")
@@ -362,7 +401,12 @@ def test_subscription_attributes_filter_policies_and_unsubscribe(gw, lookalike):
     assert json.loads(gw.sns.get_subscription_attributes(SubscriptionArn=sub)["Attributes"]["FilterPolicy"]) == \
         {"sport": ["rugby"], "score": [{"numeric": [">", 2]}]}
     assert delivered(1, sport="rugby", score="3")
+    assert delivered(1, sport="rugby", score="2.5e0")
     assert delivered(0, sport="rugby", score="1")
+    # SNS: subscribing again with other attributes is "Subscription already exists with different attributes".
+    code, status, message = client_error(gw.sns.subscribe, TopicArn=topic, Protocol="application", Endpoint=endpoint,
+                                         Attributes={"FilterPolicy": '{"sport": ["cricket"]}'})
+    assert (code, status) == ("InvalidParameter", 400) and "already exists" in message, message
     for name, value in [("FilterPolicy", "{not json"), ("FilterPolicy", '{"a": "b"}'),
                         ("NoSuchAttribute", "1"), ("FilterPolicyScope", "Sideways")]:
         code, status, _ = client_error(gw.sns.set_subscription_attributes, SubscriptionArn=sub, AttributeName=name,
@@ -385,7 +429,13 @@ def test_topic_lifecycle(gw):
     topic = gw.sns.create_topic(Name="short-lived")["TopicArn"]
     assert topic == arn("short-lived")
     assert gw.sns.get_topic_attributes(TopicArn=topic)["Attributes"]["TopicArn"] == topic
+    endpoint = gw.sns.create_platform_endpoint(PlatformApplicationArn=PROD, Token=apns_token(0x70C001))["EndpointArn"]
+    sub = gw.sns.subscribe(TopicArn=topic, Protocol="application", Endpoint=endpoint,
+                           ReturnSubscriptionArn=True)["SubscriptionArn"]
     gw.sns.delete_topic(TopicArn=topic)
+    # SNS's DeleteTopic: "Deletes a topic and all its subscriptions."
+    assert sub not in [s["SubscriptionArn"] for p in pages(gw.sns, "list_subscriptions") for s in p["Subscriptions"]]
+    assert client_error(gw.sns.get_subscription_attributes, SubscriptionArn=sub)[:2] == ("NotFound", 404)
     assert client_error(gw.sns.get_topic_attributes, TopicArn=topic)[:2] == ("NotFound", 404)
     assert client_error(gw.sns.publish, TopicArn=topic, Message="x")[:2] == ("NotFound", 404)
     assert topic not in [t["TopicArn"] for p in pages(gw.sns, "list_topics") for t in p["Topics"]]
@@ -430,6 +480,10 @@ def test_publish_batch_answers_per_entry(gw, lookalike):
     ([{"Id": "same", "Message": "x"}, {"Id": "same", "Message": "y"}], "BatchEntryIdsNotDistinct"),
     ([], "EmptyBatchRequest"),
     ([{"Id": "not valid!", "Message": "x"}], "InvalidBatchEntryId"),
+    ([{"Id": "x" * 81, "Message": "x"}], "InvalidBatchEntryId"),
+    # SNS: all the messages together at most 256 KiB (json messages, so no platform limit is involved).
+    ([{"Id": "a", "Message": sized_json_message(140000), "MessageStructure": "json"},
+      {"Id": "b", "Message": sized_json_message(140000), "MessageStructure": "json"}], "BatchRequestTooLong"),
 ])
 def test_publish_batch_request_errors(gw, entries, code):
     topic = gw.sns.create_topic(Name="batch-errors")["TopicArn"]
@@ -447,6 +501,8 @@ def test_publish_batch_to_a_missing_topic_is_not_found(gw):
 def test_not_found_and_invalid_parameter_as_the_sdk_reads_them(gw, fleet):
     sns = gw.sns
     missing_endpoint = arn("endpoint/APNS/prod/" + str(uuid.uuid4()))
+    ids = [endpoint_id(e) for e in fleet["endpoints"]]
+    subscription_id = fleet["subscriptions"][0].rsplit(":", 1)[1]
     cases = [
         ((sns.get_endpoint_attributes, {"EndpointArn": missing_endpoint}), ("NotFound", 404)),
         ((sns.get_topic_attributes, {"TopicArn": arn("no-such-topic")}), ("NotFound", 404)),
@@ -457,6 +513,19 @@ def test_not_found_and_invalid_parameter_as_the_sdk_reads_them(gw, fleet):
          ("NotFound", 404)),
         ((sns.list_subscriptions_by_topic, {"TopicArn": arn("no-such-topic")}), ("NotFound", 404)),
         ((sns.get_endpoint_attributes, {"EndpointArn": "not-an-arn"}), ("InvalidParameter", 400)),
+        # An ARN names one thing: an existing id under another app, platform or topic is not that thing.
+        ((sns.get_endpoint_attributes, {"EndpointArn": arn("endpoint/APNS_SANDBOX/sandy/" + ids[0])}),
+         {("NotFound", 404), ("InvalidParameter", 400)}),
+        ((sns.get_endpoint_attributes, {"EndpointArn": arn("endpoint/GCM/prod/" + ids[0])}),
+         {("NotFound", 404), ("InvalidParameter", 400)}),
+        ((sns.publish, {"TargetArn": arn("endpoint/APNS/sandy/" + ids[0]), "Message": "x"}),
+         {("NotFound", 404), ("InvalidParameter", 400)}),
+        ((sns.get_subscription_attributes, {"SubscriptionArn": arn("page-000:" + subscription_id)}),
+         {("NotFound", 404), ("InvalidParameter", 400)}),
+        ((sns.create_platform_endpoint, {"PlatformApplicationArn": app_arn("GCM", "prod"), "Token": apns_token(3)}),
+         {("NotFound", 404), ("InvalidParameter", 400)}),
+        ((sns.list_endpoints_by_platform_application, {"PlatformApplicationArn": app_arn("APNS", "sandy")}),
+         {("NotFound", 404), ("InvalidParameter", 400)}),
         # Another region's or account's ARN: InvalidParameter (AWS, recorded: "Invalid parameter: TopicArn").
         ((sns.publish, {"TopicArn": "arn:aws:sns:eu-west-1:123456789012:seed", "Message": "x"}),
          ("InvalidParameter", 400)),
@@ -502,9 +571,11 @@ def test_not_found_and_invalid_parameter_as_the_sdk_reads_them(gw, fleet):
 
 
 def test_message_size_limit_is_sns_s_256_kib(gw):
+    """SNS: a message is at most 256 KB (262,144 bytes); more is InvalidParameter "Message too long"."""
     topic = gw.sns.create_topic(Name="big")["TopicArn"]  # no subscribers: nothing goes out
-    assert gw.sns.publish(TopicArn=topic, Message="x" * 262144)["MessageId"]
-    assert client_error(gw.sns.publish, TopicArn=topic, Message="x" * 262145)[:2] == ("InvalidParameter", 400)
+    assert gw.sns.publish(TopicArn=topic, Message=sized_json_message(262144), MessageStructure="json")["MessageId"]
+    assert client_error(gw.sns.publish, TopicArn=topic, Message=sized_json_message(262145),
+                        MessageStructure="json")[:2] == ("InvalidParameter", 400)
 
 
 def test_what_pushgate_does_not_offer_is_a_clear_error_never_a_silent_accept(gw, fleet):

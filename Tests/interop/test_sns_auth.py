@@ -311,6 +311,30 @@ def test_sigv4_over_http2_cleartext_with_nghttp(gw, tmp_path):
     assert root.tag == SNS_NS + "ListTopicsResponse", out.stdout
 
 
+def test_the_sns_api_over_tls(tmp_path, lookalike):
+    """The API listener with TLS (issue 39: "TLS or not"): boto3 over HTTPS, ALPN http/1.1."""
+    directory = str(tmp_path)
+    cert, key = os.path.join(directory, "api.pem"), os.path.join(directory, "api.key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    admin = Credential(directory, "admin", ["*"], True)
+    gateway = SNSGateway(directory, [app_config("prod", "com.example.prod", lookalike)], [admin],
+                         extra={"tls_cert_file": cert, "tls_key_file": key})
+    try:
+        url = "https://127.0.0.1:%d" % gateway.server.port
+        sns = sns_client(url, admin.access_key_id, admin.secret, verify=cert)
+        token = apns_token(0x7150001)
+        endpoint = sns.create_platform_endpoint(PlatformApplicationArn=PROD, Token=token)["EndpointArn"]
+        before = len(lookalike.requests)
+        sns.publish(TargetArn=endpoint, Message="over TLS")
+        assert list(wait_apns(lookalike, before, [token], 1)) == [token]
+        assert client_error(sns_client(url, admin.access_key_id, "wrong" + "x" * 35, verify=cert).list_topics)[:2] == \
+            ("SignatureDoesNotMatch", 403)
+    finally:
+        gateway.stop()
+
+
 def test_no_secret_reaches_the_log(gw):
     log = "".join(gw.server.log)
     for credential in (gw.admin, gw.reader, gw.other):
