@@ -11,6 +11,8 @@ import concurrent.futures
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import time
 import uuid
@@ -668,6 +670,42 @@ def test_grpc_and_sns_share_one_registry(gw, registry):
     with pytest.raises(grpc.RpcError) as info:
         registry.GetEndpoint(registry_pb2.GetEndpointRequest(id=endpoint_id(made)), timeout=10, metadata=GRPC_AUTH)
     assert info.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_publish_is_durable_before_its_message_id_is_answered(tmp_path, lookalike):
+    """Issue 39, 5: kill -9 right after the MessageId, while the provider cannot be reached (a listener
+    that never answers the TLS handshake, so nothing can have gone out), start again on the same store
+    with the provider back: the message is delivered."""
+    black_hole = socket.socket()
+    black_hole.bind(("127.0.0.1", 0))
+    black_hole.listen(64)
+    directory = str(tmp_path)
+    admin = Credential(directory, "admin", ["*"], True)
+    apps = [app_config("prod", "com.example.prod", lookalike, url="https://127.0.0.1:%d" % black_hole.getsockname()[1])]
+    fanout = {"fanout": {"lease_seconds": 3, "poll_ms": 100}}
+    first = SNSGateway(directory, apps, [admin], extra=fanout)
+    token = apns_token(0xD0AB1E)
+    try:
+        sns = first.client(admin)
+        topic = sns.create_topic(Name="durable")["TopicArn"]
+        endpoint = sns.create_platform_endpoint(PlatformApplicationArn=PROD, Token=token)["EndpointArn"]
+        sns.subscribe(TopicArn=topic, Protocol="application", Endpoint=endpoint)
+        before = len(lookalike.requests)
+        assert sns.publish(TopicArn=topic, Message="survive")["MessageId"]
+        assert sns.publish(TargetArn=endpoint, Message="survive too")["MessageId"]
+        os.kill(first.server.proc.pid, signal.SIGKILL)
+        first.server.proc.wait(timeout=10)
+    finally:
+        if first.server.alive():
+            first.server.proc.kill()
+        black_hole.close()
+    apps[0]["url"] = "https://127.0.0.1:%d" % lookalike.port
+    second = SNSGateway(directory, apps, [admin], extra=fanout)
+    try:
+        got = wait_apns(lookalike, before, [token], 2, timeout=30)
+        assert sorted(json.loads(b)["aps"]["alert"] for _, b in got[token]) == ["survive", "survive too"]
+    finally:
+        second.stop()
 
 
 def test_the_gateway_is_still_healthy(gw, fleet):
