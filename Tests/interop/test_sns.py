@@ -22,7 +22,7 @@ import pytest
 
 from conftest import adm_app_config, app_config, fcm_app_config
 from mock_process import pushgate_binary
-from pushgate.v1 import registry_pb2, registry_pb2_grpc
+from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 from sns_support import (ACCOUNT, GRPC_ADMIN_KEY, Credential, SNSGateway, apns_token, app_arn, arn, client_error,
                          pages, wait_apns)
 
@@ -33,6 +33,7 @@ ENDPOINTS = 150
 SUBSCRIBERS = 100
 PROD = app_arn("APNS", "prod")
 SANDY = app_arn("APNS_SANDBOX", "sandy")
+GRPC_AUTH = [("authorization", "Bearer " + GRPC_ADMIN_KEY)]
 
 
 def fcm_token(n):
@@ -79,13 +80,15 @@ def gw(tmp_path_factory, lookalike, fcm_lookalike, adm_lookalike):
 
 
 @pytest.fixture(scope="module")
-def registry(gw):
+def grpc_channel(gw):
     channel = grpc.insecure_channel(gw.server.address)
-    yield registry_pb2_grpc.RegistryStub(channel)
+    yield channel
     channel.close()
 
 
-GRPC_AUTH = [("authorization", "Bearer " + GRPC_ADMIN_KEY)]
+@pytest.fixture(scope="module")
+def registry(grpc_channel):
+    return registry_pb2_grpc.RegistryStub(grpc_channel)
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +183,15 @@ def test_create_platform_endpoint_is_idempotent_and_names_the_conflicting_endpoi
     assert (code, status) == ("InvalidParameter", 400) and fleet["endpoints"][3] in message, message
 
 
+def test_custom_user_data_in_attributes_wins_over_the_parameter(gw):
+    """AWS, recorded (LocalStack's test_create_platform_endpoint_double_custom_data): given both, the
+    Attributes entry is the one kept."""
+    endpoint = gw.sns.create_platform_endpoint(PlatformApplicationArn=PROD, Token=apns_token(0xC0D001),
+                                               CustomUserData="parameter",
+                                               Attributes={"CustomUserData": "attribute"})["EndpointArn"]
+    assert gw.sns.get_endpoint_attributes(EndpointArn=endpoint)["Attributes"]["CustomUserData"] == "attribute"
+
+
 def test_apns_tokens_are_answered_lowercase(gw):
     """SNS's GetEndpointAttributes: "iOS tokens are returned in lowercase" (the model's Token text)."""
     token = apns_token(0xCA5E01)
@@ -196,6 +208,16 @@ def test_create_topic_is_idempotent_and_the_topic_arn_is_its_name(gw, fleet):
     assert attributes.get("Owner", ACCOUNT) == ACCOUNT
     if "SubscriptionsConfirmed" in attributes:
         assert attributes["SubscriptionsConfirmed"] == str(SUBSCRIBERS + 2)
+
+
+def test_an_application_subscription_needs_no_confirmation(gw, fleet):
+    """SNS: ReturnSubscriptionArn only matters for subscriptions pending confirmation, and an
+    `application` endpoint's is confirmed at once: the ARN comes back either way."""
+    topic = gw.sns.create_topic(Name="no-confirmation")["TopicArn"]
+    answered = gw.sns.subscribe(TopicArn=topic, Protocol="application", Endpoint=fleet["endpoints"][130])
+    assert answered["SubscriptionArn"].startswith(topic + ":"), answered
+    assert gw.sns.get_subscription_attributes(SubscriptionArn=answered["SubscriptionArn"])["Attributes"].get(
+        "PendingConfirmation", "false") == "false"
 
 
 def test_subscriptions_have_the_arns_the_issue_gives_and_subscribe_is_idempotent(gw, fleet):
@@ -253,6 +275,27 @@ def test_a_message_without_attributes_reaches_only_the_subscribers_without_a_pol
     assert client_error(gw.sns.publish, TopicArn=fleet["topic"], Message="x", Subject="two\nlines")[:2] == \
         ("InvalidParameter", 400)
     assert {json.loads(b)["aps"]["alert"] for v in got.values() for _, b in v} == {"plain text"}
+
+
+def test_an_sns_publish_is_a_message_of_the_grpc_api(gw, fleet, grpc_channel, lookalike):
+    """One store, one Publish: the MessageId SNS answers is the message `Push/GetMessage` reports, with
+    the counts of its fan-out (rugby: 67 of the 100 plus the sandbox and GCM endpoints; 33 filtered)."""
+    tokens = fleet["tokens"]
+    rugby = [tokens[i] for i in range(SUBSCRIBERS) if i % 3 in (0, 2)]
+    before = len(lookalike.requests)
+    message_id = gw.sns.publish(TopicArn=fleet["topic"], Message="try!",
+                                MessageAttributes=attrs(sport="rugby"))["MessageId"]
+    wait_apns(lookalike, before, tokens + [fleet["sandbox_token"]], len(rugby) + 1)
+    push = push_pb2_grpc.PushStub(grpc_channel)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        message = push.GetMessage(push_pb2.GetMessageRequest(message_id=message_id), timeout=10, metadata=GRPC_AUTH)
+        if message.state == push_pb2.MESSAGE_STATE_COMPLETED:
+            break
+        time.sleep(0.05)
+    assert message.state == push_pb2.MESSAGE_STATE_COMPLETED, message
+    assert (message.total, message.delivered, message.skipped, message.rejected, message.failed) == \
+        (SUBSCRIBERS + 2, len(rugby) + 2, SUBSCRIBERS - len(rugby), 0, 0), message
 
 
 def test_every_list_pages_with_next_token(gw, fleet):
@@ -356,6 +399,23 @@ def test_set_endpoint_attributes_and_delete_endpoint(gw, lookalike):
                         Attributes={"CustomUserData": "x"})[:2] == ("NotFound", 404)
 
 
+def test_a_gcm_payload_goes_to_fcm_as_written(gw, fcm_lookalike):
+    """The GCM key's FCM v1 message (SNS's fcmV1Message shape) reaches FCM with the endpoint's token."""
+    token = fcm_token(2)
+    endpoint = gw.sns.create_platform_endpoint(PlatformApplicationArn=app_arn("GCM", "droid"),
+                                               Token=token)["EndpointArn"]
+    fcm = {"fcmV1Message": {"message": {"notification": {"title": "Goal", "body": "2-1"},
+                                        "data": {"match": "42"}, "android": {"priority": "high"}}}}
+    before = len(fcm_lookalike.messages)
+    gw.sns.publish(TargetArn=endpoint, Message=json.dumps({"default": "d", "GCM": json.dumps(fcm)}),
+                   MessageStructure="json")
+    deadline = time.time() + 15
+    while not [m for t, m in fcm_lookalike.messages[before:] if t == token] and time.time() < deadline:
+        time.sleep(0.02)
+    (message,) = [m for t, m in fcm_lookalike.messages[before:] if t == token]
+    assert message == dict(fcm["fcmV1Message"]["message"], token=token), message
+
+
 def test_mobile_attributes_set_the_apns_headers(gw, lookalike):
     token = apns_token(0xA77001)
     endpoint = gw.sns.create_platform_endpoint(PlatformApplicationArn=PROD, Token=token)["EndpointArn"]
@@ -442,6 +502,7 @@ def test_topic_lifecycle(gw):
     assert client_error(gw.sns.publish, TopicArn=topic, Message="x")[:2] == ("NotFound", 404)
     assert topic not in [t["TopicArn"] for p in pages(gw.sns, "list_topics") for t in p["Topics"]]
     gw.sns.delete_topic(TopicArn=topic)  # SNS: deleting a topic that does not exist is not an error
+    assert gw.sns.create_topic(Name="x" * 256)["TopicArn"] == arn("x" * 256), "SNS: up to 256 characters"
     for name in ("bad name!", "", "x" * 257):
         assert client_error(gw.sns.create_topic, Name=name)[:2] == ("InvalidParameter", 400), name
     assert client_error(gw.sns.create_topic, Name="attrs", Attributes={"NoSuchAttribute": "1"})[:2] == \

@@ -190,6 +190,10 @@ def post(gw, headers, body):
 def error_code(root):
     """The Code of an SNS <ErrorResponse><Error>…</Error></ErrorResponse>."""
     assert root is not None and root.tag == SNS_NS + "ErrorResponse", root
+    # SNS's error document: Type Sender (a client's fault) or Receiver, Code, Message; RequestId beside.
+    assert root.find(SNS_NS + "Error/" + SNS_NS + "Type").text in ("Sender", "Receiver")
+    assert root.find(SNS_NS + "Error/" + SNS_NS + "Message").text
+    assert root.find(SNS_NS + "RequestId").text
     return root.find(SNS_NS + "Error/" + SNS_NS + "Code").text
 
 
