@@ -641,6 +641,18 @@ def test_message_size_limit_is_sns_s_256_kib(gw):
                         MessageStructure="json")[:2] == ("InvalidParameter", 400)
 
 
+def test_message_group_id_on_a_standard_topic_is_validated_and_accepted(gw):
+    """SNS's model (Publish, MessageGroupId): "For standard topics: The MessageGroupId is optional and
+    is forwarded only to Amazon SQS standard subscriptions ... When provided, the same validation rules
+    apply as for FIFO topics" (up to 128 alphanumeric characters and ASCII punctuation)."""
+    topic = gw.sns.create_topic(Name="groups")["TopicArn"]
+    assert gw.sns.publish(TopicArn=topic, Message="x", MessageGroupId="group-1.a_b")["MessageId"]
+    assert gw.sns.publish(TopicArn=topic, Message="x", MessageGroupId="g" * 128)["MessageId"]
+    for bad in ("g" * 129, "caf\u00e9", "two words"):
+        assert client_error(gw.sns.publish, TopicArn=topic, Message="x", MessageGroupId=bad)[:2] == \
+            ("InvalidParameter", 400), bad
+
+
 def test_what_pushgate_does_not_offer_is_a_clear_error_never_a_silent_accept(gw, fleet):
     sns = gw.sns
     endpoint = fleet["endpoints"][140]
