@@ -654,6 +654,10 @@ def test_custom_attribute_types_and_subjects(gw):
     # SNS takes a custom label after a type ("the set of supported type prefixes is Binary, Number, and String").
     assert gw.sns.publish(TopicArn=topic, Message="x", MessageAttributes={
         "n": {"DataType": "Number.int", "StringValue": "5"}})["MessageId"]
+    # More than 10 attributes: SNS's 10 is only for raw delivery to SQS ("To send more than 10 message
+    # attributes, Raw Message Delivery must be disabled", SNS Developer Guide, message attributes).
+    eleven = {"a%d" % i: {"DataType": "String", "StringValue": "v"} for i in range(11)}
+    assert gw.sns.publish(TopicArn=topic, Message="x", MessageAttributes=eleven)["MessageId"]
     # Subject: SNS's model says under 100 characters, and AWS refuses an empty one (recorded).
     assert gw.sns.publish(TopicArn=topic, Message="x", Subject="s" * 99)["MessageId"]
     for subject in ("", "s" * 100):
