@@ -151,6 +151,21 @@ def test_without_any_credentials_loopback_is_served_whatever_it_signs(tmp_path, 
         server.stop()
 
 
+def test_with_api_keys_and_no_sns_credentials_the_sns_api_is_closed(tmp_path, lookalike):
+    """api_keys switch the development set-up off: without sns.credentials nothing is served, signed or not."""
+    key_sha256 = hashlib.sha256(b"pgk_interop-only-grpc").hexdigest()
+    server = Server({"apps": [app_config("prod", "com.example.prod", lookalike)],
+                     "api_keys": [{"name": "grpc", "key_sha256": key_sha256, "apps": ["*"], "admin": True}]},
+                    str(tmp_path))
+    try:
+        url = "http://127.0.0.1:%d" % server.port
+        for client in (sns_client(url, "AKIAANYONEANYONE0000", "whatever"), unsigned_client(url)):
+            code, status, _ = client_error(client.list_topics)
+            assert status == 403 and code in ("InvalidClientTokenId", "MissingAuthenticationToken"), code
+    finally:
+        server.stop()
+
+
 # --- SigV4 with botocore's own signer, on requests an SDK would not make ------------------------------
 
 
