@@ -16,6 +16,9 @@ packages=(
   pkg-config            # SwiftPM finds the libraries through it
   nghttp2-client        # nghttp / h2load: independent HTTP/2 peers for tests and benchmarks
   python3-venv          # the test venv (grpcio clients)
+  awscli                # Debian's aws CLI (v2): an independent SNS client in Tests/interop/test_sns_sdks.py
+  golang-go             # builds Tests/interop/sns_go (GOPATH mode, offline) for test_sns_sdks.py
+  golang-github-aws-aws-sdk-go-v2-dev  # the AWS SDK for Go v2 that sns_go is built against
 )
 missing=()
 for p in "${packages[@]}"; do
