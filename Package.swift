@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "PushGzip", targets: ["PushGzip"]),
         .library(name: "PushGRPC", targets: ["PushGRPC"]),
         .library(name: "PushAWSQuery", targets: ["PushAWSQuery"]),
+        .library(name: "PushTLS", targets: ["PushTLS"]),
     ],
     dependencies: [],
     targets: [

@@ -12,6 +12,8 @@ let proto: Target.Dependency = .product(name: "PushProto", package: "pushgate")
 let http1: Target.Dependency = .product(name: "PushHTTP1", package: "pushgate")
 let gzip: Target.Dependency = .product(name: "PushGzip", package: "pushgate")
 let grpc: Target.Dependency = .product(name: "PushGRPC", package: "pushgate")
+let awsQuery: Target.Dependency = .product(name: "PushAWSQuery", package: "pushgate")
+let tls: Target.Dependency = .product(name: "PushTLS", package: "pushgate")
 
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("grpc-deframer", [core]),
@@ -25,6 +27,9 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("http1-messages", [http1]),
     ("gzip-inflate", [gzip]),
     ("connect-http1", [core, http1, grpc]),
+    ("aws-query-form", [awsQuery]),
+    ("sigv4-canonical", [awsQuery, tls]),
+    ("xml-writer", [awsQuery]),
 ]
 
 let package = Package(

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-30}
-TARGETS=${FUZZ_TARGETS:-"grpc-deframer proto-send-request proto-reflection proto-json sns-message filter-policy json-payload grpc-message http1-messages gzip-inflate connect-http1"}
+TARGETS=${FUZZ_TARGETS:-"grpc-deframer proto-send-request proto-reflection proto-json sns-message filter-policy json-payload grpc-message http1-messages gzip-inflate connect-http1 aws-query-form sigv4-canonical xml-writer"}
 # FUZZ_RUNS: stop a target after this many executions instead (make fuzz-long), still bounded by
 # FUZZ_SECONDS as a safety limit.
 RUNS=${FUZZ_RUNS:-}
@@ -39,8 +39,15 @@ for target in $TARGETS; do
     cp -r "Fuzz/corpus/$target" "$WORK/$target"
     # Dictionaries: the JSON tokens for the JSON-based targets, plus the target's own.
     dict=()
-    if [[ $target != grpc-deframer && $target != proto-send-request && $target != proto-reflection && $target != grpc-message && $target != gzip-inflate ]]; then
-        cat Fuzz/dict/json.dict "Fuzz/dict/$target.dict" 2>/dev/null >"$WORK/$target.dict"
+    dict_files=()
+    case $target in
+        grpc-deframer | proto-send-request | proto-reflection | grpc-message | gzip-inflate) ;;
+        aws-query-form | sigv4-canonical | xml-writer) ;;
+        *) dict_files+=(Fuzz/dict/json.dict) ;;
+    esac
+    if [[ -f Fuzz/dict/$target.dict ]]; then dict_files+=("Fuzz/dict/$target.dict"); fi
+    if [[ ${#dict_files[@]} -gt 0 ]]; then
+        cat "${dict_files[@]}" >"$WORK/$target.dict"
         dict=(-dict="$WORK/$target.dict")
     fi
     "$BIN/$target" -max_total_time="$SECONDS_PER_TARGET" "${runs[@]}" -timeout=10 -print_final_stats=1 "${dict[@]}" \

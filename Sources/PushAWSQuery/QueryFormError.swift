@@ -8,19 +8,21 @@ public struct QueryFormError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String { message }
 
-    /// `text` in double quotes for an error message: cut to 40 characters (an ellipsis marks the
-    /// cut), quotes, backslashes and control characters escaped so that a log line stays one line.
+    /// `text` in double quotes for an error message: quotes, backslashes and control characters
+    /// escaped so that a log line stays one line, and cut after 40 characters of that (an ellipsis
+    /// marks the cut).
     static func quoted(_ text: some StringProtocol) -> String {
         let limit = 40
         var out = "\""
-        var characters = 0
+        var written = 0
         for scalar in text.unicodeScalars {
-            if characters == limit {
+            if written >= limit {
                 out += "…"
                 break
             }
-            out += scalar.escaped(asASCII: false)
-            characters += 1
+            let escaped = scalar.escaped(asASCII: false)
+            out += escaped
+            written += escaped.unicodeScalars.count
         }
         return out + "\""
     }
