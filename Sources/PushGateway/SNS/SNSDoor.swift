@@ -137,7 +137,7 @@ struct SNSDoor: Sendable {
                     sns.credential(accessKeyID: id)?.secretAccessKey
                 }
             } else {
-                accessKeyID = try verifier.authorization(headers: request.headers).accessKeyID
+                accessKeyID = try verifier.authorization(headers: request.headers, target: request.target).accessKeyID
             }
         } catch {
             throw SNSError(error)
