@@ -11,6 +11,8 @@
   HTTP/1.1  ADM against `pushgate mock-adm` (HTTP/1.1, as Amazon) and FCM against `mock-fcm --http1`:
             the ceiling of `h2load --h1` with 4 connections and one request in flight on each (as the
             gateway: no pipelining), and Pushgate Send batches over 4 connections
+  SNS       the SNS API (issue 39, sns_bench.py): a Publish to N subscribers through it and through
+            gRPC on one gateway, and PublishBatch / Publish throughput with h2load
 
 and writes BENCHMARKS.md: the machine, date, commit, the exact commands, what they printed, ratios
 and the issue's targets marked met / missed. The mock runs WITHOUT provider-token verification for
@@ -28,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import sns_bench
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.path.join(ROOT, ".build", "release", "pushgate")
@@ -592,6 +596,7 @@ def main():
                                                             "--connections", "4"], timeout=300)
     results["publish1"] = r.bench("pushgate-publish-1conn", ["--mode", "publish", "--subscribers", subscribers,
                                                              "--connections", "1"], timeout=300)
+    results["sns"] = sns_bench.run(r, work, quick)
 
     info["load_end"] = load_average()
     with open(os.path.join(work, "results.json"), "w") as fh:
@@ -759,6 +764,8 @@ def render(info, res, commands, quick):
             fmt(pub["subscribers_per_second"]), "-", "-",
             "delivered %s of %s, failed %s" % (fmt(pub["delivered"]), fmt(pub["subscribers"]), fmt(pub["failed"])), "-",
             "fan-out done in %.2f s; Publish answered (committed) in %.1f ms" % (pub["seconds"], pub["publish_ms"]))
+    for cells in sns_bench.rows(res.get("sns")):
+        row(*cells)
     if peer:
         row("**peer**: aioapns 4.0 (Python), max_connections=1, 1,000 in flight", fmt(peer_rate), "-", "-",
             "none" if not peer["errors"] else json.dumps(peer["errors"]), "-", "%s notifications" % fmt(peer["notifications"]))
@@ -796,6 +803,8 @@ def render(info, res, commands, quick):
     else:
         target("Publish to %s subscribers < 2 s (4 APNs conns)" % fmt(pub["subscribers"]), "%.2f s" % pub["seconds"],
                pub["seconds"] < 2 and pub["delivered"] == pub["subscribers"])
+    for cells in sns_bench.targets(res.get("sns")):
+        target(*cells)
     idle = g(mem, "gateway", "rss_idle_kib")
     target("idle RSS < 64 MB", mib(idle), None if idle is None else idle * 1024 < 64e6)
     before, after = g(mem, "gateway", "rss_after_warmup_kib"), g(mem, "gateway", "rss_end_kib")
