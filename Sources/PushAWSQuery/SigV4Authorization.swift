@@ -31,6 +31,9 @@ public struct SigV4Authorization: Sendable, Equatable {
     /// - Throws: ``SigV4Failure/unsupported(_:)`` for another scheme or algorithm,
     ///   ``SigV4Failure/signatureMismatch(_:)`` for a terminator other than `aws4_request`, and
     ///   ``SigV4Failure/incomplete(_:)`` for anything else malformed or missing.
+    /// The most header names a signature may sign (SDKs sign 3 to 8).
+    public static let maxSignedHeaders = 64
+
     public static func parse(_ header: String) throws(SigV4Failure) -> SigV4Authorization {
         let text = header.trimmingSpaces
         let schemeEnd = text.firstIndex(where: { $0 == " " || $0 == "\t" }) ?? text.endIndex
@@ -71,6 +74,10 @@ public struct SigV4Authorization: Sendable, Equatable {
         }
         guard headerNames.allSatisfy({ !$0.isEmpty }) else {
             throw .incomplete("SignedHeaders has an empty name")
+        }
+        // Each name costs a look through the request's headers: bounded before anything is checked.
+        guard headerNames.count <= maxSignedHeaders else {
+            throw .incomplete("SignedHeaders names \(headerNames.count) headers, over the limit of \(maxSignedHeaders)")
         }
         let hexSignature = signature.lowercased()
         guard hexSignature.utf8.count == 64, hexSignature.utf8.allSatisfy({ AWSPercentEncoding.hexValue($0) != nil })

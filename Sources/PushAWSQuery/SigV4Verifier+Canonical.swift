@@ -78,11 +78,19 @@ extension SigV4Verifier {
     /// Every value of header `name` trimmed, runs of whitespace inside made one space, joined with
     /// ","; nil when the request has none. `host` falls back to HTTP/2's `:authority`.
     static func canonicalHeaderValue(_ name: String, in headers: [(name: String, value: String)]) -> String? {
-        let values = headers.filter { $0.name.lowercased() == name }.map { collapsingWhitespace($0.value) }
+        let values = headers.filter { isName($0.name, lowercase: name) }.map { collapsingWhitespace($0.value) }
         if values.isEmpty {
             return name == "host" ? canonicalHeaderValue(":authority", in: headers) : nil
         }
         return values.joined(separator: ",")
+    }
+
+    /// Whether header name `name` is `lowercase` in any case (ASCII), without allocating.
+    private static func isName(_ name: String, lowercase: String) -> Bool {
+        name.utf8.count == lowercase.utf8.count
+            && zip(name.utf8, lowercase.utf8).allSatisfy { a, b in
+                (a >= 0x41 && a <= 0x5a ? a | 0x20 : a) == b
+            }
     }
 
     /// `value` trimmed, with each run of spaces, tabs and line breaks inside made one space.

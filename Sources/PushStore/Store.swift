@@ -26,7 +26,10 @@ public protocol Store: Sendable {
     ///   it is disabled (it is not re-enabled);
     /// - a different `customUserData` throws `alreadyExists` with `existingID` set and the message
     ///   `endpoint <id> already exists with the same token, but different custom_user_data`.
-    func createEndpoint(app: String, normalizedToken: String, customUserData: String, now: Int64)
+    /// `enabled` nil: a new endpoint is enabled, and an existing one's state is not compared
+    /// (as `CreateEndpoint` does); true or false: a new one is made so in the same insert, and an
+    /// existing one in the other state throws `alreadyExists` naming it (SNS's `Enabled` attribute).
+    func createEndpoint(app: String, normalizedToken: String, customUserData: String, enabled: Bool?, now: Int64)
         async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
 
     /// The endpoint with this id; `notFound` if there is none.
@@ -89,9 +92,16 @@ public protocol Store: Sendable {
     /// Subscribes the endpoint to the topic; both must exist (`notFound` naming the missing one).
     /// Idempotent per (topic, endpoint): an existing subscription is answered with
     /// `created == false`, and its filter policy replaced by `filterPolicyJSON` if that differs
-    /// (the latest Subscribe wins, as a `SetSubscriptionAttributes` would).
-    func subscribe(topic: String, endpointID: String, filterPolicyJSON: String)
+    /// (the latest Subscribe wins, as a `SetSubscriptionAttributes` would), and its scope likewise
+    /// (`""`: message attributes; `MessageBody`).
+    func subscribe(topic: String, endpointID: String, filterPolicyJSON: String, filterPolicyScope: String)
         async throws(StoreError) -> (subscription: SubscriptionRecord, created: Bool)
+
+    /// Changes the fields of subscription `id` that are not nil (each written alone, so two
+    /// changes of different fields never undo each other); `notFound` if there is no such
+    /// subscription (it is never made again, unlike `subscribe`).
+    func updateSubscription(id: String, filterPolicyJSON: String?, filterPolicyScope: String?)
+        async throws(StoreError) -> SubscriptionRecord
 
     /// Removes the subscription. Idempotent.
     func unsubscribe(id: String) async throws(StoreError)
@@ -176,6 +186,22 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    /// An endpoint made enabled, an existing one answered whatever its state.
+    public func createEndpoint(app: String, normalizedToken: String, customUserData: String, now: Int64)
+        async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
+    {
+        try await createEndpoint(
+            app: app, normalizedToken: normalizedToken, customUserData: customUserData, enabled: nil, now: now)
+    }
+
+    /// A subscription whose policy (if any) applies to message attributes.
+    public func subscribe(topic: String, endpointID: String, filterPolicyJSON: String)
+        async throws(StoreError) -> (subscription: SubscriptionRecord, created: Bool)
+    {
+        try await subscribe(
+            topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON, filterPolicyScope: "")
+    }
+
     /// Progress without holds.
     public func recordChunkProgress(
         _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,

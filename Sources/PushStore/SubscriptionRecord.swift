@@ -6,14 +6,20 @@ public struct SubscriptionRecord: Sendable, Equatable {
     public var topic: String
     /// The subscribed endpoint's id.
     public var endpointID: String
-    /// An SNS filter policy on message attributes, stored verbatim; `""` matches every message.
+    /// An SNS filter policy, stored verbatim; `""` matches every message.
     public var filterPolicyJSON: String
+    /// What the policy applies to: `""` (message attributes, SNS's `MessageAttributes`, the
+    /// default) or `MessageBody` (the message's JSON body).
+    public var filterPolicyScope: String
 
     /// Makes a record.
-    public init(id: String, topic: String, endpointID: String, filterPolicyJSON: String) {
+    public init(
+        id: String, topic: String, endpointID: String, filterPolicyJSON: String, filterPolicyScope: String = ""
+    ) {
         self.id = id
         self.topic = topic
         self.endpointID = endpointID
         self.filterPolicyJSON = filterPolicyJSON
+        self.filterPolicyScope = filterPolicyScope
     }
 }

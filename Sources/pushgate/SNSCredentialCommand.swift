@@ -1,4 +1,5 @@
 import PushCommandLine
+import PushCore
 import PushGateway
 
 #if canImport(Glibc)
@@ -50,6 +51,12 @@ enum SNSCredentialCommand {
         return options
     }
 
+    private static func quoted(_ text: String) -> String {
+        var out: [UInt8] = []
+        JSONWriter.appendQuoted(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
     static func run(_ arguments: [String]) -> Int32 {
         CommandOptions.run("sns-credential", usage: usage, arguments, parse: parse, run(with:))
     }
@@ -77,12 +84,13 @@ enum SNSCredentialCommand {
             unlink(options.secretFile)
             return 1
         }
-        let appList = options.apps.map { "\"\($0)\"" }.joined(separator: ", ")
+        // JSON-quoted: app names and paths may hold anything a JSON string must escape.
+        let appList = options.apps.map(Self.quoted).joined(separator: ", ")
         print("access_key_id:          \(pair.accessKeyID)")
         print("secret_access_key_file: \(options.secretFile)")
         print(
             "config:                 {\"access_key_id\": \"\(pair.accessKeyID)\", \"secret_access_key_file\": "
-                + "\(options.secretFile.debugDescription), \"apps\": [\(appList)], \"admin\": \(options.admin)}")
+                + "\(Self.quoted(options.secretFile)), \"apps\": [\(appList)], \"admin\": \(options.admin)}")
         return 0
     }
 }

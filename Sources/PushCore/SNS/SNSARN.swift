@@ -48,14 +48,13 @@ public struct SNSARNs: Sendable, Equatable {
         return (platform, String(parts[1]))
     }
 
-    /// An endpoint's ARN: its platform, app name and id.
-    public func readEndpoint(_ arn: String) -> (platform: PlatformKey, app: String, id: String)? {
+    /// An endpoint's ARN: its platform's name (as written: an app no longer configured has none
+    /// of ``PlatformKey``'s), app name and id.
+    public func readEndpoint(_ arn: String) -> (platform: String, app: String, id: String)? {
         guard let rest = resource(arn, kind: "endpoint/") else { return nil }
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, let platform = PlatformKey(rawValue: String(parts[0])),
-            !parts[1].isEmpty, !parts[2].isEmpty
-        else { return nil }
-        return (platform, String(parts[1]), String(parts[2]))
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
+        return (String(parts[0]), String(parts[1]), String(parts[2]))
     }
 
     /// A topic's ARN: its name (not checked against the topic-name rules here).

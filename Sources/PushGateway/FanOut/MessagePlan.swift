@@ -12,7 +12,11 @@ struct MessagePlan {
     private let apps: [String: AppConfiguration]
     /// nil entry: the message has expired (TTL) or cannot be built for that app.
     private var notifications: [String: PreparedPush?] = [:]
+    /// Attribute-scoped and body-scoped policies by their JSON, each parsed once.
     private var policies: [String: SNSFilterPolicy?] = [:]
+    private var bodyPolicies: [String: SNSFilterPolicy?] = [:]
+    /// What `MessageBody` policies read, per platform key (nil entry: not a JSON object).
+    private var bodies: [PlatformKey: SNSMessageBody?] = [:]
     private(set) var expired = false
 
     /// - Parameter target: `.topic`, or `.endpoint` with the platform key of the endpoint's app.
@@ -32,10 +36,29 @@ struct MessagePlan {
         guard apps[target.endpoint.app] != nil else { return .fail }
         let policyJSON = target.subscription.filterPolicyJSON
         if !policyJSON.isEmpty {
-            if policies[policyJSON] == nil { policies[policyJSON] = try? SNSFilterPolicy.parse(policyJSON) }
-            guard let policy = policies[policyJSON] ?? nil, policy.matches(attributes) else { return .skip }
+            if target.subscription.filterPolicyScope == SNSFilterScope.messageBody {
+                if bodyPolicies[policyJSON] == nil {
+                    bodyPolicies[policyJSON] = try? SNSFilterPolicy.parse(policyJSON, nested: true)
+                }
+                guard let policy = bodyPolicies[policyJSON] ?? nil, let body = body(for: target.endpoint.app),
+                    policy.matches(body: body)
+                else { return .skip }
+            } else {
+                if policies[policyJSON] == nil { policies[policyJSON] = try? SNSFilterPolicy.parse(policyJSON) }
+                guard let policy = policies[policyJSON] ?? nil, policy.matches(attributes) else { return .skip }
+            }
         }
         return .send
+    }
+
+    /// The body a `MessageBody` policy reads for an app's endpoints: the text its platform is sent
+    /// (its key's in a `json` message, else `default`; the message itself otherwise).
+    private mutating func body(for appName: String) -> SNSMessageBody? {
+        guard let key = apps[appName]?.platformKey else { return nil }
+        if let cached = bodies[key] { return cached }
+        let body = message.text(for: key).flatMap { SNSMessageBody($0.text) }
+        bodies[key] = .some(body)
+        return body
     }
 
     /// The notification (without tokens) for an app's endpoints; nil when the message expired.

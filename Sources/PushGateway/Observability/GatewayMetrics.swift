@@ -62,8 +62,8 @@ final class GatewayMetrics: Sendable {
             labels: ["app", "event"])
         snsRequests = registry.counter(
             "pushgate_sns_requests_total",
-            help: "Requests to the SNS API by action (unknown: none or not SNS's; -: refused before the body was "
-                + "read) and answer (OK, or SNS's error code).",
+            help: "Requests to the SNS API by action (unknown: none or not SNS's; -: refused before its "
+                + "parameters were read, by its head or its signature) and answer (OK, or SNS's error code).",
             labels: ["action", "code"])
         sendSeconds = registry.histogram(
             "pushgate_send_seconds",

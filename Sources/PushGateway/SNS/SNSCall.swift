@@ -67,7 +67,9 @@ struct SNSCall: Sendable {
         return app
     }
 
-    /// The endpoint an endpoint ARN names (its app and platform as the ARN says).
+    /// The endpoint an endpoint ARN names: its id's, when its app is the ARN's and so is its
+    /// platform (an app no longer configured has no platform to compare: its endpoints stay
+    /// reachable by the ARNs they were given, to be read and deleted).
     func endpoint(_ parameter: String) async throws(SNSError) -> EndpointRecord {
         let arn = try required(parameter)
         guard let (platform, app, id) = arns.readEndpoint(arn) else {
@@ -81,7 +83,8 @@ struct SNSCall: Sendable {
         } catch {
             throw SNSError(GRPCStatus(error, field: parameter), parameter: parameter)
         }
-        guard record.app == app, configuration.app(named: app)?.platformKey == platform else {
+        let configured = configuration.apps.first { $0.name == app }
+        guard record.app == app, configured == nil || configured?.platformKey.rawValue == platform else {
             throw SNSError.notFound("Endpoint does not exist")
         }
         return record

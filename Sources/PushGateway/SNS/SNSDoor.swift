@@ -43,10 +43,11 @@ struct SNSDoor: Sendable {
                 let requestID = RandomUUID.make()
                 let call: SNSCall
                 let action: SNSAction
+                var parameters: QueryParameters?
                 do throws(SNSError) {
-                    (call, action) = try prepare(request, configuration: configuration)
+                    (call, action) = try prepare(request, configuration: configuration, parameters: &parameters)
                 } catch {
-                    metrics?.snsRequest(action: Self.actionLabel(request.body), code: error.code)
+                    metrics?.snsRequest(action: Self.actionLabel(parameters), code: error.code)
                     return responder.respond(SNSResponse.failure(error, requestID: requestID))
                 }
                 Task {
@@ -62,21 +63,23 @@ struct SNSDoor: Sendable {
             })
     }
 
-    /// The request's parameters read, its signature checked, its action found: what is left is to run it.
+    /// The request's signature checked, its parameters read (into `parameters`), its action found:
+    /// what is left is to run it. The signature comes first, so an unsigned body is never decoded.
     private func prepare(
-        _ request: HTTPRouteRequest, configuration: GatewayConfiguration
+        _ request: HTTPRouteRequest, configuration: GatewayConfiguration, parameters decoded: inout QueryParameters?
     ) throws(SNSError) -> (SNSCall, SNSAction) {
         if request.target != Self.path {
             throw SNSError.invalidParameter("query string", "SNS parameters go in the form body, not the URL")
         }
+        // Keys may have been reloaded while the body arrived: resolved again, with the signature.
+        let caller = try Self.authenticate(request, configuration: configuration, signature: request.body)
         let parameters: QueryParameters
         do {
             parameters = try QueryParameters.decode(form: request.body, limits: Self.formLimits)
         } catch {
             throw SNSError("MalformedQueryString", status: 400, error.message)
         }
-        // Keys may have been reloaded while the body arrived: resolved again, with the signature.
-        let caller = try Self.authenticate(request, configuration: configuration, signature: request.body)
+        decoded = parameters
         let action = try SNSActions.action(for: parameters)
         let call = SNSCall(
             action: action.name, parameters: parameters, caller: caller, configuration: configuration, store: store,
@@ -84,11 +87,12 @@ struct SNSDoor: Sendable {
         return (call, action)
     }
 
-    /// The metrics label of a request refused before its action ran: its action if it names one
-    /// Pushgate knows (supported or refused), else `unknown`.
-    private static func actionLabel(_ body: [UInt8]) -> String {
-        guard let name = (try? QueryParameters.decode(form: body, limits: formLimits))?["Action"],
-            SNSActions.supported[name] != nil || SNSActions.refused[name] != nil
+    /// The metrics label of a request refused before its action ran: `-` when its parameters were
+    /// not read (its signature failed), its action if it names one Pushgate knows (supported or
+    /// refused), else `unknown`.
+    private static func actionLabel(_ parameters: QueryParameters?) -> String {
+        guard let parameters else { return "-" }
+        guard let name = parameters["Action"], SNSActions.supported[name] != nil || SNSActions.refused[name] != nil
         else { return "unknown" }
         return name
     }

@@ -19,8 +19,10 @@ enum SNSEndpointActions {
         SNSAction("DeleteEndpoint", parameters: ["EndpointArn"]) { call throws(SNSError) in
             try call.requireAdmin()
             // Idempotent, as in SNS: an endpoint that is not there (or not under that ARN) is gone already.
-            guard let endpoint = try? await call.endpoint("EndpointArn") else {
-                _ = try call.required("EndpointArn")
+            let endpoint: EndpointRecord
+            do throws(SNSError) {
+                endpoint = try await call.endpoint("EndpointArn")
+            } catch  where error.code == "NotFound" {
                 return nil
             }
             try await call.store("EndpointArn") { () async throws(StoreError) in
@@ -67,27 +69,25 @@ enum SNSEndpointActions {
         let token = try await call.shared("Token") { () throws(GRPCStatus) in
             try RegistryValidation.normalizedToken(given, app: app, field: "Token")
         }
-        let settings = try EndpointSettings(call.map("Attributes"), allowed: ["CustomUserData", "Enabled"])
+        let settings = try EndpointSettings(call.map("Attributes"), allowed: ["CustomUserData", "Enabled", "Token"])
+        if let attribute = settings.token, attribute != given {
+            throw SNSError.invalidParameter("Attributes", "Token: differs from the Token parameter")
+        }
         // Given both ways, the attribute wins (as in SNS).
         let customUserData = settings.customUserData ?? call.optional("CustomUserData") ?? ""
         try await call.shared("CustomUserData") { () throws(GRPCStatus) in
             try RegistryValidation.customUserData(customUserData, field: "CustomUserData")
         }
-        var made: (endpoint: EndpointRecord, created: Bool)
+        let made: (endpoint: EndpointRecord, created: Bool)
         do {
+            // `Enabled` goes into the same insert, and is compared with an existing endpoint's.
             made = try await call.store.createEndpoint(
-                app: app.name, normalizedToken: token, customUserData: customUserData, now: unixMilliseconds())
+                app: app.name, normalizedToken: token, customUserData: customUserData, enabled: settings.enabled,
+                now: unixMilliseconds())
         } catch  where error.code == .alreadyExists && error.existingID != nil {
             throw conflict(call.endpointARN(app: app.name, id: error.existingID!))
         } catch {
             throw SNSError(GRPCStatus(error, field: "Token"), parameter: "Token")
-        }
-        if let enabled = settings.enabled, enabled != made.endpoint.enabled {
-            guard made.created else { throw conflict(call.arn(of: made.endpoint)) }
-            let id = made.endpoint.id
-            made.endpoint = try await call.store("Attributes") { () async throws(StoreError) in
-                try await call.store.updateEndpoint(id: id, normalizedToken: nil, enabled: enabled, customUserData: nil)
-            }
         }
         let arn = call.arn(of: made.endpoint)
         return { xml in xml.element("EndpointArn", arn) }

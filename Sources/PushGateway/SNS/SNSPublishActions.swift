@@ -33,6 +33,10 @@ enum SNSPublishActions {
             } catch  where error.code == "NotFound" {
                 throw SNSError.invalidParameter("TargetArn", "No endpoint found for the target arn specified")
             }
+            // The credential's right to the endpoint's app before anything about the endpoint.
+            try await call.shared("TargetArn") { () throws(GRPCStatus) in
+                try call.caller.requireApp(endpoint.app, field: "TargetArn")
+            }
             guard endpoint.enabled else { throw SNSError("EndpointDisabled", status: 400, "Endpoint is disabled") }
             request.endpointID = endpoint.id
         }
@@ -44,6 +48,8 @@ enum SNSPublishActions {
     /// Each entry is published (durably) on its own and answered in `Successful` or `Failed`;
     /// what is wrong with the batch as a whole refuses all of it.
     @Sendable static func publishBatch(_ call: SNSCall) async throws(SNSError) -> SNSResult {
+        // Only admin credentials publish to topics: refused whole, before any entry is stored.
+        try call.requireAdmin()
         var request = PushgateV1.PublishRequest()
         request.topic = try await call.existingTopic("TopicArn")
         let entries: [QueryParameters]
@@ -64,8 +70,8 @@ enum SNSPublishActions {
                 let input = try SNSPublishInput(entry)
                 successful.append((id, try await publish(input, request, call)))
             } catch {
-                // A failure of the caller's key or of the gateway is the whole request's.
-                guard error.code != "AuthorizationError", error.senderFault else { throw error }
+                // Each entry's own answer, the gateway's failures too (SenderFault false): the entries
+                // before it are stored already, and a retry of the whole batch would send them again.
                 failed.append((id, error))
             }
         }

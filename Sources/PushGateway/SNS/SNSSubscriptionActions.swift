@@ -27,8 +27,9 @@ enum SNSSubscriptionActions {
             try await list(call, topic: try await call.existingTopic("TopicArn"))
         },
         SNSAction("GetSubscriptionAttributes", parameters: ["SubscriptionArn"]) { call throws(SNSError) in
-            guard let subscription = try await subscription(call, required: true) else { return nil }
-            let endpoint = try await endpointARN(call, subscription.endpointID)
+            guard let subscription = try await subscription(call, required: true),
+                let endpoint = try await endpointARN(call, subscription.endpointID)
+            else { throw SNSError.notFound("Subscription does not exist") }
             var attributes = [
                 (key: "SubscriptionArn", value: call.arns.subscription(topic: subscription.topic, id: subscription.id)),
                 (key: "TopicArn", value: call.arns.topic(subscription.topic)),
@@ -38,7 +39,7 @@ enum SNSSubscriptionActions {
             ]
             if !subscription.filterPolicyJSON.isEmpty {
                 attributes.append((key: "FilterPolicy", value: subscription.filterPolicyJSON))
-                attributes.append((key: "FilterPolicyScope", value: "MessageAttributes"))
+                attributes.append((key: "FilterPolicyScope", value: scopeName(subscription.filterPolicyScope)))
             }
             return { [attributes] xml in xml.attributes(attributes) }
         },
@@ -61,11 +62,13 @@ enum SNSSubscriptionActions {
         }
         _ = try call.boolean("ReturnSubscriptionArn")  // the ARN is always answered: no confirmation is pending
         let endpoint = try await call.endpoint("Endpoint")
-        var policy = ""
+        // nil: not given (an existing subscription's stays, and is not compared).
+        var givenPolicy: String?
+        var givenScope: String?
         for (key, value) in try call.map("Attributes") {
             switch key {
-            case "FilterPolicy": policy = try filterPolicy(value, parameter: "Attributes")
-            case "FilterPolicyScope": try scope(value, parameter: "Attributes")
+            case "FilterPolicy": givenPolicy = value == "{}" ? "" : value
+            case "FilterPolicyScope": givenScope = try Self.scope(value, parameter: "Attributes")
             case "RawMessageDelivery", "DeliveryPolicy", "RedrivePolicy", "SubscriptionRoleArn", "ReplayPolicy":
                 throw SNSError.unsupported("Attributes", "the subscription attribute \(key) for protocol application")
             default:
@@ -73,17 +76,30 @@ enum SNSSubscriptionActions {
                     "Attributes", "Invalid attribute name: \(TextCap.prefix(key, maxBytes: 128))")
             }
         }
-        // SNS: subscribing again with other attributes is refused, not applied.
+        let policy = givenPolicy ?? ""
+        let scope = givenScope ?? SNSFilterScope.messageAttributes
+        if !policy.isEmpty { try filterPolicy(policy, scope: scope, parameter: "Attributes") }
+        // SNS: subscribing again answers the same ARN; with attributes that differ from the
+        // subscription's it is refused, not applied (those it does not give are not compared).
         let existing = try await call.store("Endpoint") { () async throws(StoreError) in
             try await call.store.listSubscriptions(topic: topic, endpointID: endpoint.id, cursor: nil, limit: 1)
         }
-        if let found = existing.items.first, found.filterPolicyJSON != policy {
-            throw SNSError.invalidParameter("Attributes", "Subscription already exists with different attributes")
+        let id: String
+        if let found = existing.items.first {
+            if let givenPolicy, givenPolicy != found.filterPolicyJSON {
+                throw SNSError.invalidParameter("Attributes", "Subscription already exists with different attributes")
+            }
+            if let givenScope, givenScope != found.filterPolicyScope {
+                throw SNSError.invalidParameter("Attributes", "Subscription already exists with different attributes")
+            }
+            id = found.id
+        } else {
+            id = try await call.store("Endpoint") { () async throws(StoreError) in
+                try await call.store.subscribe(
+                    topic: topic, endpointID: endpoint.id, filterPolicyJSON: policy, filterPolicyScope: scope)
+            }.subscription.id
         }
-        let (subscription, _) = try await call.store("Endpoint") { () async throws(StoreError) in
-            try await call.store.subscribe(topic: topic, endpointID: endpoint.id, filterPolicyJSON: policy)
-        }
-        let arn = call.arns.subscription(topic: topic, id: subscription.id)
+        let arn = call.arns.subscription(topic: topic, id: id)
         return { xml in xml.element("SubscriptionArn", arn) }
     }
 
@@ -92,20 +108,32 @@ enum SNSSubscriptionActions {
         guard let subscription = try await subscription(call, required: true) else { return nil }
         let name = try call.required("AttributeName")
         let value = call.optional("AttributeValue") ?? ""
+        var policy = subscription.filterPolicyJSON
+        var scope = subscription.filterPolicyScope
+        var change: (policy: String?, scope: String?)
         switch name {
         case "FilterPolicy":
             // An empty value (or `{}`) removes the policy: every message passes again.
-            let policy = value.isEmpty || value == "{}" ? "" : try filterPolicy(value, parameter: "AttributeValue")
-            _ = try await call.store("SubscriptionArn") { () async throws(StoreError) in
-                try await call.store.subscribe(
-                    topic: subscription.topic, endpointID: subscription.endpointID, filterPolicyJSON: policy)
-            }
+            policy = value == "{}" ? "" : value
+            change.policy = policy
         case "FilterPolicyScope":
-            try scope(value, parameter: "AttributeValue")
+            scope = try Self.scope(value, parameter: "AttributeValue")
+            change.scope = scope
         case "RawMessageDelivery", "DeliveryPolicy", "RedrivePolicy", "SubscriptionRoleArn", "ReplayPolicy":
             throw SNSError.unsupported("AttributeName", "the subscription attribute \(name) for protocol application")
         default:
             throw SNSError.invalidParameter("AttributeName")
+        }
+        // The policy must read under its scope (nesting is for MessageBody only).
+        if !policy.isEmpty { try filterPolicy(policy, scope: scope, parameter: "AttributeValue") }
+        // By id, the one field alone: an Unsubscribe meanwhile is NotFound, never a new subscription.
+        do {
+            _ = try await call.store.updateSubscription(
+                id: subscription.id, filterPolicyJSON: change.policy, filterPolicyScope: change.scope)
+        } catch  where error.code == .notFound {
+            throw SNSError.notFound("Subscription does not exist")
+        } catch {
+            throw SNSError(GRPCStatus(error, field: "SubscriptionArn"), parameter: "SubscriptionArn")
         }
         return nil
     }
@@ -140,7 +168,9 @@ enum SNSSubscriptionActions {
         var members: [(subscription: SubscriptionRecord, endpoint: String)] = []
         members.reserveCapacity(page.items.count)
         for subscription in page.items {
-            members.append((subscription, try await endpointARN(call, subscription.endpointID)))
+            // An endpoint deleted a moment ago took its subscription with it: not listed.
+            guard let endpoint = try await endpointARN(call, subscription.endpointID) else { continue }
+            members.append((subscription, endpoint))
         }
         let owner = call.arns.accountID
         return { [members] xml in
@@ -159,34 +189,39 @@ enum SNSSubscriptionActions {
         }
     }
 
-    /// The ARN of a subscription's endpoint (its app's platform is in the ARN).
-    private static func endpointARN(_ call: SNSCall, _ id: String) async throws(SNSError) -> String {
+    /// The ARN of a subscription's endpoint (its app's platform is in the ARN); nil when it is gone.
+    private static func endpointARN(_ call: SNSCall, _ id: String) async throws(SNSError) -> String? {
         do {
             return call.arn(of: try await call.store.endpoint(id: id))
         } catch  where error.code == .notFound {
-            // Deleted a moment ago (its subscriptions go with it).
-            return call.endpointARN(app: "", id: id)
+            return nil
         } catch {
             throw SNSError(GRPCStatus(error, field: "Endpoint"), parameter: "Endpoint")
         }
     }
 
-    private static func filterPolicy(_ json: String, parameter: String) throws(SNSError) -> String {
+    /// Checks a policy as its scope reads it.
+    private static func filterPolicy(_ json: String, scope: String, parameter: String) throws(SNSError) {
         do {
-            _ = try SNSFilterPolicy.parse(json)
+            _ = try SNSFilterPolicy.parse(json, nested: scope == SNSFilterScope.messageBody)
         } catch {
             throw SNSError.invalidParameter(parameter, "FilterPolicy: \(error.description)")
         }
-        return json
     }
 
-    private static func scope(_ value: String, parameter: String) throws(SNSError) {
+    /// `MessageAttributes` or `MessageBody`, as the store keeps it.
+    private static func scope(_ value: String, parameter: String) throws(SNSError) -> String {
         switch value {
-        case "MessageAttributes": return
-        case "MessageBody": throw SNSError.unsupported(parameter, "FilterPolicyScope MessageBody")
+        case "MessageAttributes": return SNSFilterScope.messageAttributes
+        case "MessageBody": return SNSFilterScope.messageBody
         default:
             throw SNSError.invalidParameter(
                 parameter, "FilterPolicyScope: expected MessageAttributes or MessageBody, got \(TextCap.quoted(value))")
         }
+    }
+
+    /// SNS's name of a stored scope.
+    private static func scopeName(_ stored: String) -> String {
+        stored == SNSFilterScope.messageBody ? "MessageBody" : "MessageAttributes"
     }
 }

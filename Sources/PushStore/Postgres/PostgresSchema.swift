@@ -23,6 +23,9 @@ enum PostgresSchema {
             Step(version: 4, name: "broadcast channels") { (connection: PostgresConnection) throws(StoreError) in
                 try connection.execute(ChannelsSchema.postgres)
             },
+            Step(version: 5, name: "filter policy scope") { (connection: PostgresConnection) throws(StoreError) in
+                try connection.execute(SubscriptionScopeSchema.sql)
+            },
         ]
     }
 

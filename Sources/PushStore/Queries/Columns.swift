@@ -14,7 +14,7 @@ enum Columns {
     }
 
     /// `seq` then the subscription's fields; joins topics `t` and endpoints `e` for the names.
-    static let subscription = "s.seq, s.id, t.name, e.id, s.filter_policy_json"
+    static let subscription = "s.seq, s.id, t.name, e.id, s.filter_policy_json, s.filter_policy_scope"
     /// The joins `subscription` needs, from `subscriptions s`.
     static let subscriptionJoins =
         "subscriptions s JOIN topics t ON t.seq = s.topic_seq JOIN endpoints e ON e.seq = s.endpoint_seq"
@@ -22,7 +22,8 @@ enum Columns {
     /// Reads `Columns.subscription`.
     static func subscription(_ row: some SQLRow) -> (seq: Int64, record: SubscriptionRecord) {
         let record = SubscriptionRecord(
-            id: row.text(1), topic: row.text(2), endpointID: row.text(3), filterPolicyJSON: row.text(4))
+            id: row.text(1), topic: row.text(2), endpointID: row.text(3), filterPolicyJSON: row.text(4),
+            filterPolicyScope: row.text(5))
         return (row.int64(0), record)
     }
 

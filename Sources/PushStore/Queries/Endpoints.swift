@@ -17,28 +17,35 @@ extension SQLDatabase {
         return found
     }
 
-    func createEndpoint(app: String, token: String, customUserData: String, now: Int64)
+    func createEndpoint(app: String, token: String, customUserData: String, enabled: Bool?, now: Int64)
         throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
     {
         if let (_, existing) = try endpoint(app: app, token: token) {
-            return try Self.sameEndpoint(existing, customUserData: customUserData)
+            return try Self.sameEndpoint(existing, customUserData: customUserData, enabled: enabled)
         }
         let record = EndpointRecord(
-            id: RandomID.make(), app: app, token: token, enabled: true, customUserData: customUserData, createdAt: now,
-            disabledReason: "")
+            id: RandomID.make(), app: app, token: token, enabled: enabled ?? true, customUserData: customUserData,
+            createdAt: now, disabledReason: "")
         // Another instance may have registered the token since the lookup: then nothing is inserted
         // and its endpoint answers, as if it had been there first.
         if try insertEndpoint(record, ifAbsent: true) == 1 { return (record, true) }
         guard let (_, existing) = try endpoint(app: app, token: token) else {
             throw StoreError(.conflict, message: "endpoint for this token was created and deleted concurrently; retry")
         }
-        return try Self.sameEndpoint(existing, customUserData: customUserData)
+        return try Self.sameEndpoint(existing, customUserData: customUserData, enabled: enabled)
     }
 
-    /// SNS idempotency: the same token and data answer the existing endpoint; other data is refused.
-    private static func sameEndpoint(_ existing: EndpointRecord, customUserData: String)
+    /// SNS idempotency: the same token and data answer the existing endpoint; other data (or
+    /// another `enabled`, when one is asked for) is refused.
+    private static func sameEndpoint(_ existing: EndpointRecord, customUserData: String, enabled: Bool?)
         throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
     {
+        if let enabled, enabled != existing.enabled {
+            throw StoreError(
+                .alreadyExists, existingID: existing.id,
+                message:
+                    "endpoint \(existing.id) already exists with the same token, but enabled is \(existing.enabled)")
+        }
         guard existing.customUserData == customUserData else {
             throw StoreError(
                 .alreadyExists, existingID: existing.id,

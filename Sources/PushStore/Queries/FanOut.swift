@@ -4,7 +4,7 @@ extension SQLDatabase {
     /// primary key: the cost of a page is its size, however large the topic.
     static var fanOutSQL: String {
         """
-        SELECT s.seq, s.id, s.filter_policy_json, \(Columns.endpoint)
+        SELECT s.seq, s.id, s.filter_policy_json, s.filter_policy_scope, \(Columns.endpoint)
         FROM subscriptions s JOIN endpoints e ON e.seq = s.endpoint_seq
         WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ? AND s.seq <= ?
         ORDER BY s.seq LIMIT ?
@@ -20,9 +20,10 @@ extension SQLDatabase {
         let fetched = try rows(Self.fanOutSQL, [.text(topic), .integer(after), .integer(last), .int(limit + 1)]) {
             row in
             let seq = row.int64(0)
-            let endpoint = Columns.endpoint(row, from: 3).record
+            let endpoint = Columns.endpoint(row, from: 4).record
             let subscription = SubscriptionRecord(
-                id: row.text(1), topic: topic, endpointID: endpoint.id, filterPolicyJSON: row.text(2))
+                id: row.text(1), topic: topic, endpointID: endpoint.id, filterPolicyJSON: row.text(2),
+                filterPolicyScope: row.text(3))
             return (
                 seq: seq,
                 target: FanOutTarget(

@@ -8,7 +8,7 @@ extension SQLDatabase {
         return found
     }
 
-    func subscribe(topic: String, endpointID: String, filterPolicyJSON: String)
+    func subscribe(topic: String, endpointID: String, filterPolicyJSON: String, filterPolicyScope: String)
         throws(StoreError) -> (subscription: SubscriptionRecord, created: Bool)
     {
         try transaction { () throws(StoreError) -> (subscription: SubscriptionRecord, created: Bool) in
@@ -17,28 +17,30 @@ extension SQLDatabase {
             }
             let endpointSeq = try endpoint(id: endpointID).seq
             let record = SubscriptionRecord(
-                id: RandomID.make(), topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON)
+                id: RandomID.make(), topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON,
+                filterPolicyScope: filterPolicyScope)
             // ON CONFLICT: a concurrent Subscribe of the same pair (another instance) is not an error.
             let inserted = try insertSubscription(
                 id: record.id, topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: filterPolicyJSON,
-                ifAbsent: true)
+                filterPolicyScope: filterPolicyScope, ifAbsent: true)
             if inserted == 1 { return (record, true) }
             let existing = try row(
-                "SELECT seq, id, filter_policy_json FROM subscriptions WHERE topic_seq = ? AND endpoint_seq = ?"
-                    + engine.forUpdate,
+                "SELECT seq, id, filter_policy_json, filter_policy_scope FROM subscriptions "
+                    + "WHERE topic_seq = ? AND endpoint_seq = ?" + engine.forUpdate,
                 [.integer(topicSeq), .integer(endpointSeq)]
-            ) { (seq: $0.int64(0), id: $0.text(1), filterPolicyJSON: $0.text(2)) }
+            ) { (seq: $0.int64(0), id: $0.text(1), filterPolicyJSON: $0.text(2), filterPolicyScope: $0.text(3)) }
             guard let existing else {
                 throw StoreError(.conflict, message: "subscription was created and removed concurrently; retry")
             }
-            if existing.filterPolicyJSON != filterPolicyJSON {
+            if existing.filterPolicyJSON != filterPolicyJSON || existing.filterPolicyScope != filterPolicyScope {
                 try run(
-                    "UPDATE subscriptions SET filter_policy_json = ? WHERE seq = ?",
-                    [.text(filterPolicyJSON), .integer(existing.seq)])
+                    "UPDATE subscriptions SET filter_policy_json = ?, filter_policy_scope = ? WHERE seq = ?",
+                    [.text(filterPolicyJSON), .text(filterPolicyScope), .integer(existing.seq)])
             }
             return (
                 SubscriptionRecord(
-                    id: existing.id, topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON), false
+                    id: existing.id, topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON,
+                    filterPolicyScope: filterPolicyScope), false
             )
         }
     }
@@ -46,16 +48,35 @@ extension SQLDatabase {
     /// Inserts a subscription; `ifAbsent` skips an existing (topic, endpoint) pair. Answers rows inserted.
     @discardableResult
     func insertSubscription(
-        id: String, topicSeq: Int64, endpointSeq: Int64, filterPolicyJSON: String, ifAbsent: Bool = false
+        id: String, topicSeq: Int64, endpointSeq: Int64, filterPolicyJSON: String, filterPolicyScope: String = "",
+        ifAbsent: Bool = false
     )
         throws(StoreError) -> Int
     {
         try run(
             """
-            INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json) VALUES (?, ?, ?, ?)\
-            \(ifAbsent ? " ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING" : "")
+            INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, filter_policy_scope) \
+            VALUES (?, ?, ?, ?, ?)\(ifAbsent ? " ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING" : "")
             """,
-            [.text(id), .integer(topicSeq), .integer(endpointSeq), .text(filterPolicyJSON)])
+            [.text(id), .integer(topicSeq), .integer(endpointSeq), .text(filterPolicyJSON), .text(filterPolicyScope)])
+    }
+
+    func updateSubscription(id: String, filterPolicyJSON: String?, filterPolicyScope: String?)
+        throws(StoreError) -> SubscriptionRecord
+    {
+        try transaction { () throws(StoreError) -> SubscriptionRecord in
+            if let filterPolicyJSON {
+                _ = try run(
+                    "UPDATE subscriptions SET filter_policy_json = ? WHERE id = ?",
+                    [.text(filterPolicyJSON), .text(id)])
+            }
+            if let filterPolicyScope {
+                _ = try run(
+                    "UPDATE subscriptions SET filter_policy_scope = ? WHERE id = ?",
+                    [.text(filterPolicyScope), .text(id)])
+            }
+            return try subscription(id: id)
+        }
     }
 
     func unsubscribe(id: String) throws(StoreError) {

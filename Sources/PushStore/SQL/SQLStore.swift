@@ -14,11 +14,12 @@ protocol SQLStore: Store {
 extension SQLStore {
     // MARK: Endpoints
 
-    public func createEndpoint(app: String, normalizedToken: String, customUserData: String, now: Int64)
-        async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
-    {
+    public func createEndpoint(
+        app: String, normalizedToken: String, customUserData: String, enabled: Bool?, now: Int64
+    ) async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool) {
         try await withDatabase { database throws(StoreError) in
-            try database.createEndpoint(app: app, token: normalizedToken, customUserData: customUserData, now: now)
+            try database.createEndpoint(
+                app: app, token: normalizedToken, customUserData: customUserData, enabled: enabled, now: now)
         }
     }
 
@@ -82,11 +83,22 @@ extension SQLStore {
 
     // MARK: Subscriptions
 
-    public func subscribe(topic: String, endpointID: String, filterPolicyJSON: String)
+    public func subscribe(topic: String, endpointID: String, filterPolicyJSON: String, filterPolicyScope: String)
         async throws(StoreError) -> (subscription: SubscriptionRecord, created: Bool)
     {
         try await withDatabase { database throws(StoreError) in
-            try database.subscribe(topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON)
+            try database.subscribe(
+                topic: topic, endpointID: endpointID, filterPolicyJSON: filterPolicyJSON,
+                filterPolicyScope: filterPolicyScope)
+        }
+    }
+
+    public func updateSubscription(id: String, filterPolicyJSON: String?, filterPolicyScope: String?)
+        async throws(StoreError) -> SubscriptionRecord
+    {
+        try await withDatabase { database throws(StoreError) in
+            try database.updateSubscription(
+                id: id, filterPolicyJSON: filterPolicyJSON, filterPolicyScope: filterPolicyScope)
         }
     }
 

@@ -81,6 +81,9 @@ enum Schema {
             Migration(version: 4, name: "broadcast channels") { (database: Database) throws(StoreError) in
                 try database.execute(ChannelsSchema.sqlite)
             },
+            Migration(version: 5, name: "filter policy scope") { (database: Database) throws(StoreError) in
+                try database.execute(SubscriptionScopeSchema.sql)
+            },
         ]
     }
 }

@@ -1,5 +1,6 @@
 import PushCore
 import PushPosix
+import PushStore
 import Testing
 
 @testable import PushGateway

@@ -200,9 +200,17 @@ struct SNSActionsTests {
                 ])
             let arn = try #require(Self.element("SubscriptionArn", in: subscribed))
             #expect(arn.hasPrefix(Self.topic + ":"))
-            let again = await rig.refusal(
+            // Again without attributes: the same ARN (its policy stays); with another policy: refused.
+            let again = try await rig.run(
                 "Subscribe", [("TopicArn", Self.topic), ("Protocol", "application"), ("Endpoint", endpoint)])
-            #expect(again?.code == "InvalidParameter")
+            #expect(Self.element("SubscriptionArn", in: again) == arn)
+            let other = await rig.refusal(
+                "Subscribe",
+                [
+                    ("TopicArn", Self.topic), ("Protocol", "application"), ("Endpoint", endpoint),
+                    ("Attributes.entry.1.key", "FilterPolicy"), ("Attributes.entry.1.value", #"{"tier":["silver"]}"#),
+                ])
+            #expect(other?.code == "InvalidParameter")
             let email = await rig.refusal(
                 "Subscribe", [("TopicArn", Self.topic), ("Protocol", "email"), ("Endpoint", "a@example.com")])
             #expect(email?.message.contains("Protocol") == true)
@@ -215,6 +223,51 @@ struct SNSActionsTests {
             #expect(await rig.refusal("GetSubscriptionAttributes", [("SubscriptionArn", arn)])?.code == "NotFound")
             let missing = await rig.refusal("ListSubscriptionsByTopic", [("TopicArn", Self.topic + "x")])
             #expect(missing?.code == "NotFound")
+        }
+    }
+
+    @Test func aMessageBodyScopeIsKeptAndItsPolicyReadNested() async throws {
+        try await Rig.run { rig in
+            _ = try await rig.run("CreateTopic", [("Name", "news")])
+            let endpoint = try await rig.endpoint(6)
+            let nested = #"{"order": {"status": ["paid"]}}"#
+            let onAttributes = await rig.refusal(
+                "Subscribe",
+                [
+                    ("TopicArn", Self.topic), ("Protocol", "application"), ("Endpoint", endpoint),
+                    ("Attributes.entry.1.key", "FilterPolicy"), ("Attributes.entry.1.value", nested),
+                ])
+            #expect(onAttributes?.code == "InvalidParameter")  // nesting needs the MessageBody scope
+            let subscribed = try await rig.run(
+                "Subscribe",
+                [
+                    ("TopicArn", Self.topic), ("Protocol", "application"), ("Endpoint", endpoint),
+                    ("Attributes.entry.1.key", "FilterPolicy"), ("Attributes.entry.1.value", nested),
+                    ("Attributes.entry.2.key", "FilterPolicyScope"), ("Attributes.entry.2.value", "MessageBody"),
+                ])
+            let arn = try #require(Self.element("SubscriptionArn", in: subscribed))
+            let attributes = try await rig.run("GetSubscriptionAttributes", [("SubscriptionArn", arn)])
+            #expect(attributes.contains("<key>FilterPolicyScope</key><value>MessageBody</value>"))
+            let id = String(arn.split(separator: ":").last!)
+            #expect(try await rig.store.subscription(id: id).filterPolicyScope == SNSFilterScope.messageBody)
+            // Back to attributes: the nested policy no longer reads, so the change is refused.
+            let back = await rig.refusal(
+                "SetSubscriptionAttributes",
+                [
+                    ("SubscriptionArn", arn), ("AttributeName", "FilterPolicyScope"),
+                    ("AttributeValue", "MessageAttributes"),
+                ])
+            #expect(back?.code == "InvalidParameter")
+            _ = try await rig.run(
+                "SetSubscriptionAttributes",
+                [("SubscriptionArn", arn), ("AttributeName", "FilterPolicy"), ("AttributeValue", #"{"kind": ["x"]}"#)])
+            _ = try await rig.run(
+                "SetSubscriptionAttributes",
+                [
+                    ("SubscriptionArn", arn), ("AttributeName", "FilterPolicyScope"),
+                    ("AttributeValue", "MessageAttributes"),
+                ])
+            #expect(try await rig.store.subscription(id: id).filterPolicyScope == SNSFilterScope.messageAttributes)
         }
     }
 

@@ -62,6 +62,50 @@ struct TopicSubscriptionTests {
         }
     }
 
+    @Test(
+        "a subscription keeps its filter policy scope; updates by id change one field and never resurrect it",
+        arguments: StoreEngine.available)
+    func scopeAndUpdates(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.createTopic(name: "news")
+            let (e, _) = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
+            let policy = #"{"order":{"status":["paid"]}}"#
+            let (made, _) = try await store.subscribe(
+                topic: "news", endpointID: e.id, filterPolicyJSON: policy, filterPolicyScope: "MessageBody")
+            #expect(try await store.subscription(id: made.id).filterPolicyScope == "MessageBody")
+            let page = try await store.fanOutPage(topic: "news", after: nil, through: nil, limit: 10)
+            #expect(page.items.first?.subscription.filterPolicyScope == "MessageBody")
+            let scoped = try await store.updateSubscription(id: made.id, filterPolicyJSON: nil, filterPolicyScope: "")
+            #expect(scoped.filterPolicyJSON == policy && scoped.filterPolicyScope == "")
+            let cleared = try await store.updateSubscription(id: made.id, filterPolicyJSON: "", filterPolicyScope: nil)
+            #expect(cleared.filterPolicyJSON == "" && cleared.filterPolicyScope == "")
+            try await store.unsubscribe(id: made.id)
+            let gone = await storeError { () async throws(StoreError) in
+                _ = try await store.updateSubscription(id: made.id, filterPolicyJSON: "{}", filterPolicyScope: nil)
+            }
+            #expect(gone?.code == .notFound)
+            #expect(
+                try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10).items.isEmpty)
+        }
+    }
+
+    @Test("an endpoint can be made disabled; its state is compared when asked", arguments: StoreEngine.available)
+    func createDisabled(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            let (off, created) = try await store.createEndpoint(
+                app: "ios", normalizedToken: "bb", customUserData: "", enabled: false, now: 1)
+            #expect(created && !off.enabled)
+            #expect(
+                try await store.createEndpoint(app: "ios", normalizedToken: "bb", customUserData: "", now: 2).endpoint
+                    == off)
+            let conflict = await storeError { () async throws(StoreError) in
+                _ = try await store.createEndpoint(
+                    app: "ios", normalizedToken: "bb", customUserData: "", enabled: true, now: 3)
+            }
+            #expect(conflict?.code == .alreadyExists && conflict?.existingID == off.id)
+        }
+    }
+
     @Test("unsubscribe is idempotent", arguments: StoreEngine.available)
     func unsubscribe(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
