@@ -251,6 +251,11 @@ public struct GatewayConfiguration: Sendable {
         guard let name = try reader.string("name"), !name.isEmpty else {
             throw ConfigurationError("\(path).name: required")
         }
+        // The name is a component of the app's SNS ARNs (`…:app/APNS/{name}`, `…:endpoint/APNS/{name}/{id}`).
+        guard !name.contains("/"), !name.contains(":") else {
+            throw ConfigurationError(
+                "\(path).name: \(TextCap.quoted(name)) must not contain / or : (it is part of the app's SNS ARNs)")
+        }
         var app = AppConfiguration(name: name, keys: try parseKeys(reader, platform: platform, path: path))
         app.url = try reader.string("url") ?? ""
         app.caFile = try reader.string("ca_file") ?? ""

@@ -49,6 +49,8 @@ struct SNSConfigurationTests {
         )
         #expect(missing?.contains("config.sns.credentials[0].secret_access_key_file") == true)
         #expect(missing?.contains("AKPG") == false)
+        let slash = Self.refusal(#"{"apps": [{"name": "team/prod", "platform": "apns", "bundle_id": "b"}]}"#)
+        #expect(slash?.contains("config.apps[0].name") == true)
         let lower = Self.refusal(
             #"{"sns": {"credentials": [{"access_key_id": "akpg", "secret_access_key_file": "x"}]}}"#)
         #expect(lower?.contains("access_key_id") == true)
