@@ -26,6 +26,9 @@ enum PostgresSchema {
             Step(version: 5, name: "filter policy scope") { (connection: PostgresConnection) throws(StoreError) in
                 try connection.execute(SubscriptionScopeSchema.sql)
             },
+            Step(version: 6, name: "messages to plan") { (connection: PostgresConnection) throws(StoreError) in
+                try connection.execute(MessagesToPlanSchema.sql)
+            },
         ]
     }
 

@@ -84,6 +84,9 @@ enum Schema {
             Migration(version: 5, name: "filter policy scope") { (database: Database) throws(StoreError) in
                 try database.execute(SubscriptionScopeSchema.sql)
             },
+            Migration(version: 6, name: "messages to plan") { (database: Database) throws(StoreError) in
+                try database.execute(MessagesToPlanSchema.sql)
+            },
         ]
     }
 }
