@@ -224,6 +224,36 @@ def test_filter_policies_choose_the_subscribers(push, registry, lookalike):
     assert (done.total, done.delivered, done.skipped) == (5, 4, 1)
 
 
+def test_a_message_body_policy_through_grpc(push, registry, lookalike):
+    """filter_policy_scope "MessageBody": the nested policy reads the JSON body; a nested policy
+    without it, or another scope name, is INVALID_ARGUMENT naming the field."""
+    registry.CreateTopic(registry_pb2.CreateTopicRequest(name="bodies"), timeout=10)
+    paid, other = token(0x1F101), token(0x1F102)
+    nested = json.dumps({"order": {"status": ["paid"]}})
+    e = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="demo", token=paid), timeout=10)
+    code, details = error(registry.Subscribe, registry_pb2.SubscribeRequest(
+        topic="bodies", endpoint_id=e.id, filter_policy_json=nested))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "MessageBody" in details, details
+    code, details = error(registry.Subscribe, registry_pb2.SubscribeRequest(
+        topic="bodies", endpoint_id=e.id, filter_policy_json=nested, filter_policy_scope="Body"))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "filter_policy_scope" in details, details
+    s = registry.Subscribe(registry_pb2.SubscribeRequest(topic="bodies", endpoint_id=e.id, filter_policy_json=nested,
+                                                         filter_policy_scope="MessageBody"), timeout=10)
+    assert s.filter_policy_scope == "MessageBody"
+    listed = registry.ListSubscriptions(registry_pb2.ListSubscriptionsRequest(topic="bodies"), timeout=10)
+    assert [x.filter_policy_scope for x in listed.subscriptions] == ["MessageBody"]
+    o = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="demo", token=other), timeout=10)
+    plain = registry.Subscribe(registry_pb2.SubscribeRequest(topic="bodies", endpoint_id=o.id), timeout=10)
+    assert plain.filter_policy_scope == "MessageAttributes"
+    for body, expected in ((json.dumps({"order": {"status": "paid"}}), {paid, other}),
+                           (json.dumps({"order": {"status": "open"}}), {other})):
+        before = len(lookalike.requests)
+        reply = push.Publish(push_pb2.PublishRequest(topic="bodies", message=body), timeout=10)
+        done = wait_done(push, reply.message_id)
+        got = {h[":path"][len("/3/device/"):] for h, _ in received_for(lookalike, [paid, other], before)}
+        assert got == expected and done.delivered == len(expected), (body, got)
+
+
 def test_the_seed_flow(push, registry, lookalike):
     """create endpoint → subscribe → publish {"default": …, "APNS": "{\\"aps\\":{…}}"} → APNs gets APNS."""
     e = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="demo", token=token(0x5EED)), timeout=10)

@@ -39,7 +39,8 @@ enum SNSSubscriptionActions {
             ]
             if !subscription.filterPolicyJSON.isEmpty {
                 attributes.append((key: "FilterPolicy", value: subscription.filterPolicyJSON))
-                attributes.append((key: "FilterPolicyScope", value: scopeName(subscription.filterPolicyScope)))
+                attributes.append(
+                    (key: "FilterPolicyScope", value: SNSFilterScope.name(ofStored: subscription.filterPolicyScope)))
             }
             return { [attributes] xml in xml.attributes(attributes) }
         },
@@ -203,7 +204,7 @@ enum SNSSubscriptionActions {
     /// Checks a policy as its scope reads it.
     private static func filterPolicy(_ json: String, scope: String, parameter: String) throws(SNSError) {
         do {
-            _ = try SNSFilterPolicy.parse(json, nested: scope == SNSFilterScope.messageBody)
+            _ = try SNSFilterPolicy.parse(json, nested: SNSFilterScope.nests(scope))
         } catch {
             throw SNSError.invalidParameter(parameter, "FilterPolicy: \(error.description)")
         }
@@ -211,17 +212,10 @@ enum SNSSubscriptionActions {
 
     /// `MessageAttributes` or `MessageBody`, as the store keeps it.
     private static func scope(_ value: String, parameter: String) throws(SNSError) -> String {
-        switch value {
-        case "MessageAttributes": return SNSFilterScope.messageAttributes
-        case "MessageBody": return SNSFilterScope.messageBody
-        default:
+        guard !value.isEmpty, let stored = SNSFilterScope.stored(named: value) else {
             throw SNSError.invalidParameter(
                 parameter, "FilterPolicyScope: expected MessageAttributes or MessageBody, got \(TextCap.quoted(value))")
         }
-    }
-
-    /// SNS's name of a stored scope.
-    private static func scopeName(_ stored: String) -> String {
-        stored == SNSFilterScope.messageBody ? "MessageBody" : "MessageAttributes"
+        return stored
     }
 }

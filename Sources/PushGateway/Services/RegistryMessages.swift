@@ -23,6 +23,7 @@ extension PushgateV1.Subscription {
         topic = record.topic
         endpointID = record.endpointID
         filterPolicyJSON = record.filterPolicyJSON
+        filterPolicyScope = SNSFilterScope.name(ofStored: record.filterPolicyScope)
     }
 }
 

@@ -163,16 +163,23 @@ struct RegistryService: Sendable {
     {
         try RegistryValidation.topicName(request.topic, field: "topic")
         try RegistryValidation.required(request.endpointID, "endpoint_id")
+        guard let scope = SNSFilterScope.stored(named: request.filterPolicyScope) else {
+            throw GRPCStatus(
+                .invalidArgument,
+                "filter_policy_scope: expected MessageAttributes or MessageBody, got "
+                    + TextCap.quoted(request.filterPolicyScope))
+        }
         if !request.filterPolicyJSON.isEmpty {
             do {
-                _ = try SNSFilterPolicy.parse(request.filterPolicyJSON)
+                _ = try SNSFilterPolicy.parse(request.filterPolicyJSON, nested: SNSFilterScope.nests(scope))
             } catch {
                 throw GRPCStatus(.invalidArgument, error.description)
             }
         }
         let (subscription, _) = try await storeCall("topic, endpoint_id") { () async throws(StoreError) in
             try await store.subscribe(
-                topic: request.topic, endpointID: request.endpointID, filterPolicyJSON: request.filterPolicyJSON)
+                topic: request.topic, endpointID: request.endpointID, filterPolicyJSON: request.filterPolicyJSON,
+                filterPolicyScope: scope)
         }
         return PushgateV1.Subscription(subscription)
     }

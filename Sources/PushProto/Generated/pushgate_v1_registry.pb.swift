@@ -154,6 +154,7 @@ extension PushgateV1 {
         public var topic: String = ""
         public var endpointID: String = ""
         public var filterPolicyJSON: String = ""
+        public var filterPolicyScope: String = ""
         public init() {}
     }
 
@@ -162,6 +163,7 @@ extension PushgateV1 {
         public var topic: String = ""
         public var endpointID: String = ""
         public var filterPolicyJSON: String = ""
+        public var filterPolicyScope: String = ""
         public init() {}
     }
 
@@ -1583,11 +1585,12 @@ extension PushgateV1.Subscription: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 64
+        var size = 80
         size += self.id.utf8.count
         size += self.topic.utf8.count
         size += self.endpointID.utf8.count
         size += self.filterPolicyJSON.utf8.count
+        size += self.filterPolicyScope.utf8.count
         return size
     }
 
@@ -1596,6 +1599,7 @@ extension PushgateV1.Subscription: ProtoMessage {
         try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
         try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
         try ProtoC.string(m.pointee.filter_policy_json, field: "filter_policy_json", into: &value.filterPolicyJSON)
+        try ProtoC.string(m.pointee.filter_policy_scope, field: "filter_policy_scope", into: &value.filterPolicyScope)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Subscription> {
@@ -1609,6 +1613,7 @@ extension PushgateV1.Subscription: ProtoMessage {
         if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
         if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
         if !value.pointee.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(value.pointee.filterPolicyJSON) }
+        if !value.pointee.filterPolicyScope.isEmpty { c.pointee.filter_policy_scope = arena.string(value.pointee.filterPolicyScope) }
         return c
     }
 }
@@ -1627,6 +1632,7 @@ extension PushgateV1.Subscription: ProtoJSONMessage, ProtoJSONCodable {
             (2, "topic", "topic"),
             (3, "endpointId", "endpoint_id"),
             (4, "filterPolicyJson", "filter_policy_json"),
+            (5, "filterPolicyScope", "filter_policy_scope"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -1637,6 +1643,7 @@ extension PushgateV1.Subscription: ProtoJSONMessage, ProtoJSONCodable {
             case 2: self.topic = try String(protoJSON: value)
             case 3: self.endpointID = try String(protoJSON: value)
             case 4: self.filterPolicyJSON = try String(protoJSON: value)
+            case 5: self.filterPolicyScope = try String(protoJSON: value)
             default: break
             }
         }
@@ -1648,6 +1655,7 @@ extension PushgateV1.Subscription: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("topic", topic)
         writer.field("endpointId", endpointID)
         writer.field("filterPolicyJson", filterPolicyJSON)
+        writer.field("filterPolicyScope", filterPolicyScope)
         writer.endMessage()
     }
 }
@@ -1674,10 +1682,11 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 48
+        var size = 64
         size += self.topic.utf8.count
         size += self.endpointID.utf8.count
         size += self.filterPolicyJSON.utf8.count
+        size += self.filterPolicyScope.utf8.count
         return size
     }
 
@@ -1685,6 +1694,7 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
         try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
         try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
         try ProtoC.string(m.pointee.filter_policy_json, field: "filter_policy_json", into: &value.filterPolicyJSON)
+        try ProtoC.string(m.pointee.filter_policy_scope, field: "filter_policy_scope", into: &value.filterPolicyScope)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__SubscribeRequest> {
@@ -1697,6 +1707,7 @@ extension PushgateV1.SubscribeRequest: ProtoMessage {
         if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
         if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
         if !value.pointee.filterPolicyJSON.isEmpty { c.pointee.filter_policy_json = arena.string(value.pointee.filterPolicyJSON) }
+        if !value.pointee.filterPolicyScope.isEmpty { c.pointee.filter_policy_scope = arena.string(value.pointee.filterPolicyScope) }
         return c
     }
 }
@@ -1714,6 +1725,7 @@ extension PushgateV1.SubscribeRequest: ProtoJSONMessage, ProtoJSONCodable {
             (1, "topic", "topic"),
             (2, "endpointId", "endpoint_id"),
             (3, "filterPolicyJson", "filter_policy_json"),
+            (4, "filterPolicyScope", "filter_policy_scope"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -1723,6 +1735,7 @@ extension PushgateV1.SubscribeRequest: ProtoJSONMessage, ProtoJSONCodable {
             case 1: self.topic = try String(protoJSON: value)
             case 2: self.endpointID = try String(protoJSON: value)
             case 3: self.filterPolicyJSON = try String(protoJSON: value)
+            case 4: self.filterPolicyScope = try String(protoJSON: value)
             default: break
             }
         }
@@ -1733,6 +1746,7 @@ extension PushgateV1.SubscribeRequest: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("topic", topic)
         writer.field("endpointId", endpointID)
         writer.field("filterPolicyJson", filterPolicyJSON)
+        writer.field("filterPolicyScope", filterPolicyScope)
         writer.endMessage()
     }
 }

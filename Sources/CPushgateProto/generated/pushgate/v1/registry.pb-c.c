@@ -1908,7 +1908,7 @@ const ProtobufCMessageDescriptor pushgate__v1__list_topics_response__descriptor 
   (ProtobufCMessageInit) pushgate__v1__list_topics_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__subscription__field_descriptors[4] =
+static const ProtobufCFieldDescriptor pushgate__v1__subscription__field_descriptors[5] =
 {
   {
     "id",
@@ -1958,17 +1958,30 @@ static const ProtobufCFieldDescriptor pushgate__v1__subscription__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "filter_policy_scope",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Subscription, filter_policy_scope),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__subscription__field_indices_by_name[] = {
   2,   /* field[2] = endpoint_id */
   3,   /* field[3] = filter_policy_json */
+  4,   /* field[4] = filter_policy_scope */
   0,   /* field[0] = id */
   1,   /* field[1] = topic */
 };
 static const ProtobufCIntRange pushgate__v1__subscription__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__subscription__descriptor =
 {
@@ -1978,14 +1991,14 @@ const ProtobufCMessageDescriptor pushgate__v1__subscription__descriptor =
   "Pushgate__V1__Subscription",
   "pushgate.v1",
   sizeof(Pushgate__V1__Subscription),
-  4,
+  5,
   pushgate__v1__subscription__field_descriptors,
   pushgate__v1__subscription__field_indices_by_name,
   1,  pushgate__v1__subscription__number_ranges,
   (ProtobufCMessageInit) pushgate__v1__subscription__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__subscribe_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor pushgate__v1__subscribe_request__field_descriptors[4] =
 {
   {
     "topic",
@@ -2023,16 +2036,29 @@ static const ProtobufCFieldDescriptor pushgate__v1__subscribe_request__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "filter_policy_scope",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__SubscribeRequest, filter_policy_scope),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__subscribe_request__field_indices_by_name[] = {
   1,   /* field[1] = endpoint_id */
   2,   /* field[2] = filter_policy_json */
+  3,   /* field[3] = filter_policy_scope */
   0,   /* field[0] = topic */
 };
 static const ProtobufCIntRange pushgate__v1__subscribe_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__subscribe_request__descriptor =
 {
@@ -2042,7 +2068,7 @@ const ProtobufCMessageDescriptor pushgate__v1__subscribe_request__descriptor =
   "Pushgate__V1__SubscribeRequest",
   "pushgate.v1",
   sizeof(Pushgate__V1__SubscribeRequest),
-  3,
+  4,
   pushgate__v1__subscribe_request__field_descriptors,
   pushgate__v1__subscribe_request__field_indices_by_name,
   1,  pushgate__v1__subscribe_request__number_ranges,

@@ -301,13 +301,18 @@ struct  Pushgate__V1__Subscription
   char *topic;
   char *endpoint_id;
   /*
-   * An SNS filter policy on message attributes; empty: every message.
+   * An SNS filter policy; empty: every message.
    */
   char *filter_policy_json;
+  /*
+   * What the policy applies to, in SNS's words: "MessageAttributes" (the message's attributes) or
+   * "MessageBody" (its JSON body, nested keys followed: docs/sns.md).
+   */
+  char *filter_policy_scope;
 };
 #define PUSHGATE__V1__SUBSCRIPTION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__subscription__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__SubscribeRequest
@@ -316,10 +321,14 @@ struct  Pushgate__V1__SubscribeRequest
   char *topic;
   char *endpoint_id;
   char *filter_policy_json;
+  /*
+   * "MessageAttributes" (or empty, the default) or "MessageBody".
+   */
+  char *filter_policy_scope;
 };
 #define PUSHGATE__V1__SUBSCRIBE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__subscribe_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__UnsubscribeRequest
