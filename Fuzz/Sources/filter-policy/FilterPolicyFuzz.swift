@@ -4,7 +4,9 @@
 // Invariants: no crash; matching is deterministic; a "witness" map built to satisfy the first
 // matcher of every condition (the first branch of each `$or`) matches, and stops matching when one
 // top-level attribute gets a value none of its matchers accepts; with no conditions, every map
-// matches. Uses `@testable import` (debug builds compile PushCore with -enable-testing) to read
+// matches. The same input read as a `MessageBody` policy (nested keys): the input itself matched as
+// a body never crashes and is deterministic, and a JSON body holding the witness at each key path
+// matches as the witness map does. Uses `@testable import` (debug builds compile PushCore with -enable-testing) to read
 // the parsed conditions.
 import FuzzSupport
 
@@ -140,5 +142,68 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             fuzzCheck(!policy.matches(spoiled), "\(spoiled) matches \(text) though \(name) fails")
         }
     }
+    fuzzBody(text)
     return 0
+}
+
+/// The input as a `MessageBody` policy.
+func fuzzBody(_ text: String) {
+    guard let policy = try? SNSFilterPolicy.parse(text, nested: true) else { return }
+    fuzzCheck(policy.attributeNames.count <= SNSFilterPolicy.maxNames, "body policy: too many names accepted")
+    let first = policy.matches(body: text)
+    fuzzCheck(policy.matches(body: text) == first, "body matching is not deterministic")
+    var witnessMap: [String: String?] = [:]
+    guard addWitness(policy.conditions, to: &witnessMap) else { return }
+    let attributes = witnessMap.compactMapValues { $0 }
+    guard let body = jsonBody(attributes) else { return }  // a path both a value and an object
+    fuzzCheck(policy.matches(body: body), "the witness body \(body) does not match \(text)")
+}
+
+/// A JSON object with each value (as a JSON string) at its key path (keys joined by NUL, as
+/// SNSMessageBody joins them); nil when one path is a prefix of another.
+func jsonBody(_ values: [String: String]) -> String? {
+    indirect enum Node {
+        case leaf(String)
+        case object([String: Node])
+    }
+    var root: [String: Node] = [:]
+    func insert(_ keys: ArraySlice<String>, _ value: String, into object: inout [String: Node]) -> Bool {
+        guard let key = keys.first else { return false }
+        if keys.count == 1 {
+            guard object[key] == nil else { return false }
+            object[key] = .leaf(value)
+            return true
+        }
+        var inner: [String: Node] = [:]
+        switch object[key] {
+        case .leaf?: return false
+        case .object(let existing)?: inner = existing
+        case nil: break
+        }
+        guard insert(keys.dropFirst(), value, into: &inner) else { return false }
+        object[key] = .object(inner)
+        return true
+    }
+    for (path, value) in values {
+        let keys = path.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+        guard insert(keys[...], value, into: &root) else { return nil }
+    }
+    func write(_ object: [String: Node]) -> String {
+        "{"
+            + object.map { key, node in
+                let value: String
+                switch node {
+                case .leaf(let text): value = quoted(text)
+                case .object(let inner): value = write(inner)
+                }
+                return quoted(key) + ":" + value
+            }.joined(separator: ",") + "}"
+    }
+    return write(root)
+}
+
+func quoted(_ text: String) -> String {
+    var out: [UInt8] = []
+    JSONWriter.appendQuoted(text, to: &out)
+    return String(decoding: out, as: UTF8.self)
 }

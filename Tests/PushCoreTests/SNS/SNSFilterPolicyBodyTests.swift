@@ -31,6 +31,10 @@ struct SNSFilterPolicyBodyTests {
         #expect(!(try policy(#"{"customer": {"tier": {"name": [{"exists": false}]}}}"#)).matches(body: Self.order))
         // `exists` looks at leaves only (as SNS's): an object is no value.
         #expect(try policy(#"{"customer": {"tier": [{"exists": false}]}}"#).matches(body: Self.order))
+        // An empty key is a key like any other, and a policy key may not hold a NUL (paths are joined with it).
+        #expect(try policy(#"{"": {"a": ["1"]}}"#).matches(body: #"{"": {"a": "1"}}"#))
+        #expect(!(try policy(#"{"a": ["1"]}"#)).matches(body: #"{"": {"a": "1"}}"#))
+        #expect(throws: ValidationError.self) { try SNSFilterPolicy.parse(#"{"a\u0000b": ["1"]}"#, nested: true) }
         // A key with a dot is not a path.
         #expect(
             !(try policy(#"{"customer": {"tier": {"name": ["gold"]}}}"#)).matches(

@@ -17,7 +17,7 @@ extension SNSFilterPolicy {
             throw invalid("not valid JSON: \(error)")
         }
         guard let members = document.objectMembers else { throw invalid("must be a JSON object") }
-        let policy = SNSFilterPolicy(conditions: try conditions(members, path: "", nested: nested))
+        let policy = SNSFilterPolicy(conditions: try conditions(members, path: nil, nested: nested))
         let names = policy.attributeNames
         guard names.count <= maxNames else {
             throw invalid("uses \(names.count) attribute names, over the limit of \(maxNames)")
@@ -36,7 +36,7 @@ extension SNSFilterPolicy {
     /// The conditions of one object: the whole policy, one `$or` branch, or (`nested`) one key of
     /// the body at `path`.
     private static func conditions(
-        _ members: [(String, JSONValue)], path: String, nested: Bool
+        _ members: [(String, JSONValue)], path: String?, nested: Bool
     ) throws(ValidationError) -> [Condition] {
         var result: [Condition] = []
         for (key, value) in members {
@@ -44,7 +44,11 @@ extension SNSFilterPolicy {
                 result.append(try orCondition(value, path: path, nested: nested))
                 continue
             }
-            let name = path.isEmpty ? key : path + SNSMessageBody.separator + key
+            // A NUL would make a key and a path of keys the same name (SNSMessageBody joins with it).
+            if nested && key.contains(SNSMessageBody.separator) {
+                throw invalid("a key must not contain the NUL character")
+            }
+            let name = path.map { $0 + SNSMessageBody.separator + key } ?? key
             if nested, let inner = value.objectMembers {
                 guard !inner.isEmpty else { throw invalid("\"\(shown(name))\": an object must not be empty") }
                 result += try conditions(inner, path: name, nested: true)
@@ -74,7 +78,8 @@ extension SNSFilterPolicy {
     }
 
     /// `"$or": [{…}, {…}]`: an array of non-empty policy objects.
-    private static func orCondition(_ value: JSONValue, path: String, nested: Bool) throws(ValidationError) -> Condition
+    private static func orCondition(_ value: JSONValue, path: String?, nested: Bool) throws(ValidationError)
+        -> Condition
     {
         guard case .array(let elements) = value, !elements.isEmpty else {
             throw invalid("\"$or\": the value must be a non-empty array of objects")

@@ -15,22 +15,24 @@ public struct SNSMessageBody: Sendable {
     public init?(_ text: String) {
         guard let document = try? JSONParser.parse(text.utf8), document.objectMembers != nil else { return nil }
         var values: [String: [String]] = [:]
-        Self.collect(document, path: "", into: &values)
+        Self.collect(document, path: nil, into: &values)
         self.values = values
     }
 
-    private static func collect(_ value: JSONValue, path: String, into values: inout [String: [String]]) {
+    /// `path` nil: the document itself (an empty key is a key like any other: `{"": {"a": 1}}` is
+    /// the path `""`, `a`, not `a`).
+    private static func collect(_ value: JSONValue, path: String?, into values: inout [String: [String]]) {
         switch value {
         case .object(let members):
             for (key, member) in members {
-                collect(member, path: path.isEmpty ? key : path + separator + key, into: &values)
+                collect(member, path: path.map { $0 + separator + key } ?? key, into: &values)
             }
         case .array(let elements):
             for element in elements { collect(element, path: path, into: &values) }
-        case .string(let text): values[path, default: []].append(text)
-        case .number(let text): values[path, default: []].append(text)
-        case .bool(let flag): values[path, default: []].append(flag ? "true" : "false")
-        case .null: values[path, default: []].append(null)
+        case .string(let text): values[path ?? "", default: []].append(text)
+        case .number(let text): values[path ?? "", default: []].append(text)
+        case .bool(let flag): values[path ?? "", default: []].append(flag ? "true" : "false")
+        case .null: values[path ?? "", default: []].append(null)
         }
     }
 }
