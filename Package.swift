@@ -134,7 +134,7 @@ let package = Package(
         // The AWS Query protocol as SNS speaks it, no I/O: form-encoded request bodies decoded within
         // limits into parameters (lists and maps in the Query conventions), AWS Signature Version 4
         // verified, XML answers written.
-        .target(name: "PushAWSQuery", dependencies: ["PushTLS"], swiftSettings: swiftSettings),
+        .target(name: "PushAWSQuery", dependencies: ["PushCore", "PushTLS"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PushAWSQueryTests", dependencies: ["PushAWSQuery", "PushTLS"], swiftSettings: swiftSettings),
 

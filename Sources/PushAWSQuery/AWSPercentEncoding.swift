@@ -1,3 +1,5 @@
+import PushCore
+
 /// URI encoding as AWS defines it for Signature Version 4 (and as SDKs write Query bodies): every
 /// byte except the unreserved `A-Z a-z 0-9 - _ . ~` becomes `%XX` with upper-case hex.
 enum AWSPercentEncoding {
@@ -34,33 +36,6 @@ enum AWSPercentEncoding {
     /// space in a query value as `+` and signs it as `%20`); a `%` without two hex digits after it
     /// is kept as it is, so that any text decodes.
     static func decodeQueryComponent(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        let bytes = Array(bytes)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            {
-                out.append(high << 4 | low)
-                index += 3
-            } else if bytes[index] == UInt8(ascii: "+") {
-                out.append(UInt8(ascii: " "))
-                index += 1
-            } else {
-                out.append(bytes[index])
-                index += 1
-            }
-        }
-        return out
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        LenientPercentDecoding.decode(bytes, plusIsSpace: true)
     }
 }

@@ -1,3 +1,5 @@
+import PushCore
+
 extension QueryParameters {
     /// Decodes an `application/x-www-form-urlencoded` body as AWS SDKs write it (the WHATWG/HTML
     /// form rules): `&`-separated fields, empty ones skipped; `name=value`, or `name` alone for an
@@ -73,8 +75,8 @@ private enum FormField {
                 index += 1
             case UInt8(ascii: "%"):
                 guard index + 2 < bytes.endIndex,
-                    let high = AWSPercentEncoding.hexValue(bytes[index + 1]),
-                    let low = AWSPercentEncoding.hexValue(bytes[index + 2])
+                    let high = Hex.value(bytes[index + 1]),
+                    let low = Hex.value(bytes[index + 2])
                 else {
                     let bad = bytes[index..<min(index + 3, bytes.endIndex)]
                     throw QueryFormError(

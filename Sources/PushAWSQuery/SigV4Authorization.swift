@@ -1,3 +1,5 @@
+import PushCore
+
 /// The parsed `Authorization` header of a Signature Version 4 request.
 public struct SigV4Authorization: Sendable, Equatable {
     public var accessKeyID: String
@@ -80,7 +82,7 @@ public struct SigV4Authorization: Sendable, Equatable {
             throw .incomplete("SignedHeaders names \(headerNames.count) headers, over the limit of \(maxSignedHeaders)")
         }
         let hexSignature = signature.lowercased()
-        guard hexSignature.utf8.count == 64, hexSignature.utf8.allSatisfy({ AWSPercentEncoding.hexValue($0) != nil })
+        guard hexSignature.utf8.count == 64, hexSignature.utf8.allSatisfy({ Hex.value($0) != nil })
         else { throw .incomplete("the Signature is not 64 hex digits") }
         return SigV4Authorization(
             accessKeyID: scope[0], date: scope[1], region: scope[2], service: scope[3], signedHeaders: headerNames,

@@ -1,3 +1,5 @@
+import PushCore
+
 /// The basic ISO 8601 timestamps of Signature Version 4 (`20150830T123600Z`, always UTC) to and
 /// from Unix seconds, by the proleptic Gregorian calendar.
 enum SigV4Timestamp {
@@ -16,50 +18,20 @@ enum SigV4Timestamp {
         }
         guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
             let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15),
-            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            (1...12).contains(month), day >= 1, day <= CivilDate.daysIn(month: month, year: year),
             hour < 24, minute < 60, second < 60
         else { return nil }
-        return daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        return CivilDate.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
     }
 
     /// `yyyyMMdd'T'HHmmss'Z'` of Unix seconds (years 0...9999).
     static func format(_ seconds: Int64) -> String {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let timeOfDay = seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = CivilDate.date(days: days)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
         return yearText + two(month) + two(day) + "T" + two(timeOfDay / 3600) + two(timeOfDay / 60 % 60)
             + two(timeOfDay % 60) + "Z"
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    // Howard Hinnant's days_from_civil and civil_from_days (public-domain algorithms, written anew).
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -1,3 +1,4 @@
+import PushCore
 import PushTLS
 
 /// Verifies AWS Signature Version 4 header authentication for one region and service, as AWS's
@@ -45,7 +46,7 @@ public struct SigV4Verifier: Sendable {
             throw .expired(SigV4Text.notYetCurrent(timestamp: timestamp, now: now, skewSeconds: allowedSkewSeconds))
         }
         guard let secretKey = secret(authorization.accessKeyID) else { throw .unknownAccessKey }
-        let payloadHash = Self.hex(SHA256.hash(request.body))
+        let payloadHash = Hex.lowercase(SHA256.hash(request.body))
         if let claimed = request.headers.first(where: { $0.name == "x-amz-content-sha256" }),
             claimed.value.trimmingSpaces != payloadHash
         {
@@ -58,7 +59,7 @@ public struct SigV4Verifier: Sendable {
         let expected = HMACSHA256.authenticationCode(
             key: key,
             message: Array(Self.stringToSign(timestamp: timestamp, scope: scope, canonicalRequest: canonical).utf8))
-        guard Self.constantTimeEqual(Array(Self.hex(expected).utf8), Array(authorization.signature.utf8)) else {
+        guard ConstantTime.equal(Array(Hex.lowercase(expected).utf8), Array(authorization.signature.utf8)) else {
             throw .signatureMismatch(SigV4Text.signatureDiffers)
         }
         return authorization.accessKeyID
@@ -67,7 +68,8 @@ public struct SigV4Verifier: Sendable {
     /// `AWS4-HMAC-SHA256`, the timestamp, the scope and the canonical request's SHA-256 in hex, one
     /// per line.
     public static func stringToSign(timestamp: String, scope: String, canonicalRequest: String) -> String {
-        [SigV4Authorization.algorithm, timestamp, scope, hex(SHA256.hash(canonicalRequest))].joined(separator: "\n")
+        [SigV4Authorization.algorithm, timestamp, scope, Hex.lowercase(SHA256.hash(canonicalRequest))].joined(
+            separator: "\n")
     }
 
     /// HMAC chain `"AWS4" + secret` → date → region → service → `aws4_request`.
@@ -129,24 +131,5 @@ public struct SigV4Verifier: Sendable {
             return name.elementsEqual("X-Amz-Signature".utf8) || name.elementsEqual("X-Amz-Algorithm".utf8)
                 || name.elementsEqual("X-Amz-Credential".utf8)
         }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Equal bytes, in time that depends only on the lengths (both are 64 hex digits here).
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }

@@ -39,9 +39,7 @@ enum APIKeyCommand {
             case "--generate": options.hashOnly = false
             case "--hash": options.hashOnly = true
             case "--name": options.name = try flags.value(for: flag)
-            case "--apps":
-                options.apps = try flags.value(for: flag).split(separator: ",").map(String.init)
-                guard !options.apps.isEmpty else { throw CommandLineError("--apps: give app names or *") }
+            case "--apps": options.apps = try CommandOptions.apps(&flags, flag)
             case "--admin": options.admin = true
             default: throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate api-key --help)")
             }

@@ -34,6 +34,13 @@ enum CommandOptions {
         return true
     }
 
+    /// `--apps A,B|*` of the commands that make credentials: the names, never none.
+    static func apps(_ flags: inout FlagReader, _ flag: String) throws -> [String] {
+        let apps = try flags.value(for: flag).split(separator: ",").map(String.init)
+        guard !apps.isEmpty else { throw CommandLineError("\(flag): give app names or *") }
+        return apps
+    }
+
     /// `run` with the options `parse` reads from `arguments`; its exit status, or
     /// ``parse(_:usage:_:)``'s.
     static func run<Options>(

@@ -36,9 +36,7 @@ enum SNSCredentialCommand {
         let read = try CommandOptions.readFlags(arguments) { flag, flags in
             switch flag {
             case "--secret-file": options.secretFile = try flags.value(for: flag)
-            case "--apps":
-                options.apps = try flags.value(for: flag).split(separator: ",").map(String.init)
-                guard !options.apps.isEmpty else { throw CommandLineError("--apps: give app names or *") }
+            case "--apps": options.apps = try CommandOptions.apps(&flags, flag)
             case "--admin": options.admin = true
             default:
                 throw CommandLineError("unknown flag \(flag.debugDescription) (see pushgate sns-credential --help)")

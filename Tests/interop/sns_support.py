@@ -118,6 +118,18 @@ class SNSGateway:
             self.server.proc.returncode, "".join(self.server.log))
 
 
+def gateway_with_three_credentials(directory, apps):
+    """An SNSGateway for `apps` with the credentials the SNS tests use: `admin` (every app, admin),
+    `reader` (prod), `other` (sandy); `sns` is the admin's boto3 client."""
+    admin = Credential(directory, "admin", ["*"], True)
+    reader = Credential(directory, "reader", ["prod"], False)
+    other = Credential(directory, "other", ["sandy"], False)
+    gateway = SNSGateway(directory, apps, [admin, reader, other])
+    gateway.admin, gateway.reader, gateway.other = admin, reader, other
+    gateway.sns = gateway.client(admin)
+    return gateway
+
+
 def apns_received(lookalike, since, tokens):
     """{token: [(headers, body), ...]} of what the APNs look-alike got for `tokens` after `since`."""
     wanted = set(tokens)

@@ -24,6 +24,7 @@ from conftest import adm_app_config, app_config, fcm_app_config
 from mock_process import pushgate_binary
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 from sns_support import (ACCOUNT, GRPC_ADMIN_KEY, Credential, SNSGateway, apns_token, app_arn, arn, client_error,
+                         gateway_with_three_credentials,
                          pages, wait_apns)
 
 SEED_APNS = '{"aps": {"alert": "Hooray!", "badge": 0, "sound": "bingbong.aiff"}}'
@@ -69,12 +70,7 @@ def gw(tmp_path_factory, lookalike, fcm_lookalike, adm_lookalike):
             fcm_app_config("droid", fcm_lookalike),
             adm_app_config("kindle", adm_lookalike),
             {"name": "web", "platform": "webpush", "vapid_key_file": vapid, "vapid_subject": "mailto:ops@example.com"}]
-    admin = Credential(directory, "admin", ["*"], True)
-    reader = Credential(directory, "reader", ["prod"], False)
-    other = Credential(directory, "other", ["sandy"], False)
-    gateway = SNSGateway(directory, apps, [admin, reader, other])
-    gateway.admin, gateway.reader, gateway.other = admin, reader, other
-    gateway.sns = gateway.client(admin)
+    gateway = gateway_with_three_credentials(directory, apps)
     yield gateway
     gateway.stop()
 

@@ -27,6 +27,7 @@ from botocore.credentials import Credentials
 from conftest import Server, app_config
 from mock_process import pushgate_binary
 from sns_support import (ACCOUNT, REGION, Credential, SNSGateway, apns_token, app_arn, arn, client_error, pages,
+                         gateway_with_three_credentials,
                          sns_client, unsigned_client, wait_apns)
 
 SNS_NS = "{http://sns.amazonaws.com/doc/2010-03-31/}"
@@ -38,12 +39,7 @@ def gw(tmp_path_factory, lookalike):
     directory = str(tmp_path_factory.mktemp("pushgate-sns-auth"))
     apps = [app_config("prod", "com.example.prod", lookalike),
             app_config("sandy", "com.example.sandy", lookalike, sandbox=True)]
-    admin = Credential(directory, "admin", ["*"], True)
-    reader = Credential(directory, "reader", ["prod"], False)
-    other = Credential(directory, "other", ["sandy"], False)
-    gateway = SNSGateway(directory, apps, [admin, reader, other])
-    gateway.admin, gateway.reader, gateway.other = admin, reader, other
-    gateway.sns = gateway.client(admin)
+    gateway = gateway_with_three_credentials(directory, apps)
     yield gateway
     gateway.stop()
 

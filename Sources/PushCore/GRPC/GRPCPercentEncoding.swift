@@ -49,21 +49,7 @@ public enum GRPCPercentEncoding {
     public static func decode(_ s: String) -> String {
         let utf8 = s.utf8
         guard utf8.contains(UInt8(ascii: "%")) else { return s }
-        let bytes = Array(utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count,
-                let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2])
-            {
-                out.append(high << 4 | low)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
+        let out = LenientPercentDecoding.decode(utf8, plusIsSpace: false)
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -49,34 +49,18 @@ public enum RetryAfter {
             let minute = number(b[20..<22]), let second = number(b[23..<25])
         else { return nil }
         let month = monthIndex + 1
-        guard day >= 1, day <= daysInMonth(month, year: year), hour <= 23, minute <= 59, second <= 60 else {
+        guard day >= 1, Int64(day) <= CivilDate.daysIn(month: Int64(month), year: Int64(year)), hour <= 23,
+            minute <= 59, second <= 60
+        else {
             return nil
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day))
         return days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
     private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
         guard digits.allSatisfy(isDigit) else { return nil }
         return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-    }
-
-    private static func daysInMonth(_ month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return Int64(era * 146_097 + dayOfEra - 719_468)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

@@ -141,8 +141,11 @@ struct SNSCall: Sendable {
 enum SNSNames {
     /// Topic names: 1-256 of A-Z, a-z, 0-9, `_` and `-` (a `.fifo` suffix is for FIFO topics,
     /// which Pushgate does not have).
-    static func isTopicName(_ name: String) -> Bool {
-        (1...256).contains(name.utf8.count)
+    static func isTopicName(_ name: String) -> Bool { isWord(name, maxBytes: 256) }
+
+    /// 1 to `maxBytes` of A-Z, a-z, 0-9, `_` and `-`: topic names, PublishBatch entry ids.
+    static func isWord(_ name: String, maxBytes: Int) -> Bool {
+        (1...maxBytes).contains(name.utf8.count)
             && name.utf8.allSatisfy { byte in
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
                     || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")

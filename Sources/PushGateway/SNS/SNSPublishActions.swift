@@ -24,6 +24,7 @@ enum SNSPublishActions {
             throw SNSError.invalidParameter("TopicArn or TargetArn", "set exactly one of them")
         }
         var request = PushgateV1.PublishRequest()
+        var target: EndpointRecord?
         if hasTopic {
             request.topic = try await call.existingTopic("TopicArn")
         } else {
@@ -39,9 +40,10 @@ enum SNSPublishActions {
             }
             guard endpoint.enabled else { throw SNSError("EndpointDisabled", status: 400, "Endpoint is disabled") }
             request.endpointID = endpoint.id
+            target = endpoint
         }
         let input = try SNSPublishInput(call.parameters)
-        let id = try await publish(input, request, call)
+        let id = try await publish(input, request, endpoint: target, call)
         return { xml in xml.element("MessageId", id) }
     }
 
@@ -117,12 +119,7 @@ enum SNSPublishActions {
                     "InvalidBatchEntryId", status: 400,
                     "The Id of a batch entry in the batch request is too long: \(TextCap.quoted(id))")
             }
-            let valid =
-                !id.isEmpty
-                && id.utf8.allSatisfy { byte in
-                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-                        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-                }
+            let valid = SNSNames.isWord(id, maxBytes: 80)
             guard valid else {
                 throw SNSError(
                     "InvalidBatchEntryId", status: 400,
@@ -145,14 +142,15 @@ enum SNSPublishActions {
 
     /// Publishes as `Push/Publish` does; answers the message id.
     private static func publish(
-        _ input: SNSPublishInput, _ target: PushgateV1.PublishRequest, _ call: SNSCall
+        _ input: SNSPublishInput, _ target: PushgateV1.PublishRequest, endpoint: EndpointRecord? = nil,
+        _ call: SNSCall
     ) async throws(SNSError) -> String {
         var request = target
         request.message = input.message
         request.messageStructure = input.structure
         request.attributes = input.attributes
         return try await call.shared("Message") { () async throws(GRPCStatus) in
-            try await call.publish.publish(request, caller: call.caller).messageID
+            try await call.publish.publish(request, caller: call.caller, endpoint: endpoint).messageID
         }
     }
 }

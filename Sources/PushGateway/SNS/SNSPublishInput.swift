@@ -4,7 +4,8 @@ import PushCore
 /// What a Publish, or one PublishBatch entry, gives besides its target: the message, subject,
 /// structure and attributes, checked by SNS's rules (docs/sns.md).
 struct SNSPublishInput {
-    static let maxMessageBytes = 262_144
+    /// SNS's 256 KiB, the message and its attributes together (the gRPC Publish's limit too).
+    static let maxMessageBytes = SNSMessage.maxPublishBytes
     /// SNS documents no count of its own (10 is SQS's); Pushgate takes this many.
     static let maxAttributes = 100
     static let maxSubjectCharacters = 99

@@ -13,8 +13,11 @@ struct PublishService: Sendable {
     /// A topic's subscribers may belong to any app, and its subscriptions are admin-managed, so only
     /// admin keys publish to topics; a Publish to an endpoint needs a key that may send for the
     /// endpoint's app.
+    ///
+    /// `endpoint`: the record of `request.endpointID` when the caller has read it already (the SNS
+    /// door reads it to name its errors), so it is not read twice.
     func publish(
-        _ request: PushgateV1.PublishRequest, caller: Caller
+        _ request: PushgateV1.PublishRequest, caller: Caller, endpoint known: EndpointRecord? = nil
     ) async throws(GRPCStatus) -> PushgateV1.PublishResponse {
         let hasTopic = !request.topic.isEmpty
         let hasEndpoint = !request.endpointID.isEmpty
@@ -36,8 +39,13 @@ struct PublishService: Sendable {
             guard exists else { throw GRPCStatus(.notFound, "topic: no topic \(TextCap.quoted(request.topic))") }
             target = .topic
         } else {
-            let endpoint = try await storeCall("endpoint_id") { () async throws(StoreError) in
-                try await store.endpoint(id: request.endpointID)
+            let endpoint: EndpointRecord
+            if let known, known.id == request.endpointID {
+                endpoint = known
+            } else {
+                endpoint = try await storeCall("endpoint_id") { () async throws(StoreError) in
+                    try await store.endpoint(id: request.endpointID)
+                }
             }
             try caller.requireApp(endpoint.app, field: "endpoint_id")
             guard endpoint.enabled else {

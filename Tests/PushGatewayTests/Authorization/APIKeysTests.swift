@@ -37,7 +37,7 @@ struct APIKeysTests {
         #expect(APIKeys.parseSHA256Hex(lower) == APIKeys.parseSHA256Hex(lower.uppercased()))
         #expect(APIKeys.parseSHA256Hex(lower)?.count == 32)
         #expect(APIKeys.parseSHA256Hex(lower)?.first == 0xba)
-        #expect(APIKeys.hex(APIKeys.parseSHA256Hex(lower)!) == lower)
+        #expect(Hex.lowercase(APIKeys.parseSHA256Hex(lower)!) == lower)
         #expect(APIKeys.parseSHA256Hex(String(lower.dropLast())) == nil)
         #expect(APIKeys.parseSHA256Hex(lower + "0") == nil)
         #expect(APIKeys.parseSHA256Hex(String(lower.dropLast()) + "g") == nil)
@@ -49,14 +49,14 @@ struct APIKeysTests {
     func constantTimeEqual() {
         let a: [UInt8] = Array(0..<32)
         var b = a
-        #expect(APIKeys.constantTimeEqual(a, b))
+        #expect(ConstantTime.equal(a, b))
         b[31] ^= 1
-        #expect(!APIKeys.constantTimeEqual(a, b))
+        #expect(!ConstantTime.equal(a, b))
         b = a
         b[0] ^= 0x80
-        #expect(!APIKeys.constantTimeEqual(a, b))
-        #expect(!APIKeys.constantTimeEqual(a, Array(a.dropLast())))
-        #expect(APIKeys.constantTimeEqual([], []))
+        #expect(!ConstantTime.equal(a, b))
+        #expect(!ConstantTime.equal(a, Array(a.dropLast())))
+        #expect(ConstantTime.equal([], []))
     }
 
     @Test("a presented key matches its configured hash and no other")
