@@ -14,12 +14,15 @@ public struct EndpointRecord: Sendable, Equatable {
     public var createdAt: Int64
     /// Why the endpoint was disabled (e.g. `"Unregistered"`); `""` while enabled or when disabled by hand.
     public var disabledReason: String
+    /// The person the device belongs to (the caller's id for them); `""`: none.
+    public var userID: String
 
     /// Makes a record.
     public init(
         id: String, app: String, token: String, enabled: Bool, customUserData: String, createdAt: Int64,
-        disabledReason: String
+        disabledReason: String, userID: String = ""
     ) {
+        self.userID = userID
         self.id = id
         self.app = app
         self.token = token

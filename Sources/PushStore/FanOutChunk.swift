@@ -50,17 +50,25 @@ public struct ProgressCounts: Sendable, Equatable {
     public var rejected: Int64
     public var failed: Int64
     public var skipped: Int64
+    /// Not sent to because the message was cancelled while they waited for their turn.
+    public var cancelled: Int64
 
     /// Makes counts (each must be ≥ 0 when recorded).
-    public init(total: Int64 = 0, delivered: Int64 = 0, rejected: Int64 = 0, failed: Int64 = 0, skipped: Int64 = 0) {
+    public init(
+        total: Int64 = 0, delivered: Int64 = 0, rejected: Int64 = 0, failed: Int64 = 0, skipped: Int64 = 0,
+        cancelled: Int64 = 0
+    ) {
         self.total = total
         self.delivered = delivered
         self.rejected = rejected
         self.failed = failed
         self.skipped = skipped
+        self.cancelled = cancelled
     }
 
-    var isValid: Bool { total >= 0 && delivered >= 0 && rejected >= 0 && failed >= 0 && skipped >= 0 }
+    var isValid: Bool {
+        total >= 0 && delivered >= 0 && rejected >= 0 && failed >= 0 && skipped >= 0 && cancelled >= 0
+    }
 }
 
 /// How fan-out chunks are made and leased.

@@ -14,4 +14,12 @@ public struct FanOutTarget: Sendable, Equatable {
         self.endpoint = endpoint
         self.cursor = cursor
     }
+
+    /// An endpoint sent to by itself (a user's, a direct publish's, a held one): no subscription, so
+    /// no filter policy.
+    public init(endpoint: EndpointRecord, cursor: String) {
+        self.init(
+            subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpoint.id, filterPolicyJSON: ""),
+            endpoint: endpoint, cursor: cursor)
+    }
 }

@@ -29,8 +29,12 @@ public protocol Store: Sendable {
     /// `enabled` nil: a new endpoint is enabled, and an existing one's state is not compared
     /// (as `CreateEndpoint` does); true or false: a new one is made so in the same insert, and an
     /// existing one in the other state throws `alreadyExists` naming it (SNS's `Enabled` attribute).
-    func createEndpoint(app: String, normalizedToken: String, customUserData: String, enabled: Bool?, now: Int64)
-        async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
+    /// `userID` (`""`: none) is not part of the identity: an existing endpoint answered moves to a
+    /// non-empty `userID` that differs (a device registered again by its new owner), and keeps its
+    /// user when `userID` is empty.
+    func createEndpoint(
+        app: String, normalizedToken: String, customUserData: String, userID: String, enabled: Bool?, now: Int64
+    ) async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
 
     /// The endpoint with this id; `notFound` if there is none.
     func endpoint(id: String) async throws(StoreError) -> EndpointRecord
@@ -38,8 +42,10 @@ public protocol Store: Sendable {
     /// Changes the fields that are not `nil`. A new token must not belong to another endpoint of
     /// the same app (`alreadyExists` naming it). `enabled: true` clears `disabledReason`; a token
     /// change alone does not re-enable (as in SNS). `notFound` if there is no such endpoint.
-    func updateEndpoint(id: String, normalizedToken: String?, enabled: Bool?, customUserData: String?)
-        async throws(StoreError) -> EndpointRecord
+    /// `userID` `""` clears the endpoint's user.
+    func updateEndpoint(
+        id: String, normalizedToken: String?, enabled: Bool?, customUserData: String?, userID: String?
+    ) async throws(StoreError) -> EndpointRecord
 
     /// Token hygiene: disables the endpoint and records why (the latest reason wins). Idempotent;
     /// `notFound` if there is no such endpoint.
@@ -53,10 +59,14 @@ public protocol Store: Sendable {
     /// Idempotent.
     func deleteEndpoint(id: String) async throws(StoreError)
 
-    /// Endpoints in creation order, optionally only one app's. `limit` is 1...10,000; a cursor
-    /// from another listing or a malformed one throws `invalidArgument`. `nil` or `""` starts at the
-    /// beginning.
-    func listEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<EndpointRecord>
+    /// Endpoints in creation order, optionally only one app's and/or one user's. `limit` is
+    /// 1...10,000; a cursor from another listing or a malformed one throws `invalidArgument`. `nil`
+    /// or `""` starts at the beginning.
+    func listEndpoints(app: String?, userID: String?, cursor: String?, limit: Int)
+        async throws(StoreError) -> Page<EndpointRecord>
+
+    /// Whether the user has an endpoint, enabled or not, in one of `apps` (empty: in any app).
+    func hasEndpoints(userID: String, apps: [String]) async throws(StoreError) -> Bool
 
     // MARK: Topics
 
@@ -114,12 +124,14 @@ public protocol Store: Sendable {
     func listSubscriptions(topic: String?, endpointID: String?, cursor: String?, limit: Int)
         async throws(StoreError) -> Page<SubscriptionRecord>
 
-    /// The next `limit` recipients of a topic after `cursor` (`nil` or `""`: from the start) and up to
-    /// `end` included (`nil`: to the end; a chunk's range), each a subscription joined with its
-    /// endpoint, in subscription creation order. Disabled endpoints are included. A topic that does
-    /// not exist (or was deleted mid-fan-out) gives an empty last page. Subscriptions added during a
-    /// fan-out are seen if they sort after the cursor and within the range.
-    func fanOutPage(topic: String, after cursor: String?, through end: String?, limit: Int)
+    /// The next `limit` recipients of a topic or user after `cursor` (`nil` or `""`: from the start)
+    /// and up to `end` included (`nil`: to the end; a chunk's range). A topic's are its subscriptions
+    /// joined with their endpoints, in subscription creation order; a user's are its endpoints in the
+    /// target's apps, in creation order (no subscription, so no filter policy). Disabled endpoints
+    /// are included. A topic that does not exist (or was deleted mid-fan-out) gives an empty last
+    /// page. Recipients added during a fan-out are seen if they sort after the cursor and within the
+    /// range.
+    func fanOutPage(_ target: MessageTarget, after cursor: String?, through end: String?, limit: Int)
         async throws(StoreError) -> Page<FanOutTarget>
 
     /// A bulk loader for tests and benchmarks: creates the topic if needed, an endpoint (no custom
@@ -129,12 +141,38 @@ public protocol Store: Sendable {
 
     // MARK: Messages
 
-    /// Stores a newly published message. `topic` or `endpointID` must be set, not both
-    /// (`invalidArgument`); a duplicate id throws `alreadyExists`. Durable when this returns.
+    /// Stores a newly published message. Exactly one of `topic`, `endpointID` and `userID` must be
+    /// set, and the state be `accepted`, or `scheduled` with a `deliverAt` (`invalidArgument`); a
+    /// duplicate id throws `alreadyExists`. Durable when this returns. A scheduled message is
+    /// claimable from its `deliverAt` on.
     func insertMessage(_ message: MessageRecord) async throws(StoreError)
 
     /// The message with this id; `notFound` if there is none.
     func message(id: String) async throws(StoreError) -> MessageRecord
+
+    /// Just the state of the message with this id (cheap: what a chunk being worked polls to
+    /// notice a cancel); `notFound` if there is none.
+    func messageState(id: String) async throws(StoreError) -> MessageState
+
+    /// Messages newest first, optionally only those in `state` and/or published to `topic`, with
+    /// their counts. Cursors and limits as for `listEndpoints`.
+    func listMessages(state: MessageState?, topic: String?, cursor: String?, limit: Int)
+        async throws(StoreError) -> Page<MessageRecord>
+
+    /// Cancels a scheduled, accepted or running message and answers it: its state is `cancelled`
+    /// at once and no chunk is planned any more; recipients never planned and the chunks nobody
+    /// works now (parked, or their holder's lease ran out) are counted `cancelled` (and in
+    /// `total`); a chunk being worked adds its own unsent recipients when its holder records
+    /// progress with state `cancelled`. `notFound` for an unknown id; `failedPrecondition` for a
+    /// finished (completed, expired or cancelled) message.
+    func cancelMessage(id: String, now: Int64) async throws(StoreError) -> MessageRecord
+
+    /// Reserves `count` sends of a message capped at `maxPerSecond`, shared by every instance:
+    /// answers the Unix µs at which the reserved slot starts (now or later). Slots of one message
+    /// never overlap, so sending each reservation no earlier than its start keeps the cap.
+    /// `notFound` for an unknown message.
+    func reservePace(messageID: String, count: Int, maxPerSecond: Int32, nowMicros: Int64)
+        async throws(StoreError) -> Int64
 
     // MARK: Fan-out chunks
 
@@ -153,7 +191,9 @@ public protocol Store: Sendable {
     /// Records a chunk's progress in one transaction: adds `counts` to the chunk's, moves its resume
     /// cursor, renews the lease; `state` `completed` or `expired` finishes the chunk, and the message
     /// with its last chunk (expired if any chunk expired). A message's counts are the sum over its
-    /// chunks, so `message(id:)` is consistent whichever instance asks. A claim that took a chunk over
+    /// chunks, so `message(id:)` is consistent whichever instance asks. `state` `cancelled` ends the
+    /// chunk of a cancelled message: its recipients after `cursor` and those it holds are counted
+    /// `cancelled`. A claim that took a chunk over
     /// resumes after its last recorded cursor: delivery is at-least-once, and the duplicate window is
     /// the pages in flight when the previous holder stopped. `conflict` if `chunk.claim` no longer
     /// holds the chunk (nothing is recorded); `notFound` for an unknown message or chunk;
@@ -191,7 +231,39 @@ extension Store {
         async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
     {
         try await createEndpoint(
-            app: app, normalizedToken: normalizedToken, customUserData: customUserData, enabled: nil, now: now)
+            app: app, normalizedToken: normalizedToken, customUserData: customUserData, userID: "", enabled: nil,
+            now: now)
+    }
+
+    /// An endpoint without a user.
+    public func createEndpoint(
+        app: String, normalizedToken: String, customUserData: String, enabled: Bool?, now: Int64
+    ) async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool) {
+        try await createEndpoint(
+            app: app, normalizedToken: normalizedToken, customUserData: customUserData, userID: "", enabled: enabled,
+            now: now)
+    }
+
+    /// Changes the endpoint's other fields, its user left alone.
+    public func updateEndpoint(id: String, normalizedToken: String?, enabled: Bool?, customUserData: String?)
+        async throws(StoreError) -> EndpointRecord
+    {
+        try await updateEndpoint(
+            id: id, normalizedToken: normalizedToken, enabled: enabled, customUserData: customUserData, userID: nil)
+    }
+
+    /// Endpoints of every user.
+    public func listEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<
+        EndpointRecord
+    > {
+        try await listEndpoints(app: app, userID: nil, cursor: cursor, limit: limit)
+    }
+
+    /// A topic's recipients.
+    public func fanOutPage(topic: String, after cursor: String?, through end: String?, limit: Int)
+        async throws(StoreError) -> Page<FanOutTarget>
+    {
+        try await fanOutPage(.topic(topic), after: cursor, through: end, limit: limit)
     }
 
     /// A subscription whose policy (if any) applies to message attributes.

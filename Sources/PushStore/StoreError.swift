@@ -18,6 +18,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidArgument = Code("invalidArgument")
         /// The request contradicts the stored state (e.g. progress on a finished message).
         public static let conflict = Code("conflict")
+        /// The record is in a state the call does not apply to (cancelling a finished message).
+        public static let failedPrecondition = Code("failedPrecondition")
         /// The database file could not be read or written (disk full, I/O error, corruption, locked).
         public static let io = Code("io")
         /// The file's schema was written by a newer version than this one knows.

@@ -251,10 +251,14 @@ public struct GatewayConfiguration: Sendable {
         guard let name = try reader.string("name"), !name.isEmpty else {
             throw ConfigurationError("\(path).name: required")
         }
-        // The name is a component of the app's SNS ARNs (`…:app/APNS/{name}`, `…:endpoint/APNS/{name}/{id}`).
+        // The name is a component of the app's SNS ARNs (`…:app/APNS/{name}`, `…:endpoint/APNS/{name}/{id}`);
+        // a user publish stores its apps' names joined by newlines.
         guard !name.contains("/"), !name.contains(":") else {
             throw ConfigurationError(
                 "\(path).name: \(TextCap.quoted(name)) must not contain / or : (it is part of the app's SNS ARNs)")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ConfigurationError("\(path).name: \(TextCap.quoted(name)) must not contain control characters")
         }
         var app = AppConfiguration(name: name, keys: try parseKeys(reader, platform: platform, path: path))
         app.url = try reader.string("url") ?? ""

@@ -33,6 +33,13 @@ final class FanOut: Sendable {
         var stopped = false
         var chunksInProgress = 0
         var poller: Task<Void, Never>?
+        /// Chunk runs by message id, told at once when their message is cancelled here.
+        var runs: [String: [Int: @Sendable () -> Void]] = [:]
+        var nextRun = 0
+        /// Start times of messages scheduled through this instance, soonest first (at most
+        /// ``maxWakes``; the poll finds the rest, and those published elsewhere).
+        var wakes: [Int64] = []
+        var waker: Task<Void, Never>?
     }
     private let state = Locked(State())
 
@@ -52,8 +59,67 @@ final class FanOut: Sendable {
             chunkSize: settings.chunkSize)
     }
 
-    /// A message was committed here: start on it now rather than at the next poll.
-    func published() { kick() }
+    /// A message was committed here: start on it now (or at its `deliverAt`) rather than at the
+    /// next poll.
+    func published(deliverAt: Int64 = 0) {
+        guard deliverAt > 0 else { return kick() }
+        state.withLock { state in
+            guard !state.stopped else { return }
+            let index = state.wakes.partitioningIndex { $0 > deliverAt }
+            guard index < Self.maxWakes else { return }
+            state.wakes.insert(deliverAt, at: index)
+            if state.wakes.count > Self.maxWakes { state.wakes.removeLast() }
+            if index == 0 {
+                state.waker?.cancel()
+                state.waker = Task { [weak self] in await self?.wakeForSchedules() }
+            }
+        }
+    }
+
+    /// How many start times are remembered for a timely kick.
+    static let maxWakes = 1024
+
+    /// Sleeps until the soonest remembered start time, kicks, and goes on to the next.
+    private func wakeForSchedules() async {
+        while !Task.isCancelled {
+            let now = unixMilliseconds()
+            let next = state.withLock { state -> Int64? in
+                let due = state.wakes.partitioningIndex { $0 > now }
+                state.wakes.removeFirst(due)
+                return state.wakes.first
+            }
+            kick()
+            guard let next else { return }
+            try? await Task.sleep(for: .milliseconds(max(0, next - now)))
+        }
+    }
+
+    /// A message was cancelled through this instance: its chunks worked here stop now; other
+    /// instances' notice within ``cancelPollMilliseconds``.
+    func cancelled(messageID: String) {
+        let hooks = state.withLock { Array(($0.runs[messageID] ?? [:]).values) }
+        for hook in hooks { hook() }
+    }
+
+    /// How often a chunk being worked asks the store whether its message was cancelled elsewhere.
+    static let cancelPollMilliseconds = 400
+
+    /// Registers a chunk run's cancel hook for its message; answers the key to forget it with.
+    func register(messageID: String, onCancel: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { state in
+            let key = state.nextRun
+            state.nextRun += 1
+            state.runs[messageID, default: [:]][key] = onCancel
+            return key
+        }
+    }
+
+    func forget(messageID: String, key: Int) {
+        state.withLock { state in
+            state.runs[messageID]?[key] = nil
+            if state.runs[messageID]?.isEmpty == true { state.runs[messageID] = nil }
+        }
+    }
 
     /// Starts working: logs what a previous run (or a dead instance) left unfinished, then looks for
     /// work now and every `poll_ms`.
@@ -79,6 +145,7 @@ final class FanOut: Sendable {
         state.withLock { state in
             state.stopped = true
             state.poller?.cancel()
+            state.waker?.cancel()
             for task in state.workers.values { task.cancel() }
         }
     }
@@ -145,4 +212,18 @@ final class FanOut: Sendable {
     /// are committed in order, so the resume cursor only moves past pages that are done; the
     /// duplicate window after a crash is these pages, per chunk being worked.
     static let pagesInFlight = 3
+}
+
+extension Array where Element: Comparable {
+    /// The index of the first element for which `belongsAfter` holds, in a sorted array where it
+    /// holds for a suffix (binary search).
+    func partitioningIndex(where belongsAfter: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
 }

@@ -52,6 +52,8 @@ struct FanOutChunkMachine {
         case leaseRenewalFailed(StoreError)
         /// The instance is stopping.
         case stop
+        /// The message was cancelled (here or on another instance).
+        case cancelled
     }
 
     enum Action: Equatable {
@@ -121,6 +123,11 @@ struct FanOutChunkMachine {
     private var nextPage = 0
     /// Logged once the park is recorded.
     private var parkedLog: LogLine?
+    /// The message was cancelled: no new page is read or sent; the pages in flight are committed,
+    /// then the chunk finishes `cancelled` (the store counts what it did not reach).
+    private var cancelling = false
+    /// A direct publish's or the held recipients' one send is out (not a page in flight).
+    private var isSendingAlone = false
 
     init(chunk: FanOutChunk, settings: Settings, seed: UInt64) {
         self.chunk = chunk
@@ -132,8 +139,9 @@ struct FanOutChunkMachine {
 
     private var isDirect: Bool { chunk.message.endpointID != nil }
 
-    /// Unix ms after which held recipients are FAILED: `max_hold_seconds` after the publish.
-    private var holdDeadline: Int64 { chunk.message.publishedAt + Int64(settings.maxHoldSeconds) * 1000 }
+    /// Unix ms after which held recipients are FAILED: `max_hold_seconds` after the fan-out's start
+    /// (the publish, or its `deliver_at`).
+    private var holdDeadline: Int64 { chunk.message.startsAt + Int64(settings.maxHoldSeconds) * 1000 }
 
     /// The first actions: a direct publish reads its endpoint; a chunk with holds sends to them
     /// first; else the first page.
@@ -152,20 +160,25 @@ struct FanOutChunkMachine {
         case .endpointRead(let endpoint):
             guard case .endpoint = awaiting else { return [] }
             awaiting = nil
+            if cancelling { return finishOrPark(cursor: "", now: now) }
             // A resumed chunk whose recipient is held sends to it as a held one (counted once).
             if chunk.holds > 0 { return readHolds() }
             guard let endpoint else {
                 // Deleted since the publish: nothing to send; the message is still finished.
                 return commit(.endpoint, cursor: "", counts: FanOutCounts(total: 1, skipped: 1))
             }
+            isSendingAlone = true
             return [.send(page: takePageID(), [Self.target(endpoint)], .endpoint)]
         case .holdsRead(let recipients):
             guard case .holds = awaiting else { return [] }
             awaiting = nil
+            if cancelling { return finishOrPark(cursor: chunk.cursor, now: now) }
             return resendHolds(recipients, now: now)
         case .pageRead(let targets, let isLast):
             guard case .page = awaiting else { return [] }
             awaiting = nil
+            // Read as the cancel came: not sent; the store counts it from the cursor.
+            if cancelling { return advancePages(now: now) }
             let id = takePageID()
             cursor = targets.last?.cursor ?? cursor
             inFlight.append(PageInFlight(id: id, cursor: cursor))
@@ -214,6 +227,15 @@ struct FanOutChunkMachine {
             // Sends in flight may have failed only because of the stop: their pages stay
             // uncommitted, and whoever resumes the chunk sends them again.
             return end(nil)
+        case .cancelled:
+            guard !cancelling else { return [] }
+            cancelling = true
+            let line = LogLine(
+                level: .info, message: "fan-out chunk stopping: the message was cancelled",
+                fields: ["message_id": chunk.message.id, "chunk": "\(chunk.number)"])
+            // Waiting for a store call or a send: the chunk ends once that is done.
+            guard awaiting == nil, inFlight.isEmpty, !isSendingAlone else { return [.log(line)] }
+            return [.log(line)] + finishOrPark(cursor: cursor, now: now)
         }
     }
 
@@ -255,6 +277,7 @@ struct FanOutChunkMachine {
         let targets = recipients.compactMap { $0.endpoint.map(Self.target) }
         holdsReleasing = releasing
         holdsDeleted = deleted
+        isSendingAlone = true
         return [.send(page: takePageID(), targets, .holds)]
     }
 
@@ -262,9 +285,7 @@ struct FanOutChunkMachine {
 
     /// A recipient sent to by itself (a direct publish's, a held one): no subscription, no filter.
     private static func target(_ endpoint: EndpointRecord) -> FanOutTarget {
-        FanOutTarget(
-            subscription: SubscriptionRecord(id: "", topic: "", endpointID: endpoint.id, filterPolicyJSON: ""),
-            endpoint: endpoint, cursor: "")
+        FanOutTarget(endpoint: endpoint, cursor: "")
     }
 
     private mutating func takePageID() -> Int {
@@ -279,6 +300,7 @@ struct FanOutChunkMachine {
         }
         // The one send of a direct publish or of held recipients is the last page started.
         guard page == nextPage - 1, awaiting == nil else { return [] }
+        isSendingAlone = false
         if isDirect && chunk.holds == 0 {
             return commit(.endpoint, cursor: "", counts: counts)
         }
@@ -292,12 +314,12 @@ struct FanOutChunkMachine {
     /// the last was read; else reads the next page; after the last, finishes or parks.
     private mutating func advancePages(now: Int64) -> [Action] {
         guard awaiting == nil else { return [] }
-        if inFlight.count >= settings.pagesInFlight || (lastPageRead && !inFlight.isEmpty) {
+        if inFlight.count >= settings.pagesInFlight || ((lastPageRead || cancelling) && !inFlight.isEmpty) {
             guard let counts = inFlight[0].counts else { return [] }
             let page = inFlight.removeFirst()
             return commit(.page, cursor: page.cursor, counts: counts)
         }
-        if !lastPageRead {
+        if !lastPageRead && !cancelling {
             awaiting = .page
             return [.readPage(after: cursor)]
         }
@@ -318,6 +340,7 @@ struct FanOutChunkMachine {
     /// this instance or another.
     private mutating func finishOrPark(cursor: String, now: Int64) -> [Action] {
         awaiting = .finish
+        if cancelling { return [.finish(cursor: cursor, state: .cancelled)] }
         guard held > 0 else { return [.finish(cursor: cursor, state: expired ? .expired : .completed)] }
         let until = max(now + 1_000, min(now + parkBackoffMillis(), holdDeadline))
         parkedLog = LogLine(

@@ -29,12 +29,21 @@ private final class FanOutChunkRun: Sendable {
     let mailbox = FanOutMailbox<Machine.Event>()
     let sender: FanOutPageSender
 
+    /// Set once the message is cancelled: a rate-capped send stops before its next slot.
+    let cancelFlag = FanOutCancelFlag()
+
     init(fanOut: FanOut, chunk: FanOutChunk) {
         self.fanOut = fanOut
         self.chunk = chunk
+        let message = chunk.message
+        let pace =
+            message.maxPerSecond > 0
+            ? FanOutPace(
+                store: fanOut.store, messageID: message.id, maxPerSecond: message.maxPerSecond, cancel: cancelFlag)
+            : nil
         sender = FanOutPageSender(
             events: fanOut.events, metrics: fanOut.metrics, holds: fanOut.settings.maxHoldSeconds > 0,
-            maxShare: fanOut.pageSize)
+            maxShare: fanOut.pageSize, pace: pace)
     }
 
     /// What the driver keeps between actions (only ``run()`` touches it).
@@ -58,6 +67,11 @@ private final class FanOutChunkRun: Sendable {
                 chunk: chunk, settings: Machine.Settings(maxHoldSeconds: fanOut.settings.maxHoldSeconds),
                 seed: UInt64.random(in: 0 ... .max)))
         let leaseTimer = startLeaseTimer()
+        let cancelWatch = startCancelWatch()
+        let hook = fanOut.register(messageID: message.id) { [mailbox, cancelFlag] in
+            cancelFlag.set()
+            mailbox.post(.cancelled)
+        }
         var actions: [Machine.Action]
         if message.endpointID == nil {
             do {
@@ -82,6 +96,8 @@ private final class FanOutChunkRun: Sendable {
             actions = feed(event, to: &work.machine)
         }
         leaseTimer.cancel()
+        cancelWatch.cancel()
+        fanOut.forget(messageID: message.id, key: hook)
         // Sends still under way belong to pages that stay uncommitted: whoever resumes sends them again.
         for send in work.sends.values { send.cancel() }
         // A renewal must not extend the lease after this claim let go of it.
@@ -116,8 +132,11 @@ private final class FanOutChunkRun: Sendable {
             case .readHolds:
                 return .holdsRead(try await store.heldRecipients(chunk))
             case .readPage(let cursor):
+                guard let target = chunk.message.target else {
+                    throw StoreError(.internal, message: "message \(chunk.message.id) has no single target")
+                }
                 let page = try await store.fanOutPage(
-                    topic: chunk.message.topic ?? "", after: cursor, through: chunk.end, limit: fanOut.pageSize)
+                    target, after: cursor, through: chunk.end, limit: fanOut.pageSize)
                 return .pageRead(page.items, isLast: page.nextCursor == nil)
             case .send(let id, let targets, let purpose):
                 guard var plan = work.plan else { preconditionFailure("a fan-out send before the message's plan") }
@@ -176,6 +195,23 @@ private final class FanOutChunkRun: Sendable {
                 try? await Task.sleep(for: every)
                 if Task.isCancelled { return }
                 mailbox.post(.leaseDue)
+            }
+        }
+    }
+
+    /// Asks the store every ``FanOut/cancelPollMilliseconds`` whether the message was cancelled (by
+    /// any instance); posts ``FanOutChunkMachine/Event/cancelled`` once it was.
+    private func startCancelWatch() -> Task<Void, Never> {
+        let every = Duration.milliseconds(FanOut.cancelPollMilliseconds)
+        return Task { [mailbox, cancelFlag, store = fanOut.store, id = chunk.message.id] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: every)
+                if Task.isCancelled { return }
+                if (try? await store.messageState(id: id)) == .cancelled {
+                    cancelFlag.set()
+                    mailbox.post(.cancelled)
+                    return
+                }
             }
         }
     }

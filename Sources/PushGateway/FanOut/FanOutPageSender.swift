@@ -14,6 +14,8 @@ struct FanOutPageSender: Sendable {
     /// `queue_limit`. A chunk's held recipients (up to a chunk's worth) are sent again in slices
     /// of it, since a reservation larger than the queue could never be granted.
     let maxShare: Int
+    /// A rate-capped message's pace: recipients go in slices of its slots. nil: no cap.
+    var pace: FanOutPace? = nil
 
     /// One page sorted out: who is skipped or failed now, and per app the notification (built once
     /// per message and app) and its recipients.
@@ -70,12 +72,18 @@ struct FanOutPageSender: Sendable {
         _ template: PreparedPush, to recipients: [FanOutTarget], through client: any DeliveryClient,
         messageID: String, counters: NotificationCounters?
     ) async -> FanOutCounts {
-        guard recipients.count > maxShare else {
+        let sliceSize = min(max(1, maxShare), pace?.sliceSize ?? .max)
+        guard recipients.count > sliceSize || pace != nil else {
             return await sendSlice(template, to: recipients, through: client, messageID: messageID, counters: counters)
         }
         var counts = FanOutCounts(total: 0)
-        for start in stride(from: 0, to: recipients.count, by: max(1, maxShare)) {
-            let slice = Array(recipients[start..<min(start + max(1, maxShare), recipients.count)])
+        for start in stride(from: 0, to: recipients.count, by: sliceSize) {
+            let slice = Array(recipients[start..<min(start + sliceSize, recipients.count)])
+            if let pace, await !pace.take(slice.count) {
+                // Cancelled: this slice and the rest of the share are not sent.
+                counts.cancelled += Int64(recipients.count - start)
+                break
+            }
             counts.add(await sendSlice(template, to: slice, through: client, messageID: messageID, counters: counters))
         }
         return counts
@@ -127,6 +135,8 @@ struct FanOutCounts: Sendable, Equatable {
     var rejected: Int64 = 0
     var failed: Int64 = 0
     var skipped: Int64 = 0
+    /// Not sent: the message was cancelled while they waited for their rate-capped slot.
+    var cancelled: Int64 = 0
     /// Endpoints whose token the provider declared dead, with the reason.
     var disable: [(id: String, reason: String, app: String, token: String)] = []
     /// Endpoints whose token the provider replaced with a canonical one, with the new token.
@@ -140,6 +150,7 @@ struct FanOutCounts: Sendable, Equatable {
         rejected += other.rejected
         failed += other.failed
         skipped += other.skipped
+        cancelled += other.cancelled
         disable += other.disable
         retoken += other.retoken
         hold += other.hold
@@ -147,7 +158,9 @@ struct FanOutCounts: Sendable, Equatable {
 
     /// The counts the store adds up (without the endpoints to change or hold).
     var progress: ProgressCounts {
-        ProgressCounts(total: total, delivered: delivered, rejected: rejected, failed: failed, skipped: skipped)
+        ProgressCounts(
+            total: total, delivered: delivered, rejected: rejected, failed: failed, skipped: skipped,
+            cancelled: cancelled)
     }
 
     static func == (a: FanOutCounts, b: FanOutCounts) -> Bool {

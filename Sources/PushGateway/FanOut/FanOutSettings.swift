@@ -21,17 +21,22 @@ public struct FanOutSettings: Sendable, Equatable {
     /// backoff and sends again until then, or until the message's TTL; after it they are FAILED.
     /// Default 14,400 (4 hours); 0: FAILED at once, as Send.
     public var maxHoldSeconds = 14_400
+    /// `max_schedule_days`: how far ahead a Publish's `deliver_at` may be. Default 30.
+    public var maxScheduleDays = 30
 
     public init() {}
 
     static func parse(_ reader: ConfigObject) throws(ConfigurationError) -> FanOutSettings {
-        try reader.checkKeys(["workers", "chunk_size", "lease_seconds", "poll_ms", "max_hold_seconds"])
+        try reader.checkKeys([
+            "workers", "chunk_size", "lease_seconds", "poll_ms", "max_hold_seconds", "max_schedule_days",
+        ])
         var settings = FanOutSettings()
         if let n = try reader.int("workers", range: 0...64) { settings.workers = n }
         if let n = try reader.int("chunk_size", range: 1...1_000_000) { settings.chunkSize = n }
         if let n = try reader.int("lease_seconds", range: 1...3600) { settings.leaseSeconds = n }
         if let n = try reader.int("poll_ms", range: 10...60_000) { settings.pollMilliseconds = n }
         if let n = try reader.int("max_hold_seconds", range: 0...604_800) { settings.maxHoldSeconds = n }
+        if let n = try reader.int("max_schedule_days", range: 1...3650) { settings.maxScheduleDays = n }
         return settings
     }
 }

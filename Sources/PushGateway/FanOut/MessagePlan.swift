@@ -25,7 +25,8 @@ struct MessagePlan {
             message: record.message, structure: record.messageStructure, target: target,
             attributes: record.attributes)
         attributes = record.attributes
-        publishedAtSeconds = record.publishedAt / 1000
+        // A TTL counts from the fan-out's start: the publish, or its deliver_at.
+        publishedAtSeconds = record.startsAt / 1000
         self.apps = apps
     }
 

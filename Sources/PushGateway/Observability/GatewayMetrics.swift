@@ -4,6 +4,7 @@ import PushDelivery
 import PushGRPC
 import PushMetrics
 import PushPosix
+import PushStore
 import PushSync
 
 /// Pushgate's metrics (docs/operations.md, "Metrics"): the registry `/metrics` renders and the handles the
@@ -21,6 +22,7 @@ final class GatewayMetrics: Sendable {
     private let providerHandshakeRefusals: CounterFamily
     private let fanOutHolds: CounterFamily
     private let snsRequests: CounterFamily
+    private let messages: CounterFamily
 
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
     /// From 100 µs: a provider on the same network (or `pushgate mock-apns` on loopback) answers in
@@ -65,6 +67,11 @@ final class GatewayMetrics: Sendable {
             help: "Requests to the SNS API by action (unknown: none or not SNS's; -: refused before its "
                 + "parameters were read, by its head or its signature) and answer (OK, or SNS's error code).",
             labels: ["action", "code"])
+        messages = registry.counter(
+            "pushgate_messages_total",
+            help: "Publish messages by target (topic, endpoint, user) and event: published (fan-out at once), "
+                + "scheduled (a deliver_at to come), cancelled.",
+            labels: ["target", "event"])
         sendSeconds = registry.histogram(
             "pushgate_send_seconds",
             help: "End-to-end time of a SendRequest (Send, or one request of a SendStream), validation to answer.",
@@ -92,6 +99,18 @@ final class GatewayMetrics: Sendable {
     /// Counts one SNS API answer. `action` is one of SNS's action names, `unknown` or `-`, never a
     /// client's text; `code` is `OK` or one of the gateway's SNS error codes.
     func snsRequest(action: String, code: String) { snsRequests.labels(action, code).increment() }
+
+    /// Counts a message published, scheduled or cancelled through this instance.
+    func message(target: MessageTarget?, event: String) {
+        let name =
+            switch target {
+            case .topic: "topic"
+            case .endpoint: "endpoint"
+            case .user: "user"
+            case nil: "unknown"
+            }
+        messages.labels(name, event).increment()
+    }
 
     /// The provider latency histogram of an app (resolved once per APNs client).
     func providerRequestSeconds(app: String) -> Histogram { providerRequestSeconds.labels(app) }

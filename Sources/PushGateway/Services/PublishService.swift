@@ -10,67 +10,138 @@ struct PublishService: Sendable {
     let store: any Store
     let fanOut: FanOut
 
-    /// A topic's subscribers may belong to any app, and its subscriptions are admin-managed, so only
-    /// admin keys publish to topics; a Publish to an endpoint needs a key that may send for the
-    /// endpoint's app.
-    ///
-    /// `endpoint`: the record of `request.endpointID` when the caller has read it already (the SNS
-    /// door reads it to name its errors), so it is not read twice.
+    /// Stores the message (scheduled, with a `deliver_at`) and answers its id; the fan-out starts at
+    /// once or at `deliver_at`. Who may publish depends on the target (see each target's check).
     func publish(
         _ request: PushgateV1.PublishRequest, caller: Caller, endpoint known: EndpointRecord? = nil
     ) async throws(GRPCStatus) -> PushgateV1.PublishResponse {
-        let hasTopic = !request.topic.isEmpty
-        let hasEndpoint = !request.endpointID.isEmpty
-        guard hasTopic != hasEndpoint else {
-            throw GRPCStatus(.invalidArgument, "topic, endpoint_id: set exactly one of them")
+        let targets = [request.topic, request.endpointID, request.userID].count { !$0.isEmpty }
+        guard targets == 1 else {
+            throw GRPCStatus(.invalidArgument, "topic, endpoint_id, user_id: set exactly one of them")
         }
+        let now = unixMilliseconds()
+        try check(schedule: request, now: now)
+        var record = MessageRecord(
+            id: RandomUUID.make(), message: request.message, messageStructure: request.messageStructure,
+            attributes: request.attributes, publishedAt: now, deliverAt: request.deliverAt,
+            maxPerSecond: request.maxPerSecond, state: request.deliverAt > 0 ? .scheduled : .accepted)
         let target: SNSTarget
-        if hasTopic {
-            guard caller.isAdmin else {
-                throw GRPCStatus(
-                    .permissionDenied,
-                    "topic: key \(caller.name.debugDescription) may not publish to a topic (topic Publish needs "
-                        + "\"admin\": true; publish to an endpoint_id of the key's apps instead)")
-            }
-            try RegistryValidation.topicName(request.topic, field: "topic")
-            let exists = try await storeCall("topic") { () async throws(StoreError) in
-                try await store.topicExists(name: request.topic)
-            }
-            guard exists else { throw GRPCStatus(.notFound, "topic: no topic \(TextCap.quoted(request.topic))") }
+        if !request.topic.isEmpty {
+            target = try await topicTarget(request.topic, caller: caller)
+            record.topic = request.topic
+        } else if !request.userID.isEmpty {
+            record.apps = try await userApps(request.userID, caller: caller)
+            record.userID = request.userID
+            // A user's endpoints may be on every platform, as a topic's subscribers are.
             target = .topic
         } else {
-            let endpoint: EndpointRecord
-            if let known, known.id == request.endpointID {
-                endpoint = known
-            } else {
-                endpoint = try await storeCall("endpoint_id") { () async throws(StoreError) in
-                    try await store.endpoint(id: request.endpointID)
-                }
-            }
-            try caller.requireApp(endpoint.app, field: "endpoint_id")
-            guard endpoint.enabled else {
-                let reason = endpoint.disabledReason.isEmpty ? "" : " (\(endpoint.disabledReason))"
-                throw GRPCStatus(
-                    .failedPrecondition, "endpoint_id: EndpointDisabled: endpoint \(endpoint.id) is disabled\(reason)")
-            }
-            guard let app = configuration.app(named: endpoint.app), !endpoint.app.isEmpty else {
-                throw GRPCStatus(
-                    .failedPrecondition,
-                    "endpoint_id: the endpoint's app \(endpoint.app.debugDescription) is not configured")
-            }
-            target = .endpoint(app.platformKey)
+            target = try await endpointTarget(request.endpointID, caller: caller, known: known)
+            record.endpointID = request.endpointID
         }
         try Self.check(request, target: target)
-        let record = MessageRecord(
-            id: RandomUUID.make(), topic: hasTopic ? request.topic : nil,
-            endpointID: hasEndpoint ? request.endpointID : nil, message: request.message,
-            messageStructure: request.messageStructure, attributes: request.attributes,
-            publishedAt: unixMilliseconds())
         try await storeCall("message") { () async throws(StoreError) in try await store.insertMessage(record) }
-        fanOut.published()
+        fanOut.published(deliverAt: record.deliverAt)
+        fanOut.metrics?.message(target: record.target, event: record.deliverAt > 0 ? "scheduled" : "published")
         var response = PushgateV1.PublishResponse()
         response.messageID = record.id
         return response
+    }
+
+    /// `deliver_at` is 0 or in (now, now + `fanout.max_schedule_days`]; `max_per_second` ≥ 0.
+    private func check(schedule request: PushgateV1.PublishRequest, now: Int64) throws(GRPCStatus) {
+        if request.deliverAt != 0 {
+            guard request.deliverAt > now else {
+                throw GRPCStatus(
+                    .invalidArgument,
+                    "deliver_at: \(request.deliverAt) is not in the future (now is \(now), Unix ms); 0 delivers at once"
+                )
+            }
+            let days = configuration.fanOut.maxScheduleDays
+            let latest = now + Int64(days) * 86_400_000
+            guard request.deliverAt <= latest else {
+                throw GRPCStatus(
+                    .invalidArgument,
+                    "deliver_at: \(request.deliverAt) is more than \(days) days ahead (fanout.max_schedule_days; "
+                        + "the latest now is \(latest), Unix ms)")
+            }
+        }
+        guard (0...Self.maxPerSecondLimit).contains(request.maxPerSecond) else {
+            throw GRPCStatus(
+                .invalidArgument,
+                "max_per_second: \(request.maxPerSecond) is not 0 (no cap) to \(Self.maxPerSecondLimit)")
+        }
+    }
+
+    /// The highest rate cap taken: far above what one gateway sends, so it never binds by accident.
+    static let maxPerSecondLimit: Int32 = 10_000_000
+
+    /// A topic's subscribers may belong to any app, and its subscriptions are admin-managed, so only
+    /// admin keys publish to topics.
+    private func topicTarget(_ topic: String, caller: Caller) async throws(GRPCStatus) -> SNSTarget {
+        guard caller.isAdmin else {
+            throw GRPCStatus(
+                .permissionDenied,
+                "topic: key \(caller.name.debugDescription) may not publish to a topic (topic Publish needs "
+                    + "\"admin\": true; publish to an endpoint_id or user_id of the key's apps instead)")
+        }
+        try RegistryValidation.topicName(topic, field: "topic")
+        let exists = try await storeCall("topic") { () async throws(StoreError) in
+            try await store.topicExists(name: topic)
+        }
+        guard exists else { throw GRPCStatus(.notFound, "topic: no topic \(TextCap.quoted(topic))") }
+        return .topic
+    }
+
+    /// A user publish reaches the user's endpoints in the apps the key may send for (fixed now, so a
+    /// key changed later does not widen it); a user with none there is NOT_FOUND.
+    private func userApps(_ userID: String, caller: Caller) async throws(GRPCStatus) -> [String] {
+        try RegistryValidation.userID(userID)
+        let apps: [String] =
+            switch caller.apps {
+            case .all: []
+            case .only(let names): names.sorted()
+            }
+        if case .only(let names) = caller.apps, names.isEmpty {
+            throw GRPCStatus(
+                .permissionDenied, "user_id: key \(caller.name.debugDescription) may not send for any app")
+        }
+        let found = try await storeCall("user_id") { () async throws(StoreError) in
+            try await store.hasEndpoints(userID: userID, apps: apps)
+        }
+        guard found else {
+            let scope = apps.isEmpty ? "" : " in the key's apps"
+            throw GRPCStatus(.notFound, "user_id: user \(TextCap.quoted(userID)) has no endpoints\(scope)")
+        }
+        return apps
+    }
+
+    /// A Publish to an endpoint needs a key that may send for the endpoint's app.
+    ///
+    /// `known`: the endpoint's record when the caller has read it already (the SNS door reads it to
+    /// name its errors), so it is not read twice.
+    private func endpointTarget(_ endpointID: String, caller: Caller, known: EndpointRecord?)
+        async throws(GRPCStatus) -> SNSTarget
+    {
+        let endpoint: EndpointRecord
+        if let known, known.id == endpointID {
+            endpoint = known
+        } else {
+            endpoint = try await storeCall("endpoint_id") { () async throws(StoreError) in
+                try await store.endpoint(id: endpointID)
+            }
+        }
+        try caller.requireApp(endpoint.app, field: "endpoint_id")
+        guard endpoint.enabled else {
+            let reason = endpoint.disabledReason.isEmpty ? "" : " (\(endpoint.disabledReason))"
+            throw GRPCStatus(
+                .failedPrecondition, "endpoint_id: EndpointDisabled: endpoint \(endpoint.id) is disabled\(reason)")
+        }
+        guard let app = configuration.app(named: endpoint.app), !endpoint.app.isEmpty else {
+            throw GRPCStatus(
+                .failedPrecondition,
+                "endpoint_id: the endpoint's app \(endpoint.app.debugDescription) is not configured")
+        }
+        return .endpoint(app.platformKey)
     }
 
     func message(_ request: PushgateV1.GetMessageRequest) async throws(GRPCStatus) -> PushgateV1.Message {
@@ -79,6 +150,67 @@ struct PublishService: Sendable {
             try await storeCall("message_id") { () async throws(StoreError) in
                 try await store.message(id: request.messageID)
             })
+    }
+
+    /// Cancels a message the key could have published (a topic's: admin keys; an endpoint's: keys
+    /// of its app; a user's: keys covering the apps it went to).
+    func cancel(_ request: PushgateV1.CancelMessageRequest, caller: Caller) async throws(GRPCStatus)
+        -> PushgateV1.Message
+    {
+        try RegistryValidation.required(request.messageID, "message_id")
+        let message = try await storeCall("message_id") { () async throws(StoreError) in
+            try await store.message(id: request.messageID)
+        }
+        try await requireCancel(message, caller: caller)
+        let cancelled = try await storeCall("message_id") { () async throws(StoreError) in
+            try await store.cancelMessage(id: request.messageID, now: unixMilliseconds())
+        }
+        fanOut.cancelled(messageID: cancelled.id)
+        fanOut.metrics?.message(target: cancelled.target, event: "cancelled")
+        return PushgateV1.Message(cancelled)
+    }
+
+    private func requireCancel(_ message: MessageRecord, caller: Caller) async throws(GRPCStatus) {
+        guard !caller.isAdmin else { return }
+        let denied = GRPCStatus(
+            .permissionDenied,
+            "message_id: key \(caller.name.debugDescription) may not cancel message \(message.id) (it could not "
+                + "have published it)")
+        switch message.target {
+        case .endpoint(let id):
+            let endpoint = try? await store.endpoint(id: id)
+            guard let endpoint, caller.apps.contains(endpoint.app) else { throw denied }
+        case .user(_, let apps):
+            guard !apps.isEmpty, apps.allSatisfy(caller.apps.contains) else { throw denied }
+        case .topic, nil:
+            throw denied
+        }
+    }
+
+    /// Every message, newest first (admin keys: it spans every app).
+    func list(_ request: PushgateV1.ListMessagesRequest) async throws(GRPCStatus) -> PushgateV1.ListMessagesResponse {
+        let limit = try pageLimit(request.pageSize)
+        if !request.topic.isEmpty { try RegistryValidation.topicName(request.topic, field: "topic") }
+        let state: MessageState?
+        switch request.state {
+        case .unspecified: state = nil
+        case .scheduled: state = .scheduled
+        case .accepted: state = .accepted
+        case .fanningOut: state = .fanningOut
+        case .completed: state = .completed
+        case .expired: state = .expired
+        case .cancelled: state = .cancelled
+        default: throw GRPCStatus(.invalidArgument, "state: unknown message state \(request.state)")
+        }
+        let page = try await storeCall("page_token") { () async throws(StoreError) in
+            try await store.listMessages(
+                state: state, topic: request.topic.isEmpty ? nil : request.topic, cursor: request.pageToken,
+                limit: limit)
+        }
+        var response = PushgateV1.ListMessagesResponse()
+        response.messages = page.items.map(PushgateV1.Message.init)
+        response.nextPageToken = page.nextCursor ?? ""
+        return response
     }
 
     /// Everything that can be wrong with a publish whatever its recipients: the message structure,

@@ -71,6 +71,14 @@ enum PushService {
                     request, _, _ in
                     try await publish.message(request)
                 },
+                .authorizedUnary("CancelMessage", PushgateV1.CancelMessageRequest.self, authorizer, .anyCaller) {
+                    request, caller, _ in
+                    try await publish.cancel(request, caller: caller)
+                },
+                .authorizedUnary("ListMessages", PushgateV1.ListMessagesRequest.self, authorizer, .admin) {
+                    request, _, _ in
+                    try await publish.list(request)
+                },
                 GRPCMethod.protoServerStreaming(
                     "WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self
                 ) {

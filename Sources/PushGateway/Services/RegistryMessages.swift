@@ -13,6 +13,7 @@ extension PushgateV1.Endpoint {
         customUserData = record.customUserData
         createdAt = record.createdAt
         disabledReason = record.disabledReason
+        userID = record.userID
     }
 }
 
@@ -31,19 +32,31 @@ extension PushgateV1.Message {
     init(_ record: MessageRecord) {
         self.init()
         messageID = record.id
-        switch record.state {
-        case .accepted: state = .accepted
-        case .fanningOut: state = .fanningOut
-        case .completed: state = .completed
-        case .expired: state = .expired
-        }
+        state = Self.state(record.state)
         total = record.total
         delivered = record.delivered
         rejected = record.rejected
         failed = record.failed
         skipped = record.skipped
+        cancelled = record.cancelled
         publishedAt = record.publishedAt
         waitingForProvider = record.waitingForProvider
+        topic = record.topic ?? ""
+        endpointID = record.endpointID ?? ""
+        userID = record.userID ?? ""
+        deliverAt = record.deliverAt
+        maxPerSecond = record.maxPerSecond
+    }
+
+    static func state(_ state: MessageState) -> PushgateV1.MessageState {
+        switch state {
+        case .scheduled: .scheduled
+        case .accepted: .accepted
+        case .fanningOut: .fanningOut
+        case .completed: .completed
+        case .expired: .expired
+        case .cancelled: .cancelled
+        }
     }
 }
 
@@ -105,6 +118,24 @@ enum RegistryValidation {
     static func topicName(_ name: String, field: String = "name") throws(GRPCStatus) {
         guard SNSNames.isTopicName(name) else {
             throw GRPCStatus(.invalidArgument, "\(field): must be 1-256 characters of A-Z, a-z, 0-9, _ and -")
+        }
+    }
+
+    static let maxUserIDBytes = 256
+
+    /// A user id is the caller's own id for a person: 1 to 256 bytes of UTF-8 without control
+    /// characters (`allowEmpty`: "" means none, where a field may clear it).
+    static func userID(_ id: String, field: String = "user_id", allowEmpty: Bool = false) throws(GRPCStatus) {
+        if id.isEmpty {
+            guard allowEmpty else { throw GRPCStatus(.invalidArgument, "\(field): required") }
+            return
+        }
+        let size = id.utf8.count
+        guard size <= maxUserIDBytes else {
+            throw GRPCStatus(.invalidArgument, "\(field): \(size) bytes, over the limit of \(maxUserIDBytes) bytes")
+        }
+        guard !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw GRPCStatus(.invalidArgument, "\(field): must not contain control characters")
         }
     }
 

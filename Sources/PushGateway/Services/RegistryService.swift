@@ -95,10 +95,11 @@ struct RegistryService: Sendable {
         }
         let token = try RegistryValidation.normalizedToken(request.token, app: app)
         try RegistryValidation.customUserData(request.customUserData)
+        try RegistryValidation.userID(request.userID, allowEmpty: true)
         let (endpoint, _) = try await storeCall("token") { () async throws(StoreError) in
             try await store.createEndpoint(
                 app: request.app, normalizedToken: token, customUserData: request.customUserData,
-                now: unixMilliseconds())
+                userID: request.userID, enabled: nil, now: unixMilliseconds())
         }
         return PushgateV1.Endpoint(endpoint)
     }
@@ -117,10 +118,11 @@ struct RegistryService: Sendable {
             token = try RegistryValidation.normalizedToken(newToken, app: app)
         }
         if let data = request.customUserData { try RegistryValidation.customUserData(data) }
+        if let userID = request.userID { try RegistryValidation.userID(userID, allowEmpty: true) }
         let updated = try await storeCall(token == nil ? "id" : "token") { () async throws(StoreError) in
             try await store.updateEndpoint(
-                id: request.id, normalizedToken: token, enabled: request.enabled, customUserData: request.customUserData
-            )
+                id: request.id, normalizedToken: token, enabled: request.enabled,
+                customUserData: request.customUserData, userID: request.userID)
         }
         return PushgateV1.Endpoint(updated)
     }
@@ -129,9 +131,11 @@ struct RegistryService: Sendable {
         async throws(GRPCStatus) -> PushgateV1.ListEndpointsResponse
     {
         let limit = try pageLimit(request.pageSize)
+        if !request.userID.isEmpty { try RegistryValidation.userID(request.userID) }
         let page = try await storeCall("page_token") { () async throws(StoreError) in
             try await store.listEndpoints(
-                app: request.app.isEmpty ? nil : request.app, cursor: request.pageToken, limit: limit)
+                app: request.app.isEmpty ? nil : request.app, userID: request.userID.isEmpty ? nil : request.userID,
+                cursor: request.pageToken, limit: limit)
         }
         var response = PushgateV1.ListEndpointsResponse()
         response.endpoints = page.items.map(PushgateV1.Endpoint.init)

@@ -13,6 +13,7 @@ extension GRPCStatus {
         case .alreadyExists: self.init(.alreadyExists, "\(field): \(error.message)")
         case .invalidArgument: self.init(.invalidArgument, "\(field): \(error.message)")
         case .conflict: self.init(.aborted, error.message)
+        case .failedPrecondition: self.init(.failedPrecondition, "\(field): \(error.message)")
         case .incompatible:
             self.init(.unavailable, "the store was written by a newer Pushgate (details in the gateway's log)")
         default:

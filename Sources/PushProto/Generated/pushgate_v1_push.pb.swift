@@ -72,6 +72,8 @@ extension PushgateV1 {
         public static let fanningOut = Self(rawValue: 2)
         public static let completed = Self(rawValue: 3)
         public static let expired = Self(rawValue: 4)
+        public static let scheduled = Self(rawValue: 5)
+        public static let cancelled = Self(rawValue: 6)
         /// The proto name of the value, or its number when unknown.
         public var description: String {
             switch rawValue {
@@ -80,6 +82,8 @@ extension PushgateV1 {
             case 2: return "MESSAGE_STATE_FANNING_OUT"
             case 3: return "MESSAGE_STATE_COMPLETED"
             case 4: return "MESSAGE_STATE_EXPIRED"
+            case 5: return "MESSAGE_STATE_SCHEDULED"
+            case 6: return "MESSAGE_STATE_CANCELLED"
             default: return String(rawValue)
             }
         }
@@ -191,6 +195,9 @@ extension PushgateV1 {
         public var message: String = ""
         public var messageStructure: String = ""
         public var attributes: [String: String] = [:]
+        public var userID: String = ""
+        public var deliverAt: Int64 = 0
+        public var maxPerSecond: Int32 = 0
         public init() {}
     }
 
@@ -206,6 +213,28 @@ extension PushgateV1 {
         public init() {}
     }
 
+    /// The proto message `pushgate.v1.CancelMessageRequest`.
+    public struct CancelMessageRequest: Sendable, Equatable {
+        public var messageID: String = ""
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.ListMessagesRequest`.
+    public struct ListMessagesRequest: Sendable, Equatable {
+        public var state: PushgateV1.MessageState = .init(rawValue: 0)
+        public var topic: String = ""
+        public var pageSize: Int32 = 0
+        public var pageToken: String = ""
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.ListMessagesResponse`.
+    public struct ListMessagesResponse: Sendable, Equatable {
+        public var messages: [PushgateV1.Message] = []
+        public var nextPageToken: String = ""
+        public init() {}
+    }
+
     /// The proto message `pushgate.v1.Message`.
     public struct Message: Sendable, Equatable {
         public var messageID: String = ""
@@ -217,6 +246,12 @@ extension PushgateV1 {
         public var skipped: Int64 = 0
         public var publishedAt: Int64 = 0
         public var waitingForProvider: Int64 = 0
+        public var cancelled: Int64 = 0
+        public var topic: String = ""
+        public var endpointID: String = ""
+        public var userID: String = ""
+        public var deliverAt: Int64 = 0
+        public var maxPerSecond: Int32 = 0
         public init() {}
     }
 
@@ -304,6 +339,8 @@ extension PushgateV1.MessageState: ProtoJSONEnum {
         ("MESSAGE_STATE_FANNING_OUT", 2),
         ("MESSAGE_STATE_COMPLETED", 3),
         ("MESSAGE_STATE_EXPIRED", 4),
+        ("MESSAGE_STATE_SCHEDULED", 5),
+        ("MESSAGE_STATE_CANCELLED", 6),
     ]
 }
 
@@ -1251,12 +1288,13 @@ extension PushgateV1.PublishRequest: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 64
+        var size = 112
         size += self.topic.utf8.count
         size += self.endpointID.utf8.count
         size += self.message.utf8.count
         size += self.messageStructure.utf8.count
         for entry in self.attributes { size += 3 * ProtoC.fieldOverhead + entry.key.utf8.count + entry.value.utf8.count }
+        size += self.userID.utf8.count
         return size
     }
 
@@ -1270,6 +1308,9 @@ extension PushgateV1.PublishRequest: ProtoMessage {
                 (try ProtoC.string(e.pointee.key, field: "key"), try ProtoC.string(e.pointee.value, field: "value"))
             }
         }
+        try ProtoC.string(m.pointee.user_id, field: "user_id", into: &value.userID)
+        value.deliverAt = m.pointee.deliver_at
+        value.maxPerSecond = m.pointee.max_per_second
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__PublishRequest> {
@@ -1294,6 +1335,9 @@ extension PushgateV1.PublishRequest: ProtoMessage {
                 return e
             }
         }
+        if !value.pointee.userID.isEmpty { c.pointee.user_id = arena.string(value.pointee.userID) }
+        c.pointee.deliver_at = value.pointee.deliverAt
+        c.pointee.max_per_second = value.pointee.maxPerSecond
         return c
     }
 }
@@ -1313,6 +1357,9 @@ extension PushgateV1.PublishRequest: ProtoJSONMessage, ProtoJSONCodable {
             (3, "message", "message"),
             (4, "messageStructure", "message_structure"),
             (5, "attributes", "attributes"),
+            (6, "userId", "user_id"),
+            (7, "deliverAt", "deliver_at"),
+            (8, "maxPerSecond", "max_per_second"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -1324,6 +1371,9 @@ extension PushgateV1.PublishRequest: ProtoJSONMessage, ProtoJSONCodable {
             case 3: self.message = try String(protoJSON: value)
             case 4: self.messageStructure = try String(protoJSON: value)
             case 5: self.attributes = try ProtoJSON.map(value, of: String.self)
+            case 6: self.userID = try String(protoJSON: value)
+            case 7: self.deliverAt = try Int64(protoJSON: value)
+            case 8: self.maxPerSecond = try Int32(protoJSON: value)
             default: break
             }
         }
@@ -1336,6 +1386,9 @@ extension PushgateV1.PublishRequest: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("message", message)
         writer.field("messageStructure", messageStructure)
         writer.field("attributes", map: attributes)
+        writer.field("userId", userID)
+        writer.field("deliverAt", deliverAt)
+        writer.field("maxPerSecond", maxPerSecond)
         writer.endMessage()
     }
 }
@@ -1486,6 +1539,254 @@ extension PushgateV1.GetMessageRequest: ProtoJSONMessage, ProtoJSONCodable {
     }
 }
 
+extension PushgateV1.CancelMessageRequest: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.CancelMessageRequest", into: &self, unpack: { pushgate__v1__cancel_message_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__cancel_message_request__get_packed_size(c) }
+            ) { pushgate__v1__cancel_message_request__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 16
+        size += self.messageID.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__CancelMessageRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CancelMessageRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CancelMessageRequest> {
+        let c = arena.allocate(Pushgate__V1__CancelMessageRequest.self)
+        pushgate__v1__cancel_message_request__init(c)
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
+        return c
+    }
+}
+
+extension PushgateV1.CancelMessageRequest: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.CancelMessageRequest",
+        [
+            (1, "messageId", "message_id"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.messageID = try String(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("messageId", messageID)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.ListMessagesRequest: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListMessagesRequest", into: &self, unpack: { pushgate__v1__list_messages_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_messages_request__get_packed_size(c) }
+            ) { pushgate__v1__list_messages_request__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 64
+        size += self.topic.utf8.count
+        size += self.pageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListMessagesRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        value.state = PushgateV1.MessageState(rawValue: Int32(truncatingIfNeeded: m.pointee.state.rawValue))
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListMessagesRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListMessagesRequest> {
+        let c = arena.allocate(Pushgate__V1__ListMessagesRequest.self)
+        pushgate__v1__list_messages_request__init(c)
+        c.pointee.state = .init(rawValue: .init(truncatingIfNeeded: value.pointee.state.rawValue))
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
+        return c
+    }
+}
+
+extension PushgateV1.ListMessagesRequest: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.ListMessagesRequest",
+        [
+            (1, "state", "state"),
+            (2, "topic", "topic"),
+            (3, "pageSize", "page_size"),
+            (4, "pageToken", "page_token"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.state = try PushgateV1.MessageState(protoJSON: value)
+            case 2: self.topic = try String(protoJSON: value)
+            case 3: self.pageSize = try Int32(protoJSON: value)
+            case 4: self.pageToken = try String(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("state", state)
+        writer.field("topic", topic)
+        writer.field("pageSize", pageSize)
+        writer.field("pageToken", pageToken)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.ListMessagesResponse: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListMessagesResponse", into: &self, unpack: { pushgate__v1__list_messages_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_messages_response__get_packed_size(c) }
+            ) { pushgate__v1__list_messages_response__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.messages.indices { size += ProtoC.fieldOverhead + self.messages[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListMessagesResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_messages > 0 {
+            value.messages = try ProtoC.messages(m.pointee.messages, count: m.pointee.n_messages, empty: { PushgateV1.Message() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Message.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListMessagesResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListMessagesResponse> {
+        let c = arena.allocate(Pushgate__V1__ListMessagesResponse.self)
+        pushgate__v1__list_messages_response__init(c)
+        if !value.pointee.messages.isEmpty {
+            c.pointee.n_messages = value.pointee.messages.count
+            c.pointee.messages = arena.array(value.pointee.messages) { PushgateV1.Message.cMessage(of: $0, in: arena) }
+        }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
+        return c
+    }
+}
+
+extension PushgateV1.ListMessagesResponse: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.ListMessagesResponse",
+        [
+            (1, "messages", "messages"),
+            (2, "nextPageToken", "next_page_token"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.messages = try ProtoJSON.array(value, of: PushgateV1.Message.self)
+            case 2: self.nextPageToken = try String(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("messages", repeated: messages)
+        writer.field("nextPageToken", nextPageToken)
+        writer.endMessage()
+    }
+}
+
 extension PushgateV1.Message: ProtoMessage {
     public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
         self.init()
@@ -1508,8 +1809,11 @@ extension PushgateV1.Message: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 144
+        var size = 240
         size += self.messageID.utf8.count
+        size += self.topic.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.userID.utf8.count
         return size
     }
 
@@ -1523,6 +1827,12 @@ extension PushgateV1.Message: ProtoMessage {
         value.skipped = m.pointee.skipped
         value.publishedAt = m.pointee.published_at
         value.waitingForProvider = m.pointee.waiting_for_provider
+        value.cancelled = m.pointee.cancelled
+        try ProtoC.string(m.pointee.topic, field: "topic", into: &value.topic)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        try ProtoC.string(m.pointee.user_id, field: "user_id", into: &value.userID)
+        value.deliverAt = m.pointee.deliver_at
+        value.maxPerSecond = m.pointee.max_per_second
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Message> {
@@ -1541,6 +1851,12 @@ extension PushgateV1.Message: ProtoMessage {
         c.pointee.skipped = value.pointee.skipped
         c.pointee.published_at = value.pointee.publishedAt
         c.pointee.waiting_for_provider = value.pointee.waitingForProvider
+        c.pointee.cancelled = value.pointee.cancelled
+        if !value.pointee.topic.isEmpty { c.pointee.topic = arena.string(value.pointee.topic) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        if !value.pointee.userID.isEmpty { c.pointee.user_id = arena.string(value.pointee.userID) }
+        c.pointee.deliver_at = value.pointee.deliverAt
+        c.pointee.max_per_second = value.pointee.maxPerSecond
         return c
     }
 }
@@ -1564,6 +1880,12 @@ extension PushgateV1.Message: ProtoJSONMessage, ProtoJSONCodable {
             (7, "skipped", "skipped"),
             (8, "publishedAt", "published_at"),
             (9, "waitingForProvider", "waiting_for_provider"),
+            (10, "cancelled", "cancelled"),
+            (11, "topic", "topic"),
+            (12, "endpointId", "endpoint_id"),
+            (13, "userId", "user_id"),
+            (14, "deliverAt", "deliver_at"),
+            (15, "maxPerSecond", "max_per_second"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -1579,6 +1901,12 @@ extension PushgateV1.Message: ProtoJSONMessage, ProtoJSONCodable {
             case 7: self.skipped = try Int64(protoJSON: value)
             case 8: self.publishedAt = try Int64(protoJSON: value)
             case 9: self.waitingForProvider = try Int64(protoJSON: value)
+            case 10: self.cancelled = try Int64(protoJSON: value)
+            case 11: self.topic = try String(protoJSON: value)
+            case 12: self.endpointID = try String(protoJSON: value)
+            case 13: self.userID = try String(protoJSON: value)
+            case 14: self.deliverAt = try Int64(protoJSON: value)
+            case 15: self.maxPerSecond = try Int32(protoJSON: value)
             default: break
             }
         }
@@ -1595,6 +1923,12 @@ extension PushgateV1.Message: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("skipped", skipped)
         writer.field("publishedAt", publishedAt)
         writer.field("waitingForProvider", waitingForProvider)
+        writer.field("cancelled", cancelled)
+        writer.field("topic", topic)
+        writer.field("endpointId", endpointID)
+        writer.field("userId", userID)
+        writer.field("deliverAt", deliverAt)
+        writer.field("maxPerSecond", maxPerSecond)
         writer.endMessage()
     }
 }

@@ -59,6 +59,7 @@ extension PushgateV1 {
         public var customUserData: String = ""
         public var createdAt: Int64 = 0
         public var disabledReason: String = ""
+        public var userID: String = ""
         public init() {}
     }
 
@@ -67,6 +68,7 @@ extension PushgateV1 {
         public var app: String = ""
         public var token: String = ""
         public var customUserData: String = ""
+        public var userID: String = ""
         public init() {}
     }
 
@@ -82,6 +84,7 @@ extension PushgateV1 {
         public var token: String? = nil
         public var enabled: Bool? = nil
         public var customUserData: String? = nil
+        public var userID: String? = nil
         public init() {}
     }
 
@@ -101,6 +104,7 @@ extension PushgateV1 {
         public var app: String = ""
         public var pageSize: Int32 = 0
         public var pageToken: String = ""
+        public var userID: String = ""
         public init() {}
     }
 
@@ -477,12 +481,13 @@ extension PushgateV1.Endpoint: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 112
+        var size = 128
         size += self.id.utf8.count
         size += self.app.utf8.count
         size += self.token.utf8.count
         size += self.customUserData.utf8.count
         size += self.disabledReason.utf8.count
+        size += self.userID.utf8.count
         return size
     }
 
@@ -494,6 +499,7 @@ extension PushgateV1.Endpoint: ProtoMessage {
         try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data", into: &value.customUserData)
         value.createdAt = m.pointee.created_at
         try ProtoC.string(m.pointee.disabled_reason, field: "disabled_reason", into: &value.disabledReason)
+        try ProtoC.string(m.pointee.user_id, field: "user_id", into: &value.userID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Endpoint> {
@@ -510,6 +516,7 @@ extension PushgateV1.Endpoint: ProtoMessage {
         if !value.pointee.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(value.pointee.customUserData) }
         c.pointee.created_at = value.pointee.createdAt
         if !value.pointee.disabledReason.isEmpty { c.pointee.disabled_reason = arena.string(value.pointee.disabledReason) }
+        if !value.pointee.userID.isEmpty { c.pointee.user_id = arena.string(value.pointee.userID) }
         return c
     }
 }
@@ -531,6 +538,7 @@ extension PushgateV1.Endpoint: ProtoJSONMessage, ProtoJSONCodable {
             (5, "customUserData", "custom_user_data"),
             (6, "createdAt", "created_at"),
             (7, "disabledReason", "disabled_reason"),
+            (8, "userId", "user_id"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -544,6 +552,7 @@ extension PushgateV1.Endpoint: ProtoJSONMessage, ProtoJSONCodable {
             case 5: self.customUserData = try String(protoJSON: value)
             case 6: self.createdAt = try Int64(protoJSON: value)
             case 7: self.disabledReason = try String(protoJSON: value)
+            case 8: self.userID = try String(protoJSON: value)
             default: break
             }
         }
@@ -558,6 +567,7 @@ extension PushgateV1.Endpoint: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("customUserData", customUserData)
         writer.field("createdAt", createdAt)
         writer.field("disabledReason", disabledReason)
+        writer.field("userId", userID)
         writer.endMessage()
     }
 }
@@ -584,10 +594,11 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 48
+        var size = 64
         size += self.app.utf8.count
         size += self.token.utf8.count
         size += self.customUserData.utf8.count
+        size += self.userID.utf8.count
         return size
     }
 
@@ -595,6 +606,7 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
         try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
         try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
         try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data", into: &value.customUserData)
+        try ProtoC.string(m.pointee.user_id, field: "user_id", into: &value.userID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__CreateEndpointRequest> {
@@ -607,6 +619,7 @@ extension PushgateV1.CreateEndpointRequest: ProtoMessage {
         if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
         if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
         if !value.pointee.customUserData.isEmpty { c.pointee.custom_user_data = arena.string(value.pointee.customUserData) }
+        if !value.pointee.userID.isEmpty { c.pointee.user_id = arena.string(value.pointee.userID) }
         return c
     }
 }
@@ -624,6 +637,7 @@ extension PushgateV1.CreateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
             (1, "app", "app"),
             (2, "token", "token"),
             (3, "customUserData", "custom_user_data"),
+            (4, "userId", "user_id"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -633,6 +647,7 @@ extension PushgateV1.CreateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
             case 1: self.app = try String(protoJSON: value)
             case 2: self.token = try String(protoJSON: value)
             case 3: self.customUserData = try String(protoJSON: value)
+            case 4: self.userID = try String(protoJSON: value)
             default: break
             }
         }
@@ -643,6 +658,7 @@ extension PushgateV1.CreateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("app", app)
         writer.field("token", token)
         writer.field("customUserData", customUserData)
+        writer.field("userId", userID)
         writer.endMessage()
     }
 }
@@ -742,10 +758,11 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 64
+        var size = 80
         size += self.id.utf8.count
         if let v = self.token { size += v.utf8.count }
         if let v = self.customUserData { size += v.utf8.count }
+        if let v = self.userID { size += v.utf8.count }
         return size
     }
 
@@ -754,6 +771,7 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
         if m.pointee.token_value_case.rawValue == 2 { value.token = try ProtoC.string(m.pointee.token, field: "token") }
         if m.pointee.enabled_value_case.rawValue == 3 { value.enabled = (m.pointee.enabled != 0) }
         if m.pointee.custom_user_data_value_case.rawValue == 4 { value.customUserData = try ProtoC.string(m.pointee.custom_user_data, field: "custom_user_data") }
+        if m.pointee.user_id_value_case.rawValue == 5 { value.userID = try ProtoC.string(m.pointee.user_id, field: "user_id") }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__UpdateEndpointRequest> {
@@ -776,6 +794,10 @@ extension PushgateV1.UpdateEndpointRequest: ProtoMessage {
             c.pointee.custom_user_data_value_case = .init(rawValue: 4)
             c.pointee.custom_user_data = arena.string(v)
         }
+        if let v = value.pointee.userID {
+            c.pointee.user_id_value_case = .init(rawValue: 5)
+            c.pointee.user_id = arena.string(v)
+        }
         return c
     }
 }
@@ -794,6 +816,7 @@ extension PushgateV1.UpdateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
             (2, "token", "token"),
             (3, "enabled", "enabled"),
             (4, "customUserData", "custom_user_data"),
+            (5, "userId", "user_id"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -804,6 +827,7 @@ extension PushgateV1.UpdateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
             case 2: self.token = try String(protoJSON: value)
             case 3: self.enabled = try Bool(protoJSON: value)
             case 4: self.customUserData = try String(protoJSON: value)
+            case 5: self.userID = try String(protoJSON: value)
             default: break
             }
         }
@@ -815,6 +839,7 @@ extension PushgateV1.UpdateEndpointRequest: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("token", present: token)
         writer.field("enabled", present: enabled)
         writer.field("customUserData", present: customUserData)
+        writer.field("userId", present: userID)
         writer.endMessage()
     }
 }
@@ -973,9 +998,10 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 48
+        var size = 64
         size += self.app.utf8.count
         size += self.pageToken.utf8.count
+        size += self.userID.utf8.count
         return size
     }
 
@@ -983,6 +1009,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
         value.pageSize = m.pointee.page_size
         try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
+        try ProtoC.string(m.pointee.user_id, field: "user_id", into: &value.userID)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsRequest> {
@@ -995,6 +1022,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
         c.pointee.page_size = value.pointee.pageSize
         if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
+        if !value.pointee.userID.isEmpty { c.pointee.user_id = arena.string(value.pointee.userID) }
         return c
     }
 }
@@ -1012,6 +1040,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoJSONMessage, ProtoJSONCodable {
             (1, "app", "app"),
             (2, "pageSize", "page_size"),
             (3, "pageToken", "page_token"),
+            (4, "userId", "user_id"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -1021,6 +1050,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoJSONMessage, ProtoJSONCodable {
             case 1: self.app = try String(protoJSON: value)
             case 2: self.pageSize = try Int32(protoJSON: value)
             case 3: self.pageToken = try String(protoJSON: value)
+            case 4: self.userID = try String(protoJSON: value)
             default: break
             }
         }
@@ -1031,6 +1061,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("app", app)
         writer.field("pageSize", pageSize)
         writer.field("pageToken", pageToken)
+        writer.field("userId", userID)
         writer.endMessage()
     }
 }

@@ -29,6 +29,10 @@ enum PostgresSchema {
             Step(version: 6, name: "messages to plan") { (connection: PostgresConnection) throws(StoreError) in
                 try connection.execute(MessagesToPlanSchema.sql)
             },
+            Step(version: 7, name: "users, schedules and cancelling") {
+                (connection: PostgresConnection) throws(StoreError) in
+                try connection.execute(UsersAndSchedulesSchema.postgres)
+            },
         ]
     }
 

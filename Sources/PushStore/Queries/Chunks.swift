@@ -13,13 +13,34 @@ extension SQLDatabase {
             throw StoreError(.invalidArgument, message: "chunk size and lease must be positive")
         }
         return try transaction { () throws(StoreError) -> FanOutChunk? in
+            // Scheduled messages whose time came join the queue (through messages_due: no scan).
+            try run(
+                "UPDATE messages SET state = 'accepted' WHERE state = 'scheduled' AND deliver_at <= ?",
+                [.integer(now)])
             if let chunk = try takeOverExpired(policy, now: now) { return chunk }
             return try planNext(policy, now: now)
         }
     }
 
     private func takeOverExpired(_ policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> FanOutChunk? {
-        let expired = try row(
+        // A chunk of a cancelled message whose holder died is ended here, not worked: find the next.
+        while true {
+            guard let expired = try expiredChunk(now: now) else { return nil }
+            let message = try self.message(seq: expired.messageSeq)
+            if message.state == .cancelled {
+                try cancelChunk(message, seq: expired.messageSeq, number: expired.number)
+                continue
+            }
+            return try takeOver(expired, message: message, policy, now: now)
+        }
+    }
+
+    private typealias ExpiredChunk = (
+        messageSeq: Int64, number: Int64, cursor: Int64, last: Int64?, holds: Int64, parkings: Int64
+    )
+
+    private func expiredChunk(now: Int64) throws(StoreError) -> ExpiredChunk? {
+        try row(
             """
             SELECT message_seq, number, cursor, range_last, holds, parkings FROM fanout_chunks
             WHERE state = 'working' AND lease_expires_at <= ? ORDER BY message_seq, number LIMIT 1
@@ -32,14 +53,18 @@ extension SQLDatabase {
                 holds: $0.int64(4), parkings: $0.int64(5)
             )
         }
-        guard let expired else { return nil }
+    }
+
+    private func takeOver(_ expired: ExpiredChunk, message: MessageRecord, _ policy: FanOutLeasePolicy, now: Int64)
+        throws(StoreError) -> FanOutChunk
+    {
         let expiresAt = now + policy.leaseMillis
         let claim = Self.newClaim(policy)
         try run(
             "UPDATE fanout_chunks SET lease_owner = ?, lease_expires_at = ? WHERE message_seq = ? AND number = ?",
             [.text(claim), .integer(expiresAt), .integer(expired.messageSeq), .integer(expired.number)])
         return FanOutChunk(
-            message: try message(seq: expired.messageSeq), number: Int(expired.number),
+            message: message, number: Int(expired.number),
             cursor: Self.position(expired.cursor), end: expired.last.map { PageCursor.encode(.fanOut, after: $0) },
             leaseExpiresAt: expiresAt, claim: claim, holds: Int(expired.holds), parkings: Int(expired.parkings))
     }
@@ -47,25 +72,26 @@ extension SQLDatabase {
     private func planNext(_ policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> FanOutChunk? {
         let candidate = try row(
             """
-            SELECT seq, topic, planned_after, chunks FROM messages
+            SELECT seq, planned_after, chunks FROM messages
             WHERE state IN ('accepted', 'fanningOut') AND planned = 0 ORDER BY chunks, seq LIMIT 1
             """ + engine.forUpdateSkipLocked,
             []
-        ) { (seq: $0.int64(0), topic: $0.optionalText(1), after: $0.int64(2), chunks: $0.int64(3)) }
+        ) { (seq: $0.int64(0), after: $0.int64(1), chunks: $0.int64(2)) }
         guard let candidate else { return nil }
-        // A direct publish is one chunk; a topic's chunk ends `chunkSize` subscriptions on, or runs to
-        // the end when fewer are left (the message's last chunk).
+        let message = try self.message(seq: candidate.seq)
+        // A direct publish is one chunk; a topic's or user's chunk ends `chunkSize` recipients on, or
+        // runs to the end when fewer are left (the message's last chunk).
         var last: Int64? = nil
-        if let topic = candidate.topic {
-            // The chunkSize-th subscription after the planning position and the one after it: if both
-            // exist the chunk ends at the first; otherwise the rest of the topic is the last chunk.
+        if let target = message.target, target.isFannedOut {
+            // The chunkSize-th recipient after the planning position and the one after it: if both
+            // exist the chunk ends at the first; otherwise the rest is the last chunk.
+            let recipients = RecipientRows(target)
             let bounds = try rows(
                 """
-                SELECT s.seq FROM subscriptions s
-                WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ?
-                ORDER BY s.seq LIMIT 2 OFFSET ?
+                SELECT r.seq FROM \(recipients.from) WHERE \(recipients.condition) AND r.seq > ?
+                ORDER BY r.seq LIMIT 2 OFFSET ?
                 """,
-                [.text(topic), .integer(candidate.after), .int(policy.chunkSize - 1)]
+                recipients.values + [.integer(candidate.after), .int(policy.chunkSize - 1)]
             ) { $0.int64(0) }
             if bounds.count == 2 { last = bounds[0] }
         }
@@ -88,8 +114,10 @@ extension SQLDatabase {
             WHERE seq = ?
             """,
             [.integer(last ?? candidate.after), .bool(last == nil), .integer(candidate.seq)])
+        var started = message
+        started.state = .fanningOut
         return FanOutChunk(
-            message: try message(seq: candidate.seq), number: Int(candidate.chunks),
+            message: started, number: Int(candidate.chunks),
             cursor: Self.position(candidate.after), end: last.map { PageCursor.encode(.fanOut, after: $0) },
             leaseExpiresAt: expiresAt, claim: claim)
     }
@@ -151,6 +179,7 @@ extension SQLDatabase {
         }
         let position = try PageCursor.decode(cursor, as: .fanOut)
         let finishing = state.isFinished
+        let cancelling = state == .cancelled
         if changes.parkUntil != nil && finishing {
             throw StoreError(.invalidArgument, message: "a chunk that parks does not finish")
         }
@@ -165,7 +194,7 @@ extension SQLDatabase {
                     "SELECT count(*) FROM fanout_holds WHERE message_seq = ? AND number = ?",
                     [.integer(messageSeq), .int(number)]
                 ) { $0.int64(0) } ?? 0
-            if finishing && held > 0 {
+            if finishing && !cancelling && held > 0 {
                 throw StoreError(
                     .invalidArgument,
                     message: "chunk \(number) of message \(chunk.message.id) still holds \(held) recipients; park it")
@@ -181,14 +210,94 @@ extension SQLDatabase {
                 WHERE message_seq = ? AND number = ?
                 """,
                 [
-                    .integer(position), .text(finishing ? state.rawValue : "working"),
+                    .integer(position), .text(finishing && !cancelling ? state.rawValue : "working"),
                     .integer(changes.parkUntil ?? (now + policy.leaseMillis)), .integer(counts.total),
                     .integer(counts.delivered), .integer(counts.rejected), .integer(counts.failed),
                     .integer(counts.skipped), .integer(held), .int(parked ? 1 : 0), .int(parked ? 1 : 0),
                     .integer(messageSeq), .int(number),
                 ])
+            if cancelling {
+                try cancelChunk(try message(seq: messageSeq), seq: messageSeq, number: Int64(number))
+                return 0
+            }
             if finishing { try finishIfDone(messageSeq: messageSeq) }
             return held
+        }
+    }
+
+    /// Ends a chunk of a cancelled message: the recipients after its cursor in its range (a direct
+    /// publish's one, if it has no result) and those it holds are counted `cancelled`.
+    private func cancelChunk(_ message: MessageRecord, seq messageSeq: Int64, number: Int64) throws(StoreError) {
+        let chunk = try row(
+            "SELECT cursor, range_last, total FROM fanout_chunks WHERE message_seq = ? AND number = ?",
+            [.integer(messageSeq), .integer(number)]
+        ) { (cursor: $0.int64(0), last: $0.isNull(1) ? Int64.max : $0.int64(1), total: $0.int64(2)) }
+        guard let chunk, let target = message.target else { return }
+        let unsent =
+            target.isFannedOut
+            ? try recipients(of: target, after: chunk.cursor, through: chunk.last) : (chunk.total == 0 ? 1 : 0)
+        let held =
+            try row(
+                "SELECT count(*) FROM fanout_holds WHERE message_seq = ? AND number = ?",
+                [.integer(messageSeq), .integer(number)]
+            ) { $0.int64(0) } ?? 0
+        try run(
+            "DELETE FROM fanout_holds WHERE message_seq = ? AND number = ?", [.integer(messageSeq), .integer(number)])
+        try run(
+            """
+            UPDATE fanout_chunks SET state = 'completed', total = total + ?, cancelled = cancelled + ?, holds = 0,
+                lease_owner = '' WHERE message_seq = ? AND number = ?
+            """,
+            [.integer(unsent), .integer(unsent + held), .integer(messageSeq), .integer(number)])
+    }
+
+    /// How many recipients of a topic or user lie in (after, last].
+    private func recipients(of target: MessageTarget, after: Int64, through last: Int64) throws(StoreError) -> Int64 {
+        let rows = RecipientRows(target)
+        return try row(
+            "SELECT count(*) FROM \(rows.from) WHERE \(rows.condition) AND r.seq > ? AND r.seq <= ?",
+            rows.values + [.integer(after), .integer(last)]
+        ) { $0.int64(0) } ?? 0
+    }
+
+    /// Cancels a message (see `Store.cancelMessage`): nothing more is planned, what was never planned
+    /// is counted on its row, and chunks nobody works now (parked, or their holder's lease ran out)
+    /// are ended here; chunks being worked end at their holder's next page.
+    func cancelMessage(id: String, now: Int64) throws(StoreError) -> MessageRecord {
+        try transaction { () throws(StoreError) -> MessageRecord in
+            let found = try row(
+                "SELECT seq, state, planned, planned_after FROM messages WHERE id = ?" + engine.forUpdate, [.text(id)]
+            ) { (seq: $0.int64(0), state: $0.text(1), planned: $0.bool(2), after: $0.int64(3)) }
+            guard let found else { throw StoreError(.notFound, message: "message \(id) does not exist") }
+            let message = try self.message(seq: found.seq)
+            guard !message.state.isFinished, let target = message.target else {
+                throw StoreError(
+                    .failedPrecondition,
+                    message: "message \(id) is \(message.state.rawValue) already; only a scheduled or running one "
+                        + "can be cancelled")
+            }
+            var unplanned: Int64 = 0
+            if !found.planned {
+                unplanned =
+                    target.isFannedOut ? try recipients(of: target, after: found.after, through: .max) : 1
+            }
+            try run(
+                """
+                UPDATE messages SET state = 'cancelled', planned = 1, total = total + ?, cancelled = cancelled + ?
+                WHERE seq = ?
+                """,
+                [.integer(unplanned), .integer(unplanned), .integer(found.seq)])
+            let idle = try rows(
+                """
+                SELECT number FROM fanout_chunks WHERE message_seq = ? AND state = 'working'
+                AND (lease_owner = '' OR lease_expires_at <= ?)
+                """ + engine.forUpdate,
+                [.integer(found.seq), .integer(now)]
+            ) { $0.int64(0) }
+            var cancelled = message
+            cancelled.state = .cancelled
+            for number in idle { try cancelChunk(cancelled, seq: found.seq, number: number) }
+            return try self.message(seq: found.seq)
         }
     }
 
@@ -263,8 +372,9 @@ extension SQLDatabase {
             [.integer(messageSeq)]
         ) { (planned: $0.bool(0), working: $0.int64(1), expired: $0.int64(2)) }
         guard let status, status.planned, status.working == 0 else { return }
+        // A message cancelled while its last chunk finished stays cancelled.
         try run(
-            "UPDATE messages SET state = ? WHERE seq = ?",
+            "UPDATE messages SET state = ? WHERE seq = ? AND state <> 'cancelled'",
             [
                 .text(status.expired > 0 ? MessageState.expired.rawValue : MessageState.completed.rawValue),
                 .integer(messageSeq),

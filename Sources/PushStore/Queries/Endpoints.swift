@@ -17,22 +17,35 @@ extension SQLDatabase {
         return found
     }
 
-    func createEndpoint(app: String, token: String, customUserData: String, enabled: Bool?, now: Int64)
-        throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)
-    {
-        if let (_, existing) = try endpoint(app: app, token: token) {
-            return try Self.sameEndpoint(existing, customUserData: customUserData, enabled: enabled)
+    func createEndpoint(
+        app: String, token: String, customUserData: String, userID: String, enabled: Bool?, now: Int64
+    ) throws(StoreError) -> (endpoint: EndpointRecord, created: Bool) {
+        if let (seq, existing) = try endpoint(app: app, token: token) {
+            return try adopt(existing, seq: seq, customUserData: customUserData, userID: userID, enabled: enabled)
         }
         let record = EndpointRecord(
             id: RandomID.make(), app: app, token: token, enabled: enabled ?? true, customUserData: customUserData,
-            createdAt: now, disabledReason: "")
+            createdAt: now, disabledReason: "", userID: userID)
         // Another instance may have registered the token since the lookup: then nothing is inserted
         // and its endpoint answers, as if it had been there first.
         if try insertEndpoint(record, ifAbsent: true) == 1 { return (record, true) }
-        guard let (_, existing) = try endpoint(app: app, token: token) else {
+        guard let (seq, existing) = try endpoint(app: app, token: token) else {
             throw StoreError(.conflict, message: "endpoint for this token was created and deleted concurrently; retry")
         }
-        return try Self.sameEndpoint(existing, customUserData: customUserData, enabled: enabled)
+        return try adopt(existing, seq: seq, customUserData: customUserData, userID: userID, enabled: enabled)
+    }
+
+    /// The existing endpoint answers a create (SNS idempotency), moved to `userID` if one is given
+    /// and differs: a device that changes hands is registered again with its new user.
+    private func adopt(
+        _ existing: EndpointRecord, seq: Int64, customUserData: String, userID: String, enabled: Bool?
+    ) throws(StoreError) -> (endpoint: EndpointRecord, created: Bool) {
+        var answer = try Self.sameEndpoint(existing, customUserData: customUserData, enabled: enabled)
+        if !userID.isEmpty, userID != existing.userID {
+            try run("UPDATE endpoints SET user_id = ? WHERE seq = ?", [.text(userID), .integer(seq)])
+            answer.endpoint.userID = userID
+        }
+        return answer
     }
 
     /// SNS idempotency: the same token and data answer the existing endpoint; other data (or
@@ -59,16 +72,17 @@ extension SQLDatabase {
     func insertEndpoint(_ record: EndpointRecord, ifAbsent: Bool = false) throws(StoreError) -> Int {
         try run(
             """
-            INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?)\(ifAbsent ? " ON CONFLICT \(engine.tokenConflict) DO NOTHING" : "")
+            INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)\(ifAbsent ? " ON CONFLICT \(engine.tokenConflict) DO NOTHING" : "")
             """,
             [
                 .text(record.id), .text(record.app), .text(record.token), .bool(record.enabled),
                 .text(record.customUserData), .integer(record.createdAt), .text(record.disabledReason),
+                .text(record.userID),
             ])
     }
 
-    func updateEndpoint(id: String, token: String?, enabled: Bool?, customUserData: String?)
+    func updateEndpoint(id: String, token: String?, enabled: Bool?, customUserData: String?, userID: String?)
         throws(StoreError) -> EndpointRecord
     {
         try transaction { () throws(StoreError) -> EndpointRecord in
@@ -85,10 +99,14 @@ extension SQLDatabase {
                     token = coalesce(?2, token),
                     custom_user_data = coalesce(?3, custom_user_data),
                     enabled = coalesce(?4, enabled),
-                    disabled_reason = CASE WHEN ?4 = 1 THEN '' ELSE disabled_reason END
+                    disabled_reason = CASE WHEN ?4 = 1 THEN '' ELSE disabled_reason END,
+                    user_id = coalesce(?5, user_id)
                 WHERE seq = ?1
                 """,
-                [.integer(seq), .text(token), .text(customUserData), enabled.map(SQLValue.bool) ?? .null])
+                [
+                    .integer(seq), .text(token), .text(customUserData), enabled.map(SQLValue.bool) ?? .null,
+                    .text(userID),
+                ])
             return try endpoint(id: id).record
         }
     }
@@ -112,22 +130,36 @@ extension SQLDatabase {
         try run("DELETE FROM endpoints WHERE id = ?", [.text(id)])
     }
 
-    func listEndpoints(app: String?, cursor: String?, limit: Int) throws(StoreError) -> Page<EndpointRecord> {
+    /// Endpoints in creation order, optionally only one app's and/or one user's (the user's through
+    /// its index, then filtered by app).
+    func listEndpoints(app: String?, userID: String?, cursor: String?, limit: Int)
+        throws(StoreError) -> Page<EndpointRecord>
+    {
         try PageCursor.check(limit: limit)
         let after = try PageCursor.decode(cursor, as: .endpoints)
-        let fetched =
-            if let app {
-                try rows(
-                    "SELECT \(Columns.endpoint) FROM endpoints e WHERE e.app = ? AND e.seq > ? ORDER BY e.seq LIMIT ?",
-                    [.text(app), .integer(after), .int(limit + 1)]
-                ) { Columns.endpoint($0) }
-            } else {
-                try rows(
-                    "SELECT \(Columns.endpoint) FROM endpoints e WHERE e.seq > ? ORDER BY e.seq LIMIT ?",
-                    [.integer(after), .int(limit + 1)]
-                ) { Columns.endpoint($0) }
-            }
+        var conditions = ["e.seq > ?"]
+        var values: [SQLValue] = [.integer(after)]
+        if let userID {
+            conditions.append("e.user_id = ?")
+            values.append(.text(userID))
+        }
+        if let app {
+            conditions.append("e.app = ?")
+            values.append(.text(app))
+        }
+        let fetched = try rows(
+            "SELECT \(Columns.endpoint) FROM endpoints e WHERE \(conditions.joined(separator: " AND ")) "
+                + "ORDER BY e.seq LIMIT ?",
+            values + [.int(limit + 1)]
+        ) { Columns.endpoint($0) }
         let page = PageCursor.page(fetched, limit: limit, kind: .endpoints) { $0.seq }
         return Page(items: page.items.map(\.record), nextCursor: page.nextCursor)
+    }
+
+    /// Whether the user has an endpoint (enabled or not) in one of `apps` (empty: any app).
+    func hasEndpoints(userID: String, apps: [String]) throws(StoreError) -> Bool {
+        let range = RecipientRows(.user(userID, apps: apps))
+        return try row("SELECT 1 FROM \(range.from) WHERE \(range.condition) LIMIT 1", range.values) { _ in true }
+            ?? false
     }
 }

@@ -1,3 +1,35 @@
+/// A message's recipients as rows of one table, `r`, in `r.seq` order: a topic's subscriptions or a
+/// user's endpoints (in the publisher's apps). Chunk planning, pages and the count of what a
+/// cancel leaves unsent all read the same rows. A direct publish has none (its one endpoint).
+struct RecipientRows {
+    /// `table r`.
+    let from: String
+    /// The condition on `r`, with `values` for its parameters.
+    let condition: String
+    let values: [SQLValue]
+
+    init(_ target: MessageTarget) {
+        switch target {
+        case .topic(let name):
+            from = "subscriptions r"
+            condition = "r.topic_seq = (SELECT seq FROM topics WHERE name = ?)"
+            values = [.text(name)]
+        case .user(let userID, let apps):
+            // Through endpoints_user (user_id, seq); a grant's few apps filter what it finds.
+            from = "endpoints r"
+            let inApps =
+                apps.isEmpty
+                ? "" : " AND r.app IN (" + Array(repeating: "?", count: apps.count).joined(separator: ", ") + ")"
+            condition = "r.user_id = ?" + inApps
+            values = [.text(userID)] + apps.map(SQLValue.text)
+        case .endpoint(let id):
+            from = "endpoints r"
+            condition = "r.id = ?"
+            values = [.text(id)]
+        }
+    }
+}
+
 /// The fan-out read and the bulk loader that feeds it; see `Store` for the semantics.
 extension SQLDatabase {
     /// One indexed range scan of `subscriptions_topic` (topic_seq, seq) joined to endpoints by
@@ -11,24 +43,45 @@ extension SQLDatabase {
         """
     }
 
-    func fanOutPage(topic: String, after cursor: String?, through end: String?, limit: Int)
+    func fanOutPage(_ target: MessageTarget, after cursor: String?, through end: String?, limit: Int)
         throws(StoreError) -> Page<FanOutTarget>
     {
         try PageCursor.check(limit: limit)
         let after = try PageCursor.decode(cursor, as: .fanOut)
         let last: Int64 = if let end { try PageCursor.decode(end, as: .fanOut) } else { .max }
-        let fetched = try rows(Self.fanOutSQL, [.text(topic), .integer(after), .integer(last), .int(limit + 1)]) {
-            row in
-            let seq = row.int64(0)
-            let endpoint = Columns.endpoint(row, from: 4).record
-            let subscription = SubscriptionRecord(
-                id: row.text(1), topic: topic, endpointID: endpoint.id, filterPolicyJSON: row.text(2),
-                filterPolicyScope: row.text(3))
-            return (
-                seq: seq,
-                target: FanOutTarget(
-                    subscription: subscription, endpoint: endpoint, cursor: PageCursor.encode(.fanOut, after: seq))
-            )
+        let fetched: [(seq: Int64, target: FanOutTarget)]
+        switch target {
+        case .topic(let topic):
+            fetched = try rows(Self.fanOutSQL, [.text(topic), .integer(after), .integer(last), .int(limit + 1)]) {
+                row in
+                let seq = row.int64(0)
+                let endpoint = Columns.endpoint(row, from: 4).record
+                let subscription = SubscriptionRecord(
+                    id: row.text(1), topic: topic, endpointID: endpoint.id, filterPolicyJSON: row.text(2),
+                    filterPolicyScope: row.text(3))
+                return (
+                    seq: seq,
+                    target: FanOutTarget(
+                        subscription: subscription, endpoint: endpoint, cursor: PageCursor.encode(.fanOut, after: seq))
+                )
+            }
+        case .user, .endpoint:
+            // The endpoints themselves: no subscription, so no filter policy.
+            let rows = RecipientRows(target)
+            fetched = try self.rows(
+                """
+                SELECT \(Columns.endpoint) FROM endpoints e WHERE e.seq IN (
+                    SELECT r.seq FROM \(rows.from) WHERE \(rows.condition) AND r.seq > ? AND r.seq <= ?
+                    ORDER BY r.seq LIMIT ?)
+                ORDER BY e.seq
+                """,
+                rows.values + [.integer(after), .integer(last), .int(limit + 1)]
+            ) { row in
+                let (seq, endpoint) = Columns.endpoint(row)
+                return (
+                    seq: seq, target: FanOutTarget(endpoint: endpoint, cursor: PageCursor.encode(.fanOut, after: seq))
+                )
+            }
         }
         let page = PageCursor.page(fetched, limit: limit, kind: .fanOut) { $0.seq }
         return Page(items: page.items.map(\.target), nextCursor: page.nextCursor)

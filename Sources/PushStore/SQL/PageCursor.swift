@@ -9,6 +9,8 @@ struct PageCursor {
         case topics = "tp"
         case subscriptions = "sb"
         case channels = "ch"
+        /// Newest first: the rowid the next page starts below.
+        case messages = "ms"
         /// Fan-out positions are stored with messages, so they must survive restarts (they do:
         /// rowids are stable) but not upgrades that renumber subscriptions (none do).
         case fanOut = "fo"

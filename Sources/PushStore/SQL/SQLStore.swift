@@ -15,11 +15,12 @@ extension SQLStore {
     // MARK: Endpoints
 
     public func createEndpoint(
-        app: String, normalizedToken: String, customUserData: String, enabled: Bool?, now: Int64
+        app: String, normalizedToken: String, customUserData: String, userID: String, enabled: Bool?, now: Int64
     ) async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool) {
         try await withDatabase { database throws(StoreError) in
             try database.createEndpoint(
-                app: app, token: normalizedToken, customUserData: customUserData, enabled: enabled, now: now)
+                app: app, token: normalizedToken, customUserData: customUserData, userID: userID, enabled: enabled,
+                now: now)
         }
     }
 
@@ -27,12 +28,12 @@ extension SQLStore {
         try await withDatabase { database throws(StoreError) in try database.endpoint(id: id).record }
     }
 
-    public func updateEndpoint(id: String, normalizedToken: String?, enabled: Bool?, customUserData: String?)
-        async throws(StoreError) -> EndpointRecord
-    {
+    public func updateEndpoint(
+        id: String, normalizedToken: String?, enabled: Bool?, customUserData: String?, userID: String?
+    ) async throws(StoreError) -> EndpointRecord {
         try await withDatabase { database throws(StoreError) in
             try database.updateEndpoint(
-                id: id, token: normalizedToken, enabled: enabled, customUserData: customUserData)
+                id: id, token: normalizedToken, enabled: enabled, customUserData: customUserData, userID: userID)
         }
     }
 
@@ -52,12 +53,16 @@ extension SQLStore {
         try await withDatabase { database throws(StoreError) in try database.deleteEndpoint(id: id) }
     }
 
-    public func listEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<
-        EndpointRecord
-    > {
+    public func listEndpoints(app: String?, userID: String?, cursor: String?, limit: Int)
+        async throws(StoreError) -> Page<EndpointRecord>
+    {
         try await withDatabase { database throws(StoreError) in
-            try database.listEndpoints(app: app, cursor: cursor, limit: limit)
+            try database.listEndpoints(app: app, userID: userID, cursor: cursor, limit: limit)
         }
+    }
+
+    public func hasEndpoints(userID: String, apps: [String]) async throws(StoreError) -> Bool {
+        try await withDatabase { database throws(StoreError) in try database.hasEndpoints(userID: userID, apps: apps) }
     }
 
     // MARK: Topics
@@ -118,11 +123,11 @@ extension SQLStore {
         }
     }
 
-    public func fanOutPage(topic: String, after cursor: String?, through end: String?, limit: Int)
+    public func fanOutPage(_ target: MessageTarget, after cursor: String?, through end: String?, limit: Int)
         async throws(StoreError) -> Page<FanOutTarget>
     {
         try await withDatabase { database throws(StoreError) in
-            try database.fanOutPage(topic: topic, after: cursor, through: end, limit: limit)
+            try database.fanOutPage(target, after: cursor, through: end, limit: limit)
         }
     }
 
@@ -142,6 +147,31 @@ extension SQLStore {
 
     public func message(id: String) async throws(StoreError) -> MessageRecord {
         try await withDatabase { database throws(StoreError) in try database.message(id: id) }
+    }
+
+    public func messageState(id: String) async throws(StoreError) -> MessageState {
+        try await withDatabase { database throws(StoreError) in try database.messageState(id: id) }
+    }
+
+    public func listMessages(state: MessageState?, topic: String?, cursor: String?, limit: Int)
+        async throws(StoreError) -> Page<MessageRecord>
+    {
+        try await withDatabase { database throws(StoreError) in
+            try database.listMessages(state: state, topic: topic, cursor: cursor, limit: limit)
+        }
+    }
+
+    public func cancelMessage(id: String, now: Int64) async throws(StoreError) -> MessageRecord {
+        try await withDatabase { database throws(StoreError) in try database.cancelMessage(id: id, now: now) }
+    }
+
+    public func reservePace(messageID: String, count: Int, maxPerSecond: Int32, nowMicros: Int64)
+        async throws(StoreError) -> Int64
+    {
+        try await withDatabase { database throws(StoreError) in
+            try database.reservePace(
+                messageID: messageID, count: count, maxPerSecond: maxPerSecond, nowMicros: nowMicros)
+        }
     }
 
     public func unfinishedMessages() async throws(StoreError) -> [MessageRecord] {

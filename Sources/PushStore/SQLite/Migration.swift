@@ -7,6 +7,10 @@ struct Migration {
     let name: String
     /// The step's work, run inside the step's transaction.
     let apply: (Database) throws(StoreError) -> Void
+    /// The step drops and re-creates a table others refer to (SQLite's way to change a CHECK):
+    /// foreign keys are off while it runs, or dropping the old table would cascade to the rows
+    /// that refer to it; `PRAGMA foreign_key_check` must find nothing before it commits.
+    let rebuildsTables: Bool
 
     /// A step made of SQL text only.
     init(version: Int32, name: String, sql: String) {
@@ -16,9 +20,13 @@ struct Migration {
     }
 
     /// A step that needs code (e.g. to rewrite data).
-    init(version: Int32, name: String, apply: @escaping (Database) throws(StoreError) -> Void) {
+    init(
+        version: Int32, name: String, rebuildsTables: Bool = false,
+        apply: @escaping (Database) throws(StoreError) -> Void
+    ) {
         self.version = version
         self.name = name
+        self.rebuildsTables = rebuildsTables
         self.apply = apply
     }
 }
@@ -40,9 +48,17 @@ enum Migrator {
         }
         var applied: [Int32] = []
         for step in steps where step.version > current {
+            // Outside the transaction: SQLite ignores this pragma inside one.
+            if step.rebuildsTables { try database.execute("PRAGMA foreign_keys = OFF") }
+            defer { if step.rebuildsTables { try? database.execute("PRAGMA foreign_keys = ON") } }
             do {
                 try database.transaction { () throws(StoreError) in
                     try step.apply(database)
+                    if step.rebuildsTables,
+                        let broken = try database.row("PRAGMA foreign_key_check", [], { $0.text(0) })
+                    {
+                        throw StoreError(.internal, message: "the rebuild left rows of \(broken) without their parent")
+                    }
                     // Inside the transaction: the version moves only if the step commits.
                     try database.execute("PRAGMA user_version = \(step.version)")
                 }

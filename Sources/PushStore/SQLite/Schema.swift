@@ -87,6 +87,10 @@ enum Schema {
             Migration(version: 6, name: "messages to plan") { (database: Database) throws(StoreError) in
                 try database.execute(MessagesToPlanSchema.sql)
             },
+            Migration(version: 7, name: "users, schedules and cancelling", rebuildsTables: true) {
+                (database: Database) throws(StoreError) in
+                try database.execute(UsersAndSchedulesSchema.sqlite)
+            },
         ]
     }
 }

@@ -112,7 +112,7 @@ struct PublishServiceTests {
         try await Rig.run { rig in
             let endpoint = try await rig.endpoint(app: "ios")
             let both = await rig.refusal(Self.request(topic: "news", endpointID: endpoint))
-            #expect(both == GRPCStatus(.invalidArgument, "topic, endpoint_id: set exactly one of them"))
+            #expect(both == GRPCStatus(.invalidArgument, "topic, endpoint_id, user_id: set exactly one of them"))
             #expect(await rig.refusal(Self.request()) == both)
 
             let sender = Caller(name: "sender", isAdmin: false, apps: .all)

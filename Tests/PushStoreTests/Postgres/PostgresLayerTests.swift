@@ -82,6 +82,32 @@ struct PostgresLayerTests {
     }
 
     @Test(
+        "step 7 on a version-6 database keeps every row, and its new constraints hold",
+        .enabled(if: StoreEngine.postgresURL != nil))
+    func version6To7() async throws {
+        try await withLocation(.postgres) { location in
+            let connection = try PostgresConnection(url: location.storeSetting, displayURL: "test")
+            #expect(
+                try PostgresSchema.migrate(connection, steps: Array(PostgresSchema.steps.prefix(6))) == [
+                    1, 2, 3, 4, 5, 6,
+                ])
+            try connection.execute(MigrationFixtures.version6Rows)
+            let store = try await location.open()
+            try await MigrationFixtures.expectVersion6Rows(in: store)
+            await store.close()
+            let twoTargets = #expect(throws: StoreError.self) {
+                try connection.run(
+                    """
+                    INSERT INTO messages (id, topic, user_id, message, message_structure, published_at, state, total,
+                        delivered, rejected, failed, skipped, cursor) VALUES ('x', 'news', 'u', '', '', 0, 'accepted',
+                        0, 0, 0, 0, 0, '')
+                    """, [])
+            }
+            #expect(twoTargets != nil)
+        }
+    }
+
+    @Test(
         "SQL errors carry the server's message and SQLSTATE; a failed transaction rolls back",
         .enabled(if: StoreEngine.postgresURL != nil))
     func errorsAndTransactions() async throws {

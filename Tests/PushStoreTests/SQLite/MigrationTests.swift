@@ -92,6 +92,25 @@ struct MigrationTests {
         await store.close()
     }
 
+    @Test("step 7 rebuilds messages on a version-6 file without losing a row, attribute, chunk or hold")
+    func rebuildKeepsRows() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let database = try Database(path: directory.databasePath)
+            try database.execute("PRAGMA foreign_keys = ON")
+            #expect(try Migrator.migrate(database, steps: Array(Schema.migrations.prefix(6))) == [1, 2, 3, 4, 5, 6])
+            try database.execute(MigrationFixtures.version6Rows)
+        }
+        let store = try await SQLiteStore.open(path: directory.databasePath)
+        try await MigrationFixtures.expectVersion6Rows(in: store)
+        await store.close()
+        let database = try Database(path: directory.databasePath)
+        #expect(try database.row("PRAGMA foreign_keys") { $0.int64(0) } == 0)  // per connection: a new one
+        #expect(try database.rows("PRAGMA foreign_key_check") { $0.text(0) }.isEmpty)
+        #expect(try database.row("PRAGMA integrity_check") { $0.text(0) } == "ok")
+    }
+
     @Test("a file from a newer version is refused with a clear error")
     func newerFile() async throws {
         let directory = try TemporaryDirectory()

@@ -508,6 +508,141 @@ void   pushgate__v1__get_message_request__free_unpacked
   assert(message->base.descriptor == &pushgate__v1__get_message_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushgate__v1__cancel_message_request__init
+                     (Pushgate__V1__CancelMessageRequest         *message)
+{
+  static const Pushgate__V1__CancelMessageRequest init_value = PUSHGATE__V1__CANCEL_MESSAGE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__cancel_message_request__get_packed_size
+                     (const Pushgate__V1__CancelMessageRequest *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__cancel_message_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__cancel_message_request__pack
+                     (const Pushgate__V1__CancelMessageRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__cancel_message_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__cancel_message_request__pack_to_buffer
+                     (const Pushgate__V1__CancelMessageRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__cancel_message_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__CancelMessageRequest *
+       pushgate__v1__cancel_message_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__CancelMessageRequest *)
+     protobuf_c_message_unpack (&pushgate__v1__cancel_message_request__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__cancel_message_request__free_unpacked
+                     (Pushgate__V1__CancelMessageRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__cancel_message_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__list_messages_request__init
+                     (Pushgate__V1__ListMessagesRequest         *message)
+{
+  static const Pushgate__V1__ListMessagesRequest init_value = PUSHGATE__V1__LIST_MESSAGES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__list_messages_request__get_packed_size
+                     (const Pushgate__V1__ListMessagesRequest *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_messages_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__list_messages_request__pack
+                     (const Pushgate__V1__ListMessagesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_messages_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__list_messages_request__pack_to_buffer
+                     (const Pushgate__V1__ListMessagesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_messages_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__ListMessagesRequest *
+       pushgate__v1__list_messages_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__ListMessagesRequest *)
+     protobuf_c_message_unpack (&pushgate__v1__list_messages_request__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__list_messages_request__free_unpacked
+                     (Pushgate__V1__ListMessagesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__list_messages_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__list_messages_response__init
+                     (Pushgate__V1__ListMessagesResponse         *message)
+{
+  static const Pushgate__V1__ListMessagesResponse init_value = PUSHGATE__V1__LIST_MESSAGES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__list_messages_response__get_packed_size
+                     (const Pushgate__V1__ListMessagesResponse *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_messages_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__list_messages_response__pack
+                     (const Pushgate__V1__ListMessagesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_messages_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__list_messages_response__pack_to_buffer
+                     (const Pushgate__V1__ListMessagesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_messages_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__ListMessagesResponse *
+       pushgate__v1__list_messages_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__ListMessagesResponse *)
+     protobuf_c_message_unpack (&pushgate__v1__list_messages_response__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__list_messages_response__free_unpacked
+                     (Pushgate__V1__ListMessagesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__list_messages_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   pushgate__v1__message__init
                      (Pushgate__V1__Message         *message)
 {
@@ -1661,7 +1796,7 @@ const ProtobufCMessageDescriptor pushgate__v1__publish_request__attributes_entry
   (ProtobufCMessageInit) pushgate__v1__publish_request__attributes_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__publish_request__field_descriptors[5] =
+static const ProtobufCFieldDescriptor pushgate__v1__publish_request__field_descriptors[8] =
 {
   {
     "topic",
@@ -1723,18 +1858,57 @@ static const ProtobufCFieldDescriptor pushgate__v1__publish_request__field_descr
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "user_id",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__PublishRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "deliver_at",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__PublishRequest, deliver_at),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_per_second",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__PublishRequest, max_per_second),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__publish_request__field_indices_by_name[] = {
   4,   /* field[4] = attributes */
+  6,   /* field[6] = deliver_at */
   1,   /* field[1] = endpoint_id */
+  7,   /* field[7] = max_per_second */
   2,   /* field[2] = message */
   3,   /* field[3] = message_structure */
   0,   /* field[0] = topic */
+  5,   /* field[5] = user_id */
 };
 static const ProtobufCIntRange pushgate__v1__publish_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__publish_request__descriptor =
 {
@@ -1744,7 +1918,7 @@ const ProtobufCMessageDescriptor pushgate__v1__publish_request__descriptor =
   "Pushgate__V1__PublishRequest",
   "pushgate.v1",
   sizeof(Pushgate__V1__PublishRequest),
-  5,
+  8,
   pushgate__v1__publish_request__field_descriptors,
   pushgate__v1__publish_request__field_indices_by_name,
   1,  pushgate__v1__publish_request__number_ranges,
@@ -1827,7 +2001,173 @@ const ProtobufCMessageDescriptor pushgate__v1__get_message_request__descriptor =
   (ProtobufCMessageInit) pushgate__v1__get_message_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__message__field_descriptors[9] =
+static const ProtobufCFieldDescriptor pushgate__v1__cancel_message_request__field_descriptors[1] =
+{
+  {
+    "message_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__CancelMessageRequest, message_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__cancel_message_request__field_indices_by_name[] = {
+  0,   /* field[0] = message_id */
+};
+static const ProtobufCIntRange pushgate__v1__cancel_message_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__cancel_message_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.CancelMessageRequest",
+  "CancelMessageRequest",
+  "Pushgate__V1__CancelMessageRequest",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__CancelMessageRequest),
+  1,
+  pushgate__v1__cancel_message_request__field_descriptors,
+  pushgate__v1__cancel_message_request__field_indices_by_name,
+  1,  pushgate__v1__cancel_message_request__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__cancel_message_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__list_messages_request__field_descriptors[4] =
+{
+  {
+    "state",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListMessagesRequest, state),
+    &pushgate__v1__message_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "topic",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListMessagesRequest, topic),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_size",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListMessagesRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListMessagesRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__list_messages_request__field_indices_by_name[] = {
+  2,   /* field[2] = page_size */
+  3,   /* field[3] = page_token */
+  0,   /* field[0] = state */
+  1,   /* field[1] = topic */
+};
+static const ProtobufCIntRange pushgate__v1__list_messages_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__list_messages_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.ListMessagesRequest",
+  "ListMessagesRequest",
+  "Pushgate__V1__ListMessagesRequest",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__ListMessagesRequest),
+  4,
+  pushgate__v1__list_messages_request__field_descriptors,
+  pushgate__v1__list_messages_request__field_indices_by_name,
+  1,  pushgate__v1__list_messages_request__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__list_messages_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__list_messages_response__field_descriptors[2] =
+{
+  {
+    "messages",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushgate__V1__ListMessagesResponse, n_messages),
+    offsetof(Pushgate__V1__ListMessagesResponse, messages),
+    &pushgate__v1__message__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListMessagesResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__list_messages_response__field_indices_by_name[] = {
+  0,   /* field[0] = messages */
+  1,   /* field[1] = next_page_token */
+};
+static const ProtobufCIntRange pushgate__v1__list_messages_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__list_messages_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.ListMessagesResponse",
+  "ListMessagesResponse",
+  "Pushgate__V1__ListMessagesResponse",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__ListMessagesResponse),
+  2,
+  pushgate__v1__list_messages_response__field_descriptors,
+  pushgate__v1__list_messages_response__field_indices_by_name,
+  1,  pushgate__v1__list_messages_response__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__list_messages_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__message__field_descriptors[15] =
 {
   {
     "message_id",
@@ -1937,22 +2277,100 @@ static const ProtobufCFieldDescriptor pushgate__v1__message__field_descriptors[9
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "cancelled",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Message, cancelled),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "topic",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Message, topic),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "endpoint_id",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Message, endpoint_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "user_id",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Message, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "deliver_at",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Message, deliver_at),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_per_second",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Message, max_per_second),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__message__field_indices_by_name[] = {
+  9,   /* field[9] = cancelled */
+  13,   /* field[13] = deliver_at */
   3,   /* field[3] = delivered */
+  11,   /* field[11] = endpoint_id */
   5,   /* field[5] = failed */
+  14,   /* field[14] = max_per_second */
   0,   /* field[0] = message_id */
   7,   /* field[7] = published_at */
   4,   /* field[4] = rejected */
   6,   /* field[6] = skipped */
   1,   /* field[1] = state */
+  10,   /* field[10] = topic */
   2,   /* field[2] = total */
+  12,   /* field[12] = user_id */
   8,   /* field[8] = waiting_for_provider */
 };
 static const ProtobufCIntRange pushgate__v1__message__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 15 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__message__descriptor =
 {
@@ -1962,7 +2380,7 @@ const ProtobufCMessageDescriptor pushgate__v1__message__descriptor =
   "Pushgate__V1__Message",
   "pushgate.v1",
   sizeof(Pushgate__V1__Message),
-  9,
+  15,
   pushgate__v1__message__field_descriptors,
   pushgate__v1__message__field_indices_by_name,
   1,  pushgate__v1__message__number_ranges,
@@ -2304,23 +2722,27 @@ const ProtobufCEnumDescriptor pushgate__v1__status__descriptor =
   pushgate__v1__status__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue pushgate__v1__message_state__enum_values_by_number[5] =
+static const ProtobufCEnumValue pushgate__v1__message_state__enum_values_by_number[7] =
 {
   { "MESSAGE_STATE_UNSPECIFIED", "PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_UNSPECIFIED", 0 },
   { "MESSAGE_STATE_ACCEPTED", "PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_ACCEPTED", 1 },
   { "MESSAGE_STATE_FANNING_OUT", "PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_FANNING_OUT", 2 },
   { "MESSAGE_STATE_COMPLETED", "PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_COMPLETED", 3 },
   { "MESSAGE_STATE_EXPIRED", "PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_EXPIRED", 4 },
+  { "MESSAGE_STATE_SCHEDULED", "PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_SCHEDULED", 5 },
+  { "MESSAGE_STATE_CANCELLED", "PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_CANCELLED", 6 },
 };
 static const ProtobufCIntRange pushgate__v1__message_state__value_ranges[] = {
-{0, 0},{0, 5}
+{0, 0},{0, 7}
 };
-static const ProtobufCEnumValueIndex pushgate__v1__message_state__enum_values_by_name[5] =
+static const ProtobufCEnumValueIndex pushgate__v1__message_state__enum_values_by_name[7] =
 {
   { "MESSAGE_STATE_ACCEPTED", 1 },
+  { "MESSAGE_STATE_CANCELLED", 6 },
   { "MESSAGE_STATE_COMPLETED", 3 },
   { "MESSAGE_STATE_EXPIRED", 4 },
   { "MESSAGE_STATE_FANNING_OUT", 2 },
+  { "MESSAGE_STATE_SCHEDULED", 5 },
   { "MESSAGE_STATE_UNSPECIFIED", 0 },
 };
 const ProtobufCEnumDescriptor pushgate__v1__message_state__descriptor =
@@ -2330,28 +2752,32 @@ const ProtobufCEnumDescriptor pushgate__v1__message_state__descriptor =
   "MessageState",
   "Pushgate__V1__MessageState",
   "pushgate.v1",
-  5,
+  7,
   pushgate__v1__message_state__enum_values_by_number,
-  5,
+  7,
   pushgate__v1__message_state__enum_values_by_name,
   1,
   pushgate__v1__message_state__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[5] =
+static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[7] =
 {
   { "Send", &pushgate__v1__send_request__descriptor, &pushgate__v1__send_response__descriptor },
   { "SendStream", &pushgate__v1__send_request__descriptor, &pushgate__v1__send_response__descriptor },
   { "Publish", &pushgate__v1__publish_request__descriptor, &pushgate__v1__publish_response__descriptor },
   { "GetMessage", &pushgate__v1__get_message_request__descriptor, &pushgate__v1__message__descriptor },
+  { "CancelMessage", &pushgate__v1__cancel_message_request__descriptor, &pushgate__v1__message__descriptor },
+  { "ListMessages", &pushgate__v1__list_messages_request__descriptor, &pushgate__v1__list_messages_response__descriptor },
   { "WatchEvents", &pushgate__v1__watch_events_request__descriptor, &pushgate__v1__delivery_event__descriptor },
 };
 const unsigned pushgate__v1__push__method_indices_by_name[] = {
+  4,        /* CancelMessage */
   3,        /* GetMessage */
+  5,        /* ListMessages */
   2,        /* Publish */
   0,        /* Send */
   1,        /* SendStream */
-  4         /* WatchEvents */
+  6         /* WatchEvents */
 };
 const ProtobufCServiceDescriptor pushgate__v1__push__descriptor =
 {
@@ -2360,7 +2786,7 @@ const ProtobufCServiceDescriptor pushgate__v1__push__descriptor =
   "Push",
   "Pushgate__V1__Push",
   "pushgate.v1",
-  5,
+  7,
   pushgate__v1__push__method_descriptors,
   pushgate__v1__push__method_indices_by_name
 };
@@ -2396,13 +2822,29 @@ void pushgate__v1__push__get_message(ProtobufCService *service,
   assert(service->descriptor == &pushgate__v1__push__descriptor);
   service->invoke(service, 3, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void pushgate__v1__push__cancel_message(ProtobufCService *service,
+                                        const Pushgate__V1__CancelMessageRequest *input,
+                                        Pushgate__V1__Message_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &pushgate__v1__push__descriptor);
+  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void pushgate__v1__push__list_messages(ProtobufCService *service,
+                                       const Pushgate__V1__ListMessagesRequest *input,
+                                       Pushgate__V1__ListMessagesResponse_Closure closure,
+                                       void *closure_data)
+{
+  assert(service->descriptor == &pushgate__v1__push__descriptor);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void pushgate__v1__push__watch_events(ProtobufCService *service,
                                       const Pushgate__V1__WatchEventsRequest *input,
                                       Pushgate__V1__DeliveryEvent_Closure closure,
                                       void *closure_data)
 {
   assert(service->descriptor == &pushgate__v1__push__descriptor);
-  service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
                                Pushgate__V1__Push_ServiceDestroy destroy)

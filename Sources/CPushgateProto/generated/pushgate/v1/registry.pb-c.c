@@ -1208,7 +1208,7 @@ const ProtobufCMessageDescriptor pushgate__v1__list_applications_response__descr
   (ProtobufCMessageInit) pushgate__v1__list_applications_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__endpoint__field_descriptors[7] =
+static const ProtobufCFieldDescriptor pushgate__v1__endpoint__field_descriptors[8] =
 {
   {
     "id",
@@ -1294,6 +1294,18 @@ static const ProtobufCFieldDescriptor pushgate__v1__endpoint__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "user_id",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Endpoint, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__endpoint__field_indices_by_name[] = {
   1,   /* field[1] = app */
@@ -1303,11 +1315,12 @@ static const unsigned pushgate__v1__endpoint__field_indices_by_name[] = {
   3,   /* field[3] = enabled */
   0,   /* field[0] = id */
   2,   /* field[2] = token */
+  7,   /* field[7] = user_id */
 };
 static const ProtobufCIntRange pushgate__v1__endpoint__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__endpoint__descriptor =
 {
@@ -1317,14 +1330,14 @@ const ProtobufCMessageDescriptor pushgate__v1__endpoint__descriptor =
   "Pushgate__V1__Endpoint",
   "pushgate.v1",
   sizeof(Pushgate__V1__Endpoint),
-  7,
+  8,
   pushgate__v1__endpoint__field_descriptors,
   pushgate__v1__endpoint__field_indices_by_name,
   1,  pushgate__v1__endpoint__number_ranges,
   (ProtobufCMessageInit) pushgate__v1__endpoint__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__create_endpoint_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor pushgate__v1__create_endpoint_request__field_descriptors[4] =
 {
   {
     "app",
@@ -1362,16 +1375,29 @@ static const ProtobufCFieldDescriptor pushgate__v1__create_endpoint_request__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "user_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__CreateEndpointRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__create_endpoint_request__field_indices_by_name[] = {
   0,   /* field[0] = app */
   2,   /* field[2] = custom_user_data */
   1,   /* field[1] = token */
+  3,   /* field[3] = user_id */
 };
 static const ProtobufCIntRange pushgate__v1__create_endpoint_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__create_endpoint_request__descriptor =
 {
@@ -1381,7 +1407,7 @@ const ProtobufCMessageDescriptor pushgate__v1__create_endpoint_request__descript
   "Pushgate__V1__CreateEndpointRequest",
   "pushgate.v1",
   sizeof(Pushgate__V1__CreateEndpointRequest),
-  3,
+  4,
   pushgate__v1__create_endpoint_request__field_descriptors,
   pushgate__v1__create_endpoint_request__field_indices_by_name,
   1,  pushgate__v1__create_endpoint_request__number_ranges,
@@ -1426,7 +1452,7 @@ const ProtobufCMessageDescriptor pushgate__v1__get_endpoint_request__descriptor 
   (ProtobufCMessageInit) pushgate__v1__get_endpoint_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__update_endpoint_request__field_descriptors[4] =
+static const ProtobufCFieldDescriptor pushgate__v1__update_endpoint_request__field_descriptors[5] =
 {
   {
     "id",
@@ -1476,17 +1502,30 @@ static const ProtobufCFieldDescriptor pushgate__v1__update_endpoint_request__fie
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "user_id",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Pushgate__V1__UpdateEndpointRequest, user_id_value_case),
+    offsetof(Pushgate__V1__UpdateEndpointRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__update_endpoint_request__field_indices_by_name[] = {
   3,   /* field[3] = custom_user_data */
   2,   /* field[2] = enabled */
   0,   /* field[0] = id */
   1,   /* field[1] = token */
+  4,   /* field[4] = user_id */
 };
 static const ProtobufCIntRange pushgate__v1__update_endpoint_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__update_endpoint_request__descriptor =
 {
@@ -1496,7 +1535,7 @@ const ProtobufCMessageDescriptor pushgate__v1__update_endpoint_request__descript
   "Pushgate__V1__UpdateEndpointRequest",
   "pushgate.v1",
   sizeof(Pushgate__V1__UpdateEndpointRequest),
-  4,
+  5,
   pushgate__v1__update_endpoint_request__field_descriptors,
   pushgate__v1__update_endpoint_request__field_indices_by_name,
   1,  pushgate__v1__update_endpoint_request__number_ranges,
@@ -1559,7 +1598,7 @@ const ProtobufCMessageDescriptor pushgate__v1__delete_endpoint_response__descrip
   (ProtobufCMessageInit) pushgate__v1__delete_endpoint_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__list_endpoints_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor pushgate__v1__list_endpoints_request__field_descriptors[4] =
 {
   {
     "app",
@@ -1597,16 +1636,29 @@ static const ProtobufCFieldDescriptor pushgate__v1__list_endpoints_request__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "user_id",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListEndpointsRequest, user_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__list_endpoints_request__field_indices_by_name[] = {
   0,   /* field[0] = app */
   1,   /* field[1] = page_size */
   2,   /* field[2] = page_token */
+  3,   /* field[3] = user_id */
 };
 static const ProtobufCIntRange pushgate__v1__list_endpoints_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__list_endpoints_request__descriptor =
 {
@@ -1616,7 +1668,7 @@ const ProtobufCMessageDescriptor pushgate__v1__list_endpoints_request__descripto
   "Pushgate__V1__ListEndpointsRequest",
   "pushgate.v1",
   sizeof(Pushgate__V1__ListEndpointsRequest),
-  3,
+  4,
   pushgate__v1__list_endpoints_request__field_descriptors,
   pushgate__v1__list_endpoints_request__field_indices_by_name,
   1,  pushgate__v1__list_endpoints_request__number_ranges,

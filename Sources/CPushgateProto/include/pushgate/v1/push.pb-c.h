@@ -27,6 +27,9 @@ typedef struct Pushgate__V1__PublishRequest Pushgate__V1__PublishRequest;
 typedef struct Pushgate__V1__PublishRequest__AttributesEntry Pushgate__V1__PublishRequest__AttributesEntry;
 typedef struct Pushgate__V1__PublishResponse Pushgate__V1__PublishResponse;
 typedef struct Pushgate__V1__GetMessageRequest Pushgate__V1__GetMessageRequest;
+typedef struct Pushgate__V1__CancelMessageRequest Pushgate__V1__CancelMessageRequest;
+typedef struct Pushgate__V1__ListMessagesRequest Pushgate__V1__ListMessagesRequest;
+typedef struct Pushgate__V1__ListMessagesResponse Pushgate__V1__ListMessagesResponse;
 typedef struct Pushgate__V1__Message Pushgate__V1__Message;
 typedef struct Pushgate__V1__WatchEventsRequest Pushgate__V1__WatchEventsRequest;
 typedef struct Pushgate__V1__DeliveryEvent Pushgate__V1__DeliveryEvent;
@@ -104,7 +107,15 @@ typedef enum _Pushgate__V1__MessageState {
   /*
    * The TTL ran out before fan-out finished; the rest were skipped.
    */
-  PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_EXPIRED = 4
+  PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_EXPIRED = 4,
+  /*
+   * Stored with a `deliver_at` still to come; fan-out starts then.
+   */
+  PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_SCHEDULED = 5,
+  /*
+   * Stopped by CancelMessage: recipients not sent to by then are counted in `cancelled`.
+   */
+  PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_CANCELLED = 6
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__MESSAGE_STATE)
 } Pushgate__V1__MessageState;
 
@@ -422,7 +433,9 @@ struct  Pushgate__V1__PublishRequest
 {
   ProtobufCMessage base;
   /*
-   * The topic to publish to; exactly one of `topic` and `endpoint_id` is set.
+   * The target: exactly one of `topic`, `endpoint_id` and `user_id` is set. A topic: its
+   * subscribers (admin keys only). An endpoint: that device. A user: every enabled endpoint whose
+   * `user_id` this is, in every app the key may send to, each with its platform's payload.
    */
   char *topic;
   char *endpoint_id;
@@ -440,10 +453,25 @@ struct  Pushgate__V1__PublishRequest
    */
   size_t n_attributes;
   Pushgate__V1__PublishRequest__AttributesEntry **attributes;
+  /*
+   * See `topic`. At most 256 bytes.
+   */
+  char *user_id;
+  /*
+   * Unix ms: store the message now and start its fan-out at this time (within a second), on
+   * whichever instance is alive then. 0: at once. Later than now and at most
+   * `fanout.max_schedule_days` (config, default 30) ahead. A TTL counts from this time.
+   */
+  int64_t deliver_at;
+  /*
+   * The most recipients sent to per second, summed over every instance sharing the store; 0: as
+   * fast as the providers allow.
+   */
+  int32_t max_per_second;
 };
 #define PUSHGATE__V1__PUBLISH_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__publish_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Pushgate__V1__PublishResponse
@@ -464,6 +492,56 @@ struct  Pushgate__V1__GetMessageRequest
 #define PUSHGATE__V1__GET_MESSAGE_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__get_message_request__descriptor) \
     , (char *)protobuf_c_empty_string }
+
+
+struct  Pushgate__V1__CancelMessageRequest
+{
+  ProtobufCMessage base;
+  char *message_id;
+};
+#define PUSHGATE__V1__CANCEL_MESSAGE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__cancel_message_request__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Pushgate__V1__ListMessagesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Only messages in this state; unspecified: every state.
+   */
+  Pushgate__V1__MessageState state;
+  /*
+   * Only messages published to this topic; empty: every target.
+   */
+  char *topic;
+  /*
+   * 1 to 1000; 0: 100.
+   */
+  int32_t page_size;
+  char *page_token;
+};
+#define PUSHGATE__V1__LIST_MESSAGES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__list_messages_request__descriptor) \
+    , PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Pushgate__V1__ListMessagesResponse
+{
+  ProtobufCMessage base;
+  /*
+   * Newest first.
+   */
+  size_t n_messages;
+  Pushgate__V1__Message **messages;
+  /*
+   * Empty on the last page.
+   */
+  char *next_page_token;
+};
+#define PUSHGATE__V1__LIST_MESSAGES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__list_messages_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__Message
@@ -487,10 +565,28 @@ struct  Pushgate__V1__Message
    * publish (then they are `failed`).
    */
   int64_t waiting_for_provider;
+  /*
+   * Recipients not sent to because the message was cancelled (counted in `total`).
+   */
+  int64_t cancelled;
+  /*
+   * The target, as published: one of the three is set.
+   */
+  char *topic;
+  char *endpoint_id;
+  char *user_id;
+  /*
+   * Unix ms the fan-out was scheduled for; 0: at once.
+   */
+  int64_t deliver_at;
+  /*
+   * The publish's rate cap; 0: none.
+   */
+  int32_t max_per_second;
 };
 #define PUSHGATE__V1__MESSAGE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__message__descriptor) \
-    , (char *)protobuf_c_empty_string, PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, PUSHGATE__V1__MESSAGE_STATE__MESSAGE_STATE_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Pushgate__V1__WatchEventsRequest
@@ -764,6 +860,63 @@ Pushgate__V1__GetMessageRequest *
 void   pushgate__v1__get_message_request__free_unpacked
                      (Pushgate__V1__GetMessageRequest *message,
                       ProtobufCAllocator *allocator);
+/* Pushgate__V1__CancelMessageRequest methods */
+void   pushgate__v1__cancel_message_request__init
+                     (Pushgate__V1__CancelMessageRequest         *message);
+size_t pushgate__v1__cancel_message_request__get_packed_size
+                     (const Pushgate__V1__CancelMessageRequest   *message);
+size_t pushgate__v1__cancel_message_request__pack
+                     (const Pushgate__V1__CancelMessageRequest   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__cancel_message_request__pack_to_buffer
+                     (const Pushgate__V1__CancelMessageRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__CancelMessageRequest *
+       pushgate__v1__cancel_message_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__cancel_message_request__free_unpacked
+                     (Pushgate__V1__CancelMessageRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__ListMessagesRequest methods */
+void   pushgate__v1__list_messages_request__init
+                     (Pushgate__V1__ListMessagesRequest         *message);
+size_t pushgate__v1__list_messages_request__get_packed_size
+                     (const Pushgate__V1__ListMessagesRequest   *message);
+size_t pushgate__v1__list_messages_request__pack
+                     (const Pushgate__V1__ListMessagesRequest   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__list_messages_request__pack_to_buffer
+                     (const Pushgate__V1__ListMessagesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__ListMessagesRequest *
+       pushgate__v1__list_messages_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__list_messages_request__free_unpacked
+                     (Pushgate__V1__ListMessagesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__ListMessagesResponse methods */
+void   pushgate__v1__list_messages_response__init
+                     (Pushgate__V1__ListMessagesResponse         *message);
+size_t pushgate__v1__list_messages_response__get_packed_size
+                     (const Pushgate__V1__ListMessagesResponse   *message);
+size_t pushgate__v1__list_messages_response__pack
+                     (const Pushgate__V1__ListMessagesResponse   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__list_messages_response__pack_to_buffer
+                     (const Pushgate__V1__ListMessagesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__ListMessagesResponse *
+       pushgate__v1__list_messages_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__list_messages_response__free_unpacked
+                     (Pushgate__V1__ListMessagesResponse *message,
+                      ProtobufCAllocator *allocator);
 /* Pushgate__V1__Message methods */
 void   pushgate__v1__message__init
                      (Pushgate__V1__Message         *message);
@@ -859,6 +1012,15 @@ typedef void (*Pushgate__V1__PublishResponse_Closure)
 typedef void (*Pushgate__V1__GetMessageRequest_Closure)
                  (const Pushgate__V1__GetMessageRequest *message,
                   void *closure_data);
+typedef void (*Pushgate__V1__CancelMessageRequest_Closure)
+                 (const Pushgate__V1__CancelMessageRequest *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__ListMessagesRequest_Closure)
+                 (const Pushgate__V1__ListMessagesRequest *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__ListMessagesResponse_Closure)
+                 (const Pushgate__V1__ListMessagesResponse *message,
+                  void *closure_data);
 typedef void (*Pushgate__V1__Message_Closure)
                  (const Pushgate__V1__Message *message,
                   void *closure_data);
@@ -891,6 +1053,14 @@ struct Pushgate__V1__Push_Service
                       const Pushgate__V1__GetMessageRequest *input,
                       Pushgate__V1__Message_Closure closure,
                       void *closure_data);
+  void (*cancel_message)(Pushgate__V1__Push_Service *service,
+                         const Pushgate__V1__CancelMessageRequest *input,
+                         Pushgate__V1__Message_Closure closure,
+                         void *closure_data);
+  void (*list_messages)(Pushgate__V1__Push_Service *service,
+                        const Pushgate__V1__ListMessagesRequest *input,
+                        Pushgate__V1__ListMessagesResponse_Closure closure,
+                        void *closure_data);
   void (*watch_events)(Pushgate__V1__Push_Service *service,
                        const Pushgate__V1__WatchEventsRequest *input,
                        Pushgate__V1__DeliveryEvent_Closure closure,
@@ -907,6 +1077,8 @@ void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
       function_prefix__ ## send_stream,\
       function_prefix__ ## publish,\
       function_prefix__ ## get_message,\
+      function_prefix__ ## cancel_message,\
+      function_prefix__ ## list_messages,\
       function_prefix__ ## watch_events  }
 void pushgate__v1__push__send(ProtobufCService *service,
                               const Pushgate__V1__SendRequest *input,
@@ -924,6 +1096,14 @@ void pushgate__v1__push__get_message(ProtobufCService *service,
                                      const Pushgate__V1__GetMessageRequest *input,
                                      Pushgate__V1__Message_Closure closure,
                                      void *closure_data);
+void pushgate__v1__push__cancel_message(ProtobufCService *service,
+                                        const Pushgate__V1__CancelMessageRequest *input,
+                                        Pushgate__V1__Message_Closure closure,
+                                        void *closure_data);
+void pushgate__v1__push__list_messages(ProtobufCService *service,
+                                       const Pushgate__V1__ListMessagesRequest *input,
+                                       Pushgate__V1__ListMessagesResponse_Closure closure,
+                                       void *closure_data);
 void pushgate__v1__push__watch_events(ProtobufCService *service,
                                       const Pushgate__V1__WatchEventsRequest *input,
                                       Pushgate__V1__DeliveryEvent_Closure closure,
@@ -946,6 +1126,9 @@ extern const ProtobufCMessageDescriptor pushgate__v1__publish_request__descripto
 extern const ProtobufCMessageDescriptor pushgate__v1__publish_request__attributes_entry__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__publish_response__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__get_message_request__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__cancel_message_request__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__list_messages_request__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__list_messages_response__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__message__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__watch_events_request__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__delivery_event__descriptor;

@@ -112,10 +112,14 @@ struct  Pushgate__V1__Endpoint
    * Why the endpoint was disabled (e.g. "Unregistered"); empty while enabled.
    */
   char *disabled_reason;
+  /*
+   * The person this device belongs to, for Publish's `user_id`; empty: none.
+   */
+  char *user_id;
 };
 #define PUSHGATE__V1__ENDPOINT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__endpoint__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__CreateEndpointRequest
@@ -127,10 +131,16 @@ struct  Pushgate__V1__CreateEndpointRequest
    * At most 2048 bytes.
    */
   char *custom_user_data;
+  /*
+   * The person the device belongs to (your own id for them): Publish with this `user_id` reaches
+   * every enabled endpoint that has it. At most 256 bytes; empty: none. Not part of the endpoint's
+   * identity: creating the same (app, token) again with another user_id moves it to that user.
+   */
+  char *user_id;
 };
 #define PUSHGATE__V1__CREATE_ENDPOINT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__create_endpoint_request__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__GetEndpointRequest
@@ -161,6 +171,12 @@ typedef enum {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__CUSTOM_USER_DATA_VALUE__CASE)
 } Pushgate__V1__UpdateEndpointRequest__CustomUserDataValueCase;
 
+typedef enum {
+  PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__USER_ID_VALUE__NOT_SET = 0,
+  PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__USER_ID_VALUE_USER_ID = 5
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__USER_ID_VALUE__CASE)
+} Pushgate__V1__UpdateEndpointRequest__UserIdValueCase;
+
 /*
  * Only the fields that are set change.
  */
@@ -180,10 +196,14 @@ struct  Pushgate__V1__UpdateEndpointRequest
   union {
     char *custom_user_data;
   };
+  Pushgate__V1__UpdateEndpointRequest__UserIdValueCase user_id_value_case;
+  union {
+    char *user_id;
+  };
 };
 #define PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__update_endpoint_request__descriptor) \
-    , (char *)protobuf_c_empty_string, PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__TOKEN_VALUE__NOT_SET, {0}, PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__ENABLED_VALUE__NOT_SET, {0}, PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__CUSTOM_USER_DATA_VALUE__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__TOKEN_VALUE__NOT_SET, {0}, PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__ENABLED_VALUE__NOT_SET, {0}, PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__CUSTOM_USER_DATA_VALUE__NOT_SET, {0}, PUSHGATE__V1__UPDATE_ENDPOINT_REQUEST__USER_ID_VALUE__NOT_SET, {0} }
 
 
 struct  Pushgate__V1__DeleteEndpointRequest
@@ -214,10 +234,14 @@ struct  Pushgate__V1__ListEndpointsRequest
   char *app;
   int32_t page_size;
   char *page_token;
+  /*
+   * Only this user's endpoints; empty: every endpoint.
+   */
+  char *user_id;
 };
 #define PUSHGATE__V1__LIST_ENDPOINTS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__list_endpoints_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__ListEndpointsResponse

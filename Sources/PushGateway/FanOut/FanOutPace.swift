@@ -1,0 +1,58 @@
+import PushStore
+import PushSync
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Set once a chunk's message is cancelled; read by its sends between rate-capped slots.
+final class FanOutCancelFlag: Sendable {
+    private let flag = Locked(false)
+
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
+}
+
+/// A rate-capped message's pace (`max_per_second`), shared by every instance through the store:
+/// each slice of a page reserves its slot (``Store/reservePace(messageID:count:maxPerSecond:nowMicros:)``)
+/// and is sent no earlier than the slot's start. Slots of one message never overlap, so all
+/// instances' chunks together keep the cap; a slice is a tenth of a second's worth, so the
+/// sends are spread out rather than bursting once a second.
+struct FanOutPace: Sendable {
+    let store: any Store
+    let messageID: String
+    let maxPerSecond: Int32
+    let cancel: FanOutCancelFlag
+
+    /// Recipients sent per reservation.
+    var sliceSize: Int { max(1, Int(maxPerSecond) / 10) }
+
+    /// Waits for the slot of `count` sends; false when the message was cancelled meanwhile (send
+    /// nothing more). A store failure waits a slot's length and goes on: the cap is kept locally,
+    /// if not across instances, while the store is away.
+    func take(_ count: Int) async -> Bool {
+        guard !cancel.isSet else { return false }
+        let now = unixMicroseconds()
+        let start: Int64
+        do {
+            start = try await store.reservePace(
+                messageID: messageID, count: count, maxPerSecond: maxPerSecond, nowMicros: now)
+        } catch {
+            start = now + Int64(count) * 1_000_000 / Int64(maxPerSecond)
+        }
+        // In steps, so a cancel is noticed while waiting for a distant slot.
+        while true {
+            guard !cancel.isSet else { return false }
+            let wait = start - unixMicroseconds()
+            guard wait > 0 else { return true }
+            try? await Task.sleep(for: .microseconds(min(wait, 100_000)))
+        }
+    }
+}
+
+/// Unix microseconds now.
+func unixMicroseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
+}
