@@ -399,4 +399,80 @@ struct FanOutChunkMachineTests {
         #expect(rig.runPages(from: 4, count: 3) == [.finish(cursor: "c6", state: .completed)])
         #expect(rig.on(.finished) == [.end])
     }
+
+    // MARK: Cancelling
+
+    static let cancelLog = log(
+        .info, "fan-out chunk stopping: the message was cancelled", ["message_id": "m1", "chunk": "4"])
+
+    @Test func aCancelReadsNoMorePagesCommitsThoseInFlightInOrderThenFinishesCancelled() {
+        var rig = Rig(Self.chunk())
+        _ = rig.start()
+        _ = rig.on(.pageRead(Self.page(0), isLast: false))
+        _ = rig.on(.pageRead(Self.page(1), isLast: false))
+        // Page 2 is being read as the cancel comes: it is not sent, and the cursor stays after page 1.
+        #expect(rig.on(.cancelled) == [Self.cancelLog])
+        #expect(rig.on(.pageRead(Self.page(2), isLast: false)) == [])
+        #expect(rig.on(.sent(page: 1, Self.delivered(2), planExpired: false)) == [])
+        #expect(
+            rig.on(.sent(page: 0, Self.delivered(2), planExpired: false)) == [
+                .commit(cursor: "c0", counts: Self.delivered(2), releasing: [])
+            ])
+        #expect(rig.on(.committed(held: 0)) == [.commit(cursor: "c1", counts: Self.delivered(2), releasing: [])])
+        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "c1", state: .cancelled)])
+        #expect(rig.on(.cancelled) == [])
+        #expect(rig.on(.finished) == [.end])
+    }
+
+    @Test func aCancelWhileAPageIsCommittedFinishesAfterTheCommitEvenWithHeldRecipients() {
+        var rig = Rig(Self.chunk())
+        _ = rig.start()
+        _ = rig.on(.pageRead(Self.page(0), isLast: true))
+        #expect(
+            rig.on(.sent(page: 0, Self.delivered(2), planExpired: false)) == [
+                .commit(cursor: "c0", counts: Self.delivered(2), releasing: [])
+            ])
+        #expect(rig.on(.cancelled) == [Self.cancelLog])
+        // Held recipients do not park a cancelled chunk: the store counts them cancelled.
+        #expect(rig.on(.committed(held: 1)) == [.finish(cursor: "c0", state: .cancelled)])
+    }
+
+    @Test func aCancelBeforeADirectPublishIsSentFinishesWithoutSending() {
+        var rig = Rig(Self.chunk(direct: true))
+        _ = rig.start()
+        #expect(rig.on(.cancelled) == [Self.cancelLog])
+        #expect(rig.on(.endpointRead(Self.endpoint("e-direct"))) == [.finish(cursor: "", state: .cancelled)])
+    }
+
+    @Test func aCancelWhileADirectPublishIsSentCommitsItsResultFirst() {
+        var rig = Rig(Self.chunk(direct: true))
+        _ = rig.start()
+        _ = rig.on(.endpointRead(Self.endpoint("e-direct")))
+        #expect(rig.on(.cancelled) == [Self.cancelLog])
+        #expect(
+            rig.on(.sent(page: 0, Self.delivered(1), planExpired: false)) == [
+                .commit(cursor: "", counts: Self.delivered(1), releasing: [])
+            ])
+        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "", state: .cancelled)])
+    }
+
+    @Test func aResumedChunkCancelledWhileReadingItsHoldsFinishesWithoutSendingThem() {
+        var rig = Rig(Self.chunk(cursor: "c1", holds: 2, parkings: 1))
+        #expect(rig.start() == [.readHolds])
+        #expect(rig.on(.cancelled) == [Self.cancelLog])
+        #expect(rig.on(.holdsRead([])) == [.finish(cursor: "c1", state: .cancelled)])
+    }
+
+    @Test func theHoldDeadlineCountsFromDeliverAt() {
+        var message = Self.message()
+        message.deliverAt = Self.publishedAt + 3_600_000
+        let chunk = FanOutChunk(
+            message: message, number: 4, cursor: "c1", end: nil, leaseExpiresAt: 0, claim: "c", holds: 1, parkings: 1)
+        var rig = Rig(chunk)
+        // Past publishedAt + max_hold_seconds, within deliverAt + max_hold_seconds: still sent again.
+        rig.now = Self.deadline + 60_000
+        _ = rig.start()
+        let held = HeldRecipient(hold: FanOutHold(endpointID: "h", reason: "Unavailable"), endpoint: Self.endpoint("h"))
+        #expect(rig.on(.holdsRead([held])) == [.send(page: 0, [Self.target("h")], .holds)])
+    }
 }

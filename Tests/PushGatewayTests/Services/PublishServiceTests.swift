@@ -203,6 +203,71 @@ struct PublishServiceTests {
             #expect(missing?.code == .notFound)
         }
     }
+
+    @Test("deliver_at: 0 or in the future within fanout.max_schedule_days; max_per_second not negative")
+    func scheduleAndRate() async throws {
+        try await Rig.run { rig in
+            let endpoint = try await rig.endpoint(app: "ios")
+            var request = Self.request(endpointID: endpoint)
+            let now = unixMilliseconds()
+            request.deliverAt = now - 1
+            #expect(await rig.refusal(request)?.message.hasPrefix("deliver_at: ") == true)
+            request.deliverAt = now + 31 * 86_400_000
+            let tooFar = await rig.refusal(request)
+            #expect(tooFar?.code == .invalidArgument)
+            #expect(tooFar?.message.contains("more than 30 days ahead (fanout.max_schedule_days") == true)
+            request.deliverAt = now + 60_000
+            request.maxPerSecond = -1
+            let rate = await rig.refusal(request)
+            #expect(rate?.code == .invalidArgument && rate?.message.hasPrefix("max_per_second: ") == true)
+            request.maxPerSecond = 5
+            let response = try await rig.service.publish(request, caller: .admin)
+            let stored = try await rig.store.message(id: response.messageID)
+            #expect(stored.state == .scheduled && stored.deliverAt == request.deliverAt && stored.maxPerSecond == 5)
+        }
+    }
+
+    @Test("a user publish: the user's endpoints in the key's apps; none there is NOT_FOUND; user_id checked")
+    func userTarget() async throws {
+        try await Rig.run { rig in
+            _ = try await rig.store.createEndpoint(
+                app: "fire", normalizedToken: "amzn1.adm-registration.v3.x", customUserData: "", userID: "u1",
+                enabled: nil, now: 0)
+            var request = Self.request()
+            request.userID = "u1"
+            let both = await rig.refusal(
+                {
+                    var r = request
+                    r.topic = "news"
+                    return r
+                }())
+            #expect(both?.message == "topic, endpoint_id, user_id: set exactly one of them")
+            let iosOnly = Caller(name: "ios-key", isAdmin: false, apps: .only(["ios"]))
+            let none = await rig.refusal(request, caller: iosOnly)
+            #expect(
+                none?.code == .notFound && none?.message == "user_id: user \"u1\" has no endpoints in the key's apps")
+            request.userID = String(repeating: "u", count: 257)
+            #expect(await rig.refusal(request)?.message == "user_id: 257 bytes, over the limit of 256 bytes")
+            request.userID = "u1"
+            let fireKey = Caller(name: "fire-key", isAdmin: false, apps: .only(["fire", "ios"]))
+            let response = try await rig.service.publish(request, caller: fireKey)
+            let stored = try await rig.store.message(id: response.messageID)
+            #expect(stored.target == .user("u1", apps: ["fire", "ios"]))
+
+            // Cancelling: keys that could have published it; a finished message is FAILED_PRECONDITION.
+            var cancel = PushgateV1.CancelMessageRequest()
+            cancel.messageID = response.messageID
+            await #expect(throws: GRPCStatus.self) { _ = try await rig.service.cancel(cancel, caller: iosOnly) }
+            let cancelled = try await rig.service.cancel(cancel, caller: fireKey)
+            #expect(cancelled.state == .cancelled && cancelled.cancelled == 1 && cancelled.userID == "u1")
+            do {
+                _ = try await rig.service.cancel(cancel, caller: .admin)
+                Issue.record("a cancelled message was cancelled again")
+            } catch let error as GRPCStatus {
+                #expect(error.code == .failedPrecondition)
+            }
+        }
+    }
 }
 
 extension Caller {

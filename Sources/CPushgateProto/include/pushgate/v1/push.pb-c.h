@@ -516,7 +516,7 @@ struct  Pushgate__V1__ListMessagesRequest
    */
   char *topic;
   /*
-   * 1 to 1000; 0: 100.
+   * 0: 100; more than 1000: 1000 (as every List call); negative: INVALID_ARGUMENT.
    */
   int32_t page_size;
   char *page_token;
