@@ -44,6 +44,8 @@ public struct BenchOptions {
                                     subscriber on one thread, for --duration or --count)
           --subscribers N           publish: endpoints subscribed to the topic (default 100000),
                                     bulk-loaded into the gateway's store before it starts
+          --deliver-after-ms N      publish: schedule it (deliver_at) N ms after the call, and time
+                                    the fan-out from then: a scheduled fan-out's speed
           --tokens-per-send N       device tokens in each request (default 1000)
           --concurrency N           send: RPCs in flight (default 4); with --rate: at most this many
                                     in flight (default 1000). stream: SendStream calls (default 4)
@@ -111,6 +113,7 @@ public struct BenchOptions {
     var provider = BenchProvider.apns
     var mode = BenchMode.send
     var subscribers = 100_000
+    var deliverAfterMs = 0
     var tokensPerSend = 1000
     var concurrency: Int?
     var pipeline = 16
@@ -189,6 +192,7 @@ public struct BenchOptions {
             }
             self.mode = mode
         case "--subscribers": subscribers = try flags.int(for: flag, range: 1...10_000_000)
+        case "--deliver-after-ms": deliverAfterMs = try flags.int(for: flag, range: 1...600_000)
         case "--tokens-per-send": tokensPerSend = try flags.int(for: flag, range: 1...1_000_000)
         case "--concurrency": concurrency = try flags.int(for: flag, range: 1...100_000)
         case "--pipeline": pipeline = try flags.int(for: flag, range: 1...10_000)
@@ -312,6 +316,9 @@ public struct BenchOptions {
 
     /// A fixed rate is a schedule of unary calls; a stream's requests follow its answers.
     private func checkMode() throws {
+        if deliverAfterMs > 0 && mode != .publish {
+            throw CommandLineError("--deliver-after-ms: only with --mode publish")
+        }
         if rate != nil && mode == .stream {
             throw CommandLineError("--rate: only with --mode send (or publish)")
         }

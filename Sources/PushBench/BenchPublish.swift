@@ -33,7 +33,9 @@ enum BenchPublish {
         defer { client.close() }
         let fanOut: FanOut
         do {
-            fanOut = try await publishAndWait(client, limit: .seconds(Int(options.timeout.rounded(.up)) + 600))
+            fanOut = try await publishAndWait(
+                client, deliverAfterMs: options.deliverAfterMs,
+                limit: .seconds(Int(options.timeout.rounded(.up)) + 600))
         } catch {
             printError("pushgate bench: publish: \(error)")
             return 1
@@ -52,7 +54,8 @@ enum BenchPublish {
         var message: PushgateV1.Message
         /// From the call to its answer (the message committed), in milliseconds.
         var publishMs: Double
-        /// From the call until GetMessage said completed or expired (or `limit` passed).
+        /// From the call (or the scheduled start) until GetMessage said completed or expired (or
+        /// `limit` passed).
         var seconds: Double
 
         var subscribersPerSecond: Int { Int(seconds > 0 ? Double(message.delivered) / seconds : 0) }
@@ -77,17 +80,26 @@ enum BenchPublish {
         }
     }
 
-    /// One Publish to the bench topic, then GetMessage every 5 ms until its fan-out is over or
-    /// `limit` has passed.
-    private static func publishAndWait(_ client: GRPCClient, limit: Duration) async throws -> FanOut {
+    /// One Publish to the bench topic (scheduled `deliverAfterMs` ahead, if not 0), then GetMessage
+    /// every 5 ms until its fan-out is over or `limit` has passed. A scheduled one is timed from its
+    /// `deliver_at`.
+    private static func publishAndWait(_ client: GRPCClient, deliverAfterMs: Int, limit: Duration) async throws
+        -> FanOut
+    {
         var request = PushgateV1.PublishRequest()
         request.topic = topic
         request.message = #"{"default":"Hello from pushgate bench","APNS":"{\"aps\":{\"alert\":\"Hello\"}}"}"#
         request.messageStructure = "json"
-        let start = ContinuousClock.now
+        var start = ContinuousClock.now
+        if deliverAfterMs > 0 {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            request.deliverAt = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000 + Int64(deliverAfterMs)
+        }
         let reply = try PushgateV1.PublishResponse(
             serializedBytes: try await client.unary("/pushgate.v1.Push/Publish", request.serializedBytes()))
         let accepted = ContinuousClock.now - start
+        start = start.advanced(by: .milliseconds(deliverAfterMs))
         var get = PushgateV1.GetMessageRequest()
         get.messageID = reply.messageID
         var message = PushgateV1.Message()
