@@ -88,3 +88,26 @@ def test_watch_errors_name_the_field(channel):
     with pytest.raises(grpc.RpcError) as info:
         next(stub.WatchEvents(push_pb2.WatchEventsRequest(delivered_sample_every=-1), timeout=10))
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_cancelled_message_reaches_every_watcher_with_its_count(channel, server):
+    """KIND_MESSAGE_CANCELLED goes to app-filtered watchers too (a message may span apps), with the
+    recipients counted cancelled; the cancel is logged."""
+    registry = registry_pb2_grpc.RegistryStub(channel)
+    push = push_pb2_grpc.PushStub(channel)
+    registry.CreateTopic(registry_pb2.CreateTopicRequest(name="events-cancel"), timeout=10)
+    for n in range(3):
+        endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(
+            app="demo", token="%02x" % (0x40 + n) * 32), timeout=10)
+        registry.Subscribe(registry_pb2.SubscribeRequest(topic="events-cancel", endpoint_id=endpoint.id), timeout=10)
+    everyone, call_all = watch(channel)
+    filtered, call_filtered = watch(channel, apps=["voipapp"])
+    published = push.Publish(push_pb2.PublishRequest(
+        topic="events-cancel", message="later", deliver_at=int(time.time() * 1000) + 600_000), timeout=10)
+    push.CancelMessage(push_pb2.CancelMessageRequest(message_id=published.message_id), timeout=10)
+    for events in (everyone, filtered):
+        event = next_event(events, push_pb2.DeliveryEvent.KIND_MESSAGE_CANCELLED)
+        assert (event.message_id, event.cancelled, event.app) == (published.message_id, 3, "")
+    call_all.cancel()
+    call_filtered.cancel()
+    assert any("message cancelled" in line and published.message_id in line for line in server.log)

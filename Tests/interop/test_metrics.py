@@ -173,3 +173,21 @@ def test_healthz_and_other_paths(gateway):
 def test_metrics_listen_is_validated(tmp_path, lookalike):
     with pytest.raises(RuntimeError, match="metrics_listen"):
         Server({"metrics_listen": "nonsense", "apps": [app_config("a", TOPIC, lookalike)]}, str(tmp_path))
+
+
+def test_messages_published_scheduled_and_cancelled_are_counted_by_target(gateway):
+    channel = grpc.insecure_channel("127.0.0.1:%d" % gateway.port)
+    registry = registry_pb2_grpc.RegistryStub(channel)
+    push = push_pb2_grpc.PushStub(channel)
+    endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(
+        app="metricsapp", token=token(900), user_id="metrics-user"), timeout=10)
+    before, _ = scrape(gateway)
+    push.Publish(push_pb2.PublishRequest(endpoint_id=endpoint.id, message="now"), timeout=10)
+    later = push.Publish(push_pb2.PublishRequest(
+        user_id="metrics-user", message="later", deliver_at=int(time.time() * 1000) + 600_000), timeout=10)
+    push.CancelMessage(push_pb2.CancelMessageRequest(message_id=later.message_id), timeout=10)
+    after, _ = scrape(gateway)
+    name = "pushgate_messages_total"
+    for target, event in (("endpoint", "published"), ("user", "scheduled"), ("user", "cancelled")):
+        assert value(after, name, target=target, event=event) == value(before, name, target=target, event=event) + 1
+    channel.close()

@@ -123,6 +123,19 @@ final class DeliveryEvents: Sendable {
         emit(event, sampled: false)
     }
 
+    /// A message was cancelled through this instance (every watcher gets it: a message may span
+    /// apps, and its id is no secret, as GetMessage takes any key).
+    func messageCancelled(messageID: String, cancelled: Int64) {
+        log.info("message cancelled", ["message_id": messageID, "cancelled": "\(cancelled)"])
+        guard watcherCount.load(ordering: .relaxed) > 0 else { return }
+        var event = PushgateV1.DeliveryEvent()
+        event.kind = .messageCancelled
+        event.messageID = messageID
+        event.cancelled = cancelled
+        event.time = unixMilliseconds()
+        emit(event, sampled: false)
+    }
+
     /// Ends every watch (shutdown).
     func finish() {
         let all = watchers.withLock { watchers -> [Watcher] in
@@ -135,7 +148,8 @@ final class DeliveryEvents: Sendable {
     private func emit(_ event: PushgateV1.DeliveryEvent, sampled: Bool) {
         watchers.withLock { watchers in
             for (id, var watcher) in watchers {
-                guard watcher.apps.isEmpty || watcher.apps.contains(event.app) else { continue }
+                guard watcher.apps.isEmpty || watcher.apps.contains(event.app) || event.kind == .messageCancelled
+                else { continue }
                 if sampled {
                     guard watcher.sampleEvery > 0 else { continue }
                     watcher.seen += 1

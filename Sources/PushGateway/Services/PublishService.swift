@@ -166,6 +166,7 @@ struct PublishService: Sendable {
             try await store.cancelMessage(id: request.messageID, now: unixMilliseconds())
         }
         fanOut.cancelled(messageID: cancelled.id)
+        fanOut.events.messageCancelled(messageID: cancelled.id, cancelled: cancelled.cancelled)
         fanOut.metrics?.message(target: cancelled.target, event: "cancelled")
         return PushgateV1.Message(cancelled)
     }

@@ -275,6 +275,7 @@ extension PushgateV1 {
         public var endpointID: String = ""
         public var time: Int64 = 0
         public var dropped: Int64 = 0
+        public var cancelled: Int64 = 0
         public init() {}
 
         /// The proto enum `pushgate.v1.DeliveryEvent.Kind`. Open: unknown values are kept as they are.
@@ -287,6 +288,7 @@ extension PushgateV1 {
             public static let failed = Self(rawValue: 3)
             public static let endpointDisabled = Self(rawValue: 4)
             public static let eventsDropped = Self(rawValue: 5)
+            public static let messageCancelled = Self(rawValue: 6)
             /// The proto name of the value, or its number when unknown.
             public var description: String {
                 switch rawValue {
@@ -296,6 +298,7 @@ extension PushgateV1 {
                 case 3: return "KIND_FAILED"
                 case 4: return "KIND_ENDPOINT_DISABLED"
                 case 5: return "KIND_EVENTS_DROPPED"
+                case 6: return "KIND_MESSAGE_CANCELLED"
                 default: return String(rawValue)
                 }
             }
@@ -2038,7 +2041,7 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 176
+        var size = 192
         size += self.app.utf8.count
         size += self.token.utf8.count
         size += self.reason.utf8.count
@@ -2060,6 +2063,7 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
         value.time = m.pointee.time
         value.dropped = m.pointee.dropped
+        value.cancelled = m.pointee.cancelled
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeliveryEvent> {
@@ -2080,6 +2084,7 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
         c.pointee.time = value.pointee.time
         c.pointee.dropped = value.pointee.dropped
+        c.pointee.cancelled = value.pointee.cancelled
         return c
     }
 }
@@ -2105,6 +2110,7 @@ extension PushgateV1.DeliveryEvent: ProtoJSONMessage, ProtoJSONCodable {
             (9, "endpointId", "endpoint_id"),
             (10, "time", "time"),
             (11, "dropped", "dropped"),
+            (12, "cancelled", "cancelled"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -2122,6 +2128,7 @@ extension PushgateV1.DeliveryEvent: ProtoJSONMessage, ProtoJSONCodable {
             case 9: self.endpointID = try String(protoJSON: value)
             case 10: self.time = try Int64(protoJSON: value)
             case 11: self.dropped = try Int64(protoJSON: value)
+            case 12: self.cancelled = try Int64(protoJSON: value)
             default: break
             }
         }
@@ -2140,6 +2147,7 @@ extension PushgateV1.DeliveryEvent: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("endpointId", endpointID)
         writer.field("time", time)
         writer.field("dropped", dropped)
+        writer.field("cancelled", cancelled)
         writer.endMessage()
     }
 }
@@ -2153,5 +2161,6 @@ extension PushgateV1.DeliveryEvent.Kind: ProtoJSONEnum {
         ("KIND_FAILED", 3),
         ("KIND_ENDPOINT_DISABLED", 4),
         ("KIND_EVENTS_DROPPED", 5),
+        ("KIND_MESSAGE_CANCELLED", 6),
     ]
 }

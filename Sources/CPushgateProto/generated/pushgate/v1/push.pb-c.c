@@ -2438,7 +2438,7 @@ const ProtobufCMessageDescriptor pushgate__v1__watch_events_request__descriptor 
   (ProtobufCMessageInit) pushgate__v1__watch_events_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue pushgate__v1__delivery_event__kind__enum_values_by_number[6] =
+static const ProtobufCEnumValue pushgate__v1__delivery_event__kind__enum_values_by_number[7] =
 {
   { "KIND_UNSPECIFIED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED", 0 },
   { "KIND_DELIVERED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_DELIVERED", 1 },
@@ -2446,16 +2446,18 @@ static const ProtobufCEnumValue pushgate__v1__delivery_event__kind__enum_values_
   { "KIND_FAILED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_FAILED", 3 },
   { "KIND_ENDPOINT_DISABLED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_ENDPOINT_DISABLED", 4 },
   { "KIND_EVENTS_DROPPED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_EVENTS_DROPPED", 5 },
+  { "KIND_MESSAGE_CANCELLED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_MESSAGE_CANCELLED", 6 },
 };
 static const ProtobufCIntRange pushgate__v1__delivery_event__kind__value_ranges[] = {
-{0, 0},{0, 6}
+{0, 0},{0, 7}
 };
-static const ProtobufCEnumValueIndex pushgate__v1__delivery_event__kind__enum_values_by_name[6] =
+static const ProtobufCEnumValueIndex pushgate__v1__delivery_event__kind__enum_values_by_name[7] =
 {
   { "KIND_DELIVERED", 1 },
   { "KIND_ENDPOINT_DISABLED", 4 },
   { "KIND_EVENTS_DROPPED", 5 },
   { "KIND_FAILED", 3 },
+  { "KIND_MESSAGE_CANCELLED", 6 },
   { "KIND_REJECTED", 2 },
   { "KIND_UNSPECIFIED", 0 },
 };
@@ -2466,15 +2468,15 @@ const ProtobufCEnumDescriptor pushgate__v1__delivery_event__kind__descriptor =
   "Kind",
   "Pushgate__V1__DeliveryEvent__Kind",
   "pushgate.v1",
-  6,
+  7,
   pushgate__v1__delivery_event__kind__enum_values_by_number,
-  6,
+  7,
   pushgate__v1__delivery_event__kind__enum_values_by_name,
   1,
   pushgate__v1__delivery_event__kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__delivery_event__field_descriptors[11] =
+static const ProtobufCFieldDescriptor pushgate__v1__delivery_event__field_descriptors[12] =
 {
   {
     "kind",
@@ -2608,9 +2610,22 @@ static const ProtobufCFieldDescriptor pushgate__v1__delivery_event__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "cancelled",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, cancelled),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__delivery_event__field_indices_by_name[] = {
   1,   /* field[1] = app */
+  11,   /* field[11] = cancelled */
   10,   /* field[10] = dropped */
   8,   /* field[8] = endpoint_id */
   3,   /* field[3] = http_status */
@@ -2625,7 +2640,7 @@ static const unsigned pushgate__v1__delivery_event__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__delivery_event__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 11 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__delivery_event__descriptor =
 {
@@ -2635,7 +2650,7 @@ const ProtobufCMessageDescriptor pushgate__v1__delivery_event__descriptor =
   "Pushgate__V1__DeliveryEvent",
   "pushgate.v1",
   sizeof(Pushgate__V1__DeliveryEvent),
-  11,
+  12,
   pushgate__v1__delivery_event__field_descriptors,
   pushgate__v1__delivery_event__field_indices_by_name,
   1,  pushgate__v1__delivery_event__number_ranges,

@@ -49,7 +49,13 @@ typedef enum _Pushgate__V1__DeliveryEvent__Kind {
   /*
    * This watcher fell behind and `dropped` events were not sent to it.
    */
-  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_EVENTS_DROPPED = 5
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_EVENTS_DROPPED = 5,
+  /*
+   * A CancelMessage through this instance stopped `message_id`: `cancelled` recipients were not
+   * sent to so far (chunks still running add theirs to GetMessage's count within a second). Sent
+   * to every watcher, whatever its `apps`.
+   */
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_MESSAGE_CANCELLED = 6
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__DELIVERY_EVENT__KIND)
 } Pushgate__V1__DeliveryEvent__Kind;
 /*
@@ -642,10 +648,14 @@ struct  Pushgate__V1__DeliveryEvent
    * KIND_EVENTS_DROPPED: how many.
    */
   int64_t dropped;
+  /*
+   * KIND_MESSAGE_CANCELLED: recipients counted cancelled when the cancel was taken.
+   */
+  int64_t cancelled;
 };
 #define PUSHGATE__V1__DELIVERY_EVENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__delivery_event__descriptor) \
-    , PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
+    , PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
 /* Pushgate__V1__SendRequest methods */
