@@ -27,11 +27,11 @@ struct FanOutPace: Sendable {
     /// Recipients sent per reservation.
     var sliceSize: Int { max(1, Int(maxPerSecond) / 10) }
 
-    /// Waits for the slot of `count` sends; false when the message was cancelled meanwhile (send
-    /// nothing more). A store failure waits a slot's length and goes on: the cap is kept locally,
+    /// Waits for the slot of `count` sends; false when the message was cancelled meanwhile, or the
+    /// send's task was (the instance is stopping): send nothing more. A store failure waits a slot's length and goes on: the cap is kept locally,
     /// if not across instances, while the store is away.
     func take(_ count: Int) async -> Bool {
-        guard !cancel.isSet else { return false }
+        guard !cancel.isSet, !Task.isCancelled else { return false }
         let now = unixMicroseconds()
         let start: Int64
         do {
@@ -42,7 +42,7 @@ struct FanOutPace: Sendable {
         }
         // In steps, so a cancel is noticed while waiting for a distant slot.
         while true {
-            guard !cancel.isSet else { return false }
+            guard !cancel.isSet, !Task.isCancelled else { return false }
             let wait = start - unixMicroseconds()
             guard wait > 0 else { return true }
             try? await Task.sleep(for: .microseconds(min(wait, 100_000)))
