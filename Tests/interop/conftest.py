@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 
 import pytest
 
@@ -227,3 +228,39 @@ def wait_done(push, message_id, timeout=60):
         time.sleep(0.05)
     raise AssertionError("message %s not done: %s" % (message_id, message))
 
+
+PG_URL = os.environ.get("PUSHGATE_TEST_PG_URL", "")
+
+
+def psql(url, sql):
+    """One statement through psql; answers its output rows as text."""
+    out = subprocess.run(["psql", "-qAtX", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
+                         check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+@pytest.fixture
+def database():
+    """A fresh database on the PostgreSQL test server (PUSHGATE_TEST_PG_URL), dropped afterwards;
+    answers its URL."""
+    name = "pushgate_%s" % os.urandom(6).hex()
+    psql(PG_URL, "CREATE DATABASE %s" % name)
+    parts = urllib.parse.urlsplit(PG_URL)
+    yield urllib.parse.urlunsplit(parts._replace(path="/" + name))
+    psql(PG_URL, "DROP DATABASE %s WITH (FORCE)" % name)
+
+
+def start_instances(tmp_path, url, configs):
+    """One `pushgate serve` per config on the store at `url`, each in a directory of its own; none
+    left running if one fails to start."""
+    servers = []
+    try:
+        for index, config in enumerate(configs):
+            directory = tmp_path / ("instance%d" % index)
+            directory.mkdir()
+            servers.append(Server(config, str(directory), store=url))
+    except BaseException:
+        for s in servers:
+            s.stop()
+        raise
+    return servers

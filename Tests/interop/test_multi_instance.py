@@ -16,10 +16,9 @@ import urllib.parse
 
 import pytest
 
-from conftest import Server, app_config
+from conftest import PG_URL, Server, app_config, database, psql, start_instances  # noqa: F401 (database is a fixture)
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
-PG_URL = os.environ.get("PUSHGATE_TEST_PG_URL", "")
 pytestmark = pytest.mark.skipif(
     not PG_URL, reason="PUSHGATE_TEST_PG_URL is not set: no PostgreSQL server for the multi-instance tests "
                        "(`make interop` starts one with scripts/pg-test-server.sh)")
@@ -27,47 +26,6 @@ pytestmark = pytest.mark.skipif(
 SCALE = int(os.environ.get("PUSHGATE_SCALE_SUBSCRIBERS", "20000"))
 # FanOut.pagesInFlight pages of (at most) 1000 subscriptions per chunk an instance works at once.
 PAGES_IN_FLIGHT, PAGE_SIZE = 3, 1000
-
-
-def psql(url, sql):
-    """One statement through psql; answers its output rows as text."""
-    out = subprocess.run(["psql", "-qAtX", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
-                         check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
-@pytest.fixture
-def database():
-    """A fresh database on the test server, dropped afterwards; answers its URL."""
-    name = "pushgate_%s" % os.urandom(6).hex()
-    psql(PG_URL, "CREATE DATABASE %s" % name)
-    parts = urllib.parse.urlsplit(PG_URL)
-    url = urllib.parse.urlunsplit(parts._replace(path="/" + name))
-    yield url
-    psql(PG_URL, "DROP DATABASE %s WITH (FORCE)" % name)
-
-
-def owner_of(server):
-    """The fan-out lease owner id the instance logged at start (its claims are `owner/<random>`)."""
-    for line in server.log:
-        m = re.search(r"instance=(pushgate-[0-9a-f-]+)", line)
-        if m:
-            return m.group(1)
-    raise AssertionError("no instance id in the log:\n" + "".join(server.log))
-
-
-def start_instances(tmp_path, url, configs):
-    servers = []
-    try:
-        for index, config in enumerate(configs):
-            directory = tmp_path / ("instance%d" % index)
-            directory.mkdir()
-            servers.append(Server(config, str(directory), store=url))
-    except BaseException:
-        for s in servers:
-            s.stop()
-        raise
-    return servers
 
 
 def wait_finished(push, message_id, timeout):

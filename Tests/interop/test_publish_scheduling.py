@@ -36,13 +36,12 @@ import grpc
 import pytest
 
 from apns_lookalike import LookalikeAPNs, make_certificate
-from conftest import Server, app_config
+from conftest import PG_URL, Server, app_config, database, psql, start_instances  # noqa: F401 (database is a fixture)
 from mock_process import pushgate_binary
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 S = push_pb2
 TERMINAL = (S.MESSAGE_STATE_COMPLETED, S.MESSAGE_STATE_EXPIRED, S.MESSAGE_STATE_CANCELLED)
-PG_URL = os.environ.get("PUSHGATE_TEST_PG_URL", "")
 needs_pg = pytest.mark.skipif(not PG_URL, reason="PUSHGATE_TEST_PG_URL is not set: no PostgreSQL server")
 CANCEL_TOPIC, CANCEL_COUNT = "cancel20k", 20_000
 RATE_TOPIC, RATE_COUNT, RATE = "rate3k", 3_000, 500
@@ -524,36 +523,6 @@ def test_list_and_cancel_through_connect_json(gateway, stubs):
 
 # ---------------------------------------------------------------------------------------------------
 # PostgreSQL, several instances
-
-
-def psql(url, sql):
-    out = subprocess.run(["psql", "-qAtX", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
-                         check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
-@pytest.fixture
-def database():
-    """A fresh database on the test server, dropped afterwards; answers its URL."""
-    name = "pushgate_%s" % os.urandom(6).hex()
-    psql(PG_URL, "CREATE DATABASE %s" % name)
-    parts = urllib.parse.urlsplit(PG_URL)
-    yield urllib.parse.urlunsplit(parts._replace(path="/" + name))
-    psql(PG_URL, "DROP DATABASE %s WITH (FORCE)" % name)
-
-
-def start_instances(tmp_path, url, configs):
-    servers = []
-    try:
-        for index, config in enumerate(configs):
-            directory = tmp_path / ("instance%d" % index)
-            directory.mkdir()
-            servers.append(Server(config, str(directory), store=url))
-    except BaseException:
-        for s in servers:
-            s.stop()
-        raise
-    return servers
 
 
 @needs_pg

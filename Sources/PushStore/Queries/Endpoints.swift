@@ -137,20 +137,12 @@ extension SQLDatabase {
     {
         try PageCursor.check(limit: limit)
         let after = try PageCursor.decode(cursor, as: .endpoints)
-        var conditions = ["e.seq > ?"]
-        var values: [SQLValue] = [.integer(after)]
-        if let userID {
-            conditions.append("e.user_id = ?")
-            values.append(.text(userID))
-        }
-        if let app {
-            conditions.append("e.app = ?")
-            values.append(.text(app))
-        }
+        var filter = SQLConditions("e.seq > ?", .integer(after))
+        filter.add("e.user_id = ?", ifGiven: userID)
+        filter.add("e.app = ?", ifGiven: app)
         let fetched = try rows(
-            "SELECT \(Columns.endpoint) FROM endpoints e WHERE \(conditions.joined(separator: " AND ")) "
-                + "ORDER BY e.seq LIMIT ?",
-            values + [.int(limit + 1)]
+            "SELECT \(Columns.endpoint) FROM endpoints e WHERE \(filter.sql) ORDER BY e.seq LIMIT ?",
+            filter.values + [.int(limit + 1)]
         ) { Columns.endpoint($0) }
         let page = PageCursor.page(fetched, limit: limit, kind: .endpoints) { $0.seq }
         return Page(items: page.items.map(\.record), nextCursor: page.nextCursor)

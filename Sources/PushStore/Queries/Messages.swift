@@ -107,20 +107,12 @@ extension SQLDatabase {
     {
         try PageCursor.check(limit: limit)
         let before = try PageCursor.decode(cursor, as: .messages)
-        var conditions = ["seq < ?"]
-        var values: [SQLValue] = [.integer(before == 0 ? .max : before)]
-        if let state {
-            conditions.append("state = ?")
-            values.append(.text(state.rawValue))
-        }
-        if let topic {
-            conditions.append("topic = ?")
-            values.append(.text(topic))
-        }
+        var filter = SQLConditions("seq < ?", .integer(before == 0 ? .max : before))
+        filter.add("state = ?", ifGiven: state?.rawValue)
+        filter.add("topic = ?", ifGiven: topic)
         let fetched = try rows(
-            "SELECT \(Columns.message) FROM messages WHERE \(conditions.joined(separator: " AND ")) "
-                + "ORDER BY seq DESC LIMIT ?",
-            values + [.int(limit + 1)]
+            "SELECT \(Columns.message) FROM messages WHERE \(filter.sql) ORDER BY seq DESC LIMIT ?",
+            filter.values + [.int(limit + 1)]
         ) { (row: Row) throws(StoreError) in try Columns.message(row) }
         let page = PageCursor.page(fetched, limit: limit, kind: .messages) { $0.seq }
         var messages: [MessageRecord] = []

@@ -89,22 +89,14 @@ extension SQLDatabase {
         try PageCursor.check(limit: limit)
         let after = try PageCursor.decode(cursor, as: .subscriptions)
         // One SQL text per combination of filters, so each is prepared once and cached.
-        var conditions = ["s.seq > ?"]
-        var values: [SQLValue] = [.integer(after)]
-        if let topic {
-            conditions.append("t.name = ?")
-            values.append(.text(topic))
-        }
-        if let endpointID {
-            conditions.append("e.id = ?")
-            values.append(.text(endpointID))
-        }
-        values.append(.int(limit + 1))
+        var filter = SQLConditions("s.seq > ?", .integer(after))
+        filter.add("t.name = ?", ifGiven: topic)
+        filter.add("e.id = ?", ifGiven: endpointID)
         let fetched = try rows(
             """
             SELECT \(Columns.subscription) FROM \(Columns.subscriptionJoins)
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY s.seq LIMIT ?
-            """, values
+            WHERE \(filter.sql) ORDER BY s.seq LIMIT ?
+            """, filter.values + [.int(limit + 1)]
         ) { Columns.subscription($0) }
         let page = PageCursor.page(fetched, limit: limit, kind: .subscriptions) { $0.seq }
         return Page(items: page.items.map(\.record), nextCursor: page.nextCursor)
