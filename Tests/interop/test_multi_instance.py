@@ -28,6 +28,15 @@ SCALE = int(os.environ.get("PUSHGATE_SCALE_SUBSCRIBERS", "20000"))
 PAGES_IN_FLIGHT, PAGE_SIZE = 3, 1000
 
 
+def owner_of(server):
+    """The fan-out lease owner id the instance logged at start (its claims are `owner/<random>`)."""
+    for line in server.log:
+        m = re.search(r"instance=(pushgate-[0-9a-f-]+)", line)
+        if m:
+            return m.group(1)
+    raise AssertionError("no instance id in the log:\n" + "".join(server.log))
+
+
 def wait_finished(push, message_id, timeout):
     deadline = time.time() + timeout
     while True:
