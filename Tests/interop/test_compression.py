@@ -161,6 +161,13 @@ def every_rpc(channel, run, **call):
     answers["Push.Publish"] = (done.total, done.delivered)
     message = push.GetMessage(push_pb2.GetMessageRequest(message_id=published.message_id), timeout=10, **call)
     answers["Push.GetMessage"] = (message.message_id == published.message_id, message.state, message.delivered)
+    later = push.Publish(push_pb2.PublishRequest(
+        topic=topic, message=LONG_TEXT, deliver_at=int(time.time() * 1000) + 600_000), timeout=10, **call)
+    listed = push.ListMessages(push_pb2.ListMessagesRequest(topic=topic), timeout=10, **call)
+    answers["Push.ListMessages"] = [(m.message_id == x, m.state) for m, x in
+                                    zip(listed.messages, (later.message_id, published.message_id))]
+    cancelled = push.CancelMessage(push_pb2.CancelMessageRequest(message_id=later.message_id), timeout=10, **call)
+    answers["Push.CancelMessage"] = (cancelled.state, cancelled.total, cancelled.cancelled)
     answers["Registry.Unsubscribe"] = registry.Unsubscribe(
         registry_pb2.UnsubscribeRequest(subscription_id=subscription.id), timeout=10, **call) is not None
     answers["Registry.DeleteTopic"] = registry.DeleteTopic(registry_pb2.DeleteTopicRequest(name=topic), timeout=10,
