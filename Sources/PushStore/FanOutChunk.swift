@@ -88,3 +88,21 @@ public struct FanOutLeasePolicy: Sendable, Equatable {
         self.chunkSize = chunkSize
     }
 }
+
+/// Which work a claim may take: an instance skips messages whose rate-capped chunk it works already
+/// (one chunk per capped message per instance: more would only share the same cap), and every
+/// capped message once it works as many as it allows.
+public struct FanOutClaimFilter: Sendable, Equatable {
+    /// Messages (ids) none of whose chunks to take.
+    public var skippingMessages: [String]
+    /// Whether chunks of messages with a `max_per_second` may be taken.
+    public var paced: Bool
+
+    public init(skippingMessages: [String] = [], paced: Bool = true) {
+        self.skippingMessages = skippingMessages
+        self.paced = paced
+    }
+
+    /// Any work.
+    public static let any = FanOutClaimFilter()
+}

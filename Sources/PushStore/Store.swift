@@ -181,7 +181,10 @@ public protocol Store: Sendable {
     /// (`policy.chunkSize` subscriptions of its topic, or the rest of it; a direct publish is one
     /// chunk). The first chunk moves the message to `fanningOut`. Instances sharing a database never
     /// get the same chunk at once (PostgreSQL: `FOR UPDATE SKIP LOCKED`). `nil`: nothing to do.
-    func claimFanOutChunk(_ policy: FanOutLeasePolicy, now: Int64) async throws(StoreError) -> FanOutChunk?
+    /// Scheduled messages whose `deliverAt` has come become claimable first. `filter` passes over
+    /// some messages (see ``FanOutClaimFilter``).
+    func claimFanOutChunk(_ policy: FanOutLeasePolicy, filter: FanOutClaimFilter, now: Int64)
+        async throws(StoreError) -> FanOutChunk?
 
     /// Extends the lease of a chunk this claim holds to `now + policy.leaseMillis` and answers the new
     /// expiry. `conflict` if the chunk was taken over (by another instance, or another claim of this
@@ -257,6 +260,11 @@ extension Store {
         EndpointRecord
     > {
         try await listEndpoints(app: app, userID: nil, cursor: cursor, limit: limit)
+    }
+
+    /// Any work.
+    public func claimFanOutChunk(_ policy: FanOutLeasePolicy, now: Int64) async throws(StoreError) -> FanOutChunk? {
+        try await claimFanOutChunk(policy, filter: .any, now: now)
     }
 
     /// A topic's recipients.

@@ -90,24 +90,34 @@ def test_watch_errors_name_the_field(channel):
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
-def test_a_cancelled_message_reaches_every_watcher_with_its_count(channel, server):
-    """KIND_MESSAGE_CANCELLED goes to app-filtered watchers too (a message may span apps), with the
-    recipients counted cancelled; the cancel is logged."""
+def test_a_cancelled_message_reaches_the_watchers_of_its_apps_with_its_count(channel, server):
+    """KIND_MESSAGE_CANCELLED, with the recipients counted cancelled, goes to watchers of every app
+    and to those watching an app the message went to: a topic's only to the former, a user
+    publish's to watchers of its apps too, never to watchers of other apps. The cancel is logged."""
     registry = registry_pb2_grpc.RegistryStub(channel)
     push = push_pb2_grpc.PushStub(channel)
     registry.CreateTopic(registry_pb2.CreateTopicRequest(name="events-cancel"), timeout=10)
     for n in range(3):
         endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(
-            app="demo", token="%02x" % (0x40 + n) * 32), timeout=10)
+            app="demo", token="%02x" % (0x40 + n) * 32, user_id="events-user"), timeout=10)
         registry.Subscribe(registry_pb2.SubscribeRequest(topic="events-cancel", endpoint_id=endpoint.id), timeout=10)
     everyone, call_all = watch(channel)
-    filtered, call_filtered = watch(channel, apps=["voipapp"])
-    published = push.Publish(push_pb2.PublishRequest(
-        topic="events-cancel", message="later", deliver_at=int(time.time() * 1000) + 600_000), timeout=10)
-    push.CancelMessage(push_pb2.CancelMessageRequest(message_id=published.message_id), timeout=10)
-    for events in (everyone, filtered):
-        event = next_event(events, push_pb2.DeliveryEvent.KIND_MESSAGE_CANCELLED)
-        assert (event.message_id, event.cancelled, event.app) == (published.message_id, 3, "")
-    call_all.cancel()
-    call_filtered.cancel()
-    assert any("message cancelled" in line and published.message_id in line for line in server.log)
+    demo, call_demo = watch(channel, apps=["demo"])
+    other, call_other = watch(channel, apps=["voipapp"])
+    later = int(time.time() * 1000) + 600_000
+    to_topic = push.Publish(push_pb2.PublishRequest(topic="events-cancel", message="later", deliver_at=later),
+                            timeout=10)
+    to_user = push.Publish(push_pb2.PublishRequest(user_id="events-user", message="later", deliver_at=later),
+                           timeout=10)
+    for message in (to_topic, to_user):
+        push.CancelMessage(push_pb2.CancelMessageRequest(message_id=message.message_id), timeout=10)
+    kind = push_pb2.DeliveryEvent.KIND_MESSAGE_CANCELLED
+    for message in (to_topic, to_user):
+        event = next_event(everyone, kind)
+        assert (event.message_id, event.cancelled, event.app) == (message.message_id, 3, "")
+    assert next_event(demo, kind).message_id == to_user.message_id
+    with pytest.raises(AssertionError):
+        next_event(other, kind, timeout=1)
+    for call in (call_all, call_demo, call_other):
+        call.cancel()
+    assert any("message cancelled" in line and to_user.message_id in line for line in server.log)

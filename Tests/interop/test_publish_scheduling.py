@@ -577,3 +577,46 @@ def test_on_postgresql_two_instances_together_keep_to_max_per_second(tmp_path, a
     counts, duration = assert_rate([a[0] for a in arrivals], published_at)
     print("two instances, max_per_second %d: per-second counts %s, %.2f s, %d provider connections"
           % (RATE, counts, duration, len({a[3] for a in arrivals})))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Rate-capped fan-outs leave the workers to everything else (added with the fix for a review's
+# finding: a capped chunk waiting for its slots once held a worker, two of them held every worker)
+
+
+def test_slow_rate_capped_fan_outs_do_not_hold_up_other_messages(stubs, apns):
+    """Two slow capped fan-outs (2 a second over 3 chunks' worth... of 20 recipients each, so 10 s)
+    run while an immediate publish and a scheduled one come due: both are delivered on time, as
+    with no capped fan-out running; the capped ones keep their cap and are then cancelled."""
+    push, registry = stubs
+    capped = []
+    for n in range(2):
+        name = marker("capped-topic")
+        small_topic(registry, name, 20)
+        capped.append(push.Publish(S.PublishRequest(topic=name, message=marker("capped"), max_per_second=2),
+                                   timeout=10))
+    time.sleep(1.5)  # both capped chunks are being worked (the default fanout.workers is 2)
+    quick_topic = marker("quick-topic")
+    quick_tokens = small_topic(registry, quick_topic, 3)
+    quick_text = marker("quick")
+    started = time.time()
+    quick = push.Publish(S.PublishRequest(topic=quick_topic, message=quick_text), timeout=10)
+    assert wait_terminal(push, quick.message_id, timeout=10).state == S.MESSAGE_STATE_COMPLETED
+    assert time.time() - started < 3, "an immediate publish waited %.1f s for the capped ones" % (
+        time.time() - started)
+    due = now_ms() + 2000
+    later_text = marker("later")
+    later = push.Publish(S.PublishRequest(topic=quick_topic, message=later_text, deliver_at=due), timeout=10)
+    assert wait_terminal(push, later.message_id, timeout=10).state == S.MESSAGE_STATE_COMPLETED
+    assert_on_time(apns.of(later_text), quick_tokens, due)
+    for message in capped:
+        state = get(push, message.message_id)
+        assert state.state == S.MESSAGE_STATE_FANNING_OUT and state.delivered <= 2 * (time.time() - started + 3)
+        push.CancelMessage(S.CancelMessageRequest(message_id=message.message_id), timeout=10)
+        deadline = time.time() + 3  # the chunk being worked records its last page and what it left
+        while True:
+            done = get(push, message.message_id)
+            if done.delivered + done.cancelled == done.total == 20 or time.time() > deadline:
+                break
+            time.sleep(0.1)
+        assert done.state == S.MESSAGE_STATE_CANCELLED and done.delivered + done.cancelled == done.total == 20, done

@@ -40,6 +40,9 @@ final class FanOut: Sendable {
         /// ``maxWakes``; the poll finds the rest, and those published elsewhere).
         var wakes: [Int64] = []
         var waker: Task<Void, Never>?
+        /// Chunks of rate-capped messages, by message id (one per message), run beside the workers:
+        /// they mostly wait for their slots, and must not keep the workers from other messages.
+        var paced: [String: Task<Void, Never>] = [:]
     }
     private let state = Locked(State())
 
@@ -147,6 +150,7 @@ final class FanOut: Sendable {
             state.poller?.cancel()
             state.waker?.cancel()
             for task in state.workers.values { task.cancel() }
+            for task in state.paced.values { task.cancel() }
         }
     }
 
@@ -155,7 +159,7 @@ final class FanOut: Sendable {
     func drain() async {
         // The workers' ends, or 5 s, whichever comes first: no polling. Waiting on a worker's value
         // and giving up on it leaves the worker itself running (it was stopped already).
-        let workers = state.withLock { Array($0.workers.values) }
+        let workers = state.withLock { Array($0.workers.values) + Array($0.paced.values) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for worker in workers { await worker.value } }
             group.addTask { try? await Task.sleep(for: .seconds(5)) }
@@ -186,13 +190,19 @@ final class FanOut: Sendable {
         }
     }
 
-    /// Claims and works chunks until there are none (or the store fails: the poller retries).
+    /// Claims and works chunks until there are none (or the store fails: the poller retries). A
+    /// rate-capped message's chunk is handed to a task of its own (``startPaced(_:)``) and the
+    /// worker claims on.
     private func work() async {
         while !Task.isCancelled {
-            state.withLock { $0.pending = false }
+            let filter = state.withLock { state in
+                state.pending = false
+                return FanOutClaimFilter(
+                    skippingMessages: Array(state.paced.keys), paced: state.paced.count < Self.maxPacedChunks)
+            }
             let chunk: FanOutChunk?
             do {
-                chunk = try await store.claimFanOutChunk(policy, now: unixMilliseconds())
+                chunk = try await store.claimFanOutChunk(policy, filter: filter, now: unixMilliseconds())
             } catch {
                 log.error("cannot claim fan-out work", ["error": "\(error)"])
                 return
@@ -202,9 +212,37 @@ final class FanOut: Sendable {
                 if state.withLock({ $0.pending && !$0.stopped }) { continue }
                 return
             }
+            if chunk.message.maxPerSecond > 0 {
+                startPaced(chunk)
+                continue
+            }
             state.withLock { $0.chunksInProgress += 1 }
             await run(chunk)
             state.withLock { $0.chunksInProgress -= 1 }
+        }
+    }
+
+    /// Rate-capped chunks worked at once by this instance, beside the workers (each waits for its
+    /// slots most of the time; its memory is its pages in flight).
+    static let maxPacedChunks = 64
+
+    /// Works a rate-capped message's chunk in a task of its own; when it ends, the workers look for
+    /// more (the message's next chunk, say).
+    private func startPaced(_ chunk: FanOutChunk) {
+        let id = chunk.message.id
+        state.withLock { state in
+            // Stopping: the chunk's lease is released by the drain (or runs out).
+            guard !state.stopped else { return }
+            state.chunksInProgress += 1
+            // Under the lock, so the task's own removal cannot come before this insertion.
+            state.paced[id] = Task { [self] in
+                await run(chunk)
+                self.state.withLock { state in
+                    state.paced[id] = nil
+                    state.chunksInProgress -= 1
+                }
+                kick()
+            }
         }
     }
 

@@ -23,13 +23,16 @@ struct FanOutPace: Sendable {
     let messageID: String
     let maxPerSecond: Int32
     let cancel: FanOutCancelFlag
+    /// The chunk's own clock, used while the store cannot be reached: the cap then holds for this
+    /// chunk's sends (if not across instances).
+    let fallback = FanOutLocalPace()
 
     /// Recipients sent per reservation.
     var sliceSize: Int { max(1, Int(maxPerSecond) / 10) }
 
     /// Waits for the slot of `count` sends; false when the message was cancelled meanwhile, or the
-    /// send's task was (the instance is stopping): send nothing more. A store failure waits a slot's length and goes on: the cap is kept locally,
-    /// if not across instances, while the store is away.
+    /// send's task was (the instance is stopping): send nothing more. While the store fails, slots
+    /// come from the chunk's own clock.
     func take(_ count: Int) async -> Bool {
         guard !cancel.isSet, !Task.isCancelled else { return false }
         let now = unixMicroseconds()
@@ -38,7 +41,7 @@ struct FanOutPace: Sendable {
             start = try await store.reservePace(
                 messageID: messageID, count: count, maxPerSecond: maxPerSecond, nowMicros: now)
         } catch {
-            start = now + Int64(count) * 1_000_000 / Int64(maxPerSecond)
+            start = fallback.reserve(cost: Int64(count) * 1_000_000 / Int64(maxPerSecond), now: now)
         }
         // In steps, so a cancel is noticed while waiting for a distant slot.
         while true {
@@ -46,6 +49,20 @@ struct FanOutPace: Sendable {
             let wait = start - unixMicroseconds()
             guard wait > 0 else { return true }
             try? await Task.sleep(for: .microseconds(min(wait, 100_000)))
+        }
+    }
+}
+
+/// A pace's clock kept in memory (the store's `paced_until`, for one chunk).
+final class FanOutLocalPace: Sendable {
+    private let until = Locked<Int64>(0)
+
+    /// The start of a slot of `cost` µs: the later of now and the previous slot's end.
+    func reserve(cost: Int64, now: Int64) -> Int64 {
+        until.withLock { until in
+            let start = max(until, now)
+            until = start + cost
+            return start
         }
     }
 }

@@ -123,9 +123,9 @@ final class DeliveryEvents: Sendable {
         emit(event, sampled: false)
     }
 
-    /// A message was cancelled through this instance (every watcher gets it: a message may span
-    /// apps, and its id is no secret, as GetMessage takes any key).
-    func messageCancelled(messageID: String, cancelled: Int64) {
+    /// A message was cancelled through this instance. Watchers of every app get it, and those
+    /// watching one of `apps` (the apps it went to; empty: a topic's, any app's).
+    func messageCancelled(messageID: String, cancelled: Int64, apps: [String]) {
         log.info("message cancelled", ["message_id": messageID, "cancelled": "\(cancelled)"])
         guard watcherCount.load(ordering: .relaxed) > 0 else { return }
         var event = PushgateV1.DeliveryEvent()
@@ -133,7 +133,7 @@ final class DeliveryEvents: Sendable {
         event.messageID = messageID
         event.cancelled = cancelled
         event.time = unixMilliseconds()
-        emit(event, sampled: false)
+        emit(event, sampled: false, apps: apps)
     }
 
     /// Ends every watch (shutdown).
@@ -145,10 +145,12 @@ final class DeliveryEvents: Sendable {
         for watcher in all { watcher.continuation.finish() }
     }
 
-    private func emit(_ event: PushgateV1.DeliveryEvent, sampled: Bool) {
+    /// Sends `event` to the watchers of every app and those watching its app (or one of `apps`,
+    /// for an event about a message rather than one token).
+    private func emit(_ event: PushgateV1.DeliveryEvent, sampled: Bool, apps: [String]? = nil) {
         watchers.withLock { watchers in
             for (id, var watcher) in watchers {
-                guard watcher.apps.isEmpty || watcher.apps.contains(event.app) || event.kind == .messageCancelled
+                guard watcher.apps.isEmpty || (apps ?? [event.app]).contains(where: watcher.apps.contains)
                 else { continue }
                 if sampled {
                     guard watcher.sampleEvery > 0 else { continue }

@@ -166,7 +166,8 @@ struct PublishService: Sendable {
             try await store.cancelMessage(id: request.messageID, now: unixMilliseconds())
         }
         fanOut.cancelled(messageID: cancelled.id)
-        fanOut.events.messageCancelled(messageID: cancelled.id, cancelled: cancelled.cancelled)
+        fanOut.events.messageCancelled(
+            messageID: cancelled.id, cancelled: cancelled.cancelled, apps: await apps(of: cancelled))
         fanOut.metrics?.message(target: cancelled.target, event: "cancelled")
         return PushgateV1.Message(cancelled)
     }
@@ -182,9 +183,27 @@ struct PublishService: Sendable {
             let endpoint = try? await store.endpoint(id: id)
             guard let endpoint, caller.apps.contains(endpoint.app) else { throw denied }
         case .user(_, let apps):
-            guard !apps.isEmpty, apps.allSatisfy(caller.apps.contains) else { throw denied }
+            // No apps stored: it went to every app, so only a key for every app covers it.
+            let covered = apps.isEmpty ? caller.apps == .all : apps.allSatisfy(caller.apps.contains)
+            guard covered else { throw denied }
         case .topic, nil:
             throw denied
+        }
+    }
+
+    /// The apps a message goes to, for its events' watchers: an endpoint's app, a user publish's
+    /// apps (for one to every app, those of the user's first 1000 endpoints); empty for a topic's
+    /// (only watchers of every app).
+    private func apps(of message: MessageRecord) async -> [String] {
+        switch message.target {
+        case .endpoint(let id): (try? await store.endpoint(id: id)).map { [$0.app] } ?? []
+        case .user(let userID, let apps) where apps.isEmpty:
+            Array(
+                Set(
+                    (try? await store.listEndpoints(app: nil, userID: userID, cursor: nil, limit: 1000))?.items.map(
+                        \.app) ?? []))
+        case .user(_, let apps): apps
+        case .topic, nil: []
         }
     }
 

@@ -8,24 +8,29 @@ extension SQLDatabase {
     /// Claims work for `policy.owner`: a chunk whose lease ran out (oldest message first), else a new
     /// chunk of the unfinished message that has the fewest chunks so far (so a small publish is not
     /// queued behind a huge one). `nil` when there is nothing to do.
-    func claimFanOutChunk(_ policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> FanOutChunk? {
+    func claimFanOutChunk(_ policy: FanOutLeasePolicy, filter: FanOutClaimFilter = .any, now: Int64)
+        throws(StoreError) -> FanOutChunk?
+    {
         guard policy.chunkSize >= 1, policy.leaseMillis >= 1 else {
             throw StoreError(.invalidArgument, message: "chunk size and lease must be positive")
         }
         return try transaction { () throws(StoreError) -> FanOutChunk? in
             // Scheduled messages whose time came join the queue (through messages_due: no scan).
             try run(
-                "UPDATE messages SET state = 'accepted' WHERE state = 'scheduled' AND deliver_at <= ?",
+                "UPDATE \(engine.table("messages", indexedBy: "messages_due")) SET state = 'accepted' "
+                    + "WHERE state = 'scheduled' AND deliver_at <= ?",
                 [.integer(now)])
-            if let chunk = try takeOverExpired(policy, now: now) { return chunk }
-            return try planNext(policy, now: now)
+            if let chunk = try takeOverExpired(policy, filter: filter, now: now) { return chunk }
+            return try planNext(policy, filter: filter, now: now)
         }
     }
 
-    private func takeOverExpired(_ policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> FanOutChunk? {
+    private func takeOverExpired(_ policy: FanOutLeasePolicy, filter: FanOutClaimFilter, now: Int64)
+        throws(StoreError) -> FanOutChunk?
+    {
         // A chunk of a cancelled message whose holder died is ended here, not worked: find the next.
         while true {
-            guard let expired = try expiredChunk(now: now) else { return nil }
+            guard let expired = try expiredChunk(filter: filter, now: now) else { return nil }
             let message = try self.message(seq: expired.messageSeq)
             if message.state == .cancelled {
                 try cancelChunk(message, seq: expired.messageSeq, number: expired.number)
@@ -39,13 +44,34 @@ extension SQLDatabase {
         messageSeq: Int64, number: Int64, cursor: Int64, last: Int64?, holds: Int64, parkings: Int64
     )
 
-    private func expiredChunk(now: Int64) throws(StoreError) -> ExpiredChunk? {
-        try row(
-            """
-            SELECT message_seq, number, cursor, range_last, holds, parkings FROM fanout_chunks
-            WHERE state = 'working' AND lease_expires_at <= ? ORDER BY message_seq, number LIMIT 1
-            """ + engine.forUpdateSkipLocked,
-            [.integer(now)]
+    /// The conditions a claim's filter puts on its messages (`m`), with their parameters.
+    private static func conditions(_ filter: FanOutClaimFilter) -> (sql: String, values: [SQLValue]) {
+        var sql = filter.paced ? "" : " AND m.max_per_second = 0"
+        if !filter.skippingMessages.isEmpty {
+            sql +=
+                " AND m.id NOT IN ("
+                + Array(repeating: "?", count: filter.skippingMessages.count).joined(separator: ", ")
+                + ")"
+        }
+        return (sql, filter.skippingMessages.map(SQLValue.text))
+    }
+
+    private func expiredChunk(filter: FanOutClaimFilter, now: Int64) throws(StoreError) -> ExpiredChunk? {
+        // Unfiltered, the chunks alone (the common case); filtered, joined to their messages, and
+        // on PostgreSQL locking only the chunk.
+        let (extra, values) = Self.conditions(filter)
+        return try row(
+            filter == .any
+                ? """
+                SELECT message_seq, number, cursor, range_last, holds, parkings FROM fanout_chunks
+                WHERE state = 'working' AND lease_expires_at <= ? ORDER BY message_seq, number LIMIT 1
+                """ + engine.forUpdateSkipLocked
+                : """
+                SELECT c.message_seq, c.number, c.cursor, c.range_last, c.holds, c.parkings
+                FROM fanout_chunks c JOIN messages m ON m.seq = c.message_seq
+                WHERE c.state = 'working' AND c.lease_expires_at <= ?\(extra) ORDER BY c.message_seq, c.number LIMIT 1
+                """ + (engine == .postgres ? " FOR UPDATE OF c SKIP LOCKED" : ""),
+            [.integer(now)] + values
         ) {
             (
                 messageSeq: $0.int64(0), number: $0.int64(1), cursor: $0.int64(2),
@@ -69,13 +95,16 @@ extension SQLDatabase {
             leaseExpiresAt: expiresAt, claim: claim, holds: Int(expired.holds), parkings: Int(expired.parkings))
     }
 
-    private func planNext(_ policy: FanOutLeasePolicy, now: Int64) throws(StoreError) -> FanOutChunk? {
+    private func planNext(_ policy: FanOutLeasePolicy, filter: FanOutClaimFilter, now: Int64)
+        throws(StoreError) -> FanOutChunk?
+    {
+        let (extra, values) = Self.conditions(filter)
         let candidate = try row(
             """
-            SELECT seq, planned_after, chunks FROM messages
-            WHERE state IN ('accepted', 'fanningOut') AND planned = 0 ORDER BY chunks, seq LIMIT 1
+            SELECT m.seq, m.planned_after, m.chunks FROM \(engine.table("messages m", indexedBy: "messages_to_plan"))
+            WHERE m.state IN ('accepted', 'fanningOut') AND m.planned = 0\(extra) ORDER BY m.chunks, m.seq LIMIT 1
             """ + engine.forUpdateSkipLocked,
-            []
+            values
         ) { (seq: $0.int64(0), after: $0.int64(1), chunks: $0.int64(2)) }
         guard let candidate else { return nil }
         let message = try self.message(seq: candidate.seq)
@@ -206,15 +235,16 @@ extension SQLDatabase {
                 """
                 UPDATE fanout_chunks SET cursor = ?, state = ?, lease_expires_at = ?, total = total + ?,
                     delivered = delivered + ?, rejected = rejected + ?, failed = failed + ?, skipped = skipped + ?,
-                    holds = ?, parkings = parkings + ?, lease_owner = CASE WHEN ? = 1 THEN '' ELSE lease_owner END
+                    cancelled = cancelled + ?, holds = ?, parkings = parkings + ?,
+                    lease_owner = CASE WHEN ? = 1 THEN '' ELSE lease_owner END
                 WHERE message_seq = ? AND number = ?
                 """,
                 [
                     .integer(position), .text(finishing && !cancelling ? state.rawValue : "working"),
                     .integer(changes.parkUntil ?? (now + policy.leaseMillis)), .integer(counts.total),
                     .integer(counts.delivered), .integer(counts.rejected), .integer(counts.failed),
-                    .integer(counts.skipped), .integer(held), .int(parked ? 1 : 0), .int(parked ? 1 : 0),
-                    .integer(messageSeq), .int(number),
+                    .integer(counts.skipped), .integer(counts.cancelled), .integer(held), .int(parked ? 1 : 0),
+                    .int(parked ? 1 : 0), .integer(messageSeq), .int(number),
                 ])
             if cancelling {
                 try cancelChunk(try message(seq: messageSeq), seq: messageSeq, number: Int64(number))

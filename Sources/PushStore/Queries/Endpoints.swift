@@ -138,7 +138,8 @@ extension SQLDatabase {
         try PageCursor.check(limit: limit)
         let after = try PageCursor.decode(cursor, as: .endpoints)
         var filter = SQLConditions("e.seq > ?", .integer(after))
-        filter.add("e.user_id = ?", ifGiven: userID)
+        // The partial index's predicate repeated, so it is used (see RecipientRows).
+        filter.add("e.user_id = ? AND e.user_id <> ''", ifGiven: userID)
         filter.add("e.app = ?", ifGiven: app)
         let fetched = try rows(
             "SELECT \(Columns.endpoint) FROM endpoints e WHERE \(filter.sql) ORDER BY e.seq LIMIT ?",

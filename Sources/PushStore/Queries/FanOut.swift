@@ -15,12 +15,14 @@ struct RecipientRows {
             condition = "r.topic_seq = (SELECT seq FROM topics WHERE name = ?)"
             values = [.text(name)]
         case .user(let userID, let apps):
-            // Through endpoints_user (user_id, seq); a grant's few apps filter what it finds.
+            // Through endpoints_user (user_id, seq), whose predicate (user_id <> '') is repeated so
+            // SQLite (and a generic PostgreSQL plan) may use the partial index; a grant's few apps
+            // filter what it finds.
             from = "endpoints r"
             let inApps =
                 apps.isEmpty
                 ? "" : " AND r.app IN (" + Array(repeating: "?", count: apps.count).joined(separator: ", ") + ")"
-            condition = "r.user_id = ?" + inApps
+            condition = "r.user_id = ? AND r.user_id <> ''" + inApps
             values = [.text(userID)] + apps.map(SQLValue.text)
         case .endpoint(let id):
             from = "endpoints r"

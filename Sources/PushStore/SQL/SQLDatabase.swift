@@ -55,6 +55,13 @@ extension SQLEngine {
     /// Like `forUpdate`, but rows another transaction holds are passed over rather than waited for:
     /// how instances claim distinct fan-out chunks.
     var forUpdateSkipLocked: String { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
+
+    /// `table` (with its alias) read through `index` on SQLite, where the planner without
+    /// statistics would rather take another index and sort (SQLite's `INDEXED BY`); PostgreSQL
+    /// plans from its statistics.
+    func table(_ table: String, indexedBy index: String) -> String {
+        self == .sqlite ? "\(table) INDEXED BY \(index)" : table
+    }
 }
 
 extension SQLEngine {

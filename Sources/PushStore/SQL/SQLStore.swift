@@ -180,8 +180,12 @@ extension SQLStore {
 
     // MARK: Fan-out chunks
 
-    public func claimFanOutChunk(_ policy: FanOutLeasePolicy, now: Int64) async throws(StoreError) -> FanOutChunk? {
-        try await withDatabase { database throws(StoreError) in try database.claimFanOutChunk(policy, now: now) }
+    public func claimFanOutChunk(_ policy: FanOutLeasePolicy, filter: FanOutClaimFilter, now: Int64)
+        async throws(StoreError) -> FanOutChunk?
+    {
+        try await withDatabase { database throws(StoreError) in
+            try database.claimFanOutChunk(policy, filter: filter, now: now)
+        }
     }
 
     public func renewFanOutLease(_ chunk: FanOutChunk, policy: FanOutLeasePolicy, now: Int64)

@@ -260,6 +260,14 @@ struct PublishServiceTests {
             await #expect(throws: GRPCStatus.self) { _ = try await rig.service.cancel(cancel, caller: iosOnly) }
             let cancelled = try await rig.service.cancel(cancel, caller: fireKey)
             #expect(cancelled.state == .cancelled && cancelled.cancelled == 1 && cancelled.userID == "u1")
+            // A key for every app (not admin) publishes to every app, and may cancel that.
+            let everyApp = Caller(name: "every-app", isAdmin: false, apps: .all)
+            request.userID = "u1"
+            var mine = PushgateV1.CancelMessageRequest()
+            mine.messageID = try await rig.service.publish(request, caller: everyApp).messageID
+            #expect(try await rig.store.message(id: mine.messageID).apps == [])
+            await #expect(throws: GRPCStatus.self) { _ = try await rig.service.cancel(mine, caller: fireKey) }
+            #expect(try await rig.service.cancel(mine, caller: everyApp).state == .cancelled)
             do {
                 _ = try await rig.service.cancel(cancel, caller: .admin)
                 Issue.record("a cancelled message was cancelled again")

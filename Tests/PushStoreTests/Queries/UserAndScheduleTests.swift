@@ -193,15 +193,16 @@ struct UserAndScheduleTests {
             #expect(dead.number == 1)
             // Nothing more is planned or taken over; the live holder records its last page and ends.
             #expect(try await store.claimFanOutChunk(policy("c"), now: 200) == nil)
+            // Its last page: one sent, one not (a rate-capped send stopped by the cancel).
             let next = Array(try await Self.recipients(of: worked, in: store)[3..<5])
             try await store.recordChunkProgress(
-                worked, policy: a, cursor: next[1].cursor, counts: ProgressCounts(total: 2, delivered: 2),
+                worked, policy: a, cursor: next[1].cursor, counts: ProgressCounts(total: 2, delivered: 1, cancelled: 1),
                 state: .fanningOut, now: 300)
             try await store.recordChunkProgress(
                 worked, policy: a, cursor: next[1].cursor, counts: ProgressCounts(), state: .cancelled, now: 310)
             let settled = try await store.message(id: "m")
             #expect(settled.state == .cancelled && settled.total == 35)
-            #expect(settled.delivered == 5 && settled.cancelled == 30)
+            #expect(settled.delivered == 4 && settled.cancelled == 31)
             #expect(settled.delivered + settled.cancelled == settled.total)
             #expect(try await store.unfinishedMessages().isEmpty)
         }
@@ -288,6 +289,33 @@ struct UserAndScheduleTests {
                 try await store.listMessages(state: nil, topic: nil, cursor: "ep.1", limit: 10)
             }
             #expect(bad?.code == .invalidArgument)
+        }
+    }
+
+    @Test(
+        "a claim's filter passes over rate-capped messages, or named ones, for planning and taking over",
+        arguments: StoreEngine.available)
+    func claimFilter(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.bulkCreateSubscribed(
+                topic: "news", app: "ios", tokens: (0..<4).map { "t\($0)" }, now: 1)
+            try await store.insertMessage(
+                MessageRecord(id: "capped", topic: "news", message: "1", publishedAt: 1, maxPerSecond: 10))
+            try await store.insertMessage(MessageRecord(id: "free", topic: "news", message: "2", publishedAt: 2))
+            let unpaced = FanOutClaimFilter(paced: false)
+            let first = try #require(
+                try await store.claimFanOutChunk(policy("a", chunkSize: 2), filter: unpaced, now: 0))
+            #expect(first.message.id == "free")
+            let skipping = FanOutClaimFilter(skippingMessages: ["free"])
+            let second = try #require(
+                try await store.claimFanOutChunk(policy("b", chunkSize: 2, lease: 10), filter: skipping, now: 0))
+            #expect(second.message.id == "capped" && second.message.maxPerSecond == 10)
+            // Chunk 0 of "capped" lost its lease at 10; planning has "free" left: skipping both, none.
+            let both = FanOutClaimFilter(skippingMessages: ["free", "capped"])
+            #expect(try await store.claimFanOutChunk(policy("c", chunkSize: 2), filter: both, now: 20) == nil)
+            let taken = try #require(
+                try await store.claimFanOutChunk(policy("c", chunkSize: 2), filter: skipping, now: 20))
+            #expect(taken.message.id == "capped" && taken.number == 0)
         }
     }
 }

@@ -53,7 +53,8 @@ typedef enum _Pushgate__V1__DeliveryEvent__Kind {
   /*
    * A CancelMessage through this instance stopped `message_id`: `cancelled` recipients were not
    * sent to so far (chunks still running add theirs to GetMessage's count within a second). Sent
-   * to every watcher, whatever its `apps`.
+   * to watchers of every app, and to those watching an app the message went to (an endpoint's
+   * app, a user publish's apps; a topic's: watchers of every app only).
    */
   PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_MESSAGE_CANCELLED = 6
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__DELIVERY_EVENT__KIND)
