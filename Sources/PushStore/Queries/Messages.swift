@@ -109,6 +109,13 @@ extension SQLDatabase {
         let before = try PageCursor.decode(cursor, as: .messages)
         var filter = SQLConditions("seq < ?", .integer(before == 0 ? .max : before))
         filter.add("state = ?", ifGiven: state?.rawValue)
+        // The partial index of the state's kind, its predicate repeated so it is used (SQLite uses a
+        // partial index only when the query holds its WHERE): `completed` goes by the primary key.
+        switch state {
+        case .scheduled, .expired, .cancelled: filter.add("state IN (\(UsersAndSchedulesSchema.rareStates))")
+        case .accepted, .fanningOut: filter.add("state IN ('accepted', 'fanningOut')")
+        case .completed, nil: break
+        }
         filter.add("topic = ?", ifGiven: topic)
         let fetched = try rows(
             "SELECT \(Columns.message) FROM messages WHERE \(filter.sql) ORDER BY seq DESC LIMIT ?",

@@ -18,5 +18,8 @@ struct SQLConditions {
         values.append(.text(value))
     }
 
+    /// Adds a condition without parameters.
+    mutating func add(_ condition: String) { conditions.append(condition) }
+
     var sql: String { conditions.joined(separator: " AND ") }
 }
