@@ -119,19 +119,24 @@ def wait_metrics_port(server, timeout=10):
     raise AssertionError("no 'metrics listening' line:\n" + "".join(server.log))
 
 
-@pytest.fixture(scope="session")
-def lookalike(tmp_path_factory):
-    """The independent APNs look-alike (Python ssl + h2), with a certificate and a .p8 key."""
+def start_apns_lookalike(directory, kind=None, **options):
+    """An APNs look-alike (`kind`: LookalikeAPNs or a subclass) on a new certificate, with a .p8 key
+    for the apps' token auth (`server.ca_file`, `server.p8`)."""
     from apns_lookalike import LookalikeAPNs, make_certificate
 
-    directory = str(tmp_path_factory.mktemp("lookalike"))
     cert, key = make_certificate(directory)
     p8 = os.path.join(directory, "AuthKey_KEY1234567.p8")
     subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8],
                    check=True, capture_output=True)
-    server = LookalikeAPNs(cert, key, unregistered={"dd" * 32}).start()
-    server.ca_file = cert
-    server.p8 = p8
+    server = (kind or LookalikeAPNs)(cert, key, **options).start()
+    server.ca_file, server.p8 = cert, p8
+    return server
+
+
+@pytest.fixture(scope="session")
+def lookalike(tmp_path_factory):
+    """The independent APNs look-alike (Python ssl + h2), with a certificate and a .p8 key."""
+    server = start_apns_lookalike(str(tmp_path_factory.mktemp("lookalike")), unregistered={"dd" * 32})
     yield server
     server.stop()
 

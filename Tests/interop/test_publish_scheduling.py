@@ -35,8 +35,8 @@ import uuid
 import grpc
 import pytest
 
-from apns_lookalike import LookalikeAPNs, make_certificate
-from conftest import PG_URL, Server, app_config, database, psql, start_instances  # noqa: F401 (database is a fixture)
+from apns_lookalike import LookalikeAPNs
+from conftest import PG_URL, Server, app_config, database, psql, start_apns_lookalike, start_instances  # noqa: F401 (database is a fixture)
 from mock_process import pushgate_binary
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
@@ -67,13 +67,7 @@ class TimedAPNs(LookalikeAPNs):
 
 @pytest.fixture(scope="module")
 def apns(tmp_path_factory):
-    directory = str(tmp_path_factory.mktemp("timed-apns"))
-    cert, key = make_certificate(directory)
-    p8 = os.path.join(directory, "AuthKey_KEY1234567.p8")
-    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8],
-                   check=True, capture_output=True)
-    server = TimedAPNs(cert, key).start()
-    server.ca_file, server.p8 = cert, p8
+    server = start_apns_lookalike(str(tmp_path_factory.mktemp("timed-apns")), TimedAPNs)
     yield server
     server.stop()
 
