@@ -66,12 +66,8 @@ private final class FanOutChunkRun: Sendable {
             machine: Machine(
                 chunk: chunk, settings: Machine.Settings(maxHoldSeconds: fanOut.settings.maxHoldSeconds),
                 seed: UInt64.random(in: 0 ... .max)))
-        let leaseTimer = startLeaseTimer()
-        let cancelWatch = startCancelWatch()
-        let hook = fanOut.register(messageID: message.id) { [mailbox, cancelFlag] in
-            cancelFlag.set()
-            mailbox.post(.cancelled)
-        }
+        let timer = startTimer()
+        let hook = fanOut.register(messageID: message.id) { [self] in noticeCancel() }
         var actions: [Machine.Action]
         if message.endpointID == nil {
             do {
@@ -95,8 +91,7 @@ private final class FanOutChunkRun: Sendable {
             if case .sent(let page, _, _) = event { work.sends[page] = nil }
             actions = feed(event, to: &work.machine)
         }
-        leaseTimer.cancel()
-        cancelWatch.cancel()
+        timer.cancel()
         fanOut.forget(messageID: message.id, key: hook)
         // Sends still under way belong to pages that stay uncommitted: whoever resumes sends them again.
         for send in work.sends.values { send.cancel() }
@@ -187,33 +182,37 @@ private final class FanOutChunkRun: Sendable {
         }
     }
 
-    /// Posts ``FanOutChunkMachine/Event/leaseDue`` every third of the lease until cancelled.
-    private func startLeaseTimer() -> Task<Void, Never> {
-        let every = Duration.milliseconds(max(1, fanOut.policy.leaseMillis / 3))
-        return Task { [mailbox] in
+    /// The chunk's one timer: every ``FanOut/cancelPollMilliseconds`` it asks the store whether the
+    /// message was cancelled (by any instance; then ``noticeCancel()``, once), and every third of
+    /// the lease it posts ``FanOutChunkMachine/Event/leaseDue``; until cancelled.
+    private func startTimer() -> Task<Void, Never> {
+        let tick = Int64(FanOut.cancelPollMilliseconds)
+        let renewEvery = max(1, fanOut.policy.leaseMillis / 3)
+        return Task { [self, store = fanOut.store, id = chunk.message.id] in
+            var sinceRenewal: Int64 = 0
+            var cancelSeen = false
             while !Task.isCancelled {
-                try? await Task.sleep(for: every)
+                let step = min(tick, renewEvery - sinceRenewal)
+                try? await Task.sleep(for: .milliseconds(step))
                 if Task.isCancelled { return }
-                mailbox.post(.leaseDue)
+                sinceRenewal += step
+                if sinceRenewal >= renewEvery {
+                    sinceRenewal = 0
+                    mailbox.post(.leaseDue)
+                }
+                if !cancelSeen, (try? await store.messageState(id: id)) == .cancelled {
+                    cancelSeen = true
+                    noticeCancel()
+                }
             }
         }
     }
 
-    /// Asks the store every ``FanOut/cancelPollMilliseconds`` whether the message was cancelled (by
-    /// any instance); posts ``FanOutChunkMachine/Event/cancelled`` once it was.
-    private func startCancelWatch() -> Task<Void, Never> {
-        let every = Duration.milliseconds(FanOut.cancelPollMilliseconds)
-        return Task { [mailbox, cancelFlag, store = fanOut.store, id = chunk.message.id] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: every)
-                if Task.isCancelled { return }
-                if (try? await store.messageState(id: id)) == .cancelled {
-                    cancelFlag.set()
-                    mailbox.post(.cancelled)
-                    return
-                }
-            }
-        }
+    /// The message was cancelled: rate-capped sends stop before their next slot, and the machine
+    /// ends the chunk.
+    private func noticeCancel() {
+        cancelFlag.set()
+        mailbox.post(.cancelled)
     }
 
     /// Records a page: its counts, cursor and holds (recipients whose provider could not take it);

@@ -1,10 +1,6 @@
 import PushStore
 import PushSync
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Set once a chunk's message is cancelled; read by its sends between rate-capped slots.
 final class FanOutCancelFlag: Sendable {
     private let flag = Locked(false)
@@ -65,11 +61,4 @@ final class FanOutLocalPace: Sendable {
             return start
         }
     }
-}
-
-/// Unix microseconds now.
-func unixMicroseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
 }

@@ -161,39 +161,40 @@ struct PublishService: Sendable {
         let message = try await storeCall("message_id") { () async throws(StoreError) in
             try await store.message(id: request.messageID)
         }
-        try await requireCancel(message, caller: caller)
+        let apps = await apps(of: message)
+        try requireCancel(message, apps: apps, caller: caller)
         let cancelled = try await storeCall("message_id") { () async throws(StoreError) in
             try await store.cancelMessage(id: request.messageID, now: unixMilliseconds())
         }
         fanOut.cancelled(messageID: cancelled.id)
-        fanOut.events.messageCancelled(
-            messageID: cancelled.id, cancelled: cancelled.cancelled, apps: await apps(of: cancelled))
         fanOut.metrics?.message(target: cancelled.target, event: "cancelled")
+        fanOut.events.messageCancelled(messageID: cancelled.id, cancelled: cancelled.cancelled, apps: apps)
         return PushgateV1.Message(cancelled)
     }
 
-    private func requireCancel(_ message: MessageRecord, caller: Caller) async throws(GRPCStatus) {
+    /// Whoever could have published the message may cancel it: admin keys; for an endpoint's, keys
+    /// of its app; for a user's, keys covering every app it went to (for one to every app, keys for
+    /// every app). `apps`: the message's (``apps(of:)``).
+    private func requireCancel(_ message: MessageRecord, apps: [String], caller: Caller) throws(GRPCStatus) {
         guard !caller.isAdmin else { return }
-        let denied = GRPCStatus(
-            .permissionDenied,
-            "message_id: key \(caller.name.debugDescription) may not cancel message \(message.id) (it could not "
-                + "have published it)")
-        switch message.target {
-        case .endpoint(let id):
-            let endpoint = try? await store.endpoint(id: id)
-            guard let endpoint, caller.apps.contains(endpoint.app) else { throw denied }
-        case .user(_, let apps):
-            // No apps stored: it went to every app, so only a key for every app covers it.
-            let covered = apps.isEmpty ? caller.apps == .all : apps.allSatisfy(caller.apps.contains)
-            guard covered else { throw denied }
-        case .topic, nil:
-            throw denied
+        let covered: Bool =
+            switch message.target {
+            case .endpoint: !apps.isEmpty && apps.allSatisfy(caller.apps.contains)
+            case .user(_, let published):
+                published.isEmpty ? caller.apps == .all : published.allSatisfy(caller.apps.contains)
+            case .topic, nil: false
+            }
+        guard covered else {
+            throw GRPCStatus(
+                .permissionDenied,
+                "message_id: key \(caller.name.debugDescription) may not cancel message \(message.id) (it could not "
+                    + "have published it)")
         }
     }
 
-    /// The apps a message goes to, for its events' watchers: an endpoint's app, a user publish's
-    /// apps (for one to every app, those of the user's first 1000 endpoints); empty for a topic's
-    /// (only watchers of every app).
+    /// The apps a message goes to (its events' watchers, and who may cancel it): an endpoint's app
+    /// (none once deleted), a user publish's apps (for one to every app, those of the user's first
+    /// 1000 endpoints); empty for a topic's.
     private func apps(of message: MessageRecord) async -> [String] {
         switch message.target {
         case .endpoint(let id): (try? await store.endpoint(id: id)).map { [$0.app] } ?? []
@@ -212,15 +213,13 @@ struct PublishService: Sendable {
         let limit = try pageLimit(request.pageSize)
         if !request.topic.isEmpty { try RegistryValidation.topicName(request.topic, field: "topic") }
         let state: MessageState?
-        switch request.state {
-        case .unspecified: state = nil
-        case .scheduled: state = .scheduled
-        case .accepted: state = .accepted
-        case .fanningOut: state = .fanningOut
-        case .completed: state = .completed
-        case .expired: state = .expired
-        case .cancelled: state = .cancelled
-        default: throw GRPCStatus(.invalidArgument, "state: unknown message state \(request.state)")
+        if request.state == .unspecified {
+            state = nil
+        } else {
+            // The one mapping, read backwards.
+            guard let known = MessageState.allCases.first(where: { PushgateV1.Message.state($0) == request.state })
+            else { throw GRPCStatus(.invalidArgument, "state: unknown message state \(request.state)") }
+            state = known
         }
         let page = try await storeCall("page_token") { () async throws(StoreError) in
             try await store.listMessages(

@@ -34,8 +34,11 @@ func storeCall<T>(_ field: String, _ body: () async throws(StoreError) -> T) asy
 }
 
 /// Unix milliseconds now.
-func unixMilliseconds() -> Int64 {
+func unixMilliseconds() -> Int64 { unixMicroseconds() / 1000 }
+
+/// Unix microseconds now (a rate cap's slots are finer than a millisecond).
+func unixMicroseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_REALTIME, &now)
-    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
 }

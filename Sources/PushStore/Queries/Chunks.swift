@@ -57,20 +57,14 @@ extension SQLDatabase {
     }
 
     private func expiredChunk(filter: FanOutClaimFilter, now: Int64) throws(StoreError) -> ExpiredChunk? {
-        // Unfiltered, the chunks alone (the common case); filtered, joined to their messages, and
-        // on PostgreSQL locking only the chunk.
+        // Joined to their messages for the filter; on PostgreSQL locking only the chunk.
         let (extra, values) = Self.conditions(filter)
         return try row(
-            filter == .any
-                ? """
-                SELECT message_seq, number, cursor, range_last, holds, parkings FROM fanout_chunks
-                WHERE state = 'working' AND lease_expires_at <= ? ORDER BY message_seq, number LIMIT 1
-                """ + engine.forUpdateSkipLocked
-                : """
-                SELECT c.message_seq, c.number, c.cursor, c.range_last, c.holds, c.parkings
-                FROM fanout_chunks c JOIN messages m ON m.seq = c.message_seq
-                WHERE c.state = 'working' AND c.lease_expires_at <= ?\(extra) ORDER BY c.message_seq, c.number LIMIT 1
-                """ + (engine == .postgres ? " FOR UPDATE OF c SKIP LOCKED" : ""),
+            """
+            SELECT c.message_seq, c.number, c.cursor, c.range_last, c.holds, c.parkings
+            FROM fanout_chunks c JOIN messages m ON m.seq = c.message_seq
+            WHERE c.state = 'working' AND c.lease_expires_at <= ?\(extra) ORDER BY c.message_seq, c.number LIMIT 1
+            """ + (engine == .postgres ? " FOR UPDATE OF c SKIP LOCKED" : ""),
             [.integer(now)] + values
         ) {
             (
