@@ -331,6 +331,15 @@ let package = Package(
 
         // Web Push for the engine: subscriptions checked against the allowed push services,
         // messages encrypted per subscriber (RFC 8291), VAPID tokens per origin (RFC 8292).
+        // Webhooks: the engine's dialect for POSTing signed event batches to a receiver.
+        .target(
+            name: "PushWebhook",
+            dependencies: ["PushCore", "PushCredentials", "PushDelivery", "PushHTTP2", "PushTLS"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushWebhookTests", dependencies: ["PushWebhook", "PushCore", "PushDelivery"],
+            swiftSettings: swiftSettings),
+
         .target(
             name: "PushWebPush",
             dependencies: [
@@ -375,7 +384,7 @@ let package = Package(
             dependencies: [
                 "PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery",
                 "PushAPNs", "PushFCM", "PushADM", "PushWebPush", "PushTLS", "PushStore", "PushMetrics", "PushTransport",
-                "PushAWSQuery",
+                "PushAWSQuery", "PushWebhook",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -46,6 +46,9 @@ public struct BenchOptions {
                                     bulk-loaded into the gateway's store before it starts
           --deliver-after-ms N      publish: schedule it (deliver_at) N ms after the call, and time
                                     the fan-out from then: a scheduled fan-out's speed
+          --delivery-log L          publish: the gateway's delivery log: off, or the share of
+                                    successes it keeps in percent (0-100; default: the gateway's
+                                    default, 0)
           --tokens-per-send N       device tokens in each request (default 1000)
           --concurrency N           send: RPCs in flight (default 4); with --rate: at most this many
                                     in flight (default 1000). stream: SendStream calls (default 4)
@@ -114,6 +117,8 @@ public struct BenchOptions {
     var mode = BenchMode.send
     var subscribers = 100_000
     var deliverAfterMs = 0
+    /// `--delivery-log`: nil (the gateway's default), off (`enabled: false`), or a sample percent.
+    var deliveryLog: DeliveryLogChoice?
     var tokensPerSend = 1000
     var concurrency: Int?
     var pipeline = 16
@@ -193,6 +198,15 @@ public struct BenchOptions {
             self.mode = mode
         case "--subscribers": subscribers = try flags.int(for: flag, range: 1...10_000_000)
         case "--deliver-after-ms": deliverAfterMs = try flags.int(for: flag, range: 1...600_000)
+        case "--delivery-log":
+            let value = try flags.value(for: flag)
+            if value == "off" {
+                deliveryLog = .off
+            } else if let percent = Double(value), (0...100).contains(percent) {
+                deliveryLog = .successSamplePercent(percent)
+            } else {
+                throw CommandLineError("--delivery-log: off or a percent from 0 to 100 (not \(value.debugDescription))")
+            }
         case "--tokens-per-send": tokensPerSend = try flags.int(for: flag, range: 1...1_000_000)
         case "--concurrency": concurrency = try flags.int(for: flag, range: 1...100_000)
         case "--pipeline": pipeline = try flags.int(for: flag, range: 1...10_000)
@@ -316,6 +330,9 @@ public struct BenchOptions {
 
     /// A fixed rate is a schedule of unary calls; a stream's requests follow its answers.
     private func checkMode() throws {
+        if deliveryLog != nil && mode != .publish {
+            throw CommandLineError("--delivery-log: only with --mode publish")
+        }
         if deliverAfterMs > 0 && mode != .publish {
             throw CommandLineError("--deliver-after-ms: only with --mode publish")
         }
@@ -374,4 +391,10 @@ enum BenchProvider: String, Sendable {
         case .webpush: "subscription-\(i)"
         }
     }
+}
+
+/// What `--delivery-log` sets in the gateway's `delivery_log`.
+enum DeliveryLogChoice: Equatable {
+    case off
+    case successSamplePercent(Double)
 }

@@ -53,6 +53,12 @@ struct BenchSetup {
         ]
         if let limit = options.queueLimit { config.append(("queue_limit", .number(String(limit)))) }
         if let loops = options.gatewayLoops { config.append(("loops", .number(String(loops)))) }
+        switch options.deliveryLog {
+        case nil: break
+        case .off: config.append(("delivery_log", .object([("enabled", .bool(false))])))
+        case .successSamplePercent(let percent):
+            config.append(("delivery_log", .object([("success_sample_percent", .number(String(percent)))])))
+        }
         try files.write("pushgate.json", String(decoding: JSONWriter.encode(.object(config)), as: UTF8.self) + "\n")
         let gateway = try BenchChild.spawn(
             name: "gateway", arguments: [currentExecutablePath(), "serve", "--config", files.path("pushgate.json")],

@@ -8,6 +8,8 @@ public enum PreparedPush: Sendable, Equatable {
     /// A request of APNs's channel management API; its one "token" is the channel id (empty for
     /// create and list).
     case apnsChannel(APNsChannelRequest)
+    /// A batch of events POSTed to a webhook; its one "token" is the batch's delivery id.
+    case webhook(PreparedWebhookPost)
 
     /// The device tokens, in request order.
     public var tokens: [String] {
@@ -17,6 +19,7 @@ public enum PreparedPush: Sendable, Equatable {
         case .adm(let message): message.tokens
         case .webpush(let message): message.tokens
         case .apnsChannel(let request): [request.channelID]
+        case .webhook(let post): [post.deliveryID]
         }
     }
 
@@ -38,6 +41,9 @@ public enum PreparedPush: Sendable, Equatable {
         case .apnsChannel(var request):
             request.channelID = tokens.first ?? ""
             return .apnsChannel(request)
+        case .webhook(var post):
+            post.deliveryID = tokens.first ?? ""
+            return .webhook(post)
         }
     }
 }

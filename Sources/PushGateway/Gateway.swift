@@ -21,6 +21,8 @@ public final class Gateway: Sendable {
     private let store: any Store
     private let fanOut: FanOut
     private let events: DeliveryEvents
+    private let webhooks: Webhooks
+    private let deliveryLogPurger: Task<Void, Never>
     private let channelClients: ChannelClients
     let live: LiveSettings
     let authorizer: Authorizer
@@ -69,6 +71,8 @@ public final class Gateway: Sendable {
         health = HealthStatusBoard()
         let group = try EventLoopGroup(loopCount: configuration.loops, namePrefix: "pushgate-loop")
         self.group = group
+        // This process's leases (fan-out chunks, webhooks); a new id every start.
+        let owner = "pushgate-" + RandomUUID.make()
         let clients: [String: any DeliveryClient]
         do {
             if let demoMode {
@@ -84,19 +88,23 @@ public final class Gateway: Sendable {
             }
             metrics = GatewayMetrics(apps: configuration.apps)
             clients = try DeliveryClientFactory.makeClients(configuration, group: group, log: log, metrics: metrics)
+            webhooks = try Webhooks(
+                configuration.webhooks, store: store, owner: owner, group: group, log: log, metrics: metrics)
         } catch {
             group.shutdown()
             throw error
         }
         let live = LiveSettings(configuration: configuration, clients: clients, metrics: metrics)
         self.live = live
-        let events = DeliveryEvents(log: log, logTokens: configuration.logTokens)
+        let events = DeliveryEvents(
+            log: log, logTokens: configuration.logTokens, webhooks: webhooks.router, outbox: webhooks.writer)
         self.events = events
         delivery = NotificationDelivery(live: live, queueLimit: configuration.queueLimit, events: events)
         // A page must fit in an app's queue, or its room could never be reserved.
         let fanOut = FanOut(
             store: store, live: live, events: events, log: log, metrics: metrics,
-            pageSize: min(1000, configuration.queueLimit), settings: configuration.fanOut)
+            pageSize: min(1000, configuration.queueLimit), settings: configuration.fanOut,
+            deliveryLog: configuration.deliveryLog, owner: owner)
         metrics.registerGauges(clients: { live.clients }, fanOut: fanOut)
         self.fanOut = fanOut
         let publish = PublishService(live: live, store: store, fanOut: fanOut)
@@ -172,6 +180,10 @@ public final class Gateway: Sendable {
         }
         Self.watch(store.health, board: health, log: log)
         heapTrimmer = Self.startHeapTrimmer(server: server, group: group, log: log)
+        webhooks.start()
+        let purger = DeliveryLogPurger(
+            store: store, retentionHours: configuration.deliveryLog.retentionHours, metrics: metrics, log: log)
+        deliveryLogPurger = Task { await purger.run() }
         log.info(
             "listening",
             [
@@ -286,6 +298,8 @@ public final class Gateway: Sendable {
         delivery.shutdown()
         channelClients.shutdown()
         await fanOut.drain()
+        deliveryLogPurger.cancel()
+        await webhooks.stop()
         demo?.close()
         metricsServer?.close()
         group.shutdown()

@@ -77,6 +77,9 @@ public struct MessageRecord: Sendable, Equatable {
     public var waitingForProvider: Int64 = 0
     /// Not sent to because the message was cancelled (counted in `total`).
     public var cancelled: Int64 = 0
+    /// The webhooks that get a `message_finished` event when it finishes (fixed when published), in
+    /// the transaction that finishes it.
+    public var notify: [String] = []
 
     /// Whom the message goes to; nil only for a record that breaks the one-target rule.
     public var target: MessageTarget? {

@@ -165,6 +165,10 @@ public protocol Store: Sendable {
     /// `total`); a chunk being worked adds its own unsent recipients when its holder records
     /// progress with state `cancelled`. `notFound` for an unknown id; `failedPrecondition` for a
     /// finished (completed, expired or cancelled) message.
+    ///
+    /// Whatever finishes a message (its last chunk, a cancel with no chunk being worked, the end of
+    /// a cancelled message's last chunk) writes a `message_finished` event for each webhook in its
+    /// `notify`, in the same transaction.
     func cancelMessage(id: String, now: Int64) async throws(StoreError) -> MessageRecord
 
     /// Reserves `count` sends of a message capped at `maxPerSecond`, shared by every instance:
@@ -206,10 +210,12 @@ public protocol Store: Sendable {
     /// park the chunk instead of finishing it: it then stays unfinished, and is claimable again
     /// (``claimFanOutChunk(_:now:)``, with its holds and parkings) once `parkUntil` has passed.
     /// Answers how many recipients the chunk holds now.
+    ///
+    /// `records` are written in the same transaction: delivery-log rows and webhook events.
     @discardableResult
     func recordChunkProgress(
         _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
-        holds: FanOutHoldChanges, now: Int64
+        holds: FanOutHoldChanges, records: FanOutRecords, now: Int64
     ) async throws(StoreError) -> Int64
 
     /// The recipients a chunk holds (``FanOutHold``), with their endpoints as they are now.
@@ -221,6 +227,42 @@ public protocol Store: Sendable {
 
     /// Messages still `accepted` or `fanningOut`, in publish order: what to resume after a restart.
     func unfinishedMessages() async throws(StoreError) -> [MessageRecord]
+
+    // MARK: Webhook outbox
+
+    /// Writes events to their webhooks' outboxes (durable when this returns).
+    func appendOutbox(_ events: [OutboxEvent]) async throws(StoreError)
+
+    /// Takes (or renews) `owner`'s lease on sending the webhook's batches until `now + leaseMillis`,
+    /// then answers its oldest batch: the one formed before and not yet completed (the same events
+    /// and id), or a new one of the oldest `limit` events. nil: another owner's lease runs (with
+    /// several instances, one sends each webhook's batches); an empty batch: nothing pending.
+    func takeWebhookBatch(webhook: String, owner: String, limit: Int, leaseMillis: Int64, now: Int64)
+        async throws(StoreError) -> WebhookBatch?
+
+    /// Removes a batch that was answered 2xx or refused for good; answers how many events it held.
+    @discardableResult
+    func completeWebhookBatch(webhook: String, batch: String) async throws(StoreError) -> Int
+
+    /// Drops the webhook's events written before `createdBefore`, then its oldest beyond `maxPending`.
+    func trimOutbox(webhook: String, maxPending: Int, createdBefore: Int64) async throws(StoreError) -> OutboxTrim
+
+    /// Events waiting for the webhook.
+    func pendingOutbox(webhook: String) async throws(StoreError) -> Int
+
+    /// Ends `owner`'s webhook leases, so another instance sends at once (a graceful stop).
+    func releaseWebhookLeases(owner: String) async throws(StoreError)
+
+    // MARK: Delivery log
+
+    /// Log rows newest first, by message, endpoint and/or status (none: all). Cursors and limits as
+    /// for `listEndpoints`.
+    func listDeliveries(
+        messageID: String?, endpointID: String?, status: DeliveryLogRecord.Status?, cursor: String?, limit: Int
+    ) async throws(StoreError) -> Page<DeliveryLogRecord>
+
+    /// Deletes up to `limit` rows whose time is before `before`, oldest first; answers how many.
+    func purgeDeliveryLog(before: Int64, limit: Int) async throws(StoreError) -> Int
 
     // MARK: Lifecycle
 
@@ -288,6 +330,16 @@ extension Store {
         now: Int64
     ) async throws(StoreError) {
         try await recordChunkProgress(
-            chunk, policy: policy, cursor: cursor, counts: counts, state: state, holds: .none, now: now)
+            chunk, policy: policy, cursor: cursor, counts: counts, state: state, holds: .none, records: .none, now: now)
+    }
+
+    /// Progress with holds and nothing else to write.
+    @discardableResult
+    public func recordChunkProgress(
+        _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
+        holds: FanOutHoldChanges, now: Int64
+    ) async throws(StoreError) -> Int64 {
+        try await recordChunkProgress(
+            chunk, policy: policy, cursor: cursor, counts: counts, state: state, holds: holds, records: .none, now: now)
     }
 }

@@ -85,6 +85,13 @@ class Runner:
             return None
 
 
+def median(values):
+    """The median of a non-empty list (the mean of the middle two for an even count)."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def median_of(count, run, key):
     """Runs `run` `count` times; returns the result whose `key` is the median, with the keys of
     all runs (in run order) under "runs". Failed runs (None, or no key) count as missing."""
@@ -601,6 +608,15 @@ def main():
                                            ["--mode", "publish", "--subscribers", subscribers, "--connections", "4",
                                             "--deliver-after-ms", "2000"], timeout=300)
     results["sns"] = sns_bench.run(r, work, quick)
+    # Issue 42: the delivery log's cost on a large fan-out: off, on at its default (0% of successes),
+    # and 1% of successes, each run twice, interleaved so drift hits all three alike.
+    big = "200000" if quick else "1000000"
+    for round_ in (1, 2):
+        for setting in ("off", "0", "1"):
+            results["publish-log-%s-%d" % (setting, round_)] = r.bench(
+                "pushgate-publish-%s-log-%s-%d" % (big, setting, round_),
+                ["--mode", "publish", "--subscribers", big, "--connections", "4", "--delivery-log", setting],
+                timeout=600)
 
     info["load_end"] = load_average()
     with open(os.path.join(work, "results.json"), "w") as fh:
@@ -772,6 +788,18 @@ def render(info, res, commands, quick):
             "fan-out done in %.2f s; Publish answered (committed) in %.1f ms" % (pub["seconds"], pub["publish_ms"]))
     for cells in sns_bench.rows(res.get("sns")):
         row(*cells)
+    for setting, what in (("off", "delivery log off"), ("0", "delivery log at its default (0% of successes)"),
+                          ("1", "delivery log keeping 1% of successes")):
+        runs = [res.get("publish-log-%s-%d" % (setting, n)) for n in (1, 2)]
+        done = [p for p in runs if p]
+        if not done:
+            row("**Publish**, %s" % what, "run failed", "-", "-", "-", "-", "")
+            continue
+        row("**Publish** to %s subscribers, %s, 4 APNs conns: subscribers/s (median of %d)" % (
+                fmt(done[0]["subscribers"]), what, len(done)),
+            fmt(median([p["subscribers_per_second"] for p in done])), "-", "-",
+            "delivered %s of %s" % (fmt(min(p["delivered"] for p in done)), fmt(done[0]["subscribers"])), "-",
+            "fan-out done in %s s" % ", ".join("%.2f" % p["seconds"] for p in done))
     if peer:
         row("**peer**: aioapns 4.0 (Python), max_connections=1, 1,000 in flight", fmt(peer_rate), "-", "-",
             "none" if not peer["errors"] else json.dumps(peer["errors"]), "-", "%s notifications" % fmt(peer["notifications"]))
@@ -811,6 +839,17 @@ def render(info, res, commands, quick):
                pub["seconds"] < 2 and pub["delivered"] == pub["subscribers"])
     for cells in sns_bench.targets(res.get("sns")):
         target(*cells)
+    log_seconds = {}
+    for setting in ("off", "0", "1"):
+        done = [res.get("publish-log-%s-%d" % (setting, n)) for n in (1, 2)]
+        done = [p for p in done if p and p["delivered"] == p["subscribers"]]
+        log_seconds[setting] = median([p["seconds"] for p in done]) if len(done) == 2 else None
+    for setting, limit in (("0", 1.10), ("1", 1.20)):
+        r_log = ratio(log_seconds[setting], log_seconds["off"])
+        target("Publish fan-out with the delivery log at %s%% of successes within %d%% of the log off (issue 42)" % (
+                   setting, round((limit - 1) * 100)),
+               "%s s / %s s = %s× (medians of 2)" % (fmt(log_seconds[setting], 2), fmt(log_seconds["off"], 2), fmt(r_log, 2)),
+               None if r_log is None else r_log <= limit)
     idle = g(mem, "gateway", "rss_idle_kib")
     target("idle RSS < 64 MB", mib(idle), None if idle is None else idle * 1024 < 64e6)
     before, after = g(mem, "gateway", "rss_after_warmup_kib"), g(mem, "gateway", "rss_end_kib")

@@ -64,6 +64,10 @@ public struct GatewayConfiguration: Sendable {
     public var logLevel = LogLevel.info
     /// `apps`: the apps Pushgate sends for.
     public var apps: [AppConfiguration] = []
+    /// `webhooks`: where delivery events are POSTed (docs/webhooks.md). A restart applies changes.
+    public var webhooks: [WebhookConfiguration] = []
+    /// `delivery_log`: which Publish outcomes are kept for `ListDeliveries`, and how long.
+    public var deliveryLog = DeliveryLogSettings()
     /// `metrics_listen`: where `/metrics` and `/healthz` are served over HTTP, `host:port`; nil (the
     /// default, or an empty string) serves no metrics.
     public var metricsListen: (host: String, port: Int)?
@@ -100,7 +104,7 @@ public struct GatewayConfiguration: Sendable {
                 "store", "log_level", "log_tokens", "apps", "max_connections", "idle_timeout_seconds",
                 "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen", "fanout",
                 "max_buffered_request_bytes_per_connection", "max_buffered_request_bytes", "max_unsent_response_bytes",
-                "write_timeout_seconds", "send_timeout_seconds", "reflection", "sns",
+                "write_timeout_seconds", "send_timeout_seconds", "reflection", "sns", "webhooks", "delivery_log",
             ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -159,6 +163,10 @@ public struct GatewayConfiguration: Sendable {
                 throw ConfigurationError("config.apps[\(index)].name: duplicate app name \(app.name.debugDescription)")
             }
         }
+        if let webhooks = try reader.array("webhooks") {
+            config.webhooks = try WebhookConfiguration.parseAll(webhooks, apps: Set(config.apps.map(\.name)))
+        }
+        if let log = try reader.object("delivery_log") { config.deliveryLog = try DeliveryLogSettings.parse(log) }
         config.security = try SecurityConfiguration.parse(reader)
         if let sns = try reader.object("sns") {
             config.sns = try SNSConfiguration.parse(sns, references: &config.security.appReferences)

@@ -32,7 +32,7 @@ enum DeliveryClientFactory {
             settings.pingTimeout = .seconds(app.pingTimeoutSeconds)
             settings.stallTimeout = .seconds(app.stallTimeoutSeconds)
             settings.httpVersion = app.httpVersion
-            settings.proxy = try proxyChoice(app, path: path)
+            settings.proxy = try proxyChoice(app.proxy, path: path)
             settings.queueLimit = configuration.queueLimit
             let name = app.name
             let logger = providerLogger(log, app: name)
@@ -247,14 +247,15 @@ enum DeliveryClientFactory {
     }
 
     /// The app's `proxy`, or the environment's (`HTTPS_PROXY`, `NO_PROXY`) when it names none.
-    private static func proxyChoice(_ app: AppConfiguration, path: String) throws(ConfigurationError) -> ProxyChoice {
+    /// An app's or webhook's `proxy`: a URL, `direct`, or empty for `HTTPS_PROXY` and `NO_PROXY`.
+    static func proxyChoice(_ proxy: String, path: String) throws(ConfigurationError) -> ProxyChoice {
         do {
-            switch app.proxy {
+            switch proxy {
             case "direct": return .direct
             case "":
                 return try ProxyChoice.fromEnvironment(
                     environment(["HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy"]))
-            default: return ProxyChoice(proxy: try HTTPProxy(url: app.proxy))
+            default: return ProxyChoice(proxy: try HTTPProxy(url: proxy))
             }
         } catch {
             throw ConfigurationError("\(path).proxy: \(error.description)")

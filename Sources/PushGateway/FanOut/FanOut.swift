@@ -24,6 +24,8 @@ final class FanOut: Sendable {
     let log: Log
     let events: DeliveryEvents
     let metrics: GatewayMetrics?
+    /// Which outcomes the delivery log keeps (`delivery_log`).
+    let deliveryLog: DeliveryLogSettings
 
     private struct State {
         var workers: [Int: Task<Void, Never>] = [:]
@@ -48,8 +50,10 @@ final class FanOut: Sendable {
 
     init(
         store: any Store, live: LiveSettings, events: DeliveryEvents, log: Log,
-        metrics: GatewayMetrics? = nil, pageSize: Int = 1000, settings: FanOutSettings = FanOutSettings()
+        metrics: GatewayMetrics? = nil, pageSize: Int = 1000, settings: FanOutSettings = FanOutSettings(),
+        deliveryLog: DeliveryLogSettings = DeliveryLogSettings(), owner: String = "pushgate-" + RandomUUID.make()
     ) {
+        self.deliveryLog = deliveryLog
         self.store = store
         self.events = events
         self.live = live
@@ -58,7 +62,7 @@ final class FanOut: Sendable {
         self.pageSize = pageSize
         self.settings = settings
         policy = FanOutLeasePolicy(
-            owner: "pushgate-" + RandomUUID.make(), leaseMillis: Int64(settings.leaseSeconds) * 1000,
+            owner: owner, leaseMillis: Int64(settings.leaseSeconds) * 1000,
             chunkSize: settings.chunkSize)
     }
 

@@ -43,7 +43,7 @@ private final class FanOutChunkRun: Sendable {
             : nil
         sender = FanOutPageSender(
             events: fanOut.events, metrics: fanOut.metrics, holds: fanOut.settings.maxHoldSeconds > 0,
-            maxShare: fanOut.pageSize, pace: pace)
+            maxShare: fanOut.pageSize, pace: pace, deliveryLog: fanOut.deliveryLog)
     }
 
     /// What the driver keeps between actions (only ``run()`` touches it).
@@ -53,6 +53,8 @@ private final class FanOutChunkRun: Sendable {
         var plan: MessagePlan?
         var sends: [Int: Task<Void, Never>] = [:]
         var renewal: Task<Void, Never>?
+        /// Records of given-up recipients, written with the next commit.
+        var records = FanOutRecords()
     }
 
     func run() async {
@@ -147,19 +149,25 @@ private final class FanOutChunkRun: Sendable {
                 }
                 return nil
             case .giveUp(let recipients):
-                for recipient in recipients { report(givenUp: recipient) }
+                for recipient in recipients { report(givenUp: recipient, into: &work.records) }
                 return nil
             case .commit(let cursor, let counts, let releasing):
-                return .committed(held: try await commit(cursor: cursor, counts: counts, releasing: releasing))
+                let held = try await commit(cursor: cursor, counts: counts, releasing: releasing, records: work.records)
+                work.records = FanOutRecords()
+                return .committed(held: held)
             case .finish(let cursor, let state):
                 try await store.recordChunkProgress(
                     chunk, policy: fanOut.policy, cursor: cursor, counts: ProgressCounts(), state: state,
-                    holds: .none, now: unixMilliseconds())
+                    holds: .none, records: work.records, now: unixMilliseconds())
+                wrote(work.records)
+                work.records = FanOutRecords()
                 return .finished
             case .park(let cursor, let until, let now):
                 try await store.recordChunkProgress(
                     chunk, policy: fanOut.policy, cursor: cursor, counts: ProgressCounts(), state: .fanningOut,
-                    holds: FanOutHoldChanges(parkUntil: until), now: now)
+                    holds: FanOutHoldChanges(parkUntil: until), records: work.records, now: now)
+                wrote(work.records)
+                work.records = FanOutRecords()
                 return .finished
             case .renewLease:
                 work.renewal = Task { [self] in
@@ -215,17 +223,28 @@ private final class FanOutChunkRun: Sendable {
         mailbox.post(.cancelled)
     }
 
-    /// Records a page: its counts, cursor and holds (recipients whose provider could not take it);
+    /// Counts the delivery-log rows a commit wrote.
+    private func wrote(_ records: FanOutRecords) {
+        if !records.deliveries.isEmpty { fanOut.metrics?.deliveryLogRows("written", records.deliveries.count) }
+    }
+
+    /// Records a page: its counts, cursor and holds (recipients whose provider could not take it),
+    /// with its delivery-log rows and webhook events (and `pending`'s) in the same transaction;
     /// answers how many recipients the chunk holds now.
-    private func commit(cursor: String, counts: FanOutCounts, releasing: [String]) async throws(StoreError) -> Int64 {
+    private func commit(cursor: String, counts: FanOutCounts, releasing: [String], records pending: FanOutRecords)
+        async throws(StoreError) -> Int64
+    {
         let message = chunk.message
         let store = fanOut.store
+        var records = pending
+        records.deliveries += counts.records.deliveries
+        records.events += counts.records.events
         if !counts.disable.isEmpty {
             try await store.disableEndpoints(counts.disable.map { ($0.id, $0.reason) })
             for endpoint in counts.disable {
-                fanOut.events.endpointDisabled(
+                records.events += fanOut.events.endpointDisabled(
                     app: endpoint.app, endpointID: endpoint.id, token: endpoint.token, reason: endpoint.reason,
-                    messageID: message.id)
+                    messageID: message.id, inCommit: true)
             }
         }
         for endpoint in counts.retoken {
@@ -235,7 +254,8 @@ private final class FanOutChunkRun: Sendable {
             chunk, policy: fanOut.policy, cursor: cursor, counts: counts.progress, state: .fanningOut,
             holds: FanOutHoldChanges(
                 holding: counts.hold.map { FanOutHold(endpointID: $0.id, reason: $0.reason) }, releasing: releasing),
-            now: unixMilliseconds())
+            records: records, now: unixMilliseconds())
+        wrote(records)
         for held in counts.hold { fanOut.metrics?.fanOutHolds(app: held.app, event: "held").increment() }
         return held
     }
@@ -261,10 +281,17 @@ private final class FanOutChunkRun: Sendable {
         }
     }
 
-    /// A held recipient FAILED past the hold limit: its event and metrics.
-    private func report(givenUp recipient: Machine.GivenUp) {
+    /// A held recipient FAILED past the hold limit: its event, log row and metrics.
+    private func report(givenUp recipient: Machine.GivenUp, into records: inout FanOutRecords) {
         let app = recipient.endpoint.app
-        fanOut.events.result(recipient.result, app: app, messageID: chunk.message.id, endpointID: recipient.endpoint.id)
+        let now = unixMilliseconds()
+        records.events += fanOut.events.result(
+            recipient.result, app: app, messageID: chunk.message.id, endpointID: recipient.endpoint.id, inCommit: true)
+        if fanOut.deliveryLog.enabled {
+            records.deliveries.append(
+                DeliveryLogRecord(
+                    recipient.result, endpoint: recipient.endpoint, messageID: chunk.message.id, time: now))
+        }
         fanOut.metrics?.notifications(app: app)?.record(CollectionOfOne(recipient.result))
         fanOut.metrics?.fanOutHolds(app: app, event: "given_up").increment()
     }

@@ -1,5 +1,6 @@
 import PushCore
 import PushDelivery
+import PushPosix
 import PushStore
 
 /// Sends fan-out recipients through the apps' clients and adds up their results; what to do with
@@ -16,6 +17,8 @@ struct FanOutPageSender: Sendable {
     let maxShare: Int
     /// A rate-capped message's pace: recipients go in slices of its slots. nil: no cap.
     var pace: FanOutPace? = nil
+    /// Which outcomes go to the delivery log (written with the page's commit).
+    var deliveryLog = DeliveryLogSettings()
 
     /// One page sorted out: who is skipped or failed now, and per app the notification (built once
     /// per message and app) and its recipients.
@@ -101,13 +104,21 @@ struct FanOutPageSender: Sendable {
         var counts = FanOutCounts(total: 0)
         var final: [DeliveryResult] = []
         final.reserveCapacity(results.count)
+        var sample = DeliveryLogSample(deliveryLog)
+        let now = unixMilliseconds()
         for (recipient, result) in zip(recipients, results) {
             if holds && FanOut.holdsFor(result) {
                 counts.hold.append((recipient.endpoint.id, result.reason, recipient.endpoint.app))
                 continue
             }
             final.append(result)
-            events.result(result, app: recipient.endpoint.app, messageID: messageID, endpointID: recipient.endpoint.id)
+            counts.records.events += events.result(
+                result, app: recipient.endpoint.app, messageID: messageID, endpointID: recipient.endpoint.id,
+                inCommit: true)
+            if sample.logs(result) {
+                counts.records.deliveries.append(
+                    DeliveryLogRecord(result, endpoint: recipient.endpoint, messageID: messageID, time: now))
+            }
             switch result.status {
             case .delivered:
                 counts.delivered += 1
@@ -143,6 +154,8 @@ struct FanOutCounts: Sendable, Equatable {
     var retoken: [(id: String, token: String, app: String)] = []
     /// Recipients held for their provider, with the failure that held them (in no count yet).
     var hold: [(id: String, reason: String, app: String)] = []
+    /// Delivery-log rows and webhook events, written with the page's progress.
+    var records = FanOutRecords()
 
     mutating func add(_ other: FanOutCounts) {
         total += other.total
@@ -154,6 +167,8 @@ struct FanOutCounts: Sendable, Equatable {
         disable += other.disable
         retoken += other.retoken
         hold += other.hold
+        records.deliveries += other.records.deliveries
+        records.events += other.records.events
     }
 
     /// The counts the store adds up (without the endpoints to change or hold).
@@ -166,5 +181,47 @@ struct FanOutCounts: Sendable, Equatable {
     static func == (a: FanOutCounts, b: FanOutCounts) -> Bool {
         a.progress == b.progress && a.disable.elementsEqual(b.disable) { $0 == $1 }
             && a.retoken.elementsEqual(b.retoken) { $0 == $1 } && a.hold.elementsEqual(b.hold) { $0 == $1 }
+            && a.records == b.records
+    }
+}
+
+/// Which outcomes of a slice the delivery log keeps: every one that is not a success, and
+/// `success_sample_percent` of the successes (drawn from a cheap generator seeded once per slice).
+struct DeliveryLogSample {
+    private let enabled: Bool
+    /// A success is kept when a draw is below this; 0: none.
+    private let threshold: UInt64
+    private var random: SplitMix64
+
+    init(_ settings: DeliveryLogSettings) {
+        enabled = settings.enabled
+        let share = settings.successSamplePercent / 100
+        threshold = share >= 1 ? .max : UInt64(share * Double(UInt64.max))
+        random = threshold == 0 || threshold == .max ? SplitMix64(seed: 0) : SplitMix64()
+    }
+
+    mutating func logs(_ result: DeliveryResult) -> Bool {
+        guard enabled else { return false }
+        guard result.status == .delivered else { return true }
+        switch threshold {
+        case 0: return false
+        case .max: return true
+        default: return random.next() < threshold
+        }
+    }
+}
+
+extension DeliveryLogRecord {
+    init(_ result: DeliveryResult, endpoint: EndpointRecord, messageID: String, time: Int64) {
+        let status: Status =
+            switch result.status {
+            case .delivered: .delivered
+            case .rejected: .rejected
+            case .failed: .failed
+            }
+        self.init(
+            messageID: messageID, endpointID: endpoint.id, app: endpoint.app, token: endpoint.token, status: status,
+            reason: result.reason, httpStatus: result.httpStatus, providerID: result.providerID,
+            attempts: result.attempts, time: time)
     }
 }

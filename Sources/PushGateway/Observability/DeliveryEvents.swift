@@ -1,14 +1,19 @@
 import PushCore
 import PushPosix
 import PushProto
+import PushStore
 import PushSync
 import Synchronization
 
-/// Fans delivery events out to `WatchEvents` callers and the log.
+/// Fans delivery events out to `WatchEvents` callers, webhooks and the log.
 ///
 /// Each watcher has a bounded buffer: an event it cannot take is counted, and the count is reported
 /// in a `KIND_EVENTS_DROPPED` event once it reads again, so a slow watcher costs memory bounded by
-/// ``bufferSize`` and never slows deliveries. With no watcher the cost per result is one atomic load.
+/// ``bufferSize`` and never slows deliveries. With no watcher and no webhook the cost per result is
+/// one atomic load and one empty-list check.
+///
+/// Webhook events go to the outbox: those of a fan-out are answered to the caller (`inCommit`),
+/// which writes them in the fan-out's own commit; the others go through the ``WebhookOutboxWriter``.
 final class DeliveryEvents: Sendable {
     static let bufferSize = 10_000
 
@@ -25,10 +30,21 @@ final class DeliveryEvents: Sendable {
     private let nextID = Atomic<Int>(0)
     private let log: Log
     private let logTokens: Bool
+    let webhooks: WebhookRouter
+    private let outbox: WebhookOutboxWriter?
 
-    init(log: Log, logTokens: Bool) {
+    init(log: Log, logTokens: Bool, webhooks: WebhookRouter = WebhookRouter([]), outbox: WebhookOutboxWriter? = nil) {
         self.log = log
         self.logTokens = logTokens
+        self.webhooks = webhooks
+        self.outbox = outbox
+    }
+
+    /// Webhook rows: answered when `inCommit` (a fan-out writes them itself), else written.
+    private func route(_ rows: [OutboxEvent], inCommit: Bool) -> [OutboxEvent] {
+        guard !inCommit else { return rows }
+        outbox?.append(rows)
+        return []
     }
 
     /// A new watcher's events, until it stops reading (the stream's termination removes it).
@@ -66,7 +82,11 @@ final class DeliveryEvents: Sendable {
     }
 
     /// One final per-token result. Failures are logged (the token masked unless `log_tokens`).
-    func result(_ result: DeliveryResult, app: String, messageID: String = "", endpointID: String = "") {
+    /// Answers the webhook rows when `inCommit`.
+    @discardableResult
+    func result(
+        _ result: DeliveryResult, app: String, messageID: String = "", endpointID: String = "", inCommit: Bool = false
+    ) -> [OutboxEvent] {
         if result.status != .delivered {
             let message = result.status == .rejected ? "notification rejected" : "notification failed"
             let token = maskedToken(result.token)
@@ -87,7 +107,15 @@ final class DeliveryEvents: Sendable {
                     ])
             }
         }
-        guard watcherCount.load(ordering: .relaxed) > 0 else { return }
+        let kind: WebhookConfiguration.EventKind =
+            switch result.status {
+            case .delivered: .delivered
+            case .rejected: .rejected
+            case .failed: .failed
+            }
+        let watched = watcherCount.load(ordering: .relaxed) > 0
+        let hooked = !webhooks.isEmpty && webhooks.wants(kind, apps: [app])
+        guard watched || hooked else { return [] }
         var event = PushgateV1.DeliveryEvent()
         switch result.status {
         case .delivered: event.kind = .delivered
@@ -103,15 +131,23 @@ final class DeliveryEvents: Sendable {
         event.messageID = messageID
         event.endpointID = endpointID
         event.time = unixMilliseconds()
-        emit(event, sampled: result.status == .delivered)
+        if watched { emit(event, sampled: result.status == .delivered) }
+        guard hooked else { return [] }
+        return route(webhooks.rows(for: event, kind: kind, apps: [app], now: event.time), inCommit: inCommit)
     }
 
-    /// A registry endpoint was disabled because its token is dead.
-    func endpointDisabled(app: String, endpointID: String, token: String, reason: String, messageID: String) {
+    /// A registry endpoint was disabled because its token is dead. Answers the webhook rows when
+    /// `inCommit`.
+    @discardableResult
+    func endpointDisabled(
+        app: String, endpointID: String, token: String, reason: String, messageID: String, inCommit: Bool = false
+    ) -> [OutboxEvent] {
         log.info(
             "endpoint disabled",
             ["app": app, "endpoint_id": endpointID, "token": maskedToken(token), "reason": reason])
-        guard watcherCount.load(ordering: .relaxed) > 0 else { return }
+        let watched = watcherCount.load(ordering: .relaxed) > 0
+        let hooked = !webhooks.isEmpty && webhooks.wants(.endpointDisabled, apps: [app])
+        guard watched || hooked else { return [] }
         var event = PushgateV1.DeliveryEvent()
         event.kind = .endpointDisabled
         event.app = app
@@ -120,20 +156,30 @@ final class DeliveryEvents: Sendable {
         event.endpointID = endpointID
         event.messageID = messageID
         event.time = unixMilliseconds()
-        emit(event, sampled: false)
+        if watched { emit(event, sampled: false) }
+        guard hooked else { return [] }
+        return route(
+            webhooks.rows(for: event, kind: .endpointDisabled, apps: [app], now: event.time), inCommit: inCommit)
     }
 
     /// A message was cancelled through this instance. Watchers of every app get it, and those
     /// watching one of `apps` (the apps it went to; empty: a topic's, any app's).
     func messageCancelled(messageID: String, cancelled: Int64, apps: [String]) {
         log.info("message cancelled", ["message_id": messageID, "cancelled": "\(cancelled)"])
-        guard watcherCount.load(ordering: .relaxed) > 0 else { return }
+        let watched = watcherCount.load(ordering: .relaxed) > 0
+        let hookApps = apps.isEmpty ? nil : apps
+        let hooked = !webhooks.isEmpty && webhooks.wants(.messageCancelled, apps: hookApps)
+        guard watched || hooked else { return }
         var event = PushgateV1.DeliveryEvent()
         event.kind = .messageCancelled
         event.messageID = messageID
         event.cancelled = cancelled
         event.time = unixMilliseconds()
-        emit(event, sampled: false, apps: apps)
+        if watched { emit(event, sampled: false, apps: apps) }
+        if hooked {
+            _ = route(
+                webhooks.rows(for: event, kind: .messageCancelled, apps: hookApps, now: event.time), inCommit: false)
+        }
     }
 
     /// Ends every watch (shutdown).

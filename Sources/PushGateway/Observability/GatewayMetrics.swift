@@ -23,6 +23,11 @@ final class GatewayMetrics: Sendable {
     private let fanOutHolds: CounterFamily
     private let snsRequests: CounterFamily
     private let messages: CounterFamily
+    private let webhookSent: CounterFamily
+    private let webhookRetried: CounterFamily
+    private let webhookDropped: CounterFamily
+    private let deliveryLogRows: CounterFamily
+    private let webhookPending: GaugeFamily
 
     static let latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
     /// From 100 µs: a provider on the same network (or `pushgate mock-apns` on loopback) answers in
@@ -72,6 +77,23 @@ final class GatewayMetrics: Sendable {
             help: "Publish messages by target (topic, endpoint, user) and event: published (fan-out at once), "
                 + "scheduled (a deliver_at to come), cancelled.",
             labels: ["target", "event"])
+        webhookSent = registry.counter(
+            "pushgate_webhook_events_sent_total", help: "Webhook events delivered (answered 2xx).",
+            labels: ["webhook"])
+        webhookRetried = registry.counter(
+            "pushgate_webhook_batches_retried_total",
+            help: "Webhook batches sent again after a 5xx, 429, timeout or connection failure.", labels: ["webhook"])
+        webhookDropped = registry.counter(
+            "pushgate_webhook_events_dropped_total",
+            help: "Webhook events dropped: max_pending (the outbox was full), max_age (too old), refused (a 4xx), "
+                + "buffer (the store could not keep up).",
+            labels: ["webhook", "reason"])
+        webhookPending = registry.gauge(
+            "pushgate_webhook_events_pending", help: "Webhook events waiting in the outbox (as last counted).",
+            labels: ["webhook"])
+        deliveryLogRows = registry.counter(
+            "pushgate_delivery_log_rows_total", help: "Delivery-log rows written and purged by this instance.",
+            labels: ["event"])
         sendSeconds = registry.histogram(
             "pushgate_send_seconds",
             help: "End-to-end time of a SendRequest (Send, or one request of a SendStream), validation to answer.",
@@ -113,6 +135,14 @@ final class GatewayMetrics: Sendable {
     }
 
     /// The provider latency histogram of an app (resolved once per APNs client).
+    func webhookSent(_ webhook: String, _ count: Int) { webhookSent.labels(webhook).increment(by: count) }
+    func webhookRetried(_ webhook: String) { webhookRetried.labels(webhook).increment() }
+    func webhookDropped(_ webhook: String, reason: String, _ count: Int) {
+        webhookDropped.labels(webhook, reason).increment(by: count)
+    }
+    func webhookPending(_ webhook: String, _ count: Int) { webhookPending.labels(webhook).set(Double(count)) }
+    func deliveryLogRows(_ event: String, _ count: Int) { deliveryLogRows.labels(event).increment(by: count) }
+
     func providerRequestSeconds(app: String) -> Histogram { providerRequestSeconds.labels(app) }
 
     /// What an app's provider client counts (resolved once per client).

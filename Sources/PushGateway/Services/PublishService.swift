@@ -26,19 +26,27 @@ struct PublishService: Sendable {
             attributes: request.attributes, publishedAt: now, deliverAt: request.deliverAt,
             maxPerSecond: request.maxPerSecond, state: request.deliverAt > 0 ? .scheduled : .accepted)
         let target: SNSTarget
+        // The apps the message may reach, for the webhooks told when it finishes (nil: any app).
+        let reaches: [String]?
         if !request.topic.isEmpty {
             target = try await topicTarget(request.topic, caller: caller)
             record.topic = request.topic
+            reaches = nil
         } else if !request.userID.isEmpty {
             record.apps = try await userApps(request.userID, caller: caller)
             record.userID = request.userID
             // A user's endpoints may be on every platform, as a topic's subscribers are.
             target = .topic
+            reaches = record.apps.isEmpty ? nil : record.apps
         } else {
-            target = try await endpointTarget(request.endpointID, caller: caller, known: known)
+            let app: String
+            (target, app) = try await endpointTarget(request.endpointID, caller: caller, known: known)
             record.endpointID = request.endpointID
+            reaches = [app]
         }
         try Self.check(request, target: target)
+        let webhooks = fanOut.events.webhooks
+        if !webhooks.isEmpty { record.notify = webhooks.finishedWebhooks(apps: reaches) }
         try await storeCall("message") { () async throws(StoreError) in try await store.insertMessage(record) }
         fanOut.published(deliverAt: record.deliverAt)
         fanOut.metrics?.message(target: record.target, event: record.deliverAt > 0 ? "scheduled" : "published")
@@ -120,7 +128,7 @@ struct PublishService: Sendable {
     /// `known`: the endpoint's record when the caller has read it already (the SNS door reads it to
     /// name its errors), so it is not read twice.
     private func endpointTarget(_ endpointID: String, caller: Caller, known: EndpointRecord?)
-        async throws(GRPCStatus) -> SNSTarget
+        async throws(GRPCStatus) -> (SNSTarget, app: String)
     {
         let endpoint: EndpointRecord
         if let known, known.id == endpointID {
@@ -141,7 +149,7 @@ struct PublishService: Sendable {
                 .failedPrecondition,
                 "endpoint_id: the endpoint's app \(endpoint.app.debugDescription) is not configured")
         }
-        return .endpoint(app.platformKey)
+        return (.endpoint(app.platformKey), endpoint.app)
     }
 
     func message(_ request: PushgateV1.GetMessageRequest) async throws(GRPCStatus) -> PushgateV1.Message {
@@ -162,7 +170,7 @@ struct PublishService: Sendable {
             try await store.message(id: request.messageID)
         }
         let apps = await apps(of: message)
-        try requireCancel(message, apps: apps, caller: caller)
+        try requirePublisher(message, apps: apps, caller: caller, may: "cancel")
         let cancelled = try await storeCall("message_id") { () async throws(StoreError) in
             try await store.cancelMessage(id: request.messageID, now: unixMilliseconds())
         }
@@ -172,10 +180,12 @@ struct PublishService: Sendable {
         return PushgateV1.Message(cancelled)
     }
 
-    /// Whoever could have published the message may cancel it: admin keys; for an endpoint's, keys
-    /// of its app; for a user's, keys covering every app it went to (for one to every app, keys for
-    /// every app). `apps`: the message's (``apps(of:)``).
-    private func requireCancel(_ message: MessageRecord, apps: [String], caller: Caller) throws(GRPCStatus) {
+    /// Whoever could have published the message may cancel it or list its deliveries: admin keys;
+    /// for an endpoint's, keys of its app; for a user's, keys covering every app it went to (for one
+    /// to every app, keys for every app). `apps`: the message's (``apps(of:)``).
+    private func requirePublisher(_ message: MessageRecord, apps: [String], caller: Caller, may action: String)
+        throws(GRPCStatus)
+    {
         guard !caller.isAdmin else { return }
         let covered: Bool =
             switch message.target {
@@ -187,8 +197,8 @@ struct PublishService: Sendable {
         guard covered else {
             throw GRPCStatus(
                 .permissionDenied,
-                "message_id: key \(caller.name.debugDescription) may not cancel message \(message.id) (it could not "
-                    + "have published it)")
+                "message_id: key \(caller.name.debugDescription) may not \(action) message \(message.id) (it could "
+                    + "not have published it)")
         }
     }
 
@@ -228,6 +238,51 @@ struct PublishService: Sendable {
         }
         var response = PushgateV1.ListMessagesResponse()
         response.messages = page.items.map(PushgateV1.Message.init)
+        response.nextPageToken = page.nextCursor ?? ""
+        return response
+    }
+
+    /// The delivery log, newest first: one message's recipients (keys that could have published
+    /// it), one endpoint's history (keys of its app), or everything (admin keys).
+    func deliveries(_ request: PushgateV1.ListDeliveriesRequest, caller: Caller) async throws(GRPCStatus)
+        -> PushgateV1.ListDeliveriesResponse
+    {
+        let limit = try pageLimit(request.pageSize)
+        let status: DeliveryLogRecord.Status?
+        switch request.status {
+        case .unspecified: status = nil
+        case .delivered: status = .delivered
+        case .rejected: status = .rejected
+        case .failed: status = .failed
+        default: throw GRPCStatus(.invalidArgument, "status: unknown status \(request.status)")
+        }
+        if !request.messageID.isEmpty {
+            let message = try await storeCall("message_id") { () async throws(StoreError) in
+                try await store.message(id: request.messageID)
+            }
+            if !caller.isAdmin {
+                try requirePublisher(
+                    message, apps: await apps(of: message), caller: caller, may: "list the deliveries of")
+            }
+        }
+        if !request.endpointID.isEmpty && !caller.isAdmin {
+            // Admin keys may read a deleted endpoint's history; others need its app.
+            let endpoint = try await storeCall("endpoint_id") { () async throws(StoreError) in
+                try await store.endpoint(id: request.endpointID)
+            }
+            try caller.requireApp(endpoint.app, field: "endpoint_id")
+        }
+        if request.messageID.isEmpty && request.endpointID.isEmpty {
+            try caller.requireAdmin("ListDeliveries without message_id or endpoint_id")
+        }
+        let page = try await storeCall("page_token") { () async throws(StoreError) in
+            try await store.listDeliveries(
+                messageID: request.messageID.isEmpty ? nil : request.messageID,
+                endpointID: request.endpointID.isEmpty ? nil : request.endpointID, status: status,
+                cursor: request.pageToken, limit: limit)
+        }
+        var response = PushgateV1.ListDeliveriesResponse()
+        response.deliveries = page.items.map(PushgateV1.Delivery.init)
         response.nextPageToken = page.nextCursor ?? ""
         return response
     }

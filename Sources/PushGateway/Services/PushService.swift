@@ -79,6 +79,10 @@ enum PushService {
                     request, _, _ in
                     try await publish.list(request)
                 },
+                .authorizedUnary("ListDeliveries", PushgateV1.ListDeliveriesRequest.self, authorizer, .anyCaller) {
+                    request, caller, _ in
+                    try await publish.deliveries(request, caller: caller)
+                },
                 GRPCMethod.protoServerStreaming(
                     "WatchEvents", PushgateV1.WatchEventsRequest.self, PushgateV1.DeliveryEvent.self
                 ) {

@@ -28,6 +28,27 @@ extension PushgateV1.Subscription {
     }
 }
 
+extension PushgateV1.Delivery {
+    init(_ record: DeliveryLogRecord) {
+        self.init()
+        messageID = record.messageID
+        endpointID = record.endpointID
+        app = record.app
+        token = record.token
+        status =
+            switch record.status {
+            case .delivered: .delivered
+            case .rejected: .rejected
+            case .failed: .failed
+            }
+        reason = record.reason
+        httpStatus = Int32(clamping: record.httpStatus)
+        id = record.providerID
+        attempts = Int32(clamping: record.attempts)
+        time = record.time
+    }
+}
+
 extension PushgateV1.Message {
     init(_ record: MessageRecord) {
         self.init()

@@ -276,6 +276,7 @@ extension PushgateV1 {
         public var time: Int64 = 0
         public var dropped: Int64 = 0
         public var cancelled: Int64 = 0
+        public var message: PushgateV1.Message? = nil
         public init() {}
 
         /// The proto enum `pushgate.v1.DeliveryEvent.Kind`. Open: unknown values are kept as they are.
@@ -289,6 +290,7 @@ extension PushgateV1 {
             public static let endpointDisabled = Self(rawValue: 4)
             public static let eventsDropped = Self(rawValue: 5)
             public static let messageCancelled = Self(rawValue: 6)
+            public static let messageFinished = Self(rawValue: 7)
             /// The proto name of the value, or its number when unknown.
             public var description: String {
                 switch rawValue {
@@ -299,10 +301,43 @@ extension PushgateV1 {
                 case 4: return "KIND_ENDPOINT_DISABLED"
                 case 5: return "KIND_EVENTS_DROPPED"
                 case 6: return "KIND_MESSAGE_CANCELLED"
+                case 7: return "KIND_MESSAGE_FINISHED"
                 default: return String(rawValue)
                 }
             }
         }
+    }
+
+    /// The proto message `pushgate.v1.ListDeliveriesRequest`.
+    public struct ListDeliveriesRequest: Sendable, Equatable {
+        public var messageID: String = ""
+        public var endpointID: String = ""
+        public var status: PushgateV1.Status = .init(rawValue: 0)
+        public var pageSize: Int32 = 0
+        public var pageToken: String = ""
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.ListDeliveriesResponse`.
+    public struct ListDeliveriesResponse: Sendable, Equatable {
+        public var deliveries: [PushgateV1.Delivery] = []
+        public var nextPageToken: String = ""
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.Delivery`.
+    public struct Delivery: Sendable, Equatable {
+        public var messageID: String = ""
+        public var endpointID: String = ""
+        public var app: String = ""
+        public var token: String = ""
+        public var status: PushgateV1.Status = .init(rawValue: 0)
+        public var reason: String = ""
+        public var httpStatus: Int32 = 0
+        public var id: String = ""
+        public var attempts: Int32 = 0
+        public var time: Int64 = 0
+        public init() {}
     }
 }
 
@@ -2041,13 +2076,14 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 192
+        var size = 208
         size += self.app.utf8.count
         size += self.token.utf8.count
         size += self.reason.utf8.count
         size += self.id.utf8.count
         size += self.messageID.utf8.count
         size += self.endpointID.utf8.count
+        if let v = self.message { size += v.packedSizeBound }
         return size
     }
 
@@ -2064,6 +2100,10 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         value.time = m.pointee.time
         value.dropped = m.pointee.dropped
         value.cancelled = m.pointee.cancelled
+        if let e = m.pointee.message {
+            value.message = PushgateV1.Message()
+            try PushgateV1.Message.decode(e, into: &value.message!)
+        }
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__DeliveryEvent> {
@@ -2085,6 +2125,7 @@ extension PushgateV1.DeliveryEvent: ProtoMessage {
         c.pointee.time = value.pointee.time
         c.pointee.dropped = value.pointee.dropped
         c.pointee.cancelled = value.pointee.cancelled
+        if let v = value.pointee.message { c.pointee.message = v.cMessage(in: arena) }
         return c
     }
 }
@@ -2111,6 +2152,7 @@ extension PushgateV1.DeliveryEvent: ProtoJSONMessage, ProtoJSONCodable {
             (10, "time", "time"),
             (11, "dropped", "dropped"),
             (12, "cancelled", "cancelled"),
+            (13, "message", "message"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -2129,6 +2171,7 @@ extension PushgateV1.DeliveryEvent: ProtoJSONMessage, ProtoJSONCodable {
             case 10: self.time = try Int64(protoJSON: value)
             case 11: self.dropped = try Int64(protoJSON: value)
             case 12: self.cancelled = try Int64(protoJSON: value)
+            case 13: self.message = try PushgateV1.Message(protoJSON: value)
             default: break
             }
         }
@@ -2148,6 +2191,7 @@ extension PushgateV1.DeliveryEvent: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("time", time)
         writer.field("dropped", dropped)
         writer.field("cancelled", cancelled)
+        writer.field("message", present: message)
         writer.endMessage()
     }
 }
@@ -2162,5 +2206,310 @@ extension PushgateV1.DeliveryEvent.Kind: ProtoJSONEnum {
         ("KIND_ENDPOINT_DISABLED", 4),
         ("KIND_EVENTS_DROPPED", 5),
         ("KIND_MESSAGE_CANCELLED", 6),
+        ("KIND_MESSAGE_FINISHED", 7),
     ]
+}
+
+extension PushgateV1.ListDeliveriesRequest: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListDeliveriesRequest", into: &self, unpack: { pushgate__v1__list_deliveries_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_deliveries_request__get_packed_size(c) }
+            ) { pushgate__v1__list_deliveries_request__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 80
+        size += self.messageID.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.pageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListDeliveriesRequest>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        value.status = PushgateV1.Status(rawValue: Int32(truncatingIfNeeded: m.pointee.status.rawValue))
+        value.pageSize = m.pointee.page_size
+        try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListDeliveriesRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListDeliveriesRequest> {
+        let c = arena.allocate(Pushgate__V1__ListDeliveriesRequest.self)
+        pushgate__v1__list_deliveries_request__init(c)
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: value.pointee.status.rawValue))
+        c.pointee.page_size = value.pointee.pageSize
+        if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
+        return c
+    }
+}
+
+extension PushgateV1.ListDeliveriesRequest: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.ListDeliveriesRequest",
+        [
+            (1, "messageId", "message_id"),
+            (2, "endpointId", "endpoint_id"),
+            (3, "status", "status"),
+            (4, "pageSize", "page_size"),
+            (5, "pageToken", "page_token"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.messageID = try String(protoJSON: value)
+            case 2: self.endpointID = try String(protoJSON: value)
+            case 3: self.status = try PushgateV1.Status(protoJSON: value)
+            case 4: self.pageSize = try Int32(protoJSON: value)
+            case 5: self.pageToken = try String(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("messageId", messageID)
+        writer.field("endpointId", endpointID)
+        writer.field("status", status)
+        writer.field("pageSize", pageSize)
+        writer.field("pageToken", pageToken)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.ListDeliveriesResponse: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.ListDeliveriesResponse", into: &self, unpack: { pushgate__v1__list_deliveries_response__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__list_deliveries_response__get_packed_size(c) }
+            ) { pushgate__v1__list_deliveries_response__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 32
+        for index in self.deliveries.indices { size += ProtoC.fieldOverhead + self.deliveries[index].packedSizeBound }
+        size += self.nextPageToken.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__ListDeliveriesResponse>, into value: inout Self) throws(ProtoDecodingError) {
+        if m.pointee.n_deliveries > 0 {
+            value.deliveries = try ProtoC.messages(m.pointee.deliveries, count: m.pointee.n_deliveries, empty: { PushgateV1.Delivery() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.Delivery.decode(e, into: &element)
+            }
+        }
+        try ProtoC.string(m.pointee.next_page_token, field: "next_page_token", into: &value.nextPageToken)
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListDeliveriesResponse> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListDeliveriesResponse> {
+        let c = arena.allocate(Pushgate__V1__ListDeliveriesResponse.self)
+        pushgate__v1__list_deliveries_response__init(c)
+        if !value.pointee.deliveries.isEmpty {
+            c.pointee.n_deliveries = value.pointee.deliveries.count
+            c.pointee.deliveries = arena.array(value.pointee.deliveries) { PushgateV1.Delivery.cMessage(of: $0, in: arena) }
+        }
+        if !value.pointee.nextPageToken.isEmpty { c.pointee.next_page_token = arena.string(value.pointee.nextPageToken) }
+        return c
+    }
+}
+
+extension PushgateV1.ListDeliveriesResponse: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.ListDeliveriesResponse",
+        [
+            (1, "deliveries", "deliveries"),
+            (2, "nextPageToken", "next_page_token"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.deliveries = try ProtoJSON.array(value, of: PushgateV1.Delivery.self)
+            case 2: self.nextPageToken = try String(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("deliveries", repeated: deliveries)
+        writer.field("nextPageToken", nextPageToken)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.Delivery: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Delivery", into: &self, unpack: { pushgate__v1__delivery__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__delivery__get_packed_size(c) }
+            ) { pushgate__v1__delivery__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 160
+        size += self.messageID.utf8.count
+        size += self.endpointID.utf8.count
+        size += self.app.utf8.count
+        size += self.token.utf8.count
+        size += self.reason.utf8.count
+        size += self.id.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Delivery>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.message_id, field: "message_id", into: &value.messageID)
+        try ProtoC.string(m.pointee.endpoint_id, field: "endpoint_id", into: &value.endpointID)
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
+        value.status = PushgateV1.Status(rawValue: Int32(truncatingIfNeeded: m.pointee.status.rawValue))
+        try ProtoC.string(m.pointee.reason, field: "reason", into: &value.reason)
+        value.httpStatus = m.pointee.http_status
+        try ProtoC.string(m.pointee.id, field: "id", into: &value.id)
+        value.attempts = m.pointee.attempts
+        value.time = m.pointee.time
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Delivery> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Delivery> {
+        let c = arena.allocate(Pushgate__V1__Delivery.self)
+        pushgate__v1__delivery__init(c)
+        if !value.pointee.messageID.isEmpty { c.pointee.message_id = arena.string(value.pointee.messageID) }
+        if !value.pointee.endpointID.isEmpty { c.pointee.endpoint_id = arena.string(value.pointee.endpointID) }
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
+        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: value.pointee.status.rawValue))
+        if !value.pointee.reason.isEmpty { c.pointee.reason = arena.string(value.pointee.reason) }
+        c.pointee.http_status = value.pointee.httpStatus
+        if !value.pointee.id.isEmpty { c.pointee.id = arena.string(value.pointee.id) }
+        c.pointee.attempts = value.pointee.attempts
+        c.pointee.time = value.pointee.time
+        return c
+    }
+}
+
+extension PushgateV1.Delivery: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.Delivery",
+        [
+            (1, "messageId", "message_id"),
+            (2, "endpointId", "endpoint_id"),
+            (3, "app", "app"),
+            (4, "token", "token"),
+            (5, "status", "status"),
+            (6, "reason", "reason"),
+            (7, "httpStatus", "http_status"),
+            (8, "id", "id"),
+            (9, "attempts", "attempts"),
+            (10, "time", "time"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.messageID = try String(protoJSON: value)
+            case 2: self.endpointID = try String(protoJSON: value)
+            case 3: self.app = try String(protoJSON: value)
+            case 4: self.token = try String(protoJSON: value)
+            case 5: self.status = try PushgateV1.Status(protoJSON: value)
+            case 6: self.reason = try String(protoJSON: value)
+            case 7: self.httpStatus = try Int32(protoJSON: value)
+            case 8: self.id = try String(protoJSON: value)
+            case 9: self.attempts = try Int32(protoJSON: value)
+            case 10: self.time = try Int64(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("messageId", messageID)
+        writer.field("endpointId", endpointID)
+        writer.field("app", app)
+        writer.field("token", token)
+        writer.field("status", status)
+        writer.field("reason", reason)
+        writer.field("httpStatus", httpStatus)
+        writer.field("id", id)
+        writer.field("attempts", attempts)
+        writer.field("time", time)
+        writer.endMessage()
+    }
 }

@@ -33,6 +33,10 @@ enum PostgresSchema {
                 (connection: PostgresConnection) throws(StoreError) in
                 try connection.execute(UsersAndSchedulesSchema.postgres)
             },
+            Step(version: 8, name: "webhooks and the delivery log") {
+                (connection: PostgresConnection) throws(StoreError) in
+                try connection.execute(WebhooksAndDeliveryLogSchema.postgres)
+            },
         ]
     }
 

@@ -33,7 +33,7 @@ extension SQLDatabase {
             guard let expired = try expiredChunk(filter: filter, now: now) else { return nil }
             let message = try self.message(seq: expired.messageSeq)
             if message.state == .cancelled {
-                try cancelChunk(message, seq: expired.messageSeq, number: expired.number)
+                try cancelChunk(message, seq: expired.messageSeq, number: expired.number, now: now)
                 continue
             }
             return try takeOver(expired, message: message, policy, now: now)
@@ -191,7 +191,7 @@ extension SQLDatabase {
 
     func recordChunkProgress(
         _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
-        holds changes: FanOutHoldChanges, now: Int64
+        holds changes: FanOutHoldChanges, records: FanOutRecords = .none, now: Int64
     ) throws(StoreError) -> Int64 {
         let number = chunk.number
         guard counts.isValid else {
@@ -240,18 +240,25 @@ extension SQLDatabase {
                     .integer(counts.skipped), .integer(counts.cancelled), .integer(held), .int(parked ? 1 : 0),
                     .int(parked ? 1 : 0), .integer(messageSeq), .int(number),
                 ])
+            try appendDeliveryLog(records.deliveries)
+            try appendOutbox(records.events)
             if cancelling {
-                try cancelChunk(try message(seq: messageSeq), seq: messageSeq, number: Int64(number))
+                try cancelChunk(try message(seq: messageSeq), seq: messageSeq, number: Int64(number), now: now)
                 return 0
             }
-            if finishing { try finishIfDone(messageSeq: messageSeq) }
+            if finishing, try finishIfDone(messageSeq: messageSeq) {
+                try appendFinished(messageSeq: messageSeq, now: now)
+            }
             return held
         }
     }
 
     /// Ends a chunk of a cancelled message: the recipients after its cursor in its range (a direct
-    /// publish's one, if it has no result) and those it holds are counted `cancelled`.
-    private func cancelChunk(_ message: MessageRecord, seq messageSeq: Int64, number: Int64) throws(StoreError) {
+    /// publish's one, if it has no result) and those it holds are counted `cancelled`. The last
+    /// chunk ended finishes the message (its webhooks are told).
+    private func cancelChunk(_ message: MessageRecord, seq messageSeq: Int64, number: Int64, now: Int64)
+        throws(StoreError)
+    {
         let chunk = try row(
             "SELECT cursor, range_last, total FROM fanout_chunks WHERE message_seq = ? AND number = ?",
             [.integer(messageSeq), .integer(number)]
@@ -273,6 +280,7 @@ extension SQLDatabase {
                 lease_owner = '' WHERE message_seq = ? AND number = ?
             """,
             [.integer(unsent), .integer(unsent + held), .integer(messageSeq), .integer(number)])
+        if try workingChunks(messageSeq: messageSeq) == 0 { try appendFinished(messageSeq: messageSeq, now: now) }
     }
 
     /// How many recipients of a topic or user lie in (after, last].
@@ -320,7 +328,11 @@ extension SQLDatabase {
             ) { $0.int64(0) }
             var cancelled = message
             cancelled.state = .cancelled
-            for number in idle { try cancelChunk(cancelled, seq: found.seq, number: number) }
+            for number in idle { try cancelChunk(cancelled, seq: found.seq, number: number, now: now) }
+            // With no chunk at all (scheduled, or never planned) the cancel finishes it.
+            if idle.isEmpty, try workingChunks(messageSeq: found.seq) == 0 {
+                try appendFinished(messageSeq: found.seq, now: now)
+            }
             return try self.message(seq: found.seq)
         }
     }
@@ -384,8 +396,16 @@ extension SQLDatabase {
         }
     }
 
-    /// Completes (or expires, if any chunk expired) a message whose chunks are all planned and done.
-    private func finishIfDone(messageSeq: Int64) throws(StoreError) {
+    /// Chunks of the message still being worked (or parked).
+    private func workingChunks(messageSeq: Int64) throws(StoreError) -> Int64 {
+        try row(
+            "SELECT count(*) FROM fanout_chunks WHERE message_seq = ? AND state = 'working'", [.integer(messageSeq)]
+        ) { $0.int64(0) } ?? 0
+    }
+
+    /// Completes (or expires, if any chunk expired) a message whose chunks are all planned and done;
+    /// answers whether it is finished now (a cancelled one stays cancelled, and is finished too).
+    private func finishIfDone(messageSeq: Int64) throws(StoreError) -> Bool {
         let status = try row(
             """
             SELECT m.planned,
@@ -395,7 +415,7 @@ extension SQLDatabase {
             """,
             [.integer(messageSeq)]
         ) { (planned: $0.bool(0), working: $0.int64(1), expired: $0.int64(2)) }
-        guard let status, status.planned, status.working == 0 else { return }
+        guard let status, status.planned, status.working == 0 else { return false }
         // A message cancelled while its last chunk finished stays cancelled.
         try run(
             "UPDATE messages SET state = ? WHERE seq = ? AND state <> 'cancelled'",
@@ -403,6 +423,7 @@ extension SQLDatabase {
                 .text(status.expired > 0 ? MessageState.expired.rawValue : MessageState.completed.rawValue),
                 .integer(messageSeq),
             ])
+        return true
     }
 
     /// Lets other instances claim `owner`'s unfinished chunks at once (a graceful stop).

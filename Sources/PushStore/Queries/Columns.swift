@@ -32,7 +32,7 @@ enum Columns {
     /// the row's own — non-zero only for messages fanned out before chunks — plus its chunks').
     static let message = """
         seq, id, topic, endpoint_id, message, message_structure, published_at, state,
-        total, delivered, rejected, failed, skipped, user_id, apps, deliver_at, max_per_second, cancelled
+        total, delivered, rejected, failed, skipped, user_id, apps, deliver_at, max_per_second, cancelled, notify
         """
 
     /// Reads `Columns.message`; the caller adds the chunks' counts and fills in the attributes.
@@ -48,11 +48,12 @@ enum Columns {
             maxPerSecond: Int32(clamping: row.int64(16)), state: state, total: row.int64(8),
             delivered: row.int64(9), rejected: row.int64(10), failed: row.int64(11), skipped: row.int64(12))
         record.cancelled = row.int64(17)
+        record.notify = appsColumn(row.text(18))
         return (row.int64(0), record)
     }
 
-    /// A user publish's apps as stored: names joined by newlines (app names hold no control
-    /// characters), `""` for every app.
+    /// A user publish's apps (and a message's webhooks) as stored: names joined by newlines (app and
+    /// webhook names hold no control characters), `""` for every app (no webhook).
     static func appsColumn(_ apps: [String]) -> String { apps.joined(separator: "\n") }
 
     static func appsColumn(_ text: String) -> [String] {

@@ -16,8 +16,8 @@ extension SQLDatabase {
                 """
                 INSERT INTO messages (id, topic, endpoint_id, user_id, apps, message, message_structure, published_at,
                                       deliver_at, max_per_second, paced_until, state, total, delivered, rejected,
-                                      failed, skipped, cancelled, cursor)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, 0, '') RETURNING seq
+                                      failed, skipped, cancelled, cursor, notify)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, 0, '', ?) RETURNING seq
                 """,
                 [
                     .text(message.id), .text(message.topic), .text(message.endpointID), .text(message.userID),
@@ -25,6 +25,7 @@ extension SQLDatabase {
                     .integer(message.publishedAt), .integer(message.deliverAt), .integer(Int64(message.maxPerSecond)),
                     .text(message.state.rawValue), .integer(message.total), .integer(message.delivered),
                     .integer(message.rejected), .integer(message.failed), .integer(message.skipped),
+                    .text(Columns.appsColumn(message.notify)),
                 ]
             ) { $0.int64(0) }
             guard let seq else {

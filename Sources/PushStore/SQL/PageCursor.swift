@@ -11,6 +11,8 @@ struct PageCursor {
         case channels = "ch"
         /// Newest first: the rowid the next page starts below.
         case messages = "ms"
+        /// Newest first, like messages.
+        case deliveries = "dl"
         /// Fan-out positions are stored with messages, so they must survive restarts (they do:
         /// rowids are stable) but not upgrades that renumber subscriptions (none do).
         case fanOut = "fo"

@@ -199,11 +199,12 @@ extension SQLStore {
     @discardableResult
     public func recordChunkProgress(
         _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
-        holds: FanOutHoldChanges, now: Int64
+        holds: FanOutHoldChanges, records: FanOutRecords, now: Int64
     ) async throws(StoreError) -> Int64 {
         try await withDatabase { database throws(StoreError) -> Int64 in
             try database.recordChunkProgress(
-                chunk, policy: policy, cursor: cursor, counts: counts, state: state, holds: holds, now: now)
+                chunk, policy: policy, cursor: cursor, counts: counts, state: state, holds: holds, records: records,
+                now: now)
         }
     }
 
@@ -213,5 +214,63 @@ extension SQLStore {
 
     public func releaseFanOutLeases(owner: String) async throws(StoreError) {
         try await withDatabase { database throws(StoreError) in try database.releaseFanOutLeases(owner: owner) }
+    }
+
+    // MARK: Webhook outbox
+
+    public func appendOutbox(_ events: [OutboxEvent]) async throws(StoreError) {
+        guard !events.isEmpty else { return }
+        try await withDatabase { database throws(StoreError) in
+            try database.transaction { () throws(StoreError) in try database.appendOutbox(events) }
+        }
+    }
+
+    public func takeWebhookBatch(webhook: String, owner: String, limit: Int, leaseMillis: Int64, now: Int64)
+        async throws(StoreError) -> WebhookBatch?
+    {
+        try await withDatabase { database throws(StoreError) in
+            try database.takeWebhookBatch(
+                webhook: webhook, owner: owner, limit: limit, leaseMillis: leaseMillis, now: now)
+        }
+    }
+
+    @discardableResult
+    public func completeWebhookBatch(webhook: String, batch: String) async throws(StoreError) -> Int {
+        try await withDatabase { database throws(StoreError) in
+            try database.completeWebhookBatch(webhook: webhook, batch: batch)
+        }
+    }
+
+    public func trimOutbox(webhook: String, maxPending: Int, createdBefore: Int64) async throws(StoreError)
+        -> OutboxTrim
+    {
+        try await withDatabase { database throws(StoreError) in
+            try database.trimOutbox(webhook: webhook, maxPending: maxPending, createdBefore: createdBefore)
+        }
+    }
+
+    public func pendingOutbox(webhook: String) async throws(StoreError) -> Int {
+        try await withDatabase { database throws(StoreError) in try database.pendingOutbox(webhook: webhook) }
+    }
+
+    public func releaseWebhookLeases(owner: String) async throws(StoreError) {
+        try await withDatabase { database throws(StoreError) in try database.releaseWebhookLeases(owner: owner) }
+    }
+
+    // MARK: Delivery log
+
+    public func listDeliveries(
+        messageID: String?, endpointID: String?, status: DeliveryLogRecord.Status?, cursor: String?, limit: Int
+    ) async throws(StoreError) -> Page<DeliveryLogRecord> {
+        try await withDatabase { database throws(StoreError) in
+            try database.listDeliveries(
+                messageID: messageID, endpointID: endpointID, status: status, cursor: cursor, limit: limit)
+        }
+    }
+
+    public func purgeDeliveryLog(before: Int64, limit: Int) async throws(StoreError) -> Int {
+        try await withDatabase { database throws(StoreError) in
+            try database.purgeDeliveryLog(before: before, limit: limit)
+        }
     }
 }

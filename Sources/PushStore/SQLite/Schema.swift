@@ -91,6 +91,7 @@ enum Schema {
                 (database: Database) throws(StoreError) in
                 try database.execute(UsersAndSchedulesSchema.sqlite)
             },
+            Migration(version: 8, name: "webhooks and the delivery log", sql: WebhooksAndDeliveryLogSchema.sqlite),
         ]
     }
 }

@@ -5,8 +5,8 @@ import PushSync
 
 /// A delivery client without a provider, for the gateway's own tests: a bounded queue as the
 /// engine's (`capacity`), every push it is sent recorded, and each token answered at once
-/// (delivered, its id `<app>-<slot>`) unless `answers` is false; `refusal` is what
-/// ``originRefusal(tokens:)`` says.
+/// (delivered, its id `<app>-<slot>`; the tokens in `rejecting` REJECTED `Unregistered`, 410) unless
+/// `answers` is false; `refusal` is what ``originRefusal(tokens:)`` says.
 final class FakeDeliveryClient: DeliveryClient {
     struct Sent: Sendable {
         var push: PreparedPush
@@ -18,9 +18,13 @@ final class FakeDeliveryClient: DeliveryClient {
     private let capacity: Int
     private let answers: Bool
     private let refusal: String?
+    private let rejecting: Set<String>
     private let state = Locked<(held: Int, sent: [Sent], shutdown: Bool)>((0, [], false))
 
-    init(name: String, capacity: Int = 100, answers: Bool = true, refusal: String? = nil) {
+    init(
+        name: String, capacity: Int = 100, answers: Bool = true, refusal: String? = nil, rejecting: Set<String> = []
+    ) {
+        self.rejecting = rejecting
         self.name = name
         self.capacity = capacity
         self.answers = answers
@@ -61,6 +65,15 @@ final class FakeDeliveryClient: DeliveryClient {
         for (offset, token) in push.tokens.enumerated() {
             let slot = firstSlot + offset
             unreserve(1)
+            if rejecting.contains(token) {
+                collector.complete(
+                    slot: slot,
+                    with: DeliveryResult(
+                        notificationIndex: notificationIndex, token: token, status: .rejected,
+                        code: .rejectedByProvider, httpStatus: 410, reason: "Unregistered", attempts: 1,
+                        invalidatesToken: true))
+                continue
+            }
             collector.complete(
                 slot: slot,
                 with: DeliveryResult(

@@ -778,6 +778,141 @@ void   pushgate__v1__delivery_event__free_unpacked
   assert(message->base.descriptor == &pushgate__v1__delivery_event__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushgate__v1__list_deliveries_request__init
+                     (Pushgate__V1__ListDeliveriesRequest         *message)
+{
+  static const Pushgate__V1__ListDeliveriesRequest init_value = PUSHGATE__V1__LIST_DELIVERIES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__list_deliveries_request__get_packed_size
+                     (const Pushgate__V1__ListDeliveriesRequest *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_deliveries_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__list_deliveries_request__pack
+                     (const Pushgate__V1__ListDeliveriesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_deliveries_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__list_deliveries_request__pack_to_buffer
+                     (const Pushgate__V1__ListDeliveriesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_deliveries_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__ListDeliveriesRequest *
+       pushgate__v1__list_deliveries_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__ListDeliveriesRequest *)
+     protobuf_c_message_unpack (&pushgate__v1__list_deliveries_request__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__list_deliveries_request__free_unpacked
+                     (Pushgate__V1__ListDeliveriesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__list_deliveries_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__list_deliveries_response__init
+                     (Pushgate__V1__ListDeliveriesResponse         *message)
+{
+  static const Pushgate__V1__ListDeliveriesResponse init_value = PUSHGATE__V1__LIST_DELIVERIES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__list_deliveries_response__get_packed_size
+                     (const Pushgate__V1__ListDeliveriesResponse *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_deliveries_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__list_deliveries_response__pack
+                     (const Pushgate__V1__ListDeliveriesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_deliveries_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__list_deliveries_response__pack_to_buffer
+                     (const Pushgate__V1__ListDeliveriesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__list_deliveries_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__ListDeliveriesResponse *
+       pushgate__v1__list_deliveries_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__ListDeliveriesResponse *)
+     protobuf_c_message_unpack (&pushgate__v1__list_deliveries_response__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__list_deliveries_response__free_unpacked
+                     (Pushgate__V1__ListDeliveriesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__list_deliveries_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__delivery__init
+                     (Pushgate__V1__Delivery         *message)
+{
+  static const Pushgate__V1__Delivery init_value = PUSHGATE__V1__DELIVERY__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__delivery__get_packed_size
+                     (const Pushgate__V1__Delivery *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__delivery__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__delivery__pack
+                     (const Pushgate__V1__Delivery *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__delivery__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__delivery__pack_to_buffer
+                     (const Pushgate__V1__Delivery *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__delivery__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__Delivery *
+       pushgate__v1__delivery__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__Delivery *)
+     protobuf_c_message_unpack (&pushgate__v1__delivery__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__delivery__free_unpacked
+                     (Pushgate__V1__Delivery *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__delivery__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor pushgate__v1__send_request__field_descriptors[1] =
 {
   {
@@ -2438,7 +2573,7 @@ const ProtobufCMessageDescriptor pushgate__v1__watch_events_request__descriptor 
   (ProtobufCMessageInit) pushgate__v1__watch_events_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue pushgate__v1__delivery_event__kind__enum_values_by_number[7] =
+static const ProtobufCEnumValue pushgate__v1__delivery_event__kind__enum_values_by_number[8] =
 {
   { "KIND_UNSPECIFIED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED", 0 },
   { "KIND_DELIVERED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_DELIVERED", 1 },
@@ -2447,17 +2582,19 @@ static const ProtobufCEnumValue pushgate__v1__delivery_event__kind__enum_values_
   { "KIND_ENDPOINT_DISABLED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_ENDPOINT_DISABLED", 4 },
   { "KIND_EVENTS_DROPPED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_EVENTS_DROPPED", 5 },
   { "KIND_MESSAGE_CANCELLED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_MESSAGE_CANCELLED", 6 },
+  { "KIND_MESSAGE_FINISHED", "PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_MESSAGE_FINISHED", 7 },
 };
 static const ProtobufCIntRange pushgate__v1__delivery_event__kind__value_ranges[] = {
-{0, 0},{0, 7}
+{0, 0},{0, 8}
 };
-static const ProtobufCEnumValueIndex pushgate__v1__delivery_event__kind__enum_values_by_name[7] =
+static const ProtobufCEnumValueIndex pushgate__v1__delivery_event__kind__enum_values_by_name[8] =
 {
   { "KIND_DELIVERED", 1 },
   { "KIND_ENDPOINT_DISABLED", 4 },
   { "KIND_EVENTS_DROPPED", 5 },
   { "KIND_FAILED", 3 },
   { "KIND_MESSAGE_CANCELLED", 6 },
+  { "KIND_MESSAGE_FINISHED", 7 },
   { "KIND_REJECTED", 2 },
   { "KIND_UNSPECIFIED", 0 },
 };
@@ -2468,15 +2605,15 @@ const ProtobufCEnumDescriptor pushgate__v1__delivery_event__kind__descriptor =
   "Kind",
   "Pushgate__V1__DeliveryEvent__Kind",
   "pushgate.v1",
-  7,
+  8,
   pushgate__v1__delivery_event__kind__enum_values_by_number,
-  7,
+  8,
   pushgate__v1__delivery_event__kind__enum_values_by_name,
   1,
   pushgate__v1__delivery_event__kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__delivery_event__field_descriptors[12] =
+static const ProtobufCFieldDescriptor pushgate__v1__delivery_event__field_descriptors[13] =
 {
   {
     "kind",
@@ -2622,6 +2759,18 @@ static const ProtobufCFieldDescriptor pushgate__v1__delivery_event__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "message",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__DeliveryEvent, message),
+    &pushgate__v1__message__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__delivery_event__field_indices_by_name[] = {
   1,   /* field[1] = app */
@@ -2631,6 +2780,7 @@ static const unsigned pushgate__v1__delivery_event__field_indices_by_name[] = {
   3,   /* field[3] = http_status */
   5,   /* field[5] = id */
   0,   /* field[0] = kind */
+  12,   /* field[12] = message */
   7,   /* field[7] = message_id */
   4,   /* field[4] = reason */
   9,   /* field[9] = time */
@@ -2640,7 +2790,7 @@ static const unsigned pushgate__v1__delivery_event__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__delivery_event__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 12 }
+  { 0, 13 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__delivery_event__descriptor =
 {
@@ -2650,11 +2800,307 @@ const ProtobufCMessageDescriptor pushgate__v1__delivery_event__descriptor =
   "Pushgate__V1__DeliveryEvent",
   "pushgate.v1",
   sizeof(Pushgate__V1__DeliveryEvent),
-  12,
+  13,
   pushgate__v1__delivery_event__field_descriptors,
   pushgate__v1__delivery_event__field_indices_by_name,
   1,  pushgate__v1__delivery_event__number_ranges,
   (ProtobufCMessageInit) pushgate__v1__delivery_event__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__list_deliveries_request__field_descriptors[5] =
+{
+  {
+    "message_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListDeliveriesRequest, message_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "endpoint_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListDeliveriesRequest, endpoint_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "status",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListDeliveriesRequest, status),
+    &pushgate__v1__status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_size",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListDeliveriesRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListDeliveriesRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__list_deliveries_request__field_indices_by_name[] = {
+  1,   /* field[1] = endpoint_id */
+  0,   /* field[0] = message_id */
+  3,   /* field[3] = page_size */
+  4,   /* field[4] = page_token */
+  2,   /* field[2] = status */
+};
+static const ProtobufCIntRange pushgate__v1__list_deliveries_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__list_deliveries_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.ListDeliveriesRequest",
+  "ListDeliveriesRequest",
+  "Pushgate__V1__ListDeliveriesRequest",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__ListDeliveriesRequest),
+  5,
+  pushgate__v1__list_deliveries_request__field_descriptors,
+  pushgate__v1__list_deliveries_request__field_indices_by_name,
+  1,  pushgate__v1__list_deliveries_request__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__list_deliveries_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__list_deliveries_response__field_descriptors[2] =
+{
+  {
+    "deliveries",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushgate__V1__ListDeliveriesResponse, n_deliveries),
+    offsetof(Pushgate__V1__ListDeliveriesResponse, deliveries),
+    &pushgate__v1__delivery__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListDeliveriesResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__list_deliveries_response__field_indices_by_name[] = {
+  0,   /* field[0] = deliveries */
+  1,   /* field[1] = next_page_token */
+};
+static const ProtobufCIntRange pushgate__v1__list_deliveries_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__list_deliveries_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.ListDeliveriesResponse",
+  "ListDeliveriesResponse",
+  "Pushgate__V1__ListDeliveriesResponse",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__ListDeliveriesResponse),
+  2,
+  pushgate__v1__list_deliveries_response__field_descriptors,
+  pushgate__v1__list_deliveries_response__field_indices_by_name,
+  1,  pushgate__v1__list_deliveries_response__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__list_deliveries_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__delivery__field_descriptors[10] =
+{
+  {
+    "message_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, message_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "endpoint_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, endpoint_id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "app",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, app),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "token",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "status",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, status),
+    &pushgate__v1__status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "http_status",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, http_status),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "id",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, id),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "attempts",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, attempts),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "time",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Delivery, time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__delivery__field_indices_by_name[] = {
+  2,   /* field[2] = app */
+  8,   /* field[8] = attempts */
+  1,   /* field[1] = endpoint_id */
+  6,   /* field[6] = http_status */
+  7,   /* field[7] = id */
+  0,   /* field[0] = message_id */
+  5,   /* field[5] = reason */
+  4,   /* field[4] = status */
+  9,   /* field[9] = time */
+  3,   /* field[3] = token */
+};
+static const ProtobufCIntRange pushgate__v1__delivery__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 10 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__delivery__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.Delivery",
+  "Delivery",
+  "Pushgate__V1__Delivery",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__Delivery),
+  10,
+  pushgate__v1__delivery__field_descriptors,
+  pushgate__v1__delivery__field_indices_by_name,
+  1,  pushgate__v1__delivery__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__delivery__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue pushgate__v1__push_type__enum_values_by_number[12] =
@@ -2775,7 +3221,7 @@ const ProtobufCEnumDescriptor pushgate__v1__message_state__descriptor =
   pushgate__v1__message_state__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[7] =
+static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[8] =
 {
   { "Send", &pushgate__v1__send_request__descriptor, &pushgate__v1__send_response__descriptor },
   { "SendStream", &pushgate__v1__send_request__descriptor, &pushgate__v1__send_response__descriptor },
@@ -2783,16 +3229,18 @@ static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[7]
   { "GetMessage", &pushgate__v1__get_message_request__descriptor, &pushgate__v1__message__descriptor },
   { "CancelMessage", &pushgate__v1__cancel_message_request__descriptor, &pushgate__v1__message__descriptor },
   { "ListMessages", &pushgate__v1__list_messages_request__descriptor, &pushgate__v1__list_messages_response__descriptor },
+  { "ListDeliveries", &pushgate__v1__list_deliveries_request__descriptor, &pushgate__v1__list_deliveries_response__descriptor },
   { "WatchEvents", &pushgate__v1__watch_events_request__descriptor, &pushgate__v1__delivery_event__descriptor },
 };
 const unsigned pushgate__v1__push__method_indices_by_name[] = {
   4,        /* CancelMessage */
   3,        /* GetMessage */
+  6,        /* ListDeliveries */
   5,        /* ListMessages */
   2,        /* Publish */
   0,        /* Send */
   1,        /* SendStream */
-  6         /* WatchEvents */
+  7         /* WatchEvents */
 };
 const ProtobufCServiceDescriptor pushgate__v1__push__descriptor =
 {
@@ -2801,7 +3249,7 @@ const ProtobufCServiceDescriptor pushgate__v1__push__descriptor =
   "Push",
   "Pushgate__V1__Push",
   "pushgate.v1",
-  7,
+  8,
   pushgate__v1__push__method_descriptors,
   pushgate__v1__push__method_indices_by_name
 };
@@ -2853,13 +3301,21 @@ void pushgate__v1__push__list_messages(ProtobufCService *service,
   assert(service->descriptor == &pushgate__v1__push__descriptor);
   service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void pushgate__v1__push__list_deliveries(ProtobufCService *service,
+                                         const Pushgate__V1__ListDeliveriesRequest *input,
+                                         Pushgate__V1__ListDeliveriesResponse_Closure closure,
+                                         void *closure_data)
+{
+  assert(service->descriptor == &pushgate__v1__push__descriptor);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void pushgate__v1__push__watch_events(ProtobufCService *service,
                                       const Pushgate__V1__WatchEventsRequest *input,
                                       Pushgate__V1__DeliveryEvent_Closure closure,
                                       void *closure_data)
 {
   assert(service->descriptor == &pushgate__v1__push__descriptor);
-  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
                                Pushgate__V1__Push_ServiceDestroy destroy)

@@ -33,6 +33,9 @@ typedef struct Pushgate__V1__ListMessagesResponse Pushgate__V1__ListMessagesResp
 typedef struct Pushgate__V1__Message Pushgate__V1__Message;
 typedef struct Pushgate__V1__WatchEventsRequest Pushgate__V1__WatchEventsRequest;
 typedef struct Pushgate__V1__DeliveryEvent Pushgate__V1__DeliveryEvent;
+typedef struct Pushgate__V1__ListDeliveriesRequest Pushgate__V1__ListDeliveriesRequest;
+typedef struct Pushgate__V1__ListDeliveriesResponse Pushgate__V1__ListDeliveriesResponse;
+typedef struct Pushgate__V1__Delivery Pushgate__V1__Delivery;
 
 
 /* --- enums --- */
@@ -56,7 +59,13 @@ typedef enum _Pushgate__V1__DeliveryEvent__Kind {
    * to watchers of every app, and to those watching an app the message went to (an endpoint's
    * app, a user publish's apps; a topic's: watchers of every app only).
    */
-  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_MESSAGE_CANCELLED = 6
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_MESSAGE_CANCELLED = 6,
+  /*
+   * A published message is done (completed, expired or cancelled, every recipient counted):
+   * `message` holds its final state and counts. Sent to webhooks (docs/webhooks.md), not to
+   * WatchEvents streams.
+   */
+  PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_MESSAGE_FINISHED = 7
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__DELIVERY_EVENT__KIND)
 } Pushgate__V1__DeliveryEvent__Kind;
 /*
@@ -653,10 +662,92 @@ struct  Pushgate__V1__DeliveryEvent
    * KIND_MESSAGE_CANCELLED: recipients counted cancelled when the cancel was taken.
    */
   int64_t cancelled;
+  /*
+   * KIND_MESSAGE_FINISHED: the message as it ended, as GetMessage answers it.
+   */
+  Pushgate__V1__Message *message;
 };
 #define PUSHGATE__V1__DELIVERY_EVENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__delivery_event__descriptor) \
-    , PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
+    , PUSHGATE__V1__DELIVERY_EVENT__KIND__KIND_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, NULL }
+
+
+struct  Pushgate__V1__ListDeliveriesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * Only this message's recipients.
+   */
+  char *message_id;
+  /*
+   * Only this endpoint's deliveries, across messages.
+   */
+  char *endpoint_id;
+  /*
+   * Only this outcome; STATUS_UNSPECIFIED: all.
+   */
+  Pushgate__V1__Status status;
+  /*
+   * Default 100, at most 1000 (larger values are clamped).
+   */
+  int32_t page_size;
+  char *page_token;
+};
+#define PUSHGATE__V1__LIST_DELIVERIES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__list_deliveries_request__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__STATUS__STATUS_UNSPECIFIED, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Pushgate__V1__ListDeliveriesResponse
+{
+  ProtobufCMessage base;
+  size_t n_deliveries;
+  Pushgate__V1__Delivery **deliveries;
+  /*
+   * Empty on the last page.
+   */
+  char *next_page_token;
+};
+#define PUSHGATE__V1__LIST_DELIVERIES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__list_deliveries_response__descriptor) \
+    , 0,NULL, (char *)protobuf_c_empty_string }
+
+
+/*
+ * One recipient's outcome in the delivery log.
+ */
+struct  Pushgate__V1__Delivery
+{
+  ProtobufCMessage base;
+  char *message_id;
+  char *endpoint_id;
+  char *app;
+  char *token;
+  Pushgate__V1__Status status;
+  /*
+   * The provider's reason verbatim, or Pushgate's own (DeadlineExceeded, ProviderUnreachable...).
+   */
+  char *reason;
+  /*
+   * The provider's HTTP status; 0 when none was received.
+   */
+  int32_t http_status;
+  /*
+   * The provider's id for the delivery (apns-id, FCM message name).
+   */
+  char *id;
+  /*
+   * How many times it was sent to the provider.
+   */
+  int32_t attempts;
+  /*
+   * When the outcome was known, Unix ms.
+   */
+  int64_t time;
+};
+#define PUSHGATE__V1__DELIVERY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__delivery__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__STATUS__STATUS_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 /* Pushgate__V1__SendRequest methods */
@@ -985,6 +1076,63 @@ Pushgate__V1__DeliveryEvent *
 void   pushgate__v1__delivery_event__free_unpacked
                      (Pushgate__V1__DeliveryEvent *message,
                       ProtobufCAllocator *allocator);
+/* Pushgate__V1__ListDeliveriesRequest methods */
+void   pushgate__v1__list_deliveries_request__init
+                     (Pushgate__V1__ListDeliveriesRequest         *message);
+size_t pushgate__v1__list_deliveries_request__get_packed_size
+                     (const Pushgate__V1__ListDeliveriesRequest   *message);
+size_t pushgate__v1__list_deliveries_request__pack
+                     (const Pushgate__V1__ListDeliveriesRequest   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__list_deliveries_request__pack_to_buffer
+                     (const Pushgate__V1__ListDeliveriesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__ListDeliveriesRequest *
+       pushgate__v1__list_deliveries_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__list_deliveries_request__free_unpacked
+                     (Pushgate__V1__ListDeliveriesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__ListDeliveriesResponse methods */
+void   pushgate__v1__list_deliveries_response__init
+                     (Pushgate__V1__ListDeliveriesResponse         *message);
+size_t pushgate__v1__list_deliveries_response__get_packed_size
+                     (const Pushgate__V1__ListDeliveriesResponse   *message);
+size_t pushgate__v1__list_deliveries_response__pack
+                     (const Pushgate__V1__ListDeliveriesResponse   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__list_deliveries_response__pack_to_buffer
+                     (const Pushgate__V1__ListDeliveriesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__ListDeliveriesResponse *
+       pushgate__v1__list_deliveries_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__list_deliveries_response__free_unpacked
+                     (Pushgate__V1__ListDeliveriesResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__Delivery methods */
+void   pushgate__v1__delivery__init
+                     (Pushgate__V1__Delivery         *message);
+size_t pushgate__v1__delivery__get_packed_size
+                     (const Pushgate__V1__Delivery   *message);
+size_t pushgate__v1__delivery__pack
+                     (const Pushgate__V1__Delivery   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__delivery__pack_to_buffer
+                     (const Pushgate__V1__Delivery   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__Delivery *
+       pushgate__v1__delivery__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__delivery__free_unpacked
+                     (Pushgate__V1__Delivery *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Pushgate__V1__SendRequest_Closure)
@@ -1041,6 +1189,15 @@ typedef void (*Pushgate__V1__WatchEventsRequest_Closure)
 typedef void (*Pushgate__V1__DeliveryEvent_Closure)
                  (const Pushgate__V1__DeliveryEvent *message,
                   void *closure_data);
+typedef void (*Pushgate__V1__ListDeliveriesRequest_Closure)
+                 (const Pushgate__V1__ListDeliveriesRequest *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__ListDeliveriesResponse_Closure)
+                 (const Pushgate__V1__ListDeliveriesResponse *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__Delivery_Closure)
+                 (const Pushgate__V1__Delivery *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -1072,6 +1229,10 @@ struct Pushgate__V1__Push_Service
                         const Pushgate__V1__ListMessagesRequest *input,
                         Pushgate__V1__ListMessagesResponse_Closure closure,
                         void *closure_data);
+  void (*list_deliveries)(Pushgate__V1__Push_Service *service,
+                          const Pushgate__V1__ListDeliveriesRequest *input,
+                          Pushgate__V1__ListDeliveriesResponse_Closure closure,
+                          void *closure_data);
   void (*watch_events)(Pushgate__V1__Push_Service *service,
                        const Pushgate__V1__WatchEventsRequest *input,
                        Pushgate__V1__DeliveryEvent_Closure closure,
@@ -1090,6 +1251,7 @@ void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
       function_prefix__ ## get_message,\
       function_prefix__ ## cancel_message,\
       function_prefix__ ## list_messages,\
+      function_prefix__ ## list_deliveries,\
       function_prefix__ ## watch_events  }
 void pushgate__v1__push__send(ProtobufCService *service,
                               const Pushgate__V1__SendRequest *input,
@@ -1115,6 +1277,10 @@ void pushgate__v1__push__list_messages(ProtobufCService *service,
                                        const Pushgate__V1__ListMessagesRequest *input,
                                        Pushgate__V1__ListMessagesResponse_Closure closure,
                                        void *closure_data);
+void pushgate__v1__push__list_deliveries(ProtobufCService *service,
+                                         const Pushgate__V1__ListDeliveriesRequest *input,
+                                         Pushgate__V1__ListDeliveriesResponse_Closure closure,
+                                         void *closure_data);
 void pushgate__v1__push__watch_events(ProtobufCService *service,
                                       const Pushgate__V1__WatchEventsRequest *input,
                                       Pushgate__V1__DeliveryEvent_Closure closure,
@@ -1144,6 +1310,9 @@ extern const ProtobufCMessageDescriptor pushgate__v1__message__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__watch_events_request__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__delivery_event__descriptor;
 extern const ProtobufCEnumDescriptor    pushgate__v1__delivery_event__kind__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__list_deliveries_request__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__list_deliveries_response__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__delivery__descriptor;
 extern const ProtobufCServiceDescriptor pushgate__v1__push__descriptor;
 
 PROTOBUF_C__END_DECLS

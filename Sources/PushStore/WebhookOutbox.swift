@@ -1,0 +1,64 @@
+/// One event waiting in a webhook's outbox.
+public struct OutboxEvent: Sendable, Equatable {
+    /// The webhook's name.
+    public var webhook: String
+    /// The event's JSON as it is sent (one element of the batch's `events`).
+    public var json: String
+    /// Unix ms when it was written (what `max_age_hours` counts from).
+    public var createdAt: Int64
+
+    public init(webhook: String, json: String, createdAt: Int64) {
+        self.webhook = webhook
+        self.json = json
+        self.createdAt = createdAt
+    }
+}
+
+/// A batch of one webhook's events, oldest first: the same rows, with the same id, every time it
+/// is sent until it is completed.
+public struct WebhookBatch: Sendable, Equatable {
+    /// One event of the batch: its JSON, or the id of a finished message whose final state the
+    /// sender renders.
+    public enum Event: Sendable, Equatable {
+        case json(String)
+        case messageFinished(messageID: String, at: Int64)
+    }
+
+    /// The `Pushgate-Delivery` id.
+    public var id: String
+    public var events: [Event]
+
+    public init(id: String, events: [Event]) {
+        self.id = id
+        self.events = events
+    }
+}
+
+/// What a fan-out commit writes beside its progress, in the same transaction: its delivery-log
+/// rows and its webhook events.
+public struct FanOutRecords: Sendable, Equatable {
+    public var deliveries: [DeliveryLogRecord]
+    public var events: [OutboxEvent]
+
+    public init(deliveries: [DeliveryLogRecord] = [], events: [OutboxEvent] = []) {
+        self.deliveries = deliveries
+        self.events = events
+    }
+
+    public static let none = FanOutRecords()
+
+    public var isEmpty: Bool { deliveries.isEmpty && events.isEmpty }
+}
+
+/// What trimming an outbox dropped.
+public struct OutboxTrim: Sendable, Equatable {
+    /// The oldest events beyond `max_pending`.
+    public var overflow: Int
+    /// Events older than `max_age_hours`.
+    public var expired: Int
+
+    public init(overflow: Int = 0, expired: Int = 0) {
+        self.overflow = overflow
+        self.expired = expired
+    }
+}
