@@ -1,8 +1,8 @@
 import PushStore
 import Testing
 
-/// A version-6 database with a little of everything step 7 rebuilds or extends, written as SQL both
-/// engines take, and what a store opened on it afterwards must answer.
+/// A version-6 database with a little of everything steps 7 and 8 rebuild or extend, written as SQL
+/// both engines take, and what a store opened on it afterwards must answer.
 enum MigrationFixtures {
     static let version6Rows = """
         INSERT INTO topics (name) VALUES ('news');
@@ -29,6 +29,7 @@ enum MigrationFixtures {
         let old = try await store.message(id: "old")
         #expect(old.state == .fanningOut && old.topic == "news" && old.attributes == ["kind": "news"])
         #expect(old.total == 1 && old.waitingForProvider == 1 && old.deliverAt == 0 && old.userID == nil)
+        #expect(old.notify.isEmpty)
         let done = try await store.message(id: "done")
         #expect(done.state == .completed && done.endpointID == "e1" && done.delivered == 1)
         let endpoints = try await store.listEndpoints(app: nil, cursor: nil, limit: 10).items
@@ -47,5 +48,11 @@ enum MigrationFixtures {
         try await store.insertMessage(
             MessageRecord(id: "new", userID: "u", message: "x", publishedAt: 9, deliverAt: 10, state: .scheduled))
         #expect(try await store.message(id: "new").state == .scheduled)
+        // Step 8's outbox and log are there, empty.
+        try await store.appendOutbox([OutboxEvent(webhook: "crm", json: "{}", createdAt: 1)])
+        #expect(try await store.pendingOutbox(webhook: "crm") == 1)
+        #expect(
+            try await store.listDeliveries(messageID: nil, endpointID: nil, status: nil, cursor: nil, limit: 10).items
+                .isEmpty)
     }
 }
