@@ -166,10 +166,11 @@ public protocol Store: Sendable {
     /// progress with state `cancelled`. `notFound` for an unknown id; `failedPrecondition` for a
     /// finished (completed, expired or cancelled) message.
     ///
+    /// `notify`: webhooks that get a `message_cancelled` event, written in the same transaction.
     /// Whatever finishes a message (its last chunk, a cancel with no chunk being worked, the end of
     /// a cancelled message's last chunk) writes a `message_finished` event for each webhook in its
     /// `notify`, in the same transaction.
-    func cancelMessage(id: String, now: Int64) async throws(StoreError) -> MessageRecord
+    func cancelMessage(id: String, notify: [String], now: Int64) async throws(StoreError) -> MessageRecord
 
     /// Reserves `count` sends of a message capped at `maxPerSecond`, shared by every instance:
     /// answers the Unix µs at which the reserved slot starts (now or later). Slots of one message
@@ -211,7 +212,8 @@ public protocol Store: Sendable {
     /// (``claimFanOutChunk(_:now:)``, with its holds and parkings) once `parkUntil` has passed.
     /// Answers how many recipients the chunk holds now.
     ///
-    /// `records` are written in the same transaction: delivery-log rows and webhook events.
+    /// `records` are written in the same transaction: endpoints disabled, delivery-log rows and
+    /// webhook events.
     @discardableResult
     func recordChunkProgress(
         _ chunk: FanOutChunk, policy: FanOutLeasePolicy, cursor: String, counts: ProgressCounts, state: MessageState,
@@ -244,8 +246,10 @@ public protocol Store: Sendable {
     @discardableResult
     func completeWebhookBatch(webhook: String, batch: String) async throws(StoreError) -> Int
 
-    /// Drops the webhook's events written before `createdBefore`, then its oldest beyond `maxPending`.
-    func trimOutbox(webhook: String, maxPending: Int, createdBefore: Int64) async throws(StoreError) -> OutboxTrim
+    /// Drops at most `limit` of the webhook's events not in a batch: those written before
+    /// `createdBefore`, then its oldest beyond `maxPending`. Call again while it drops `limit`.
+    func trimOutbox(webhook: String, maxPending: Int, createdBefore: Int64, limit: Int) async throws(StoreError)
+        -> OutboxTrim
 
     /// Events waiting for the webhook.
     func pendingOutbox(webhook: String) async throws(StoreError) -> Int
@@ -331,6 +335,11 @@ extension Store {
     ) async throws(StoreError) {
         try await recordChunkProgress(
             chunk, policy: policy, cursor: cursor, counts: counts, state: state, holds: .none, records: .none, now: now)
+    }
+
+    /// A cancel that tells no webhook.
+    public func cancelMessage(id: String, now: Int64) async throws(StoreError) -> MessageRecord {
+        try await cancelMessage(id: id, notify: [], now: now)
     }
 
     /// Progress with holds and nothing else to write.

@@ -22,6 +22,7 @@ public struct WebhookBatch: Sendable, Equatable {
     public enum Event: Sendable, Equatable {
         case json(String)
         case messageFinished(messageID: String, at: Int64)
+        case messageCancelled(messageID: String, at: Int64)
     }
 
     /// The `Pushgate-Delivery` id.
@@ -34,20 +35,34 @@ public struct WebhookBatch: Sendable, Equatable {
     }
 }
 
-/// What a fan-out commit writes beside its progress, in the same transaction: its delivery-log
-/// rows and its webhook events.
+/// What a fan-out commit writes beside its progress, in the same transaction: the endpoints to
+/// disable (dead tokens), its delivery-log rows and its webhook events, so none of them can be
+/// lost between two commits.
 public struct FanOutRecords: Sendable, Equatable {
+    /// An endpoint to disable, and why.
+    public struct Disable: Sendable, Equatable {
+        public var endpointID: String
+        public var reason: String
+
+        public init(endpointID: String, reason: String) {
+            self.endpointID = endpointID
+            self.reason = reason
+        }
+    }
+
+    public var disable: [Disable]
     public var deliveries: [DeliveryLogRecord]
     public var events: [OutboxEvent]
 
-    public init(deliveries: [DeliveryLogRecord] = [], events: [OutboxEvent] = []) {
+    public init(disable: [Disable] = [], deliveries: [DeliveryLogRecord] = [], events: [OutboxEvent] = []) {
+        self.disable = disable
         self.deliveries = deliveries
         self.events = events
     }
 
     public static let none = FanOutRecords()
 
-    public var isEmpty: Bool { deliveries.isEmpty && events.isEmpty }
+    public var isEmpty: Bool { disable.isEmpty && deliveries.isEmpty && events.isEmpty }
 }
 
 /// What trimming an outbox dropped.
@@ -61,4 +76,6 @@ public struct OutboxTrim: Sendable, Equatable {
         self.overflow = overflow
         self.expired = expired
     }
+
+    public var total: Int { overflow + expired }
 }

@@ -358,7 +358,6 @@ def test_429_with_retry_after_holds_the_batch_that_long(tmp_path, apns, form):
             send(channel, APP, [first_token])
             refused = first_request(receiver, 10, "the first batch", server)
             # An event written while the batch waits: it must not overtake the batch.
-            time.sleep(0.5)
             second_token = dead_token(apns, tag, 1)
             send(channel, APP, [second_token])
         wait_for(lambda: set(tokens_of(receiver.accepted_events())) >= {first_token, second_token}, 30,
@@ -442,29 +441,34 @@ def test_a_refused_batch_is_dropped_counted_and_the_next_events_still_arrive(tmp
 
 # --- 4. max_pending -------------------------------------------------------------------------------------
 
-def test_max_pending_drops_the_oldest_and_says_so(tmp_path, apns):
+def run_over_max_pending(tmp_path, apns, tag, max_pending, n, outage=None):
+    """`n` events (one Send each, so written in order) to a webhook with `max_pending` whose receiver
+    answers 503: until the gateway has counted events dropped over max_pending (`outage` None), or
+    for `outage` seconds; then 200 until a KIND_EVENTS_DROPPED has arrived and the outbox is empty.
+    Answers (tokens in the order written, every request, dropped_total{reason="max_pending"})."""
     secret = secrets_hex()
     receiver = ScriptedReceiver(str(tmp_path / "receiver"), secret.encode()).start()
     receiver.answer(503)
-    max_pending, n = 3, 10
     config = config_with(apns, [hook("bounded", receiver, write_secret(tmp_path / "bounded.secret", secret),
                                      events=("rejected",), max_pending=max_pending)])
     server = Server(config, str(tmp_path))
-    written = [dead_token(apns, 0x7401, i) for i in range(n)]
+    written = [dead_token(apns, tag, i) for i in range(n)]
     try:
         metrics_port = wait_metrics_port(server)
         with grpc.insecure_channel(server.address) as channel:
             for t in written:  # one Send each: the events are written in this order
                 send(channel, APP, [t])
-        first_request(receiver, 10, "a first (refused) batch", server)
+        start = first_request(receiver, 10, "a first (refused) batch", server).time
         # Trimming to max_pending happens on the gateway's own time: wait for it to be counted.
         wait_metric(metrics_port, "pushgate_webhook_events_dropped_total", lambda v: v and v > 0, 20,
                     "events dropped over max_pending", webhook="bounded", reason="max_pending")
-        time.sleep(1)  # any further trimming of this burst (not a correctness wait: rechecked below)
+        if outage is not None:
+            # The receiver stays down this long (the scenario, not a wait for a result).
+            wait_for(lambda: time.time() >= start + outage or not server.alive(), outage + 1, "the outage")
         receiver.answer(200)
-        wait_for(lambda: written[-1] in tokens_of(receiver.accepted_events())
-                 and EVENTS_DROPPED in {e["kind"] for e in receiver.accepted_events()}, 45,
-                 "the newest event and a KIND_EVENTS_DROPPED once the receiver answers 200",
+        wait_for(lambda: EVENTS_DROPPED in {e["kind"] for e in receiver.accepted_events()}
+                 and metric(metrics_port, "pushgate_webhook_events_pending", webhook="bounded") == 0, 45,
+                 "a KIND_EVENTS_DROPPED and an empty outbox once the receiver answers 200",
                  lambda: "%s\n%s" % (receiver.snapshot(), log_tail(server)))
         receiver.settle()
         counted = metric(metrics_port, "pushgate_webhook_events_dropped_total", webhook="bounded",
@@ -473,10 +477,12 @@ def test_max_pending_drops_the_oldest_and_says_so(tmp_path, apns):
         server.stop()
         receiver.stop()
     assert server.proc.returncode == 0, log_tail(server)
-
     assert_well_formed(receiver)
-    requests = receiver.snapshot()
-    events = receiver.accepted_events()
+    return written, receiver.snapshot(), counted
+
+
+def check_over_max_pending(written, requests, counted, max_pending):
+    events = [e for r in requests if 200 <= r.status < 300 for e in r.events]  # no id was 2xx'd twice here
     got = tokens_of(events, REJECTED)
     notices = [e for e in events if e["kind"] == EVENTS_DROPPED]
     reported = sum(int(e.get("dropped", "0")) for e in notices)
@@ -485,11 +491,13 @@ def test_max_pending_drops_the_oldest_and_says_so(tmp_path, apns):
         "  +%.2f s %d %s %s" % (r.time - requests[0].time, r.status, r.delivery,
                                 [written.index(e["token"]) if e.get("token") in written else "dropped=%s" % e.get("dropped")
                                  for e in r.events or []]) for r in requests)
+    exchange += "\n  pushgate_webhook_events_dropped_total{reason=max_pending} = %r" % counted
     assert notices and all(int(e.get("dropped", "0")) > 0 for e in notices), "%s\n%s" % (notices, exchange)
+    assert got and got[-1] == written[-1], \
+        "the newest event never arrived (max_pending %d keeps the newest)\n%s" % (max_pending, exchange)
     assert got == written[len(written) - len(got):], \
         "not the newest events, in order (the oldest should be the ones dropped):\n%s" % exchange
-    assert 1 <= len(got) <= max_pending, "%d events delivered with max_pending %d\n%s" % (
-        len(got), max_pending, exchange)
+    assert len(got) <= max_pending, "%d events delivered with max_pending %d\n%s" % (len(got), max_pending, exchange)
     assert reported == len(missing), "KIND_EVENTS_DROPPED says %d were dropped, %d events are missing\n%s" % (
         reported, len(missing), exchange)
     assert counted == len(missing), "dropped_total{reason=max_pending} %r, %d events missing\n%s" % (
@@ -499,6 +507,18 @@ def test_max_pending_drops_the_oldest_and_says_so(tmp_path, apns):
         assert_repeats_only_within_a_batch(requests)
     except AssertionError as error:
         raise AssertionError("%s\n%s" % (str(error).splitlines()[0], exchange))
+
+
+def test_max_pending_drops_the_oldest_and_says_so(tmp_path, apns):
+    written, requests, counted = run_over_max_pending(tmp_path, apns, 0x7401, max_pending=3, n=10)
+    check_over_max_pending(written, requests, counted, max_pending=3)
+
+
+def test_a_long_outage_over_max_pending_still_keeps_the_newest_events(tmp_path, apns):
+    """Down for 35 s, long enough for the outbox to be trimmed several times: what is kept is still
+    the newest events, and every event missing is reported (takes about 50 s)."""
+    written, requests, counted = run_over_max_pending(tmp_path, apns, 0x7402, max_pending=2, n=10, outage=35)
+    check_over_max_pending(written, requests, counted, max_pending=2)
 
 
 # --- 5. apps and sampling ----------------------------------------------------------------------------------
@@ -614,6 +634,8 @@ def test_delivered_sample_every_2_sends_about_half_of_the_successes(tmp_path, ap
     assert all(e.get("messageId") == message_id and e.get("endpointId") in live_ids for e in from_publish), from_publish
     assert len(set(tokens_of(from_send))) == len(from_send) and set(tokens_of(from_send)) <= set(sent_tokens)
     assert len({e["endpointId"] for e in from_publish}) == len(from_publish)
+    print("delivered_sample_every 2: %d of a Send's %d successes, %d of a Publish's %d" % (
+        len(from_send), n, len(from_publish), n))
     assert n // 2 - 1 <= len(from_send) <= n // 2 + 1, \
         "delivered_sample_every 2: %d of a Send's %d successes sent" % (len(from_send), n)
     assert n // 2 - 1 <= len(from_publish) <= n // 2 + 1, \
@@ -700,6 +722,7 @@ def test_two_instances_on_postgresql_send_each_batch_once_and_take_over(tmp_path
         second_keys = expected_keys(second_message, dead2)
         pending = wait_for(lambda: [r for r in receiver.snapshot()[len(phase1):] if r.status == 503], 20,
                            "a refused batch of the second Publish", logs)[0]
+        wait_for(lambda: pending.end is not None, 5, "the 503 answered")  # stopped after the answer, not in it
         sender = by_pid.get(pending.sender)
         assert sender is not None, "could not tell which instance sent %s (client %s)" % (pending, pending.client)
         survivor = b if sender is a else a
@@ -731,3 +754,6 @@ def test_two_instances_on_postgresql_send_each_batch_once_and_take_over(tmp_path
     assert pending.delivery in ok
     counts = collections.Counter(key_of(e) for e in receiver.accepted_events())
     assert set(counts) == first_keys | second_keys and max(counts.values()) == 1, counts
+    print("takeover: batch %s refused by pid %d, stopped; pid %d sent it %.1f s after the stop; senders before: %s" % (
+        pending.delivery, sender.proc.pid, survivor.proc.pid, after[0].time - stopped,
+        collections.Counter(r.sender for r in requests if r.time < stopped)))

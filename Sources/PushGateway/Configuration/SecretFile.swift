@@ -10,6 +10,12 @@ enum SecretFile {
     static let maxBytes = 64 << 10
 
     static func read(_ path: String) throws(ReadError) -> String {
+        String(decoding: try readBytes(path), as: UTF8.self)
+    }
+
+    /// The secret as bytes, exactly as in the file but for the whitespace around it (a binary key,
+    /// e.g. `openssl rand 32`, is not text).
+    static func readBytes(_ path: String) throws(ReadError) -> [UInt8] {
         let bytes: [UInt8]
         do {
             bytes = try FileContents.read(path, limit: maxBytes)
@@ -19,6 +25,6 @@ enum SecretFile {
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
         let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
         let end = bytes.lastIndex { !isSpace($0) }.map { $0 + 1 } ?? start
-        return String(decoding: bytes[start..<max(start, end)], as: UTF8.self)
+        return Array(bytes[start..<max(start, end)])
     }
 }

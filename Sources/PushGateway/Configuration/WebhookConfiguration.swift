@@ -66,8 +66,10 @@ public struct WebhookConfiguration: Sendable, Equatable {
             throw ConfigurationError("\(path).name: \(TextCap.quoted(name)) must be 1-64 of a-z, 0-9, _ and -")
         }
         guard let url = try reader.string("url") else { throw ConfigurationError("\(path).url: required") }
-        guard HTTPSOrigin.parse(url: url) != nil else {
-            throw ConfigurationError("\(path).url: \(TextCap.quoted(url)) is not an https://host[:port]/path URL")
+        guard HTTPSOrigin.parse(url: url) != nil, url.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
+            throw ConfigurationError(
+                "\(path).url: webhook URL \(TextCap.quoted(url)) is not an https://host[:port]/path URL (no spaces or "
+                    + "control characters)")
         }
         guard let secretFile = try reader.string("secret_file"), !secretFile.isEmpty else {
             throw ConfigurationError("\(path).secret_file: required (a file holding the shared secret)")

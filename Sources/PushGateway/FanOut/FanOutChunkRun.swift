@@ -140,7 +140,8 @@ private final class FanOutChunkRun: Sendable {
                 // A direct publish's recipient goes through the clients as of the chunk's start; pages
                 // and held recipients through the ones as of now (a reload may have replaced one).
                 let prepared = sender.prepare(
-                    targets, plan: &plan, clients: purpose == .endpoint ? clients : fanOut.live.clients)
+                    targets, plan: &plan, clients: purpose == .endpoint ? clients : fanOut.live.clients,
+                    messageID: chunk.message.id)
                 work.plan = plan
                 let expired = plan.expired
                 work.sends[id] = Task { [self] in
@@ -237,15 +238,15 @@ private final class FanOutChunkRun: Sendable {
         let message = chunk.message
         let store = fanOut.store
         var records = pending
+        // The endpoints are disabled in the commit itself: a crash or a lost lease between the two
+        // would leave them disabled with nobody told (the next holder skips disabled endpoints).
+        records.disable += counts.records.disable
         records.deliveries += counts.records.deliveries
         records.events += counts.records.events
-        if !counts.disable.isEmpty {
-            try await store.disableEndpoints(counts.disable.map { ($0.id, $0.reason) })
-            for endpoint in counts.disable {
-                records.events += fanOut.events.endpointDisabled(
-                    app: endpoint.app, endpointID: endpoint.id, token: endpoint.token, reason: endpoint.reason,
-                    messageID: message.id, inCommit: true)
-            }
+        for endpoint in counts.disable {
+            records.events += fanOut.events.endpointDisabled(
+                app: endpoint.app, endpointID: endpoint.id, token: endpoint.token, reason: endpoint.reason,
+                messageID: message.id, inCommit: true)
         }
         for endpoint in counts.retoken {
             await adoptCanonicalToken(endpoint, messageID: message.id)

@@ -32,14 +32,21 @@ struct FanOutPageSender: Sendable {
     }
 
     func prepare(
-        _ targets: [FanOutTarget], plan: inout MessagePlan, clients: [String: any DeliveryClient]
+        _ targets: [FanOutTarget], plan: inout MessagePlan, clients: [String: any DeliveryClient], messageID: String
     ) -> PreparedPage {
         var page = PreparedPage(counts: FanOutCounts(total: Int64(targets.count)))
         var byApp: [String: [FanOutTarget]] = [:]
+        var sample = DeliveryLogSample(deliveryLog)
         for target in targets {
             switch plan.decide(target) {
             case .skip: page.counts.skipped += 1
-            case .fail: page.counts.failed += 1
+            case .fail:
+                page.counts.failed += 1
+                // Its app is no longer configured: a failure like any other, in the log and events.
+                let result = DeliveryResult(
+                    notificationIndex: 0, token: target.endpoint.token, status: .failed, code: .wrongPlatform,
+                    reason: "AppNotConfigured: app \(target.endpoint.app) is not in the configuration")
+                record(result, for: target.endpoint, messageID: messageID, sample: &sample, into: &page.counts.records)
             case .send: byApp[target.endpoint.app, default: []].append(target)
             }
         }
@@ -112,13 +119,8 @@ struct FanOutPageSender: Sendable {
                 continue
             }
             final.append(result)
-            counts.records.events += events.result(
-                result, app: recipient.endpoint.app, messageID: messageID, endpointID: recipient.endpoint.id,
-                inCommit: true)
-            if sample.logs(result) {
-                counts.records.deliveries.append(
-                    DeliveryLogRecord(result, endpoint: recipient.endpoint, messageID: messageID, time: now))
-            }
+            record(
+                result, for: recipient.endpoint, messageID: messageID, sample: &sample, into: &counts.records, now: now)
             switch result.status {
             case .delivered:
                 counts.delivered += 1
@@ -130,12 +132,27 @@ struct FanOutPageSender: Sendable {
                 if result.invalidatesToken {
                     counts.disable.append(
                         (recipient.endpoint.id, result.reason, recipient.endpoint.app, recipient.endpoint.token))
+                    counts.records.disable.append(
+                        FanOutRecords.Disable(endpointID: recipient.endpoint.id, reason: result.reason))
                 }
             case .failed: counts.failed += 1
             }
         }
         counters?.record(final)
         return counts
+    }
+
+    /// A recipient's final result: its event (watchers now, webhooks with the commit) and, unless
+    /// sampled out, its delivery-log row.
+    private func record(
+        _ result: DeliveryResult, for endpoint: EndpointRecord, messageID: String, sample: inout DeliveryLogSample,
+        into records: inout FanOutRecords, now: Int64 = unixMilliseconds()
+    ) {
+        records.events += events.result(
+            result, app: endpoint.app, messageID: messageID, endpointID: endpoint.id, inCommit: true)
+        if sample.logs(result) {
+            records.deliveries.append(DeliveryLogRecord(result, endpoint: endpoint, messageID: messageID, time: now))
+        }
     }
 }
 
@@ -167,6 +184,7 @@ struct FanOutCounts: Sendable, Equatable {
         disable += other.disable
         retoken += other.retoken
         hold += other.hold
+        records.disable += other.records.disable
         records.deliveries += other.records.deliveries
         records.events += other.records.events
     }

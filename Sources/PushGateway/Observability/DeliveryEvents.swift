@@ -163,23 +163,17 @@ final class DeliveryEvents: Sendable {
     }
 
     /// A message was cancelled through this instance. Watchers of every app get it, and those
-    /// watching one of `apps` (the apps it went to; empty: a topic's, any app's).
+    /// watching one of `apps` (the apps it went to; empty: a topic's, any app's). Webhooks get it from
+    /// the store, written with the cancel.
     func messageCancelled(messageID: String, cancelled: Int64, apps: [String]) {
         log.info("message cancelled", ["message_id": messageID, "cancelled": "\(cancelled)"])
-        let watched = watcherCount.load(ordering: .relaxed) > 0
-        let hookApps = apps.isEmpty ? nil : apps
-        let hooked = !webhooks.isEmpty && webhooks.wants(.messageCancelled, apps: hookApps)
-        guard watched || hooked else { return }
+        guard watcherCount.load(ordering: .relaxed) > 0 else { return }
         var event = PushgateV1.DeliveryEvent()
         event.kind = .messageCancelled
         event.messageID = messageID
         event.cancelled = cancelled
         event.time = unixMilliseconds()
-        if watched { emit(event, sampled: false, apps: apps) }
-        if hooked {
-            _ = route(
-                webhooks.rows(for: event, kind: .messageCancelled, apps: hookApps, now: event.time), inCommit: false)
-        }
+        emit(event, sampled: false, apps: apps)
     }
 
     /// Ends every watch (shutdown).

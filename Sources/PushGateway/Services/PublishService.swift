@@ -46,7 +46,7 @@ struct PublishService: Sendable {
         }
         try Self.check(request, target: target)
         let webhooks = fanOut.events.webhooks
-        if !webhooks.isEmpty { record.notify = webhooks.finishedWebhooks(apps: reaches) }
+        if !webhooks.isEmpty { record.notify = webhooks.names(wanting: .messageFinished, apps: reaches) }
         try await storeCall("message") { () async throws(StoreError) in try await store.insertMessage(record) }
         fanOut.published(deliverAt: record.deliverAt)
         fanOut.metrics?.message(target: record.target, event: record.deliverAt > 0 ? "scheduled" : "published")
@@ -171,8 +171,12 @@ struct PublishService: Sendable {
         }
         let apps = await apps(of: message)
         try requirePublisher(message, apps: apps, caller: caller, may: "cancel")
+        // Webhooks get the cancel in its own transaction, before the message's end.
+        let webhooks = fanOut.events.webhooks
+        let notify =
+            webhooks.isEmpty ? [] : webhooks.names(wanting: .messageCancelled, apps: message.topic == nil ? apps : nil)
         let cancelled = try await storeCall("message_id") { () async throws(StoreError) in
-            try await store.cancelMessage(id: request.messageID, now: unixMilliseconds())
+            try await store.cancelMessage(id: request.messageID, notify: notify, now: unixMilliseconds())
         }
         fanOut.cancelled(messageID: cancelled.id)
         fanOut.metrics?.message(target: cancelled.target, event: "cancelled")

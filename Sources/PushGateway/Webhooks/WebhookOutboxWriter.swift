@@ -41,10 +41,12 @@ final class WebhookOutboxWriter: Sendable {
         for event in refused { dropped(event.webhook, 1) }
     }
 
-    /// Writes what is buffered, until nothing is; a failed write is tried again after a second.
+    /// Writes what is buffered, until nothing is; a failed write is tried again after a second
+    /// (once stopping: dropped, and counted).
     private func writeLoop() async {
         while true {
-            try? await Task.sleep(for: Self.interval)
+            let stopping = state.withLock { $0.stopped }
+            if !stopping { try? await Task.sleep(for: Self.interval) }
             let batch = state.withLock { state -> [OutboxEvent] in
                 defer { state.buffered.removeAll(keepingCapacity: true) }
                 if state.buffered.isEmpty { state.writer = nil }
@@ -54,22 +56,24 @@ final class WebhookOutboxWriter: Sendable {
             do {
                 try await store.appendOutbox(batch)
             } catch {
+                if state.withLock({ $0.stopped }) {
+                    log.warning("could not write webhook events at shutdown", ["error": "\(error)"])
+                    for event in batch { dropped(event.webhook, 1) }
+                    continue
+                }
                 log.warning("could not write webhook events; trying again", ["error": "\(error)"])
-                if Task.isCancelled { return }
                 state.withLock { $0.buffered.insert(contentsOf: batch, at: 0) }
                 try? await Task.sleep(for: .seconds(1))
             }
         }
     }
 
-    /// Writes what is buffered now and takes no more (shutdown).
+    /// Takes no more events and waits until what is buffered is written (shutdown).
     func flush() async {
-        let (batch, writer) = state.withLock { state -> ([OutboxEvent], Task<Void, Never>?) in
+        let writer = state.withLock { state -> Task<Void, Never>? in
             state.stopped = true
-            defer { state.buffered.removeAll() }
-            return (state.buffered, state.writer)
+            return state.writer
         }
-        writer?.cancel()
-        if !batch.isEmpty { try? await store.appendOutbox(batch) }
+        await writer?.value
     }
 }

@@ -45,9 +45,10 @@ final class WebhookRouter: Sendable {
         return rows
     }
 
-    /// The webhooks that get a message's `message_finished` (`apps` as for ``wants(_:apps:)``).
-    func finishedWebhooks(apps: [String]?) -> [String] {
-        routes.filter { $0.configuration.wants(.messageFinished, apps: apps) }.map(\.configuration.name)
+    /// The webhooks that want `kind` about `apps` (as for ``wants(_:apps:)``): a message's end or
+    /// cancel, written by the store when it happens.
+    func names(wanting kind: WebhookConfiguration.EventKind, apps: [String]?) -> [String] {
+        routes.filter { $0.configuration.wants(kind, apps: apps) }.map(\.configuration.name)
     }
 
     /// The `events` element of a finished message: its final state and counts.
@@ -57,6 +58,16 @@ final class WebhookRouter: Sendable {
         event.messageID = message.id
         event.time = time
         event.message = PushgateV1.Message(message)
+        return String(decoding: event.jsonBytes(), as: UTF8.self)
+    }
+
+    /// The `events` element of a cancel: the recipients counted cancelled by the time it is sent.
+    static func messageCancelled(_ message: MessageRecord, at time: Int64) -> String {
+        var event = PushgateV1.DeliveryEvent()
+        event.kind = .messageCancelled
+        event.messageID = message.id
+        event.cancelled = message.cancelled
+        event.time = time
         return String(decoding: event.jsonBytes(), as: UTF8.self)
     }
 

@@ -9,10 +9,17 @@ import PushTransport
 /// or a refusal (another 4xx); anything else sends the same batch again after a
 /// ``WebhookBackoff``. Every few seconds it trims the outbox to `max_pending` and `max_age_hours`.
 final class WebhookSender: Sendable {
-    static let leaseMillis: Int64 = 30_000
     /// How often an idle sender looks for new events.
     static let idlePoll: Duration = .milliseconds(250)
+    /// How often an instance that does not hold a webhook looks whether its lease was let go.
+    static let standbyPoll: Duration = .seconds(2)
     static let trimEveryMillis: Int64 = 5_000
+    /// The most events one trimming step drops (one short transaction each).
+    static let trimStep = 10_000
+
+    /// The webhook's lease: longer than a POST may take, so no other instance sends while one is
+    /// in flight; renewed by every take, and while backing off.
+    let leaseMillis: Int64
 
     let configuration: WebhookConfiguration
     let client: any DeliveryClient
@@ -37,6 +44,7 @@ final class WebhookSender: Sendable {
         self.owner = owner
         self.metrics = metrics
         self.log = log
+        leaseMillis = max(30_000, Int64(configuration.timeoutMilliseconds) + 20_000)
     }
 
     private var name: String { configuration.name }
@@ -45,25 +53,22 @@ final class WebhookSender: Sendable {
         var backoff = WebhookBackoff()
         var lastTrim: Int64 = 0
         while !Task.isCancelled {
-            let now = unixMilliseconds()
             let batch: WebhookBatch?
             do {
-                batch = try await store.takeWebhookBatch(
-                    webhook: name, owner: owner, limit: configuration.batchSize, leaseMillis: Self.leaseMillis,
-                    now: now)
+                batch = try await take()
             } catch {
                 log.warning("could not read the webhook outbox", ["webhook": name, "error": "\(error)"])
                 try? await Task.sleep(for: .seconds(1))
                 continue
             }
-            // Another instance holds the webhook: look again within its lease.
+            // Another instance holds the webhook: look again soon (a stopping one lets go at once).
             guard let batch else {
-                try? await Task.sleep(for: .milliseconds(Self.leaseMillis / 3))
+                try? await Task.sleep(for: Self.standbyPoll)
                 continue
             }
-            if now - lastTrim >= Self.trimEveryMillis {
-                lastTrim = now
-                await trim(now: now)
+            if unixMilliseconds() - lastTrim >= Self.trimEveryMillis {
+                lastTrim = unixMilliseconds()
+                await trim()
             }
             guard !batch.events.isEmpty else {
                 try? await Task.sleep(for: Self.idlePoll)
@@ -112,8 +117,16 @@ final class WebhookSender: Sendable {
                         ])
                 }
                 await sleepHoldingLease(wait)
+                lastTrim = unixMilliseconds()
             }
         }
+    }
+
+    /// Takes (or renews) the webhook's lease and its oldest batch; nil: another instance holds it.
+    private func take() async throws(StoreError) -> WebhookBatch? {
+        try await store.takeWebhookBatch(
+            webhook: name, owner: owner, limit: configuration.batchSize, leaseMillis: leaseMillis,
+            now: unixMilliseconds())
     }
 
     /// The batch's body, `{"events":[…]}`: stored events as written, finished messages rendered
@@ -125,9 +138,14 @@ final class WebhookSender: Sendable {
             let json: String
             switch event {
             case .json(let text): json = text
-            case .messageFinished(let id, let at):
+            case .messageFinished(let id, let at), .messageCancelled(let id, let at):
                 do {
-                    json = WebhookRouter.messageFinished(try await store.message(id: id), at: at)
+                    let message = try await store.message(id: id)
+                    if case .messageFinished = event {
+                        json = WebhookRouter.messageFinished(message, at: at)
+                    } else {
+                        json = WebhookRouter.messageCancelled(message, at: at)
+                    }
                 } catch  where error.code == .notFound {
                     continue
                 } catch {
@@ -147,8 +165,12 @@ final class WebhookSender: Sendable {
     private func post(_ id: String, body: [UInt8]) async -> DeliveryResult {
         let post = PreparedWebhookPost(
             deliveryID: id, authority: origin.authority, path: path, body: body, expiration: nil)
-        guard await client.reserveWaiting(1) else {
-            return DeliveryResult(notificationIndex: 0, token: id, status: .failed, code: .shutdown, reason: "Shutdown")
+        // Not waiting for room: a POST that started after its lease ran out could race another
+        // instance's. The client's queue is full only of POSTs past their deadline, still held.
+        guard client.reserve(1) else {
+            return DeliveryResult(
+                notificationIndex: 0, token: id, status: .failed, code: .deadlineExceeded,
+                reason: "the webhook's earlier requests are still unanswered")
         }
         let results = await client.sendAndWait(
             .webhook(post), deadline: .now + .milliseconds(configuration.timeoutMilliseconds))
@@ -165,32 +187,39 @@ final class WebhookSender: Sendable {
         }
     }
 
-    /// Waits `duration`, renewing the webhook's lease meanwhile so no other instance sends the
-    /// batch while this one backs off.
+    /// Waits `duration`, renewing the webhook's lease (and trimming its outbox) meanwhile, so no
+    /// other instance sends the batch while this one backs off, and a receiver that is down for
+    /// long does not let the outbox grow past `max_pending`.
     private func sleepHoldingLease(_ duration: Duration) async {
-        let slice = Duration.milliseconds(Self.leaseMillis / 3)
+        let slice = min(Duration.milliseconds(leaseMillis / 3), .milliseconds(Self.trimEveryMillis))
         var left = duration
         while left > .zero, !Task.isCancelled {
             let step = min(left, slice)
             try? await Task.sleep(for: step)
             left -= step
             if left > .zero {
-                _ = try? await store.takeWebhookBatch(
-                    webhook: name, owner: owner, limit: configuration.batchSize, leaseMillis: Self.leaseMillis,
-                    now: unixMilliseconds())
+                _ = try? await take()
+                await trim()
             }
         }
     }
 
-    /// Drops what is too old or too much, counts it, and tells the receiver in a
-    /// `KIND_EVENTS_DROPPED` event; updates the pending gauge.
-    private func trim(now: Int64) async {
+    /// Drops what is too old or too much (a bounded step at a time), counts it, and tells the
+    /// receiver in a `KIND_EVENTS_DROPPED` event; updates the pending gauge.
+    private func trim() async {
         do {
-            let trim = try await store.trimOutbox(
-                webhook: name, maxPending: configuration.maxPending,
-                createdBefore: now - Int64(configuration.maxAgeHours) * 3_600_000)
-            let dropped = trim.overflow + trim.expired
-            if dropped > 0 {
+            var trim = OutboxTrim()
+            while !Task.isCancelled {
+                let step = try await store.trimOutbox(
+                    webhook: name, maxPending: configuration.maxPending,
+                    createdBefore: unixMilliseconds() - Int64(configuration.maxAgeHours) * 3_600_000,
+                    limit: Self.trimStep)
+                trim.overflow += step.overflow
+                trim.expired += step.expired
+                guard step.total == Self.trimStep else { break }
+            }
+            if trim.total > 0 {
+                let now = unixMilliseconds()
                 if trim.overflow > 0 { metrics?.webhookDropped(name, reason: "max_pending", trim.overflow) }
                 if trim.expired > 0 { metrics?.webhookDropped(name, reason: "max_age", trim.expired) }
                 log.warning(
@@ -199,7 +228,7 @@ final class WebhookSender: Sendable {
                         "webhook": name, "max_pending": "\(trim.overflow)", "max_age": "\(trim.expired)",
                     ])
                 try await store.appendOutbox([
-                    OutboxEvent(webhook: name, json: WebhookRouter.eventsDropped(dropped, at: now), createdAt: now)
+                    OutboxEvent(webhook: name, json: WebhookRouter.eventsDropped(trim.total, at: now), createdAt: now)
                 ])
             }
             let pending = try await store.pendingOutbox(webhook: name)

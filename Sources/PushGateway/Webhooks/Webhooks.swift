@@ -44,15 +44,15 @@ final class Webhooks: Sendable {
     private static func client(_ webhook: WebhookConfiguration, path: String, group: EventLoopGroup, log: Log)
         throws(ConfigurationError) -> WebhookClient
     {
-        let secret: String
+        let secret: [UInt8]
         do {
-            secret = try SecretFile.read(webhook.secretFile)
+            secret = try SecretFile.readBytes(webhook.secretFile)
         } catch {
             throw ConfigurationError("\(path).secret_file: webhook \(webhook.name): \(error.description)")
         }
-        guard secret.utf8.count >= minimumSecretBytes else {
+        guard secret.count >= minimumSecretBytes else {
             throw ConfigurationError(
-                "\(path).secret_file: webhook \(webhook.name)'s secret is \(secret.utf8.count) bytes; use at least "
+                "\(path).secret_file: webhook \(webhook.name)'s secret is \(secret.count) bytes; use at least "
                     + "\(minimumSecretBytes) (e.g. openssl rand -hex 32)")
         }
         guard let (origin, _) = HTTPSOrigin.parse(url: webhook.url) else {
@@ -77,7 +77,7 @@ final class Webhooks: Sendable {
         }
         return ProviderClient(
             name: "webhook:" + webhook.name, endpoint: origin,
-            dialect: WebhookDialect(secret: Array(secret.utf8), userAgent: "pushgate-webhook/1", clock: unixSeconds),
+            dialect: WebhookDialect(secret: secret, userAgent: "pushgate-webhook/1", clock: unixSeconds),
             tlsContext: tls, configuration: settings, group: group,
             logger: { message, error in
                 log.warning(message, ["webhook": webhook.name, "error": error.map { "\($0)" } ?? ""])

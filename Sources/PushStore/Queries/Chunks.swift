@@ -33,6 +33,9 @@ extension SQLDatabase {
             guard let expired = try expiredChunk(filter: filter, now: now) else { return nil }
             let message = try self.message(seq: expired.messageSeq)
             if message.state == .cancelled {
+                // The message first, as its other finishers lock it: the last chunk to end sees the
+                // others ended, and tells the message's webhooks once.
+                try lockMessage(seq: expired.messageSeq)
                 try cancelChunk(message, seq: expired.messageSeq, number: expired.number, now: now)
                 continue
             }
@@ -240,6 +243,9 @@ extension SQLDatabase {
                     .integer(counts.skipped), .integer(counts.cancelled), .integer(held), .int(parked ? 1 : 0),
                     .int(parked ? 1 : 0), .integer(messageSeq), .int(number),
                 ])
+            for disable in records.disable.sorted(by: { $0.endpointID < $1.endpointID }) {
+                _ = try disableEndpoint(id: disable.endpointID, reason: disable.reason)
+            }
             try appendDeliveryLog(records.deliveries)
             try appendOutbox(records.events)
             if cancelling {
@@ -295,7 +301,7 @@ extension SQLDatabase {
     /// Cancels a message (see `Store.cancelMessage`): nothing more is planned, what was never planned
     /// is counted on its row, and chunks nobody works now (parked, or their holder's lease ran out)
     /// are ended here; chunks being worked end at their holder's next page.
-    func cancelMessage(id: String, now: Int64) throws(StoreError) -> MessageRecord {
+    func cancelMessage(id: String, notify: [String], now: Int64) throws(StoreError) -> MessageRecord {
         try transaction { () throws(StoreError) -> MessageRecord in
             let found = try row(
                 "SELECT seq, state, planned, planned_after FROM messages WHERE id = ?" + engine.forUpdate, [.text(id)]
@@ -328,6 +334,8 @@ extension SQLDatabase {
             ) { $0.int64(0) }
             var cancelled = message
             cancelled.state = .cancelled
+            // The cancel's own event first: it comes before the message's end.
+            try appendCancelled(messageID: id, webhooks: notify, now: now)
             for number in idle { try cancelChunk(cancelled, seq: found.seq, number: number, now: now) }
             // With no chunk at all (scheduled, or never planned) the cancel finishes it.
             if idle.isEmpty, try workingChunks(messageSeq: found.seq) == 0 {
@@ -394,6 +402,12 @@ extension SQLDatabase {
                 hold: FanOutHold(endpointID: row.text(0), reason: row.text(1)),
                 endpoint: row.isNull(2) ? nil : Columns.endpoint(row, from: 2).record)
         }
+    }
+
+    /// Locks the message's row until the transaction ends (PostgreSQL; SQLite's write lock covers it).
+    private func lockMessage(seq: Int64) throws(StoreError) {
+        guard engine == .postgres else { return }
+        _ = try row("SELECT 1 FROM messages WHERE seq = ? FOR UPDATE", [.integer(seq)]) { _ in true }
     }
 
     /// Chunks of the message still being worked (or parked).

@@ -161,8 +161,10 @@ extension SQLStore {
         }
     }
 
-    public func cancelMessage(id: String, now: Int64) async throws(StoreError) -> MessageRecord {
-        try await withDatabase { database throws(StoreError) in try database.cancelMessage(id: id, now: now) }
+    public func cancelMessage(id: String, notify: [String], now: Int64) async throws(StoreError) -> MessageRecord {
+        try await withDatabase { database throws(StoreError) in
+            try database.cancelMessage(id: id, notify: notify, now: now)
+        }
     }
 
     public func reservePace(messageID: String, count: Int, maxPerSecond: Int32, nowMicros: Int64)
@@ -241,11 +243,12 @@ extension SQLStore {
         }
     }
 
-    public func trimOutbox(webhook: String, maxPending: Int, createdBefore: Int64) async throws(StoreError)
-        -> OutboxTrim
+    public func trimOutbox(webhook: String, maxPending: Int, createdBefore: Int64, limit: Int)
+        async throws(StoreError) -> OutboxTrim
     {
         try await withDatabase { database throws(StoreError) in
-            try database.trimOutbox(webhook: webhook, maxPending: maxPending, createdBefore: createdBefore)
+            try database.trimOutbox(
+                webhook: webhook, maxPending: maxPending, createdBefore: createdBefore, limit: limit)
         }
     }
 

@@ -2,8 +2,11 @@
 ///
 /// - `webhook_outbox`: events waiting for a webhook, in the order written (`seq`). `event` is the
 ///   event's JSON as sent; a message's final event is stored as its id (`finished_message`) and
-///   rendered when sent, from the message's counts then (final by then). `batch` is the
-///   `Pushgate-Delivery` id once the row is in a batch: a batch sent again is the same rows.
+///   rendered when sent, from the message's counts then (final by then); `event` `cancelled` with
+///   a `finished_message` is a message's cancel, rendered likewise. `batch` is the
+///   `Pushgate-Delivery` id once the row is in a batch: a batch sent again is the same rows. Indexed
+///   by (webhook, batch, seq): a batch's rows, the formed batch, and the oldest unbatched rows are
+///   each one range, however long the backlog.
 /// - `webhook_senders`: which instance sends a webhook's batches (a lease), so that with several
 ///   instances on one database each batch goes out once at a time.
 /// - `messages.notify`: the webhooks told when the message finishes, fixed when it is published
@@ -26,7 +29,7 @@ enum WebhooksAndDeliveryLogSchema {
             created_at bigint NOT NULL,
             batch text NOT NULL DEFAULT ''
         );
-        CREATE INDEX webhook_outbox_webhook ON webhook_outbox (webhook, seq);
+        CREATE INDEX webhook_outbox_batch ON webhook_outbox (webhook, batch, seq);
         CREATE TABLE webhook_senders (
             webhook text PRIMARY KEY,
             owner text NOT NULL,

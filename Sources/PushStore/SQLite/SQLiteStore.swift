@@ -37,8 +37,9 @@ public final class SQLiteStore: SQLStore {
                 try configure(database)
                 try Migrator.migrate(database)
                 // One process owns the file: no lease from a previous run can still be held, so its
-                // unfinished fan-out chunks are claimable at once.
+                // unfinished fan-out chunks and its webhooks' batches are claimable at once.
                 try database.releaseAllFanOutLeases()
+                try database.releaseAllWebhookLeases()
                 slot = database
             }
             store.file.withLock { $0 = SQLiteFileWatch(path: path) }

@@ -143,8 +143,8 @@ struct WebhookTests {
         let delivered = (0..<6).flatMap { _ in router.rows(for: event, kind: .delivered, apps: ["prod"], now: 5) }
         #expect(delivered.count == 3)
         #expect(!router.wants(.endpointDisabled, apps: nil) && router.wants(.messageFinished, apps: ["beta"]))
-        #expect(router.finishedWebhooks(apps: nil) == ["all", "prod"])
-        #expect(router.finishedWebhooks(apps: ["beta"]) == ["all"])
+        #expect(router.names(wanting: .messageFinished, apps: nil) == ["all", "prod"])
+        #expect(router.names(wanting: .messageFinished, apps: ["beta"]) == ["all"])
         var message = MessageRecord(id: "m", topic: "t", message: "hi", publishedAt: 1, state: .completed, total: 3)
         message.rejected = 2
         let finished = try PushgateV1.DeliveryEvent(

@@ -18,6 +18,7 @@ struct OutboxAndDeliveryLogTests {
             switch $0 {
             case .json(let text): text
             case .messageFinished(let id, _): "finished:" + id
+            case .messageCancelled(let id, _): "cancelled:" + id
             }
         }
     }
@@ -85,19 +86,67 @@ struct OutboxAndDeliveryLogTests {
     }
 
     @Test(
-        "trimming drops what is older than the age limit, then the oldest beyond max_pending",
+        "trimming drops what is older than the age limit, then the oldest beyond max_pending, a bounded step at a time, never a batch being sent",
         arguments: StoreEngine.available)
     func trim(engine: StoreEngine) async throws {
         try await withStore(engine) { store in
             try await store.appendOutbox(
                 events("crm", ["old1", "old2"], at: 10) + events("crm", ["a", "b", "c"], at: 100))
             try await store.appendOutbox(events("ops", ["keep"], at: 10))
-            let trim = try await store.trimOutbox(webhook: "crm", maxPending: 2, createdBefore: 50)
+            let trim = try await store.trimOutbox(webhook: "crm", maxPending: 2, createdBefore: 50, limit: 100)
             #expect(trim == OutboxTrim(overflow: 1, expired: 2))
             let left = try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 0)
             #expect(texts(left) == [#"{"n":"b"}"#, #"{"n":"c"}"#])
             #expect(try await store.pendingOutbox(webhook: "ops") == 1)
-            #expect(try await store.trimOutbox(webhook: "crm", maxPending: 2, createdBefore: 50) == OutboxTrim())
+            #expect(
+                try await store.trimOutbox(webhook: "crm", maxPending: 2, createdBefore: 50, limit: 100) == OutboxTrim()
+            )
+            // The formed batch (b, c) is never cut, however full or old the outbox.
+            try await store.appendOutbox(events("crm", ["d", "e", "f", "g"], at: 200))
+            #expect(
+                try await store.trimOutbox(webhook: "crm", maxPending: 1, createdBefore: 1000, limit: 3)
+                    == OutboxTrim(overflow: 0, expired: 3))
+            #expect(
+                try await store.trimOutbox(webhook: "crm", maxPending: 1, createdBefore: 1000, limit: 3)
+                    == OutboxTrim(overflow: 0, expired: 1))
+            let same = try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 1)
+            #expect(same == left)
+        }
+    }
+
+    @Test(
+        "a formed batch stays the same rows while older unbatched rows wait (PostgreSQL commits out of seq order)",
+        arguments: StoreEngine.available)
+    func lateRows(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            try await store.appendOutbox(events("crm", ["a", "b"]))
+            let first = try #require(
+                try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 1, leaseMillis: 100, now: 0))
+            #expect(texts(first) == [#"{"n":"a"}"#])
+            let again = try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 5, leaseMillis: 100, now: 1)
+            #expect(again == first)
+        }
+    }
+
+    @Test(
+        "a fan-out commit disables its dead endpoints in the same transaction",
+        arguments: StoreEngine.available)
+    func disableInCommit(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.bulkCreateSubscribed(topic: "news", app: "ios", tokens: ["a", "b"], now: 1)
+            try await store.insertMessage(MessageRecord(id: "m", topic: "news", message: "hi", publishedAt: 1))
+            let a = policy("a")
+            let chunk = try #require(try await store.claimFanOutChunk(a, now: 0))
+            let page = try await store.fanOutPage(.topic("news"), after: chunk.cursor, through: chunk.end, limit: 10)
+            let dead = page.items[1].endpoint.id
+            try await store.recordChunkProgress(
+                chunk, policy: a, cursor: try #require(page.items.last).cursor,
+                counts: ProgressCounts(total: 2, delivered: 1, rejected: 1), state: .fanningOut, holds: .none,
+                records: FanOutRecords(disable: [FanOutRecords.Disable(endpointID: dead, reason: "Unregistered")]),
+                now: 5)
+            let endpoint = try await store.endpoint(id: dead)
+            #expect(!endpoint.enabled && endpoint.disabledReason == "Unregistered")
+            #expect(try await store.endpoint(id: page.items[0].endpoint.id).enabled)
         }
     }
 
@@ -147,8 +196,8 @@ struct OutboxAndDeliveryLogTests {
                 id: "s", topic: "news", message: "hi", publishedAt: 1, deliverAt: 10, state: .scheduled)
             scheduled.notify = ["crm"]
             try await store.insertMessage(scheduled)
-            _ = try await store.cancelMessage(id: "s", now: 2)
-            #expect(try await store.pendingOutbox(webhook: "crm") == 1)
+            _ = try await store.cancelMessage(id: "s", notify: ["crm"], now: 2)
+            #expect(try await store.pendingOutbox(webhook: "crm") == 2)
 
             var running = MessageRecord(id: "r", topic: "news", message: "hi", publishedAt: 1)
             running.notify = ["crm"]
@@ -156,11 +205,11 @@ struct OutboxAndDeliveryLogTests {
             let a = policy("a")
             let chunk = try #require(try await store.claimFanOutChunk(a, now: 3))
             _ = try await store.cancelMessage(id: "r", now: 4)
-            #expect(try await store.pendingOutbox(webhook: "crm") == 1)
+            #expect(try await store.pendingOutbox(webhook: "crm") == 2)
             try await store.recordChunkProgress(
                 chunk, policy: a, cursor: chunk.cursor, counts: ProgressCounts(), state: .cancelled, now: 5)
             let batch = try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 6)
-            #expect(texts(batch) == ["finished:s", "finished:r"])
+            #expect(texts(batch) == ["cancelled:s", "finished:s", "finished:r"])
 
             // A dead holder's chunk ended by the next claim finishes the message too.
             var orphan = MessageRecord(id: "o", topic: "news", message: "hi", publishedAt: 1)
