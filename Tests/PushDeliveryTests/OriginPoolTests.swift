@@ -106,12 +106,13 @@ struct OriginPoolTests {
 
     @Test("a pool idle for origin_idle_timeout is closed, and made again on the next token for it")
     func idleClose() async throws {
-        // Long enough that a loaded machine still finds the pool right after the Send (1 s was not,
-        // with several builds running beside the suite).
+        // Whether the pool is still there right after the Send depends on how long the machine took
+        // to get back to the test (over 3 s with the whole suite on 2 cores): the connections the
+        // origin saw opened and closed do not.
         let fixture = try Fixture { $0.originIdleTimeout = .seconds(3) }
         defer { fixture.stop() }
         #expect(await fixture.send(Self.tokens("b", 5)).allSatisfy { $0.status == .delivered })
-        #expect(fixture.client.otherOrigins == [fixture.bOrigin])
+        #expect(fixture.b.connectionsOpened == 1)
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline,
             !fixture.client.otherOrigins.isEmpty || fixture.b.connectionsClosed == 0
@@ -124,7 +125,7 @@ struct OriginPoolTests {
         #expect(fixture.home.connectionsClosed == 0)
 
         #expect(await fixture.send(Self.tokens("b", 5)).allSatisfy { $0.status == .delivered })
-        #expect(fixture.client.otherOrigins == [fixture.bOrigin])
         #expect(fixture.b.connectionsOpened == 2)
+        #expect(fixture.client.otherOrigins == [fixture.bOrigin] || fixture.b.connectionsClosed == 2)
     }
 }
