@@ -248,6 +248,7 @@ public protocol Store: Sendable {
 
     /// Drops at most `limit` of the webhook's events not in a batch: those written before
     /// `createdBefore`, then its oldest beyond `maxPending`. Call again while it drops `limit`.
+    /// The next batch formed reports what was dropped (``WebhookBatch/dropped``).
     func trimOutbox(webhook: String, maxPending: Int, createdBefore: Int64, limit: Int) async throws(StoreError)
         -> OutboxTrim
 

@@ -28,11 +28,20 @@ public struct WebhookBatch: Sendable, Equatable {
     /// The `Pushgate-Delivery` id.
     public var id: String
     public var events: [Event]
+    /// Events dropped (`max_pending`, `max_age_hours`) before this batch was formed, reported in
+    /// it; and when it was formed (Unix ms).
+    public var dropped: Int64
+    public var formedAt: Int64
 
-    public init(id: String, events: [Event]) {
+    public init(id: String, events: [Event], dropped: Int64 = 0, formedAt: Int64 = 0) {
         self.id = id
         self.events = events
+        self.dropped = dropped
+        self.formedAt = formedAt
     }
+
+    /// Nothing to send.
+    public var isEmpty: Bool { events.isEmpty && dropped == 0 }
 }
 
 /// What a fan-out commit writes beside its progress, in the same transaction: the endpoints to

@@ -70,7 +70,7 @@ final class WebhookSender: Sendable {
                 lastTrim = unixMilliseconds()
                 await trim()
             }
-            guard !batch.events.isEmpty else {
+            guard !batch.isEmpty else {
                 try? await Task.sleep(for: Self.idlePoll)
                 continue
             }
@@ -134,6 +134,11 @@ final class WebhookSender: Sendable {
     private func render(_ batch: WebhookBatch) async -> [UInt8]? {
         var body = Array(#"{"events":["#.utf8)
         var first = true
+        if batch.dropped > 0 {
+            // What was dropped before the batch formed, said first: the events after it are the ones kept.
+            body.append(contentsOf: WebhookRouter.eventsDropped(Int(batch.dropped), at: batch.formedAt).utf8)
+            first = false
+        }
         for event in batch.events {
             let json: String
             switch event {
@@ -219,17 +224,13 @@ final class WebhookSender: Sendable {
                 guard step.total == Self.trimStep else { break }
             }
             if trim.total > 0 {
-                let now = unixMilliseconds()
                 if trim.overflow > 0 { metrics?.webhookDropped(name, reason: "max_pending", trim.overflow) }
                 if trim.expired > 0 { metrics?.webhookDropped(name, reason: "max_age", trim.expired) }
                 log.warning(
-                    "webhook events dropped",
+                    "webhook events dropped; the next batch reports them",
                     [
                         "webhook": name, "max_pending": "\(trim.overflow)", "max_age": "\(trim.expired)",
                     ])
-                try await store.appendOutbox([
-                    OutboxEvent(webhook: name, json: WebhookRouter.eventsDropped(trim.total, at: now), createdAt: now)
-                ])
             }
             let pending = try await store.pendingOutbox(webhook: name)
             metrics?.webhookPending(name, pending)

@@ -42,68 +42,80 @@ extension SQLDatabase {
     }
 
     /// Takes or renews `owner`'s lease on the webhook's sending, then answers the oldest batch: the
-    /// one already formed (sent before, unanswered), or a new one of the oldest `limit` events not in
-    /// a batch. nil: another owner's lease runs; an empty batch: nothing pending.
+    /// one being sent (formed before, unanswered: the same rows, id and drops), or a new one of the
+    /// oldest `limit` events not in a batch, reporting the drops since the last. nil: another
+    /// owner's lease runs; an empty batch: nothing to send.
     ///
-    /// On PostgreSQL rows become visible in commit order, not `seq` order: a formed batch is found
-    /// by its own rows (never re-formed because an older row appeared since), so it stays the same
-    /// rows under the same id until completed.
+    /// The batch being sent is named in `webhook_senders`, not found from the outbox's oldest row:
+    /// on PostgreSQL rows become visible in commit order, not `seq` order, and an older row showing
+    /// up later must not re-form a batch already sent.
     func takeWebhookBatch(webhook: String, owner: String, limit: Int, leaseMillis: Int64, now: Int64)
         throws(StoreError) -> WebhookBatch?
     {
         try transaction { () throws(StoreError) -> WebhookBatch? in
             // Taken when free, expired or ours; the row lock makes two takers wait for each other.
-            let taken = try row(
+            let sender = try row(
                 """
                 INSERT INTO webhook_senders (webhook, owner, lease_expires_at) VALUES (?, ?, ?)
                 ON CONFLICT (webhook) DO UPDATE SET owner = excluded.owner, lease_expires_at = excluded.lease_expires_at
                 WHERE webhook_senders.owner = excluded.owner OR webhook_senders.lease_expires_at <= ?
-                RETURNING owner
+                RETURNING owner, batch, batch_at, batch_dropped, dropped
                 """,
                 [.text(webhook), .text(owner), .integer(now + leaseMillis), .integer(now)]
-            ) { $0.text(0) }
-            guard taken == owner else { return nil }
-            var id =
-                try row(
-                    "SELECT batch FROM webhook_outbox WHERE webhook = ? AND batch <> '' ORDER BY seq LIMIT 1",
-                    [.text(webhook)]
-                ) { $0.text(0) } ?? ""
-            if id.isEmpty {
-                id = RandomID.make()
+            ) {
+                (owner: $0.text(0), batch: $0.text(1), at: $0.int64(2), batchDropped: $0.int64(3), dropped: $0.int64(4))
+            }
+            guard let sender, sender.owner == owner else { return nil }
+            var batch = WebhookBatch(id: sender.batch, events: [], dropped: sender.batchDropped, formedAt: sender.at)
+            if batch.id.isEmpty {
+                let id = RandomID.make()
                 let formed = try run(
                     """
                     UPDATE webhook_outbox SET batch = ? WHERE seq IN (
                         SELECT seq FROM webhook_outbox WHERE webhook = ? AND batch = '' ORDER BY seq LIMIT ?)
                     """,
                     [.text(id), .text(webhook), .int(limit)])
-                guard formed > 0 else { return WebhookBatch(id: "", events: []) }
+                guard formed > 0 || sender.dropped > 0 else { return WebhookBatch(id: "", events: []) }
+                try run(
+                    """
+                    UPDATE webhook_senders SET batch = ?, batch_at = ?, batch_dropped = dropped, dropped = 0
+                    WHERE webhook = ?
+                    """,
+                    [.text(id), .integer(now), .text(webhook)])
+                batch = WebhookBatch(id: id, events: [], dropped: sender.dropped, formedAt: now)
             }
             let found = try rows(
                 """
                 SELECT event, finished_message, created_at FROM webhook_outbox
                 WHERE webhook = ? AND batch = ? ORDER BY seq
                 """,
-                [.text(webhook), .text(id)]
+                [.text(webhook), .text(batch.id)]
             ) { (event: $0.text(0), message: $0.text(1), createdAt: $0.int64(2)) }
-            return WebhookBatch(
-                id: id,
-                events: found.map { row -> WebhookBatch.Event in
-                    if row.message.isEmpty { return .json(row.event) }
-                    return row.event == "cancelled"
-                        ? .messageCancelled(messageID: row.message, at: row.createdAt)
-                        : .messageFinished(messageID: row.message, at: row.createdAt)
-                })
+            batch.events = found.map { row -> WebhookBatch.Event in
+                if row.message.isEmpty { return .json(row.event) }
+                return row.event == "cancelled"
+                    ? .messageCancelled(messageID: row.message, at: row.createdAt)
+                    : .messageFinished(messageID: row.message, at: row.createdAt)
+            }
+            return batch
         }
     }
 
     /// Removes a batch that was answered (or refused for good); answers how many events it held.
     func completeWebhookBatch(webhook: String, batch: String) throws(StoreError) -> Int {
-        try run("DELETE FROM webhook_outbox WHERE webhook = ? AND batch = ?", [.text(webhook), .text(batch)])
+        try transaction { () throws(StoreError) -> Int in
+            try run(
+                "UPDATE webhook_senders SET batch = '', batch_at = 0, batch_dropped = 0 WHERE webhook = ? AND batch = ?",
+                [.text(webhook), .text(batch)])
+            return try run(
+                "DELETE FROM webhook_outbox WHERE webhook = ? AND batch = ?", [.text(webhook), .text(batch)])
+        }
     }
 
-    /// Drops at most `limit` events not in a batch (a batch being sent is never cut): those written
-    /// before `createdBefore`, then the oldest beyond `maxPending`. Each pass reads at most `limit`
-    /// rows besides the count, so a huge backlog is trimmed a bounded step at a time.
+    /// Drops at most `limit` events not in a batch (the batch being sent is never cut): those
+    /// written before `createdBefore`, then the oldest beyond `maxPending` (the batch being sent
+    /// counts). Each pass reads at most `limit` rows besides the count, so a huge backlog is trimmed
+    /// a bounded step at a time. What it drops is added to the count the next batch reports.
     func trimOutbox(webhook: String, maxPending: Int, createdBefore: Int64, limit: Int) throws(StoreError)
         -> OutboxTrim
     {
@@ -116,8 +128,8 @@ extension SQLDatabase {
             ) { (seq: $0.int64(0), createdAt: $0.int64(1)) }
             if let last = oldest.prefix(while: { $0.createdAt < createdBefore }).last {
                 trim.expired = try run(
-                    "DELETE FROM webhook_outbox WHERE webhook = ? AND batch = '' AND seq <= ?",
-                    [.text(webhook), .integer(last.seq)])
+                    "DELETE FROM webhook_outbox WHERE webhook = ? AND batch = '' AND seq <= ? AND created_at < ?",
+                    [.text(webhook), .integer(last.seq), .integer(createdBefore)])
             }
             let pending = try pendingOutbox(webhook: webhook)
             let room = limit - trim.expired
@@ -128,6 +140,14 @@ extension SQLDatabase {
                         SELECT seq FROM webhook_outbox WHERE webhook = ? AND batch = '' ORDER BY seq LIMIT ?)
                     """,
                     [.text(webhook), .int(min(pending - maxPending, room))])
+            }
+            if trim.total > 0 {
+                try run(
+                    """
+                    INSERT INTO webhook_senders (webhook, owner, lease_expires_at, dropped) VALUES (?, '', 0, ?)
+                    ON CONFLICT (webhook) DO UPDATE SET dropped = webhook_senders.dropped + excluded.dropped
+                    """,
+                    [.text(webhook), .int(trim.total)])
             }
             return trim
         }

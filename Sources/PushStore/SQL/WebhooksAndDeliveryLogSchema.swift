@@ -8,7 +8,10 @@
 ///   by (webhook, batch, seq): a batch's rows, the formed batch, and the oldest unbatched rows are
 ///   each one range, however long the backlog.
 /// - `webhook_senders`: which instance sends a webhook's batches (a lease), so that with several
-///   instances on one database each batch goes out once at a time.
+///   instances on one database each batch goes out once at a time; the batch being sent (its id,
+///   when it was formed, and the drops it reports), and the events dropped since (`max_pending`,
+///   `max_age_hours`) that the next batch reports. Drops are a count here, not rows in the outbox,
+///   so reporting them never takes room under `max_pending`.
 /// - `messages.notify`: the webhooks told when the message finishes, fixed when it is published
 ///   (newline-separated), so whichever path finishes it (its last chunk, a cancel, a claim ending a
 ///   dead holder's chunk) writes the same events.
@@ -33,7 +36,11 @@ enum WebhooksAndDeliveryLogSchema {
         CREATE TABLE webhook_senders (
             webhook text PRIMARY KEY,
             owner text NOT NULL,
-            lease_expires_at bigint NOT NULL
+            lease_expires_at bigint NOT NULL,
+            batch text NOT NULL DEFAULT '',
+            batch_at bigint NOT NULL DEFAULT 0,
+            batch_dropped bigint NOT NULL DEFAULT 0,
+            dropped bigint NOT NULL DEFAULT 0
         );
         CREATE TABLE delivery_log (
             seq \(seq),

@@ -97,6 +97,8 @@ struct OutboxAndDeliveryLogTests {
             #expect(trim == OutboxTrim(overflow: 1, expired: 2))
             let left = try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 0)
             #expect(texts(left) == [#"{"n":"b"}"#, #"{"n":"c"}"#])
+            // The next batch reports the drops, not a row taking room in the outbox.
+            #expect(left?.dropped == 3 && left?.formedAt == 0)
             #expect(try await store.pendingOutbox(webhook: "ops") == 1)
             #expect(
                 try await store.trimOutbox(webhook: "crm", maxPending: 2, createdBefore: 50, limit: 100) == OutboxTrim()
@@ -111,6 +113,20 @@ struct OutboxAndDeliveryLogTests {
                     == OutboxTrim(overflow: 0, expired: 1))
             let same = try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 1)
             #expect(same == left)
+            // Completed, the next batch reports the later drops (all four, expired): only that.
+            try await store.completeWebhookBatch(webhook: "crm", batch: try #require(left).id)
+            let next = try #require(
+                try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 2))
+            #expect(next.events.isEmpty && next.dropped == 4 && next.formedAt == 2)
+            try await store.completeWebhookBatch(webhook: "crm", batch: next.id)
+            #expect(
+                try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 3)
+                    == WebhookBatch(id: "", events: []))
+            try await store.appendOutbox(events("crm", ["h", "i"], at: 1))
+            _ = try await store.trimOutbox(webhook: "crm", maxPending: 100, createdBefore: 500, limit: 10)
+            let onlyDrops = try #require(
+                try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 4))
+            #expect(onlyDrops.events.isEmpty && onlyDrops.dropped == 2 && !onlyDrops.isEmpty)
         }
     }
 
