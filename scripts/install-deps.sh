@@ -19,6 +19,7 @@ packages=(
   awscli                # Debian's aws CLI (v2): an independent SNS client in Tests/interop/test_sns_sdks.py
   golang-go             # builds Tests/interop/sns_go (GOPATH mode, offline) for test_sns_sdks.py
   golang-github-aws-aws-sdk-go-v2-dev  # the AWS SDK for Go v2 that sns_go is built against
+  nodejs                # runs docs/webhooks.md's Node signature check in Tests/interop/test_webhook_signatures.py
 )
 missing=()
 for p in "${packages[@]}"; do

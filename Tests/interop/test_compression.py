@@ -161,6 +161,10 @@ def every_rpc(channel, run, **call):
     answers["Push.Publish"] = (done.total, done.delivered)
     message = push.GetMessage(push_pb2.GetMessageRequest(message_id=published.message_id), timeout=10, **call)
     answers["Push.GetMessage"] = (message.message_id == published.message_id, message.state, message.delivered)
+    # Delivered, so not in the delivery log (successes are not sampled by default).
+    deliveries = push.ListDeliveries(push_pb2.ListDeliveriesRequest(message_id=published.message_id, page_size=5),
+                                     timeout=10, **call)
+    answers["Push.ListDeliveries"] = (len(deliveries.deliveries), deliveries.next_page_token)
     later = push.Publish(push_pb2.PublishRequest(
         topic=topic, message=LONG_TEXT, deliver_at=int(time.time() * 1000) + 600_000), timeout=10, **call)
     listed = push.ListMessages(push_pb2.ListMessagesRequest(topic=topic), timeout=10, **call)

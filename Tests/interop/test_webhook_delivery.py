@@ -23,7 +23,7 @@ Verified here:
   batch sent again keeps its id and its events"), the newest one always, and the count of events
   missing both in the KIND_EVENTS_DROPPED events and in
   `pushgate_webhook_events_dropped_total{reason="max_pending"}`: once right after the first trim
-  (max_pending 3), once after a 35 s outage that sees several trims (max_pending 2).
+  (max_pending 3), once after a 16 s outage that sees several trims (max_pending 2).
 - `apps`: nothing about another app's endpoints or Sends, nor the finish of a Publish to another
   app's endpoint; a topic Publish's finish whatever `apps` says. `delivered_sample_every: 2`: about
   half of the successes of a Send and of a Publish.
@@ -528,9 +528,10 @@ def test_max_pending_drops_the_oldest_and_says_so(tmp_path, apns):
 
 
 def test_a_long_outage_over_max_pending_still_keeps_the_newest_events(tmp_path, apns):
-    """Down for 35 s, long enough for the outbox to be trimmed several times: what is kept is still
-    the newest events, and every event missing is reported (takes about 50 s)."""
-    written, requests, counted = run_over_max_pending(tmp_path, apns, 0x7402, max_pending=2, n=10, outage=35)
+    """Down for 16 s, long enough for the outbox to be trimmed several times (every 5 s, also while
+    the sender backs off): what is kept is still the newest events, and every event missing is
+    reported (takes about 30 s)."""
+    written, requests, counted = run_over_max_pending(tmp_path, apns, 0x7402, max_pending=2, n=10, outage=16)
     check_over_max_pending(written, requests, counted, max_pending=2)
 
 

@@ -107,21 +107,17 @@ final class DeliveryEvents: Sendable {
                     ])
             }
         }
-        let kind: WebhookConfiguration.EventKind =
+        let (kind, eventKind): (WebhookConfiguration.EventKind, PushgateV1.DeliveryEvent.Kind) =
             switch result.status {
-            case .delivered: .delivered
-            case .rejected: .rejected
-            case .failed: .failed
+            case .delivered: (.delivered, .delivered)
+            case .rejected: (.rejected, .rejected)
+            case .failed: (.failed, .failed)
             }
         let watched = watcherCount.load(ordering: .relaxed) > 0
         let hooked = !webhooks.isEmpty && webhooks.wants(kind, apps: [app])
         guard watched || hooked else { return [] }
         var event = PushgateV1.DeliveryEvent()
-        switch result.status {
-        case .delivered: event.kind = .delivered
-        case .rejected: event.kind = .rejected
-        case .failed: event.kind = .failed
-        }
+        event.kind = eventKind
         event.app = app
         event.token = result.token
         event.httpStatus = Int32(result.httpStatus)
