@@ -22,7 +22,7 @@ public struct WebhookBatch: Sendable, Equatable {
     public enum Event: Sendable, Equatable {
         case json(String)
         case messageFinished(messageID: String, at: Int64)
-        case messageCancelled(messageID: String, at: Int64)
+        case messageCancelled(messageID: String, cancelled: Int64, at: Int64)
     }
 
     /// The `Pushgate-Delivery` id.

@@ -455,7 +455,9 @@ def run_over_max_pending(tmp_path, apns, tag, max_pending, n, outage=None):
     receiver = ScriptedReceiver(str(tmp_path / "receiver"), secret.encode()).start()
     receiver.answer(503)
     config = config_with(apns, [hook("bounded", receiver, write_secret(tmp_path / "bounded.secret", secret),
-                                     events=("rejected",), max_pending=max_pending)])
+                                     events=("rejected",), max_pending=max_pending,
+                                     # max_pending may not be below batch_size (the batch being sent counts).
+                                     batch_size=max_pending)])
     server = Server(config, str(tmp_path))
     written = [dead_token(apns, tag, i) for i in range(n)]
     try:

@@ -103,6 +103,12 @@ public struct WebhookConfiguration: Sendable, Equatable {
         if let n = try reader.int("max_pending", range: 1...100_000_000) { webhook.maxPending = n }
         if let n = try reader.int("max_age_hours", range: 1...8760) { webhook.maxAgeHours = n }
         if let n = try reader.int("timeout_ms", range: 100...600_000) { webhook.timeoutMilliseconds = n }
+        guard webhook.maxPending >= webhook.batchSize else {
+            throw ConfigurationError(
+                "\(path).max_pending: webhook \(name)'s max_pending (\(webhook.maxPending)) is below its batch_size "
+                    + "(\(webhook.batchSize)): the batch being sent counts and is never cut, so keep max_pending above it"
+            )
+        }
         return webhook
     }
 

@@ -249,7 +249,7 @@ private final class FanOutChunkRun: Sendable {
                 messageID: message.id, inCommit: true)
         }
         for endpoint in counts.retoken {
-            await adoptCanonicalToken(endpoint, messageID: message.id)
+            await adoptCanonicalToken(endpoint, messageID: message.id, into: &records)
         }
         let held = try await store.recordChunkProgress(
             chunk, policy: fanOut.policy, cursor: cursor, counts: counts.progress, state: .fanningOut,
@@ -263,8 +263,11 @@ private final class FanOutChunkRun: Sendable {
 
     /// The provider answered a delivery with the device's new token (an ADM canonical registration
     /// id): the endpoint takes it, so the next publish goes to the new one. When another endpoint of
-    /// the app already holds that token, it covers the device and this one is disabled.
-    private func adoptCanonicalToken(_ endpoint: (id: String, token: String, app: String), messageID: String) async {
+    /// the app already holds that token, it covers the device and this one is disabled, in the
+    /// page's commit (`records`).
+    private func adoptCanonicalToken(
+        _ endpoint: (id: String, token: String, app: String), messageID: String, into records: inout FanOutRecords
+    ) async {
         let store = fanOut.store
         do {
             _ = try await store.updateEndpoint(
@@ -274,9 +277,10 @@ private final class FanOutChunkRun: Sendable {
                 ["app": endpoint.app, "endpoint_id": endpoint.id, "message_id": messageID])
         } catch  where error.code == .alreadyExists {
             let reason = "CanonicalTokenOfEndpoint:\(error.existingID ?? "")"
-            try? await store.disableEndpoints([(endpoint.id, reason)])
-            fanOut.events.endpointDisabled(
-                app: endpoint.app, endpointID: endpoint.id, token: endpoint.token, reason: reason, messageID: messageID)
+            records.disable.append(FanOutRecords.Disable(endpointID: endpoint.id, reason: reason))
+            records.events += fanOut.events.endpointDisabled(
+                app: endpoint.app, endpointID: endpoint.id, token: endpoint.token, reason: reason, messageID: messageID,
+                inCommit: true)
         } catch {
             fanOut.log.warning("could not store a canonical token", ["endpoint_id": endpoint.id, "error": "\(error)"])
         }

@@ -2,8 +2,8 @@ import PushPosix
 import PushStore
 import PushSync
 
-/// Writes the webhook events that are not part of a fan-out commit (a Send's results, a cancel,
-/// a canonical token's disabled endpoint) to the outbox, a batch every few milliseconds, so a
+/// Writes the webhook events that are not part of a store transaction (a Send's results) to the
+/// outbox, a batch every few milliseconds, so a
 /// Send never waits for the store. Bounded: past ``maxBuffered`` events waiting to be written,
 /// new ones are dropped and counted (the store is failing or far behind).
 final class WebhookOutboxWriter: Sendable {

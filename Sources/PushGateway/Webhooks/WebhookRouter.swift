@@ -61,12 +61,12 @@ final class WebhookRouter: Sendable {
         return String(decoding: event.jsonBytes(), as: UTF8.self)
     }
 
-    /// The `events` element of a cancel: the recipients counted cancelled by the time it is sent.
-    static func messageCancelled(_ message: MessageRecord, at time: Int64) -> String {
+    /// The `events` element of a cancel: the recipients it counted cancelled.
+    static func messageCancelled(_ messageID: String, cancelled: Int64, at time: Int64) -> String {
         var event = PushgateV1.DeliveryEvent()
         event.kind = .messageCancelled
-        event.messageID = message.id
-        event.cancelled = message.cancelled
+        event.messageID = messageID
+        event.cancelled = cancelled
         event.time = time
         return String(decoding: event.jsonBytes(), as: UTF8.self)
     }

@@ -143,14 +143,11 @@ final class WebhookSender: Sendable {
             let json: String
             switch event {
             case .json(let text): json = text
-            case .messageFinished(let id, let at), .messageCancelled(let id, let at):
+            case .messageCancelled(let id, let cancelled, let at):
+                json = WebhookRouter.messageCancelled(id, cancelled: cancelled, at: at)
+            case .messageFinished(let id, let at):
                 do {
-                    let message = try await store.message(id: id)
-                    if case .messageFinished = event {
-                        json = WebhookRouter.messageFinished(message, at: at)
-                    } else {
-                        json = WebhookRouter.messageCancelled(message, at: at)
-                    }
+                    json = WebhookRouter.messageFinished(try await store.message(id: id), at: at)
                 } catch  where error.code == .notFound {
                     continue
                 } catch {
@@ -203,7 +200,9 @@ final class WebhookSender: Sendable {
             try? await Task.sleep(for: step)
             left -= step
             if left > .zero {
-                _ = try? await take()
+                // Lost (the store was out of reach for longer than the lease): the new holder sends
+                // and trims; this one only looks again.
+                guard (try? await take()) != nil else { return }
                 await trim()
             }
         }
@@ -221,7 +220,8 @@ final class WebhookSender: Sendable {
                     limit: Self.trimStep)
                 trim.overflow += step.overflow
                 trim.expired += step.expired
-                guard step.total == Self.trimStep else { break }
+                // A long trim keeps the lease, or stops once another instance holds it.
+                guard step.total == Self.trimStep, (try? await take()) != nil else { break }
             }
             if trim.total > 0 {
                 if trim.overflow > 0 { metrics?.webhookDropped(name, reason: "max_pending", trim.overflow) }

@@ -33,10 +33,14 @@ extension SQLDatabase {
             guard let expired = try expiredChunk(filter: filter, now: now) else { return nil }
             let message = try self.message(seq: expired.messageSeq)
             if message.state == .cancelled {
-                // The message first, as its other finishers lock it: the last chunk to end sees the
-                // others ended, and tells the message's webhooks once.
-                try lockMessage(seq: expired.messageSeq)
-                try cancelChunk(message, seq: expired.messageSeq, number: expired.number, now: now)
+                // The message too, as its other finishers lock it (the last chunk to end sees the
+                // others ended, and tells the message's webhooks once); if one of them holds it now,
+                // this claim leaves the chunk to the next rather than wait (the locks are taken in
+                // the other order there).
+                guard try lockMessageIfFree(seq: expired.messageSeq) else { return nil }
+                if try cancelChunk(message, seq: expired.messageSeq, number: expired.number) {
+                    try appendFinished(messageSeq: expired.messageSeq, now: now)
+                }
                 continue
             }
             return try takeOver(expired, message: message, policy, now: now)
@@ -249,7 +253,9 @@ extension SQLDatabase {
             try appendDeliveryLog(records.deliveries)
             try appendOutbox(records.events)
             if cancelling {
-                try cancelChunk(try message(seq: messageSeq), seq: messageSeq, number: Int64(number), now: now)
+                if try cancelChunk(try message(seq: messageSeq), seq: messageSeq, number: Int64(number)) {
+                    try appendFinished(messageSeq: messageSeq, now: now)
+                }
                 return 0
             }
             if finishing, try finishIfDone(messageSeq: messageSeq) {
@@ -260,19 +266,25 @@ extension SQLDatabase {
     }
 
     /// Ends a chunk of a cancelled message: the recipients after its cursor in its range (a direct
-    /// publish's one, if it has no result) and those it holds are counted `cancelled`. The last
-    /// chunk ended finishes the message (its webhooks are told).
-    private func cancelChunk(_ message: MessageRecord, seq messageSeq: Int64, number: Int64, now: Int64)
-        throws(StoreError)
+    /// publish's one, if it has no result) and those it holds are counted `cancelled`. Answers
+    /// whether that was the message's last chunk being worked (it is finished: the caller tells its
+    /// webhooks).
+    private func cancelChunk(_ message: MessageRecord, seq messageSeq: Int64, number: Int64) throws(StoreError)
+        -> Bool
     {
         let chunk = try row(
             "SELECT cursor, range_last, total FROM fanout_chunks WHERE message_seq = ? AND number = ?",
             [.integer(messageSeq), .integer(number)]
         ) { (cursor: $0.int64(0), last: $0.isNull(1) ? Int64.max : $0.int64(1), total: $0.int64(2)) }
-        guard let chunk, let target = message.target else { return }
-        let unsent =
-            target.isFannedOut
-            ? try recipients(of: target, after: chunk.cursor, through: chunk.last) : (chunk.total == 0 ? 1 : 0)
+        guard let chunk else { return false }
+        // A message without a single target (never written so) has nothing more to count; its chunk
+        // still ends, or every claim would find it again.
+        var unsent: Int64 = 0
+        if let target = message.target {
+            unsent =
+                target.isFannedOut
+                ? try recipients(of: target, after: chunk.cursor, through: chunk.last) : (chunk.total == 0 ? 1 : 0)
+        }
         let held =
             try row(
                 "SELECT count(*) FROM fanout_holds WHERE message_seq = ? AND number = ?",
@@ -286,7 +298,7 @@ extension SQLDatabase {
                 lease_owner = '' WHERE message_seq = ? AND number = ?
             """,
             [.integer(unsent), .integer(unsent + held), .integer(messageSeq), .integer(number)])
-        if try workingChunks(messageSeq: messageSeq) == 0 { try appendFinished(messageSeq: messageSeq, now: now) }
+        return try workingChunks(messageSeq: messageSeq) == 0
     }
 
     /// How many recipients of a topic or user lie in (after, last].
@@ -334,14 +346,15 @@ extension SQLDatabase {
             ) { $0.int64(0) }
             var cancelled = message
             cancelled.state = .cancelled
-            // The cancel's own event first: it comes before the message's end.
-            try appendCancelled(messageID: id, webhooks: notify, now: now)
-            for number in idle { try cancelChunk(cancelled, seq: found.seq, number: number, now: now) }
-            // With no chunk at all (scheduled, or never planned) the cancel finishes it.
-            if idle.isEmpty, try workingChunks(messageSeq: found.seq) == 0 {
+            for number in idle { _ = try cancelChunk(cancelled, seq: found.seq, number: number) }
+            let answer = try self.message(seq: found.seq)
+            // The cancel's own event (with the count as of now), then the end if nothing is still
+            // being worked (no chunk at all, or only idle ones).
+            try appendCancelled(messageID: id, cancelled: answer.cancelled, webhooks: notify, now: now)
+            if try workingChunks(messageSeq: found.seq) == 0 {
                 try appendFinished(messageSeq: found.seq, now: now)
             }
-            return try self.message(seq: found.seq)
+            return answer
         }
     }
 
@@ -404,10 +417,12 @@ extension SQLDatabase {
         }
     }
 
-    /// Locks the message's row until the transaction ends (PostgreSQL; SQLite's write lock covers it).
-    private func lockMessage(seq: Int64) throws(StoreError) {
-        guard engine == .postgres else { return }
-        _ = try row("SELECT 1 FROM messages WHERE seq = ? FOR UPDATE", [.integer(seq)]) { _ in true }
+    /// Locks the message's row until the transaction ends unless another transaction holds it
+    /// (PostgreSQL; SQLite's write lock covers it): whether it did.
+    private func lockMessageIfFree(seq: Int64) throws(StoreError) -> Bool {
+        guard engine == .postgres else { return true }
+        return try row("SELECT 1 FROM messages WHERE seq = ? FOR UPDATE SKIP LOCKED", [.integer(seq)]) { _ in true }
+            != nil
     }
 
     /// Chunks of the message still being worked (or parked).

@@ -22,12 +22,18 @@ extension SQLDatabase {
             events.map { [.text($0.webhook), .text($0.json), .text(""), .integer($0.createdAt)] })
     }
 
-    /// A message's cancel for `webhooks`, rendered when sent.
-    func appendCancelled(messageID: String, webhooks: [String], now: Int64) throws(StoreError) {
+    /// A message's cancel for `webhooks`, with the recipients counted cancelled by it (rendered
+    /// when sent, always the same).
+    func appendCancelled(messageID: String, cancelled: Int64, webhooks: [String], now: Int64) throws(StoreError) {
         try insertRows(
             into: "webhook_outbox", columns: ["webhook", "event", "finished_message", "created_at"],
-            webhooks.map { [.text($0), .text("cancelled"), .text(messageID), .integer(now)] })
+            webhooks.map {
+                [.text($0), .text(Self.cancelledMarker + String(cancelled)), .text(messageID), .integer(now)]
+            })
     }
+
+    /// `event` of a cancel's row: the marker, then the count.
+    static var cancelledMarker: String { "cancelled:" }
 
     /// `message_finished` rows for the webhooks the message names (`notify`).
     func appendFinished(messageSeq: Int64, now: Int64) throws(StoreError) {
@@ -67,14 +73,28 @@ extension SQLDatabase {
             }
             guard let sender, sender.owner == owner else { return nil }
             var batch = WebhookBatch(id: sender.batch, events: [], dropped: sender.batchDropped, formedAt: sender.at)
+            if !batch.id.isEmpty, batch.dropped == 0,
+                try row(
+                    "SELECT 1 FROM webhook_outbox WHERE webhook = ? AND batch = ? LIMIT 1",
+                    [.text(webhook), .text(batch.id)],
+                    { _ in true }) == nil
+            {
+                // Nothing left of it to send (its rows gone): let it go rather than send it empty forever.
+                batch.id = ""
+            }
             if batch.id.isEmpty {
                 let id = RandomID.make()
-                let formed = try run(
-                    """
-                    UPDATE webhook_outbox SET batch = ? WHERE seq IN (
-                        SELECT seq FROM webhook_outbox WHERE webhook = ? AND batch = '' ORDER BY seq LIMIT ?)
-                    """,
-                    [.text(id), .text(webhook), .int(limit)])
+                // A drop report takes one of the batch's places.
+                let rows = sender.dropped > 0 ? limit - 1 : limit
+                let formed =
+                    rows == 0
+                    ? 0
+                    : try run(
+                        """
+                        UPDATE webhook_outbox SET batch = ? WHERE batch = '' AND seq IN (
+                            SELECT seq FROM webhook_outbox WHERE webhook = ? AND batch = '' ORDER BY seq LIMIT ?)
+                        """,
+                        [.text(id), .text(webhook), .int(rows)])
                 guard formed > 0 || sender.dropped > 0 else { return WebhookBatch(id: "", events: []) }
                 try run(
                     """
@@ -93,9 +113,11 @@ extension SQLDatabase {
             ) { (event: $0.text(0), message: $0.text(1), createdAt: $0.int64(2)) }
             batch.events = found.map { row -> WebhookBatch.Event in
                 if row.message.isEmpty { return .json(row.event) }
-                return row.event == "cancelled"
-                    ? .messageCancelled(messageID: row.message, at: row.createdAt)
-                    : .messageFinished(messageID: row.message, at: row.createdAt)
+                guard row.event.hasPrefix(Self.cancelledMarker) else {
+                    return .messageFinished(messageID: row.message, at: row.createdAt)
+                }
+                let count = Int64(row.event.dropFirst(Self.cancelledMarker.count)) ?? 0
+                return .messageCancelled(messageID: row.message, cancelled: count, at: row.createdAt)
             }
             return batch
         }
@@ -136,7 +158,7 @@ extension SQLDatabase {
             if pending > maxPending && room > 0 {
                 trim.overflow = try run(
                     """
-                    DELETE FROM webhook_outbox WHERE seq IN (
+                    DELETE FROM webhook_outbox WHERE batch = '' AND seq IN (
                         SELECT seq FROM webhook_outbox WHERE webhook = ? AND batch = '' ORDER BY seq LIMIT ?)
                     """,
                     [.text(webhook), .int(min(pending - maxPending, room))])

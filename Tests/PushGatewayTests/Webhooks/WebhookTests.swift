@@ -79,6 +79,11 @@ struct WebhookTests {
                 "config.webhooks[0].batch_size:"
             ),
             (
+                #""name": "crm", "url": "https://h/p", "secret_file": "/s", "batch_size": 50, "max_pending": 10"#,
+                "config.webhooks[0].max_pending:"
+            ),
+            (#""name": "crm", "url": "https://h/p\r\nx: y", "secret_file": "/s""#, "config.webhooks[0].url:"),
+            (
                 #""name": "crm", "url": "https://h/p", "secret_file": "/s", "colour": 1"#,
                 "config.webhooks[0]: unknown key"
             ),

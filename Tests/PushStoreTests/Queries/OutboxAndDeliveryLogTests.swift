@@ -18,7 +18,7 @@ struct OutboxAndDeliveryLogTests {
             switch $0 {
             case .json(let text): text
             case .messageFinished(let id, _): "finished:" + id
-            case .messageCancelled(let id, _): "cancelled:" + id
+            case .messageCancelled(let id, _, _): "cancelled:" + id
             }
         }
     }
@@ -226,6 +226,8 @@ struct OutboxAndDeliveryLogTests {
                 chunk, policy: a, cursor: chunk.cursor, counts: ProgressCounts(), state: .cancelled, now: 5)
             let batch = try await store.takeWebhookBatch(webhook: "crm", owner: "i", limit: 10, leaseMillis: 10, now: 6)
             #expect(texts(batch) == ["cancelled:s", "finished:s", "finished:r"])
+            // The cancel's count is the one it answered, fixed in the row.
+            #expect(batch?.events.first == .messageCancelled(messageID: "s", cancelled: 3, at: 2))
 
             // A dead holder's chunk ended by the next claim finishes the message too.
             var orphan = MessageRecord(id: "o", topic: "news", message: "hi", publishedAt: 1)
