@@ -70,8 +70,6 @@ public struct FanOutRecords: Sendable, Equatable {
     }
 
     public static let none = FanOutRecords()
-
-    public var isEmpty: Bool { disable.isEmpty && deliveries.isEmpty && events.isEmpty }
 }
 
 /// What trimming an outbox dropped.

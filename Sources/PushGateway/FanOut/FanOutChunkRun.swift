@@ -240,7 +240,7 @@ private final class FanOutChunkRun: Sendable {
         var records = pending
         // The endpoints are disabled in the commit itself: a crash or a lost lease between the two
         // would leave them disabled with nobody told (the next holder skips disabled endpoints).
-        records.disable += counts.records.disable
+        records.disable += counts.disable.map { FanOutRecords.Disable(endpointID: $0.id, reason: $0.reason) }
         records.deliveries += counts.records.deliveries
         records.events += counts.records.events
         for endpoint in counts.disable {

@@ -132,8 +132,6 @@ struct FanOutPageSender: Sendable {
                 if result.invalidatesToken {
                     counts.disable.append(
                         (recipient.endpoint.id, result.reason, recipient.endpoint.app, recipient.endpoint.token))
-                    counts.records.disable.append(
-                        FanOutRecords.Disable(endpointID: recipient.endpoint.id, reason: result.reason))
                 }
             case .failed: counts.failed += 1
             }
@@ -184,7 +182,6 @@ struct FanOutCounts: Sendable, Equatable {
         disable += other.disable
         retoken += other.retoken
         hold += other.hold
-        records.disable += other.records.disable
         records.deliveries += other.records.deliveries
         records.events += other.records.events
     }
