@@ -377,8 +377,8 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // The gateway: configuration, authorization, the Push, Registry, Channels, Health and server
-        // reflection services, gorush's /api/push, delivery of Sends, the fan-out of Publish, logs
-        // and metrics.
+        // reflection services, gorush's /api/push, the SNS API, the operator's console (its embedded
+        // files), delivery of Sends, the fan-out of Publish, webhooks, logs and metrics.
         .target(
             name: "PushGateway",
             dependencies: [
@@ -409,7 +409,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushBenchTests", dependencies: ["PushBench", "PushMetrics", "PushProto"],
+            name: "PushBenchTests", dependencies: ["PushBench", "PushMetrics", "PushPosix", "PushProto"],
             swiftSettings: swiftSettings),
 
         // The command line: serve, send, bench, load-subscribers, api-key, vapid-key, mock-apns,

@@ -1,4 +1,5 @@
 import PushCommandLine
+import PushPosix
 import PushProto
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import PushPosix
 import Synchronization
 
 #if canImport(Glibc)

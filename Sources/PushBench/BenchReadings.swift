@@ -1,4 +1,5 @@
 import PushMetrics
+import PushPosix
 
 #if canImport(Glibc)
     import Glibc

@@ -140,44 +140,6 @@ struct WireReader {
     }
 }
 
-/// Memory and CPU of a process, from /proc/PID/status and /proc/PID/stat.
-struct ProcessSample {
-    /// VmRSS and VmHWM (peak RSS) in KiB.
-    var rssKiB: Int
-    var peakRSSKiB: Int
-    /// utime + stime in clock ticks.
-    var cpuTicks: Int
-    var threads: Int
-
-    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-
-    static func read(pid: pid_t) -> ProcessSample? {
-        guard let status = readSmallFile("/proc/\(pid)/status"), let stat = readSmallFile("/proc/\(pid)/stat")
-        else { return nil }
-        var sample = ProcessSample(rssKiB: 0, peakRSSKiB: 0, cpuTicks: 0, threads: 0)
-        for line in status.split(separator: "\n") {
-            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard parts.count >= 2 else { continue }
-            switch parts[0] {
-            case "VmRSS:": sample.rssKiB = Int(parts[1]) ?? 0
-            case "VmHWM:": sample.peakRSSKiB = Int(parts[1]) ?? 0
-            case "Threads:": sample.threads = Int(parts[1]) ?? 0
-            default: break
-            }
-        }
-        // The command name (field 2) is in parentheses and may hold spaces: count from the last ')'.
-        guard let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // fields[0] is field 3 (state); utime is field 14, stime field 15.
-        guard fields.count > 13, let utime = Int(fields[11]), let stime = Int(fields[12]) else { return nil }
-        sample.cpuTicks = utime + stime
-        return sample
-    }
-
-    /// This process: CPU from getrusage (threads included), RSS from /proc/self.
-    static func readSelf() -> ProcessSample? { read(pid: getpid()) }
-}
-
 /// A small file as text, nil if it cannot be read (a process that has gone, a log not written yet).
 func readSmallFile(_ path: String) -> String? {
     try? FileContents.readText(path)

@@ -36,6 +36,15 @@ public final class MetricsRegistry: Sendable {
         _ = register(GaugeFunctionFamily(name: name, help: help, labelNames: labels, sample: sample))
     }
 
+    /// A counter family computed at scrape time (a count kept elsewhere, such as the kernel's CPU
+    /// time of the process); as ``gauge(_:help:labels:sample:)`` otherwise.
+    public func counter(
+        _ name: String, help: String, labels: [String] = [],
+        sample: @escaping @Sendable () -> [(labels: [String], value: Double)]
+    ) {
+        _ = register(GaugeFunctionFamily(name: name, help: help, labelNames: labels, type: "counter", sample: sample))
+    }
+
     /// A histogram family with fixed upper bounds (finite, strictly increasing; `+Inf` is added).
     public func histogram(
         _ name: String, help: String, labels: [String] = [], buckets: [Double]
@@ -167,20 +176,23 @@ final class GaugeFunctionFamily: MetricFamily {
     let name: String
     let help: String
     let labelNames: [String]
+    /// `gauge`, or `counter` for a count read from elsewhere.
+    let type: String
     private let sample: @Sendable () -> [(labels: [String], value: Double)]
 
     init(
-        name: String, help: String, labelNames: [String],
+        name: String, help: String, labelNames: [String], type: String = "gauge",
         sample: @escaping @Sendable () -> [(labels: [String], value: Double)]
     ) {
         self.name = name
         self.help = help
         self.labelNames = labelNames
+        self.type = type
         self.sample = sample
     }
 
     func render(into text: inout String) {
-        PrometheusText.header(name: name, help: help, type: "gauge", into: &text)
+        PrometheusText.header(name: name, help: help, type: type, into: &text)
         for (values, value) in sample() where values.count == labelNames.count {
             PrometheusText.sample(name, labels: PrometheusText.labels(labelNames, values), value: value, into: &text)
         }

@@ -59,10 +59,10 @@ public protocol Store: Sendable {
     /// Idempotent.
     func deleteEndpoint(id: String) async throws(StoreError)
 
-    /// Endpoints in creation order, optionally only one app's and/or one user's. `limit` is
-    /// 1...10,000; a cursor from another listing or a malformed one throws `invalidArgument`. `nil`
-    /// or `""` starts at the beginning.
-    func listEndpoints(app: String?, userID: String?, cursor: String?, limit: Int)
+    /// Endpoints in creation order, optionally only one app's and/or one user's, or the one with
+    /// `token` (normalized; only with `app`). `limit` is 1...10,000; a cursor from another listing
+    /// or a malformed one throws `invalidArgument`. `nil` or `""` starts at the beginning.
+    func listEndpoints(app: String?, userID: String?, token: String?, cursor: String?, limit: Int)
         async throws(StoreError) -> Page<EndpointRecord>
 
     /// Whether the user has an endpoint, enabled or not, in one of `apps` (empty: in any app).
@@ -79,8 +79,10 @@ public protocol Store: Sendable {
     /// Whether a topic with this name exists.
     func topicExists(name: String) async throws(StoreError) -> Bool
 
-    /// Topics in creation order; cursors and limits as for `listEndpoints`.
-    func listTopics(cursor: String?, limit: Int) async throws(StoreError) -> Page<TopicRecord>
+    /// Topics in creation order; cursors and limits as for `listEndpoints`. With
+    /// `countingSubscribers`, each with its subscription count (a read of its index entries).
+    func listTopics(cursor: String?, limit: Int, countingSubscribers: Bool) async throws(StoreError)
+        -> Page<TopicRecord>
 
     // MARK: Broadcast channels
 
@@ -306,7 +308,19 @@ extension Store {
     public func listEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<
         EndpointRecord
     > {
-        try await listEndpoints(app: app, userID: nil, cursor: cursor, limit: limit)
+        try await listEndpoints(app: app, userID: nil, token: nil, cursor: cursor, limit: limit)
+    }
+
+    /// Endpoints of every token.
+    public func listEndpoints(app: String?, userID: String?, cursor: String?, limit: Int) async throws(StoreError)
+        -> Page<EndpointRecord>
+    {
+        try await listEndpoints(app: app, userID: userID, token: nil, cursor: cursor, limit: limit)
+    }
+
+    /// Topics without their counts.
+    public func listTopics(cursor: String?, limit: Int) async throws(StoreError) -> Page<TopicRecord> {
+        try await listTopics(cursor: cursor, limit: limit, countingSubscribers: false)
     }
 
     /// Any work.

@@ -1,3 +1,4 @@
+import PushPosix
 import PushProto
 import Testing
 

@@ -28,6 +28,23 @@ struct RegistryTests {
                 """)
     }
 
+    @Test("a counter read from elsewhere when scraped renders as a counter; a gauge function as a gauge")
+    func scrapedCounters() {
+        let registry = MetricsRegistry()
+        registry.counter("process_cpu_seconds_total", help: "CPU.") { [([], 1.5)] }
+        registry.gauge("queue_depth", help: "Depth.", labels: ["app"]) { [(["a"], 3)] }
+        #expect(
+            registry.render() == """
+                # HELP process_cpu_seconds_total CPU.
+                # TYPE process_cpu_seconds_total counter
+                process_cpu_seconds_total 1.5
+                # HELP queue_depth Depth.
+                # TYPE queue_depth gauge
+                queue_depth{app="a"} 3
+
+                """)
+    }
+
     @Test("label values and help text are escaped")
     func escaping() {
         let registry = MetricsRegistry()

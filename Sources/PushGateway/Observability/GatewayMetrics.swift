@@ -102,6 +102,24 @@ final class GatewayMetrics: Sendable {
         rpc = RPCMetrics(registry: registry, buckets: Self.latencyBuckets)
     }
 
+    /// The Prometheus client libraries' standard process metrics (the names dashboards expect),
+    /// read from /proc when scraped.
+    private func registerProcessMetrics() {
+        registry.gauge("process_resident_memory_bytes", help: "Resident memory size in bytes.") {
+            ProcessSample.readSelf().map { [([], Double($0.rssKiB) * 1024)] } ?? []
+        }
+        registry.counter("process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.") {
+            ProcessSample.readSelf().map { [([], Double($0.cpuTicks) / ProcessSample.ticksPerSecond)] } ?? []
+        }
+        registry.gauge("process_open_fds", help: "Number of open file descriptors.") {
+            ProcessSample.openDescriptors().map { [([], Double($0))] } ?? []
+        }
+        let started = Double(unixSeconds())
+        registry.gauge("process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.") {
+            [([], started)]
+        }
+    }
+
     /// The per-app outcome counters; nil for an app that is not configured.
     func notifications(app: String) -> NotificationCounters? { notifications.withLock { $0[app] } }
 
@@ -175,6 +193,7 @@ final class GatewayMetrics: Sendable {
         registry.gauge("pushgate_fanouts_running", help: "Publish fan-outs in progress.") { [weak fanOut] in
             [([], Double(fanOut?.activeCount ?? 0))]
         }
+        registerProcessMetrics()
         registry.gauge(
             "pushgate_provider_token_age_seconds",
             help: "Age of the provider token (JWT) in use; apps with token auth that have signed one.",
@@ -220,6 +239,15 @@ final class NotificationCounters: Sendable {
             }
         }
         if deliveredCount > 0 { delivered.increment(by: deliveredCount) }
+    }
+
+    /// Every result counted so far by status and reason (delivered first, without a reason).
+    func outcomes() -> [(status: DeliveryStatus, reason: String, count: Int)] {
+        let others = self.others.withLock { $0.map { ($0.key, $0.value.value) } }
+        return [(.delivered, "", delivered.value)]
+            + others.map { (status: $0.0.status, reason: $0.0.reason, count: $0.1) }.sorted {
+                (Self.statusLabel($0.status), $0.reason) < (Self.statusLabel($1.status), $1.reason)
+            }
     }
 
     private func counter(_ status: DeliveryStatus, _ reason: String) -> Counter {

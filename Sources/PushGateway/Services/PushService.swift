@@ -13,7 +13,7 @@ enum PushService {
 
     static func make(
         live: LiveSettings, delivery: NotificationDelivery, publish: PublishService,
-        events: DeliveryEvents, authorizer: Authorizer, metrics: GatewayMetrics? = nil
+        events: DeliveryEvents, authorizer: Authorizer, metrics: GatewayMetrics?, stats: GatewayStats
     ) -> GRPCService {
         GRPCService(
             name: "pushgate.v1.Push",
@@ -78,6 +78,9 @@ enum PushService {
                 .authorizedUnary("ListMessages", PushgateV1.ListMessagesRequest.self, authorizer, .admin) {
                     request, _, _ in
                     try await publish.list(request)
+                },
+                .authorizedUnary("GetStats", PushgateV1.GetStatsRequest.self, authorizer, .anyCaller) {
+                    _, caller, _ in stats.stats(for: caller)
                 },
                 .authorizedUnary("ListDeliveries", PushgateV1.ListDeliveriesRequest.self, authorizer, .anyCaller) {
                     request, caller, _ in

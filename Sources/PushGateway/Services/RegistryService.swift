@@ -20,8 +20,10 @@ struct RegistryService: Sendable {
             name: "pushgate.v1.Registry",
             methods: [
                 .authorizedUnary("ListApplications", PushgateV1.ListApplicationsRequest.self, authorizer, .anyCaller) {
-                    request, _, _ in
-                    try Self.listApplications(request, apps: configuration.apps)
+                    request, caller, _ in
+                    // A key limited to some apps lists only those.
+                    try Self.listApplications(
+                        request, apps: configuration.apps.filter { caller.apps.contains($0.name) })
                 },
                 .authorizedUnary("CreateEndpoint", PushgateV1.CreateEndpointRequest.self, authorizer, .admin) {
                     request, _, context in try await createEndpoint(request, context)
@@ -132,10 +134,20 @@ struct RegistryService: Sendable {
     {
         let limit = try pageLimit(request.pageSize)
         if !request.userID.isEmpty { try RegistryValidation.userID(request.userID) }
+        var token: String?
+        if !request.token.isEmpty {
+            guard !request.app.isEmpty else {
+                throw GRPCStatus(.invalidArgument, "token: needs app (a token is unique within its app)")
+            }
+            guard let app = configuration.apps.first(where: { $0.name == request.app }) else {
+                throw GRPCStatus(.notFound, "app: unknown app \(TextCap.quoted(request.app))")
+            }
+            token = try RegistryValidation.normalizedToken(request.token, app: app)
+        }
         let page = try await storeCall("page_token") { () async throws(StoreError) in
             try await store.listEndpoints(
                 app: request.app.isEmpty ? nil : request.app, userID: request.userID.isEmpty ? nil : request.userID,
-                cursor: request.pageToken, limit: limit)
+                token: token, cursor: request.pageToken, limit: limit)
         }
         var response = PushgateV1.ListEndpointsResponse()
         response.endpoints = page.items.map(PushgateV1.Endpoint.init)
@@ -150,12 +162,14 @@ struct RegistryService: Sendable {
     {
         let limit = try pageLimit(request.pageSize)
         let page = try await storeCall("page_token") { () async throws(StoreError) in
-            try await store.listTopics(cursor: request.pageToken, limit: limit)
+            try await store.listTopics(
+                cursor: request.pageToken, limit: limit, countingSubscribers: request.subscriberCounts)
         }
         var response = PushgateV1.ListTopicsResponse()
         response.topics = page.items.map { record in
             var topic = PushgateV1.Topic()
             topic.name = record.name
+            topic.subscribers = record.subscribers
             return topic
         }
         response.nextPageToken = page.nextCursor ?? ""

@@ -339,6 +339,44 @@ extension PushgateV1 {
         public var time: Int64 = 0
         public init() {}
     }
+
+    /// The proto message `pushgate.v1.GetStatsRequest`.
+    public struct GetStatsRequest: Sendable, Equatable {
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.Stats`.
+    public struct Stats: Sendable, Equatable {
+        public var time: Int64 = 0
+        public var startedAt: Int64 = 0
+        public var keyName: String = ""
+        public var admin: Bool = false
+        public var keyApps: [String] = []
+        public var apps: [PushgateV1.AppStats] = []
+        public var fanoutsRunning: Int32 = 0
+        public var residentMemoryBytes: Int64 = 0
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.AppStats`.
+    public struct AppStats: Sendable, Equatable {
+        public var app: String = ""
+        public var platform: String = ""
+        public var connectionsOpen: Int32 = 0
+        public var connectionsConfigured: Int32 = 0
+        public var streamsInFlight: Int32 = 0
+        public var queueDepth: Int32 = 0
+        public var outcomes: [PushgateV1.OutcomeCount] = []
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.OutcomeCount`.
+    public struct OutcomeCount: Sendable, Equatable {
+        public var status: PushgateV1.Status = .init(rawValue: 0)
+        public var reason: String = ""
+        public var count: Int64 = 0
+        public init() {}
+    }
 }
 
 extension PushgateV1.PushType: ProtoJSONEnum {
@@ -2510,6 +2548,382 @@ extension PushgateV1.Delivery: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("id", id)
         writer.field("attempts", attempts)
         writer.field("time", time)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.GetStatsRequest: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.GetStatsRequest", into: &self, unpack: { pushgate__v1__get_stats_request__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__get_stats_request__get_packed_size(c) }
+            ) { pushgate__v1__get_stats_request__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        0
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__GetStatsRequest>, into value: inout Self) throws(ProtoDecodingError) {
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetStatsRequest> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__GetStatsRequest> {
+        let c = arena.allocate(Pushgate__V1__GetStatsRequest.self)
+        pushgate__v1__get_stats_request__init(c)
+        return c
+    }
+}
+
+extension PushgateV1.GetStatsRequest: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields("pushgate.v1.GetStatsRequest", [])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { _, _ throws(ProtoJSONError) in }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.Stats: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.Stats", into: &self, unpack: { pushgate__v1__stats__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__stats__get_packed_size(c) }
+            ) { pushgate__v1__stats__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 128
+        size += self.keyName.utf8.count
+        for index in self.keyApps.indices { size += ProtoC.fieldOverhead + self.keyApps[index].utf8.count }
+        for index in self.apps.indices { size += ProtoC.fieldOverhead + self.apps[index].packedSizeBound }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__Stats>, into value: inout Self) throws(ProtoDecodingError) {
+        value.time = m.pointee.time
+        value.startedAt = m.pointee.started_at
+        try ProtoC.string(m.pointee.key_name, field: "key_name", into: &value.keyName)
+        value.admin = (m.pointee.admin != 0)
+        if m.pointee.n_key_apps > 0 {
+            value.keyApps = try ProtoC.array(m.pointee.key_apps, count: m.pointee.n_key_apps) { (e) throws(ProtoDecodingError) in try ProtoC.string(e, field: "key_apps") }
+        }
+        if m.pointee.n_apps > 0 {
+            value.apps = try ProtoC.messages(m.pointee.apps, count: m.pointee.n_apps, empty: { PushgateV1.AppStats() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.AppStats.decode(e, into: &element)
+            }
+        }
+        value.fanoutsRunning = m.pointee.fanouts_running
+        value.residentMemoryBytes = m.pointee.resident_memory_bytes
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Stats> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Stats> {
+        let c = arena.allocate(Pushgate__V1__Stats.self)
+        pushgate__v1__stats__init(c)
+        c.pointee.time = value.pointee.time
+        c.pointee.started_at = value.pointee.startedAt
+        if !value.pointee.keyName.isEmpty { c.pointee.key_name = arena.string(value.pointee.keyName) }
+        c.pointee.admin = (value.pointee.admin ? 1 : 0)
+        if !value.pointee.keyApps.isEmpty {
+            c.pointee.n_key_apps = value.pointee.keyApps.count
+            c.pointee.key_apps = arena.array(value.pointee.keyApps) { arena.string($0.pointee) }
+        }
+        if !value.pointee.apps.isEmpty {
+            c.pointee.n_apps = value.pointee.apps.count
+            c.pointee.apps = arena.array(value.pointee.apps) { PushgateV1.AppStats.cMessage(of: $0, in: arena) }
+        }
+        c.pointee.fanouts_running = value.pointee.fanoutsRunning
+        c.pointee.resident_memory_bytes = value.pointee.residentMemoryBytes
+        return c
+    }
+}
+
+extension PushgateV1.Stats: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.Stats",
+        [
+            (1, "time", "time"),
+            (2, "startedAt", "started_at"),
+            (3, "keyName", "key_name"),
+            (4, "admin", "admin"),
+            (5, "keyApps", "key_apps"),
+            (6, "apps", "apps"),
+            (7, "fanoutsRunning", "fanouts_running"),
+            (8, "residentMemoryBytes", "resident_memory_bytes"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.time = try Int64(protoJSON: value)
+            case 2: self.startedAt = try Int64(protoJSON: value)
+            case 3: self.keyName = try String(protoJSON: value)
+            case 4: self.admin = try Bool(protoJSON: value)
+            case 5: self.keyApps = try ProtoJSON.array(value, of: String.self)
+            case 6: self.apps = try ProtoJSON.array(value, of: PushgateV1.AppStats.self)
+            case 7: self.fanoutsRunning = try Int32(protoJSON: value)
+            case 8: self.residentMemoryBytes = try Int64(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("time", time)
+        writer.field("startedAt", startedAt)
+        writer.field("keyName", keyName)
+        writer.field("admin", admin)
+        writer.field("keyApps", repeated: keyApps)
+        writer.field("apps", repeated: apps)
+        writer.field("fanoutsRunning", fanoutsRunning)
+        writer.field("residentMemoryBytes", residentMemoryBytes)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.AppStats: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.AppStats", into: &self, unpack: { pushgate__v1__app_stats__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__app_stats__get_packed_size(c) }
+            ) { pushgate__v1__app_stats__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 112
+        size += self.app.utf8.count
+        size += self.platform.utf8.count
+        for index in self.outcomes.indices { size += ProtoC.fieldOverhead + self.outcomes[index].packedSizeBound }
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__AppStats>, into value: inout Self) throws(ProtoDecodingError) {
+        try ProtoC.string(m.pointee.app, field: "app", into: &value.app)
+        try ProtoC.string(m.pointee.platform, field: "platform", into: &value.platform)
+        value.connectionsOpen = m.pointee.connections_open
+        value.connectionsConfigured = m.pointee.connections_configured
+        value.streamsInFlight = m.pointee.streams_in_flight
+        value.queueDepth = m.pointee.queue_depth
+        if m.pointee.n_outcomes > 0 {
+            value.outcomes = try ProtoC.messages(m.pointee.outcomes, count: m.pointee.n_outcomes, empty: { PushgateV1.OutcomeCount() }) {
+                (e, element) throws(ProtoDecodingError) in try PushgateV1.OutcomeCount.decode(e, into: &element)
+            }
+        }
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__AppStats> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__AppStats> {
+        let c = arena.allocate(Pushgate__V1__AppStats.self)
+        pushgate__v1__app_stats__init(c)
+        if !value.pointee.app.isEmpty { c.pointee.app = arena.string(value.pointee.app) }
+        if !value.pointee.platform.isEmpty { c.pointee.platform = arena.string(value.pointee.platform) }
+        c.pointee.connections_open = value.pointee.connectionsOpen
+        c.pointee.connections_configured = value.pointee.connectionsConfigured
+        c.pointee.streams_in_flight = value.pointee.streamsInFlight
+        c.pointee.queue_depth = value.pointee.queueDepth
+        if !value.pointee.outcomes.isEmpty {
+            c.pointee.n_outcomes = value.pointee.outcomes.count
+            c.pointee.outcomes = arena.array(value.pointee.outcomes) { PushgateV1.OutcomeCount.cMessage(of: $0, in: arena) }
+        }
+        return c
+    }
+}
+
+extension PushgateV1.AppStats: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.AppStats",
+        [
+            (1, "app", "app"),
+            (2, "platform", "platform"),
+            (3, "connectionsOpen", "connections_open"),
+            (4, "connectionsConfigured", "connections_configured"),
+            (5, "streamsInFlight", "streams_in_flight"),
+            (6, "queueDepth", "queue_depth"),
+            (7, "outcomes", "outcomes"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.app = try String(protoJSON: value)
+            case 2: self.platform = try String(protoJSON: value)
+            case 3: self.connectionsOpen = try Int32(protoJSON: value)
+            case 4: self.connectionsConfigured = try Int32(protoJSON: value)
+            case 5: self.streamsInFlight = try Int32(protoJSON: value)
+            case 6: self.queueDepth = try Int32(protoJSON: value)
+            case 7: self.outcomes = try ProtoJSON.array(value, of: PushgateV1.OutcomeCount.self)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("app", app)
+        writer.field("platform", platform)
+        writer.field("connectionsOpen", connectionsOpen)
+        writer.field("connectionsConfigured", connectionsConfigured)
+        writer.field("streamsInFlight", streamsInFlight)
+        writer.field("queueDepth", queueDepth)
+        writer.field("outcomes", repeated: outcomes)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.OutcomeCount: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.OutcomeCount", into: &self, unpack: { pushgate__v1__outcome_count__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__outcome_count__get_packed_size(c) }
+            ) { pushgate__v1__outcome_count__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 48
+        size += self.reason.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__OutcomeCount>, into value: inout Self) throws(ProtoDecodingError) {
+        value.status = PushgateV1.Status(rawValue: Int32(truncatingIfNeeded: m.pointee.status.rawValue))
+        try ProtoC.string(m.pointee.reason, field: "reason", into: &value.reason)
+        value.count = m.pointee.count
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__OutcomeCount> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__OutcomeCount> {
+        let c = arena.allocate(Pushgate__V1__OutcomeCount.self)
+        pushgate__v1__outcome_count__init(c)
+        c.pointee.status = .init(rawValue: .init(truncatingIfNeeded: value.pointee.status.rawValue))
+        if !value.pointee.reason.isEmpty { c.pointee.reason = arena.string(value.pointee.reason) }
+        c.pointee.count = value.pointee.count
+        return c
+    }
+}
+
+extension PushgateV1.OutcomeCount: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.OutcomeCount",
+        [
+            (1, "status", "status"),
+            (2, "reason", "reason"),
+            (3, "count", "count"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.status = try PushgateV1.Status(protoJSON: value)
+            case 2: self.reason = try String(protoJSON: value)
+            case 3: self.count = try Int64(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("status", status)
+        writer.field("reason", reason)
+        writer.field("count", count)
         writer.endMessage()
     }
 }

@@ -105,6 +105,7 @@ extension PushgateV1 {
         public var pageSize: Int32 = 0
         public var pageToken: String = ""
         public var userID: String = ""
+        public var token: String = ""
         public init() {}
     }
 
@@ -118,6 +119,7 @@ extension PushgateV1 {
     /// The proto message `pushgate.v1.Topic`.
     public struct Topic: Sendable, Equatable {
         public var name: String = ""
+        public var subscribers: Int64 = 0
         public init() {}
     }
 
@@ -142,6 +144,7 @@ extension PushgateV1 {
     public struct ListTopicsRequest: Sendable, Equatable {
         public var pageSize: Int32 = 0
         public var pageToken: String = ""
+        public var subscriberCounts: Bool = false
         public init() {}
     }
 
@@ -998,10 +1001,11 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 64
+        var size = 80
         size += self.app.utf8.count
         size += self.pageToken.utf8.count
         size += self.userID.utf8.count
+        size += self.token.utf8.count
         return size
     }
 
@@ -1010,6 +1014,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         value.pageSize = m.pointee.page_size
         try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
         try ProtoC.string(m.pointee.user_id, field: "user_id", into: &value.userID)
+        try ProtoC.string(m.pointee.token, field: "token", into: &value.token)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListEndpointsRequest> {
@@ -1023,6 +1028,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoMessage {
         c.pointee.page_size = value.pointee.pageSize
         if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
         if !value.pointee.userID.isEmpty { c.pointee.user_id = arena.string(value.pointee.userID) }
+        if !value.pointee.token.isEmpty { c.pointee.token = arena.string(value.pointee.token) }
         return c
     }
 }
@@ -1041,6 +1047,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoJSONMessage, ProtoJSONCodable {
             (2, "pageSize", "page_size"),
             (3, "pageToken", "page_token"),
             (4, "userId", "user_id"),
+            (5, "token", "token"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -1051,6 +1058,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoJSONMessage, ProtoJSONCodable {
             case 2: self.pageSize = try Int32(protoJSON: value)
             case 3: self.pageToken = try String(protoJSON: value)
             case 4: self.userID = try String(protoJSON: value)
+            case 5: self.token = try String(protoJSON: value)
             default: break
             }
         }
@@ -1062,6 +1070,7 @@ extension PushgateV1.ListEndpointsRequest: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("pageSize", pageSize)
         writer.field("pageToken", pageToken)
         writer.field("userId", userID)
+        writer.field("token", token)
         writer.endMessage()
     }
 }
@@ -1174,13 +1183,14 @@ extension PushgateV1.Topic: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 16
+        var size = 32
         size += self.name.utf8.count
         return size
     }
 
     static func decode(_ m: UnsafePointer<Pushgate__V1__Topic>, into value: inout Self) throws(ProtoDecodingError) {
         try ProtoC.string(m.pointee.name, field: "name", into: &value.name)
+        value.subscribers = m.pointee.subscribers
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Topic> {
@@ -1191,6 +1201,7 @@ extension PushgateV1.Topic: ProtoMessage {
         let c = arena.allocate(Pushgate__V1__Topic.self)
         pushgate__v1__topic__init(c)
         if !value.pointee.name.isEmpty { c.pointee.name = arena.string(value.pointee.name) }
+        c.pointee.subscribers = value.pointee.subscribers
         return c
     }
 }
@@ -1206,6 +1217,7 @@ extension PushgateV1.Topic: ProtoJSONMessage, ProtoJSONCodable {
         "pushgate.v1.Topic",
         [
             (1, "name", "name"),
+            (2, "subscribers", "subscribers"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -1213,6 +1225,7 @@ extension PushgateV1.Topic: ProtoJSONMessage, ProtoJSONCodable {
         try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
             switch number {
             case 1: self.name = try String(protoJSON: value)
+            case 2: self.subscribers = try Int64(protoJSON: value)
             default: break
             }
         }
@@ -1221,6 +1234,7 @@ extension PushgateV1.Topic: ProtoJSONMessage, ProtoJSONCodable {
     func writeProtoJSON(to writer: inout ProtoJSONWriter) {
         writer.beginMessage()
         writer.field("name", name)
+        writer.field("subscribers", subscribers)
         writer.endMessage()
     }
 }
@@ -1452,7 +1466,7 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 32
+        var size = 48
         size += self.pageToken.utf8.count
         return size
     }
@@ -1460,6 +1474,7 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
     static func decode(_ m: UnsafePointer<Pushgate__V1__ListTopicsRequest>, into value: inout Self) throws(ProtoDecodingError) {
         value.pageSize = m.pointee.page_size
         try ProtoC.string(m.pointee.page_token, field: "page_token", into: &value.pageToken)
+        value.subscriberCounts = (m.pointee.subscriber_counts != 0)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__ListTopicsRequest> {
@@ -1471,6 +1486,7 @@ extension PushgateV1.ListTopicsRequest: ProtoMessage {
         pushgate__v1__list_topics_request__init(c)
         c.pointee.page_size = value.pointee.pageSize
         if !value.pointee.pageToken.isEmpty { c.pointee.page_token = arena.string(value.pointee.pageToken) }
+        c.pointee.subscriber_counts = (value.pointee.subscriberCounts ? 1 : 0)
         return c
     }
 }
@@ -1487,6 +1503,7 @@ extension PushgateV1.ListTopicsRequest: ProtoJSONMessage, ProtoJSONCodable {
         [
             (1, "pageSize", "page_size"),
             (2, "pageToken", "page_token"),
+            (3, "subscriberCounts", "subscriber_counts"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -1495,6 +1512,7 @@ extension PushgateV1.ListTopicsRequest: ProtoJSONMessage, ProtoJSONCodable {
             switch number {
             case 1: self.pageSize = try Int32(protoJSON: value)
             case 2: self.pageToken = try String(protoJSON: value)
+            case 3: self.subscriberCounts = try Bool(protoJSON: value)
             default: break
             }
         }
@@ -1504,6 +1522,7 @@ extension PushgateV1.ListTopicsRequest: ProtoJSONMessage, ProtoJSONCodable {
         writer.beginMessage()
         writer.field("pageSize", pageSize)
         writer.field("pageToken", pageToken)
+        writer.field("subscriberCounts", subscriberCounts)
         writer.endMessage()
     }
 }

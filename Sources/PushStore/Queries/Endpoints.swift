@@ -131,8 +131,8 @@ extension SQLDatabase {
     }
 
     /// Endpoints in creation order, optionally only one app's and/or one user's (the user's through
-    /// its index, then filtered by app).
-    func listEndpoints(app: String?, userID: String?, cursor: String?, limit: Int)
+    /// its index, then filtered by app), or the one with `token` in `app` (the (app, token) index).
+    func listEndpoints(app: String?, userID: String?, token: String?, cursor: String?, limit: Int)
         throws(StoreError) -> Page<EndpointRecord>
     {
         try PageCursor.check(limit: limit)
@@ -141,6 +141,7 @@ extension SQLDatabase {
         // The partial index's predicate repeated, so it is used (see RecipientRows).
         filter.add("e.user_id = ? AND e.user_id <> ''", ifGiven: userID)
         filter.add("e.app = ?", ifGiven: app)
+        filter.add("e.token = ?", ifGiven: token)
         let fetched = try rows(
             "SELECT \(Columns.endpoint) FROM endpoints e WHERE \(filter.sql) ORDER BY e.seq LIMIT ?",
             filter.values + [.int(limit + 1)]

@@ -53,11 +53,11 @@ extension SQLStore {
         try await withDatabase { database throws(StoreError) in try database.deleteEndpoint(id: id) }
     }
 
-    public func listEndpoints(app: String?, userID: String?, cursor: String?, limit: Int)
+    public func listEndpoints(app: String?, userID: String?, token: String?, cursor: String?, limit: Int)
         async throws(StoreError) -> Page<EndpointRecord>
     {
         try await withDatabase { database throws(StoreError) in
-            try database.listEndpoints(app: app, userID: userID, cursor: cursor, limit: limit)
+            try database.listEndpoints(app: app, userID: userID, token: token, cursor: cursor, limit: limit)
         }
     }
 
@@ -82,8 +82,12 @@ extension SQLStore {
         try await withDatabase { database throws(StoreError) in try database.topicSeq(name: name) != nil }
     }
 
-    public func listTopics(cursor: String?, limit: Int) async throws(StoreError) -> Page<TopicRecord> {
-        try await withDatabase { database throws(StoreError) in try database.listTopics(cursor: cursor, limit: limit) }
+    public func listTopics(cursor: String?, limit: Int, countingSubscribers: Bool) async throws(StoreError)
+        -> Page<TopicRecord>
+    {
+        try await withDatabase { database throws(StoreError) in
+            try database.listTopics(cursor: cursor, limit: limit, countingSubscribers: countingSubscribers)
+        }
     }
 
     // MARK: Subscriptions

@@ -178,4 +178,38 @@ struct TopicSubscriptionTests {
             #expect(seen == all)
         }
     }
+
+    @Test(
+        "topics list with their subscription counts when asked, 0 otherwise; endpoints list by app and token",
+        arguments: StoreEngine.available)
+    func countsAndTokenLookup(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.createTopic(name: "busy")
+            _ = try await store.createTopic(name: "quiet")
+            var endpoints: [EndpointRecord] = []
+            for token in ["aa", "bb", "cc"] {
+                endpoints.append(
+                    try await store.createEndpoint(app: "ios", normalizedToken: token, customUserData: "", now: 1)
+                        .endpoint)
+            }
+            let android = try await store.createEndpoint(
+                app: "android", normalizedToken: "aa", customUserData: "", now: 1
+            ).endpoint
+            for endpoint in endpoints + [android] {
+                _ = try await store.subscribe(
+                    topic: "busy", endpointID: endpoint.id, filterPolicyJSON: "", filterPolicyScope: "")
+            }
+            let counted = try await store.listTopics(cursor: nil, limit: 10, countingSubscribers: true).items
+            #expect(counted == [TopicRecord(name: "busy", subscribers: 4), TopicRecord(name: "quiet", subscribers: 0)])
+            let plain = try await store.listTopics(cursor: nil, limit: 10).items
+            #expect(plain == [TopicRecord(name: "busy"), TopicRecord(name: "quiet")])
+            let found = try await store.listEndpoints(app: "ios", userID: nil, token: "aa", cursor: nil, limit: 10)
+            #expect(found.items.map(\.id) == [endpoints[0].id] && found.nextCursor == nil)
+            let other = try await store.listEndpoints(app: "android", userID: nil, token: "aa", cursor: nil, limit: 10)
+            #expect(other.items.map(\.id) == [android.id])
+            #expect(
+                try await store.listEndpoints(app: "ios", userID: nil, token: "zz", cursor: nil, limit: 10).items
+                    .isEmpty)
+        }
+    }
 }

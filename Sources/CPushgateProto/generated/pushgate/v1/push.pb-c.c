@@ -913,6 +913,186 @@ void   pushgate__v1__delivery__free_unpacked
   assert(message->base.descriptor == &pushgate__v1__delivery__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushgate__v1__get_stats_request__init
+                     (Pushgate__V1__GetStatsRequest         *message)
+{
+  static const Pushgate__V1__GetStatsRequest init_value = PUSHGATE__V1__GET_STATS_REQUEST__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__get_stats_request__get_packed_size
+                     (const Pushgate__V1__GetStatsRequest *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__get_stats_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__get_stats_request__pack
+                     (const Pushgate__V1__GetStatsRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__get_stats_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__get_stats_request__pack_to_buffer
+                     (const Pushgate__V1__GetStatsRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__get_stats_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__GetStatsRequest *
+       pushgate__v1__get_stats_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__GetStatsRequest *)
+     protobuf_c_message_unpack (&pushgate__v1__get_stats_request__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__get_stats_request__free_unpacked
+                     (Pushgate__V1__GetStatsRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__get_stats_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__stats__init
+                     (Pushgate__V1__Stats         *message)
+{
+  static const Pushgate__V1__Stats init_value = PUSHGATE__V1__STATS__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__stats__get_packed_size
+                     (const Pushgate__V1__Stats *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__stats__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__stats__pack
+                     (const Pushgate__V1__Stats *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__stats__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__stats__pack_to_buffer
+                     (const Pushgate__V1__Stats *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__stats__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__Stats *
+       pushgate__v1__stats__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__Stats *)
+     protobuf_c_message_unpack (&pushgate__v1__stats__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__stats__free_unpacked
+                     (Pushgate__V1__Stats *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__stats__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__app_stats__init
+                     (Pushgate__V1__AppStats         *message)
+{
+  static const Pushgate__V1__AppStats init_value = PUSHGATE__V1__APP_STATS__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__app_stats__get_packed_size
+                     (const Pushgate__V1__AppStats *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__app_stats__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__app_stats__pack
+                     (const Pushgate__V1__AppStats *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__app_stats__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__app_stats__pack_to_buffer
+                     (const Pushgate__V1__AppStats *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__app_stats__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__AppStats *
+       pushgate__v1__app_stats__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__AppStats *)
+     protobuf_c_message_unpack (&pushgate__v1__app_stats__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__app_stats__free_unpacked
+                     (Pushgate__V1__AppStats *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__app_stats__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   pushgate__v1__outcome_count__init
+                     (Pushgate__V1__OutcomeCount         *message)
+{
+  static const Pushgate__V1__OutcomeCount init_value = PUSHGATE__V1__OUTCOME_COUNT__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__outcome_count__get_packed_size
+                     (const Pushgate__V1__OutcomeCount *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__outcome_count__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__outcome_count__pack
+                     (const Pushgate__V1__OutcomeCount *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__outcome_count__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__outcome_count__pack_to_buffer
+                     (const Pushgate__V1__OutcomeCount *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__outcome_count__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__OutcomeCount *
+       pushgate__v1__outcome_count__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__OutcomeCount *)
+     protobuf_c_message_unpack (&pushgate__v1__outcome_count__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__outcome_count__free_unpacked
+                     (Pushgate__V1__OutcomeCount *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__outcome_count__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor pushgate__v1__send_request__field_descriptors[1] =
 {
   {
@@ -3103,6 +3283,333 @@ const ProtobufCMessageDescriptor pushgate__v1__delivery__descriptor =
   (ProtobufCMessageInit) pushgate__v1__delivery__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+#define pushgate__v1__get_stats_request__field_descriptors NULL
+#define pushgate__v1__get_stats_request__field_indices_by_name NULL
+#define pushgate__v1__get_stats_request__number_ranges NULL
+const ProtobufCMessageDescriptor pushgate__v1__get_stats_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.GetStatsRequest",
+  "GetStatsRequest",
+  "Pushgate__V1__GetStatsRequest",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__GetStatsRequest),
+  0,
+  pushgate__v1__get_stats_request__field_descriptors,
+  pushgate__v1__get_stats_request__field_indices_by_name,
+  0,  pushgate__v1__get_stats_request__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__get_stats_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__stats__field_descriptors[8] =
+{
+  {
+    "time",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Stats, time),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "started_at",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Stats, started_at),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "key_name",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Stats, key_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "admin",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Stats, admin),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "key_apps",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Pushgate__V1__Stats, n_key_apps),
+    offsetof(Pushgate__V1__Stats, key_apps),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "apps",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushgate__V1__Stats, n_apps),
+    offsetof(Pushgate__V1__Stats, apps),
+    &pushgate__v1__app_stats__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "fanouts_running",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Stats, fanouts_running),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "resident_memory_bytes",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Stats, resident_memory_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__stats__field_indices_by_name[] = {
+  3,   /* field[3] = admin */
+  5,   /* field[5] = apps */
+  6,   /* field[6] = fanouts_running */
+  4,   /* field[4] = key_apps */
+  2,   /* field[2] = key_name */
+  7,   /* field[7] = resident_memory_bytes */
+  1,   /* field[1] = started_at */
+  0,   /* field[0] = time */
+};
+static const ProtobufCIntRange pushgate__v1__stats__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 8 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__stats__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.Stats",
+  "Stats",
+  "Pushgate__V1__Stats",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__Stats),
+  8,
+  pushgate__v1__stats__field_descriptors,
+  pushgate__v1__stats__field_indices_by_name,
+  1,  pushgate__v1__stats__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__stats__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__app_stats__field_descriptors[7] =
+{
+  {
+    "app",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, app),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "platform",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, platform),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "connections_open",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, connections_open),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "connections_configured",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, connections_configured),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "streams_in_flight",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, streams_in_flight),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "queue_depth",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, queue_depth),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "outcomes",
+    7,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Pushgate__V1__AppStats, n_outcomes),
+    offsetof(Pushgate__V1__AppStats, outcomes),
+    &pushgate__v1__outcome_count__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__app_stats__field_indices_by_name[] = {
+  0,   /* field[0] = app */
+  3,   /* field[3] = connections_configured */
+  2,   /* field[2] = connections_open */
+  6,   /* field[6] = outcomes */
+  1,   /* field[1] = platform */
+  5,   /* field[5] = queue_depth */
+  4,   /* field[4] = streams_in_flight */
+};
+static const ProtobufCIntRange pushgate__v1__app_stats__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__app_stats__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.AppStats",
+  "AppStats",
+  "Pushgate__V1__AppStats",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__AppStats),
+  7,
+  pushgate__v1__app_stats__field_descriptors,
+  pushgate__v1__app_stats__field_indices_by_name,
+  1,  pushgate__v1__app_stats__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__app_stats__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__outcome_count__field_descriptors[3] =
+{
+  {
+    "status",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__OutcomeCount, status),
+    &pushgate__v1__status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reason",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__OutcomeCount, reason),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "count",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__OutcomeCount, count),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__outcome_count__field_indices_by_name[] = {
+  2,   /* field[2] = count */
+  1,   /* field[1] = reason */
+  0,   /* field[0] = status */
+};
+static const ProtobufCIntRange pushgate__v1__outcome_count__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__outcome_count__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.OutcomeCount",
+  "OutcomeCount",
+  "Pushgate__V1__OutcomeCount",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__OutcomeCount),
+  3,
+  pushgate__v1__outcome_count__field_descriptors,
+  pushgate__v1__outcome_count__field_indices_by_name,
+  1,  pushgate__v1__outcome_count__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__outcome_count__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue pushgate__v1__push_type__enum_values_by_number[12] =
 {
   { "PUSH_TYPE_UNSPECIFIED", "PUSHGATE__V1__PUSH_TYPE__PUSH_TYPE_UNSPECIFIED", 0 },
@@ -3221,7 +3728,7 @@ const ProtobufCEnumDescriptor pushgate__v1__message_state__descriptor =
   pushgate__v1__message_state__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[8] =
+static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[9] =
 {
   { "Send", &pushgate__v1__send_request__descriptor, &pushgate__v1__send_response__descriptor },
   { "SendStream", &pushgate__v1__send_request__descriptor, &pushgate__v1__send_response__descriptor },
@@ -3231,10 +3738,12 @@ static const ProtobufCMethodDescriptor pushgate__v1__push__method_descriptors[8]
   { "ListMessages", &pushgate__v1__list_messages_request__descriptor, &pushgate__v1__list_messages_response__descriptor },
   { "ListDeliveries", &pushgate__v1__list_deliveries_request__descriptor, &pushgate__v1__list_deliveries_response__descriptor },
   { "WatchEvents", &pushgate__v1__watch_events_request__descriptor, &pushgate__v1__delivery_event__descriptor },
+  { "GetStats", &pushgate__v1__get_stats_request__descriptor, &pushgate__v1__stats__descriptor },
 };
 const unsigned pushgate__v1__push__method_indices_by_name[] = {
   4,        /* CancelMessage */
   3,        /* GetMessage */
+  8,        /* GetStats */
   6,        /* ListDeliveries */
   5,        /* ListMessages */
   2,        /* Publish */
@@ -3249,7 +3758,7 @@ const ProtobufCServiceDescriptor pushgate__v1__push__descriptor =
   "Push",
   "Pushgate__V1__Push",
   "pushgate.v1",
-  8,
+  9,
   pushgate__v1__push__method_descriptors,
   pushgate__v1__push__method_indices_by_name
 };
@@ -3316,6 +3825,14 @@ void pushgate__v1__push__watch_events(ProtobufCService *service,
 {
   assert(service->descriptor == &pushgate__v1__push__descriptor);
   service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void pushgate__v1__push__get_stats(ProtobufCService *service,
+                                   const Pushgate__V1__GetStatsRequest *input,
+                                   Pushgate__V1__Stats_Closure closure,
+                                   void *closure_data)
+{
+  assert(service->descriptor == &pushgate__v1__push__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
                                Pushgate__V1__Push_ServiceDestroy destroy)

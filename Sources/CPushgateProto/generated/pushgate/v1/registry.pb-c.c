@@ -1598,7 +1598,7 @@ const ProtobufCMessageDescriptor pushgate__v1__delete_endpoint_response__descrip
   (ProtobufCMessageInit) pushgate__v1__delete_endpoint_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__list_endpoints_request__field_descriptors[4] =
+static const ProtobufCFieldDescriptor pushgate__v1__list_endpoints_request__field_descriptors[5] =
 {
   {
     "app",
@@ -1648,17 +1648,30 @@ static const ProtobufCFieldDescriptor pushgate__v1__list_endpoints_request__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "token",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListEndpointsRequest, token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__list_endpoints_request__field_indices_by_name[] = {
   0,   /* field[0] = app */
   1,   /* field[1] = page_size */
   2,   /* field[2] = page_token */
+  4,   /* field[4] = token */
   3,   /* field[3] = user_id */
 };
 static const ProtobufCIntRange pushgate__v1__list_endpoints_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__list_endpoints_request__descriptor =
 {
@@ -1668,7 +1681,7 @@ const ProtobufCMessageDescriptor pushgate__v1__list_endpoints_request__descripto
   "Pushgate__V1__ListEndpointsRequest",
   "pushgate.v1",
   sizeof(Pushgate__V1__ListEndpointsRequest),
-  4,
+  5,
   pushgate__v1__list_endpoints_request__field_descriptors,
   pushgate__v1__list_endpoints_request__field_indices_by_name,
   1,  pushgate__v1__list_endpoints_request__number_ranges,
@@ -1726,7 +1739,7 @@ const ProtobufCMessageDescriptor pushgate__v1__list_endpoints_response__descript
   (ProtobufCMessageInit) pushgate__v1__list_endpoints_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__topic__field_descriptors[1] =
+static const ProtobufCFieldDescriptor pushgate__v1__topic__field_descriptors[2] =
 {
   {
     "name",
@@ -1740,14 +1753,27 @@ static const ProtobufCFieldDescriptor pushgate__v1__topic__field_descriptors[1] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "subscribers",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Topic, subscribers),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__topic__field_indices_by_name[] = {
   0,   /* field[0] = name */
+  1,   /* field[1] = subscribers */
 };
 static const ProtobufCIntRange pushgate__v1__topic__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__topic__descriptor =
 {
@@ -1757,7 +1783,7 @@ const ProtobufCMessageDescriptor pushgate__v1__topic__descriptor =
   "Pushgate__V1__Topic",
   "pushgate.v1",
   sizeof(Pushgate__V1__Topic),
-  1,
+  2,
   pushgate__v1__topic__field_descriptors,
   pushgate__v1__topic__field_indices_by_name,
   1,  pushgate__v1__topic__number_ranges,
@@ -1858,7 +1884,7 @@ const ProtobufCMessageDescriptor pushgate__v1__delete_topic_response__descriptor
   (ProtobufCMessageInit) pushgate__v1__delete_topic_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__list_topics_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor pushgate__v1__list_topics_request__field_descriptors[3] =
 {
   {
     "page_size",
@@ -1884,15 +1910,28 @@ static const ProtobufCFieldDescriptor pushgate__v1__list_topics_request__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "subscriber_counts",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__ListTopicsRequest, subscriber_counts),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__list_topics_request__field_indices_by_name[] = {
   0,   /* field[0] = page_size */
   1,   /* field[1] = page_token */
+  2,   /* field[2] = subscriber_counts */
 };
 static const ProtobufCIntRange pushgate__v1__list_topics_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__list_topics_request__descriptor =
 {
@@ -1902,7 +1941,7 @@ const ProtobufCMessageDescriptor pushgate__v1__list_topics_request__descriptor =
   "Pushgate__V1__ListTopicsRequest",
   "pushgate.v1",
   sizeof(Pushgate__V1__ListTopicsRequest),
-  2,
+  3,
   pushgate__v1__list_topics_request__field_descriptors,
   pushgate__v1__list_topics_request__field_indices_by_name,
   1,  pushgate__v1__list_topics_request__number_ranges,

@@ -36,6 +36,10 @@ typedef struct Pushgate__V1__DeliveryEvent Pushgate__V1__DeliveryEvent;
 typedef struct Pushgate__V1__ListDeliveriesRequest Pushgate__V1__ListDeliveriesRequest;
 typedef struct Pushgate__V1__ListDeliveriesResponse Pushgate__V1__ListDeliveriesResponse;
 typedef struct Pushgate__V1__Delivery Pushgate__V1__Delivery;
+typedef struct Pushgate__V1__GetStatsRequest Pushgate__V1__GetStatsRequest;
+typedef struct Pushgate__V1__Stats Pushgate__V1__Stats;
+typedef struct Pushgate__V1__AppStats Pushgate__V1__AppStats;
+typedef struct Pushgate__V1__OutcomeCount Pushgate__V1__OutcomeCount;
 
 
 /* --- enums --- */
@@ -750,6 +754,102 @@ struct  Pushgate__V1__Delivery
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__STATUS__STATUS_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, 0, 0 }
 
 
+struct  Pushgate__V1__GetStatsRequest
+{
+  ProtobufCMessage base;
+};
+#define PUSHGATE__V1__GET_STATS_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__get_stats_request__descriptor) \
+     }
+
+
+/*
+ * Figures of the instance that answered, read when it answered.
+ */
+struct  Pushgate__V1__Stats
+{
+  ProtobufCMessage base;
+  /*
+   * Unix ms when read.
+   */
+  int64_t time;
+  /*
+   * When this instance started, Unix ms: the counts below are since then.
+   */
+  int64_t started_at;
+  /*
+   * The key that asked: its name (`loopback` with no keys configured), whether it is an admin key,
+   * and the apps it may use (["*"] for all).
+   */
+  char *key_name;
+  protobuf_c_boolean admin;
+  size_t n_key_apps;
+  char **key_apps;
+  /*
+   * The apps the key may use, in configuration order.
+   */
+  size_t n_apps;
+  Pushgate__V1__AppStats **apps;
+  /*
+   * Publish fan-out chunks this instance is working on.
+   */
+  int32_t fanouts_running;
+  /*
+   * The gateway process's resident memory, bytes.
+   */
+  int64_t resident_memory_bytes;
+};
+#define PUSHGATE__V1__STATS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__stats__descriptor) \
+    , 0, 0, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0, 0 }
+
+
+struct  Pushgate__V1__AppStats
+{
+  ProtobufCMessage base;
+  char *app;
+  /*
+   * apns, fcm, adm, webpush (as the metrics' `platform` label).
+   */
+  char *platform;
+  /*
+   * Provider connections open now, and the most the app opens (`connections`; per origin for
+   * Web Push).
+   */
+  int32_t connections_open;
+  int32_t connections_configured;
+  /*
+   * Provider requests sent and not yet answered.
+   */
+  int32_t streams_in_flight;
+  /*
+   * Notifications the app holds: queued, waiting to retry, in flight.
+   */
+  int32_t queue_depth;
+  /*
+   * Final per-token results since the instance started (Send and Publish), by status and reason
+   * (the `pushgate_notifications_total` series of the app). Delivered results have no reason.
+   */
+  size_t n_outcomes;
+  Pushgate__V1__OutcomeCount **outcomes;
+};
+#define PUSHGATE__V1__APP_STATS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__app_stats__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL }
+
+
+struct  Pushgate__V1__OutcomeCount
+{
+  ProtobufCMessage base;
+  Pushgate__V1__Status status;
+  char *reason;
+  int64_t count;
+};
+#define PUSHGATE__V1__OUTCOME_COUNT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__outcome_count__descriptor) \
+    , PUSHGATE__V1__STATUS__STATUS_UNSPECIFIED, (char *)protobuf_c_empty_string, 0 }
+
+
 /* Pushgate__V1__SendRequest methods */
 void   pushgate__v1__send_request__init
                      (Pushgate__V1__SendRequest         *message);
@@ -1133,6 +1233,82 @@ Pushgate__V1__Delivery *
 void   pushgate__v1__delivery__free_unpacked
                      (Pushgate__V1__Delivery *message,
                       ProtobufCAllocator *allocator);
+/* Pushgate__V1__GetStatsRequest methods */
+void   pushgate__v1__get_stats_request__init
+                     (Pushgate__V1__GetStatsRequest         *message);
+size_t pushgate__v1__get_stats_request__get_packed_size
+                     (const Pushgate__V1__GetStatsRequest   *message);
+size_t pushgate__v1__get_stats_request__pack
+                     (const Pushgate__V1__GetStatsRequest   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__get_stats_request__pack_to_buffer
+                     (const Pushgate__V1__GetStatsRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__GetStatsRequest *
+       pushgate__v1__get_stats_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__get_stats_request__free_unpacked
+                     (Pushgate__V1__GetStatsRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__Stats methods */
+void   pushgate__v1__stats__init
+                     (Pushgate__V1__Stats         *message);
+size_t pushgate__v1__stats__get_packed_size
+                     (const Pushgate__V1__Stats   *message);
+size_t pushgate__v1__stats__pack
+                     (const Pushgate__V1__Stats   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__stats__pack_to_buffer
+                     (const Pushgate__V1__Stats   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__Stats *
+       pushgate__v1__stats__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__stats__free_unpacked
+                     (Pushgate__V1__Stats *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__AppStats methods */
+void   pushgate__v1__app_stats__init
+                     (Pushgate__V1__AppStats         *message);
+size_t pushgate__v1__app_stats__get_packed_size
+                     (const Pushgate__V1__AppStats   *message);
+size_t pushgate__v1__app_stats__pack
+                     (const Pushgate__V1__AppStats   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__app_stats__pack_to_buffer
+                     (const Pushgate__V1__AppStats   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__AppStats *
+       pushgate__v1__app_stats__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__app_stats__free_unpacked
+                     (Pushgate__V1__AppStats *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__OutcomeCount methods */
+void   pushgate__v1__outcome_count__init
+                     (Pushgate__V1__OutcomeCount         *message);
+size_t pushgate__v1__outcome_count__get_packed_size
+                     (const Pushgate__V1__OutcomeCount   *message);
+size_t pushgate__v1__outcome_count__pack
+                     (const Pushgate__V1__OutcomeCount   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__outcome_count__pack_to_buffer
+                     (const Pushgate__V1__OutcomeCount   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__OutcomeCount *
+       pushgate__v1__outcome_count__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__outcome_count__free_unpacked
+                     (Pushgate__V1__OutcomeCount *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Pushgate__V1__SendRequest_Closure)
@@ -1198,6 +1374,18 @@ typedef void (*Pushgate__V1__ListDeliveriesResponse_Closure)
 typedef void (*Pushgate__V1__Delivery_Closure)
                  (const Pushgate__V1__Delivery *message,
                   void *closure_data);
+typedef void (*Pushgate__V1__GetStatsRequest_Closure)
+                 (const Pushgate__V1__GetStatsRequest *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__Stats_Closure)
+                 (const Pushgate__V1__Stats *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__AppStats_Closure)
+                 (const Pushgate__V1__AppStats *message,
+                  void *closure_data);
+typedef void (*Pushgate__V1__OutcomeCount_Closure)
+                 (const Pushgate__V1__OutcomeCount *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -1237,6 +1425,10 @@ struct Pushgate__V1__Push_Service
                        const Pushgate__V1__WatchEventsRequest *input,
                        Pushgate__V1__DeliveryEvent_Closure closure,
                        void *closure_data);
+  void (*get_stats)(Pushgate__V1__Push_Service *service,
+                    const Pushgate__V1__GetStatsRequest *input,
+                    Pushgate__V1__Stats_Closure closure,
+                    void *closure_data);
 };
 typedef void (*Pushgate__V1__Push_ServiceDestroy)(Pushgate__V1__Push_Service *);
 void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
@@ -1252,7 +1444,8 @@ void pushgate__v1__push__init (Pushgate__V1__Push_Service *service,
       function_prefix__ ## cancel_message,\
       function_prefix__ ## list_messages,\
       function_prefix__ ## list_deliveries,\
-      function_prefix__ ## watch_events  }
+      function_prefix__ ## watch_events,\
+      function_prefix__ ## get_stats  }
 void pushgate__v1__push__send(ProtobufCService *service,
                               const Pushgate__V1__SendRequest *input,
                               Pushgate__V1__SendResponse_Closure closure,
@@ -1285,6 +1478,10 @@ void pushgate__v1__push__watch_events(ProtobufCService *service,
                                       const Pushgate__V1__WatchEventsRequest *input,
                                       Pushgate__V1__DeliveryEvent_Closure closure,
                                       void *closure_data);
+void pushgate__v1__push__get_stats(ProtobufCService *service,
+                                   const Pushgate__V1__GetStatsRequest *input,
+                                   Pushgate__V1__Stats_Closure closure,
+                                   void *closure_data);
 
 /* --- descriptors --- */
 
@@ -1313,6 +1510,10 @@ extern const ProtobufCEnumDescriptor    pushgate__v1__delivery_event__kind__desc
 extern const ProtobufCMessageDescriptor pushgate__v1__list_deliveries_request__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__list_deliveries_response__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__delivery__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__get_stats_request__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__stats__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__app_stats__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__outcome_count__descriptor;
 extern const ProtobufCServiceDescriptor pushgate__v1__push__descriptor;
 
 PROTOBUF_C__END_DECLS

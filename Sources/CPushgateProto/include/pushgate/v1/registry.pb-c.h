@@ -238,10 +238,15 @@ struct  Pushgate__V1__ListEndpointsRequest
    * Only this user's endpoints; empty: every endpoint.
    */
   char *user_id;
+  /*
+   * Only the endpoint with this token (normalized as CreateEndpoint normalizes it); needs `app`,
+   * since a token is unique within its app. Empty: every endpoint.
+   */
+  char *token;
 };
 #define PUSHGATE__V1__LIST_ENDPOINTS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__list_endpoints_request__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__ListEndpointsResponse
@@ -260,10 +265,14 @@ struct  Pushgate__V1__Topic
 {
   ProtobufCMessage base;
   char *name;
+  /*
+   * Its subscriptions, when ListTopics was asked for `subscriber_counts`; 0 otherwise.
+   */
+  int64_t subscribers;
 };
 #define PUSHGATE__V1__TOPIC__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__topic__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Pushgate__V1__CreateTopicRequest
@@ -300,10 +309,15 @@ struct  Pushgate__V1__ListTopicsRequest
   ProtobufCMessage base;
   int32_t page_size;
   char *page_token;
+  /*
+   * Count each listed topic's subscriptions (`Topic.subscribers`): a count over the topic's index
+   * entries, so a topic of millions costs a noticeable read; off by default.
+   */
+  protobuf_c_boolean subscriber_counts;
 };
 #define PUSHGATE__V1__LIST_TOPICS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__list_topics_request__descriptor) \
-    , 0, (char *)protobuf_c_empty_string }
+    , 0, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Pushgate__V1__ListTopicsResponse

@@ -1,0 +1,171 @@
+"""The API the operator's console stands on (issue 44), through stock grpcio and Connect JSON:
+`Push.GetStats` (per key, counts equal to what Send answered), `ListApplications` limited to a key's
+apps, `ListEndpoints` by token, `ListTopics` with `subscriber_counts`, and the console's files served
+(or not, with `"console": false`)."""
+import hashlib
+import json
+import os
+import urllib.error
+import urllib.request
+
+import grpc
+import pytest
+
+from conftest import Server
+from mock_process import MockProcess
+from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
+
+ADMIN = "pgk_console-admin-" + "a" * 32
+SHOP = "pgk_console-shop-" + "s" * 32
+GOOD = ["%064x" % (0xC0DE000 + i) for i in range(20)]
+BAD = ["%064x" % (0xBAD0000 + i) for i in range(5)]
+
+
+def sha256(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def auth(key):
+    return [("authorization", "Bearer " + key)]
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory):
+    d = str(tmp_path_factory.mktemp("console-api"))
+    bad = os.path.join(d, "bad-tokens")
+    with open(bad, "w") as fh:
+        fh.write("\n".join(BAD) + "\n")
+    mock = MockProcess("mock-apns", os.path.join(d, "mock"), ["--bad-tokens", bad])
+    server = Server({"apps": [mock.apns_app("shop"), mock.apns_app("news", connections=2)],
+                     "api_keys": [{"name": "ops", "key_sha256": sha256(ADMIN), "apps": ["*"], "admin": True},
+                                  {"name": "shop-sender", "key_sha256": sha256(SHOP), "apps": ["shop"]}]}, d)
+    channel = grpc.insecure_channel(server.address)
+    yield server, push_pb2_grpc.PushStub(channel), registry_pb2_grpc.RegistryStub(channel)
+    channel.close()
+    server.stop()
+    mock.stop()
+
+
+def outcomes(app_stats):
+    return {(o.status, o.reason): o.count for o in app_stats.outcomes}
+
+
+def test_get_stats_counts_what_send_answered_and_shows_only_the_keys_apps(gateway):
+    server, push, _ = gateway
+    before = {a.app: outcomes(a) for a in push.GetStats(push_pb2.GetStatsRequest(), metadata=auth(ADMIN),
+                                                        timeout=10).apps}
+    reply = push.Send(push_pb2.SendRequest(notifications=[push_pb2.Notification(
+        app="shop", tokens=GOOD[:4] + BAD[:2], alert=push_pb2.Alert(title="t", body="b"))]),
+        metadata=auth(SHOP), timeout=10)
+    assert [r.status for r in reply.results] == [push_pb2.STATUS_DELIVERED] * 4 + [push_pb2.STATUS_REJECTED] * 2
+    reason = reply.results[-1].reason
+    admin = push.GetStats(push_pb2.GetStatsRequest(), metadata=auth(ADMIN), timeout=10)
+    assert admin.key_name == "ops" and admin.admin and list(admin.key_apps) == ["*"]
+    assert [a.app for a in admin.apps] == ["shop", "news"]
+    shop = admin.apps[0]
+    assert shop.platform == "apns" and shop.connections_configured == 1 and shop.connections_open == 1
+    assert admin.apps[1].connections_configured == 2
+    now = outcomes(shop)
+    delivered = (push_pb2.STATUS_DELIVERED, "")
+    rejected = (push_pb2.STATUS_REJECTED, reason)
+    assert now[delivered] - before["shop"].get(delivered, 0) == 4
+    assert now[rejected] - before["shop"].get(rejected, 0) == 2
+    assert admin.resident_memory_bytes > 1 << 20 and admin.started_at <= admin.time
+    limited = push.GetStats(push_pb2.GetStatsRequest(), metadata=auth(SHOP), timeout=10)
+    assert limited.key_name == "shop-sender" and not limited.admin and list(limited.key_apps) == ["shop"]
+    assert [a.app for a in limited.apps] == ["shop"]
+    with pytest.raises(grpc.RpcError) as refused:
+        push.GetStats(push_pb2.GetStatsRequest(), metadata=auth("pgk_wrong-" + "w" * 32), timeout=10)
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_list_applications_lists_only_a_keys_apps(gateway):
+    _, _, registry = gateway
+    every = registry.ListApplications(registry_pb2.ListApplicationsRequest(), metadata=auth(ADMIN), timeout=10)
+    assert [a.name for a in every.applications] == ["shop", "news"]
+    mine = registry.ListApplications(registry_pb2.ListApplicationsRequest(), metadata=auth(SHOP), timeout=10)
+    assert [a.name for a in mine.applications] == ["shop"]
+
+
+def test_list_endpoints_finds_one_by_token_within_its_app(gateway):
+    _, _, registry = gateway
+    token = GOOD[10]
+    shop = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="shop", token=token), metadata=auth(ADMIN),
+                                   timeout=10)
+    news = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="news", token=token), metadata=auth(ADMIN),
+                                   timeout=10)
+    registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="shop", token=GOOD[11]), metadata=auth(ADMIN),
+                            timeout=10)
+    found = registry.ListEndpoints(registry_pb2.ListEndpointsRequest(app="shop", token=token), metadata=auth(SHOP),
+                                   timeout=10)
+    assert [e.id for e in found.endpoints] == [shop.id] and not found.next_page_token
+    # Normalized as CreateEndpoint normalizes an APNs token (upper case hex is the same token).
+    upper = registry.ListEndpoints(registry_pb2.ListEndpointsRequest(app="news", token=token.upper()),
+                                   metadata=auth(ADMIN), timeout=10)
+    assert [e.id for e in upper.endpoints] == [news.id]
+    none = registry.ListEndpoints(registry_pb2.ListEndpointsRequest(app="shop", token=GOOD[12]),
+                                  metadata=auth(ADMIN), timeout=10)
+    assert list(none.endpoints) == []
+    for request, code, field in [
+        (registry_pb2.ListEndpointsRequest(token=token), grpc.StatusCode.INVALID_ARGUMENT, "token"),
+        (registry_pb2.ListEndpointsRequest(app="nope", token=token), grpc.StatusCode.NOT_FOUND, "app"),
+        (registry_pb2.ListEndpointsRequest(app="shop", token="xyz"), grpc.StatusCode.INVALID_ARGUMENT, "token"),
+    ]:
+        with pytest.raises(grpc.RpcError) as refused:
+            registry.ListEndpoints(request, metadata=auth(ADMIN), timeout=10)
+        assert refused.value.code() == code and refused.value.details().startswith(field), refused.value.details()
+
+
+def test_list_topics_counts_subscribers_when_asked(gateway):
+    _, _, registry = gateway
+    for name in ("console-busy", "console-quiet"):
+        registry.CreateTopic(registry_pb2.CreateTopicRequest(name=name), metadata=auth(ADMIN), timeout=10)
+    for token in GOOD[13:16]:
+        endpoint = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="shop", token=token),
+                                           metadata=auth(ADMIN), timeout=10)
+        registry.Subscribe(registry_pb2.SubscribeRequest(topic="console-busy", endpoint_id=endpoint.id),
+                           metadata=auth(ADMIN), timeout=10)
+    counted = registry.ListTopics(registry_pb2.ListTopicsRequest(subscriber_counts=True), metadata=auth(SHOP),
+                                  timeout=10)
+    assert {t.name: t.subscribers for t in counted.topics} == {"console-busy": 3, "console-quiet": 0}
+    plain = registry.ListTopics(registry_pb2.ListTopicsRequest(), metadata=auth(SHOP), timeout=10)
+    assert {t.name: t.subscribers for t in plain.topics} == {"console-busy": 0, "console-quiet": 0}
+
+
+def test_get_stats_over_connect_json(gateway):
+    server, _, _ = gateway
+    request = urllib.request.Request("http://%s/pushgate.v1.Push/GetStats" % server.address, data=b"{}", headers={
+        "content-type": "application/json", "authorization": "Bearer " + SHOP})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        body = json.loads(response.read())
+    assert body["keyName"] == "shop-sender" and [a["app"] for a in body["apps"]] == ["shop"]
+
+
+def test_console_files_are_served_with_their_headers_and_can_be_turned_off(gateway, tmp_path):
+    server, _, _ = gateway
+    with urllib.request.urlopen("http://%s/console/" % server.address, timeout=10) as response:
+        page = response.read().decode()
+        headers = response.headers
+    assert '<script type="module" src="app.js"></script>' in page
+    assert headers["content-type"] == "text/html; charset=utf-8"
+    policy = headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "connect-src 'self'" in policy and "unsafe-inline" not in policy
+    assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
+    for name in ("app.js", "api.js", "console.css"):
+        with urllib.request.urlopen("http://%s/console/%s" % (server.address, name), timeout=10) as response:
+            with open(os.path.join(os.path.dirname(__file__), "..", "..", "console", name), "rb") as fh:
+                assert response.read() == fh.read(), name
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen("http://%s/console/nope.js" % server.address, timeout=10)
+    assert missing.value.code == 404
+    post = urllib.request.Request("http://%s/console/" % server.address, data=b"x", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as wrong:
+        urllib.request.urlopen(post, timeout=10)
+    assert wrong.value.code == 405
+    off = Server({"console": False}, str(tmp_path))
+    try:
+        with pytest.raises(urllib.error.HTTPError) as gone:
+            urllib.request.urlopen("http://%s/console/" % off.address, timeout=10)
+        assert gone.value.code == 404
+    finally:
+        off.stop()
