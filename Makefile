@@ -9,7 +9,7 @@ ARGS ?=
 FUZZ_SECONDS ?= 30
 
 .PHONY: all deps venv build release run test unit interop proto check-proto check-deps check-links lint format clean help bench \
-	bench-smoke fuzz \
+	bench-smoke fuzz console check-console \
 	test-faults crash-loop test-asan test-tsan soak scale bench-scale fuzz-long
 
 # The tests that need PostgreSQL get a private server (scripts/pg-test-server.sh: temporary data
@@ -24,7 +24,7 @@ help:
 	@echo "make check-deps   Package.swift dependencies == imports; the module map (docs/architecture.md) == Package.swift"
 	@echo "make check-links  every relative link and #anchor in README.md, *.md and docs/*.md resolves"
 	@echo "make lint         swift format lint (.swift-format);  make format: rewrite the files in place"
-	@echo "make proto        regenerate the protobuf code from proto/"
+	@echo "make proto        regenerate the protobuf code from proto/;  make console: re-embed console/ after editing it"
 	@echo "make build        debug build;  make release: release build (cross-module and link-time optimized)"
 	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~5 min)"
 	@echo "make fuzz         libFuzzer targets in Fuzz/, FUZZ_SECONDS (30) each"
@@ -66,6 +66,15 @@ proto: venv
 check-proto: venv
 	PYTHON=$(PY) scripts/check-proto.sh
 
+# The operator's console (console/) is embedded in the binary as generated Swift: `make console`
+# after editing it; make test checks the generated file is current and every module parses.
+console:
+	python3 scripts/gen-console.py
+
+check-console: deps
+	python3 scripts/gen-console.py --check
+	for f in console/*.js; do node --check $$f || exit 1; done
+
 # Every target's dependencies in Package.swift equal the modules its files import; every file uses what it imports.
 check-deps: venv
 	$(PY) scripts/check-deps.py
@@ -95,7 +104,7 @@ lint:
 format:
 	$(SWIFT) format format --in-place --configuration .swift-format --parallel $(SWIFT_FILES)
 
-test: check-proto check-deps check-links lint unit interop
+test: check-proto check-console check-deps check-links lint unit interop
 
 # Benchmarks (release build): h2load ceiling, Pushgate rows, aioapns peer; writes BENCHMARKS.md.
 bench: release venv

@@ -45,9 +45,17 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
             method: request.method, target: request.target, headers: request.headers, router: server.router,
             routes: server.routes, peer: server.peerInfo, maxMessageSize: server.configuration.maxMessageSize,
             requestIDs: &requestIDs)
-        let (decision, reserved) = ConnectDoor.reserveBody(
+        var (decision, reserved) = ConnectDoor.reserveBody(
             decided, declared: request.header("content-length"), budget: server.requestBudget
         ) { server.requestBudgetExceeded(path: request.target) }
+        // A route that takes no body (the console's files) refuses a chunked one at its head: a
+        // limit of 0 tells the session the request was answered before its body, so the body
+        // could never pass it (a declared length is refused by reserveBody).
+        if case .route(_, 0) = decision, request.declaresBody {
+            server.requestBudget.release(reserved)
+            reserved = 0
+            decision = ConnectDoor.bodyOverLimit(decision, bodyLimit: 0)
+        }
         let busy = decision.keepsConnectionBusy
         server.requestBegan(busy: busy)
         switch decision {

@@ -110,6 +110,7 @@ extension Gateway {
         if old.logLevel != new.logLevel { changed.append("log_level") }
         if old.logTokens != new.logTokens { changed.append("log_tokens") }
         if old.reflection != new.reflection { changed.append("reflection") }
+        if old.console != new.console { changed.append("console") }
         if old.webhooks != new.webhooks { changed.append("webhooks") }
         if old.deliveryLog != new.deliveryLog { changed.append("delivery_log") }
         if old.metricsListen?.host != new.metricsListen?.host || old.metricsListen?.port != new.metricsListen?.port {

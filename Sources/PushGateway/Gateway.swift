@@ -117,7 +117,7 @@ public final class Gateway: Sendable {
             HealthService.make(board: health),
             PushService.make(
                 live: live, delivery: delivery, publish: publish, events: events, authorizer: authorizer,
-                metrics: metrics),
+                metrics: metrics, stats: GatewayStats(live: live, metrics: metrics, fanOut: fanOut)),
             RegistryService(live: live, store: store, authorizer: authorizer).make(),
             ChannelsService(live: live, store: store, authorizer: authorizer, channelClients: channelClients).make(),
         ]
@@ -160,7 +160,7 @@ public final class Gateway: Sendable {
                 routes: [
                     GorushEndpoint.route(live: live, delivery: delivery, authorizer: authorizer, metrics: metrics),
                     SNSDoor(live: live, store: store, publish: publish, metrics: metrics).route(),
-                ], group: group)
+                ] + (configuration.console ? ConsoleRoutes.routes() : []), group: group)
         } catch {
             group.shutdown()
             throw error

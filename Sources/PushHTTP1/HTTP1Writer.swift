@@ -30,6 +30,8 @@ public enum HTTP1Writer {
     public static func reasonPhrase(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 304: "Not Modified"
+        case 308: "Permanent Redirect"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 403: "Forbidden"
@@ -46,7 +48,8 @@ public enum HTTP1Writer {
         case 501: "Not Implemented"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
-        default: status < 500 ? "Client Error" : "Server Error"
+        default:
+            status < 300 ? "Success" : status < 400 ? "Redirection" : status < 500 ? "Client Error" : "Server Error"
         }
     }
 

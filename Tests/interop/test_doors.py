@@ -5,7 +5,8 @@ Doors (``DOORS``; a new door joins by adding one line there):
 
 - gRPC over h2c, gRPC over TLS (ALPN h2), Connect over h2c and over HTTP/1.1 (JSON bodies),
   gorush's ``POST /api/push`` over HTTP/1.1 and over h2c, the SNS API's ``POST /`` (AWS Query,
-  signed with botocore's SigV4 signer) over HTTP/1.1 and over h2c.
+  signed with botocore's SigV4 signer) over HTTP/1.1 and over h2c, the operator console's static
+  files (``GET /console/...``, no key, no body) over HTTP/1.1, h2c and TLS.
 
 Attacks (one test function each, parameterized over the doors; skipped only where it cannot apply):
 early close, half-close, non-reading clients, floods, oversized and inflating bodies, slowloris,
@@ -365,7 +366,7 @@ class H2Client:
 
     def open(self, path, headers, end_stream=False):
         stream_id = self.conn.get_next_available_stream_id()
-        self.conn.send_headers(stream_id, [(":method", "POST"), (":scheme", "https" if isinstance(self.sock, ssl.SSLSocket)
+        self.conn.send_headers(stream_id, [(":method", request_method(path)), (":scheme", "https" if isinstance(self.sock, ssl.SSLSocket)
                                                                   else "http"),
                                            (":path", path), (":authority", "localhost")] + list(headers),
                                end_stream=end_stream)
@@ -501,11 +502,17 @@ def envelope(payload, flags=0):
     return struct.pack(">BI", flags, len(payload)) + payload
 
 
+def request_method(path):
+    """The console's files are GETs; every other door's requests are POSTs."""
+    return "GET" if path.startswith("/console") else "POST"
+
+
 class Request:
     """One request of a door: path, header fields (lowercase names; no framing ones) and body."""
 
     def __init__(self, path, headers, body):
         self.path, self.headers, self.body = path, list(headers), body
+        self.method = request_method(path)
 
 
 class Door:
@@ -546,7 +553,10 @@ class Door:
 
     def send(self, tokens, app="fast", key=KEY, notif_id=None):
         """The door's valid request: a Send of `tokens` to `app` (gorush: the same as /api/push; SNS:
-        CreatePlatformEndpoint of the first token with `app`, idempotent)."""
+        CreatePlatformEndpoint of the first token with `app`, idempotent; the console: its largest
+        script, whatever the tokens and key)."""
+        if self.kind == "console":
+            return Request("/console/overview.js", [], b"")
         if self.kind == "sns":
             return self.sns({"Action": "CreatePlatformEndpoint", "Token": tokens[0],
                              "PlatformApplicationArn": "arn:aws:sns:us-east-1:000000000000:app/APNS/" + app}, key)
@@ -575,7 +585,9 @@ class Door:
 
     def tiny(self):
         """The cheapest request a flooder sends: a keyless Health/Check; gorush: a keyless /api/push
-        (refused at its head)."""
+        (refused at its head); the console: its page."""
+        if self.kind == "console":
+            return Request("/console/", [], b"")
         if self.kind == "gorush":
             return Request("/api/push", [("content-type", "application/json")], b"{}")
         if self.kind == "sns":
@@ -593,7 +605,10 @@ class Door:
         return None
 
     def compressed(self, inflated):
-        """A request whose body is gzip that inflates to `inflated` bytes (past the limit)."""
+        """A request whose body is gzip that inflates to `inflated` bytes (past the limit); the
+        console: a GET carrying it (its routes take no body at all)."""
+        if self.kind == "console":
+            return Request("/console/", [("content-encoding", "gzip")], gzip.compress(b"\x00" * inflated, 9))
         if self.kind == "grpc":
             bomb = gzip.compress(b"\x00" * inflated, 9)
             return Request("/pushgate.v1.Push/Send", [("content-type", "application/grpc"), ("te", "trailers"),
@@ -636,6 +651,9 @@ class Door:
                 return "unauthenticated"
             if (reply.status == 413 and code == "RequestEntityTooLarge") or (reply.status == 429 and code == "Throttled"):
                 return "resource_exhausted"
+        elif self.kind == "console":  # the server's plain-text refusals
+            if reply.status in (413, 429):
+                return "resource_exhausted"
         elif self.kind == "connect":
             if reply.status == 401 and error and error.get("code") == "unauthenticated":
                 return "unauthenticated"
@@ -670,7 +688,7 @@ class Door:
     def h1(self, request, extra=(), chunked=False, trailers=(), content_length=None):
         """The request's bytes on HTTP/1.1: `Content-Length` (or `content_length` declared instead), or
         chunked (one chunk) with `trailers`."""
-        lines = ["POST %s HTTP/1.1" % request.path, "Host: localhost"]
+        lines = ["%s %s HTTP/1.1" % (request.method, request.path), "Host: localhost"]
         lines += ["%s: %s" % (k, v) for k, v in request.headers] + list(extra)
         if chunked:
             lines.append("Transfer-Encoding: chunked")
@@ -707,6 +725,9 @@ DOORS = [
     Door("gorush-h2c", "gorush", http2=True),
     Door("sns-h1", "sns", http2=False),
     Door("sns-h2c", "sns", http2=True),
+    Door("console-h1", "console", http2=False),
+    Door("console-h2c", "console", http2=True),
+    Door("console-tls", "console", http2=True, tls=True),
 ]
 H1_DOORS = [d for d in DOORS if not d.http2]
 
@@ -727,6 +748,8 @@ def test_a_valid_request_is_served(server, door):
 def test_a_keyless_request_is_refused_at_its_head(server, door):
     """Without a key the door's Send is refused from its head: answered (401 / UNAUTHENTICATED)
     within 2 s though its declared 128 KiB body (within the limit) never comes."""
+    if door.kind == "console":
+        pytest.skip("the console's files need no key (its API calls go through the Connect door)")
     request = door.send(GOOD[:1], key=None)
     declared = 128 * KiB
     sock = door.sock(server)
@@ -841,7 +864,7 @@ def h2_requests_blob(door, client, budget):
             break
         if request is not tiny or tiny_block is None:
             block = encoder.encode([NeverIndexedHeaderTuple(k, v) for k, v in
-                                    [(":method", "POST"), (":scheme", scheme), (":path", request.path),
+                                    [(":method", request.method), (":scheme", scheme), (":path", request.path),
                                      (":authority", "localhost")] + request.headers])
             if request is tiny:
                 tiny_block = block  # the same bytes for every stream: no HPACK state is used
@@ -1030,9 +1053,9 @@ def test_pipelined_requests_begun_at_once_are_bounded(server, door):
     read as they come: at most MAX_PIPELINED are begun at once, so at most that many answers are
     back 1.5 s in (all of them would be, were they all begun at once), and they are answers to the
     Sends, in order."""
-    if door.kind == "sns":
-        pytest.skip("an SNS request is answered from the store, never after a provider: none is slow to "
-                    "hold the pipeline (the bound is HTTP1ServerSession's, the same as the other HTTP/1.1 doors')")
+    if door.kind in ("sns", "console"):
+        pytest.skip("answered from the store or memory, never after a provider: none is slow to hold the "
+                    "pipeline (the bound is HTTP1ServerSession's, the same as the other HTTP/1.1 doors')")
     count = MAX_PIPELINED + 2
     requests = [door.send([GOOD[1000 + i]], app="slow") for i in range(count)]
     sock = door.sock(server, timeout=20)
@@ -1079,7 +1102,8 @@ def test_a_declared_oversized_body_is_refused_before_it_is_sent(server, door):
             client.wait([stream_id], 5)
             reply = client.reply(stream_id)
         else:
-            sock.sendall(door.h1(request, content_length=declared)[:-len(request.body)] + b"x" * (64 * KiB))
+            head = door.h1(request, content_length=declared)
+            sock.sendall(head[:len(head) - len(request.body)] + b"x" * (64 * KiB))
             reader = H1Reader(sock)
             reply = reader.response(5) or reader.partial
     finally:
@@ -1176,7 +1200,7 @@ def drip(door, server, part):
             if part == "head":
                 # Everything of the HEADERS frame but its last byte at once, then a byte a second.
                 stream_id = client.conn.get_next_available_stream_id()
-                client.conn.send_headers(stream_id, [(":method", "POST"), (":scheme", "https" if door.tls else "http"),
+                client.conn.send_headers(stream_id, [(":method", request.method), (":scheme", "https" if door.tls else "http"),
                                                      (":path", request.path), (":authority", "localhost")]
                                          + request.headers)
                 frame = client.conn.data_to_send()
@@ -1367,6 +1391,8 @@ def test_a_trailer_key_does_not_authorize_the_next_request(server, door):
     """A keyless Health/Check whose trailer is `Authorization: Bearer <valid key>`, then a keyless
     Send on the same connection: the Send is refused unauthenticated (today, on HTTP/1.1, the
     trailer leaks into the next request's headers and authorizes it)."""
+    if door.kind == "console":
+        pytest.skip("the console's files take no key")
     one, two = two_requests(door, server, door.health(), door.send(GOOD[400:401], key=None),
                             [("authorization", "Bearer " + KEY)])
     assert door.outcome(two) in ("unauthenticated", "none"), (one, two)
@@ -1379,6 +1405,8 @@ def test_a_trailer_key_does_not_authorize_the_next_request(server, door):
 def test_a_trailer_with_a_wrong_key_does_not_override_the_next_requests_key(server, door):
     """A keyed Send whose trailer is `Authorization: Bearer <wrong key>`, then a keyed Send on the
     same connection: the second is served."""
+    if door.kind == "console":
+        pytest.skip("the console's files take no key")
     one, two = two_requests(door, server, door.send(GOOD[410:411]), door.send(GOOD[411:412]),
                             [("authorization", "Bearer " + WRONG_KEY)])
     if door.outcome(two) == "none" and not door.http2 and one is not None and one.status >= 400:

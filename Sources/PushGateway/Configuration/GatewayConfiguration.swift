@@ -74,6 +74,9 @@ public struct GatewayConfiguration: Sendable {
     /// `reflection`: serve gRPC server reflection (grpc.reflection.v1 and v1alpha), so that grpcurl
     /// and the like find the API without the .proto files; behind `api_keys` like Push. Default true.
     public var reflection = true
+    /// `console`: serve the operator's console (static pages calling the Connect API with the
+    /// operator's key) at `/console/` on the API listener (docs/console.md).
+    public var console = true
     /// With no apps, start the built-in demo (a mock APNs and an app wired to it). `--no-demo` clears it.
     public var demoWhenNoApps = true
     /// TLS, mTLS, `allow_insecure` and `api_keys` (GatewayConfiguration+Security.swift).
@@ -105,6 +108,7 @@ public struct GatewayConfiguration: Sendable {
                 "request_timeout_seconds", "shutdown_timeout_seconds", "metrics_listen", "fanout",
                 "max_buffered_request_bytes_per_connection", "max_buffered_request_bytes", "max_unsent_response_bytes",
                 "write_timeout_seconds", "send_timeout_seconds", "reflection", "sns", "webhooks", "delivery_log",
+                "console",
             ]).union(SecurityConfiguration.keys))
         if let listen = try reader.string("listen") { try config.setListen(listen) }
         if let loops = try reader.int("loops", range: 1...256) { config.loops = loops }
@@ -123,6 +127,7 @@ public struct GatewayConfiguration: Sendable {
         if let fanOut = try reader.object("fanout") { config.fanOut = try FanOutSettings.parse(fanOut) }
         if let logTokens = try reader.bool("log_tokens") { config.logTokens = logTokens }
         if let reflection = try reader.bool("reflection") { config.reflection = reflection }
+        if let console = try reader.bool("console") { config.console = console }
         if let n = try reader.int("max_connections", range: 1...1_000_000) { config.maxConnections = n }
         if let n = try reader.int("idle_timeout_seconds", range: 0...86_400) { config.idleTimeoutSeconds = n }
         if let n = try reader.int("request_timeout_seconds", range: 0...86_400) { config.requestTimeoutSeconds = n }
