@@ -20,6 +20,8 @@ packages=(
   golang-go             # builds Tests/interop/sns_go (GOPATH mode, offline) for test_sns_sdks.py
   golang-github-aws-aws-sdk-go-v2-dev  # the AWS SDK for Go v2 that sns_go is built against
   nodejs                # runs docs/webhooks.md's Node signature check in Tests/interop/test_webhook_signatures.py
+  chromium              # headless browser for the operator console tests (Tests/interop/browser.py, Selenium)
+  chromium-driver       # /usr/bin/chromedriver, the WebDriver server Selenium drives chromium through
 )
 missing=()
 for p in "${packages[@]}"; do
