@@ -68,6 +68,7 @@ final class BenchConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unchecke
             HTTP2Header(":authority", authority), HTTP2Header("content-type", "application/grpc"),
             HTTP2Header("te", "trailers"),
         ]
+        if let authorization = workload.authorization { headers.append(HTTP2Header("authorization", authorization)) }
         if workload.mode != .stream {
             let (seconds, attoseconds) = workload.timeout.components
             let millis = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)

@@ -95,7 +95,8 @@ public struct BenchOptions {
           --keep-files              keep the temp dir (key, config, child logs) and print its path
 
         A gateway that is already running:
-          --target HOST:PORT        bench this gateway; start nothing
+          --target HOST:PORT        bench this gateway (its first app); start nothing. A gateway
+                                    with api_keys: the key in PUSHGATE_API_KEY
           --gateway-pid PID         read its RSS and CPU from /proc/PID
           --gateway-metrics HOST:PORT
                                     its metrics_listen address: the table then shows its
@@ -149,6 +150,9 @@ public struct BenchOptions {
     var httpVersion: String?
     var keepFiles = false
     var target: (host: String, port: Int)?
+    /// With --target: the key sent as `authorization: Bearer <key>`, from PUSHGATE_API_KEY (an
+    /// environment variable, as for `pushgate send`, so the key stays out of `ps`).
+    var apiKey: String?
     var gatewayPID: pid_t?
     var gatewayMetrics: (host: String, port: Int)?
     var json = false
@@ -170,6 +174,9 @@ public struct BenchOptions {
         try options.checkProvider()
         try options.checkTarget()
         try options.checkMode()
+        if options.target != nil, let key = getenv("PUSHGATE_API_KEY").map({ String(cString: $0) }), !key.isEmpty {
+            options.apiKey = key
+        }
         return options
     }
 

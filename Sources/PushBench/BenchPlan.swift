@@ -30,12 +30,13 @@ struct BenchPlan {
             ? BenchWorkload(
                 mode: options.mode, message: message, tokensPerRequest: tokensPerRequest,
                 concurrency: min(options.warmup, concurrency), pipeline: options.pipeline, rate: nil,
-                maxRequests: options.warmup, timeout: timeout)
+                maxRequests: options.warmup, timeout: timeout, authorization: options.apiKey.map { "Bearer \($0)" })
             : nil
         measured = BenchWorkload(
             mode: options.mode, message: message, tokensPerRequest: tokensPerRequest, concurrency: concurrency,
             pipeline: options.pipeline, rate: options.rate,
-            maxRequests: Self.requests(for: options.count, tokensPerRequest: tokensPerRequest), timeout: timeout)
+            maxRequests: Self.requests(for: options.count, tokensPerRequest: tokensPerRequest), timeout: timeout,
+            authorization: options.apiKey.map { "Bearer \($0)" })
         duration = .milliseconds(Int((options.duration ?? (options.count == nil ? 10 : 600)) * 1000))
     }
 

@@ -41,6 +41,8 @@ struct BenchWorkload: Sendable {
     var maxRequests: Int
     /// The per-RPC grpc-timeout (unary calls).
     var timeout: Duration
+    /// `authorization`'s value, for a --target gateway with api_keys; nil: none sent.
+    var authorization: String? = nil
 }
 
 /// State shared by every connection of a phase; counters for the progress line.

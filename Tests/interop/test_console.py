@@ -7,8 +7,9 @@ Checked, by the element ids docs/console.md keeps stable:
 - `/console/` answers with the documented security headers (CSP `script-src 'self'`, `connect-src
   'self'`, no `unsafe-inline`; `X-Frame-Options: DENY`, …), takes GET only (POST 405, a body 413);
   `"console": false` makes it a 404.
-- An admin key signs in; the overview lists both apps, and while grpcio Sends about 2,000
-  notifications a second (at least 300 asserted) for 8 s, the results-per-second chart moves
+- An admin key signs in; the overview lists both apps, and while `pushgate bench --target` (to
+  "shop") and grpcio (to "news") send about 2,000 notifications a second (at least 300 asserted) for
+  8 s, the results-per-second chart moves
   (`data-last-delivered` > 0, `data-points` growing).
 - "Send a test" to one good and one bad token shows each result: delivered with HTTP 200 and the
   apns-id (the mock counts that token delivered), rejected with HTTP 400 and `BadDeviceToken`.
@@ -25,7 +26,9 @@ Checked, by the element ids docs/console.md keeps stable:
 Screenshots of each page go to $PUSHGATE_CONSOLE_SCREENSHOTS when set (docs/console), else to the
 test's temporary directory."""
 import hashlib
+import json
 import os
+import subprocess
 import threading
 import time
 import urllib.error
@@ -254,8 +257,9 @@ def test_overview_lists_apps_and_charts_the_load(env):
     assert text(b, "#apps-table tr[data-app=shop] .platform") == "apns"
     assert text(b, "#apps-table tr[data-app=news] .platform") == "apns"
 
-    # Load: grpcio Sends of 50 tokens (a few bad) on two threads, each paced at SENDS_PER_SECOND
-    # (about 2,000 notifications a second in all), for LOAD_SECONDS.
+    # Load for LOAD_SECONDS: `pushgate bench --target` against the gateway's first app ("shop"), Sends
+    # of 50 tokens at SENDS_PER_SECOND with the admin key (PUSHGATE_API_KEY), and grpcio Sends of
+    # 50 tokens, a few of them bad, to "news" at the same pace: about 2,000 notifications a second.
     results = {"delivered": 0, "rejected": 0, "other": 0, "errors": []}
     lock = threading.Lock()
     stop_at = time.monotonic() + LOAD_SECONDS
@@ -281,8 +285,12 @@ def test_overview_lists_apps_and_charts_the_load(env):
                     results[key] += 1
 
     started = time.monotonic()
-    threads = [threading.Thread(target=load, args=("shop", 0), daemon=True),
-               threading.Thread(target=load, args=("news", 100), daemon=True)]
+    bench = subprocess.Popen(
+        [env.server.binary, "bench", "--target", env.server.address, "--tokens-per-send", "50", "--rate",
+         str(SENDS_PER_SECOND), "--concurrency", "4", "--duration", str(LOAD_SECONDS), "--warmup", "0", "--json",
+         "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PUSHGATE_API_KEY=ADMIN_KEY))
+    threads = [threading.Thread(target=load, args=("news", 100), daemon=True)]
     for t in threads:
         t.start()
     try:
@@ -295,7 +303,12 @@ def test_overview_lists_apps_and_charts_the_load(env):
     finally:
         for t in threads:
             t.join(LOAD_SECONDS + 30)
+        out, err = bench.communicate(timeout=LOAD_SECONDS + 30)
     elapsed = time.monotonic() - started
+    assert bench.returncode == 0, err
+    benched = json.loads(out)
+    assert benched["delivered"] > 0 and benched["results"] == benched["delivered"], benched
+    results["delivered"] += benched["delivered"]
     assert results["errors"] == [] and results["other"] == 0, results
     rate = (results["delivered"] + results["rejected"]) / elapsed
     print("load: %d delivered, %d rejected in %.1f s: %.0f/s" % (results["delivered"], results["rejected"], elapsed, rate))
