@@ -79,6 +79,14 @@ def swift_namespace(package):
     return "".join(ACRONYMS.get(p, p[:1].upper() + p[1:]) for p in package.split("."))
 
 
+
+# The field names protoc-c's C structs rename (its keyword list: C++'s reserved words).
+CXX_KEYWORDS = set("""and and_eq asm auto bitand bitor bool break case catch char class compl const const_cast
+continue default delete do double dynamic_cast else enum explicit extern false float for friend goto if
+inline int long mutable namespace new not not_eq operator or or_eq private protected public register
+reinterpret_cast return short signed sizeof static static_cast struct switch template this throw true try
+typedef typeid typename union unsigned using virtual void volatile wchar_t while xor xor_eq""".split())
+
 class Registry:
     def __init__(self, fds):
         self.messages = {}  # full proto name -> (file, package, path, DescriptorProto)
@@ -122,7 +130,8 @@ class Field:
     def __init__(self, reg, msg, fd):
         self.fd = fd
         self.reg = reg
-        self.cname = fd.name
+        # protoc-c appends "_" to a field named like a C++ keyword (`mutable` → `mutable_`).
+        self.cname = fd.name + "_" if fd.name in CXX_KEYWORDS else fd.name
         self.swift = camel(fd.name)
         self.repeated = fd.label == FD.LABEL_REPEATED
         self.is_map = self.repeated and fd.type == FD.TYPE_MESSAGE and reg.is_map_entry(fd.type_name)

@@ -181,9 +181,9 @@ struct APNsRequestValidator {
 
     /// Empty body, size limit for the push type, then (optionally) one strict JSON object.
     /// `body` holds at most limit + 1 bytes; `bodyLength` is the full length received.
-    static func checkBody(_ body: [UInt8], bodyLength: Int, pushType: PushType?, validateJSON: Bool) -> APNsReason? {
+    static func checkBody(_ body: [UInt8], bodyLength: Int, maxPayloadBytes: Int, validateJSON: Bool) -> APNsReason? {
         if bodyLength == 0 { return .payloadEmpty }
-        if bodyLength > (pushType ?? .alert).maxPayloadBytes { return .payloadTooLarge }
+        if bodyLength > maxPayloadBytes { return .payloadTooLarge }
         if validateJSON {
             // Not a JSON object: Apple documents no reason for it; PayloadEmpty is the documented
             // 400 closest in meaning ("no usable payload") and one every client knows.

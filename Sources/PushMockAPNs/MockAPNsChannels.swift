@@ -55,24 +55,28 @@ final class MockChannelTable: Sendable {
 
     var count: Int { state.withLock { $0.channels.values.reduce(0) { $0 + $1.count } } }
 
-    /// Why a broadcast to `bundleID` is refused, or nil (the channel exists, the headers fit it):
-    /// `apns-channel-id` present (400 MissingChannelId) and base64 (400 BadChannelId), the channel
-    /// known (404 ChannelNotRegistered), push type liveactivity (400 InvalidPushType), and on a
-    /// channel that stores nothing `apns-expiration: 0` (400 BadExpirationDate).
+    /// Why a broadcast to `bundleID` is refused, or nil (the channel exists, the headers fit it),
+    /// as Apple documents it (docs/providers.md A.10): `apns-channel-id` present (400
+    /// MissingChannelId) and base64 (400 BadChannelId), the channel known (400
+    /// ChannelNotRegistered: Apple's 404 is only BadPath), push type liveactivity (400
+    /// InvalidPushType), `apns-priority` present and 10, 5 or 1 (400 BadPriority), `apns-expiration`
+    /// present (400 BadExpirationDate, as APNs answers a broadcast without it), and 0 on a channel
+    /// that stores nothing (400 BadExpirationDate).
     func broadcastRejection(bundleID: String, head: APNsRequestHead) -> (status: Int, reason: APNsReason)? {
         guard let channel = head.channelID else { return (400, .other("MissingChannelId")) }
         let id = String(decoding: channel, as: UTF8.self)
         guard ChannelID.isValid(id) else { return (400, .other("BadChannelId")) }
         guard let policy = policy(bundleID: bundleID, channelID: id) else {
-            return (404, .other("ChannelNotRegistered"))
+            return (400, .other("ChannelNotRegistered"))
         }
         guard head.pushType == Array("liveactivity".utf8) else { return (400, .invalidPushType) }
-        if let priority = head.priority,
-            !(priority == Array("10".utf8) || priority == Array("5".utf8) || priority == Array("1".utf8))
-        {
+        guard let priority = head.priority,
+            priority == Array("10".utf8) || priority == Array("5".utf8) || priority == Array("1".utf8)
+        else {
             return (400, .badPriority)
         }
-        if policy == .noStorage, head.expiration != Array("0".utf8) { return (400, .badExpirationDate) }
+        guard let expiration = head.expiration else { return (400, .badExpirationDate) }
+        if policy == .noStorage, expiration != Array("0".utf8) { return (400, .badExpirationDate) }
         return nil
     }
 }
@@ -80,7 +84,7 @@ final class MockChannelTable: Sendable {
 /// Apple's channel management API, as the mock's second listener serves it (docs/providers.md A.9):
 /// `POST /1/apps/<bundle>/channels` with `{"message-storage-policy":0|1,"push-type":"LiveActivity"}`
 /// answers 201 with `apns-channel-id`; `GET` (read) and `DELETE` of `…/channels` name the channel in
-/// `apns-channel-id` (200 with the policy / 204, or 404); `GET …/all-channels` answers
+/// `apns-channel-id` (200 with the policy / 204, or 400 ChannelNotRegistered); `GET …/all-channels` answers
 /// `{"channels":[…]}`. Every answer carries `apns-request-id` (the request's, or a new one); errors
 /// are `{"reason":…}`. Provider tokens are checked as on the push listener, and the push
 /// listener's fault shares (500, 503, 429 TooManyRequests) apply too.
@@ -150,7 +154,7 @@ final class MockAPNsChannelAPI: MockRequestHandler {
         guard let id = request.headers["apns-channel-id"] else { return Self.error(400, "MissingChannelId") }
         guard ChannelID.isValid(id) else { return Self.error(400, "BadChannelId") }
         guard let policy = shared.channels.policy(bundleID: bundleID, channelID: id) else {
-            return Self.error(404, "ChannelNotRegistered")
+            return Self.error(400, "ChannelNotRegistered")
         }
         guard read else {
             _ = shared.channels.delete(bundleID: bundleID, channelID: id)

@@ -175,7 +175,7 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         delta.maxInFlight = maxInFlight
         scheduleStatsFlush()
         checkHeaders(stream)
-        stream.bodyKeepLimit = (stream.pushType ?? .alert).maxPayloadBytes + 1
+        stream.bodyKeepLimit = Self.maxPayloadBytes(stream) + 1
         if let limit = configuration.goAwayAfterStreams, streamsSeen == limit, goAwayLastStreamID == nil, isFaulty {
             if configuration.goAwayBelowInFlight {
                 goAwayBelowInFlight()
@@ -289,13 +289,19 @@ final class MockAPNsConnection: HTTP2SessionDelegate, HTTPTransportOwner, @unche
         if !delayTimerArmed { armDelayTimer(deadline) }
     }
 
+    /// A broadcast may carry 5,120 bytes; a token push its push type's limit.
+    private static func maxPayloadBytes(_ stream: MockAPNsStream) -> Int {
+        stream.isBroadcast
+            ? NotificationValidator.maxBroadcastPayloadBytes : (stream.pushType ?? .alert).maxPayloadBytes
+    }
+
     private func bodyOrPolicyRejection(_ stream: MockAPNsStream) -> APNsReason? {
         if stream.bodyLength > configuration.maxBodyBytes { return .payloadTooLarge }
         // A body equal to one that passed is valid again (a notification's payload is the same
         // bytes for all of its tokens): skip re-parsing the JSON.
         let known = stream.bodyIsReference || stream.body == lastValidBody
         if let reason = APNsRequestValidator.checkBody(
-            stream.keptBody, bodyLength: stream.bodyLength, pushType: stream.pushType,
+            stream.keptBody, bodyLength: stream.bodyLength, maxPayloadBytes: Self.maxPayloadBytes(stream),
             validateJSON: configuration.validatePayloadJSON && !known)
         {
             return reason

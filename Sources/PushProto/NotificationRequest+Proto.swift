@@ -93,6 +93,15 @@ extension NotificationRequest {
                 androidChannelID: try ProtoC.string(f.pointee.android_channel_id, field: "android_channel_id"),
                 analyticsLabel: try ProtoC.string(f.pointee.analytics_label, field: "analytics_label"))
         }
+        if let w = m.pointee.webpush {
+            webPush = WebPushOptions(
+                declarative: w.pointee.declarative != 0,
+                navigate: try ProtoC.string(w.pointee.navigate, field: "navigate"),
+                lang: try ProtoC.string(w.pointee.lang, field: "lang"),
+                dir: try ProtoC.string(w.pointee.dir, field: "dir"),
+                silent: w.pointee.silent != 0, mutable: w.pointee.mutable_ != 0)
+        }
+        try ProtoC.string(m.pointee.filter_criteria, field: "filter_criteria", into: &filterCriteria)
         return true
     }
 

@@ -23,9 +23,11 @@ enum MockAPNsCommand {
                                     GET /1/apps/<bundle>/all-channels; Apple's host listens on 2196,
                                     sandbox 2195) here, with the same certificate and token checks;
                                     broadcasts (POST /4/broadcasts/apps/<bundle>) on --listen go to
-                                    its channels: 200, 400 MissingChannelId/BadChannelId,
-                                    404 ChannelNotRegistered, 400 BadExpirationDate (expiration
-                                    not 0 on a policy-0 channel); --fail-* shares apply to both
+                                    its channels as Apple answers: 200, 400 MissingChannelId/
+                                    BadChannelId, 400 ChannelNotRegistered (an unknown channel,
+                                    also for GET/DELETE), 400 BadExpirationDate (no
+                                    apns-expiration, or not 0 on a policy-0 channel), 400
+                                    BadPriority, 413 over 5,120 bytes; --fail-* shares apply to both
           --loops N                 event-loop threads (default one per core)
           --cert FILE --key FILE    TLS certificate chain and key (PEM); default: a generated
                                     self-signed certificate for 127.0.0.1 and localhost

@@ -66,7 +66,7 @@ class LookalikeChannelAPI(H2Lookalike):
         if not CHANNEL_RE.match(channel):
             return 400, {"reason": "BadChannelId"}, []
         if channel not in channels:
-            return 404, {"reason": "ChannelNotRegistered"}, []
+            return 400, {"reason": "ChannelNotRegistered"}, []  # Apple: 400 (404 is only BadPath)
         if method == "DELETE":
             del channels[channel]
             return 204, None, []

@@ -74,7 +74,7 @@ class LookalikeAPNs(H2Lookalike):
             return 400, "MissingChannelId"
         policy = self.channels.get(bundle, {}).get(channel)
         if policy is None:
-            return 404, "ChannelNotRegistered"
+            return 400, "ChannelNotRegistered"  # Apple: 400 (404 is only BadPath)
         if headers.get("apns-push-type") != "liveactivity":
             return 400, "InvalidPushType"
         if headers.get("apns-priority", "10") not in ("1", "5", "10"):

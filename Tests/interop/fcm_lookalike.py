@@ -47,7 +47,7 @@ class LookalikeFCM(H2Lookalike):
         self.token_lifetime = token_lifetime
         self.tokens = {}            # access token -> expiry (Unix seconds)
         self.token_requests = 0
-        self.messages = []          # (registration token, message dict) accepted
+        self.messages = []          # (registration token or FID, message dict) accepted
         self.refused = []           # (status, reason) of refused requests
 
     @property
@@ -74,15 +74,22 @@ class LookalikeFCM(H2Lookalike):
             assert isinstance(message, dict)
         except (ValueError, KeyError, TypeError, AssertionError):
             return self._error(conn, stream_id, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT", "bad JSON")
-        targets = [k for k in ("token", "topic", "condition") if k in message]
+        # The target is a union (exactly one of them); `fid`, a Firebase Installation ID, joined
+        # token, topic and condition in 2026 (firebase-admin's FidMessage; providers_2026.md).
+        targets = [k for k in ("token", "fid", "topic", "condition") if k in message]
         if len(targets) != 1:
             return self._error(conn, stream_id, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT",
-                               "exactly one of token, topic, condition")
+                               "exactly one of fid, token, topic, condition")
+        if "fid" in message and (not isinstance(message["fid"], str) or not message["fid"]):
+            return self._error(conn, stream_id, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT",
+                               "fid must be a non-empty string")
         data = message.get("data", {})
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             return self._error(conn, stream_id, 400, "INVALID_ARGUMENT", "INVALID_ARGUMENT",
                                "data values must be strings")
-        token = message.get("token", "")
+        # An unregistered FID is answered as an unregistered token is: 404 NOT_FOUND with the
+        # FcmError UNREGISTERED (firebase-admin maps either to installation-id-not-registered).
+        token = message.get("token", message.get("fid", ""))
         if token in self.unregistered:
             return self._error(conn, stream_id, 404, "NOT_FOUND", "UNREGISTERED", "Requested entity was not found.")
         self.messages.append((token, message))

@@ -32,7 +32,7 @@ def expected_refusals(lookalike):
     start = len(lookalike.invalid)
     yield
     provoked = lookalike.invalid[start:]
-    assert [problem for problem, _ in provoked] == [(404, "ChannelNotRegistered")], provoked
+    assert [problem for problem, _ in provoked] == [(400, "ChannelNotRegistered")], provoked
     del lookalike.invalid[start:]
 
 
@@ -95,7 +95,8 @@ def test_create_broadcast_list_delete_then_not_found(stubs, lookalike, channel_a
         assert headers[":method"] == "POST" and headers[":path"] == "/4/broadcasts/apps/%s" % BUNDLE
         assert headers[":authority"] == "127.0.0.1:%d" % lookalike.port
         assert headers["apns-channel-id"] == cid and headers["apns-push-type"] == "liveactivity"
-        assert headers["apns-priority"] == "10" and "apns-topic" not in headers and "apns-expiration" not in headers
+        # Apple requires apns-expiration on every broadcast: 0 when none is given.
+        assert headers["apns-priority"] == "10" and "apns-topic" not in headers and headers["apns-expiration"] == "0"
         aps = json.loads(body)["aps"]
         assert aps["event"] == "update" and aps["alert"]["title"] == "Score"
         states.add(aps["content-state"]["home"])
@@ -161,7 +162,7 @@ def test_channel_apns_forgot_is_not_found_and_leaves_the_registry(stubs, lookali
     with pytest.raises(grpc.RpcError) as refused:
         channels.Broadcast(channels_pb2.BroadcastRequest(channel_id=gone, notification=update(2)), timeout=10)
     assert refused.value.code() == grpc.StatusCode.NOT_FOUND
-    assert "404 ChannelNotRegistered" in refused.value.details()
+    assert "400 ChannelNotRegistered" in refused.value.details()
     with pytest.raises(grpc.RpcError) as refused:
         channels.GetChannel(channels_pb2.GetChannelRequest(app="live", channel_id=kept), timeout=10)
     assert refused.value.code() == grpc.StatusCode.NOT_FOUND

@@ -67,9 +67,9 @@ def test_curl_manages_channels_and_broadcasts(mock):
 
     broadcast = "/4/broadcasts/apps/" + BUNDLE
     payload = '{"aps":{"event":"update","content-state":{"a":1},"timestamp":1}}'
-    live = ["apns-push-type: liveactivity", "apns-channel-id: " + cid]
+    live = ["apns-push-type: liveactivity", "apns-priority: 10", "apns-channel-id: " + cid]   # Apple requires both
     status, _, body = curl(mock, mock.port, "POST", broadcast, *live, body=payload)
-    assert (status, json.loads(body)) == (400, {"reason": "BadExpirationDate"}), "policy 0 wants expiration 0"
+    assert (status, json.loads(body)) == (400, {"reason": "BadExpirationDate"}), "a broadcast needs apns-expiration"
     status, headers, _ = curl(mock, mock.port, "POST", broadcast, *live, "apns-expiration: 0", body=payload)
     assert status == 200 and re.match(r"^[0-9a-f-]{36}$", headers["apns-id"])
     status, _, body = curl(mock, mock.port, "POST", broadcast, "apns-push-type: liveactivity", body=payload)
@@ -77,10 +77,11 @@ def test_curl_manages_channels_and_broadcasts(mock):
 
     status, _, body = curl(mock, mock.channels_port, "DELETE", channels, "apns-channel-id: " + cid)
     assert status == 204 and body == ""
+    # A channel APNs does not have is 400 ChannelNotRegistered (Apple's 404 is only BadPath).
     status, _, body = curl(mock, mock.channels_port, "DELETE", channels, "apns-channel-id: " + cid)
-    assert (status, json.loads(body)) == (404, {"reason": "ChannelNotRegistered"})
+    assert (status, json.loads(body)) == (400, {"reason": "ChannelNotRegistered"})
     status, _, body = curl(mock, mock.port, "POST", broadcast, *live, "apns-expiration: 0", body=payload)
-    assert (status, json.loads(body)) == (404, {"reason": "ChannelNotRegistered"})
+    assert (status, json.loads(body)) == (400, {"reason": "ChannelNotRegistered"})
     status, _, body = curl(mock, mock.channels_port, "PUT", channels)
     assert (status, json.loads(body)) == (405, {"reason": "MethodNotAllowed"})
 
@@ -109,5 +110,5 @@ def test_the_gateway_against_mock_apns_and_its_stats(mock, tmp_path):
     assert stats["channels"] == 0
     requests = stats["channel_requests"]
     assert requests["create 201"] == 2 and requests["read 200"] == 2 and requests["delete 204"] == 2, requests
-    assert requests["list 200"] == 1 and requests["read 400"] == 1 and requests["delete 404"] == 1, requests
+    assert requests["list 200"] == 1 and requests["read 400"] == 1 and requests["delete 400"] == 1, requests
     assert stats["delivered_per_token"][cid] == 10

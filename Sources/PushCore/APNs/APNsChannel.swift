@@ -103,3 +103,13 @@ public struct APNsChannelRequest: Sendable, Equatable {
         return Array(#"{"message-storage-policy":\#(policy.rawValue),"push-type":"LiveActivity"}"#.utf8)
     }
 }
+
+/// APNs's answers that a channel does not exist for it (any more): `ChannelNotRegistered` and
+/// `BadChannelId`, both 400 (docs/providers.md A.9, A.10; Apple sends 404 only for `BadPath`). The
+/// registry then forgets the channel and the caller gets NOT_FOUND.
+public enum ChannelGone {
+    public static let reasons: Set<String> = ["ChannelNotRegistered", "BadChannelId"]
+
+    /// Whether a refusal with `reason` says the channel is gone.
+    public static func matches(reason: String) -> Bool { reasons.contains(reason) }
+}

@@ -22,6 +22,7 @@ extension APNsPayloadBuilder {
             writer.int(1)
         }
         writer.member(APSKeys.interruptionLevel, nonEmpty: n.interruptionLevel)
+        writer.member(APSKeys.filterCriteria, nonEmpty: n.filterCriteria)
         writer.endObject()
     }
 
@@ -66,7 +67,7 @@ extension NotificationRequest {
     /// True when no `aps` field other than `content-available` is set.
     var apsIsEmptyIgnoringContentAvailable: Bool {
         (alert?.isEmptyForAPNs ?? true) && badge == nil && sound.isEmpty && threadID.isEmpty && category.isEmpty
-            && !mutableContent && interruptionLevel.isEmpty
+            && !mutableContent && interruptionLevel.isEmpty && filterCriteria.isEmpty
     }
 
     /// The first payload-building field that is set, by its proto name; these must stay empty
@@ -81,6 +82,7 @@ extension NotificationRequest {
         if contentAvailable { return "content_available" }
         if mutableContent { return "mutable_content" }
         if !interruptionLevel.isEmpty { return "interruption_level" }
+        if !filterCriteria.isEmpty { return "filter_criteria" }
         if !dataJSON.isEmpty { return "data_json" }
         return nil
     }
@@ -96,6 +98,7 @@ private enum APSKeys {
     static var contentAvailable: JSONWriter.Key { .init(quoted: "\"content-available\":") }
     static var critical: JSONWriter.Key { .init(quoted: "\"critical\":") }
     static var interruptionLevel: JSONWriter.Key { .init(quoted: "\"interruption-level\":") }
+    static var filterCriteria: JSONWriter.Key { .init(quoted: "\"filter-criteria\":") }
     static var launchImage: JSONWriter.Key { .init(quoted: "\"launch-image\":") }
     static var locArgs: JSONWriter.Key { .init(quoted: "\"loc-args\":") }
     static var locKey: JSONWriter.Key { .init(quoted: "\"loc-key\":") }

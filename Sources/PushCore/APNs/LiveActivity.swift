@@ -57,5 +57,10 @@ extension NotificationRequest {
             throw ValidationError(
                 field: "live_activity", message: "is for APNs (ActivityKit); \(provider) cannot carry a Live Activity")
         }
+        guard filterCriteria.isEmpty else {
+            throw ValidationError(
+                field: "filter_criteria",
+                message: "is APNs's (a Focus filter, aps.filter-criteria); \(provider) cannot carry it")
+        }
     }
 }

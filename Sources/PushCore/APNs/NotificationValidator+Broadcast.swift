@@ -5,9 +5,10 @@ extension NotificationValidator {
     ///
     /// Besides the Live Activity rules of a token push: `tokens` and `topic` stay empty (the
     /// channel and the bundle id are the target), the event is `update` or `end` (a broadcast
-    /// cannot start an activity; push-to-start names the channel in `input_push_channel`), and a
-    /// channel that stores nothing (policy 0) takes only `expiration` 0, which is sent as
-    /// `apns-expiration: 0`.
+    /// cannot start an activity; push-to-start names the channel in `input_push_channel`), a
+    /// channel that stores nothing (policy 0) takes only `expiration` 0, and `apns-expiration` is
+    /// always sent (Apple requires it on every broadcast; 0 when none is given). The payload may
+    /// be up to 5,120 bytes.
     ///
     /// - Parameters:
     ///   - path: where `n` sits in the request, prefixed to every error's field (`notification`).
@@ -42,9 +43,10 @@ extension NotificationValidator {
                     message: "must be 0: the channel's message_storage_policy is 0 (no storage), and APNs "
                         + "takes only apns-expiration 0 on it")
             }
-            var prepared = try build(n, tokens: [channelID], bundleID: bundleID, now: now)
+            var prepared = try build(
+                n, tokens: [channelID], bundleID: bundleID, now: now, maxPayloadBytes: maxBroadcastPayloadBytes)
             prepared.broadcastBundleID = bundleID
-            if policy == .noStorage { prepared.expiration = 0 }
+            prepared.expiration = n.expiration
             return prepared
         }
     }

@@ -29,11 +29,20 @@ public enum NotificationValidator {
         try build(n, tokens: normalizedTokens(n.tokens), bundleID: bundleID, now: now)
     }
 
+    /// A WidgetKit push's whole payload (push types `widgets` and `controls`).
+    static let contentChangedPayload = Array(#"{"aps":{"content-changed":true}}"#.utf8)
+    /// The longest `filter_criteria` taken (Apple gives no bound; a Focus filter's identifier is short).
+    public static let maxFilterCriteriaBytes = 64
+
+    /// The largest broadcast payload APNs takes (docs/providers.md A.10), above a token push's 4,096.
+    public static let maxBroadcastPayloadBytes = 5120
+
     /// Everything after the tokens: headers, then the payload (shared with broadcasts, whose one
     /// "token" is a channel id).
-    static func build(_ n: NotificationRequest, tokens: [String], bundleID: String, now: Int64) throws(ValidationError)
-        -> PreparedNotification
-    {
+    /// `maxPayloadBytes`: the push type's limit unless given (a broadcast's is larger).
+    static func build(
+        _ n: NotificationRequest, tokens: [String], bundleID: String, now: Int64, maxPayloadBytes: Int? = nil
+    ) throws(ValidationError) -> PreparedNotification {
         try checkScalars(n)
         try n.refuseWebPushOnlyFields(provider: "APNs")
         try n.refuseFCMOnlyFields(provider: "APNs")
@@ -44,17 +53,28 @@ public enum NotificationValidator {
                 throw ValidationError(field: "push_type", message: "must be liveactivity (or unset) with live_activity")
             }
             built = .init(bytes: try LiveActivityPayload.build(n, activity, now: now), inferredPushType: .liveactivity)
+        } else if let type = n.pushType, type == .widgets || type == .controls, n.payloadJSON.isEmpty {
+            // WidgetKit reloads the widget's (or control's) timeline; the push carries nothing else
+            // (Apple, "Updating widgets with WidgetKit push notifications"; docs/providers.md A.3).
+            if let field = n.firstPayloadBuildingField {
+                throw ValidationError(
+                    field: field,
+                    message: "must be empty for push type \(type.rawValue): its payload is "
+                        + #"{"aps":{"content-changed":true}}, which Pushgate builds"#)
+            }
+            built = .init(bytes: Self.contentChangedPayload, inferredPushType: type)
         } else {
             built = try APNsPayloadBuilder.prepare(n)
         }
         let pushType = n.pushType ?? built.inferredPushType
         let priority = try effectivePriority(n.priority, pushType: pushType)
         let topic = try effectiveTopic(n.topic, bundleID: bundleID, pushType: pushType)
-        guard built.bytes.count <= pushType.maxPayloadBytes else {
+        let limit = maxPayloadBytes ?? pushType.maxPayloadBytes
+        guard built.bytes.count <= limit else {
             throw ValidationError(
                 field: "",
-                message: "payload is \(built.bytes.count) bytes, over the APNs limit of "
-                    + "\(pushType.maxPayloadBytes) bytes for push type \(pushType.rawValue)")
+                message: "payload is \(built.bytes.count) bytes, over the APNs limit of \(limit) bytes for "
+                    + (maxPayloadBytes == nil ? "push type \(pushType.rawValue)" : "a broadcast"))
         }
         return PreparedNotification(
             payload: built.bytes, pushType: pushType, topic: topic, priority: priority,
@@ -108,6 +128,11 @@ public enum NotificationValidator {
             throw ValidationError(field: "collapse_id", message: "must not contain control characters")
         }
         try n.checkCriticalSound()
+        guard n.filterCriteria.utf8.count <= maxFilterCriteriaBytes, isHeaderSafe(n.filterCriteria) else {
+            throw ValidationError(
+                field: "filter_criteria",
+                message: "must be at most \(maxFilterCriteriaBytes) bytes without control characters")
+        }
     }
 
     private static func normalizedID(_ id: String) throws(ValidationError) -> String? {

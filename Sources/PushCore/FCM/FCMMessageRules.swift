@@ -11,7 +11,7 @@ public enum FCMMessageRules {
 
     /// The keys that name a message's target. The gateway sets `token` itself, one per device, so
     /// a caller-made message must carry none of them.
-    public static let targetKeys: [String] = ["token", "topic", "condition"]
+    public static let targetKeys: [String] = ["token", "topic", "condition", "fid"]
 
     /// The exact `data` keys refused (docs/providers.md B.2 lists `from` and `message_type`;
     /// `notification` is refused here as a precaution, not because FCM documents it).
@@ -108,6 +108,8 @@ extension FCMMessageRules {
     static let bodyPrefix: [UInt8] = Array(#"{"message":{"token":""#.utf8)
     /// Everything before a topic's name (``FCMToken/topicPrefix``), in place of ``bodyPrefix``.
     static let topicBodyPrefix: [UInt8] = Array(#"{"message":{"topic":""#.utf8)
+    /// Everything before an installation's id (``FCMToken/installationPrefix``).
+    static let installationBodyPrefix: [UInt8] = Array(#"{"message":{"fid":""#.utf8)
 
     /// Splits the request body around the token.
     ///

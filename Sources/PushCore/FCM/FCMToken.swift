@@ -19,11 +19,36 @@ public enum FCMToken {
     /// - Throws: ``ValidationError`` naming `field` when the token is empty, too long or has a
     ///   byte outside `[A-Za-z0-9_:.-]`.
     public static func validate(_ token: String, field: String) throws(ValidationError) {
-        try shape.validate(token, field: field)
+        if let id = installationID(token) {
+            try installationShape.validate(String(id), field: field)
+        } else {
+            try shape.validate(token, field: field)
+        }
     }
 
     /// True when `token` passes ``validate(_:field:)``.
-    public static func isValid(_ token: String) -> Bool { shape.isValid(token) }
+    public static func isValid(_ token: String) -> Bool {
+        installationID(token).map { installationShape.isValid(String($0)) } ?? shape.isValid(token)
+    }
+
+    /// A target that is a Firebase Installation ID rather than a registration token (Google is
+    /// moving apps to them): `fid:<FID>` becomes the v1 message's `"fid":"<FID>"`. Unambiguous: a
+    /// registration token starts with its 22-character FID, never with `fid:`.
+    public static let installationPrefix = "fid:"
+
+    /// What a valid installation target looks like, for error messages.
+    public static let installationRequirement =
+        "FCM installation target must be fid: followed by a Firebase Installation ID, 1-256 characters from A-Za-z0-9_-"
+
+    /// The installation id when `token` is an installation target, else nil.
+    static func installationID(_ token: String) -> Substring? {
+        token.hasPrefix(installationPrefix) ? token.dropFirst(installationPrefix.count) : nil
+    }
+
+    /// An FID is base64url (22 characters as Firebase makes them; FCM itself checks no shape).
+    static let installationShape = TokenShape(maxBytes: 256, requirement: installationRequirement) { byte in
+        TokenShape.isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
 
     /// A Send's target that is an FCM topic rather than a device: `/topics/<name>` (the form FCM's
     /// legacy `to` took) becomes the v1 message's `"topic":"<name>"`.
@@ -46,7 +71,7 @@ public enum FCMToken {
         }
         for (i, token) in tokens.enumerated() {
             guard let name = topicName(token) else {
-                try shape.validate(token, field: "tokens[\(i)]")
+                try validate(token, field: "tokens[\(i)]")
                 continue
             }
             guard topicShape.isValid(String(name)) else {

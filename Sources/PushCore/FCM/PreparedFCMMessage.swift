@@ -22,13 +22,17 @@ public struct PreparedFCMMessage: Sendable, Equatable {
         self.tokens = tokens
     }
 
-    /// The request body for one token; a topic target (`/topics/<name>`) is sent as `"topic"`.
+    /// The request body for one token; a topic target (`/topics/<name>`) is sent as `"topic"`, an
+    /// installation (`fid:<FID>`) as `"fid"`.
     public func body(token: String) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(bodyPrefix.count + token.utf8.count + bodySuffix.count)
         if let topic = FCMToken.topicName(token), bodyPrefix == FCMMessageRules.bodyPrefix {
             body.append(contentsOf: FCMMessageRules.topicBodyPrefix)
             body.append(contentsOf: topic.utf8)
+        } else if let installation = FCMToken.installationID(token), bodyPrefix == FCMMessageRules.bodyPrefix {
+            body.append(contentsOf: FCMMessageRules.installationBodyPrefix)
+            body.append(contentsOf: installation.utf8)
         } else {
             body.append(contentsOf: bodyPrefix)
             body.append(contentsOf: token.utf8)

@@ -102,6 +102,10 @@ public struct NotificationRequest: Sendable, Equatable {
     public var criticalSound: CriticalSound? = nil
     /// FCM only: the Android notification's look, the analytics label.
     public var fcm: FCMOptions? = nil
+    /// Web Push only: the declarative form and its members.
+    public var webPush: WebPushOptions? = nil
+    /// APNs only: `aps.filter-criteria` (a Focus filter).
+    public var filterCriteria: String = ""
 
     /// Creates a request with every field unset: what ``assign(proto:)`` fills in place. Not the
     /// initializer below with its defaults: that one, called from another module, built the whole

@@ -20,7 +20,9 @@
 /// | `collapse_id`       | `Topic` header: ≤ 32 characters of `A-Za-z0-9-_`, length ≢ 1 mod 4 |
 /// | `sound`, `category`, `thread_id`, `mutable_content`, `interruption_level`, `push_type`, `topic`, `id`, `alert.subtitle`/`launch_image`/`*loc_key`/`*loc_args` | error: Web Push has no place for them |
 ///
-/// The plaintext must fit one 4,096-byte record: at most ``WebPushMessageRules/maxPlaintextBytes``.
+/// With `webpush.declarative` the plaintext is the declarative form instead
+/// (``WebPushDeclarativeMessage``). The plaintext must fit one 4,096-byte record: at most
+/// ``WebPushMessageRules/maxPlaintextBytes``.
 public enum WebPushMessageBuilder {
     /// Validates `request` and builds the message for its subscriptions.
     ///
@@ -52,7 +54,13 @@ public enum WebPushMessageBuilder {
         }
         let plaintext: [UInt8]
         let blame: String
-        if n.payloadJSON.isEmpty {
+        if let options = n.webPush, options.declarative {
+            plaintext = try WebPushDeclarativeMessage.build(n, options)
+            blame = ""
+        } else if let field = n.webPush?.firstDeclarativeOnlyField {
+            throw ValidationError(
+                field: "webpush.\(field)", message: "is a member of the declarative form: set webpush.declarative")
+        } else if n.payloadJSON.isEmpty {
             plaintext = try build(n)
             blame = ""
         } else {
@@ -166,6 +174,9 @@ extension NotificationRequest {
         guard urgency.isEmpty else {
             throw ValidationError(
                 field: "urgency", message: "is a Web Push header; \(provider) takes priority (0, 1, 5 or 10) instead")
+        }
+        guard webPush?.isEmpty ?? true else {
+            throw ValidationError(field: "webpush", message: "is for Web Push messages; \(provider) cannot carry it")
         }
     }
 }

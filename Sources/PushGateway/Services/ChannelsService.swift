@@ -98,12 +98,12 @@ struct ChannelsService: Sendable {
     {
         let (app, bundleID) = try apnsApp(request.app, caller)
         let record = try await recorded(app: app.name, channelID: request.channelID)
-        do {
-            _ = try await apnsRequest(
-                APNsChannelRequest(.delete, bundleID: bundleID, channelID: record.channelID), app: app, context)
-        } catch let status where status.code == .notFound {
-            // APNs forgot it already: the registry follows, and the delete has its effect.
-        }
+        // A channel APNs forgot already is removed all the same, and said to be NOT_FOUND. APNs has
+        // been seen to answer a DELETE of an unknown channel 404 BadPath (where its table gives
+        // ChannelNotRegistered), so a 404 counts as gone here, for this path that works otherwise.
+        _ = try await apnsRequest(
+            APNsChannelRequest(.delete, bundleID: bundleID, channelID: record.channelID), app: app, context,
+            forgetOnNotFound: record, goneOn404: true)
         _ = try await storeCall("channel_id") { () async throws(StoreError) in
             try await store.deleteChannel(app: app.name, channelID: record.channelID)
         }
@@ -132,8 +132,8 @@ struct ChannelsService: Sendable {
             throw GRPCStatus(.failedPrecondition, "notification.app: \(app.name) has no APNs client")
         }
         let result = try await send(.apns(prepared), through: push, context)
-        if result.status == .rejected && result.httpStatus == 404 {
-            try await forget(record, reason: result.reason)
+        if result.status == .rejected && ChannelGone.matches(reason: result.reason) {
+            try await forget(record, reason: result)
         }
         var response = PushgateV1.BroadcastResponse()
         response.result = PushgateV1.Result(result)
@@ -179,31 +179,32 @@ struct ChannelsService: Sendable {
         return record
     }
 
-    /// Removes a channel APNs does not know (404) from the registry, and says so as NOT_FOUND.
-    private func forget(_ record: ChannelRecord, reason: String) async throws(GRPCStatus) -> Never {
+    /// Removes a channel APNs does not know (``ChannelGone``) from the registry, and says so as
+    /// NOT_FOUND.
+    private func forget(_ record: ChannelRecord, reason result: DeliveryResult) async throws(GRPCStatus) -> Never {
         _ = try await storeCall("channel_id") { () async throws(StoreError) in
             try await store.deleteChannel(app: record.app, channelID: record.channelID)
         }
         throw GRPCStatus(
             .notFound,
-            "channel_id: APNs does not know channel \(TextCap.quoted(record.channelID)) (404 \(reason)); it is "
-                + "removed from the registry")
+            "channel_id: APNs does not know channel \(TextCap.quoted(record.channelID)) (\(result.httpStatus) "
+                + "\(result.reason)); it is removed from the registry")
     }
 
     /// One channel management request; its delivered result, or the status its failure maps to (a
-    /// 404 removes `forgetOnNotFound` from the registry first).
+    /// channel APNs does not have removes `forgetOnNotFound` from the registry first).
     private func apnsRequest(
         _ request: APNsChannelRequest, app: AppConfiguration, _ context: GRPCCallContext,
-        forgetOnNotFound: ChannelRecord? = nil
+        forgetOnNotFound: ChannelRecord? = nil, goneOn404: Bool = false
     ) async throws(GRPCStatus) -> DeliveryResult {
         let client = try channelClients.client(for: app)
         let result = try await send(.apnsChannel(request), through: client, context)
         switch result.status {
         case .delivered:
             return result
-        case .rejected where result.httpStatus == 404:
-            if let forgetOnNotFound { try await forget(forgetOnNotFound, reason: result.reason) }
-            throw GRPCStatus(.notFound, "channel_id: APNs answered 404 \(result.reason)")
+        case .rejected where ChannelGone.matches(reason: result.reason) || (goneOn404 && result.httpStatus == 404):
+            if let forgetOnNotFound { try await forget(forgetOnNotFound, reason: result) }
+            throw GRPCStatus(.notFound, "channel_id: APNs answered \(result.httpStatus) \(result.reason)")
         case .rejected:
             throw GRPCStatus(
                 .failedPrecondition, "APNs refused the channel request: \(result.httpStatus) \(result.reason)")

@@ -125,6 +125,19 @@ extension PushgateV1 {
         public var liveActivity: PushgateV1.LiveActivity? = nil
         public var criticalSound: PushgateV1.CriticalSound? = nil
         public var fcm: PushgateV1.FCMOptions? = nil
+        public var webpush: PushgateV1.WebPushOptions? = nil
+        public var filterCriteria: String = ""
+        public init() {}
+    }
+
+    /// The proto message `pushgate.v1.WebPushOptions`.
+    public struct WebPushOptions: Sendable, Equatable {
+        public var declarative: Bool = false
+        public var navigate: String = ""
+        public var lang: String = ""
+        public var dir: String = ""
+        public var silent: Bool = false
+        public var mutable: Bool = false
         public init() {}
     }
 
@@ -355,6 +368,7 @@ extension PushgateV1 {
         public var apps: [PushgateV1.AppStats] = []
         public var fanoutsRunning: Int32 = 0
         public var residentMemoryBytes: Int64 = 0
+        public var instance: String = ""
         public init() {}
     }
 
@@ -367,6 +381,10 @@ extension PushgateV1 {
         public var streamsInFlight: Int32 = 0
         public var queueDepth: Int32 = 0
         public var outcomes: [PushgateV1.OutcomeCount] = []
+        public var handshakeRefusals: Int64 = 0
+        public var credentialAgeSeconds: Int64 = 0
+        public var fanoutHeld: Int64 = 0
+        public var fanoutGivenUp: Int64 = 0
         public init() {}
     }
 
@@ -602,7 +620,7 @@ extension PushgateV1.Notification: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 352
+        var size = 384
         size += self.app.utf8.count
         for index in self.tokens.indices { size += ProtoC.fieldOverhead + self.tokens[index].utf8.count }
         if let v = self.alert { size += v.packedSizeBound }
@@ -619,6 +637,8 @@ extension PushgateV1.Notification: ProtoMessage {
         if let v = self.liveActivity { size += v.packedSizeBound }
         if let v = self.criticalSound { size += v.packedSizeBound }
         if let v = self.fcm { size += v.packedSizeBound }
+        if let v = self.webpush { size += v.packedSizeBound }
+        size += self.filterCriteria.utf8.count
         return size
     }
 
@@ -659,6 +679,11 @@ extension PushgateV1.Notification: ProtoMessage {
             value.fcm = PushgateV1.FCMOptions()
             try PushgateV1.FCMOptions.decode(e, into: &value.fcm!)
         }
+        if let e = m.pointee.webpush {
+            value.webpush = PushgateV1.WebPushOptions()
+            try PushgateV1.WebPushOptions.decode(e, into: &value.webpush!)
+        }
+        try ProtoC.string(m.pointee.filter_criteria, field: "filter_criteria", into: &value.filterCriteria)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Notification> {
@@ -696,6 +721,8 @@ extension PushgateV1.Notification: ProtoMessage {
         if let v = value.pointee.liveActivity { c.pointee.live_activity = v.cMessage(in: arena) }
         if let v = value.pointee.criticalSound { c.pointee.critical_sound = v.cMessage(in: arena) }
         if let v = value.pointee.fcm { c.pointee.fcm = v.cMessage(in: arena) }
+        if let v = value.pointee.webpush { c.pointee.webpush = v.cMessage(in: arena) }
+        if !value.pointee.filterCriteria.isEmpty { c.pointee.filter_criteria = arena.string(value.pointee.filterCriteria) }
         return c
     }
 }
@@ -732,6 +759,8 @@ extension PushgateV1.Notification: ProtoJSONMessage, ProtoJSONCodable {
             (20, "liveActivity", "live_activity"),
             (21, "criticalSound", "critical_sound"),
             (22, "fcm", "fcm"),
+            (23, "webpush", "webpush"),
+            (24, "filterCriteria", "filter_criteria"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -760,6 +789,8 @@ extension PushgateV1.Notification: ProtoJSONMessage, ProtoJSONCodable {
             case 20: self.liveActivity = try PushgateV1.LiveActivity(protoJSON: value)
             case 21: self.criticalSound = try PushgateV1.CriticalSound(protoJSON: value)
             case 22: self.fcm = try PushgateV1.FCMOptions(protoJSON: value)
+            case 23: self.webpush = try PushgateV1.WebPushOptions(protoJSON: value)
+            case 24: self.filterCriteria = try String(protoJSON: value)
             default: break
             }
         }
@@ -789,6 +820,108 @@ extension PushgateV1.Notification: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("liveActivity", present: liveActivity)
         writer.field("criticalSound", present: criticalSound)
         writer.field("fcm", present: fcm)
+        writer.field("webpush", present: webpush)
+        writer.field("filterCriteria", filterCriteria)
+        writer.endMessage()
+    }
+}
+
+extension PushgateV1.WebPushOptions: ProtoMessage {
+    public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(ProtoDecodingError) {
+        self.init()
+        try ProtoC.decode(bytes, messageName: "pushgate.v1.WebPushOptions", into: &self, unpack: { pushgate__v1__web_push_options__unpack($0, $1, $2) }) {
+            (m, value) throws(ProtoDecodingError) in try Self.decode(m, into: &value)
+        }
+    }
+
+    public func serializedBytes() -> [UInt8] { serializedBytes(reservingPrefix: 0) }
+
+    public func serializedBytes(reservingPrefix prefix: Int) -> [UInt8] {
+        ProtoCArena.with { arena in
+            let c = cMessage(in: arena)
+            return ProtoC.pack(
+                bound: packedSizeBound, reservingPrefix: prefix, size: { pushgate__v1__web_push_options__get_packed_size(c) }
+            ) { pushgate__v1__web_push_options__pack(c, $0) }
+        }
+    }
+
+    /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
+    /// element, entry) beyond its content.
+    var packedSizeBound: Int {
+        var size = 96
+        size += self.navigate.utf8.count
+        size += self.lang.utf8.count
+        size += self.dir.utf8.count
+        return size
+    }
+
+    static func decode(_ m: UnsafePointer<Pushgate__V1__WebPushOptions>, into value: inout Self) throws(ProtoDecodingError) {
+        value.declarative = (m.pointee.declarative != 0)
+        try ProtoC.string(m.pointee.navigate, field: "navigate", into: &value.navigate)
+        try ProtoC.string(m.pointee.lang, field: "lang", into: &value.lang)
+        try ProtoC.string(m.pointee.dir, field: "dir", into: &value.dir)
+        value.silent = (m.pointee.silent != 0)
+        value.mutable = (m.pointee.mutable_ != 0)
+    }
+
+    func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__WebPushOptions> {
+        withUnsafePointer(to: self) { Self.cMessage(of: $0, in: arena) }
+    }
+
+    static func cMessage(of value: UnsafePointer<Self>, in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__WebPushOptions> {
+        let c = arena.allocate(Pushgate__V1__WebPushOptions.self)
+        pushgate__v1__web_push_options__init(c)
+        c.pointee.declarative = (value.pointee.declarative ? 1 : 0)
+        if !value.pointee.navigate.isEmpty { c.pointee.navigate = arena.string(value.pointee.navigate) }
+        if !value.pointee.lang.isEmpty { c.pointee.lang = arena.string(value.pointee.lang) }
+        if !value.pointee.dir.isEmpty { c.pointee.dir = arena.string(value.pointee.dir) }
+        c.pointee.silent = (value.pointee.silent ? 1 : 0)
+        c.pointee.mutable_ = (value.pointee.mutable ? 1 : 0)
+        return c
+    }
+}
+
+extension PushgateV1.WebPushOptions: ProtoJSONMessage, ProtoJSONCodable {
+    public init(jsonBytes: some Collection<UInt8>) throws(ProtoJSONError) {
+        self = try ProtoJSON.decode(jsonBytes)
+    }
+
+    public func jsonBytes() -> [UInt8] { ProtoJSON.encode(self) }
+
+    static let protoJSONFields = ProtoJSONFields(
+        "pushgate.v1.WebPushOptions",
+        [
+            (1, "declarative", "declarative"),
+            (2, "navigate", "navigate"),
+            (3, "lang", "lang"),
+            (4, "dir", "dir"),
+            (5, "silent", "silent"),
+            (7, "mutable", "mutable"),
+        ])
+
+    init(protoJSON json: JSONValue) throws(ProtoJSONError) {
+        self.init()
+        try Self.protoJSONFields.read(json) { number, value throws(ProtoJSONError) in
+            switch number {
+            case 1: self.declarative = try Bool(protoJSON: value)
+            case 2: self.navigate = try String(protoJSON: value)
+            case 3: self.lang = try String(protoJSON: value)
+            case 4: self.dir = try String(protoJSON: value)
+            case 5: self.silent = try Bool(protoJSON: value)
+            case 7: self.mutable = try Bool(protoJSON: value)
+            default: break
+            }
+        }
+    }
+
+    func writeProtoJSON(to writer: inout ProtoJSONWriter) {
+        writer.beginMessage()
+        writer.field("declarative", declarative)
+        writer.field("navigate", navigate)
+        writer.field("lang", lang)
+        writer.field("dir", dir)
+        writer.field("silent", silent)
+        writer.field("mutable", mutable)
         writer.endMessage()
     }
 }
@@ -2633,10 +2766,11 @@ extension PushgateV1.Stats: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 128
+        var size = 144
         size += self.keyName.utf8.count
         for index in self.keyApps.indices { size += ProtoC.fieldOverhead + self.keyApps[index].utf8.count }
         for index in self.apps.indices { size += ProtoC.fieldOverhead + self.apps[index].packedSizeBound }
+        size += self.instance.utf8.count
         return size
     }
 
@@ -2655,6 +2789,7 @@ extension PushgateV1.Stats: ProtoMessage {
         }
         value.fanoutsRunning = m.pointee.fanouts_running
         value.residentMemoryBytes = m.pointee.resident_memory_bytes
+        try ProtoC.string(m.pointee.instance, field: "instance", into: &value.instance)
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__Stats> {
@@ -2678,6 +2813,7 @@ extension PushgateV1.Stats: ProtoMessage {
         }
         c.pointee.fanouts_running = value.pointee.fanoutsRunning
         c.pointee.resident_memory_bytes = value.pointee.residentMemoryBytes
+        if !value.pointee.instance.isEmpty { c.pointee.instance = arena.string(value.pointee.instance) }
         return c
     }
 }
@@ -2700,6 +2836,7 @@ extension PushgateV1.Stats: ProtoJSONMessage, ProtoJSONCodable {
             (6, "apps", "apps"),
             (7, "fanoutsRunning", "fanouts_running"),
             (8, "residentMemoryBytes", "resident_memory_bytes"),
+            (9, "instance", "instance"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -2714,6 +2851,7 @@ extension PushgateV1.Stats: ProtoJSONMessage, ProtoJSONCodable {
             case 6: self.apps = try ProtoJSON.array(value, of: PushgateV1.AppStats.self)
             case 7: self.fanoutsRunning = try Int32(protoJSON: value)
             case 8: self.residentMemoryBytes = try Int64(protoJSON: value)
+            case 9: self.instance = try String(protoJSON: value)
             default: break
             }
         }
@@ -2729,6 +2867,7 @@ extension PushgateV1.Stats: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("apps", repeated: apps)
         writer.field("fanoutsRunning", fanoutsRunning)
         writer.field("residentMemoryBytes", residentMemoryBytes)
+        writer.field("instance", instance)
         writer.endMessage()
     }
 }
@@ -2755,7 +2894,7 @@ extension PushgateV1.AppStats: ProtoMessage {
     /// At least the size of the message's encoding: ProtoC.fieldOverhead per field (and per
     /// element, entry) beyond its content.
     var packedSizeBound: Int {
-        var size = 112
+        var size = 176
         size += self.app.utf8.count
         size += self.platform.utf8.count
         for index in self.outcomes.indices { size += ProtoC.fieldOverhead + self.outcomes[index].packedSizeBound }
@@ -2774,6 +2913,10 @@ extension PushgateV1.AppStats: ProtoMessage {
                 (e, element) throws(ProtoDecodingError) in try PushgateV1.OutcomeCount.decode(e, into: &element)
             }
         }
+        value.handshakeRefusals = m.pointee.handshake_refusals
+        value.credentialAgeSeconds = m.pointee.credential_age_seconds
+        value.fanoutHeld = m.pointee.fanout_held
+        value.fanoutGivenUp = m.pointee.fanout_given_up
     }
 
     func cMessage(in arena: ProtoCArena) -> UnsafeMutablePointer<Pushgate__V1__AppStats> {
@@ -2793,6 +2936,10 @@ extension PushgateV1.AppStats: ProtoMessage {
             c.pointee.n_outcomes = value.pointee.outcomes.count
             c.pointee.outcomes = arena.array(value.pointee.outcomes) { PushgateV1.OutcomeCount.cMessage(of: $0, in: arena) }
         }
+        c.pointee.handshake_refusals = value.pointee.handshakeRefusals
+        c.pointee.credential_age_seconds = value.pointee.credentialAgeSeconds
+        c.pointee.fanout_held = value.pointee.fanoutHeld
+        c.pointee.fanout_given_up = value.pointee.fanoutGivenUp
         return c
     }
 }
@@ -2814,6 +2961,10 @@ extension PushgateV1.AppStats: ProtoJSONMessage, ProtoJSONCodable {
             (5, "streamsInFlight", "streams_in_flight"),
             (6, "queueDepth", "queue_depth"),
             (7, "outcomes", "outcomes"),
+            (8, "handshakeRefusals", "handshake_refusals"),
+            (9, "credentialAgeSeconds", "credential_age_seconds"),
+            (10, "fanoutHeld", "fanout_held"),
+            (11, "fanoutGivenUp", "fanout_given_up"),
         ])
 
     init(protoJSON json: JSONValue) throws(ProtoJSONError) {
@@ -2827,6 +2978,10 @@ extension PushgateV1.AppStats: ProtoJSONMessage, ProtoJSONCodable {
             case 5: self.streamsInFlight = try Int32(protoJSON: value)
             case 6: self.queueDepth = try Int32(protoJSON: value)
             case 7: self.outcomes = try ProtoJSON.array(value, of: PushgateV1.OutcomeCount.self)
+            case 8: self.handshakeRefusals = try Int64(protoJSON: value)
+            case 9: self.credentialAgeSeconds = try Int64(protoJSON: value)
+            case 10: self.fanoutHeld = try Int64(protoJSON: value)
+            case 11: self.fanoutGivenUp = try Int64(protoJSON: value)
             default: break
             }
         }
@@ -2841,6 +2996,10 @@ extension PushgateV1.AppStats: ProtoJSONMessage, ProtoJSONCodable {
         writer.field("streamsInFlight", streamsInFlight)
         writer.field("queueDepth", queueDepth)
         writer.field("outcomes", repeated: outcomes)
+        writer.field("handshakeRefusals", handshakeRefusals)
+        writer.field("credentialAgeSeconds", credentialAgeSeconds)
+        writer.field("fanoutHeld", fanoutHeld)
+        writer.field("fanoutGivenUp", fanoutGivenUp)
         writer.endMessage()
     }
 }

@@ -35,13 +35,29 @@ struct BroadcastValidationTests {
         #expect(try prepare(NotificationRequest(liveActivity: .init(event: "end"))).get().tokens == [Self.channel])
     }
 
-    @Test("storage policy 0 takes expiration 0 only, and sends it")
+    @Test("storage policy 0 takes expiration 0 only; every broadcast sends apns-expiration (0 by default)")
     func noStorage() throws {
         #expect(
             error(NotificationRequest(expiration: 300, liveActivity: Self.update), policy: .noStorage)?
                 .hasPrefix("notification.expiration: must be 0") == true)
         #expect(try prepare(NotificationRequest(liveActivity: Self.update), policy: .noStorage).get().expiration == 0)
-        #expect(try prepare(NotificationRequest(liveActivity: Self.update)).get().expiration == nil)
+        #expect(try prepare(NotificationRequest(liveActivity: Self.update)).get().expiration == 0)
+        #expect(
+            try prepare(NotificationRequest(expiration: 1_900_000_000, liveActivity: Self.update)).get().expiration
+                == 1_900_000_000)
+    }
+
+    @Test("a broadcast may carry 5,120 bytes, over a token push's 4,096")
+    func broadcastLimit() throws {
+        let state = #"{"text":"\#(String(repeating: "x", count: 4_600))"}"#
+        let big = NotificationRequest(
+            liveActivity: .init(event: "update", contentStateJSON: state))
+        let payload = try prepare(big).get().payload
+        #expect(payload.count > 4_096 && payload.count <= 5_120)
+        let huge = NotificationRequest(
+            liveActivity: .init(
+                event: "update", contentStateJSON: #"{"text":"\#(String(repeating: "x", count: 5_200))"}"#))
+        #expect(error(huge)?.contains("over the APNs limit of 5120 bytes for a broadcast") == true)
     }
 
     @Test("refusals name their field")

@@ -224,4 +224,28 @@ struct NotificationValidatorTests {
             try result.get()
         }
     }
+
+    @Test("widgets and controls pushes carry content-changed alone, on their topic; an alert is refused")
+    func widgetsAndControls() throws {
+        for (type, suffix) in [(PushType.widgets, ".push-type.widgets"), (.controls, ".push-type.controls")] {
+            let prepared = try prepare(
+                valid {
+                    $0.alert = nil
+                    $0.pushType = type
+                })
+            #expect(String(decoding: prepared.payload, as: UTF8.self) == #"{"aps":{"content-changed":true}}"#)
+            #expect(prepared.topic == "com.example.app" + suffix && prepared.pushType == type)
+            #expect(prepared.priority == 10)
+            #expect(message(valid { $0.pushType = type })?.hasPrefix("notifications[3].alert: must be empty") == true)
+        }
+    }
+
+    @Test("filter_criteria goes into aps as filter-criteria, at most 64 bytes")
+    func filterCriteria() throws {
+        let prepared = try prepare(valid { $0.filterCriteria = "work" })
+        #expect(String(decoding: prepared.payload, as: UTF8.self).contains(#""filter-criteria":"work""#))
+        #expect(
+            message(valid { $0.filterCriteria = String(repeating: "f", count: 65) })?.contains("filter_criteria")
+                == true)
+    }
 }

@@ -68,4 +68,19 @@ struct FCMTokenTests {
         #expect(ten.remaining(after: 11) == nil)
         #expect(FCMDuration(seconds: 0).remaining(after: 100) == FCMDuration(seconds: 0))
     }
+
+    @Test("fid:<FID> is an installation target: sent as the v1 message's fid, its id checked")
+    func installations() throws {
+        #expect(error("fid:cVh3RZ0pRlmqb8bD9T8Q4B") == nil)
+        #expect(error("fid:")?.message.hasPrefix("must not be empty") == true)
+        #expect(error("fid:a:b")?.message.hasSuffix(FCMToken.installationRequirement) == true)
+        let prepared = try FCMMessageBuilder.prepare(
+            NotificationRequest(tokens: ["fid:cVh3RZ0pRlmqb8bD9T8Q4B", Self.real], alert: .init(title: "t")),
+            at: "notifications[0]", now: 1
+        ).get()
+        let fid = String(decoding: prepared.body(token: "fid:cVh3RZ0pRlmqb8bD9T8Q4B"), as: UTF8.self)
+        #expect(fid.hasPrefix(#"{"message":{"fid":"cVh3RZ0pRlmqb8bD9T8Q4B","#))
+        let token = String(decoding: prepared.body(token: Self.real), as: UTF8.self)
+        #expect(token.hasPrefix(#"{"message":{"token":""# + Self.real))
+    }
 }

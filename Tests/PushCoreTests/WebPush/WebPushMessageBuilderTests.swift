@@ -176,3 +176,41 @@ extension Result {
         return nil
     }
 }
+
+extension WebPushMessageBuilderTests {
+    @Test func declarativeFormIsTheDocumented8030JSON() throws {
+        var n = NotificationRequest(alert: .init(title: "Hi", body: "there"), badge: 3)
+        n.webPush = .init(
+            declarative: true, navigate: "https://example.com/a", lang: "en-US", dir: "ltr", silent: true, mutable: true
+        )
+        #expect(
+            try plaintext(n)
+                == #"{"web_push":8030,"notification":{"title":"Hi","body":"there","navigate":"https://example.com/a","lang":"en-US","dir":"ltr","silent":true,"mutable":true},"app_badge":3}"#
+        )
+        var minimal = NotificationRequest(alert: .init(title: "Hi"))
+        minimal.webPush = .init(declarative: true, navigate: "https://example.com/")
+        #expect(
+            try plaintext(minimal)
+                == #"{"web_push":8030,"notification":{"title":"Hi","navigate":"https://example.com/"}}"#)
+    }
+
+    @Test func declarativeRulesNameTheirField() {
+        func refusal(_ configure: (inout NotificationRequest) -> Void) -> String? {
+            var n = NotificationRequest(alert: .init(title: "Hi"))
+            n.webPush = .init(declarative: true, navigate: "https://example.com/")
+            configure(&n)
+            return error(n)
+        }
+        #expect(
+            refusal { $0.webPush?.navigate = "" }?.hasPrefix("notifications[1].webpush.navigate: is required") == true)
+        #expect(
+            refusal { $0.webPush?.navigate = "http://example.com/" }?.hasPrefix("notifications[1].webpush.navigate")
+                == true)
+        #expect(refusal { $0.webPush?.navigate = "/relative" }?.hasPrefix("notifications[1].webpush.navigate") == true)
+        #expect(refusal { $0.webPush?.dir = "up" }?.hasPrefix("notifications[1].webpush.dir") == true)
+        #expect(refusal { $0.alert = .init(body: "no title") }?.hasPrefix("notifications[1].alert.title") == true)
+        #expect(
+            refusal { $0.webPush?.declarative = false }?.hasPrefix("notifications[1].webpush.navigate: is a member")
+                == true)
+    }
+}

@@ -142,6 +142,51 @@ void   pushgate__v1__notification__free_unpacked
   assert(message->base.descriptor == &pushgate__v1__notification__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   pushgate__v1__web_push_options__init
+                     (Pushgate__V1__WebPushOptions         *message)
+{
+  static const Pushgate__V1__WebPushOptions init_value = PUSHGATE__V1__WEB_PUSH_OPTIONS__INIT;
+  *message = init_value;
+}
+size_t pushgate__v1__web_push_options__get_packed_size
+                     (const Pushgate__V1__WebPushOptions *message)
+{
+  assert(message->base.descriptor == &pushgate__v1__web_push_options__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t pushgate__v1__web_push_options__pack
+                     (const Pushgate__V1__WebPushOptions *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &pushgate__v1__web_push_options__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t pushgate__v1__web_push_options__pack_to_buffer
+                     (const Pushgate__V1__WebPushOptions *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &pushgate__v1__web_push_options__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Pushgate__V1__WebPushOptions *
+       pushgate__v1__web_push_options__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Pushgate__V1__WebPushOptions *)
+     protobuf_c_message_unpack (&pushgate__v1__web_push_options__descriptor,
+                                allocator, len, data);
+}
+void   pushgate__v1__web_push_options__free_unpacked
+                     (Pushgate__V1__WebPushOptions *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &pushgate__v1__web_push_options__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   pushgate__v1__critical_sound__init
                      (Pushgate__V1__CriticalSound         *message)
 {
@@ -1169,7 +1214,7 @@ const ProtobufCMessageDescriptor pushgate__v1__send_response__descriptor =
   (ProtobufCMessageInit) pushgate__v1__send_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descriptors[22] =
+static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descriptors[24] =
 {
   {
     "app",
@@ -1435,6 +1480,30 @@ static const ProtobufCFieldDescriptor pushgate__v1__notification__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "webpush",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Notification, webpush),
+    &pushgate__v1__web_push_options__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "filter_criteria",
+    24,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Notification, filter_criteria),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   2,   /* field[2] = alert */
@@ -1447,6 +1516,7 @@ static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   10,   /* field[10] = data_json */
   14,   /* field[14] = expiration */
   21,   /* field[21] = fcm */
+  23,   /* field[23] = filter_criteria */
   17,   /* field[17] = id */
   9,   /* field[9] = interruption_level */
   19,   /* field[19] = live_activity */
@@ -1459,11 +1529,12 @@ static const unsigned pushgate__v1__notification__field_indices_by_name[] = {
   1,   /* field[1] = tokens */
   16,   /* field[16] = topic */
   18,   /* field[18] = urgency */
+  22,   /* field[22] = webpush */
 };
 static const ProtobufCIntRange pushgate__v1__notification__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 22 }
+  { 0, 24 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
 {
@@ -1473,11 +1544,115 @@ const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor =
   "Pushgate__V1__Notification",
   "pushgate.v1",
   sizeof(Pushgate__V1__Notification),
-  22,
+  24,
   pushgate__v1__notification__field_descriptors,
   pushgate__v1__notification__field_indices_by_name,
   1,  pushgate__v1__notification__number_ranges,
   (ProtobufCMessageInit) pushgate__v1__notification__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor pushgate__v1__web_push_options__field_descriptors[6] =
+{
+  {
+    "declarative",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__WebPushOptions, declarative),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "navigate",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__WebPushOptions, navigate),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "lang",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__WebPushOptions, lang),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "dir",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__WebPushOptions, dir),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "silent",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__WebPushOptions, silent),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mutable",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__WebPushOptions, mutable_),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned pushgate__v1__web_push_options__field_indices_by_name[] = {
+  0,   /* field[0] = declarative */
+  3,   /* field[3] = dir */
+  2,   /* field[2] = lang */
+  5,   /* field[5] = mutable */
+  1,   /* field[1] = navigate */
+  4,   /* field[4] = silent */
+};
+static const ProtobufCIntRange pushgate__v1__web_push_options__number_ranges[2 + 1] =
+{
+  { 1, 0 },
+  { 7, 5 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor pushgate__v1__web_push_options__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "pushgate.v1.WebPushOptions",
+  "WebPushOptions",
+  "Pushgate__V1__WebPushOptions",
+  "pushgate.v1",
+  sizeof(Pushgate__V1__WebPushOptions),
+  6,
+  pushgate__v1__web_push_options__field_descriptors,
+  pushgate__v1__web_push_options__field_indices_by_name,
+  2,  pushgate__v1__web_push_options__number_ranges,
+  (ProtobufCMessageInit) pushgate__v1__web_push_options__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor pushgate__v1__critical_sound__field_descriptors[1] =
@@ -3301,7 +3476,7 @@ const ProtobufCMessageDescriptor pushgate__v1__get_stats_request__descriptor =
   (ProtobufCMessageInit) pushgate__v1__get_stats_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__stats__field_descriptors[8] =
+static const ProtobufCFieldDescriptor pushgate__v1__stats__field_descriptors[9] =
 {
   {
     "time",
@@ -3399,11 +3574,24 @@ static const ProtobufCFieldDescriptor pushgate__v1__stats__field_descriptors[8] 
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "instance",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__Stats, instance),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__stats__field_indices_by_name[] = {
   3,   /* field[3] = admin */
   5,   /* field[5] = apps */
   6,   /* field[6] = fanouts_running */
+  8,   /* field[8] = instance */
   4,   /* field[4] = key_apps */
   2,   /* field[2] = key_name */
   7,   /* field[7] = resident_memory_bytes */
@@ -3413,7 +3601,7 @@ static const unsigned pushgate__v1__stats__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__stats__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__stats__descriptor =
 {
@@ -3423,14 +3611,14 @@ const ProtobufCMessageDescriptor pushgate__v1__stats__descriptor =
   "Pushgate__V1__Stats",
   "pushgate.v1",
   sizeof(Pushgate__V1__Stats),
-  8,
+  9,
   pushgate__v1__stats__field_descriptors,
   pushgate__v1__stats__field_indices_by_name,
   1,  pushgate__v1__stats__number_ranges,
   (ProtobufCMessageInit) pushgate__v1__stats__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor pushgate__v1__app_stats__field_descriptors[7] =
+static const ProtobufCFieldDescriptor pushgate__v1__app_stats__field_descriptors[11] =
 {
   {
     "app",
@@ -3516,11 +3704,63 @@ static const ProtobufCFieldDescriptor pushgate__v1__app_stats__field_descriptors
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "handshake_refusals",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, handshake_refusals),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "credential_age_seconds",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, credential_age_seconds),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "fanout_held",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, fanout_held),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "fanout_given_up",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Pushgate__V1__AppStats, fanout_given_up),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned pushgate__v1__app_stats__field_indices_by_name[] = {
   0,   /* field[0] = app */
   3,   /* field[3] = connections_configured */
   2,   /* field[2] = connections_open */
+  8,   /* field[8] = credential_age_seconds */
+  10,   /* field[10] = fanout_given_up */
+  9,   /* field[9] = fanout_held */
+  7,   /* field[7] = handshake_refusals */
   6,   /* field[6] = outcomes */
   1,   /* field[1] = platform */
   5,   /* field[5] = queue_depth */
@@ -3529,7 +3769,7 @@ static const unsigned pushgate__v1__app_stats__field_indices_by_name[] = {
 static const ProtobufCIntRange pushgate__v1__app_stats__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 7 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor pushgate__v1__app_stats__descriptor =
 {
@@ -3539,7 +3779,7 @@ const ProtobufCMessageDescriptor pushgate__v1__app_stats__descriptor =
   "Pushgate__V1__AppStats",
   "pushgate.v1",
   sizeof(Pushgate__V1__AppStats),
-  7,
+  11,
   pushgate__v1__app_stats__field_descriptors,
   pushgate__v1__app_stats__field_indices_by_name,
   1,  pushgate__v1__app_stats__number_ranges,

@@ -18,6 +18,7 @@ PROTOBUF_C__BEGIN_DECLS
 typedef struct Pushgate__V1__SendRequest Pushgate__V1__SendRequest;
 typedef struct Pushgate__V1__SendResponse Pushgate__V1__SendResponse;
 typedef struct Pushgate__V1__Notification Pushgate__V1__Notification;
+typedef struct Pushgate__V1__WebPushOptions Pushgate__V1__WebPushOptions;
 typedef struct Pushgate__V1__CriticalSound Pushgate__V1__CriticalSound;
 typedef struct Pushgate__V1__FCMOptions Pushgate__V1__FCMOptions;
 typedef struct Pushgate__V1__LiveActivity Pushgate__V1__LiveActivity;
@@ -183,8 +184,9 @@ struct  Pushgate__V1__Notification
    */
   char *app;
   /*
-   * Device tokens (APNs: 64-200 hex digits; FCM: registration tokens; ADM: registration ids; Web
-   * Push: the subscription, PushSubscription.toJSON() as JSON text). One Result per token.
+   * Device tokens (APNs: 64-200 hex digits; FCM: registration tokens, or `fid:<Firebase
+   * Installation ID>` for an installation; ADM: registration ids; Web Push: the subscription,
+   * PushSubscription.toJSON() as JSON text). One Result per token.
    */
   size_t n_tokens;
   char **tokens;
@@ -254,6 +256,15 @@ struct  Pushgate__V1__Notification
    * FCM only: the Android notification's look and the message's analytics label.
    */
   Pushgate__V1__FCMOptions *fcm;
+  /*
+   * Web Push only: the declarative form (Safari 18.4+) and its members.
+   */
+  Pushgate__V1__WebPushOptions *webpush;
+  /*
+   * APNs only (iOS 16+ Focus filters): aps.filter-criteria, the Focus filter the alert belongs to.
+   * At most 64 bytes (Pushgate's bound; Apple gives none).
+   */
+  char *filter_criteria;
   Pushgate__V1__Notification__BadgeValueCase badge_value_case;
   union {
     int32_t badge;
@@ -261,7 +272,43 @@ struct  Pushgate__V1__Notification
 };
 #define PUSHGATE__V1__NOTIFICATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__notification__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__PUSH_TYPE__PUSH_TYPE_UNSPECIFIED, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, NULL, NULL, PUSHGATE__V1__NOTIFICATION__BADGE_VALUE__NOT_SET, {0} }
+    , (char *)protobuf_c_empty_string, 0,NULL, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, PUSHGATE__V1__PUSH_TYPE__PUSH_TYPE_UNSPECIFIED, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL, NULL, NULL, NULL, (char *)protobuf_c_empty_string, PUSHGATE__V1__NOTIFICATION__BADGE_VALUE__NOT_SET, {0} }
+
+
+struct  Pushgate__V1__WebPushOptions
+{
+  ProtobufCMessage base;
+  /*
+   * Send the declarative form (docs/api.md, "Web Push"): the encrypted plaintext is
+   * {"web_push": 8030, "notification": {...}} built from `alert` (title required), `badge` and the
+   * fields below, which a browser shows without a service worker. False: Pushgate's own JSON (the
+   * default).
+   */
+  protobuf_c_boolean declarative;
+  /*
+   * The https URL opened when the notification is clicked; required with `declarative`.
+   */
+  char *navigate;
+  /*
+   * The notification's language, a BCP 47 tag (e.g. "en-US").
+   */
+  char *lang;
+  /*
+   * auto, ltr or rtl.
+   */
+  char *dir;
+  /*
+   * Show it without sound or vibration.
+   */
+  protobuf_c_boolean silent;
+  /*
+   * Let the page's service worker (if it has one) change the notification before it is shown.
+   */
+  protobuf_c_boolean mutable_;
+};
+#define PUSHGATE__V1__WEB_PUSH_OPTIONS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__web_push_options__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 typedef enum {
@@ -798,10 +845,15 @@ struct  Pushgate__V1__Stats
    * The gateway process's resident memory, bytes.
    */
   int64_t resident_memory_bytes;
+  /*
+   * This instance's id (new at every start): figures from different instances (behind a load
+   * balancer) are told apart by it.
+   */
+  char *instance;
 };
 #define PUSHGATE__V1__STATS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__stats__descriptor) \
-    , 0, 0, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0, 0 }
+    , 0, 0, (char *)protobuf_c_empty_string, 0, 0,NULL, 0,NULL, 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Pushgate__V1__AppStats
@@ -832,10 +884,26 @@ struct  Pushgate__V1__AppStats
    */
   size_t n_outcomes;
   Pushgate__V1__OutcomeCount **outcomes;
+  /*
+   * Provider connections ended in or right after their TLS handshake since the instance started
+   * (a refused client certificate, an expired one...: pushgate_provider_handshake_refusals_total).
+   */
+  int64_t handshake_refusals;
+  /*
+   * The age of the provider credential in use (APNs provider token, OAuth2 access token), seconds;
+   * 0 when the app has none yet.
+   */
+  int64_t credential_age_seconds;
+  /*
+   * Publish recipients held for this app's provider since the instance started
+   * (pushgate_fanout_holds_total{event="held"}), and held ones given up (FAILED).
+   */
+  int64_t fanout_held;
+  int64_t fanout_given_up;
 };
 #define PUSHGATE__V1__APP_STATS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&pushgate__v1__app_stats__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0,NULL, 0, 0, 0, 0 }
 
 
 struct  Pushgate__V1__OutcomeCount
@@ -906,6 +974,25 @@ Pushgate__V1__Notification *
                       const uint8_t       *data);
 void   pushgate__v1__notification__free_unpacked
                      (Pushgate__V1__Notification *message,
+                      ProtobufCAllocator *allocator);
+/* Pushgate__V1__WebPushOptions methods */
+void   pushgate__v1__web_push_options__init
+                     (Pushgate__V1__WebPushOptions         *message);
+size_t pushgate__v1__web_push_options__get_packed_size
+                     (const Pushgate__V1__WebPushOptions   *message);
+size_t pushgate__v1__web_push_options__pack
+                     (const Pushgate__V1__WebPushOptions   *message,
+                      uint8_t             *out);
+size_t pushgate__v1__web_push_options__pack_to_buffer
+                     (const Pushgate__V1__WebPushOptions   *message,
+                      ProtobufCBuffer     *buffer);
+Pushgate__V1__WebPushOptions *
+       pushgate__v1__web_push_options__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   pushgate__v1__web_push_options__free_unpacked
+                     (Pushgate__V1__WebPushOptions *message,
                       ProtobufCAllocator *allocator);
 /* Pushgate__V1__CriticalSound methods */
 void   pushgate__v1__critical_sound__init
@@ -1320,6 +1407,9 @@ typedef void (*Pushgate__V1__SendResponse_Closure)
 typedef void (*Pushgate__V1__Notification_Closure)
                  (const Pushgate__V1__Notification *message,
                   void *closure_data);
+typedef void (*Pushgate__V1__WebPushOptions_Closure)
+                 (const Pushgate__V1__WebPushOptions *message,
+                  void *closure_data);
 typedef void (*Pushgate__V1__CriticalSound_Closure)
                  (const Pushgate__V1__CriticalSound *message,
                   void *closure_data);
@@ -1491,6 +1581,7 @@ extern const ProtobufCEnumDescriptor    pushgate__v1__message_state__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__send_request__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__send_response__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__notification__descriptor;
+extern const ProtobufCMessageDescriptor pushgate__v1__web_push_options__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__critical_sound__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__fcmoptions__descriptor;
 extern const ProtobufCMessageDescriptor pushgate__v1__live_activity__descriptor;
