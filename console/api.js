@@ -55,8 +55,10 @@ export async function call(path, body = {}) {
     json = undefined;
   }
   if (!response.ok) {
-    throw new APIError(json?.code ?? `http_${response.status}`, json?.message ?? (text || response.statusText),
+    const error = new APIError(json?.code ?? `http_${response.status}`, json?.message ?? (text || response.statusText),
       response.status);
+    if (error.code === "unauthenticated") window.dispatchEvent(new CustomEvent("pushgate:unauthenticated", { detail: error }));
+    throw error;
   }
   if (json === undefined) throw new APIError("internal", "the answer was not JSON", response.status);
   return json;
@@ -108,6 +110,7 @@ export function stream(path, body, onMessage, onEnd) {
         const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
         const flags = view.getUint8(0);
         const length = view.getUint32(1);
+        if (flags & 0x01) return end(new APIError("internal", "a compressed message, which the console did not ask for", 200));
         if (buffer.length < 5 + length) break;
         const message = JSON.parse(decoder.decode(buffer.subarray(5, 5 + length)));
         buffer = buffer.slice(5 + length);
@@ -118,7 +121,8 @@ export function stream(path, body, onMessage, onEnd) {
         onMessage(message);
       }
     }
-    end(null);
+    // The body ended without Connect's end-of-stream message: cut off (a restart, a proxy).
+    end(new APIError("unavailable", "the stream was cut off before it ended", 200));
   })().catch((error) => {
     if (error.name === "AbortError") return end(null);
     end(new APIError("unavailable", `the stream ended (${error.message})`, 0));
@@ -129,4 +133,19 @@ export function stream(path, body, onMessage, onEnd) {
 /** int64 fields come as strings in proto3 JSON; absent fields are their zero value. */
 export function num(value) {
   return value === undefined || value === null ? 0 : Number(value);
+}
+
+/** Runs `refresh` now and again `ms` after each run ends (never two at once on a slow gateway). */
+export function poll(ms, refresh) {
+  let timer;
+  let stopped = false;
+  const run = async () => {
+    await refresh();
+    if (!stopped) timer = setTimeout(run, ms);
+  };
+  run();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }

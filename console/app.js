@@ -16,6 +16,14 @@ const logout = document.getElementById("logout");
 const context = { stats: null };
 let unmount = () => {};
 
+/** A key that stopped working (removed by a reload) sends the operator back to sign in. */
+window.addEventListener("pushgate:unauthenticated", (event) => {
+  if (!context.stats) return;
+  forgetKey();
+  context.stats = null;
+  showLogin(event.detail);
+});
+
 function showLogin(problem) {
   unmount();
   unmount = () => {};
@@ -39,6 +47,7 @@ function showLogin(problem) {
 }
 
 async function signIn() {
+  overview.forgetHistory();
   try {
     context.stats = await call("pushgate.v1.Push/GetStats", {});
   } catch (error) {
@@ -55,7 +64,7 @@ async function signIn() {
 function route() {
   if (!context.stats) return;
   const [name, ...rest] = location.hash.replace(/^#\/?/, "").split("/");
-  const current = PAGES[name] ? name : "overview";
+  const current = Object.hasOwn(PAGES, name) ? name : "overview";
   for (const link of nav.querySelectorAll("a")) link.classList.toggle("active", link.dataset.page === current);
   unmount();
   page.replaceChildren();
@@ -66,6 +75,7 @@ function route() {
 
 window.addEventListener("hashchange", route);
 logout.addEventListener("click", () => {
+  overview.forgetHistory();
   forgetKey();
   context.stats = null;
   showLogin(null);

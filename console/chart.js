@@ -9,12 +9,13 @@ const PAD = { left: 56, right: 12, top: 12, bottom: 24 };
  * Redraws `element` (an <svg>) with `series`: [{ name, points: [[timeMs, value], ...] }]. The
  * number of points drawn and the latest values are left on data attributes for tests and tools.
  */
-export function drawLines(element, series, { unit = "/s" } = {}) {
+export function drawLines(element, series, { unit = "/s", end: now } = {}) {
   element.setAttribute("viewBox", `0 0 ${WIDTH} ${HEIGHT}`);
   element.setAttribute("preserveAspectRatio", "none");
   const all = series.flatMap((s) => s.points);
   const times = all.map((p) => p[0]);
-  const start = Math.min(...times, Date.now() - 60_000);
+  // The window ends at the server's time of the last sample (the browser's clock may differ).
+  const start = Math.min(...times, (now ?? Math.max(...times, 0)) - 60_000);
   const end = Math.max(...times, start + 1);
   const top = niceCeiling(Math.max(1, ...all.map((p) => p[1])));
   const x = (t) => PAD.left + ((t - start) / (end - start)) * (WIDTH - PAD.left - PAD.right);

@@ -1,8 +1,9 @@
 // Messages: recent Publishes (ListMessages, admin keys), one message's progress while it fans out,
 // its rejected and failed recipients from the delivery log, and cancelling one not yet finished.
-import { call, num } from "./api.js";
+import { call, num, poll } from "./api.js";
 import { count, enumLabel, h, showError, table, time } from "./dom.js";
 
+const LOG_ROWS = 200;
 const FINAL = new Set(["MESSAGE_STATE_COMPLETED", "MESSAGE_STATE_EXPIRED", "MESSAGE_STATE_CANCELLED"]);
 
 function target(message) {
@@ -13,8 +14,16 @@ function target(message) {
 }
 
 export function mount(root, context, [id]) {
-  return id ? detail(root, context, decodeURIComponent(id)) : list(root, context);
+  if (!id) return list(root, context);
+  let decoded;
+  try {
+    decoded = decodeURIComponent(id);
+  } catch {
+    decoded = id;
+  }
+  return detail(root, context, decoded);
 }
+
 
 function list(root) {
   const input = h("input", { id: "message-id-input", placeholder: "message id", spellcheck: "false" });
@@ -28,6 +37,7 @@ function list(root) {
   const box = h("div", { id: "messages-box" });
   root.append(h("h1", {}, "Messages"), find, error, box);
 
+  let stop;
   async function refresh() {
     try {
       const reply = await call("pushgate.v1.Push/ListMessages", { pageSize: 50 });
@@ -45,13 +55,14 @@ function list(root) {
         h("td", { class: "num" }, count(m.failed))))));
     } catch (e) {
       showError(error, e);
-      box.replaceChildren(h("p", { class: "hint" }, "Listing messages needs an admin key; any key may open a message it published by id."));
-      clearInterval(timer);
+      if (e.code === "permission_denied") {
+        box.replaceChildren(h("p", { class: "hint" }, "Listing messages needs an admin key; any key may open a message it published by id."));
+        stop?.();
+      }
     }
   }
-  refresh();
-  const timer = setInterval(refresh, 3000);
-  return () => clearInterval(timer);
+  stop = poll(3000, refresh);
+  return () => stop();
 }
 
 function detail(root, context, id) {
@@ -63,7 +74,7 @@ function detail(root, context, id) {
   root.append(h("p", {}, h("a", { href: "#/messages" }, "← Messages")), h("h1", {}, "Message ", h("span", { class: "mono" }, id)),
     error, h("section", { class: "card" }, facts, progress, h("p", {}, cancel)),
     h("h2", {}, "Recipients not delivered (delivery log)"), deliveries);
-  let timer;
+  let stop;
   let finalSeen = false;
 
   cancel.addEventListener("click", async () => {
@@ -109,29 +120,34 @@ function detail(root, context, id) {
     cancel.hidden = FINAL.has(state);
     await loadDeliveries();
     if (FINAL.has(state)) {
-      if (finalSeen) clearInterval(timer);
+      if (finalSeen) stop?.();
       finalSeen = true;
     }
   }
 
+  // The rejected and the failed, each asked for by status (the log may also hold sampled successes),
+  // newest first, up to LOG_ROWS of each.
   async function loadDeliveries() {
     try {
-      const reply = await call("pushgate.v1.Push/ListDeliveries", { messageId: id, pageSize: 100 });
-      const rows = (reply.deliveries ?? []).filter((d) => d.status !== "STATUS_DELIVERED");
-      deliveries.replaceChildren(rows.length === 0 ? h("p", { class: "hint", id: "message-no-deliveries" }, "None so far.") :
+      const pages = await Promise.all(["STATUS_REJECTED", "STATUS_FAILED"].map((status) =>
+        call("pushgate.v1.Push/ListDeliveries", { messageId: id, status, pageSize: LOG_ROWS })));
+      const rows = pages.flatMap((p) => p.deliveries ?? []).sort((a, b) => num(b.time) - num(a.time));
+      const more = pages.some((p) => p.nextPageToken);
+      deliveries.replaceChildren(...(rows.length === 0 ? [h("p", { class: "hint", id: "message-no-deliveries" }, "None so far.")] :
+        [more ? h("p", { class: "hint", id: "message-deliveries-more" },
+          `The newest ${LOG_ROWS} rejected and ${LOG_ROWS} failed are shown; ListDeliveries pages through the rest.`) : null,
         table("message-deliveries", ["Endpoint", "App", "Token", "Status", "Reason", "When"], rows.map((d) => {
           const status = enumLabel(d.status, "STATUS_");
           return h("tr", { dataset: { endpoint: d.endpointId } }, h("td", { class: "mono" }, d.endpointId),
             h("td", {}, d.app), h("td", { class: "mono token" }, d.token),
             h("td", { class: `status-${status}` }, status), h("td", { class: "reason" }, d.reason ?? ""),
             h("td", {}, time(d.time)));
-        })));
+        }))].filter(Boolean)));
     } catch (e) {
       deliveries.replaceChildren(h("p", { class: "error" }, `${e.code}: ${e.message}`));
     }
   }
 
-  refresh();
-  timer = setInterval(refresh, 1000);
-  return () => clearInterval(timer);
+  stop = poll(1000, refresh);
+  return () => stop();
 }

@@ -1,6 +1,6 @@
 // Overview: the apps the key may use, their provider connections, and results per second by status
 // with the top failure reasons over the last minutes, from GetStats every few seconds.
-import { call, num } from "./api.js";
+import { call, num, poll } from "./api.js";
 import { drawLines } from "./chart.js";
 import { count, enumLabel, h, showError, svg, table } from "./dom.js";
 
@@ -8,8 +8,16 @@ const REFRESH_MS = 2000;
 const WINDOW_MS = 5 * 60_000;
 const STATUSES = ["delivered", "rejected", "failed"];
 
-/** Samples survive page changes, so the chart keeps its history while the operator looks elsewhere. */
-const samples = [];
+/**
+ * Samples per instance (GetStats' `instance`: behind a load balancer each refresh may come from
+ * another one, and each counts from its own start). They survive page changes, so the chart keeps
+ * its history while the operator looks elsewhere; signing in or out starts them again.
+ */
+const history = new Map();
+
+export function forgetHistory() {
+  history.clear();
+}
 
 function totals(stats) {
   const byStatus = { delivered: 0, rejected: 0, failed: 0 };
@@ -25,19 +33,26 @@ function totals(stats) {
       }
     }
   }
-  return { time: num(stats.time), startedAt: num(stats.startedAt), byStatus, reasons };
+  const refusals = new Map((stats.apps ?? []).map((a) => [a.app, num(a.handshakeRefusals)]));
+  return { time: num(stats.time), startedAt: num(stats.startedAt), byStatus, reasons, refusals };
 }
 
+/** Records a sample of the answering instance; its history (oldest first). */
 function record(stats) {
   const sample = totals(stats);
-  const last = samples[samples.length - 1];
-  // A restarted gateway starts its counts again: the history before it no longer subtracts.
-  if (last && last.startedAt !== sample.startedAt) samples.length = 0;
+  const key = stats.instance ?? "";
+  let samples = history.get(key);
+  // A restarted instance has a new id; the same id with another start would be a clock jump.
+  if (!samples || (samples.length && samples[samples.length - 1].startedAt !== sample.startedAt)) {
+    samples = [];
+    history.set(key, samples);
+  }
   samples.push(sample);
   while (samples.length > 2 && sample.time - samples[0].time > WINDOW_MS) samples.shift();
+  return samples;
 }
 
-function rates() {
+function rates(samples) {
   const series = STATUSES.map((name) => ({ name, points: [] }));
   for (let i = 1; i < samples.length; i++) {
     const [a, b] = [samples[i - 1], samples[i]];
@@ -50,23 +65,28 @@ function rates() {
   return series;
 }
 
-function topReasons(limit = 8) {
-  if (samples.length === 0) return [];
+/** The failure reasons counted between the window's first sample and its last. */
+function topReasons(samples, limit = 8) {
+  if (samples.length < 2) return [];
   const [first, last] = [samples[0], samples[samples.length - 1]];
   const rows = [];
   for (const [key, value] of last.reasons) {
     const delta = value - (first.reasons.get(key) ?? 0);
-    if (delta > 0 || samples.length === 1) {
+    if (delta > 0) {
       const [app, status, reason] = key.split("\u0000");
-      if (value > 0) rows.push({ app, status, reason, count: samples.length === 1 ? value : delta });
+      rows.push({ app, status, reason, count: delta });
     }
   }
   return rows.sort((a, b) => b.count - a.count).slice(0, limit);
 }
 
-function connectionState(app) {
+/** What the counts say of an app's provider connections; refusals are those within the window. */
+function connectionState(app, samples) {
+  const first = samples[0]?.refusals.get(app.app) ?? 0;
+  const refused = num(app.handshakeRefusals) - first;
   const open = num(app.connectionsOpen);
-  if (open > 0) return "connected";
+  if (refused > 0 && open === 0) return `refused: ${refused} TLS handshake(s) failed (see the gateway's log)`;
+  if (open > 0) return refused > 0 ? `connected (${refused} handshake(s) refused lately)` : "connected";
   return num(app.queueDepth) > 0 ? "connecting" : "idle (connects on first send)";
 }
 
@@ -96,14 +116,14 @@ export function mount(root, context) {
       return showError(error, e);
     }
     showError(error, null);
-    record(stats);
+    const samples = record(stats);
     const last = samples[samples.length - 1];
     tiles.replaceChildren(
       tile("Delivered", count(last.byStatus.delivered)), tile("Rejected", count(last.byStatus.rejected)),
       tile("Failed", count(last.byStatus.failed)), tile("Fan-outs running", count(stats.fanoutsRunning)),
       tile("Gateway memory", `${(num(stats.residentMemoryBytes) / 1048576).toFixed(1)} MiB`),
       tile("Up since", new Date(num(stats.startedAt)).toLocaleTimeString()));
-    drawLines(chart, rates());
+    drawLines(chart, rates(samples), { end: last.time });
     const apps = stats.apps ?? [];
     appsBox.replaceChildren(table("apps-table",
       ["App", "Platform", "Topic / bundle", "Connections", "State", { label: "In flight", num: true },
@@ -115,25 +135,26 @@ export function mount(root, context) {
         return h("tr", { dataset: { app: app.app } },
           h("td", { class: "name" }, app.app), h("td", { class: "platform" }, app.platform),
           h("td", { class: "mono" }, applications.get(app.app)?.bundleId ?? ""),
-          h("td", { class: "connections" }, `${num(app.connectionsOpen)} of ${num(app.connectionsConfigured)}`),
-          h("td", { class: "state" }, connectionState(app)),
+          h("td", { class: "connections" }, app.platform === "webpush"
+            ? `${num(app.connectionsOpen)} (up to ${num(app.connectionsConfigured)} per push service)`
+            : `${num(app.connectionsOpen)} of ${num(app.connectionsConfigured)}`),
+          h("td", { class: "state" }, connectionState(app, samples)),
           h("td", { class: "num in-flight" }, count(app.streamsInFlight)),
           h("td", { class: "num queue" }, count(app.queueDepth)),
           h("td", { class: "num delivered" }, count(byStatus.delivered)),
           h("td", { class: "num rejected" }, count(byStatus.rejected)),
           h("td", { class: "num failed" }, count(byStatus.failed)));
       })));
-    const reasons = topReasons();
-    reasonsBox.replaceChildren(reasons.length === 0 ? h("p", { class: "hint", id: "no-reasons" }, "None.") :
+    const reasons = topReasons(samples);
+    reasonsBox.replaceChildren(reasons.length === 0 ? h("p", { class: "hint", id: "no-reasons" },
+      samples.length < 2 ? "Counting from now…" : "None.") :
       table("top-reasons", ["App", "Status", "Reason", { label: "Results", num: true }], reasons.map((r) =>
         h("tr", {}, h("td", {}, r.app), h("td", { class: `status-${r.status}` }, r.status),
           h("td", { class: "reason" }, r.reason || "-"), h("td", { class: "num" }, count(r.count))))));
     context.onStats?.(stats);
   }
 
-  refresh();
-  const timer = setInterval(refresh, REFRESH_MS);
-  return () => clearInterval(timer);
+  return poll(REFRESH_MS, refresh);
 }
 
 function tile(label, value) {

@@ -1,4 +1,5 @@
-// Send a test: one notification to a few tokens of an app, each token's result as Send answers it.
+// Send a test: one notification to a few tokens of an app; each token is its own Send (a few at a
+// time), so each result shows as soon as its provider answers.
 import { call } from "./api.js";
 import { enumLabel, h, showError, table } from "./dom.js";
 
@@ -28,25 +29,38 @@ export function mount(root, context) {
     if (raw.value.trim()) notification.payloadJson = raw.value.trim();
     else notification.alert = { title: title.value, body: body.value };
     showError(error, null);
+    if (list.length === 0) return showError(error, { code: "invalid_argument", message: "tokens: at least one token" });
     button.disabled = true;
-    results.replaceChildren(h("p", { class: "hint", id: "send-pending" }, `Sending to ${list.length} token(s)…`));
-    try {
-      const reply = await call("pushgate.v1.Push/Send", { notifications: [notification] });
-      results.replaceChildren(table("send-results", ["Token", "Status", "HTTP", "Reason", "Provider id", "Attempts"],
-        (reply.results ?? []).map((r) => {
+    const rows = list.map((token) => h("tr", { class: "result pending", dataset: { status: "pending" } },
+      h("td", { class: "mono token" }, token), h("td", { class: "status" }, "sending…"), h("td", { class: "http" }),
+      h("td", { class: "reason" }), h("td", { class: "mono provider-id" }), h("td", { class: "attempts" })));
+    results.replaceChildren(table("send-results", ["Token", "Status", "HTTP", "Reason", "Provider id", "Attempts"], rows));
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const index = next++;
+        const row = rows[index];
+        try {
+          const reply = await call("pushgate.v1.Push/Send", { notifications: [{ ...notification, tokens: [list[index]] }] });
+          const r = reply.results?.[0] ?? {};
           const status = enumLabel(r.status, "STATUS_");
-          return h("tr", { class: "result", dataset: { status } },
-            h("td", { class: "mono token" }, r.token ?? ""),
-            h("td", { class: `status status-${status}` }, status),
-            h("td", { class: "http" }, r.httpStatus ?? ""), h("td", { class: "reason" }, r.reason ?? ""),
-            h("td", { class: "mono provider-id" }, r.id ?? ""), h("td", { class: "attempts" }, r.attempts ?? 0));
-        })));
-    } catch (e) {
-      results.replaceChildren();
-      showError(error, e);
-    } finally {
-      button.disabled = false;
-    }
+          row.replaceChildren(h("td", { class: "mono token" }, r.token ?? list[index]),
+            h("td", { class: `status status-${status}` }, status), h("td", { class: "http" }, r.httpStatus ?? ""),
+            h("td", { class: "reason" }, r.reason ?? ""), h("td", { class: "mono provider-id" }, r.id ?? ""),
+            h("td", { class: "attempts" }, r.attempts ?? 0));
+          row.className = "result";
+          row.dataset.status = status;
+        } catch (e) {
+          row.className = "result";
+          row.dataset.status = "error";
+          row.children[1].textContent = "not sent";
+          row.children[3].textContent = `${e.code}: ${e.message}`;
+          showError(error, e);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(4, list.length) }, worker));
+    button.disabled = false;
   });
   return () => {};
 }

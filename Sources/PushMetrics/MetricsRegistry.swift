@@ -112,6 +112,12 @@ final class SeriesTable<Series: AnyObject & Sendable>: Sendable {
     }
 
     var all: [Series] { table.withLock { $0.ordered } }
+
+    /// The series whose label `label` has `value`.
+    func matching(_ label: String, _ value: String) -> [Series] {
+        guard let index = labelNames.firstIndex(of: label) else { return [] }
+        return table.withLock { table in table.byValues.filter { $0.key[index] == value }.map(\.value) }
+    }
 }
 
 /// A counter name and its series.
@@ -133,6 +139,11 @@ public final class CounterFamily: MetricFamily {
 
     public func labels(_ values: [String]) -> Counter {
         series.series(values) { Counter(labelText: $0) }
+    }
+
+    /// The sum of the series whose label `label` has `value` (one app's, over every other label).
+    public func total(where label: String, is value: String) -> Int {
+        series.matching(label, value).reduce(0) { $0 + $1.value }
     }
 
     func render(into text: inout String) {

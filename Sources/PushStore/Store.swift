@@ -60,9 +60,10 @@ public protocol Store: Sendable {
     func deleteEndpoint(id: String) async throws(StoreError)
 
     /// Endpoints in creation order, optionally only one app's and/or one user's, or the one with
-    /// `token` (normalized; only with `app`). `limit` is 1...10,000; a cursor from another listing
-    /// or a malformed one throws `invalidArgument`. `nil` or `""` starts at the beginning.
-    func listEndpoints(app: String?, userID: String?, token: String?, cursor: String?, limit: Int)
+    /// `token` (normalized; only with `app`), and only those of `apps` when given (a key's apps).
+    /// `limit` is 1...10,000; a cursor from another listing or a malformed one throws
+    /// `invalidArgument`. `nil` or `""` starts at the beginning.
+    func listEndpoints(app: String?, userID: String?, token: String?, apps: [String]?, cursor: String?, limit: Int)
         async throws(StoreError) -> Page<EndpointRecord>
 
     /// Whether the user has an endpoint, enabled or not, in one of `apps` (empty: in any app).
@@ -122,8 +123,9 @@ public protocol Store: Sendable {
     func subscription(id: String) async throws(StoreError) -> SubscriptionRecord
 
     /// Subscriptions in creation order, optionally only one topic's and/or one endpoint's (an unknown
-    /// topic or endpoint gives an empty page). Cursors and limits as for `listEndpoints`.
-    func listSubscriptions(topic: String?, endpointID: String?, cursor: String?, limit: Int)
+    /// topic or endpoint gives an empty page), only of endpoints of `apps` when given. Cursors and
+    /// limits as for `listEndpoints`.
+    func listSubscriptions(topic: String?, endpointID: String?, apps: [String]?, cursor: String?, limit: Int)
         async throws(StoreError) -> Page<SubscriptionRecord>
 
     /// The next `limit` recipients of a topic or user after `cursor` (`nil` or `""`: from the start)
@@ -308,14 +310,21 @@ extension Store {
     public func listEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<
         EndpointRecord
     > {
-        try await listEndpoints(app: app, userID: nil, token: nil, cursor: cursor, limit: limit)
+        try await listEndpoints(app: app, userID: nil, token: nil, apps: nil, cursor: cursor, limit: limit)
+    }
+
+    /// Subscriptions of endpoints of every app.
+    public func listSubscriptions(topic: String?, endpointID: String?, cursor: String?, limit: Int)
+        async throws(StoreError) -> Page<SubscriptionRecord>
+    {
+        try await listSubscriptions(topic: topic, endpointID: endpointID, apps: nil, cursor: cursor, limit: limit)
     }
 
     /// Endpoints of every token.
     public func listEndpoints(app: String?, userID: String?, cursor: String?, limit: Int) async throws(StoreError)
         -> Page<EndpointRecord>
     {
-        try await listEndpoints(app: app, userID: userID, token: nil, cursor: cursor, limit: limit)
+        try await listEndpoints(app: app, userID: userID, token: nil, apps: nil, cursor: cursor, limit: limit)
     }
 
     /// Topics without their counts.

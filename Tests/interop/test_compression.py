@@ -165,6 +165,8 @@ def every_rpc(channel, run, **call):
     deliveries = push.ListDeliveries(push_pb2.ListDeliveriesRequest(message_id=published.message_id, page_size=5),
                                      timeout=10, **call)
     answers["Push.ListDeliveries"] = (len(deliveries.deliveries), deliveries.next_page_token)
+    stats = push.GetStats(push_pb2.GetStatsRequest(), timeout=10, **call)
+    answers["Push.GetStats"] = ([a.app for a in stats.apps], stats.key_name, stats.admin)
     later = push.Publish(push_pb2.PublishRequest(
         topic=topic, message=LONG_TEXT, deliver_at=int(time.time() * 1000) + 600_000), timeout=10, **call)
     listed = push.ListMessages(push_pb2.ListMessagesRequest(topic=topic), timeout=10, **call)

@@ -169,3 +169,37 @@ def test_console_files_are_served_with_their_headers_and_can_be_turned_off(gatew
         assert gone.value.code == 404
     finally:
         off.stop()
+
+
+def test_a_key_limited_to_some_apps_sees_only_their_endpoints_and_subscriptions(gateway):
+    _, _, registry = gateway
+    registry.CreateTopic(registry_pb2.CreateTopicRequest(name="console-mixed"), metadata=auth(ADMIN), timeout=10)
+    mine = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="shop", token=GOOD[16], user_id="u-mixed"),
+                                   metadata=auth(ADMIN), timeout=10)
+    theirs = registry.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="news", token=GOOD[17], user_id="u-mixed"),
+                                     metadata=auth(ADMIN), timeout=10)
+    for endpoint in (mine, theirs):
+        registry.Subscribe(registry_pb2.SubscribeRequest(topic="console-mixed", endpoint_id=endpoint.id),
+                           metadata=auth(ADMIN), timeout=10)
+    by_user = registry.ListEndpoints(registry_pb2.ListEndpointsRequest(user_id="u-mixed"), metadata=auth(SHOP),
+                                     timeout=10)
+    assert [e.id for e in by_user.endpoints] == [mine.id]
+    everything = registry.ListEndpoints(registry_pb2.ListEndpointsRequest(page_size=1000), metadata=auth(SHOP),
+                                        timeout=10)
+    assert {e.app for e in everything.endpoints} == {"shop"}
+    admin = registry.ListEndpoints(registry_pb2.ListEndpointsRequest(user_id="u-mixed"), metadata=auth(ADMIN),
+                                   timeout=10)
+    assert [e.id for e in admin.endpoints] == [mine.id, theirs.id]
+    subscriptions = registry.ListSubscriptions(registry_pb2.ListSubscriptionsRequest(topic="console-mixed"),
+                                               metadata=auth(SHOP), timeout=10)
+    assert [s.endpoint_id for s in subscriptions.subscriptions] == [mine.id]
+    assert registry.GetEndpoint(registry_pb2.GetEndpointRequest(id=mine.id), metadata=auth(SHOP), timeout=10).app == "shop"
+    with pytest.raises(grpc.RpcError) as hidden:
+        registry.GetEndpoint(registry_pb2.GetEndpointRequest(id=theirs.id), metadata=auth(SHOP), timeout=10)
+    assert hidden.value.code() == grpc.StatusCode.NOT_FOUND
+    # An app not its own, known or not, is PERMISSION_DENIED before it is looked up.
+    for app in ("news", "nope"):
+        with pytest.raises(grpc.RpcError) as refused:
+            registry.ListEndpoints(registry_pb2.ListEndpointsRequest(app=app, token=GOOD[17]), metadata=auth(SHOP),
+                                   timeout=10)
+        assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED, app

@@ -155,7 +155,7 @@ def test_every_documented_metric_is_served_with_help_and_type(gateway):
     names = set(re.findall(r"^# TYPE (\S+) ", body, re.M))
     # The metrics table of docs/operations.md is the documentation: served and documented are the same set.
     operations = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "operations.md")).read()
-    documented = set(re.findall(r"^\| `(pushgate_\w+)` \|", operations, re.M))
+    documented = set(re.findall(r"^\| `((?:pushgate|process)_\w+)` \|", operations, re.M))
     assert "pushgate_provider_protections_total" in documented
     assert names == documented
     assert set(re.findall(r"^# HELP (\S+) ", body, re.M)) == names

@@ -133,6 +133,9 @@ final class GatewayMetrics: Sendable {
         }
     }
 
+    /// An app's TLS handshake refusals so far, over every alert.
+    func handshakeRefusals(app: String) -> Int { providerHandshakeRefusals.total(where: "app", is: app) }
+
     /// `pushgate_fanout_holds_total` of an app: `held` or `given_up`.
     func fanOutHolds(app: String, event: String) -> Counter { fanOutHolds.labels(app, event) }
 

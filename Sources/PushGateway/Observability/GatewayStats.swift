@@ -1,6 +1,8 @@
 import PushDelivery
+import PushMetrics
 import PushPosix
 import PushProto
+import PushStore
 
 /// `Push.GetStats`: this instance's figures for the apps a key may use, read from the same counters
 /// and clients `/metrics` reads (so the console and Prometheus never disagree), without the metrics
@@ -13,6 +15,7 @@ struct GatewayStats: Sendable {
 
     func stats(for caller: Caller) -> PushgateV1.Stats {
         var stats = PushgateV1.Stats()
+        stats.instance = fanOut.policy.owner
         stats.time = unixMilliseconds()
         stats.startedAt = startedAt
         stats.keyName = caller.name
@@ -22,6 +25,7 @@ struct GatewayStats: Sendable {
         case .only(let names): stats.keyApps = names.sorted()
         }
         let clients = live.clients
+        let now = unixSeconds()
         stats.apps = live.configuration.apps.filter { caller.apps.contains($0.name) }.map { app in
             var entry = PushgateV1.AppStats()
             entry.app = app.name
@@ -31,7 +35,11 @@ struct GatewayStats: Sendable {
                 entry.connectionsOpen = Int32(clamping: client.openConnections)
                 entry.streamsInFlight = Int32(clamping: client.streamsInFlight)
                 entry.queueDepth = Int32(clamping: client.heldRequests)
+                if let issued = client.credentialIssuedAt { entry.credentialAgeSeconds = max(0, now - issued) }
             }
+            entry.handshakeRefusals = Int64(metrics.handshakeRefusals(app: app.name))
+            entry.fanoutHeld = Int64(metrics.fanOutHolds(app: app.name, event: "held").value)
+            entry.fanoutGivenUp = Int64(metrics.fanOutHolds(app: app.name, event: "given_up").value)
             entry.outcomes = (metrics.notifications(app: app.name)?.outcomes() ?? []).map { outcome in
                 var count = PushgateV1.OutcomeCount()
                 count.status = PushgateV1.Status(outcome.status)

@@ -8,7 +8,8 @@ import PushStore
 ///
 /// Every method needs a valid caller (``Caller``); the writes (Create/Update/DeleteEndpoint,
 /// Create/DeleteTopic, Subscribe, Unsubscribe) need an admin key; the reads (ListApplications,
-/// GetEndpoint, ListEndpoints, ListTopics, ListSubscriptions) any valid key.
+/// GetEndpoint, ListEndpoints, ListTopics, ListSubscriptions) any valid key, a key limited to some
+/// apps seeing only their endpoints and subscriptions (topics are shared by every app).
 struct RegistryService: Sendable {
     let live: LiveSettings
     var configuration: GatewayConfiguration { live.configuration }
@@ -29,12 +30,17 @@ struct RegistryService: Sendable {
                     request, _, context in try await createEndpoint(request, context)
                 },
                 .authorizedUnary("GetEndpoint", PushgateV1.GetEndpointRequest.self, authorizer, .anyCaller) {
-                    request, _, _ in
+                    request, caller, _ in
                     try RegistryValidation.required(request.id, "id")
-                    return PushgateV1.Endpoint(
-                        try await storeCall("id") { () async throws(StoreError) in
-                            try await store.endpoint(id: request.id)
-                        })
+                    let endpoint = try await storeCall("id") { () async throws(StoreError) in
+                        try await store.endpoint(id: request.id)
+                    }
+                    // A key limited to some apps sees only their endpoints: another app's is as
+                    // unknown to it as one that does not exist.
+                    guard caller.apps.contains(endpoint.app) else {
+                        throw GRPCStatus(.notFound, "id: no endpoint \(TextCap.quoted(request.id))")
+                    }
+                    return PushgateV1.Endpoint(endpoint)
                 },
                 .authorizedUnary("UpdateEndpoint", PushgateV1.UpdateEndpointRequest.self, authorizer, .admin) {
                     request, _, context in try await updateEndpoint(request, context)
@@ -48,7 +54,7 @@ struct RegistryService: Sendable {
                     return PushgateV1.DeleteEndpointResponse()
                 },
                 .authorizedUnary("ListEndpoints", PushgateV1.ListEndpointsRequest.self, authorizer, .anyCaller) {
-                    request, _, context in try await listEndpoints(request, context)
+                    request, caller, context in try await listEndpoints(request, caller, context)
                 },
                 .authorizedUnary("CreateTopic", PushgateV1.CreateTopicRequest.self, authorizer, .admin) {
                     request, _, _ in
@@ -82,7 +88,7 @@ struct RegistryService: Sendable {
                     return PushgateV1.UnsubscribeResponse()
                 },
                 .authorizedUnary("ListSubscriptions", PushgateV1.ListSubscriptionsRequest.self, authorizer, .anyCaller)
-                { request, _, context in try await listSubscriptions(request, context) },
+                { request, caller, context in try await listSubscriptions(request, caller, context) },
             ])
     }
 
@@ -129,10 +135,22 @@ struct RegistryService: Sendable {
         return PushgateV1.Endpoint(updated)
     }
 
-    private func listEndpoints(_ request: PushgateV1.ListEndpointsRequest, _ context: GRPCCallContext)
-        async throws(GRPCStatus) -> PushgateV1.ListEndpointsResponse
-    {
+    /// A key limited to some apps: the apps whose endpoints (and their subscriptions) it sees, or
+    /// nil for every app.
+    static func visibleApps(_ caller: Caller) -> [String]? {
+        switch caller.apps {
+        case .all: nil
+        case .only(let names): names.sorted()
+        }
+    }
+
+    private func listEndpoints(
+        _ request: PushgateV1.ListEndpointsRequest, _ caller: Caller, _ context: GRPCCallContext
+    ) async throws(GRPCStatus) -> PushgateV1.ListEndpointsResponse {
         let limit = try pageLimit(request.pageSize)
+        // Before the app is looked up: a limited key naming an app not its own learns nothing of
+        // which apps exist (as for Send).
+        if !request.app.isEmpty { try caller.requireApp(request.app, field: "app") }
         if !request.userID.isEmpty { try RegistryValidation.userID(request.userID) }
         var token: String?
         if !request.token.isEmpty {
@@ -147,7 +165,7 @@ struct RegistryService: Sendable {
         let page = try await storeCall("page_token") { () async throws(StoreError) in
             try await store.listEndpoints(
                 app: request.app.isEmpty ? nil : request.app, userID: request.userID.isEmpty ? nil : request.userID,
-                token: token, cursor: request.pageToken, limit: limit)
+                token: token, apps: Self.visibleApps(caller), cursor: request.pageToken, limit: limit)
         }
         var response = PushgateV1.ListEndpointsResponse()
         response.endpoints = page.items.map(PushgateV1.Endpoint.init)
@@ -202,15 +220,15 @@ struct RegistryService: Sendable {
         return PushgateV1.Subscription(subscription)
     }
 
-    private func listSubscriptions(_ request: PushgateV1.ListSubscriptionsRequest, _ context: GRPCCallContext)
-        async throws(GRPCStatus) -> PushgateV1.ListSubscriptionsResponse
-    {
+    private func listSubscriptions(
+        _ request: PushgateV1.ListSubscriptionsRequest, _ caller: Caller, _ context: GRPCCallContext
+    ) async throws(GRPCStatus) -> PushgateV1.ListSubscriptionsResponse {
         let limit = try pageLimit(request.pageSize)
         let page = try await storeCall("page_token") { () async throws(StoreError) in
             try await store.listSubscriptions(
                 topic: request.topic.isEmpty ? nil : request.topic,
-                endpointID: request.endpointID.isEmpty ? nil : request.endpointID, cursor: request.pageToken,
-                limit: limit)
+                endpointID: request.endpointID.isEmpty ? nil : request.endpointID, apps: Self.visibleApps(caller),
+                cursor: request.pageToken, limit: limit)
         }
         var response = PushgateV1.ListSubscriptionsResponse()
         response.subscriptions = page.items.map(PushgateV1.Subscription.init)

@@ -132,16 +132,24 @@ extension SQLDatabase {
 
     /// Endpoints in creation order, optionally only one app's and/or one user's (the user's through
     /// its index, then filtered by app), or the one with `token` in `app` (the (app, token) index).
-    func listEndpoints(app: String?, userID: String?, token: String?, cursor: String?, limit: Int)
-        throws(StoreError) -> Page<EndpointRecord>
-    {
+    func listEndpoints(
+        app: String?, userID: String?, token: String?, apps: [String]?, cursor: String?, limit: Int
+    ) throws(StoreError) -> Page<EndpointRecord> {
         try PageCursor.check(limit: limit)
         let after = try PageCursor.decode(cursor, as: .endpoints)
         var filter = SQLConditions("e.seq > ?", .integer(after))
         // The partial index's predicate repeated, so it is used (see RecipientRows).
         filter.add("e.user_id = ? AND e.user_id <> ''", ifGiven: userID)
         filter.add("e.app = ?", ifGiven: app)
-        filter.add("e.token = ?", ifGiven: token)
+        filter.add("e.app", in: apps)
+        if let token {
+            // PostgreSQL's unique index is on the token's MD5 (see its schema): said so, it is used.
+            if engine == .postgres {
+                filter.add("md5(e.token) = md5(?) AND e.token = ?", values: [.text(token), .text(token)])
+            } else {
+                filter.add("e.token = ?", ifGiven: token)
+            }
+        }
         let fetched = try rows(
             "SELECT \(Columns.endpoint) FROM endpoints e WHERE \(filter.sql) ORDER BY e.seq LIMIT ?",
             filter.values + [.int(limit + 1)]

@@ -83,7 +83,7 @@ extension SQLDatabase {
         try run("DELETE FROM subscriptions WHERE id = ?", [.text(id)])
     }
 
-    func listSubscriptions(topic: String?, endpointID: String?, cursor: String?, limit: Int)
+    func listSubscriptions(topic: String?, endpointID: String?, apps: [String]?, cursor: String?, limit: Int)
         throws(StoreError) -> Page<SubscriptionRecord>
     {
         try PageCursor.check(limit: limit)
@@ -92,6 +92,7 @@ extension SQLDatabase {
         var filter = SQLConditions("s.seq > ?", .integer(after))
         filter.add("t.name = ?", ifGiven: topic)
         filter.add("e.id = ?", ifGiven: endpointID)
+        filter.add("e.app", in: apps)
         let fetched = try rows(
             """
             SELECT \(Columns.subscription) FROM \(Columns.subscriptionJoins)

@@ -21,5 +21,20 @@ struct SQLConditions {
     /// Adds a condition without parameters.
     mutating func add(_ condition: String) { conditions.append(condition) }
 
+    /// Adds `column IN (?, …)` for `values` when given (an empty list matches nothing). The SQL text
+    /// differs by the list's length: callers keep such lists short (a key's apps).
+    mutating func add(_ column: String, in values: [String]?) {
+        guard let values else { return }
+        guard !values.isEmpty else { return add("1 = 0") }
+        conditions.append("\(column) IN (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))")
+        self.values += values.map(SQLValue.text)
+    }
+
+    /// Adds `condition` with several parameters.
+    mutating func add(_ condition: String, values: [SQLValue]) {
+        conditions.append(condition)
+        self.values += values
+    }
+
     var sql: String { conditions.joined(separator: " AND ") }
 }

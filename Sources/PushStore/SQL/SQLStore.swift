@@ -53,11 +53,12 @@ extension SQLStore {
         try await withDatabase { database throws(StoreError) in try database.deleteEndpoint(id: id) }
     }
 
-    public func listEndpoints(app: String?, userID: String?, token: String?, cursor: String?, limit: Int)
-        async throws(StoreError) -> Page<EndpointRecord>
-    {
+    public func listEndpoints(
+        app: String?, userID: String?, token: String?, apps: [String]?, cursor: String?, limit: Int
+    ) async throws(StoreError) -> Page<EndpointRecord> {
         try await withDatabase { database throws(StoreError) in
-            try database.listEndpoints(app: app, userID: userID, token: token, cursor: cursor, limit: limit)
+            try database.listEndpoints(
+                app: app, userID: userID, token: token, apps: apps, cursor: cursor, limit: limit)
         }
     }
 
@@ -119,11 +120,12 @@ extension SQLStore {
         try await withDatabase { database throws(StoreError) in try database.subscription(id: id) }
     }
 
-    public func listSubscriptions(topic: String?, endpointID: String?, cursor: String?, limit: Int)
+    public func listSubscriptions(topic: String?, endpointID: String?, apps: [String]?, cursor: String?, limit: Int)
         async throws(StoreError) -> Page<SubscriptionRecord>
     {
         try await withDatabase { database throws(StoreError) in
-            try database.listSubscriptions(topic: topic, endpointID: endpointID, cursor: cursor, limit: limit)
+            try database.listSubscriptions(
+                topic: topic, endpointID: endpointID, apps: apps, cursor: cursor, limit: limit)
         }
     }
 

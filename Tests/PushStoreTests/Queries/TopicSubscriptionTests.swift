@@ -203,12 +203,24 @@ struct TopicSubscriptionTests {
             #expect(counted == [TopicRecord(name: "busy", subscribers: 4), TopicRecord(name: "quiet", subscribers: 0)])
             let plain = try await store.listTopics(cursor: nil, limit: 10).items
             #expect(plain == [TopicRecord(name: "busy"), TopicRecord(name: "quiet")])
-            let found = try await store.listEndpoints(app: "ios", userID: nil, token: "aa", cursor: nil, limit: 10)
+            let found = try await store.listEndpoints(
+                app: "ios", userID: nil, token: "aa", apps: nil, cursor: nil, limit: 10)
             #expect(found.items.map(\.id) == [endpoints[0].id] && found.nextCursor == nil)
-            let other = try await store.listEndpoints(app: "android", userID: nil, token: "aa", cursor: nil, limit: 10)
+            let other = try await store.listEndpoints(
+                app: "android", userID: nil, token: "aa", apps: nil, cursor: nil, limit: 10)
             #expect(other.items.map(\.id) == [android.id])
+            let scoped = try await store.listEndpoints(
+                app: nil, userID: nil, token: nil, apps: ["android"], cursor: nil, limit: 10)
+            #expect(scoped.items.map(\.id) == [android.id])
             #expect(
-                try await store.listEndpoints(app: "ios", userID: nil, token: "zz", cursor: nil, limit: 10).items
+                try await store.listEndpoints(app: nil, userID: nil, token: nil, apps: [], cursor: nil, limit: 10).items
+                    .isEmpty)
+            let subscriptions = try await store.listSubscriptions(
+                topic: "busy", endpointID: nil, apps: ["android"], cursor: nil, limit: 10)
+            #expect(subscriptions.items.map(\.endpointID) == [android.id])
+            #expect(
+                try await store.listEndpoints(app: "ios", userID: nil, token: "zz", apps: nil, cursor: nil, limit: 10)
+                    .items
                     .isEmpty)
         }
     }

@@ -86,8 +86,10 @@ export async function call(path, body = {}) {
     json = undefined;
   }
   if (!response.ok) {
-    throw new APIError(json?.code ?? `http_${response.status}`, json?.message ?? (text || response.statusText),
+    const error = new APIError(json?.code ?? `http_${response.status}`, json?.message ?? (text || response.statusText),
       response.status);
+    if (error.code === "unauthenticated") window.dispatchEvent(new CustomEvent("pushgate:unauthenticated", { detail: error }));
+    throw error;
   }
   if (json === undefined) throw new APIError("internal", "the answer was not JSON", response.status);
   return json;
@@ -139,6 +141,7 @@ export function stream(path, body, onMessage, onEnd) {
         const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
         const flags = view.getUint8(0);
         const length = view.getUint32(1);
+        if (flags & 0x01) return end(new APIError("internal", "a compressed message, which the console did not ask for", 200));
         if (buffer.length < 5 + length) break;
         const message = JSON.parse(decoder.decode(buffer.subarray(5, 5 + length)));
         buffer = buffer.slice(5 + length);
@@ -149,7 +152,8 @@ export function stream(path, body, onMessage, onEnd) {
         onMessage(message);
       }
     }
-    end(null);
+    // The body ended without Connect's end-of-stream message: cut off (a restart, a proxy).
+    end(new APIError("unavailable", "the stream was cut off before it ended", 200));
   })().catch((error) => {
     if (error.name === "AbortError") return end(null);
     end(new APIError("unavailable", `the stream ended (${error.message})`, 0));
@@ -160,6 +164,21 @@ export function stream(path, body, onMessage, onEnd) {
 /** int64 fields come as strings in proto3 JSON; absent fields are their zero value. */
 export function num(value) {
   return value === undefined || value === null ? 0 : Number(value);
+}
+
+/** Runs `refresh` now and again `ms` after each run ends (never two at once on a slow gateway). */
+export function poll(ms, refresh) {
+  let timer;
+  let stopped = false;
+  const run = async () => {
+    await refresh();
+    if (!stopped) timer = setTimeout(run, ms);
+  };
+  run();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 """#
@@ -182,6 +201,14 @@ const whoami = document.getElementById("whoami");
 const logout = document.getElementById("logout");
 const context = { stats: null };
 let unmount = () => {};
+
+/** A key that stopped working (removed by a reload) sends the operator back to sign in. */
+window.addEventListener("pushgate:unauthenticated", (event) => {
+  if (!context.stats) return;
+  forgetKey();
+  context.stats = null;
+  showLogin(event.detail);
+});
 
 function showLogin(problem) {
   unmount();
@@ -206,6 +233,7 @@ function showLogin(problem) {
 }
 
 async function signIn() {
+  overview.forgetHistory();
   try {
     context.stats = await call("pushgate.v1.Push/GetStats", {});
   } catch (error) {
@@ -222,7 +250,7 @@ async function signIn() {
 function route() {
   if (!context.stats) return;
   const [name, ...rest] = location.hash.replace(/^#\/?/, "").split("/");
-  const current = PAGES[name] ? name : "overview";
+  const current = Object.hasOwn(PAGES, name) ? name : "overview";
   for (const link of nav.querySelectorAll("a")) link.classList.toggle("active", link.dataset.page === current);
   unmount();
   page.replaceChildren();
@@ -233,6 +261,7 @@ function route() {
 
 window.addEventListener("hashchange", route);
 logout.addEventListener("click", () => {
+  overview.forgetHistory();
   forgetKey();
   context.stats = null;
   showLogin(null);
@@ -255,12 +284,13 @@ const PAD = { left: 56, right: 12, top: 12, bottom: 24 };
  * Redraws `element` (an <svg>) with `series`: [{ name, points: [[timeMs, value], ...] }]. The
  * number of points drawn and the latest values are left on data attributes for tests and tools.
  */
-export function drawLines(element, series, { unit = "/s" } = {}) {
+export function drawLines(element, series, { unit = "/s", end: now } = {}) {
   element.setAttribute("viewBox", `0 0 ${WIDTH} ${HEIGHT}`);
   element.setAttribute("preserveAspectRatio", "none");
   const all = series.flatMap((s) => s.points);
   const times = all.map((p) => p[0]);
-  const start = Math.min(...times, Date.now() - 60_000);
+  // The window ends at the server's time of the last sample (the browser's clock may differ).
+  const start = Math.min(...times, (now ?? Math.max(...times, 0)) - 60_000);
   const end = Math.max(...times, start + 1);
   const top = niceCeiling(Math.max(1, ...all.map((p) => p[1])));
   const x = (t) => PAD.left + ((t - start) / (end - start)) * (WIDTH - PAD.left - PAD.right);
@@ -678,9 +708,10 @@ export function mount(root, context) {
     private static let file_messages_js: StaticString = #"""
 // Messages: recent Publishes (ListMessages, admin keys), one message's progress while it fans out,
 // its rejected and failed recipients from the delivery log, and cancelling one not yet finished.
-import { call, num } from "./api.js";
+import { call, num, poll } from "./api.js";
 import { count, enumLabel, h, showError, table, time } from "./dom.js";
 
+const LOG_ROWS = 200;
 const FINAL = new Set(["MESSAGE_STATE_COMPLETED", "MESSAGE_STATE_EXPIRED", "MESSAGE_STATE_CANCELLED"]);
 
 function target(message) {
@@ -691,8 +722,16 @@ function target(message) {
 }
 
 export function mount(root, context, [id]) {
-  return id ? detail(root, context, decodeURIComponent(id)) : list(root, context);
+  if (!id) return list(root, context);
+  let decoded;
+  try {
+    decoded = decodeURIComponent(id);
+  } catch {
+    decoded = id;
+  }
+  return detail(root, context, decoded);
 }
+
 
 function list(root) {
   const input = h("input", { id: "message-id-input", placeholder: "message id", spellcheck: "false" });
@@ -706,6 +745,7 @@ function list(root) {
   const box = h("div", { id: "messages-box" });
   root.append(h("h1", {}, "Messages"), find, error, box);
 
+  let stop;
   async function refresh() {
     try {
       const reply = await call("pushgate.v1.Push/ListMessages", { pageSize: 50 });
@@ -723,13 +763,14 @@ function list(root) {
         h("td", { class: "num" }, count(m.failed))))));
     } catch (e) {
       showError(error, e);
-      box.replaceChildren(h("p", { class: "hint" }, "Listing messages needs an admin key; any key may open a message it published by id."));
-      clearInterval(timer);
+      if (e.code === "permission_denied") {
+        box.replaceChildren(h("p", { class: "hint" }, "Listing messages needs an admin key; any key may open a message it published by id."));
+        stop?.();
+      }
     }
   }
-  refresh();
-  const timer = setInterval(refresh, 3000);
-  return () => clearInterval(timer);
+  stop = poll(3000, refresh);
+  return () => stop();
 }
 
 function detail(root, context, id) {
@@ -741,7 +782,7 @@ function detail(root, context, id) {
   root.append(h("p", {}, h("a", { href: "#/messages" }, "← Messages")), h("h1", {}, "Message ", h("span", { class: "mono" }, id)),
     error, h("section", { class: "card" }, facts, progress, h("p", {}, cancel)),
     h("h2", {}, "Recipients not delivered (delivery log)"), deliveries);
-  let timer;
+  let stop;
   let finalSeen = false;
 
   cancel.addEventListener("click", async () => {
@@ -787,31 +828,36 @@ function detail(root, context, id) {
     cancel.hidden = FINAL.has(state);
     await loadDeliveries();
     if (FINAL.has(state)) {
-      if (finalSeen) clearInterval(timer);
+      if (finalSeen) stop?.();
       finalSeen = true;
     }
   }
 
+  // The rejected and the failed, each asked for by status (the log may also hold sampled successes),
+  // newest first, up to LOG_ROWS of each.
   async function loadDeliveries() {
     try {
-      const reply = await call("pushgate.v1.Push/ListDeliveries", { messageId: id, pageSize: 100 });
-      const rows = (reply.deliveries ?? []).filter((d) => d.status !== "STATUS_DELIVERED");
-      deliveries.replaceChildren(rows.length === 0 ? h("p", { class: "hint", id: "message-no-deliveries" }, "None so far.") :
+      const pages = await Promise.all(["STATUS_REJECTED", "STATUS_FAILED"].map((status) =>
+        call("pushgate.v1.Push/ListDeliveries", { messageId: id, status, pageSize: LOG_ROWS })));
+      const rows = pages.flatMap((p) => p.deliveries ?? []).sort((a, b) => num(b.time) - num(a.time));
+      const more = pages.some((p) => p.nextPageToken);
+      deliveries.replaceChildren(...(rows.length === 0 ? [h("p", { class: "hint", id: "message-no-deliveries" }, "None so far.")] :
+        [more ? h("p", { class: "hint", id: "message-deliveries-more" },
+          `The newest ${LOG_ROWS} rejected and ${LOG_ROWS} failed are shown; ListDeliveries pages through the rest.`) : null,
         table("message-deliveries", ["Endpoint", "App", "Token", "Status", "Reason", "When"], rows.map((d) => {
           const status = enumLabel(d.status, "STATUS_");
           return h("tr", { dataset: { endpoint: d.endpointId } }, h("td", { class: "mono" }, d.endpointId),
             h("td", {}, d.app), h("td", { class: "mono token" }, d.token),
             h("td", { class: `status-${status}` }, status), h("td", { class: "reason" }, d.reason ?? ""),
             h("td", {}, time(d.time)));
-        })));
+        }))].filter(Boolean)));
     } catch (e) {
       deliveries.replaceChildren(h("p", { class: "error" }, `${e.code}: ${e.message}`));
     }
   }
 
-  refresh();
-  timer = setInterval(refresh, 1000);
-  return () => clearInterval(timer);
+  stop = poll(1000, refresh);
+  return () => stop();
 }
 
 """#
@@ -819,7 +865,7 @@ function detail(root, context, id) {
     private static let file_overview_js: StaticString = #"""
 // Overview: the apps the key may use, their provider connections, and results per second by status
 // with the top failure reasons over the last minutes, from GetStats every few seconds.
-import { call, num } from "./api.js";
+import { call, num, poll } from "./api.js";
 import { drawLines } from "./chart.js";
 import { count, enumLabel, h, showError, svg, table } from "./dom.js";
 
@@ -827,8 +873,16 @@ const REFRESH_MS = 2000;
 const WINDOW_MS = 5 * 60_000;
 const STATUSES = ["delivered", "rejected", "failed"];
 
-/** Samples survive page changes, so the chart keeps its history while the operator looks elsewhere. */
-const samples = [];
+/**
+ * Samples per instance (GetStats' `instance`: behind a load balancer each refresh may come from
+ * another one, and each counts from its own start). They survive page changes, so the chart keeps
+ * its history while the operator looks elsewhere; signing in or out starts them again.
+ */
+const history = new Map();
+
+export function forgetHistory() {
+  history.clear();
+}
 
 function totals(stats) {
   const byStatus = { delivered: 0, rejected: 0, failed: 0 };
@@ -844,19 +898,26 @@ function totals(stats) {
       }
     }
   }
-  return { time: num(stats.time), startedAt: num(stats.startedAt), byStatus, reasons };
+  const refusals = new Map((stats.apps ?? []).map((a) => [a.app, num(a.handshakeRefusals)]));
+  return { time: num(stats.time), startedAt: num(stats.startedAt), byStatus, reasons, refusals };
 }
 
+/** Records a sample of the answering instance; its history (oldest first). */
 function record(stats) {
   const sample = totals(stats);
-  const last = samples[samples.length - 1];
-  // A restarted gateway starts its counts again: the history before it no longer subtracts.
-  if (last && last.startedAt !== sample.startedAt) samples.length = 0;
+  const key = stats.instance ?? "";
+  let samples = history.get(key);
+  // A restarted instance has a new id; the same id with another start would be a clock jump.
+  if (!samples || (samples.length && samples[samples.length - 1].startedAt !== sample.startedAt)) {
+    samples = [];
+    history.set(key, samples);
+  }
   samples.push(sample);
   while (samples.length > 2 && sample.time - samples[0].time > WINDOW_MS) samples.shift();
+  return samples;
 }
 
-function rates() {
+function rates(samples) {
   const series = STATUSES.map((name) => ({ name, points: [] }));
   for (let i = 1; i < samples.length; i++) {
     const [a, b] = [samples[i - 1], samples[i]];
@@ -869,23 +930,28 @@ function rates() {
   return series;
 }
 
-function topReasons(limit = 8) {
-  if (samples.length === 0) return [];
+/** The failure reasons counted between the window's first sample and its last. */
+function topReasons(samples, limit = 8) {
+  if (samples.length < 2) return [];
   const [first, last] = [samples[0], samples[samples.length - 1]];
   const rows = [];
   for (const [key, value] of last.reasons) {
     const delta = value - (first.reasons.get(key) ?? 0);
-    if (delta > 0 || samples.length === 1) {
+    if (delta > 0) {
       const [app, status, reason] = key.split("\u0000");
-      if (value > 0) rows.push({ app, status, reason, count: samples.length === 1 ? value : delta });
+      rows.push({ app, status, reason, count: delta });
     }
   }
   return rows.sort((a, b) => b.count - a.count).slice(0, limit);
 }
 
-function connectionState(app) {
+/** What the counts say of an app's provider connections; refusals are those within the window. */
+function connectionState(app, samples) {
+  const first = samples[0]?.refusals.get(app.app) ?? 0;
+  const refused = num(app.handshakeRefusals) - first;
   const open = num(app.connectionsOpen);
-  if (open > 0) return "connected";
+  if (refused > 0 && open === 0) return `refused: ${refused} TLS handshake(s) failed (see the gateway's log)`;
+  if (open > 0) return refused > 0 ? `connected (${refused} handshake(s) refused lately)` : "connected";
   return num(app.queueDepth) > 0 ? "connecting" : "idle (connects on first send)";
 }
 
@@ -915,14 +981,14 @@ export function mount(root, context) {
       return showError(error, e);
     }
     showError(error, null);
-    record(stats);
+    const samples = record(stats);
     const last = samples[samples.length - 1];
     tiles.replaceChildren(
       tile("Delivered", count(last.byStatus.delivered)), tile("Rejected", count(last.byStatus.rejected)),
       tile("Failed", count(last.byStatus.failed)), tile("Fan-outs running", count(stats.fanoutsRunning)),
       tile("Gateway memory", `${(num(stats.residentMemoryBytes) / 1048576).toFixed(1)} MiB`),
       tile("Up since", new Date(num(stats.startedAt)).toLocaleTimeString()));
-    drawLines(chart, rates());
+    drawLines(chart, rates(samples), { end: last.time });
     const apps = stats.apps ?? [];
     appsBox.replaceChildren(table("apps-table",
       ["App", "Platform", "Topic / bundle", "Connections", "State", { label: "In flight", num: true },
@@ -934,25 +1000,26 @@ export function mount(root, context) {
         return h("tr", { dataset: { app: app.app } },
           h("td", { class: "name" }, app.app), h("td", { class: "platform" }, app.platform),
           h("td", { class: "mono" }, applications.get(app.app)?.bundleId ?? ""),
-          h("td", { class: "connections" }, `${num(app.connectionsOpen)} of ${num(app.connectionsConfigured)}`),
-          h("td", { class: "state" }, connectionState(app)),
+          h("td", { class: "connections" }, app.platform === "webpush"
+            ? `${num(app.connectionsOpen)} (up to ${num(app.connectionsConfigured)} per push service)`
+            : `${num(app.connectionsOpen)} of ${num(app.connectionsConfigured)}`),
+          h("td", { class: "state" }, connectionState(app, samples)),
           h("td", { class: "num in-flight" }, count(app.streamsInFlight)),
           h("td", { class: "num queue" }, count(app.queueDepth)),
           h("td", { class: "num delivered" }, count(byStatus.delivered)),
           h("td", { class: "num rejected" }, count(byStatus.rejected)),
           h("td", { class: "num failed" }, count(byStatus.failed)));
       })));
-    const reasons = topReasons();
-    reasonsBox.replaceChildren(reasons.length === 0 ? h("p", { class: "hint", id: "no-reasons" }, "None.") :
+    const reasons = topReasons(samples);
+    reasonsBox.replaceChildren(reasons.length === 0 ? h("p", { class: "hint", id: "no-reasons" },
+      samples.length < 2 ? "Counting from now…" : "None.") :
       table("top-reasons", ["App", "Status", "Reason", { label: "Results", num: true }], reasons.map((r) =>
         h("tr", {}, h("td", {}, r.app), h("td", { class: `status-${r.status}` }, r.status),
           h("td", { class: "reason" }, r.reason || "-"), h("td", { class: "num" }, count(r.count))))));
     context.onStats?.(stats);
   }
 
-  refresh();
-  const timer = setInterval(refresh, REFRESH_MS);
-  return () => clearInterval(timer);
+  return poll(REFRESH_MS, refresh);
 }
 
 function tile(label, value) {
@@ -962,7 +1029,8 @@ function tile(label, value) {
 """#
 
     private static let file_send_js: StaticString = #"""
-// Send a test: one notification to a few tokens of an app, each token's result as Send answers it.
+// Send a test: one notification to a few tokens of an app; each token is its own Send (a few at a
+// time), so each result shows as soon as its provider answers.
 import { call } from "./api.js";
 import { enumLabel, h, showError, table } from "./dom.js";
 
@@ -992,25 +1060,38 @@ export function mount(root, context) {
     if (raw.value.trim()) notification.payloadJson = raw.value.trim();
     else notification.alert = { title: title.value, body: body.value };
     showError(error, null);
+    if (list.length === 0) return showError(error, { code: "invalid_argument", message: "tokens: at least one token" });
     button.disabled = true;
-    results.replaceChildren(h("p", { class: "hint", id: "send-pending" }, `Sending to ${list.length} token(s)…`));
-    try {
-      const reply = await call("pushgate.v1.Push/Send", { notifications: [notification] });
-      results.replaceChildren(table("send-results", ["Token", "Status", "HTTP", "Reason", "Provider id", "Attempts"],
-        (reply.results ?? []).map((r) => {
+    const rows = list.map((token) => h("tr", { class: "result pending", dataset: { status: "pending" } },
+      h("td", { class: "mono token" }, token), h("td", { class: "status" }, "sending…"), h("td", { class: "http" }),
+      h("td", { class: "reason" }), h("td", { class: "mono provider-id" }), h("td", { class: "attempts" })));
+    results.replaceChildren(table("send-results", ["Token", "Status", "HTTP", "Reason", "Provider id", "Attempts"], rows));
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const index = next++;
+        const row = rows[index];
+        try {
+          const reply = await call("pushgate.v1.Push/Send", { notifications: [{ ...notification, tokens: [list[index]] }] });
+          const r = reply.results?.[0] ?? {};
           const status = enumLabel(r.status, "STATUS_");
-          return h("tr", { class: "result", dataset: { status } },
-            h("td", { class: "mono token" }, r.token ?? ""),
-            h("td", { class: `status status-${status}` }, status),
-            h("td", { class: "http" }, r.httpStatus ?? ""), h("td", { class: "reason" }, r.reason ?? ""),
-            h("td", { class: "mono provider-id" }, r.id ?? ""), h("td", { class: "attempts" }, r.attempts ?? 0));
-        })));
-    } catch (e) {
-      results.replaceChildren();
-      showError(error, e);
-    } finally {
-      button.disabled = false;
-    }
+          row.replaceChildren(h("td", { class: "mono token" }, r.token ?? list[index]),
+            h("td", { class: `status status-${status}` }, status), h("td", { class: "http" }, r.httpStatus ?? ""),
+            h("td", { class: "reason" }, r.reason ?? ""), h("td", { class: "mono provider-id" }, r.id ?? ""),
+            h("td", { class: "attempts" }, r.attempts ?? 0));
+          row.className = "result";
+          row.dataset.status = status;
+        } catch (e) {
+          row.className = "result";
+          row.dataset.status = "error";
+          row.children[1].textContent = "not sent";
+          row.children[3].textContent = `${e.code}: ${e.message}`;
+          showError(error, e);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(4, list.length) }, worker));
+    button.disabled = false;
   });
   return () => {};
 }
