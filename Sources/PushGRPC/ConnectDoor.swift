@@ -35,9 +35,21 @@ enum ConnectDoor {
 
     static func decide(
         method: String, target: String, headers: [(name: String, value: String)], router: GRPCRouter,
-        routes: HTTPRoutes, peer: ConnectPeer, maxMessageSize: Int, requestIDs: inout GRPCRequestID
+        routes: HTTPRoutes, peer: ConnectPeer, maxMessageSize: Int,
+        allowsHost: (@Sendable (String) -> Bool)? = nil, requestIDs: inout GRPCRequestID
     ) -> Decision {
-        if let route = routes.route(forTarget: target) {
+        let route = routes.route(forTarget: target)
+        if let allowsHost, let host = headers.first(where: { $0.name == "host" })?.value, !allowsHost(host) {
+            let message =
+                "host \(TextCap.quoted(host)) is not served: without api_keys only loopback names (localhost, IP "
+                + "addresses) are (a guard against DNS rebinding); configure api_keys to serve other names"
+            if let route {
+                let answer = route.refusal(403, message)
+                return .refuse(status: 403, headers: answer.headers, body: answer.body)
+            }
+            return refusal(403, GRPCStatus(.permissionDenied, message))
+        }
+        if let route {
             guard route.methods.contains(method) else {
                 // In the route's own form (an SNS client reads XML, a gorush client JSON).
                 let answer = route.refusal(405, "method \(method) not allowed on \(target)")

@@ -44,7 +44,7 @@ final class ConnectHTTP1Connection: HTTP1ServerSessionDelegate {
         let decided = ConnectDoor.decide(
             method: request.method, target: request.target, headers: request.headers, router: server.router,
             routes: server.routes, peer: server.peerInfo, maxMessageSize: server.configuration.maxMessageSize,
-            requestIDs: &requestIDs)
+            allowsHost: server.configuration.allowsHost, requestIDs: &requestIDs)
         var (decision, reserved) = ConnectDoor.reserveBody(
             decided, declared: request.header("content-length"), budget: server.requestBudget
         ) { server.requestBudgetExceeded(path: request.target) }

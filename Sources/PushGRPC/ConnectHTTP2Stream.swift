@@ -45,7 +45,8 @@ final class ConnectHTTP2Stream: ConnectExchange, @unchecked Sendable {
         }
         decision = ConnectDoor.decide(
             method: method, target: target, headers: self.headers, router: server.router, routes: server.routes,
-            peer: server.peerInfo, maxMessageSize: server.configuration.maxMessageSize, requestIDs: &requestIDs)
+            peer: server.peerInfo, maxMessageSize: server.configuration.maxMessageSize,
+            allowsHost: server.configuration.allowsHost, requestIDs: &requestIDs)
         let declared = self.headers.first { $0.name == "content-length" }?.value
         (decision, reserved) = ConnectDoor.reserveBody(
             decision, declared: declared, budget: server.requestBudget

@@ -47,6 +47,11 @@ public struct GRPCServerConfiguration: Sendable {
     public var tls: TLSContext?
     /// Told how every call ended (metrics); nil: nobody.
     public var callObserver: (any GRPCCallObserver)? = nil
+    /// When set, a Connect or HTTP-route request whose `Host` (`:authority`) it refuses is answered
+    /// 403 before anything else is read: a server that trusts loopback clients uses it against DNS
+    /// rebinding (a web page whose own host name resolves to 127.0.0.1 reaching the server from a
+    /// browser). gRPC is not checked: browsers cannot speak it.
+    public var allowsHost: (@Sendable (String) -> Bool)? = nil
 
     public init(
         host: String = "127.0.0.1", port: Int = 50051, maxMessageSize: Int = 4 << 20,

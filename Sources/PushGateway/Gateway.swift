@@ -154,6 +154,8 @@ public final class Gateway: Sendable {
         grpc.maxUnsentResponseBytes = configuration.maxUnsentResponseBytes
         grpc.writeTimeout = configuration.writeTimeoutSeconds > 0 ? .seconds(configuration.writeTimeoutSeconds) : nil
         grpc.callObserver = GRPCCallObservers([metrics.rpc, AccessLog(log: log)])
+        // Read at each request: a reload that adds api_keys lifts it.
+        grpc.allowsHost = { host in !live.configuration.security.apiKeys.isEmpty || HostGuard.allows(host) }
         do {
             server = try GRPCServer(
                 configuration: grpc, services: services,

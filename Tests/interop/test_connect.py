@@ -213,7 +213,7 @@ def test_curl_streams_watch_events_in_envelopes(gateway, version):
 
 def test_pipelined_http1_requests_are_answered_in_order(gateway):
     bodies = [json.dumps({"name": "pipelined-%d" % i}).encode() for i in range(3)]
-    raw = b"".join(b"POST /pushgate.v1.Registry/CreateTopic HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    raw = b"".join(b"POST /pushgate.v1.Registry/CreateTopic HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                    b"Authorization: Bearer " + ADMIN.encode() + b"\r\nContent-Length: %d\r\n\r\n" % len(b) + b
                    for b in bodies)
     raw += b"GARBAGE\r\n\r\n"
@@ -298,22 +298,22 @@ def test_http1_limits_apply(limited_gateway):
     max_connections counts HTTP/1.1 connections (the socket timeouts are only a bound on a failure)."""
     address = ("127.0.0.1", limited_gateway.port)
     with socket.create_connection(address, timeout=30) as stalled:
-        stalled.sendall(b"POST /pushgate.v1.Push/Send HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        stalled.sendall(b"POST /pushgate.v1.Push/Send HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                         b"Content-Length: 100\r\n\r\n{\"notif")
         assert read_until_closed(stalled) == b""
     with socket.create_connection(address, timeout=30) as idle:
-        idle.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        idle.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                      b"Content-Length: 2\r\n\r\n{}")
         answered = read_until_closed(idle)
         assert answered.startswith(b"HTTP/1.1 200 OK") and b'"status":"SERVING"' in answered
     held = [socket.create_connection(address, timeout=30) for _ in range(3)]
     try:
         for sock in held:
-            sock.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: x\r\n"
+            sock.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: localhost\r\n"
                          b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
             assert sock.recv(65536).startswith(b"HTTP/1.1 200 OK")
         with socket.create_connection(address, timeout=30) as extra:
-            extra.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: x\r\n"
+            extra.sendall(b"POST /grpc.health.v1.Health/Check HTTP/1.1\r\nHost: localhost\r\n"
                           b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
             assert read_until_closed(extra) == b""
     finally:

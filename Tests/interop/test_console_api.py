@@ -203,3 +203,41 @@ def test_a_key_limited_to_some_apps_sees_only_their_endpoints_and_subscriptions(
             registry.ListEndpoints(registry_pb2.ListEndpointsRequest(app=app, token=GOOD[17]), metadata=auth(SHOP),
                                    timeout=10)
         assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED, app
+
+
+def test_without_api_keys_only_loopback_host_names_are_served_over_http(tmp_path):
+    """DNS rebinding: without api_keys every loopback client is an admin, so a web page whose host
+    name resolves to 127.0.0.1 must not reach the API (or the console) through a browser, which sends
+    that name as Host. IP literals and localhost are served; gRPC (no browser speaks it) is not checked."""
+    import socket
+
+    server = Server(None, str(tmp_path))
+
+    def ask(host, target="/pushgate.v1.Push/GetStats", method="POST", body=b"{}"):
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        try:
+            head = "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n" \
+                   "Connection: close\r\n\r\n" % (method, target, host, len(body))
+            sock.sendall(head.encode() + body)
+            data = b""
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            sock.close()
+        return int(data.split(b" ", 2)[1]), data
+
+    try:
+        for host in ("127.0.0.1:%d" % server.port, "localhost:%d" % server.port, "localhost", "[::1]:1",
+                     "app.localhost:8080"):
+            assert ask(host)[0] == 200, host
+        for host in ("evil.example:%d" % server.port, "rebind.attacker.test", "127.0.0.1.nip.io"):
+            status, data = ask(host)
+            assert status == 403 and b"permission_denied" in data and b"DNS rebinding" in data, (host, data)
+            assert ask(host, "/console/", "GET", b"")[0] == 403, host
+        with grpc.insecure_channel(server.address) as channel:
+            assert push_pb2_grpc.PushStub(channel).GetStats(push_pb2.GetStatsRequest(), timeout=10).admin
+    finally:
+        server.stop()
