@@ -240,6 +240,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // `pushgate mock-hms`: a Huawei Push Kit look-alike (v3 with service-account PS256 JWTs, v1 with
+        // the OAuth2 client-credentials token endpoint) over real TLS and HTTP/1.1 (or HTTP/2).
+        .target(
+            name: "PushMockHMS",
+            dependencies: [
+                "PushCore", "PushCredentials", "PushHTTP2", "PushMockSupport", "PushPosix", "PushSync", "PushTLS",
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PushMockHMSTests",
+            dependencies: [
+                "PushCore", "PushCredentials", "PushMockHMS", "PushMockSupport", "PushMockTesting", "PushPosix",
+                "PushTLS",
+            ],
+            swiftSettings: swiftSettings),
+
         // `pushgate mock-webpush`: a Web Push service look-alike (RFC 8030/8291/8292) over real TLS
         // with HTTP/2 and HTTP/1.1 by ALPN; subscriptions derived from a seed, pushes decrypted.
         .target(
@@ -313,6 +329,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
 
+        // Huawei Push Kit delivery: the v3 (HarmonyOS NEXT) and v2 (HMS Core) dialects of the engine.
+        .target(
+            name: "PushHMS",
+            dependencies: [
+                "PushCredentials", "PushCore", "PushDelivery", "PushHTTP2", "PushTransport",
+            ],
+            swiftSettings: swiftSettings),
+
         // ADM delivery: the Amazon Device Messaging dialect of the engine (canonical ids, reasons).
         .target(
             name: "PushADM",
@@ -383,7 +407,8 @@ let package = Package(
             name: "PushGateway",
             dependencies: [
                 "PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery",
-                "PushAPNs", "PushFCM", "PushADM", "PushWebPush", "PushTLS", "PushStore", "PushMetrics", "PushTransport",
+                "PushAPNs", "PushFCM", "PushADM", "PushHMS", "PushWebPush", "PushTLS", "PushStore", "PushMetrics",
+                "PushTransport",
                 "PushAWSQuery", "PushWebhook",
             ],
             swiftSettings: swiftSettings),
@@ -413,12 +438,13 @@ let package = Package(
             swiftSettings: swiftSettings),
 
         // The command line: serve, send, bench, load-subscribers, api-key, vapid-key, mock-apns,
-        // mock-fcm, mock-adm, mock-webpush, version.
+        // mock-fcm, mock-adm, mock-hms, mock-webpush, version.
         .executableTarget(
             name: "pushgate",
             dependencies: [
                 "PushBench", "PushCommandLine", "PushCredentials", "PushGateway", "PushGRPC", "PushProto", "PushCore",
-                "PushMockAPNs", "PushMockFCM", "PushMockADM", "PushMockSupport", "PushMockWebPush", "PushStore",
+                "PushMockAPNs", "PushMockFCM", "PushMockADM", "PushMockHMS", "PushMockSupport", "PushMockWebPush",
+                "PushStore",
                 "PushTLS",
                 "PushPosix", "PushSync",
             ],
@@ -427,8 +453,8 @@ let package = Package(
             name: "pushgateTests",
             dependencies: [
                 "pushgate", "PushCommandLine", "PushCore", "PushCredentials", "PushGateway", "PushMockADM",
-                "PushMockAPNs", "PushMockFCM", "PushMockSupport", "PushMockWebPush", "PushProto", "PushTestSupport",
-                "PushTLS",
+                "PushMockAPNs", "PushMockHMS", "PushMockFCM", "PushMockSupport", "PushMockWebPush", "PushProto",
+                "PushTestSupport", "PushTLS",
             ],
             swiftSettings: swiftSettings),
     ]

@@ -20,7 +20,8 @@ public struct BenchOptions {
         duration).
 
         What to send:
-          --provider P              apns (default), fcm, adm or webpush. apns: 64-hex-digit device tokens, an
+          --provider P              apns (default), fcm, adm, webpush or hms (a Huawei v3 app on
+                                    mock-hms: 130-byte push tokens, a PS256 JWT per hour). apns: 64-hex-digit device tokens, an
                                     alert (title, body). fcm: the app is an FCM app ("platform":
                                     "fcm"), tokens are FCM registration tokens (bench-<n>:APA91b…,
                                     152 bytes), and the notification has an alert and data
@@ -33,8 +34,8 @@ public struct BenchOptions {
                                     VAPID key), subscriptions handed out by the mock-webpush it
                                     starts, the same alert and data, each message encrypted per
                                     subscription; the mock decrypts every 100th
-          --http-version V          fcm, adm, webpush: the app's http_version (auto, 2 or 1.1); the mock bench
-                                    starts speaks it too (mock-fcm --http1 for 1.1, mock-adm --http2
+          --http-version V          fcm, adm, webpush, hms: the app's http_version (auto, 2 or 1.1); the mock bench
+                                    starts speaks it too (mock-fcm --http1 for 1.1, mock-adm or mock-hms --http2
                                     for 2; auto: the mock's default, HTTP/2 for mock-fcm and
                                     HTTP/1.1 for mock-adm, as Google and Amazon)
           --mode MODE               send (Push/Send, default), stream (Push/SendStream) or publish
@@ -188,7 +189,7 @@ public struct BenchOptions {
         case "--provider":
             let value = try flags.value(for: flag)
             guard let provider = BenchProvider(rawValue: value) else {
-                throw CommandLineError("--provider: apns, fcm, adm or webpush (not \(value.debugDescription))")
+                throw CommandLineError("--provider: apns, fcm, adm, webpush or hms (not \(value.debugDescription))")
             }
             self.provider = provider
         case "--http-version":
@@ -301,7 +302,8 @@ public struct BenchOptions {
                     "--verify-tokens: only with --provider apns (mock-fcm and mock-adm always check access tokens)")
             }
         } else if httpVersion != nil {
-            throw CommandLineError("--http-version: only with --provider fcm, adm or webpush (APNs is HTTP/2 only)")
+            throw CommandLineError(
+                "--http-version: only with --provider fcm, adm, webpush or hms (APNs is HTTP/2 only)")
         }
         if provider == .webpush && mode == .publish {
             throw CommandLineError("--mode publish: not with --provider webpush (subscriptions come from the mock)")
@@ -373,7 +375,7 @@ enum BenchClientKind: String, Sendable {
 
 /// The provider the bench's app delivers to.
 enum BenchProvider: String, Sendable {
-    case apns, fcm, adm, webpush
+    case apns, fcm, adm, webpush, hms
 
     /// `APNs`, `FCM`, `ADM`, `Web Push`.
     var name: String {
@@ -382,6 +384,7 @@ enum BenchProvider: String, Sendable {
         case .fcm: "FCM"
         case .adm: "ADM"
         case .webpush: "Web Push"
+        case .hms: "Huawei Push Kit"
         }
     }
 
@@ -394,6 +397,7 @@ enum BenchProvider: String, Sendable {
         case .apns: BenchTokens.apns(i)
         case .fcm: BenchTokens.fcm(i)
         case .adm: BenchTokens.adm(i)
+        case .hms: BenchTokens.hms(i)
         // Subscriptions come from the mock push service (BenchSetup); this is only a placeholder.
         case .webpush: "subscription-\(i)"
         }

@@ -40,6 +40,7 @@ struct BenchSetup {
         case .fcm: app = try startFCM(options, files)
         case .adm: app = try startADM(options, files)
         case .webpush: app = try await startWebPush(options, files)
+        case .hms: app = try startHMS(options, files)
         }
         // The store lives in the temp dir, never in the working directory.
         let store = files.path("pushgate.db")
@@ -161,6 +162,21 @@ struct BenchSetup {
                 "client_id": clientID, "client_secret_file": secretFile, "url": url,
                 "token_url": url + "/auth/o2/token", "ca_file": ca,
             ])
+    }
+
+    /// Starts mock-hms with a service account it writes and returns the gateway's v3 app.
+    private mutating func startHMS(_ options: BenchOptions, _ files: BenchFiles) throws -> [(String, JSONValue)] {
+        let account = files.path("huawei-service-account.json")
+        let arguments =
+            [
+                currentExecutablePath(), "mock-hms", "--listen", "127.0.0.1:0", "--write-ca", files.path("mock-ca.pem"),
+                "--write-service-account", account,
+            ] + mockFlags(options) + (options.httpVersion == "2" ? ["--http2"] : [])
+        let url = try startMock("mock-hms", arguments, files)
+        mockURL = url
+        return app(
+            "hms", options,
+            ["api": "v3", "service_account_file": account, "url": url, "ca_file": files.path("mock-ca.pem")])
     }
 
     /// Starts mock-webpush (decrypting every 100th push: the check without the mock's ECDH on

@@ -26,6 +26,13 @@ public enum BenchTokens {
         return head + String(admTokenFiller.prefix(700 - head.count))
     }
 
+    /// Huawei push token `i`: `bench<i in hex>` and base64-looking filler up to 130 bytes (HarmonyOS
+    /// tokens are about that long), distinct for each i.
+    static func hms(_ i: Int) -> String {
+        let head = "MAMzLg" + String(i, radix: 16) + "_"
+        return head + String(admTokenFiller.prefix(130 - head.count))
+    }
+
     private static let admTokenFiller = String(
         repeating: "Y29tLmFtYXpvbi5EZXZpY2VNZXNzYWdpbmcuUmVnaXN0cmF0aW9uSWRFbmNyeXB0aW9uS2V5", count: 10)
 }

@@ -5,6 +5,7 @@ public enum PreparedPush: Sendable, Equatable {
     case fcm(PreparedFCMMessage)
     case adm(PreparedADMMessage)
     case webpush(PreparedWebPushMessage)
+    case hms(PreparedHMSMessage)
     /// A request of APNs's channel management API; its one "token" is the channel id (empty for
     /// create and list).
     case apnsChannel(APNsChannelRequest)
@@ -18,6 +19,7 @@ public enum PreparedPush: Sendable, Equatable {
         case .fcm(let message): message.tokens
         case .adm(let message): message.tokens
         case .webpush(let message): message.tokens
+        case .hms(let message): message.tokens
         case .apnsChannel(let request): [request.channelID]
         case .webhook(let post): [post.deliveryID]
         }
@@ -38,6 +40,9 @@ public enum PreparedPush: Sendable, Equatable {
         case .webpush(var message):
             message.tokens = tokens
             return .webpush(message)
+        case .hms(var message):
+            message.tokens = tokens
+            return .hms(message)
         case .apnsChannel(var request):
             request.channelID = tokens.first ?? ""
             return .apnsChannel(request)

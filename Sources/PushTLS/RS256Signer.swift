@@ -62,3 +62,46 @@ public enum RSAKeyPair {
         return (try key.privateKeyPEM(), try key.publicKeyPEM())
     }
 }
+
+/// Signs with RSASSA-PSS + SHA-256, salt length 32 (JWS "PS256"): Huawei Push Kit's service-account
+/// JWTs (docs/providers.md, Huawei).
+public final class PS256Signer: @unchecked Sendable {
+    let key: EVPKey
+    /// The public half as SubjectPublicKeyInfo PEM.
+    public let publicKeyPEM: String
+
+    /// An unencrypted RSA private key, PKCS#8 or PKCS#1 PEM, of at least 2048 bits.
+    public init(pem: String) throws(TLSError) {
+        let key = try EVPKey(privateKeyPEM: pem)
+        try key.requireRSA("PS256 signing key")
+        self.key = key
+        publicKeyPEM = try key.publicKeyPEM()
+    }
+
+    /// The PS256 signature of `message` (as long as the modulus); randomized, as PSS is.
+    public func sign(_ message: [UInt8]) throws(TLSError) -> [UInt8] {
+        try key.signSHA256(message, pss: true)
+    }
+}
+
+/// Verifies PS256 signatures (RSASSA-PSS + SHA-256, salt length 32); `pushgate mock-hms` checks
+/// Huawei JWTs with it.
+public struct PS256Verifier: Sendable {
+    let key: EVPKey
+
+    public init(publicKeyPEM: String) throws(TLSError) {
+        let key = try EVPKey(publicKeyPEM: publicKeyPEM)
+        try key.requireRSA("PS256 verification key")
+        self.key = key
+    }
+
+    public init(privateKeyPEM: String) throws(TLSError) {
+        let privateKey = try EVPKey(privateKeyPEM: privateKeyPEM)
+        try privateKey.requireRSA("PS256 verification key")
+        key = try privateKey.publicOnly()
+    }
+
+    public func verify(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+        key.verifySHA256(signature, for: message, pss: true)
+    }
+}

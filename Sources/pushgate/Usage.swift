@@ -14,6 +14,7 @@ enum Usage {
           pushgate mock-apns [flags]               run a mock APNs server (tests, load tests)
           pushgate mock-fcm [flags]                run a mock FCM + OAuth2 token server (tests, load tests)
           pushgate mock-adm [flags]                run a mock ADM + Login-with-Amazon token server (tests, load tests)
+          pushgate mock-hms [flags]                run a mock Huawei Push Kit (v3 JWT, v1 OAuth; tests, load tests)
           pushgate mock-webpush [flags]            run a mock Web Push service (autopush-like; tests, load tests)
           pushgate bench [flags]                   load-test a gateway (starts mock-apns and one)
           pushgate api-key [--name N] [--apps A,B]  make an API key and the key_sha256 for the config

@@ -40,6 +40,8 @@ case "mock-fcm":
     status = MockFCMCommand.run(Array(commandLine.dropFirst()))
 case "mock-adm":
     status = MockADMCommand.run(Array(commandLine.dropFirst()))
+case "mock-hms":
+    status = MockHMSCommand.run(Array(commandLine.dropFirst()))
 case "mock-webpush":
     status = MockWebPushCommand.run(Array(commandLine.dropFirst()))
 default:

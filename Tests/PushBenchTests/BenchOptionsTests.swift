@@ -165,8 +165,8 @@ struct BenchOptionsTests {
     @Test(
         "a choice flag lists its choices and quotes what it got",
         arguments: [
-            (["--provider", "gcm"], #"--provider: apns, fcm, adm or webpush (not "gcm")"#),
-            (["--provider", "APNS"], #"--provider: apns, fcm, adm or webpush (not "APNS")"#),
+            (["--provider", "gcm"], #"--provider: apns, fcm, adm, webpush or hms (not "gcm")"#),
+            (["--provider", "APNS"], #"--provider: apns, fcm, adm, webpush or hms (not "APNS")"#),
             (["--mode", "unary"], #"--mode: send, stream, publish or encrypt (not "unary")"#),
             (["--provider", "fcm", "--http-version", "3"], #"--http-version: auto, 2 or 1.1 (not "3")"#),
             (["--provider=adm", "--http-version="], #"--http-version: auto, 2 or 1.1 (not "")"#),
@@ -230,7 +230,7 @@ struct BenchOptionsTests {
             ),
             (
                 ["--http-version", "2"],
-                "--http-version: only with --provider fcm, adm or webpush (APNs is HTTP/2 only)"
+                "--http-version: only with --provider fcm, adm, webpush or hms (APNs is HTTP/2 only)"
             ),
             (["--fcm", "u", "--fcm-ca", "c", "--service-account", "s"], "--fcm: only with --provider fcm"),
             (

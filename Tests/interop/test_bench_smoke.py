@@ -114,9 +114,9 @@ def test_bench_http_versions(provider, http_version, speaks):
 
 def test_bench_provider_flag_is_checked():
     proc = subprocess.run([_binary(), "bench", "--provider", "gcm"], capture_output=True, text=True, timeout=10)
-    assert proc.returncode == 2 and "--provider: apns, fcm, adm or webpush" in proc.stderr
+    assert proc.returncode == 2 and "--provider: apns, fcm, adm, webpush or hms" in proc.stderr
     proc = subprocess.run([_binary(), "bench", "--http-version", "1.1"], capture_output=True, text=True, timeout=10)
-    assert proc.returncode == 2 and "--http-version: only with --provider fcm, adm or webpush" in proc.stderr
+    assert proc.returncode == 2 and "--http-version: only with --provider fcm, adm, webpush or hms" in proc.stderr
     proc = subprocess.run([_binary(), "bench", "--provider", "fcm", "--verify-tokens"], capture_output=True,
                           text=True, timeout=10)
     assert proc.returncode == 2 and "--verify-tokens" in proc.stderr

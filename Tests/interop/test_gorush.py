@@ -167,7 +167,7 @@ def test_gorush_logs_the_tokens_that_failed(gateway):
     ({}, "Missing notifications field."),
     ({"notifications": []}, "Notifications field is empty."),
     ({"notifications": [{"tokens": ["a"], "platform": 3, "message": "m"}]},
-     "notifications[0].platform: 3 (Huawei HMS) is not supported"),
+     "notifications[0].platform: no hms app is configured for platform 3"),
     ({"notifications": [{"tokens": [IOS[0]], "platform": 1, "priority": "urgent"}]},
      'notifications[0].priority: must be normal or high, not "urgent"'),
     ({"notifications": [{"tokens": ["not-hex"], "platform": 1, "message": "m"}]},

@@ -179,9 +179,9 @@ def test_v2_fetches_one_access_token_and_reuses_it(tmp_path):
         second = [device_token("v2", "second%d" % n) for n in range(10)]
         with grpc.insecure_channel(server.address) as channel:
             push = push_pb2_grpc.PushStub(channel)
-            results = send(push, "huawei", first, alert=push_pb2.Alert(title="Order 42", body="is on its way"),
-                           data_json=json.dumps(data))
-            results += send(push, "huawei", second, alert=push_pb2.Alert(title="again", body="later"))
+            results = list(send(push, "huawei", first, alert=push_pb2.Alert(title="Order 42", body="is on its way"),
+                           data_json=json.dumps(data)))
+            results += list(send(push, "huawei", second, alert=push_pb2.Alert(title="again", body="later")))
         assert [r.status for r in results] == [DELIVERED] * 30, describe(results)
         assert all(r.http_status == 200 and r.attempts == 1 for r in results), describe(results)
         assert len(hms.token_requests) == 1, "one access token for both Sends: %s" % [

@@ -13,6 +13,8 @@ public enum PlatformKey: String, Sendable, CaseIterable {
     /// Browsers' push services (Web Push). Pushgate's own key: SNS has none (it reaches
     /// browsers only through FCM).
     case webpush = "WEBPUSH"
+    /// Huawei Push Kit. Pushgate's own key, like `WEBPUSH` (SNS has no Huawei platform).
+    case hms = "HMS"
 }
 
 /// Where a publish goes; it decides which JSON keys a `json` message must carry.

@@ -17,6 +17,7 @@ enum SNSAttributeName {
         case .adm: "AWS.SNS.MOBILE.ADM.TTL"
         // Pushgate's own, named like SNS's.
         case .webpush: "AWS.SNS.MOBILE.WEBPUSH.TTL"
+        case .hms: "AWS.SNS.MOBILE.HMS.TTL"
         }
     }
 
@@ -26,7 +27,7 @@ enum SNSAttributeName {
     static let ttlNames: Set<String> = Set(
         [
             "APNS", "APNS_SANDBOX", "APNS_VOIP", "APNS_VOIP_SANDBOX", "APNS_MDM", "APNS_MDM_SANDBOX",
-            "APNS_PASSBOOK", "APNS_PASSBOOK_SANDBOX", "FCM", "ADM", "BAIDU", "WNS", "WEBPUSH",
+            "APNS_PASSBOOK", "APNS_PASSBOOK_SANDBOX", "FCM", "ADM", "BAIDU", "WNS", "WEBPUSH", "HMS",
         ].map { "AWS.SNS.MOBILE.\($0).TTL" })
 
     /// True for names SNS reserves: `AWS.` and `Amazon.` in any letter case.

@@ -5,7 +5,7 @@ extension SNSMessage {
     ///
     /// - Parameter attributes: the publish's message attributes, checked for each platform.
     /// - Throws: the first ``ValidationError``, platforms in the order APNs, APNs sandbox, FCM,
-    ///   ADM, Web Push.
+    ///   ADM, Web Push, Huawei.
     public func checkPayloads(attributes: [String: String], target: SNSTarget) throws(ValidationError) {
         func reaches(_ key: PlatformKey) -> Bool { target == .topic || target == .endpoint(key) }
         for key in [PlatformKey.apns, .apnsSandbox] where reaches(key) {
@@ -15,5 +15,6 @@ extension SNSMessage {
         if reaches(.gcm) { try SNSFCMPayload.check(message: self, attributes: attributes) }
         if reaches(.adm) { try SNSADMPayload.check(message: self, attributes: attributes) }
         if reaches(.webpush) { try SNSWebPushPayload.check(message: self, attributes: attributes) }
+        if reaches(.hms) { try SNSHMSPayload.check(message: self, attributes: attributes) }
     }
 }

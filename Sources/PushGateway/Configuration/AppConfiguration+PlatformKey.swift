@@ -8,6 +8,7 @@ extension AppConfiguration {
         case .fcm: .gcm
         case .adm: .adm
         case .webpush: .webpush
+        case .hms: .hms
         }
     }
 }

@@ -1,3 +1,4 @@
+public import PushCore
 public import PushTransport
 public import PushWebPush
 
@@ -16,6 +17,8 @@ public struct AppConfiguration: Sendable, Equatable {
         case adm
         /// Browsers' push services (RFC 8030, 8291, 8292).
         case webpush
+        /// Huawei Push Kit (HarmonyOS NEXT through v3, HMS Core devices through v2).
+        case hms
     }
 
     /// The keys only one platform has.
@@ -24,6 +27,7 @@ public struct AppConfiguration: Sendable, Equatable {
         case fcm(FCMKeys)
         case adm(ADMKeys)
         case webpush(WebPushKeys)
+        case hms(HMSKeys)
 
         public var platform: Platform {
             switch self {
@@ -31,6 +35,7 @@ public struct AppConfiguration: Sendable, Equatable {
             case .fcm: .fcm
             case .adm: .adm
             case .webpush: .webpush
+            case .hms: .hms
             }
         }
     }
@@ -86,6 +91,22 @@ public struct AppConfiguration: Sendable, Equatable {
             self.clientID = clientID
             self.clientSecretFile = clientSecretFile
         }
+    }
+
+    /// Huawei Push Kit: v3 signs its own JWTs with a service-account key (`service_account_file`); v2
+    /// trades the app's OAuth client credentials (`app_id`, `client_secret_file`) for access tokens.
+    public struct HMSKeys: Sendable, Equatable {
+        public var api: HMSAPI
+        /// v3: the key file as Huawei's API Console downloads it.
+        public var serviceAccountFile = ""
+        /// v2: the app's OAuth client id (AppGallery Connect's app id; the path's `{appId}`).
+        public var appID = ""
+        /// v2: a file holding the client secret, only the secret.
+        public var clientSecretFile = ""
+        /// v2: overrides the OAuth token URL (`token_url`).
+        public var tokenURL = ""
+
+        public init(api: HMSAPI) { self.api = api }
     }
 
     /// Web Push: the application server's VAPID identity, and which push services its

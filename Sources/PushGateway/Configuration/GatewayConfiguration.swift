@@ -232,7 +232,7 @@ public struct GatewayConfiguration: Sendable {
         let platformName = try reader.string("platform") ?? "apns"
         guard let platform = AppConfiguration.Platform(rawValue: platformName) else {
             throw ConfigurationError(
-                "\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns, fcm, adm, webpush)"
+                "\(path).platform: unknown platform \(platformName.debugDescription) (supported: apns, fcm, adm, webpush, hms)"
             )
         }
         let common = [
@@ -253,6 +253,10 @@ public struct GatewayConfiguration: Sendable {
                 Set(common + ["service_account_file", "project_id", "token_url"]), context: "an fcm app")
         case .adm:
             try reader.checkKeys(Set(common + ["client_id", "client_secret_file", "token_url"]), context: "an adm app")
+        case .hms:
+            try reader.checkKeys(
+                Set(common + ["api", "service_account_file", "app_id", "client_secret_file", "token_url"]),
+                context: "an hms app")
         case .webpush:
             // No `url`: every subscription names its own push service.
             try reader.checkKeys(
@@ -277,7 +281,8 @@ public struct GatewayConfiguration: Sendable {
         app.url = try reader.string("url") ?? ""
         app.caFile = try reader.string("ca_file") ?? ""
         // ADM speaks HTTP/1.1: one request in flight per connection, so its default is 4 of them.
-        app.connections = try reader.int("connections", range: 1...64) ?? (platform == .adm ? 4 : 1)
+        // Huawei's clients all speak HTTP/1.1 (whether push-api offers HTTP/2 is unverified): the same.
+        app.connections = try reader.int("connections", range: 1...64) ?? (platform == .adm || platform == .hms ? 4 : 1)
         app.connectTimeoutSeconds = try reader.int("connect_timeout_seconds", range: 1...600) ?? 10
         app.pingIntervalSeconds = try reader.int("ping_interval_seconds", range: 1...3600) ?? 60
         app.pingTimeoutSeconds = try reader.int("ping_timeout_seconds", range: 1...600) ?? 10
@@ -344,9 +349,58 @@ public struct GatewayConfiguration: Sendable {
             }
             adm.tokenURL = try reader.string("token_url") ?? ""
             return .adm(adm)
+        case .hms:
+            return .hms(try parseHMSKeys(reader, path: path))
         case .webpush:
             return .webpush(try parseWebPushKeys(reader, path: path))
         }
+    }
+
+    private static func parseHMSKeys(_ reader: ConfigObject, path: String) throws(ConfigurationError)
+        -> AppConfiguration.HMSKeys
+    {
+        guard let apiName = try reader.string("api") else {
+            throw ConfigurationError(
+                "\(path).api: required for an hms app: \"v3\" (HarmonyOS NEXT) or \"v2\" (HMS Core, HarmonyOS 4 and earlier)"
+            )
+        }
+        guard let api = HMSAPI(rawValue: apiName) else {
+            throw ConfigurationError("\(path).api: \(apiName.debugDescription) is not \"v3\" or \"v2\"")
+        }
+        var keys = AppConfiguration.HMSKeys(api: api)
+        keys.serviceAccountFile = try reader.string("service_account_file") ?? ""
+        keys.appID = try reader.string("app_id") ?? ""
+        keys.clientSecretFile = try reader.string("client_secret_file") ?? ""
+        keys.tokenURL = try reader.string("token_url") ?? ""
+        switch api {
+        case .v3:
+            guard !keys.serviceAccountFile.isEmpty else {
+                throw ConfigurationError(
+                    "\(path).service_account_file: required for an hms v3 app (the service-account key JSON from "
+                        + "Huawei's API Console)")
+            }
+            for (field, value) in [
+                ("app_id", keys.appID), ("client_secret_file", keys.clientSecretFile),
+                ("token_url", keys.tokenURL),
+            ] where !value.isEmpty {
+                throw ConfigurationError("\(path).\(field): is for api \"v2\"; a v3 app signs its own JWTs")
+            }
+        case .v2:
+            guard !keys.appID.isEmpty else {
+                throw ConfigurationError("\(path).app_id: required for an hms v2 app (its OAuth client id, the app id)")
+            }
+            guard keys.appID.utf8.allSatisfy({ (0x30...0x39).contains($0) }), keys.appID.utf8.count <= 64 else {
+                throw ConfigurationError("\(path).app_id: must be the app id's digits (it goes in the request path)")
+            }
+            guard !keys.clientSecretFile.isEmpty else {
+                throw ConfigurationError(
+                    "\(path).client_secret_file: required for an hms v2 app (a file holding the client secret)")
+            }
+            guard keys.serviceAccountFile.isEmpty else {
+                throw ConfigurationError("\(path).service_account_file: is for api \"v3\"")
+            }
+        }
+        return keys
     }
 
     private static func parseWebPushKeys(

@@ -1,3 +1,4 @@
+import PushCore
 import PushDelivery
 import PushWebPush
 
@@ -23,6 +24,7 @@ final class AppRoute: Sendable {
         case fcm
         case adm
         case webpush(allowedHosts: WebPushHostPolicy)
+        case hms(HMSAPI)
     }
 
     init(_ app: AppConfiguration, client: (any DeliveryClient)?, counters: NotificationCounters?) {
@@ -34,6 +36,7 @@ final class AppRoute: Sendable {
         case .fcm: platform = .fcm
         case .adm: platform = .adm
         case .webpush(let web): platform = .webpush(allowedHosts: web.allowedHosts)
+        case .hms(let hms): platform = .hms(hms.api)
         }
     }
 

@@ -1,8 +1,10 @@
 import PushADM
 import PushAPNs
+import PushCore
 import PushCredentials
 import PushDelivery
 import PushFCM
+import PushHMS
 import PushMetrics
 import PushPosix
 import PushTLS
@@ -44,6 +46,7 @@ enum DeliveryClientFactory {
             case .fcm(let fcm): clients[app.name] = try makeFCMClient(recipe, fcm)
             case .adm(let adm): clients[app.name] = try makeADMClient(recipe, adm)
             case .webpush(let web): clients[app.name] = try makeWebPushClient(recipe, web)
+            case .hms(let hms): clients[app.name] = try makeHMSClient(recipe, hms)
             }
         }
         return clients
@@ -223,6 +226,51 @@ enum DeliveryClientFactory {
         }
         let accessTokens = AccessTokenCache(logger: recipe.logger, fetch: fetch)
         return recipe.client(ADMDialect(authority: endpoint.authority, accessTokens: accessTokens), endpoint, tls)
+    }
+
+    /// Huawei Push Kit: v3 signs its JWTs locally with the service account's key (one per hour,
+    /// reused by every request); v2 fetches OAuth access tokens with the app's client credentials.
+    private static func makeHMSClient(
+        _ recipe: ClientRecipe, _ hms: AppConfiguration.HMSKeys
+    ) throws(ConfigurationError) -> any DeliveryClient {
+        let path = recipe.path
+        let endpoint = try recipe.endpoint(default: .hmsProduction)
+        let tls = try recipe.accessTokenTLS()
+        let fetch: AccessTokenCache.Fetch
+        let target: String
+        switch hms.api {
+        case .v3:
+            do {
+                let account = try HuaweiServiceAccount(file: hms.serviceAccountFile)
+                fetch = HuaweiJWT.fetch(account: account, signer: try account.signer())
+                target = account.projectID
+            } catch {
+                throw ConfigurationError("\(path).service_account_file: \(error.message)")
+            }
+        case .v2:
+            let secret: String
+            do {
+                secret = try SecretFile.read(hms.clientSecretFile)
+            } catch {
+                throw ConfigurationError("\(path).client_secret_file: \(error)")
+            }
+            guard !secret.isEmpty else {
+                throw ConfigurationError("\(path).client_secret_file: \(hms.clientSecretFile) is empty")
+            }
+            do {
+                fetch = try HuaweiOAuth.fetch(
+                    clientID: hms.appID, clientSecret: secret,
+                    tokenURL: hms.tokenURL.isEmpty ? HuaweiOAuth.defaultTokenURL : hms.tokenURL, tlsContext: tls,
+                    loop: recipe.tokenLoop, proxy: recipe.settings.proxy)
+            } catch {
+                throw ConfigurationError("\(path).token_url: \(error)")
+            }
+            target = hms.appID
+        }
+        let accessTokens = AccessTokenCache(logger: recipe.logger, fetch: fetch)
+        let dialect = HMSDialect(
+            api: hms.api, target: target, authority: endpoint.authority, accessTokens: accessTokens)
+        return recipe.client(dialect, endpoint, tls)
     }
 
     /// Web Push: the VAPID key signs one token per push service origin; the subscriptions name the

@@ -151,6 +151,11 @@ enum SendRequestValidation {
                 return .init(route: route, tokens: message.tokens, notification: .webpush(message))
             case .failure(let error): throw invalid(error)
             }
+        case .hms(let api):
+            switch HMSMessageBuilder.prepare(domain, at: path, api: api, now: now) {
+            case .success(let message): return .init(route: route, tokens: message.tokens, notification: .hms(message))
+            case .failure(let error): throw invalid(error)
+            }
         }
     }
 

@@ -89,6 +89,10 @@ struct MessagePlan {
                 built = try SNSWebPushPayload.build(
                     message: message, attributes: attributes, publishedAt: publishedAtSeconds, now: now
                 ).map(PreparedPush.webpush)
+            case .hms(let hms):
+                built = try SNSHMSPayload.build(
+                    message: message, attributes: attributes, api: hms.api, publishedAt: publishedAtSeconds, now: now
+                ).map(PreparedPush.hms)
             }
         } catch {
             // Publish checked the message already; an app-specific problem (no bundle id) skips it.

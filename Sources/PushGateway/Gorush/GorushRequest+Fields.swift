@@ -145,7 +145,7 @@ extension GorushRequest {
             }
             // FCM data values are strings; gorush sends the others as their JSON text, and so does this.
             let values =
-                platform == .android
+                platform != .ios
                 ? members.map { key, value in
                     if case .string = value { (key, value) } else { (key, JSONValue.string(encode(value))) }
                 } : members

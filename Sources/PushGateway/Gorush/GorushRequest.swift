@@ -4,7 +4,8 @@ import PushProto
 /// gorush's `POST /api/push` body, mapped onto one Send, so that a caller written for gorush
 /// (github.com/appleboy/gorush, its `notify.PushNotification` fields) works unchanged.
 ///
-/// `platform` 1 goes to the first `apns` app and 2 to the first `fcm` app, unless the extra `app`
+/// `platform` 1 goes to the first `apns` app, 2 to the first `fcm` app and 3 (Huawei) to the first
+/// `hms` app, unless the extra `app`
 /// key names one (of that platform). `production` / `development` pick the first APNs app of that
 /// environment. What maps where is docs/api.md's gorush table; what Pushgate cannot carry is refused
 /// with a 400 naming the gorush key, never dropped. Keys gorush does not have are refused too:
@@ -115,13 +116,10 @@ struct GorushRequest {
         }
         let number = try read { () throws(ConfigurationError) in try object.int("platform", range: 0...Int(Int32.max)) }
         guard let number else {
-            throw Refusal(message: "\(path).platform: required (1 = iOS, 2 = Android)")
+            throw Refusal(message: "\(path).platform: required (1 = iOS, 2 = Android, 3 = Huawei)")
         }
-        guard let platform = Platform(rawValue: number), platform != .huawei else {
-            let what =
-                number == Platform.huawei.rawValue
-                ? "3 (Huawei HMS) is not supported" : "must be 1 (iOS) or 2 (Android)"
-            throw Refusal(message: "\(path).platform: \(what)")
+        guard let platform = Platform(rawValue: number) else {
+            throw Refusal(message: "\(path).platform: must be 1 (iOS), 2 (Android) or 3 (Huawei)")
         }
         var n = PushgateV1.Notification()
         n.app = try app(object, platform: platform, path: path, configuration: configuration)
@@ -146,7 +144,8 @@ struct GorushRequest {
             throw Refusal(message: "\(path).notif_id: \(notifID.utf8.count) bytes, over \(Self.maxNotifIDBytes)")
         }
         let echo = Echo(
-            platform: platform == .ios ? "ios" : "android", message: Self.echoed(message), notifID: notifID)
+            platform: platform == .ios ? "ios" : platform == .huawei ? "huawei" : "android",
+            message: Self.echoed(message), notifID: notifID)
         return (n, echo)
     }
 
@@ -155,7 +154,7 @@ struct GorushRequest {
     private static func app(
         _ object: ConfigObject, platform: Platform, path: String, configuration: GatewayConfiguration
     ) throws(Refusal) -> String {
-        let wanted: AppConfiguration.Platform = platform == .ios ? .apns : .fcm
+        let wanted: AppConfiguration.Platform = platform == .ios ? .apns : platform == .huawei ? .hms : .fcm
         let production = try read { () throws(ConfigurationError) in try object.bool("production") } ?? false
         let development = try read { () throws(ConfigurationError) in try object.bool("development") } ?? false
         if production && development {

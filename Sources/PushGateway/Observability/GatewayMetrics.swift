@@ -280,6 +280,13 @@ final class NotificationCounters: Sendable {
     /// ADM's reasons.
     static let admReasons = ADMResponseClassifier.tokenReasons.union(ADMResponseClassifier.messageReasons)
         .union(["AccessTokenExpired", "MaxRateExceeded"])
+    /// A Huawei reason's business code (`80300007 All the tokens are invalid` → `80300007`): eight
+    /// digits, a bounded set; anything else is `other`.
+    static func huaweiCode(_ reason: String) -> String {
+        let code = reason.prefix { $0 != " " }
+        return code.count == 8 && code.allSatisfy(\.isASCII) && code.allSatisfy(\.isNumber) ? String(code) : "other"
+    }
+
     static let providerReasons = Set(APNsReason.known.map(\.string)).union(fcmReasons).union(admReasons)
 
     /// The `reason` label: one of Pushgate's own failures by its name (docs/api.md, "Send results"; the
@@ -301,7 +308,8 @@ final class NotificationCounters: Sendable {
         case .unsendable, .unroutableToken, .tooManyOrigins, .addressRefused: "other"
         case .rejectedByProvider, .credentialsRefused, .firebaseCredentialsRefused, .sendingNotPermitted,
             .unauthenticated, .providerUnavailable:
-            result.reason.isEmpty || providerReasons.contains(result.reason) ? result.reason : "other"
+            result.reason.isEmpty || providerReasons.contains(result.reason)
+                ? result.reason : platform == "hms" ? huaweiCode(result.reason) : "other"
         }
     }
 }

@@ -41,6 +41,7 @@ enum SNSApplicationActions {
             if !apns.bundleID.isEmpty { attributes.append(("ApplePlatformBundleID", apns.bundleID)) }
             if !apns.teamID.isEmpty { attributes.append(("ApplePlatformTeamID", apns.teamID)) }
         case .fcm: attributes.append(("AuthenticationMethod", "Token"))
+        case .hms(let hms): attributes.append(("AuthenticationMethod", hms.api == .v3 ? "Token" : "Credentials"))
         case .adm, .webpush: break
         }
         return attributes

@@ -117,6 +117,13 @@ enum RegistryValidation {
                 throw GRPCStatus(.invalidArgument, error.description)
             }
             return token
+        case .hms:
+            do {
+                try HMSToken.validate(token, field: field)
+            } catch {
+                throw GRPCStatus(.invalidArgument, error.description)
+            }
+            return token
         case .adm:
             do {
                 try ADMRegistrationID.validate(token, field: field)

@@ -254,6 +254,7 @@ struct RegistryService: Sendable {
             case .fcm: application.platform = .fcm
             case .adm: application.platform = .adm
             case .webpush: application.platform = .webpush
+            case .hms: application.platform = .hms
             }
             return application
         }

@@ -14,6 +14,7 @@ extension PushgateV1 {
         public static let fcm = Self(rawValue: 3)
         public static let adm = Self(rawValue: 4)
         public static let webpush = Self(rawValue: 5)
+        public static let hms = Self(rawValue: 6)
         /// The proto name of the value, or its number when unknown.
         public var description: String {
             switch rawValue {
@@ -23,6 +24,7 @@ extension PushgateV1 {
             case 3: return "PLATFORM_FCM"
             case 4: return "PLATFORM_ADM"
             case 5: return "PLATFORM_WEBPUSH"
+            case 6: return "PLATFORM_HMS"
             default: return String(rawValue)
             }
         }
@@ -211,6 +213,7 @@ extension PushgateV1.Platform: ProtoJSONEnum {
         ("PLATFORM_FCM", 3),
         ("PLATFORM_ADM", 4),
         ("PLATFORM_WEBPUSH", 5),
+        ("PLATFORM_HMS", 6),
     ]
 }
 

@@ -175,14 +175,17 @@ struct GorushRequestTests {
             (#"not json"#, nil),
             (#"{"notifications":[]}"#, "Notifications field is empty."),
             (#"{"notifications":{}}"#, "notifications: expected an array"),
-            (#"{"notifications":[{"tokens":["a"]}]}"#, "notifications[0].platform: required (1 = iOS, 2 = Android)"),
+            (
+                #"{"notifications":[{"tokens":["a"]}]}"#,
+                "notifications[0].platform: required (1 = iOS, 2 = Android, 3 = Huawei)"
+            ),
             (
                 #"{"notifications":[{"tokens":["a"],"platform":3}]}"#,
-                "notifications[0].platform: 3 (Huawei HMS) is not supported"
+                "notifications[0].platform: no hms app is configured for platform 3"
             ),
             (
                 #"{"notifications":[{"tokens":["a"],"platform":7}]}"#,
-                "notifications[0].platform: must be 1 (iOS) or 2 (Android)"
+                "notifications[0].platform: must be 1 (iOS), 2 (Android) or 3 (Huawei)"
             ),
             (
                 #"{"notifications":[{"platform":1}]}"#,

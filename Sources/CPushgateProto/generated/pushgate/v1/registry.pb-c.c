@@ -2350,7 +2350,7 @@ const ProtobufCMessageDescriptor pushgate__v1__list_subscriptions_response__desc
   (ProtobufCMessageInit) pushgate__v1__list_subscriptions_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue pushgate__v1__platform__enum_values_by_number[6] =
+static const ProtobufCEnumValue pushgate__v1__platform__enum_values_by_number[7] =
 {
   { "PLATFORM_UNSPECIFIED", "PUSHGATE__V1__PLATFORM__PLATFORM_UNSPECIFIED", 0 },
   { "PLATFORM_APNS", "PUSHGATE__V1__PLATFORM__PLATFORM_APNS", 1 },
@@ -2358,16 +2358,18 @@ static const ProtobufCEnumValue pushgate__v1__platform__enum_values_by_number[6]
   { "PLATFORM_FCM", "PUSHGATE__V1__PLATFORM__PLATFORM_FCM", 3 },
   { "PLATFORM_ADM", "PUSHGATE__V1__PLATFORM__PLATFORM_ADM", 4 },
   { "PLATFORM_WEBPUSH", "PUSHGATE__V1__PLATFORM__PLATFORM_WEBPUSH", 5 },
+  { "PLATFORM_HMS", "PUSHGATE__V1__PLATFORM__PLATFORM_HMS", 6 },
 };
 static const ProtobufCIntRange pushgate__v1__platform__value_ranges[] = {
-{0, 0},{0, 6}
+{0, 0},{0, 7}
 };
-static const ProtobufCEnumValueIndex pushgate__v1__platform__enum_values_by_name[6] =
+static const ProtobufCEnumValueIndex pushgate__v1__platform__enum_values_by_name[7] =
 {
   { "PLATFORM_ADM", 4 },
   { "PLATFORM_APNS", 1 },
   { "PLATFORM_APNS_SANDBOX", 2 },
   { "PLATFORM_FCM", 3 },
+  { "PLATFORM_HMS", 6 },
   { "PLATFORM_UNSPECIFIED", 0 },
   { "PLATFORM_WEBPUSH", 5 },
 };
@@ -2378,9 +2380,9 @@ const ProtobufCEnumDescriptor pushgate__v1__platform__descriptor =
   "Platform",
   "Pushgate__V1__Platform",
   "pushgate.v1",
-  6,
+  7,
   pushgate__v1__platform__enum_values_by_number,
-  6,
+  7,
   pushgate__v1__platform__enum_values_by_name,
   1,
   pushgate__v1__platform__value_ranges,

@@ -52,7 +52,11 @@ typedef enum _Pushgate__V1__Platform {
    * Browsers' push services (RFC 8030); an endpoint's token is the browser's
    * PushSubscription.toJSON() text.
    */
-  PUSHGATE__V1__PLATFORM__PLATFORM_WEBPUSH = 5
+  PUSHGATE__V1__PLATFORM__PLATFORM_WEBPUSH = 5,
+  /*
+   * Huawei Push Kit (HarmonyOS NEXT through the v3 API, HMS Core devices through v2).
+   */
+  PUSHGATE__V1__PLATFORM__PLATFORM_HMS = 6
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(PUSHGATE__V1__PLATFORM)
 } Pushgate__V1__Platform;
 
