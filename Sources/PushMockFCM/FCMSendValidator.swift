@@ -16,6 +16,8 @@ enum FCMSendValidator {
     struct Send: Sendable {
         enum Target: Sendable, Equatable {
             case token(String)
+            /// A Firebase Installation ID (`message.fid`).
+            case fid(String)
             case topic(String)
             case condition(String)
         }
@@ -71,10 +73,10 @@ enum FCMSendValidator {
         return .success(Send(target: target, validateOnly: validateOnly))
     }
 
-    /// Exactly one of token, topic and condition, as a non-empty string.
+    /// Exactly one of token, fid, topic and condition, as a non-empty string.
     private static func targetOf(_ message: JSONValue) -> Result<Send.Target, FCMErrorResponse> {
         var found: [Send.Target] = []
-        for name in ["token", "topic", "condition"] {
+        for name in ["token", "fid", "topic", "condition"] {
             guard let value = message[name] else { continue }
             guard case .string(let text) = value else {
                 return .failure(
@@ -84,6 +86,9 @@ enum FCMSendValidator {
             case "token":
                 guard !text.isEmpty else { return .failure(.invalidRegistrationToken) }
                 found.append(.token(text))
+            case "fid":
+                guard !text.isEmpty else { return .failure(.invalidArgument(field: "message.fid", "Invalid FID.")) }
+                found.append(.fid(text))
             case "topic":
                 guard !text.isEmpty, !text.hasPrefix("/topics/") else {
                     return .failure(.invalidArgument(field: "message.topic", "Invalid topic name: \"\(text)\""))

@@ -87,6 +87,10 @@ extension MockFCMShared {
         case .token(let token):
             if let refusal = configuration.tokenRule(token) { return .fcm(refusal, retryAfter: nil) }
             (kind, target) = ("token", token)
+        case .fid(let fid):
+            // The token rules (unregistered, invalid, …) hold for installation ids as for tokens.
+            if let refusal = configuration.tokenRule(fid) { return .fcm(refusal, retryAfter: nil) }
+            (kind, target) = ("fid", fid)
         case .topic(let topic): (kind, target) = ("topic", topic)
         case .condition(let condition): (kind, target) = ("condition", condition)
         }

@@ -80,7 +80,7 @@ final class MockHMSShared: MockRequestHandler, Sendable {
     let faults: FaultSchedule<Fault>
     /// The last body of each API that passed validation, and what it asked for: a sender repeating a
     /// body (one message to the same tokens, a retry) is not parsed again.
-    let lastValid = Locked<[String: (body: [UInt8], pushType: Int, send: HMSSend)]>([:])
+    let lastValid = Locked<[String: MockHMSValidBody]>([:])
 
     private let requestIDSeed: UInt64
     private let requestIDs = Atomic<UInt64>(0)
@@ -102,5 +102,51 @@ final class MockHMSShared: MockRequestHandler, Sendable {
         let sequence = requestIDs.wrappingAdd(1, ordering: .relaxed).newValue % 1_000_000
         let tail = requestIDSeed % 100_000 * 1_000_000 + sequence
         return String(wallClockMillis()) + String(tail).leftPadded(11)
+    }
+}
+
+/// The last valid send body of an API, and where its one token sits in it: a sender's requests
+/// differ only there (one token a request), so a body equal to it around a plain token is valid
+/// without parsing its JSON again (mocks are never the bottleneck).
+struct MockHMSValidBody: Sendable {
+    let body: [UInt8]
+    let pushType: Int
+    let send: HMSSend
+    /// The token's bytes (inside its quotes) when the send has exactly one token.
+    let tokenRange: Range<Int>?
+
+    init(body: [UInt8], pushType: Int, send: HMSSend) {
+        self.body = body
+        self.pushType = pushType
+        self.send = send
+        tokenRange = send.tokens.count == 1 ? Self.range(of: send.tokens[0], in: body) : nil
+    }
+
+    /// The send of `other` when it is this body with another plain token (no quote, backslash or
+    /// control byte) in the token's place; nil otherwise.
+    func send(ofSameBodyWithAnotherToken other: [UInt8]) -> HMSSend? {
+        guard let range = tokenRange else { return nil }
+        let prefix = range.lowerBound
+        let suffix = body.count - range.upperBound
+        guard other.count > prefix + suffix, other.prefix(prefix).elementsEqual(body.prefix(prefix)),
+            other.suffix(suffix).elementsEqual(body.suffix(suffix))
+        else { return nil }
+        let token = other[prefix..<(other.count - suffix)]
+        guard token.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+        else { return nil }
+        var send = self.send
+        send.tokens = [String(decoding: token, as: UTF8.self)]
+        return send
+    }
+
+    private static func range(of token: String, in body: [UInt8]) -> Range<Int>? {
+        let needle = [UInt8(ascii: "\"")] + Array(token.utf8) + [UInt8(ascii: "\"")]
+        guard needle.count <= body.count else { return nil }
+        for start in 0...(body.count - needle.count) where body[start] == needle[0] {
+            if body[start..<(start + needle.count)].elementsEqual(needle) {
+                return (start + 1)..<(start + needle.count - 1)
+            }
+        }
+        return nil
     }
 }

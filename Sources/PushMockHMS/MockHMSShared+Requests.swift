@@ -114,15 +114,16 @@ extension MockHMSShared {
     /// The body's send, from the last valid body of `api` when this one is the same bytes.
     private func validated(_ api: String, _ request: MockRequest, pushType: Int) -> Result<HMSSend, HMSRefusal> {
         guard request.bodyLength <= configuration.maxBodyBytes else { return .failure(HMSRefusal(.messageTooLong)) }
-        if let last = lastValid.withLock({ $0[api] }), last.pushType == pushType, last.body == request.body {
-            return .success(last.send)
+        if let last = lastValid.withLock({ $0[api] }), last.pushType == pushType {
+            if last.body == request.body { return .success(last.send) }
+            if let send = last.send(ofSameBodyWithAnotherToken: request.body) { return .success(send) }
         }
         let result =
             api == "v3"
             ? HMSSendValidator.validateV3(request.body, bodyLength: request.bodyLength, pushType: pushType)
             : HMSSendValidator.validateV1(request.body, bodyLength: request.bodyLength)
         if case .success(let send) = result {
-            lastValid.withLock { $0[api] = (request.body, pushType, send) }
+            lastValid.withLock { $0[api] = MockHMSValidBody(body: request.body, pushType: pushType, send: send) }
         }
         return result
     }

@@ -144,6 +144,20 @@ struct SendTests {
         #expect(harness.server.stats.deliveredPerToken == ["same": 5])
     }
 
+    @Test("a body that differs from the last valid one only in its token is valid, its own token counted")
+    func anotherToken() throws {
+        let harness = try Harness()
+        defer { harness.shutdown() }
+        let client = try harness.client()
+        let jwt = try makeJWT()
+        let bodies = ["tok-a", "tok-b", "tok-c"].map { harness.v3(jwt: jwt, body: v3Body([$0])) }
+        #expect(try client.send(bodies).allSatisfy { $0.code == "80000000" })
+        #expect(harness.server.stats.deliveredPerToken == ["tok-a": 1, "tok-b": 1, "tok-c": 1])
+        // Around a "token" holding quotes the body is parsed: two tokens, x and y, each counted.
+        #expect(try client.send(harness.v3(jwt: jwt, body: v3Body([#"x","y"#]))).code == "80000000")
+        #expect(harness.server.stats.deliveredPerToken["x"] == 1 && harness.server.stats.deliveredPerToken["y"] == 1)
+    }
+
     @Test("other paths and methods are 404")
     func notFound() throws {
         let harness = try Harness()

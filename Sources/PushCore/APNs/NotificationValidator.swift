@@ -63,6 +63,17 @@ public enum NotificationValidator {
                         + #"{"aps":{"content-changed":true}}, which Pushgate builds"#)
             }
             built = .init(bytes: Self.contentChangedPayload, inferredPushType: type)
+        } else if let type = n.pushType, type == .widgets || type == .controls {
+            built = try APNsPayloadBuilder.prepare(n)
+            guard case .object(let members)? = try? JSONParser.parse(built.bytes),
+                case .object(let aps)? = members.first(where: { $0.0 == "aps" })?.1,
+                aps.count == 1, aps[0].0 == "content-changed"
+            else {
+                throw ValidationError(
+                    field: "payload_json",
+                    message: "must have an aps of content-changed alone for push type \(type.rawValue) (WidgetKit "
+                        + "reloads the timeline; an alert is not shown)")
+            }
         } else {
             built = try APNsPayloadBuilder.prepare(n)
         }

@@ -48,6 +48,21 @@ public enum HMSMessageBuilder {
                 message: "must be one of Huawei's notification categories: "
                     + categories.sorted().joined(separator: ", "))
         }
+        if let badge = n.badge, badge > 99 {
+            throw ValidationError(field: "badge", message: "must be 0 to 99 for Huawei Push Kit (setNum)")
+        }
+        if api == .v3, n.priority != 0 {
+            throw ValidationError(
+                field: "priority", message: "has no place in a v3 message (Push Kit v3 has no urgency)")
+        }
+        if n.contentAvailable, hasAlert(n) {
+            throw ValidationError(
+                field: "content_available",
+                message: "is for a data message (no alert): a Huawei notification is always shown")
+        }
+        if n.contentAvailable, n.dataJSON.isEmpty, n.payloadJSON.isEmpty {
+            throw ValidationError(field: "data_json", message: "is required for a Huawei data (background) message")
+        }
         let ttl = n.secondsToExpiration(now: now, within: 1...maxTTL)
         var pushType: String?
         let prefix: [UInt8]

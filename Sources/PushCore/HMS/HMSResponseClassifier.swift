@@ -6,8 +6,8 @@
 /// | Code (else HTTP status)                                       | Outcome                                       |
 /// |---------------------------------------------------------------|-----------------------------------------------|
 /// | `80000000`, or 2xx without a code                             | delivered (id: `requestId`)                   |
-/// | `80300007` all tokens invalid                                 | rejected, invalidates the token               |
-/// | `80100000` partial success, `msg` naming the token `tokenFormatError`, `tokenPlatformNotSupport` or `noRight` | rejected, invalidates the token |
+/// | `80300007` all tokens invalid, `80100000` partial success: `msg` listing the token under `tokenFormatError`, `tokenPlatformNotSupport` or `noRight` (v3's JSON), or v2's plain "All the tokens are invalid" | rejected, invalidates the token |
+/// | the same codes for another reason (`noPushTypeRight`, `appinfoError`, `countryNotSupport`, a penalty…: not the token's fault) | rejected, the token kept |
 /// | `80200001`, `80200003`, `80200005` (credential refused or expired) | unauthenticated: renew it once, send again |
 /// | `81000001` internal error, `80300029` test-message limit, `80100017` | transient                     |
 /// | any other code                                                | rejected (the message, not the token)         |
@@ -45,11 +45,10 @@ public enum HMSResponseClassifier {
         if let code {
             switch code {
             case success: return .delivered(id: "")
-            case allTokensInvalid:
-                return .rejected(reason: reason, httpStatus: status, invalidatesToken: true)
-            case partialSuccess:
-                let dead = deadTokenReasons.contains { message.contains($0) }
-                return .rejected(reason: reason, httpStatus: status, invalidatesToken: dead)
+            case allTokensInvalid, partialSuccess:
+                return .rejected(
+                    reason: reason, httpStatus: status,
+                    invalidatesToken: tokenIsDead(message: message, allInvalid: code == allTokensInvalid))
             case let known where credentialCodes.contains(known):
                 return .unauthenticated(reason: reason, httpStatus: status)
             case let known where transientCodes.contains(known):
@@ -63,6 +62,19 @@ public enum HMSResponseClassifier {
         case 401: return .unauthenticated(reason: reason, httpStatus: status)
         case 429, 500...599: return transient
         default: return .rejected(reason: reason, httpStatus: status, invalidatesToken: false)
+        }
+    }
+
+    /// Whether the failed token is dead: v3 lists it under reasons (`{"illegalTokens":{"noRight":[…]}}`,
+    /// or an array of objects), dead only under ``deadTokenReasons`` exactly; v2 says only "All the
+    /// tokens are invalid" (dead, for `80300007`).
+    static func tokenIsDead(message: String, allInvalid: Bool) -> Bool {
+        guard let document = try? JSONParser.parse(message.utf8), let illegal = document["illegalTokens"] else {
+            return allInvalid
+        }
+        switch illegal {
+        case .object(let reasons): return reasons.contains { deadTokenReasons.contains($0.0) }
+        default: return false
         }
     }
 

@@ -6,8 +6,12 @@ extension SNSMessage {
     /// - Parameter attributes: the publish's message attributes, checked for each platform.
     /// - Throws: the first ``ValidationError``, platforms in the order APNs, APNs sandbox, FCM,
     ///   ADM, Web Push, Huawei.
-    public func checkPayloads(attributes: [String: String], target: SNSTarget) throws(ValidationError) {
-        func reaches(_ key: PlatformKey) -> Bool { target == .topic || target == .endpoint(key) }
+    public func checkPayloads(
+        attributes: [String: String], target: SNSTarget, platforms: Set<PlatformKey> = Set(PlatformKey.allCases)
+    ) throws(ValidationError) {
+        func reaches(_ key: PlatformKey) -> Bool {
+            platforms.contains(key) && (target == .topic || target == .endpoint(key))
+        }
         for key in [PlatformKey.apns, .apnsSandbox] where reaches(key) {
             let options = try SNSAttributes.parse(attributes, platformKey: key)
             try SNSAPNsPayload.check(message: self, key: key, options: options)

@@ -9,7 +9,7 @@ public struct SNSMessage: Sendable, Equatable {
     /// The keys whose values are kept. The VoIP keys are kept for a later PushKit path; other
     /// SNS keys (`BAIDU`, `email`, `sqs`, …) are ignored like unknown ones, whatever their value.
     public static let knownKeys: Set<String> = [
-        "default", "APNS", "APNS_SANDBOX", "GCM", "ADM", "WEBPUSH", "APNS_VOIP", "APNS_VOIP_SANDBOX",
+        "default", "APNS", "APNS_SANDBOX", "GCM", "ADM", "WEBPUSH", "HMS", "APNS_VOIP", "APNS_VOIP_SANDBOX",
     ]
 
     /// The `default` text, if the message has one.

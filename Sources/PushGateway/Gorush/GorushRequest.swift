@@ -65,10 +65,12 @@ struct GorushRequest {
             "raw FCM APNSConfig blocks are not supported; use the gorush fields or Pushgate's Send with payload_json",
         "webpush": "raw FCM WebpushConfig blocks are not supported; use Pushgate's Send with a webpush app",
         "url-args": "Safari's legacy push (url-args) is not supported",
-        "huawei_data": "Huawei (HMS) is not supported", "huawei_notification": "Huawei (HMS) is not supported",
-        "huawei_collapse_key": "Huawei (HMS) is not supported", "huawei_ttl": "Huawei (HMS) is not supported",
-        "app_id": "Huawei (HMS) is not supported", "app_secret": "Huawei (HMS) is not supported",
-        "bi_tag": "Huawei (HMS) is not supported", "fast_app_target": "Huawei (HMS) is not supported",
+        "huawei_data": "raw Huawei blocks are not supported; use data, title, message and image",
+        "huawei_notification": "raw Huawei blocks are not supported; use data, title, message and image",
+        "huawei_collapse_key": "Huawei's collapse key is not mapped", "huawei_ttl": "use expiration",
+        "app_id": "the hms app's credentials are in the gateway's config (app_id, client_secret_file)",
+        "app_secret": "the hms app's credentials are in the gateway's config (app_id, client_secret_file)",
+        "bi_tag": "Huawei's bi_tag is not mapped", "fast_app_target": "Huawei quick apps are not supported",
     ]
 
     /// Every key of a notification this mapping reads.
@@ -130,6 +132,9 @@ struct GorushRequest {
         // An Android topic is one more target, sent first as gorush does: FCM's `message.topic`.
         let topic = try read { () throws(ConfigurationError) in try object.string("topic") } ?? ""
         if platform == .android, !topic.isEmpty { tokens.insert(FCMToken.topicPrefix + topic, at: 0) }
+        if platform == .huawei, !topic.isEmpty {
+            throw Refusal(message: "\(path).topic: Huawei Push Kit topics are not supported; send to tokens")
+        }
         guard !tokens.isEmpty else {
             throw Refusal(
                 message: "\(path).tokens: please provide at least one device token (or, for Android, a topic)")

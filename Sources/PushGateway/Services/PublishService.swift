@@ -44,7 +44,11 @@ struct PublishService: Sendable {
             record.endpointID = request.endpointID
             reaches = [app]
         }
-        try Self.check(request, target: target)
+        try Self.check(
+            request, target: target,
+            platforms: Set(live.configuration.apps.map(\.platformKey)).union([
+                .apns, .apnsSandbox, .gcm, .adm, .webpush,
+            ]))
         let webhooks = fanOut.events.webhooks
         if !webhooks.isEmpty { record.notify = webhooks.names(wanting: .messageFinished, apps: reaches) }
         try await storeCall("message") { () async throws(StoreError) in try await store.insertMessage(record) }
@@ -294,12 +298,15 @@ struct PublishService: Sendable {
     /// Everything that can be wrong with a publish whatever its recipients: the message structure,
     /// the attributes, and the payload of every platform it reaches (bad JSON rejects the whole
     /// publish).
-    static func check(_ request: PushgateV1.PublishRequest, target: SNSTarget) throws(GRPCStatus) {
+    /// `platforms`: the payloads to check; a platform no app has (Huawei's, say) adds no refusal.
+    static func check(_ request: PushgateV1.PublishRequest, target: SNSTarget, platforms: Set<PlatformKey>)
+        throws(GRPCStatus)
+    {
         do {
             let message = try SNSMessage.parse(
                 message: request.message, structure: request.messageStructure, target: target,
                 attributes: request.attributes)
-            try message.checkPayloads(attributes: request.attributes, target: target)
+            try message.checkPayloads(attributes: request.attributes, target: target, platforms: platforms)
         } catch {
             throw GRPCStatus(.invalidArgument, error.description)
         }

@@ -109,4 +109,63 @@ struct HMSMessageBuilderTests {
                 == .rejected(reason: "80300008 Push message size is too long", httpStatus: 400, invalidatesToken: false)
         )
     }
+
+    @Test("80300007 and 80100000 disable the token only for a dead-token reason, or v2's plain text")
+    func deadTokenReasons() {
+        func outcome(_ body: String) -> ClassifiedAnswer {
+            HMSResponseClassifier.outcome(status: 400, body: Array(body.utf8), retryAfter: nil, now: 0)
+        }
+        func invalidates(_ answer: ClassifiedAnswer) -> Bool {
+            if case .rejected(_, _, let invalidates, _, _) = answer { return invalidates }
+            return false
+        }
+        #expect(invalidates(outcome(#"{"code":"80300007","msg":"All the tokens are invalid"}"#)))
+        #expect(
+            invalidates(
+                outcome(#"{"code":"80300007","msg":"{\"failure\":1,\"illegalTokens\":{\"noRight\":[\"t\"]}}"}"#)))
+        #expect(
+            !invalidates(
+                outcome(#"{"code":"80300007","msg":"{\"illegalTokens\":{\"noPushTypeRight\":[\"t\"]}}"}"#)))
+        #expect(
+            !invalidates(
+                outcome(
+                    #"{"code":"80300007","msg":"{\"illegalTokens\":{\"noRightToSendThisLiveNotificationEvent\":[\"t\"]}}"}"#
+                )))
+        #expect(!invalidates(outcome(#"{"code":"80100000","msg":"partial"}"#)))
+    }
+
+    @Test(
+        "Push Kit's own limits: badge 0-99, no v3 priority, background needs data, no content_available with an alert")
+    func limits() {
+        func refusal(_ n: NotificationRequest, api: HMSAPI = .v3) -> String? {
+            if case .failure(let error) = prepare(n, api: api) { return error.description }
+            return nil
+        }
+        #expect(
+            refusal(NotificationRequest(alert: .init(title: "t", body: "b"), badge: 100))?.hasPrefix(
+                "notifications[0].badge") == true)
+        #expect(
+            refusal(NotificationRequest(alert: .init(title: "t", body: "b"), priority: 10))?.hasPrefix(
+                "notifications[0].priority") == true)
+        #expect(refusal(NotificationRequest(alert: .init(title: "t", body: "b"), priority: 10), api: .v2) == nil)
+        #expect(refusal(NotificationRequest(contentAvailable: true))?.hasPrefix("notifications[0].data_json") == true)
+        #expect(
+            refusal(NotificationRequest(alert: .init(title: "t", body: "b"), contentAvailable: true))?
+                .hasPrefix("notifications[0].content_available") == true)
+    }
+
+    @Test("a Publish's HMS entry: title, body and data; default alone is a data message")
+    func publishEntry() throws {
+        let message = try SNSMessage.parse(
+            message: #"{"default":"d","HMS":"{\"title\":\"T\",\"body\":\"B\",\"data\":{\"k\":\"v\"}}"}"#,
+            structure: "json", target: .topic, attributes: [:])
+        let prepared = try #require(
+            try SNSHMSPayload.build(message: message, attributes: [:], api: .v3, publishedAt: 0, now: 0))
+        let body = String(decoding: prepared.body(token: "tok"), as: UTF8.self)
+        #expect(body.contains(#""title":"T","body":"B","clickAction":{"actionType":0,"data":{"k":"v"}}"#))
+        let plain = try SNSMessage.parse(message: "hello", structure: "", target: .topic, attributes: [:])
+        let data = try #require(
+            try SNSHMSPayload.build(message: plain, attributes: [:], api: .v2, publishedAt: 0, now: 0))
+        #expect(String(decoding: data.body(token: "tok"), as: UTF8.self).contains(#""data":"{\"default\":\"hello\"}""#))
+    }
 }

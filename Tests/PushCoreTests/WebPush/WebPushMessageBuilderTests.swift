@@ -208,6 +208,7 @@ extension WebPushMessageBuilderTests {
                 == true)
         #expect(refusal { $0.webPush?.navigate = "/relative" }?.hasPrefix("notifications[1].webpush.navigate") == true)
         #expect(refusal { $0.webPush?.dir = "up" }?.hasPrefix("notifications[1].webpush.dir") == true)
+        #expect(refusal { $0.webPush?.lang = "en US" }?.hasPrefix("notifications[1].webpush.lang") == true)
         #expect(refusal { $0.alert = .init(body: "no title") }?.hasPrefix("notifications[1].alert.title") == true)
         #expect(
             refusal { $0.webPush?.declarative = false }?.hasPrefix("notifications[1].webpush.navigate: is a member")
