@@ -209,7 +209,7 @@ struct GorushRequestTests {
             ),
             (
                 #"{"notifications":[{"tokens":["a"],"platform":3,"huawei_data":"{}"}]}"#,
-                "notifications[0].huawei_data: Huawei (HMS) is not supported"
+                "notifications[0].huawei_data: raw Huawei blocks are not supported; use data, title, message and image"
             ),
             (
                 #"{"notifications":[{"tokens":["a"],"platform":1,"alert":{"action":"Open"}}]}"#,
