@@ -26,27 +26,13 @@ public struct HuaweiServiceAccount: Sendable, Equatable, CustomStringConvertible
     /// Reads and parses the key file at `file`; errors start with its path and name the field.
     public init(file: String) throws(TLSError) {
         let source = "service account file \(file)"
-        let json: [UInt8]
-        do {
-            json = try FileContents.read(file)
-        } catch {
-            throw TLSError(.invalidInput, "\(source): cannot be read (\(error.description))")
-        }
-        try self.init(json: json, source: source)
+        try self.init(json: try CredentialFile.read(file, source: source), source: source)
     }
 
     public init(json: [UInt8], source: String = "service account JSON") throws(TLSError) {
-        guard let object = FlatJSONObject(json) else {
-            throw TLSError(.invalidInput, "\(source): not a flat JSON object of strings")
-        }
+        let object = try CredentialFile.object(json, source: source)
         func field(_ name: String) throws(TLSError) -> String {
-            switch object.fields[name] {
-            case nil: throw TLSError(.invalidInput, "\(source): \(name) is missing")
-            case .string(let value)?:
-                guard !value.isEmpty else { throw TLSError(.invalidInput, "\(source): \(name) is empty") }
-                return value
-            default: throw TLSError(.invalidInput, "\(source): \(name) must be a string")
-            }
+            try CredentialFile.required(name, of: object, source: source)
         }
         projectID = try field("project_id")
         keyID = try field("key_id")

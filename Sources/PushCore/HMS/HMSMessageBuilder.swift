@@ -35,6 +35,14 @@ public enum HMSMessageBuilder {
         -> PreparedHMSMessage
     {
         try HMSToken.shape.validate(tokens: n.tokens)
+        return try message(n, api: api, now: now)
+    }
+
+    /// The message without its tokens' check: a Publish builds it once, before the fan-out has any
+    /// (its endpoints' tokens were checked when they were registered).
+    static func message(_ n: NotificationRequest, api: HMSAPI, now: Int64) throws(ValidationError)
+        -> PreparedHMSMessage
+    {
         try NotificationValidator.checkScalars(n)
         try n.refuseWebPushOnlyFields(provider: "Huawei Push Kit")
         try n.refuseLiveActivity(provider: "Huawei Push Kit")

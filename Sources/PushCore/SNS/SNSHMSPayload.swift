@@ -20,13 +20,9 @@ public enum SNSHMSPayload {
             guard left > 0 else { return nil }
             n.expiration = now + left
         }
-        n.tokens = ["x"]
-        switch HMSMessageBuilder.prepare(n, at: field, api: api, now: now) {
-        case .success(var prepared):
-            prepared.tokens = []
-            return prepared
-        case .failure(let error): throw error
-        }
+        return try ValidationError.result(at: field) { () throws(ValidationError) in
+            try HMSMessageBuilder.message(n, api: api, now: now)
+        }.get()
     }
 
     /// Runs the checks of ``build(message:attributes:api:publishedAt:now:)`` for a message just published.
