@@ -140,8 +140,22 @@ public protocol Store: Sendable {
 
     /// A bulk loader for tests and benchmarks: creates the topic if needed, an endpoint (no custom
     /// data) for every token not yet registered with `app`, and a subscription for every endpoint not
-    /// yet subscribed, all in one transaction. Returns how many subscriptions it created.
+    /// yet subscribed, all in one transaction (``importEndpoints(_:now:)``'s). Returns how many
+    /// subscriptions it created.
     func bulkCreateSubscribed(topic: String, app: String, tokens: [String], now: Int64) async throws(StoreError) -> Int
+
+    /// Imports a batch of endpoints in one transaction (see ``EndpointImport``): each row's endpoint
+    /// is created (enabled unless the row says otherwise) or, when its app already has the token,
+    /// kept with its id and given the fields the row sets (a change of `enabled` clears the disabled
+    /// reason); its topics are created when missing and it is subscribed to each (existing
+    /// subscriptions kept). Rows repeating an (app, token) count as one, later fields winning.
+    /// Idempotent: the same rows again change nothing. Tokens must be normalized and fields valid
+    /// (the caller checks, as for `createEndpoint`).
+    func importEndpoints(_ rows: [EndpointImport], now: Int64) async throws(StoreError) -> ImportCounts
+
+    /// The next `limit` endpoints (of `app`, or all) after `cursor`, in creation order, each with the
+    /// names of its topics in subscription order: what `pushgate export` writes.
+    func exportEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<ExportedEndpoint>
 
     // MARK: Messages
 

@@ -7,6 +7,13 @@ public enum StoreSetting {
         return try await SQLiteStore.open(path: setting)
     }
 
+    /// Opens the store for a tool that may run beside a gateway on it (import, export, the bench
+    /// loaders): an SQLite file's leases stay with the gateway that holds them.
+    public static func openForTool(_ setting: String) async throws(StoreError) -> any Store {
+        if PostgresStore.isPostgresURL(setting) { return try await PostgresStore.open(url: setting) }
+        return try await SQLiteStore.open(path: setting, owner: false)
+    }
+
     /// The setting as logs may show it (a URL's password removed).
     public static func redacted(_ setting: String) -> String {
         PostgresStore.isPostgresURL(setting) ? PostgresStore.redactedURL(setting) : setting

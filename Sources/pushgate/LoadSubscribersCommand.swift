@@ -53,7 +53,7 @@ enum LoadSubscribersCommand {
 
     private static func load(_ options: Options) async -> Int32 {
         do {
-            let opened = try await StoreSetting.open(options.store)
+            let opened = try await StoreSetting.openForTool(options.store)
             var created = 0
             var start = options.first
             let end = options.first + options.count

@@ -32,7 +32,7 @@ struct RecipientRows {
     }
 }
 
-/// The fan-out read and the bulk loader that feeds it; see `Store` for the semantics.
+/// The fan-out read and the bench loaders' import; see `Store` for the semantics.
 extension SQLDatabase {
     /// One indexed range scan of `subscriptions_topic` (topic_seq, seq) joined to endpoints by
     /// primary key: the cost of a page is its size, however large the topic.
@@ -89,67 +89,10 @@ extension SQLDatabase {
         return Page(items: page.items.map(\.target), nextCursor: page.nextCursor)
     }
 
+    /// The bench loaders' shape of an import: every token an endpoint of `app` subscribed to `topic`.
     func bulkCreateSubscribed(topic: String, app: String, tokens: [String], now: Int64) throws(StoreError) -> Int {
-        try transaction { () throws(StoreError) -> Int in
-            try createTopic(name: topic)
-            guard let topicSeq = try topicSeq(name: topic) else {
-                throw StoreError(.internal, message: "topic \(topic) vanished while bulk loading")
-            }
-            switch engine {
-            case .sqlite: return try bulkCreateRowByRow(topicSeq: topicSeq, app: app, tokens: tokens, now: now)
-            case .postgres: return try bulkCreateByArrays(topicSeq: topicSeq, app: app, tokens: tokens, now: now)
-            }
-        }
-    }
-
-    /// SQLite: prepared statements in one transaction are as fast as it gets (no round trips).
-    private func bulkCreateRowByRow(topicSeq: Int64, app: String, tokens: [String], now: Int64)
-        throws(StoreError) -> Int
-    {
-        var created = 0
-        for token in tokens {
-            let record = EndpointRecord(
-                id: RandomID.make(), app: app, token: token, enabled: true, customUserData: "", createdAt: now,
-                disabledReason: "")
-            try insertEndpoint(record, ifAbsent: true)
-            guard let endpointSeq = try endpoint(app: app, token: token)?.seq else {
-                throw StoreError(.internal, message: "endpoint for token \(token) vanished while bulk loading")
-            }
-            created += try insertSubscription(
-                id: RandomID.make(), topicSeq: topicSeq, endpointSeq: endpointSeq, filterPolicyJSON: "",
-                ifAbsent: true)
-        }
-        return created
-    }
-
-    /// PostgreSQL: a statement per row would be a network round trip per row, so each batch of
-    /// tokens goes as arrays in two set-based statements (endpoints, then subscriptions).
-    private func bulkCreateByArrays(topicSeq: Int64, app: String, tokens: [String], now: Int64)
-        throws(StoreError) -> Int
-    {
-        var created = 0
-        var start = 0
-        while start < tokens.count {
-            let batch = Array(tokens[start..<min(start + 10_000, tokens.count)])
-            start += batch.count
-            let endpointIDs = batch.map { _ in RandomID.make() }
-            let subscriptionIDs = batch.map { _ in RandomID.make() }
-            try run(
-                """
-                INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason)
-                SELECT i.id, ?, i.token, 1, '', ?, '' FROM unnest(?::text[], ?::text[]) AS i (id, token)
-                ON CONFLICT (app, md5(token)) DO NOTHING
-                """,
-                [.text(app), .integer(now), .textArray(endpointIDs), .textArray(batch)])
-            created += try run(
-                """
-                INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json)
-                SELECT i.id, ?, e.seq, '' FROM unnest(?::text[], ?::text[]) AS i (id, token)
-                JOIN endpoints e ON e.app = ? AND md5(e.token) = md5(i.token) AND e.token = i.token
-                ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
-                """,
-                [.integer(topicSeq), .textArray(subscriptionIDs), .textArray(batch), .text(app)])
-        }
-        return created
+        try importEndpoints(
+            tokens.map { EndpointImport(app: app, token: $0, topics: [topic]) }, now: now
+        ).subscriptionsCreated
     }
 }

@@ -145,6 +145,18 @@ extension SQLStore {
         }
     }
 
+    public func importEndpoints(_ rows: [EndpointImport], now: Int64) async throws(StoreError) -> ImportCounts {
+        try await withDatabase { database throws(StoreError) in try database.importEndpoints(rows, now: now) }
+    }
+
+    public func exportEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<
+        ExportedEndpoint
+    > {
+        try await withDatabase { database throws(StoreError) in
+            try database.exportEndpoints(app: app, cursor: cursor, limit: limit)
+        }
+    }
+
     // MARK: Messages
 
     public func insertMessage(_ message: MessageRecord) async throws(StoreError) {

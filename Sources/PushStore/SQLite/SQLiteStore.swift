@@ -28,8 +28,9 @@ public final class SQLiteStore: SQLStore {
 
     /// Opens the store at `path`, creating the file (not its directory) if needed, and brings its
     /// schema up to date. Throws `incompatible` for a file written by a newer Pushgate, `io` if the
-    /// file cannot be opened or is not a database.
-    public static func open(path: String) async throws(StoreError) -> SQLiteStore {
+    /// file cannot be opened or is not a database. `owner` false: a tool beside the gateway (import,
+    /// export, the loaders), which must leave the running gateway's leases alone.
+    public static func open(path: String, owner: Bool = true) async throws(StoreError) -> SQLiteStore {
         let store = SQLiteStore(label: "pushgate.store \(path)")
         try await store.onQueue { () throws(StoreError) in
             try store.connection.withLock { (slot: inout Database?) throws(StoreError) in
@@ -38,8 +39,10 @@ public final class SQLiteStore: SQLStore {
                 try Migrator.migrate(database)
                 // One process owns the file: no lease from a previous run can still be held, so its
                 // unfinished fan-out chunks and its webhooks' batches are claimable at once.
-                try database.releaseAllFanOutLeases()
-                try database.releaseAllWebhookLeases()
+                if owner {
+                    try database.releaseAllFanOutLeases()
+                    try database.releaseAllWebhookLeases()
+                }
                 slot = database
             }
             store.file.withLock { $0 = SQLiteFileWatch(path: path) }

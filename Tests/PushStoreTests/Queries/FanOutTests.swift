@@ -109,7 +109,7 @@ struct FanOutTests {
 }
 
 /// A 64-hex-digit token from a number, like an APNs token.
-private func hexToken(_ n: Int) -> String {
+func hexToken(_ n: Int) -> String {
     let hex = String(n, radix: 16)
     return String(repeating: "0", count: 64 - hex.utf8.count) + hex
 }

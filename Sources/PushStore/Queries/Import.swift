@@ -1,0 +1,196 @@
+/// Bulk import and export of endpoints with their topics (`pushgate import`/`export`, the bench
+/// loaders); see `Store.importEndpoints` for the semantics.
+extension SQLDatabase {
+    /// One batch in one transaction: a crash leaves it wholly in or wholly out.
+    func importEndpoints(_ rows: [EndpointImport], now: Int64) throws(StoreError) -> ImportCounts {
+        let rows = EndpointImport.merged(rows)
+        return try transaction { () throws(StoreError) -> ImportCounts in
+            let topics = try topicSeqs(creating: rows)
+            switch engine {
+            case .sqlite: return try importRowByRow(rows, topics: topics, now: now)
+            case .postgres: return try importByArrays(rows, topics: topics, now: now)
+            }
+        }
+    }
+
+    /// The batch's topics by name, created where missing.
+    private func topicSeqs(creating rows: [EndpointImport]) throws(StoreError) -> [String: Int64] {
+        var seqs: [String: Int64] = [:]
+        for row in rows {
+            for name in row.topics where seqs[name] == nil {
+                try createTopic(name: name)
+                guard let seq = try topicSeq(name: name) else {
+                    throw StoreError(.internal, message: "topic \(name) vanished while importing")
+                }
+                seqs[name] = seq
+            }
+        }
+        return seqs
+    }
+
+    /// SQLite: prepared statements in one transaction are as fast as it gets (no round trips). A new
+    /// token costs one insert; a known one a lookup, and an update only when the row changes it.
+    private func importRowByRow(_ rows: [EndpointImport], topics: [String: Int64], now: Int64)
+        throws(StoreError) -> ImportCounts
+    {
+        var counts = ImportCounts()
+        for row in rows {
+            let inserted = try self.row(
+                """
+                INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
+                VALUES (?, ?, ?, ?, ?, ?, '', ?) ON CONFLICT \(engine.tokenConflict) DO NOTHING RETURNING seq
+                """,
+                [
+                    .text(RandomID.make()), .text(row.app), .text(row.token), .bool(row.enabled ?? true),
+                    .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""),
+                ]
+            ) { $0.int64(0) }
+            let seq: Int64
+            if let inserted {
+                seq = inserted
+                counts.created += 1
+            } else {
+                guard let (found, existing) = try endpoint(app: row.app, token: row.token) else {
+                    throw StoreError(.internal, message: "endpoint of a conflicting token vanished while importing")
+                }
+                seq = found
+                counts.existing += 1
+                if try update(existing, seq: seq, to: row) { counts.updated += 1 }
+            }
+            for name in row.topics {
+                guard let topicSeq = topics[name] else { continue }
+                counts.subscriptionsCreated += try insertSubscription(
+                    id: RandomID.make(), topicSeq: topicSeq, endpointSeq: seq, filterPolicyJSON: "", ifAbsent: true)
+            }
+        }
+        return counts
+    }
+
+    /// Sets what the row gives on an existing endpoint; answers whether anything changed.
+    private func update(_ existing: EndpointRecord, seq: Int64, to row: EndpointImport) throws(StoreError) -> Bool {
+        var changed = existing
+        if let userID = row.userID { changed.userID = userID }
+        if let data = row.customUserData { changed.customUserData = data }
+        if let enabled = row.enabled, enabled != existing.enabled {
+            changed.enabled = enabled
+            // Enabled again, or disabled by hand: no provider's reason stands.
+            changed.disabledReason = ""
+        }
+        guard changed != existing else { return false }
+        try run(
+            "UPDATE endpoints SET user_id = ?, custom_user_data = ?, enabled = ?, disabled_reason = ? WHERE seq = ?",
+            [
+                .text(changed.userID), .text(changed.customUserData), .bool(changed.enabled),
+                .text(changed.disabledReason), .integer(seq),
+            ])
+        return true
+    }
+
+    /// PostgreSQL: a statement per row would be a network round trip per row, so the batch goes as
+    /// arrays in three set-based statements: new endpoints, changes to existing ones, subscriptions.
+    /// Rows are inserted in the batch's order (`WITH ORDINALITY`), so creation order is input order.
+    private func importByArrays(_ rows: [EndpointImport], topics: [String: Int64], now: Int64)
+        throws(StoreError) -> ImportCounts
+    {
+        var counts = ImportCounts()
+        let apps = rows.map(\.app)
+        let tokens = rows.map(\.token)
+        let userIDs = rows.map { $0.userID ?? "" }
+        let data = rows.map { $0.customUserData ?? "" }
+        let enabled = rows.map { $0.enabled ?? true ? "1" : "0" }
+        counts.created = try run(
+            """
+            INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
+            SELECT i.id, i.app, i.token, i.enabled, i.data, ?, '', i.user_id
+            FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::text[]) WITH ORDINALITY
+                AS i (id, app, token, enabled, data, user_id, n)
+            ORDER BY i.n
+            ON CONFLICT (app, md5(token)) DO NOTHING
+            """,
+            [
+                .integer(now), .textArray(rows.map { _ in RandomID.make() }), .textArray(apps), .textArray(tokens),
+                .textArray(enabled), .textArray(data), .textArray(userIDs),
+            ])
+        counts.existing = rows.count - counts.created
+        // Rows just inserted match too, but change nothing, so they are not updated.
+        counts.updated = try run(
+            """
+            UPDATE endpoints e SET
+                user_id = CASE WHEN i.has_user THEN i.user_id ELSE e.user_id END,
+                custom_user_data = CASE WHEN i.has_data THEN i.data ELSE e.custom_user_data END,
+                enabled = CASE WHEN i.has_enabled THEN i.enabled ELSE e.enabled END,
+                disabled_reason = CASE WHEN i.has_enabled AND i.enabled <> e.enabled THEN '' ELSE e.disabled_reason END
+            FROM unnest(?::text[], ?::text[], ?::text[], ?::bool[], ?::text[], ?::bool[], ?::int[], ?::bool[])
+                AS i (app, token, user_id, has_user, data, has_data, enabled, has_enabled)
+            WHERE e.app = i.app AND md5(e.token) = md5(i.token) AND e.token = i.token
+                AND ((i.has_user AND e.user_id <> i.user_id) OR (i.has_data AND e.custom_user_data <> i.data)
+                    OR (i.has_enabled AND e.enabled <> i.enabled))
+            """,
+            [
+                .textArray(apps), .textArray(tokens), .textArray(userIDs), .textArray(rows.map { flag($0.userID) }),
+                .textArray(data), .textArray(rows.map { flag($0.customUserData) }), .textArray(enabled),
+                .textArray(rows.map { flag($0.enabled) }),
+            ])
+        var subscriptionApps: [String] = []
+        var subscriptionTokens: [String] = []
+        var subscriptionTopics: [String] = []
+        for row in rows {
+            for name in row.topics {
+                guard let seq = topics[name] else { continue }
+                subscriptionApps.append(row.app)
+                subscriptionTokens.append(row.token)
+                subscriptionTopics.append(String(seq))
+            }
+        }
+        guard !subscriptionTopics.isEmpty else { return counts }
+        counts.subscriptionsCreated = try run(
+            """
+            INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json)
+            SELECT i.id, i.topic_seq, e.seq, '' FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[])
+                WITH ORDINALITY AS i (id, topic_seq, app, token, n)
+            JOIN endpoints e ON e.app = i.app AND md5(e.token) = md5(i.token) AND e.token = i.token
+            ORDER BY i.n
+            ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
+            """,
+            [
+                .textArray(subscriptionTopics.map { _ in RandomID.make() }), .textArray(subscriptionTopics),
+                .textArray(subscriptionApps), .textArray(subscriptionTokens),
+            ])
+        return counts
+    }
+
+    private func flag(_ value: (some Any)?) -> String { value == nil ? "0" : "1" }
+
+    /// Endpoints in creation order with the names of their topics (one correlated lookup per
+    /// endpoint through `subscriptions_endpoint`); `app` nil: every app.
+    func exportEndpoints(app: String?, cursor: String?, limit: Int) throws(StoreError) -> Page<ExportedEndpoint> {
+        try PageCursor.check(limit: limit)
+        let after = try PageCursor.decode(cursor, as: .endpoints)
+        var filter = SQLConditions("e.seq > ?", .integer(after))
+        filter.add("e.app = ?", ifGiven: app)
+        // Topic names have no spaces (A-Za-z0-9_-), so a space joins them unambiguously. SQLite 3.40
+        // has no ORDER BY inside an aggregate; it concatenates in its ordered subquery's order.
+        let subscribed = "subscriptions s JOIN topics t ON t.seq = s.topic_seq WHERE s.endpoint_seq = e.seq"
+        let topics =
+            engine == .postgres
+            ? "(SELECT string_agg(t.name, ' ' ORDER BY s.seq) FROM \(subscribed))"
+            : "(SELECT group_concat(name, ' ') FROM (SELECT t.name FROM \(subscribed) ORDER BY s.seq))"
+        let fetched = try rows(
+            """
+            SELECT \(Columns.endpoint), \(topics)
+            FROM endpoints e WHERE \(filter.sql) ORDER BY e.seq LIMIT ?
+            """,
+            filter.values + [.int(limit + 1)]
+        ) { row in
+            let (seq, record) = Columns.endpoint(row)
+            let names = row.text(9)
+            return (
+                seq: seq,
+                exported: ExportedEndpoint(
+                    endpoint: record, topics: names.isEmpty ? [] : names.split(separator: " ").map(String.init))
+            )
+        }
+        let page = PageCursor.page(fetched, limit: limit, kind: .endpoints) { $0.seq }
+        return Page(items: page.items.map(\.exported), nextCursor: page.nextCursor)
+    }
+}
