@@ -61,6 +61,9 @@ let package = Package(
         // The process's memory allocator (mimalloc): many small short-lived objects per request on
         // several loop threads; docs/development.md says why.
         .systemLibrary(name: "CMimalloc", providers: [.apt(["libmimalloc-dev"])]),
+        // CSV (libcsv: RFC 4180, strict, fed bytes, callbacks) for `pushgate import`/`export`;
+        // docs/development.md says why.
+        .systemLibrary(name: "CLibCSV", providers: [.apt(["libcsv-dev"])]),
         // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
         .systemLibrary(name: "CLinux"),
         // Protocol Buffers in C (libprotobuf-c): packing and unpacking the API's messages.
@@ -86,6 +89,11 @@ let package = Package(
         .testTarget(
             name: "PushStoreTests", dependencies: ["PushStore", "PushSync", "PushPosix", "PushTestSupport"],
             swiftSettings: swiftSettings),
+
+        // RFC 4180 CSV records over libcsv, fed a line at a time (each record knows its line), bounded
+        // per record; no I/O.
+        .target(name: "PushCSV", dependencies: ["CLibCSV"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushCSVTests", dependencies: ["PushCSV"], swiftSettings: swiftSettings),
 
         // Synchronization primitives every layer may use (`Locked`, a pthread mutex TSan can see),
         // so that using a lock does not mean depending on the event loops.
@@ -409,7 +417,7 @@ let package = Package(
                 "PushCredentials", "PushSync", "PushCore", "PushGRPC", "PushProto", "PushPosix", "PushDelivery",
                 "PushAPNs", "PushFCM", "PushADM", "PushHMS", "PushWebPush", "PushTLS", "PushStore", "PushMetrics",
                 "PushTransport",
-                "PushAWSQuery", "PushWebhook",
+                "PushAWSQuery", "PushWebhook", "PushCSV",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

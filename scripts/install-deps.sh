@@ -11,6 +11,7 @@ packages=(
   protobuf-c-compiler   # protoc-c, for `make proto` and the staleness check
   libssl-dev            # TLS, ALPN, ES256/RS256
   libsqlite3-dev        # embedded store
+  libcsv-dev            # CSV for `pushgate import`/`export` (CLibCSV, wrapped by PushCSV)
   libpq-dev             # PostgreSQL client library: the store several instances share
   postgresql            # PostgreSQL server + psql, for the tests (scripts/pg-test-server.sh runs a private one)
   pkg-config            # SwiftPM finds the libraries through it

@@ -2,9 +2,10 @@
     import Glibc
 #endif
 
-/// Writes a line to standard error (fd 2 directly: the C `stderr` global is not concurrency-safe).
-public func printError(_ message: String) {
-    let line = Array((message + "\n").utf8)
+/// Writes a line to standard error (fd 2 directly: the C `stderr` global is not concurrency-safe);
+/// `newline` false: the text alone (a progress line rewritten in place).
+public func printError(_ message: String, newline: Bool = true) {
+    let line = Array((newline ? message + "\n" : message).utf8)
     line.withUnsafeBytes { bytes in
         var offset = 0
         while offset < bytes.count {

@@ -20,6 +20,8 @@ enum Usage {
           pushgate api-key [--name N] [--apps A,B]  make an API key and the key_sha256 for the config
           pushgate sns-credential --secret-file F  make an access key pair for the SNS API (AWS SigV4)
           pushgate vapid-key --out FILE            make a Web Push (VAPID) key and print its public key
+          pushgate import --config FILE [INPUT]    import endpoints and topics from JSON Lines or CSV
+          pushgate export --config FILE [OUTPUT]   export endpoints and topics in the same format
           pushgate load-subscribers [flags]        bulk-load test subscribers into a store (tests, benchmarks)
           pushgate version                         print the version
           pushgate --help                          this text

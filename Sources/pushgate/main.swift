@@ -28,6 +28,12 @@ case "bench":
 case "load-subscribers":
     let loadArguments = Array(commandLine.dropFirst())
     status = runBlocking { await LoadSubscribersCommand.run(loadArguments) }
+case "import":
+    let importArguments = Array(commandLine.dropFirst())
+    status = runBlocking { await ImportCommand.run(importArguments) }
+case "export":
+    let exportArguments = Array(commandLine.dropFirst())
+    status = runBlocking { await ExportCommand.run(exportArguments) }
 case "api-key":
     status = APIKeyCommand.run(Array(commandLine.dropFirst()))
 case "sns-credential":
