@@ -64,7 +64,7 @@ let package = Package(
         // CSV (libcsv: RFC 4180, strict, fed bytes, callbacks) for `pushgate import`/`export`;
         // docs/development.md says why.
         .systemLibrary(name: "CLibCSV", providers: [.apt(["libcsv-dev"])]),
-        // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, accept4).
+        // Linux headers the Glibc module leaves out (epoll, eventfd, signalfd, getrandom, accept4).
         .systemLibrary(name: "CLinux"),
         // Protocol Buffers in C (libprotobuf-c): packing and unpacking the API's messages.
         .systemLibrary(
@@ -85,7 +85,7 @@ let package = Package(
         // (libpq, a pool of connections on their own threads); versioned migrations; registry,
         // messages, leased fan-out chunks.
         .target(
-            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "PushSync"], swiftSettings: swiftSettings),
+            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "CLinux", "PushSync"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PushStoreTests", dependencies: ["PushStore", "PushSync", "PushPosix", "PushTestSupport"],
             swiftSettings: swiftSettings),

@@ -1,5 +1,5 @@
 /* Linux calls that Swift's Glibc module leaves out: its umbrella header has no <sys/epoll.h>,
- * <sys/eventfd.h> or <sys/signalfd.h>, and accept4 / pthread_setname_np sit behind _GNU_SOURCE
+ * <sys/eventfd.h>, <sys/signalfd.h> or <sys/random.h> (getrandom), and accept4 / pthread_setname_np sit behind _GNU_SOURCE
  * (which the already-built Glibc module was compiled without, so they are declared here). */
 #pragma once
 /* Glibc's module first: the headers it already has (<sys/socket.h>, <pthread.h>, the types the
@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
 /// A device registered with an app (an SNS platform endpoint).
 public struct EndpointRecord: Sendable, Equatable {
-    /// 32 lowercase hex characters (128 random bits).
+    /// 32 lowercase hex characters: the creation time, then 80 random bits (`RandomID`).
     public var id: String
     /// The configured app's name.
     public var app: String

@@ -8,11 +8,17 @@ public enum StoreSetting {
     }
 
     /// Opens the store for a tool that may run beside a gateway on it (import, export, the bench
-    /// loaders): an SQLite file's leases stay with the gateway that holds them.
+    /// loaders): an SQLite file's leases stay with the gateway that holds them, and its page cache is
+    /// ``toolCacheMiB`` for bulk loading.
     public static func openForTool(_ setting: String) async throws(StoreError) -> any Store {
         if PostgresStore.isPostgresURL(setting) { return try await PostgresStore.open(url: setting) }
-        return try await SQLiteStore.open(path: setting, owner: false)
+        return try await SQLiteStore.open(path: setting, owner: false, cacheMiB: toolCacheMiB)
     }
+
+    /// A tool's SQLite page cache: a bulk load's working set of index pages (measured: 1M rows
+    /// imported at 18k rows/s with SQLite's default 2 MiB, most of it the kernel copying spilled
+    /// pages out and back; docs/import.md).
+    public static let toolCacheMiB = 32
 
     /// The setting as logs may show it (a URL's password removed).
     public static func redacted(_ setting: String) -> String {

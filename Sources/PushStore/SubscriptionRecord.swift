@@ -1,6 +1,6 @@
 /// An endpoint's subscription to a topic (SNS protocol `application`).
 public struct SubscriptionRecord: Sendable, Equatable {
-    /// 32 lowercase hex characters (128 random bits).
+    /// 32 lowercase hex characters: the creation time, then 80 random bits (`RandomID`).
     public var id: String
     /// The topic's name.
     public var topic: String

@@ -69,35 +69,47 @@ enum ExportCommand {
             printError("pushgate export: store \(StoreSetting.redacted(configuration.storePath)): \(error)")
             return 1
         }
-        defer { Task { await store.close() } }
         var descriptor: Int32 = 1
         if let path = options.output, path != "-" {
             descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
                 printError("pushgate export: \(path): \(String(cString: strerror(errno)))")
+                await store.close()
                 return 2
             }
         }
-        defer { if descriptor != 1 { close(descriptor) } }
+        let problem = await writeRows(of: store, app: options.app, format: format, to: descriptor)
+        if descriptor != 1 { close(descriptor) }
+        await store.close()
+        guard let problem else { return 0 }
+        printError("pushgate export: \(problem)")
+        return 1
+    }
+
+    /// Every page of endpoints written as it is read; answers what went wrong, if anything.
+    private static func writeRows(of store: any Store, app: String?, format: ImportFormat, to descriptor: Int32) async
+        -> String?
+    {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
         if format == .csv { out += ImportRowWriter.csvHeader.utf8 }
         var cursor: String?
-        do {
-            repeat {
-                let page = try await store.exportEndpoints(app: options.app, cursor: cursor, limit: 1000)
-                for exported in page.items { ImportRowWriter.append(exported, format: format, to: &out) }
-                try writeAll(&out, to: descriptor)
-                cursor = page.nextCursor
-            } while cursor != nil
-        } catch {
-            printError("pushgate export: \(error)")
-            return 1
-        }
-        return 0
+        repeat {
+            let page: Page<ExportedEndpoint>
+            do {
+                page = try await store.exportEndpoints(app: app, cursor: cursor, limit: 1000)
+            } catch {
+                return "\(error)"
+            }
+            for exported in page.items { ImportRowWriter.append(exported, format: format, to: &out) }
+            if let failure = writeAll(&out, to: descriptor) { return "cannot write: \(failure)" }
+            cursor = page.nextCursor
+        } while cursor != nil
+        return nil
     }
 
-    private static func writeAll(_ out: inout [UInt8], to descriptor: Int32) throws {
+    /// Writes and empties `out`; answers the error, if writing failed.
+    private static func writeAll(_ out: inout [UInt8], to descriptor: Int32) -> String? {
         let failure = out.withUnsafeBytes { bytes -> Int32? in
             var offset = 0
             while offset < bytes.count {
@@ -111,6 +123,6 @@ enum ExportCommand {
             return nil
         }
         out.removeAll(keepingCapacity: true)
-        if let failure { throw CommandLineError("cannot write: \(String(cString: strerror(failure)))") }
+        return failure.map { String(cString: strerror($0)) }
     }
 }

@@ -1,4 +1,4 @@
-public import PushCSV
+import PushCSV
 import PushCore
 import PushGRPC
 public import PushStore

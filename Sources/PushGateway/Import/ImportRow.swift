@@ -1,4 +1,4 @@
-public import PushCSV
+import PushCSV
 import PushCore
 
 /// The file formats of `pushgate import` and `pushgate export` (docs/import.md).

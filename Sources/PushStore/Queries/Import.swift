@@ -2,15 +2,18 @@
 /// loaders); see `Store.importEndpoints` for the semantics.
 extension SQLDatabase {
     /// One batch in one transaction: a crash leaves it wholly in or wholly out.
-    func importEndpoints(_ rows: [EndpointImport], now: Int64) throws(StoreError) -> ImportCounts {
-        let rows = EndpointImport.merged(rows)
-        return try transaction { () throws(StoreError) -> ImportCounts in
+    func importEndpoints(_ given: [EndpointImport], now: Int64) throws(StoreError) -> ImportCounts {
+        let rows = EndpointImport.merged(given)
+        var counts = try transaction { () throws(StoreError) -> ImportCounts in
             let topics = try topicSeqs(creating: rows)
             switch engine {
             case .sqlite: return try importRowByRow(rows, topics: topics, now: now)
             case .postgres: return try importByArrays(rows, topics: topics, now: now)
             }
         }
+        // A row repeating an earlier one's token found its endpoint there: every row is counted.
+        counts.existing += given.count - rows.count
+        return counts
     }
 
     /// The batch's topics by name, created where missing.
@@ -28,27 +31,53 @@ extension SQLDatabase {
         return seqs
     }
 
-    /// SQLite: prepared statements in one transaction are as fast as it gets (no round trips). A new
-    /// token costs one insert; a known one a lookup, and an update only when the row changes it.
+    /// SQLite: no round trips, but a statement's run has a fixed cost (binding, opening cursors on
+    /// every index, halting), so rows go ``importRowsPerStatement`` to a statement: new endpoints in
+    /// one insert (its RETURNING names those inserted), then their subscriptions in one insert. A
+    /// token already registered costs a lookup, and an update only when the row changes it.
     private func importRowByRow(_ rows: [EndpointImport], topics: [String: Int64], now: Int64)
         throws(StoreError) -> ImportCounts
     {
         var counts = ImportCounts()
+        var start = 0
+        while start < rows.count {
+            let end = min(start + Self.importRowsPerStatement, rows.count)
+            // A short last group goes a row at a time: two statement shapes in the cache, not one per size.
+            let group = end - start == Self.importRowsPerStatement ? start..<end : start..<(start + 1)
+            try importGroup(rows[group], topics: topics, now: now, into: &counts)
+            start = group.upperBound
+        }
+        return counts
+    }
+
+    /// Rows per multi-row statement on SQLite (8 parameters a row, well under its 32,766).
+    static var importRowsPerStatement: Int { 100 }
+
+    private func importGroup(
+        _ rows: ArraySlice<EndpointImport>, topics: [String: Int64], now: Int64, into counts: inout ImportCounts
+    ) throws(StoreError) {
+        var values: [SQLValue] = []
+        values.reserveCapacity(rows.count * 7)
         for row in rows {
-            let inserted = try self.row(
-                """
-                INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
-                VALUES (?, ?, ?, ?, ?, ?, '', ?) ON CONFLICT \(engine.tokenConflict) DO NOTHING RETURNING seq
-                """,
-                [
-                    .text(RandomID.make()), .text(row.app), .text(row.token), .bool(row.enabled ?? true),
-                    .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""),
-                ]
-            ) { $0.int64(0) }
+            values += [
+                .text(RandomID.make()), .text(row.app), .text(row.token), .bool(row.enabled ?? true),
+                .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""),
+            ]
+        }
+        let tuples = Array(repeating: "(?, ?, ?, ?, ?, ?, '', ?)", count: rows.count).joined(separator: ", ")
+        let inserted = try self.rows(
+            """
+            INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
+            VALUES \(tuples) ON CONFLICT \(engine.tokenConflict) DO NOTHING RETURNING app, token, seq
+            """, values
+        ) { row in (key: row.text(0) + "\u{0}" + row.text(1), seq: row.int64(2)) }
+        let insertedSeqs = Dictionary(inserted.map { ($0.key, $0.seq) }, uniquingKeysWith: { first, _ in first })
+        counts.created += inserted.count
+        var subscriptions: [(topic: Int64, endpoint: Int64)] = []
+        for row in rows {
             let seq: Int64
-            if let inserted {
-                seq = inserted
-                counts.created += 1
+            if let new = insertedSeqs[row.app + "\u{0}" + row.token] {
+                seq = new
             } else {
                 guard let (found, existing) = try endpoint(app: row.app, token: row.token) else {
                     throw StoreError(.internal, message: "endpoint of a conflicting token vanished while importing")
@@ -58,12 +87,32 @@ extension SQLDatabase {
                 if try update(existing, seq: seq, to: row) { counts.updated += 1 }
             }
             for name in row.topics {
-                guard let topicSeq = topics[name] else { continue }
-                counts.subscriptionsCreated += try insertSubscription(
-                    id: RandomID.make(), topicSeq: topicSeq, endpointSeq: seq, filterPolicyJSON: "", ifAbsent: true)
+                if let topic = topics[name] { subscriptions.append((topic, seq)) }
             }
         }
-        return counts
+        counts.subscriptionsCreated += try insertSubscriptions(subscriptions)
+    }
+
+    /// Subscriptions (topic, endpoint) not there yet, ``importRowsPerStatement`` to a statement;
+    /// answers how many were created.
+    private func insertSubscriptions(_ pairs: [(topic: Int64, endpoint: Int64)]) throws(StoreError) -> Int {
+        var created = 0
+        var start = 0
+        while start < pairs.count {
+            let full = pairs.count - start >= Self.importRowsPerStatement
+            let group = pairs[start..<(start + (full ? Self.importRowsPerStatement : 1))]
+            start = group.endIndex
+            var values: [SQLValue] = []
+            values.reserveCapacity(group.count * 3)
+            for pair in group { values += [.text(RandomID.make()), .integer(pair.topic), .integer(pair.endpoint)] }
+            let tuples = Array(repeating: "(?, ?, ?, '', '')", count: group.count).joined(separator: ", ")
+            created += try run(
+                """
+                INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, filter_policy_scope)
+                VALUES \(tuples) ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
+                """, values)
+        }
+        return created
     }
 
     /// Sets what the row gives on an existing endpoint; answers whether anything changed.

@@ -29,13 +29,18 @@ public final class SQLiteStore: SQLStore {
     /// Opens the store at `path`, creating the file (not its directory) if needed, and brings its
     /// schema up to date. Throws `incompatible` for a file written by a newer Pushgate, `io` if the
     /// file cannot be opened or is not a database. `owner` false: a tool beside the gateway (import,
-    /// export, the loaders), which must leave the running gateway's leases alone.
-    public static func open(path: String, owner: Bool = true) async throws(StoreError) -> SQLiteStore {
+    /// export, the loaders), which must leave the running gateway's leases alone. `cacheMiB`: the
+    /// connection's page cache (SQLite's default is 2 MiB); a bulk load touches index pages all over
+    /// the file (random ids and tokens), and with a small cache each batch spills and re-reads them.
+    public static func open(path: String, owner: Bool = true, cacheMiB: Int = 0) async throws(StoreError)
+        -> SQLiteStore
+    {
         let store = SQLiteStore(label: "pushgate.store \(path)")
         try await store.onQueue { () throws(StoreError) in
             try store.connection.withLock { (slot: inout Database?) throws(StoreError) in
                 let database = try Database(path: path)
                 try configure(database)
+                if cacheMiB > 0 { try database.execute("PRAGMA cache_size = -\(cacheMiB * 1024)") }
                 try Migrator.migrate(database)
                 // One process owns the file: no lease from a previous run can still be held, so its
                 // unfinished fan-out chunks and its webhooks' batches are claimable at once.

@@ -46,7 +46,7 @@ struct ImportTests {
                     // A later row for the same token within the batch wins.
                     EndpointImport(app: "ios", token: "a", enabled: true),
                 ], now: 2)
-            #expect(counts == ImportCounts(created: 0, existing: 1, updated: 1, subscriptionsCreated: 1))
+            #expect(counts == ImportCounts(created: 0, existing: 2, updated: 1, subscriptionsCreated: 1))
             let after = try await store.exportEndpoints(app: "ios", cursor: nil, limit: 10).items[0]
             #expect(after.endpoint.id == before.id)
             #expect(after.endpoint.userID == "u1")
