@@ -27,9 +27,11 @@ public struct CSVError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// RFC 4180 records over libcsv (strict: a stray quote is an error, not a guess), fed one input line
 /// at a time so that each record knows the line it starts on, and bounded: a record longer than
-/// `maxRecordBytes` (an unclosed quote swallowing the file, say) is an error, not a growing buffer.
-/// After an error the reader starts afresh at the next line. Spaces around unquoted fields are kept,
-/// as RFC 4180 says (libcsv trims them by default). Blank lines between records are skipped.
+/// `maxRecordBytes` is an error, not a growing buffer. That is what an unclosed quote looks like
+/// (it swallows every line after it), so the error names the record's first line alone, and the
+/// lines read after it (kept, within the same bound) are read again as records of their own. After
+/// a syntax error the reader starts afresh at the next line. Spaces around unquoted fields are
+/// kept, as RFC 4180 says (libcsv trims them by default). Blank lines between records are skipped.
 public final class CSVReader {
     private var parser = csv_parser()
     private let maxRecordBytes: Int
@@ -44,6 +46,9 @@ public final class CSVReader {
     /// The line the record being read starts on; nil between records.
     private var recordLine: Int?
     private var recordBytes = 0
+    /// The record's lines after its first, with their numbers: read again as records if the first
+    /// turns out to open a quote that never closes.
+    private var laterLines: [(bytes: [UInt8], number: Int)] = []
 
     public init(maxRecordBytes: Int = 65_536) {
         self.maxRecordBytes = maxRecordBytes
@@ -64,36 +69,57 @@ public final class CSVReader {
         start()
         collector.fields = []
         collector.records = []
+        collector.invalid = false
         recordLine = nil
         recordBytes = 0
+        laterLines = []
     }
 
-    /// Feeds input line `number` (with its line ending, if it has one) and answers the records it
-    /// completed, or the error of the record it ended.
-    public func feed(line bytes: UnsafeRawBufferPointer, number: Int) -> Result<[CSVRecord], CSVError> {
+    /// Feeds input line `number` (with its line ending, if it has one) and answers what it ended:
+    /// the records it completed, or errors (a record's error, and what reading the lines after an
+    /// unclosed quote's line again gave).
+    public func feed(line bytes: UnsafeRawBufferPointer, number: Int) -> [Result<CSVRecord, CSVError>] {
         if recordLine == nil {
-            if bytes.allSatisfy({ $0 == 0x0A || $0 == 0x0D }) { return .success([]) }
+            if bytes.allSatisfy({ $0 == 0x0A || $0 == 0x0D }) { return [] }
             recordLine = number
+        } else {
+            laterLines.append((Array(bytes), number))
         }
         recordBytes += bytes.count
         guard recordBytes <= maxRecordBytes else {
-            let line = recordLine ?? number
-            restart()
-            return .failure(
-                CSVError(line: line, message: "record longer than \(maxRecordBytes) bytes (an unclosed quote?)"))
+            return unclosed("a quote opened here is not closed within \(maxRecordBytes) bytes")
         }
         let context = Unmanaged.passUnretained(collector).toOpaque()
         let used = csv_parse(&parser, bytes.baseAddress, bytes.count, Self.field, Self.record, context)
-        guard used == bytes.count else { return .failure(failed(number)) }
+        guard used == bytes.count else { return [.failure(failed(number))] }
         return takeRecords()
     }
 
-    /// The end of the input: the last record if it had no line ending, or the error of an unclosed
-    /// quote.
-    public func finish(lastLine: Int) -> Result<[CSVRecord], CSVError> {
+    /// The end of the input: the last record if it had no line ending, or, when a quote is still
+    /// open, that record's error and its later lines read again.
+    public func finish(lastLine: Int) -> [Result<CSVRecord, CSVError>] {
         let context = Unmanaged.passUnretained(collector).toOpaque()
-        guard csv_fini(&parser, Self.field, Self.record, context) == 0 else { return .failure(failed(lastLine)) }
+        guard csv_fini(&parser, Self.field, Self.record, context) == 0 else {
+            guard recordLine != nil else { return [.failure(failed(lastLine))] }
+            var results = unclosed("a quote opened here is not closed by the end of the input")
+            // What the lines read again left open at the end.
+            results += finish(lastLine: lastLine)
+            return results
+        }
         return takeRecords()
+    }
+
+    /// The record being read cannot end: its first line is the error; the lines after it are read
+    /// again from a fresh start.
+    private func unclosed(_ message: String) -> [Result<CSVRecord, CSVError>] {
+        let error = CSVError(line: recordLine ?? 0, message: message)
+        let again = laterLines
+        restart()
+        var results: [Result<CSVRecord, CSVError>] = [.failure(error)]
+        for line in again {
+            results += line.bytes.withUnsafeBytes { feed(line: $0, number: line.number) }
+        }
+        return results
     }
 
     private func failed(_ number: Int) -> CSVError {
@@ -107,8 +133,8 @@ public final class CSVReader {
         return error
     }
 
-    private func takeRecords() -> Result<[CSVRecord], CSVError> {
-        guard !collector.records.isEmpty, let line = recordLine else { return .success([]) }
+    private func takeRecords() -> [Result<CSVRecord, CSVError>] {
+        guard !collector.records.isEmpty, let line = recordLine else { return [] }
         // Fed a line at a time, a line completes at most one record, and it started on recordLine.
         let records = collector.records.map { CSVRecord(fields: $0, line: line) }
         let invalid = collector.invalid
@@ -116,7 +142,8 @@ public final class CSVReader {
         collector.invalid = false
         recordLine = nil
         recordBytes = 0
-        return invalid ? .failure(CSVError(line: line, message: "not valid UTF-8")) : .success(records)
+        laterLines = []
+        return invalid ? [.failure(CSVError(line: line, message: "not valid UTF-8"))] : records.map { .success($0) }
     }
 
     private static let field: @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Void = {

@@ -5,14 +5,15 @@ import PushSync
     import Glibc
 #endif
 
-/// Public ids of stored rows (endpoints, subscriptions, messages, …): 32 lowercase hex characters,
+/// Public ids of endpoints and subscriptions: 32 lowercase hex characters,
 /// the creation time in Unix milliseconds (12 digits) then 80 random bits (20 digits).
 ///
 /// Why not 128 random bits: each id is in a unique index, and random keys land all over it, so a
 /// bulk load dirtied (and wrote to the WAL) an index page per row per table once the index outgrew
 /// the cache: 1M endpoints imported at ~20k rows/s, most of it the kernel copying pages. Ids that
 /// start with the time land at the index's right edge, a page at a time. 80 random bits keep them
-/// unguessable; the time they tell is the row's `created_at`, which the API shows anyway.
+/// unguessable; the time they tell is when the row was written (an endpoint's `created_at`, which
+/// the API shows anyway, within an import's duration).
 enum RandomID {
     static func make() -> String {
         var now = timespec()

@@ -56,12 +56,17 @@ enum ExportCommand {
     private static func export(_ options: Options) async -> Int32 {
         let configuration: GatewayConfiguration
         do {
-            configuration = try GatewayConfiguration.parse(json: try readFile(options.config))
+            configuration = try GatewayConfiguration.parse(json: try readFile(options.config), readingSecrets: false)
         } catch {
             printError("pushgate export: \(error)")
             return 2
         }
         let format = options.format ?? options.output.flatMap(ImportFormat.init(fileName:)) ?? .jsonl
+        // Opening a path that is not there would make an empty store, and export nothing: a typo.
+        if !PostgresStore.isPostgresURL(configuration.storePath), access(configuration.storePath, F_OK) != 0 {
+            printError("pushgate export: store \(configuration.storePath): no such file")
+            return 2
+        }
         let store: any Store
         do {
             store = try await StoreSetting.openForTool(configuration.storePath)

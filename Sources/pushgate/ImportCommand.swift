@@ -73,7 +73,7 @@ enum ImportCommand {
         let configuration: GatewayConfiguration
         let descriptor: Int32
         do {
-            configuration = try GatewayConfiguration.parse(json: try readFile(options.config))
+            configuration = try GatewayConfiguration.parse(json: try readFile(options.config), readingSecrets: false)
             descriptor = try openInput(options.input)
         } catch {
             printError("pushgate import: \(error)")
@@ -135,6 +135,11 @@ enum ImportCommand {
         guard let path, path != "-" else { return 0 }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw CommandLineError("\(path): \(String(cString: strerror(errno)))") }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            close(descriptor)
+            throw CommandLineError("\(path): is a directory")
+        }
         return descriptor
     }
 }

@@ -437,4 +437,39 @@ def test_usage_errors_exit_2(store):
                  ["--config", os.path.join(store.directory, "missing.json"), path]):
         proc = subprocess.run([BIN, "import"] + args, capture_output=True, text=True, encoding="utf-8", timeout=30)
         assert proc.returncode == 2, "%s exited %d:\n%s%s" % (args, proc.returncode, proc.stdout, proc.stderr)
-    assert exported(store.export()) == []
+    # Nothing was imported, so there is no store yet: export says so rather than making an empty one.
+    proc = store.run("export")
+    assert proc.returncode == 2 and "no such file" in proc.stderr, proc.stderr
+    assert not os.path.exists(store.db)
+    # A directory as the input is a usage error too.
+    proc = subprocess.run([BIN, "import", "--config", store.config, store.directory], capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 2 and "is a directory" in proc.stderr, proc.stderr
+
+
+def test_spreadsheet_csv_and_wide_exports(store, tmp_path, lookalike):
+    """What spreadsheets write (a byte order mark, TRUE/FALSE) imports; an unclosed quote costs only
+    its own line; an endpoint of more topics than a row may hold exports as several rows that import
+    back (review findings)."""
+    csv_text = ("\ufeffapp,token,enabled\r\n"
+                "demo,%s,TRUE\r\n"
+                "demo,\"%s,FALSE\r\n"
+                "demo,%s,FALSE\r\n") % (token(0xA01), token(0xA02), token(0xA03))
+    proc = store.import_(store.file("excel.csv", csv_text), status=1)
+    found = reports(proc)
+    assert list(found) == [3] and "quote" in found[3], proc.stderr
+    rows = {r[1]: r for r in exported(store.export())}
+    assert set(rows) == {token(0xA01), token(0xA03)}
+    # 130 topics: the import takes at most 100 a row, so the export writes two rows for it.
+    topics = ["t%03d" % n for n in range(130)]
+    first = store.file("wide1.jsonl", jsonl({"app": "demo", "token": token(0xA04), "topics": topics[:100]}))
+    second = store.file("wide2.jsonl", jsonl({"app": "demo", "token": token(0xA04), "topics": topics[100:]}))
+    store.import_(first)
+    store.import_(second)
+    text = store.export("--app", "demo")
+    wide = [json.loads(line) for line in text.splitlines() if token(0xA04) in line]
+    assert len(wide) == 2 and sum(len(w["topics"]) for w in wide) == 130
+    copy = Store(str(tmp_path / "copy"), lookalike)
+    copy.import_(copy.file("in.jsonl", text))
+    again = [json.loads(line) for line in copy.export("--app", "demo").splitlines() if token(0xA04) in line]
+    assert sorted(t for w in again for t in w["topics"]) == topics

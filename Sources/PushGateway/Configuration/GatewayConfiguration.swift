@@ -92,7 +92,12 @@ public struct GatewayConfiguration: Sendable {
     }
 
     /// Reads a config file's JSON. The keys are the ones above; see docs/configuration.md.
-    public static func parse(json bytes: [UInt8]) throws(ConfigurationError) -> GatewayConfiguration {
+    /// `readingSecrets` false: for the tools beside a gateway (`import`, `export`), which need the
+    /// store and the apps, and may run as a user who cannot read the gateway's secret files (the
+    /// SNS API's credentials are then left out).
+    public static func parse(json bytes: [UInt8], readingSecrets: Bool = true) throws(ConfigurationError)
+        -> GatewayConfiguration
+    {
         let root: JSONValue
         do {
             root = try JSONParser.parse(bytes)
@@ -173,7 +178,7 @@ public struct GatewayConfiguration: Sendable {
         }
         if let log = try reader.object("delivery_log") { config.deliveryLog = try DeliveryLogSettings.parse(log) }
         config.security = try SecurityConfiguration.parse(reader)
-        if let sns = try reader.object("sns") {
+        if readingSecrets, let sns = try reader.object("sns") {
             config.sns = try SNSConfiguration.parse(sns, references: &config.security.appReferences)
         }
         return config

@@ -285,7 +285,7 @@ struct FanOutChunkMachine {
 
     /// A recipient sent to by itself (a direct publish's, a held one): no subscription, no filter.
     private static func target(_ endpoint: EndpointRecord) -> FanOutTarget {
-        FanOutTarget(endpoint: endpoint, cursor: "")
+        FanOutTarget(endpoint: endpoint)
     }
 
     private mutating func takePageID() -> Int {

@@ -54,7 +54,11 @@ public final class EndpointImporter {
 
     /// Reads input line `number` (1-based, with its line ending if it has one). Throws only for an
     /// input that cannot be imported at all (a CSV header that names no token column, say).
-    public func feed(line: UnsafeRawBufferPointer, number: Int) throws(ImportInputError) {
+    public func feed(line given: UnsafeRawBufferPointer, number: Int) throws(ImportInputError) {
+        // A byte order mark (what Excel's "CSV UTF-8" starts with) is not part of the first row.
+        let line =
+            number == 1 && given.starts(with: [0xEF, 0xBB, 0xBF])
+            ? UnsafeRawBufferPointer(rebasing: given[3...]) : given
         guard let csv else {
             let content = line.trimmingLineEnd
             guard !content.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else { return }
@@ -70,15 +74,15 @@ public final class EndpointImporter {
         report(number, "longer than \(Self.maxRowBytes) bytes")
     }
 
-    private func take(_ result: Result<[CSVRecord], CSVError>) throws(ImportInputError) {
-        switch result {
-        case .failure(let error):
-            // Before the header: nothing can be read without it.
-            guard csvColumns != nil else { throw ImportInputError(description: error.description) }
-            summary.bad += 1
-            report(error.line, error.message)
-        case .success(let records):
-            for record in records {
+    private func take(_ results: [Result<CSVRecord, CSVError>]) throws(ImportInputError) {
+        for result in results {
+            switch result {
+            case .failure(let error):
+                // Before the header: nothing can be read without it.
+                guard csvColumns != nil else { throw ImportInputError(description: error.description) }
+                summary.bad += 1
+                report(error.line, error.message)
+            case .success(let record):
                 guard let columns = csvColumns else {
                     csvColumns = try ImportCSVColumns(header: record)
                     continue
@@ -90,15 +94,23 @@ public final class EndpointImporter {
 
     private func add(_ decode: () throws(ImportRowError) -> ImportRowFields, line: Int) {
         do {
-            batch.append(try validator.validate(try decode()))
+            let row = try validator.validate(try decode())
+            batchSubscriptions += row.topics.count
+            batch.append(row)
         } catch {
             summary.bad += 1
             report(line, error.description)
         }
     }
 
-    /// Whether a full batch waits to be committed.
-    public var batchIsFull: Bool { batch.count >= batchRows }
+    /// Whether a full batch waits to be committed: `batchRows` rows, or ``maxBatchSubscriptions``
+    /// subscriptions (rows of many topics: a batch is one transaction, and holds SQLite's write
+    /// lock while it is written; a gateway beside the import waits at most 5 s for it).
+    public var batchIsFull: Bool { batch.count >= batchRows || batchSubscriptions >= Self.maxBatchSubscriptions }
+
+    /// The most subscriptions one batch writes.
+    public static let maxBatchSubscriptions = 50_000
+    private var batchSubscriptions = 0
 
     /// Hands the batch to the store once it is full; waits for the one before it first, so at most
     /// one batch is being written while the next is read.
@@ -115,6 +127,7 @@ public final class EndpointImporter {
         let now = now
         batch = []
         batch.reserveCapacity(batchRows)
+        batchSubscriptions = 0
         writingRows = rows.count
         writing = Task { try await store.importEndpoints(rows, now: now) }
     }
@@ -172,7 +185,11 @@ struct ImportRowValidator {
             guard fields.topics.count <= maxTopicsPerRow else {
                 throw ImportRowError("topics", "\(fields.topics.count) topics, over the limit of \(maxTopicsPerRow)")
             }
-            for topic in fields.topics { try RegistryValidation.topicName(topic, field: "topics") }
+            for topic in fields.topics where !SNSNames.isTopicName(topic) {
+                throw ImportRowError(
+                    "topics",
+                    "\(TextCap.quoted(topic)) is not a topic name (1-256 characters of A-Z, a-z, 0-9, _ and -)")
+            }
         } catch let error as ImportRowError {
             throw error
         } catch let status as GRPCStatus {

@@ -122,9 +122,11 @@ struct ImportCSVColumns: Sendable {
         for name in header.fields {
             let trimmed = name.trimmingSpaces
             guard let column = ImportColumn(rawValue: trimmed) else {
+                // A spreadsheet set to another list separator writes the header as one column.
+                let hint = trimmed.contains(";") ? "; fields must be separated by commas" : ""
                 throw ImportInputError(
                     description:
-                        "line \(header.line): unknown column \(TextCap.quoted(trimmed)) (columns are \(ImportColumn.names))"
+                        "line \(header.line): unknown column \(TextCap.quoted(trimmed)) (columns are \(ImportColumn.names))\(hint)"
                 )
             }
             guard !columns.contains(column) else {
@@ -142,7 +144,10 @@ struct ImportCSVColumns: Sendable {
     /// separated by `;`.
     func decode(_ record: CSVRecord) throws(ImportRowError) -> ImportRowFields {
         guard record.fields.count == columns.count else {
-            throw ImportRowError("", "\(record.fields.count) fields, the header has \(columns.count)")
+            throw ImportRowError(
+                "",
+                "\(record.fields.count) fields, the header has \(columns.count) (\(columns.map(\.rawValue).joined(separator: ",")))"
+            )
         }
         var fields = ImportRowFields()
         for (column, cell) in zip(columns, record.fields) where !cell.isEmpty {
@@ -152,10 +157,11 @@ struct ImportCSVColumns: Sendable {
             case .userID: fields.userID = cell
             case .customUserData: fields.customUserData = cell
             case .enabled:
-                switch cell {
+                // Spreadsheets write TRUE and FALSE.
+                switch cell.lowercased() {
                 case "true": fields.enabled = true
                 case "false": fields.enabled = false
-                default: throw ImportRowError(column.rawValue, "must be true or false")
+                default: throw ImportRowError(column.rawValue, "must be true or false, not \(TextCap.quoted(cell))")
                 }
             case .topics:
                 fields.topics = cell.split(separator: ";", omittingEmptySubsequences: true).map {

@@ -7,8 +7,18 @@ public enum ImportRowWriter {
     /// The CSV header line (with its line end).
     public static let csvHeader = "app,token,user_id,custom_user_data,enabled,topics\r\n"
 
-    /// One endpoint as a line (with its line end) appended to `out`.
+    /// One endpoint as a line (with its line end) appended to `out`; an endpoint of more topics than
+    /// a row may list as several lines (the import merges rows of the same token).
     public static func append(_ exported: ExportedEndpoint, format: ImportFormat, to out: inout [UInt8]) {
+        guard exported.topics.count > maxTopicsPerRow else { return appendRow(exported, format: format, to: &out) }
+        for start in stride(from: 0, to: exported.topics.count, by: maxTopicsPerRow) {
+            var part = exported
+            part.topics = Array(exported.topics[start..<min(start + maxTopicsPerRow, exported.topics.count)])
+            appendRow(part, format: format, to: &out)
+        }
+    }
+
+    private static func appendRow(_ exported: ExportedEndpoint, format: ImportFormat, to out: inout [UInt8]) {
         let endpoint = exported.endpoint
         switch format {
         case .jsonl:

@@ -140,6 +140,10 @@ enum RegistryValidation {
             throw GRPCStatus(
                 .invalidArgument, "\(field): \(size) bytes, over the limit of \(maxCustomUserDataBytes) bytes")
         }
+        // PostgreSQL's text cannot hold U+0000 (and libpq passes parameters as C strings).
+        guard !data.utf8.contains(0) else {
+            throw GRPCStatus(.invalidArgument, "\(field): must not contain the NUL character (U+0000)")
+        }
     }
 
     /// Topic names are [A-Za-z0-9_-]{1,256}, like SNS's.

@@ -190,19 +190,22 @@ final class PostgresConnection: SQLDatabase {
         return output
     }
 
-    /// A `text[]` literal: every element double-quoted, `"` and `\` escaped.
+    /// A `text[]` literal: every element double-quoted, `"` and `\` escaped. Byte by byte: a quote
+    /// followed by a combining mark is one `Character` that is not `"`, and went unescaped.
     static func arrayLiteral(_ items: [String]) -> String {
-        var literal = "{"
+        var literal: [UInt8] = [UInt8(ascii: "{")]
+        literal.reserveCapacity(items.reduce(2) { $0 + $1.utf8.count + 3 })
         for (index, item) in items.enumerated() {
-            if index > 0 { literal += "," }
-            literal += "\""
-            for character in item {
-                if character == "\"" || character == "\\" { literal += "\\" }
-                literal.append(character)
+            if index > 0 { literal.append(UInt8(ascii: ",")) }
+            literal.append(UInt8(ascii: "\""))
+            for byte in item.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { literal.append(UInt8(ascii: "\\")) }
+                literal.append(byte)
             }
-            literal += "\""
+            literal.append(UInt8(ascii: "\""))
         }
-        return literal + "}"
+        literal.append(UInt8(ascii: "}"))
+        return String(decoding: literal, as: UTF8.self)
     }
 
     /// Calls `body` with C strings for `texts` (NULL for nil) that live for the call.

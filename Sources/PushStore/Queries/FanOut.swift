@@ -35,10 +35,11 @@ struct RecipientRows {
 /// The fan-out read and the bench loaders' import; see `Store` for the semantics.
 extension SQLDatabase {
     /// One indexed range scan of `subscriptions_topic` (topic_seq, seq) joined to endpoints by
-    /// primary key: the cost of a page is its size, however large the topic.
+    /// primary key: the cost of a page is its size, however large the topic. Only the columns a
+    /// delivery needs (see `FanOutTarget`).
     static var fanOutSQL: String {
         """
-        SELECT s.seq, s.id, s.filter_policy_json, s.filter_policy_scope, \(Columns.endpoint)
+        SELECT s.seq, s.filter_policy_json, s.filter_policy_scope, e.id, e.app, e.token, e.enabled, e.user_id
         FROM subscriptions s JOIN endpoints e ON e.seq = s.endpoint_seq
         WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ? AND s.seq <= ?
         ORDER BY s.seq LIMIT ?
@@ -51,42 +52,41 @@ extension SQLDatabase {
         try PageCursor.check(limit: limit)
         let after = try PageCursor.decode(cursor, as: .fanOut)
         let last: Int64 = if let end { try PageCursor.decode(end, as: .fanOut) } else { .max }
-        let fetched: [(seq: Int64, target: FanOutTarget)]
+        var fetched: [FanOutTarget]
         switch target {
         case .topic(let topic):
             fetched = try rows(Self.fanOutSQL, [.text(topic), .integer(after), .integer(last), .int(limit + 1)]) {
                 row in
-                let seq = row.int64(0)
-                let endpoint = Columns.endpoint(row, from: 4).record
+                let endpoint = EndpointRecord(
+                    id: row.text(3), app: row.text(4), token: row.text(5), enabled: row.bool(6), customUserData: "",
+                    createdAt: 0, disabledReason: "", userID: row.text(7))
                 let subscription = SubscriptionRecord(
-                    id: row.text(1), topic: topic, endpointID: endpoint.id, filterPolicyJSON: row.text(2),
-                    filterPolicyScope: row.text(3))
-                return (
-                    seq: seq,
-                    target: FanOutTarget(
-                        subscription: subscription, endpoint: endpoint, cursor: PageCursor.encode(.fanOut, after: seq))
-                )
+                    id: "", topic: topic, endpointID: endpoint.id, filterPolicyJSON: row.text(1),
+                    filterPolicyScope: row.text(2))
+                return FanOutTarget(subscription: subscription, endpoint: endpoint, position: row.int64(0))
             }
         case .user, .endpoint:
             // The endpoints themselves: no subscription, so no filter policy.
             let rows = RecipientRows(target)
             fetched = try self.rows(
                 """
-                SELECT \(Columns.endpoint) FROM endpoints e WHERE e.seq IN (
+                SELECT e.seq, e.id, e.app, e.token, e.enabled, e.user_id FROM endpoints e WHERE e.seq IN (
                     SELECT r.seq FROM \(rows.from) WHERE \(rows.condition) AND r.seq > ? AND r.seq <= ?
                     ORDER BY r.seq LIMIT ?)
                 ORDER BY e.seq
                 """,
                 rows.values + [.integer(after), .integer(last), .int(limit + 1)]
             ) { row in
-                let (seq, endpoint) = Columns.endpoint(row)
-                return (
-                    seq: seq, target: FanOutTarget(endpoint: endpoint, cursor: PageCursor.encode(.fanOut, after: seq))
-                )
+                let endpoint = EndpointRecord(
+                    id: row.text(1), app: row.text(2), token: row.text(3), enabled: row.bool(4), customUserData: "",
+                    createdAt: 0, disabledReason: "", userID: row.text(5))
+                return FanOutTarget(endpoint: endpoint, position: row.int64(0))
             }
         }
-        let page = PageCursor.page(fetched, limit: limit, kind: .fanOut) { $0.seq }
-        return Page(items: page.items.map(\.target), nextCursor: page.nextCursor)
+        // One more than asked was read: whether there is a next page.
+        guard fetched.count > limit else { return Page(items: fetched, nextCursor: nil) }
+        fetched.removeLast(fetched.count - limit)
+        return Page(items: fetched, nextCursor: fetched.last?.cursor)
     }
 
     /// The bench loaders' shape of an import: every token an endpoint of `app` subscribed to `topic`.

@@ -16,17 +16,34 @@ extension SQLDatabase {
         return counts
     }
 
-    /// The batch's topics by name, created where missing.
+    /// The batch's topics by name, created where missing: in name order (two imports at once take
+    /// the same rows' locks in the same order on PostgreSQL), and on PostgreSQL in two statements
+    /// whatever their number (a round trip each would be two per topic per batch).
     private func topicSeqs(creating rows: [EndpointImport]) throws(StoreError) -> [String: Int64] {
-        var seqs: [String: Int64] = [:]
-        for row in rows {
-            for name in row.topics where seqs[name] == nil {
-                try createTopic(name: name)
-                guard let seq = try topicSeq(name: name) else {
-                    throw StoreError(.internal, message: "topic \(name) vanished while importing")
-                }
-                seqs[name] = seq
+        var names = Set<String>()
+        for row in rows { names.formUnion(row.topics) }
+        let sorted = names.sorted()
+        guard !sorted.isEmpty else { return [:] }
+        if engine == .postgres {
+            try run(
+                "INSERT INTO topics (name) SELECT unnest(?::text[]) ORDER BY 1 ON CONFLICT (name) DO NOTHING",
+                [.textArray(sorted)])
+            let found = try self.rows(
+                "SELECT name, seq FROM topics WHERE name = ANY(?::text[])", [.textArray(sorted)]
+            ) { ($0.text(0), $0.int64(1)) }
+            let seqs = Dictionary(found, uniquingKeysWith: { first, _ in first })
+            guard seqs.count == sorted.count else {
+                throw StoreError(.internal, message: "a topic vanished while importing")
             }
+            return seqs
+        }
+        var seqs: [String: Int64] = [:]
+        for name in sorted {
+            try createTopic(name: name)
+            guard let seq = try topicSeq(name: name) else {
+                throw StoreError(.internal, message: "topic \(name) vanished while importing")
+            }
+            seqs[name] = seq
         }
         return seqs
     }

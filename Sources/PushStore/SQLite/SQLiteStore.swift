@@ -40,6 +40,7 @@ public final class SQLiteStore: SQLStore {
             try store.connection.withLock { (slot: inout Database?) throws(StoreError) in
                 let database = try Database(path: path)
                 try configure(database)
+                if !owner { try refuseOlderSchema(database) }
                 if cacheMiB > 0 { try database.execute("PRAGMA cache_size = -\(cacheMiB * 1024)") }
                 try Migrator.migrate(database)
                 // One process owns the file: no lease from a previous run can still be held, so its
@@ -53,6 +54,19 @@ public final class SQLiteStore: SQLStore {
             store.file.withLock { $0 = SQLiteFileWatch(path: path) }
         }
         return store
+    }
+
+    /// A tool does not upgrade a store a gateway may be running on (the running, older gateway
+    /// would then work on a schema it does not know); a new, empty file it sets up.
+    private static func refuseOlderSchema(_ database: Database) throws(StoreError) {
+        let version = try Migrator.userVersion(database)
+        let known = Schema.migrations.last?.version ?? 0
+        guard version == 0 || version >= known else {
+            throw StoreError(
+                .incompatible,
+                message: "\(database.path) has schema version \(version), older than this build's \(known): "
+                    + "start this version's gateway on it once (it upgrades the store), then run this again")
+        }
     }
 
     /// Connection settings; they are per connection, so they run on every open.

@@ -35,17 +35,19 @@ struct FanOutChunkMachineTests {
             disabledReason: "")
     }
 
-    static func target(_ id: String, cursor: String = "") -> FanOutTarget {
+    static func target(_ id: String, position: Int64 = 0) -> FanOutTarget {
         FanOutTarget(
             subscription: SubscriptionRecord(
-                id: cursor.isEmpty ? "" : "s-\(id)", topic: cursor.isEmpty ? "" : "news",
-                endpointID: id, filterPolicyJSON: ""),
-            endpoint: endpoint(id), cursor: cursor)
+                id: "", topic: position == 0 ? "" : "news", endpointID: id, filterPolicyJSON: ""),
+            endpoint: endpoint(id), position: position)
     }
 
-    /// Two targets per page: page n holds p<n>a and p<n>b, its cursor after them "c<n>".
+    /// The cursor after page n (its second target's position).
+    static func c(_ n: Int) -> String { target("", position: Int64(2 * n + 2)).cursor }
+
+    /// Two targets per page: page n holds p<n>a and p<n>b, its cursor after them `c(n)`.
     static func page(_ n: Int) -> [FanOutTarget] {
-        [target("p\(n)a", cursor: "c\(n)a"), target("p\(n)b", cursor: "c\(n)")]
+        [target("p\(n)a", position: Int64(2 * n + 1)), target("p\(n)b", position: Int64(2 * n + 2))]
     }
 
     static let takenOver = "fan-out chunk taken over by another instance; stopping it here"
@@ -109,11 +111,11 @@ struct FanOutChunkMachineTests {
         #expect(rig.start() == [.readPage(after: "")])
         #expect(
             rig.on(.pageRead(Self.page(0), isLast: false)) == [
-                .send(page: 0, Self.page(0), .page), .readPage(after: "c0"),
+                .send(page: 0, Self.page(0), .page), .readPage(after: Self.c(0)),
             ])
         #expect(
             rig.on(.pageRead(Self.page(1), isLast: false)) == [
-                .send(page: 1, Self.page(1), .page), .readPage(after: "c1"),
+                .send(page: 1, Self.page(1), .page), .readPage(after: Self.c(1)),
             ])
         // Three pages in flight: the next waits for the oldest's commit.
         #expect(rig.on(.pageRead(Self.page(2), isLast: false)) == [.send(page: 2, Self.page(2), .page)])
@@ -121,24 +123,25 @@ struct FanOutChunkMachineTests {
         #expect(rig.on(.sent(page: 1, Self.delivered(2), planExpired: false)) == [])
         #expect(
             rig.on(.sent(page: 0, FanOutCounts(total: 2, delivered: 1, failed: 1), planExpired: false)) == [
-                .commit(cursor: "c0", counts: FanOutCounts(total: 2, delivered: 1, failed: 1), releasing: [])
+                .commit(cursor: Self.c(0), counts: FanOutCounts(total: 2, delivered: 1, failed: 1), releasing: [])
             ])
         // A tick of the lease meanwhile renews it alongside.
         #expect(rig.on(.leaseDue) == [.renewLease])
-        #expect(rig.on(.committed(held: 0)) == [.readPage(after: "c2")])
+        #expect(rig.on(.committed(held: 0)) == [.readPage(after: Self.c(2))])
         #expect(rig.on(.leaseRenewed) == [])
         #expect(
             rig.on(.pageRead(Self.page(3), isLast: true)) == [
-                .send(page: 3, Self.page(3), .page), .commit(cursor: "c1", counts: Self.delivered(2), releasing: []),
+                .send(page: 3, Self.page(3), .page),
+                .commit(cursor: Self.c(1), counts: Self.delivered(2), releasing: []),
             ])
         #expect(rig.on(.committed(held: 0)) == [])
         #expect(rig.on(.sent(page: 3, Self.delivered(2), planExpired: false)) == [])
         #expect(
             rig.on(.sent(page: 2, Self.delivered(2), planExpired: false)) == [
-                .commit(cursor: "c2", counts: Self.delivered(2), releasing: [])
+                .commit(cursor: Self.c(2), counts: Self.delivered(2), releasing: [])
             ])
-        #expect(rig.on(.committed(held: 0)) == [.commit(cursor: "c3", counts: Self.delivered(2), releasing: [])])
-        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "c3", state: .completed)])
+        #expect(rig.on(.committed(held: 0)) == [.commit(cursor: Self.c(3), counts: Self.delivered(2), releasing: [])])
+        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: Self.c(3), state: .completed)])
         #expect(!rig.machine.isDone)
         #expect(rig.on(.finished) == [.end])
         #expect(rig.machine.isDone)
@@ -146,14 +149,14 @@ struct FanOutChunkMachineTests {
     }
 
     @Test func anEmptyLastPageIsStillCommittedWithTheCursorWhereItWas() {
-        var rig = Rig(Self.chunk(cursor: "c9"))
-        #expect(rig.start() == [.readPage(after: "c9")])
+        var rig = Rig(Self.chunk(cursor: Self.c(9)))
+        #expect(rig.start() == [.readPage(after: Self.c(9))])
         #expect(rig.on(.pageRead([], isLast: true)) == [.send(page: 0, [], .page)])
         #expect(
             rig.on(.sent(page: 0, FanOutCounts(total: 0), planExpired: false)) == [
-                .commit(cursor: "c9", counts: FanOutCounts(total: 0), releasing: [])
+                .commit(cursor: Self.c(9), counts: FanOutCounts(total: 0), releasing: [])
             ])
-        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "c9", state: .completed)])
+        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: Self.c(9), state: .completed)])
     }
 
     @Test func aMessageWhoseTTLRanOutFinishesExpired() {
@@ -162,12 +165,12 @@ struct FanOutChunkMachineTests {
         _ = rig.on(.sent(page: 0, FanOutCounts(total: 2, skipped: 2), planExpired: true))
         _ = rig.on(.committed(held: 0))
         _ = rig.on(.sent(page: 1, FanOutCounts(total: 2, skipped: 2), planExpired: true))
-        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "c1", state: .expired)])
+        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: Self.c(1), state: .expired)])
     }
 
     @Test func aChunkClaimedAgainResumesFromItsCursorAfterItsHeldRecipients() {
-        // A previous claim died after committing through "c1" and holding two recipients.
-        var rig = Rig(Self.chunk(cursor: "c1", holds: 2, parkings: 1))
+        // A previous claim died after committing through Self.c(1) and holding two recipients.
+        var rig = Rig(Self.chunk(cursor: Self.c(1), holds: 2, parkings: 1))
         #expect(rig.start() == [.readHolds])
         let held = [
             HeldRecipient(hold: FanOutHold(endpointID: "h1", reason: "Unavailable"), endpoint: Self.endpoint("h1")),
@@ -178,15 +181,16 @@ struct FanOutChunkMachineTests {
         #expect(
             rig.on(.sent(page: 0, Self.delivered(1), planExpired: false)) == [
                 .commit(
-                    cursor: "c1", counts: FanOutCounts(total: 0, delivered: 1, skipped: 1), releasing: ["h1", "h2"])
+                    cursor: Self.c(1), counts: FanOutCounts(total: 0, delivered: 1, skipped: 1),
+                    releasing: ["h1", "h2"])
             ])
-        #expect(rig.on(.committed(held: 0)) == [.readPage(after: "c1")])
+        #expect(rig.on(.committed(held: 0)) == [.readPage(after: Self.c(1))])
         #expect(rig.on(.pageRead(Self.page(2), isLast: true)) == [.send(page: 1, Self.page(2), .page)])
         #expect(
             rig.on(.sent(page: 1, Self.delivered(2), planExpired: false)) == [
-                .commit(cursor: "c2", counts: Self.delivered(2), releasing: [])
+                .commit(cursor: Self.c(2), counts: Self.delivered(2), releasing: [])
             ])
-        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "c2", state: .completed)])
+        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: Self.c(2), state: .completed)])
     }
 
     @Test func leaseLossMidChunkStopsItWithNothingMoreCommitted() {
@@ -297,9 +301,11 @@ struct FanOutChunkMachineTests {
         _ = first.start()
         _ = first.on(.pageRead(Self.page(0), isLast: true))
         #expect(
-            first.on(.sent(page: 0, hold, planExpired: false)) == [.commit(cursor: "c0", counts: hold, releasing: [])])
+            first.on(.sent(page: 0, hold, planExpired: false)) == [
+                .commit(cursor: Self.c(0), counts: hold, releasing: [])
+            ])
         let until = first.now + Int64(2_000 * Self.jitter(seed: 11))
-        #expect(first.on(.committed(held: 1)) == [.park(cursor: "c0", until: until, now: first.now)])
+        #expect(first.on(.committed(held: 1)) == [.park(cursor: Self.c(0), until: until, now: first.now)])
         #expect(
             first.on(.finished) == [
                 Self.log(
@@ -312,7 +318,7 @@ struct FanOutChunkMachineTests {
         let held = [
             HeldRecipient(hold: FanOutHold(endpointID: "p0b", reason: "Unavailable"), endpoint: Self.endpoint("p0b"))
         ]
-        var second = Rig(Self.chunk(cursor: "c0", holds: 1, parkings: 1), seed: 12)
+        var second = Rig(Self.chunk(cursor: Self.c(0), holds: 1, parkings: 1), seed: 12)
         second.now = until + 10
         #expect(second.start() == [.readHolds])
         #expect(second.on(.holdsRead(held)) == [.send(page: 0, [Self.target("p0b")], .holds)])
@@ -320,30 +326,30 @@ struct FanOutChunkMachineTests {
         #expect(
             second.on(.sent(page: 0, again, planExpired: false)) == [
                 .commit(
-                    cursor: "c0",
+                    cursor: Self.c(0),
                     counts: FanOutCounts(total: 0, hold: [(id: "p0b", reason: "Unavailable", app: "app")]),
                     releasing: ["p0b"])
             ])
-        #expect(second.on(.committed(held: 1)) == [.readPage(after: "c0")])
+        #expect(second.on(.committed(held: 1)) == [.readPage(after: Self.c(0))])
         #expect(second.on(.pageRead([], isLast: true)) == [.send(page: 1, [], .page)])
         #expect(
             second.on(.sent(page: 1, FanOutCounts(total: 0), planExpired: false)) == [
-                .commit(cursor: "c0", counts: FanOutCounts(total: 0), releasing: [])
+                .commit(cursor: Self.c(0), counts: FanOutCounts(total: 0), releasing: [])
             ])
         let secondUntil = second.now + Int64(4_000 * Self.jitter(seed: 12))
-        #expect(second.on(.committed(held: 1)) == [.park(cursor: "c0", until: secondUntil, now: second.now)])
+        #expect(second.on(.committed(held: 1)) == [.park(cursor: Self.c(0), until: secondUntil, now: second.now)])
 
         // Third claim: the provider is back; the recipient is delivered and the chunk finishes.
-        var third = Rig(Self.chunk(cursor: "c0", holds: 1, parkings: 2))
+        var third = Rig(Self.chunk(cursor: Self.c(0), holds: 1, parkings: 2))
         third.now = secondUntil + 10
         _ = third.start()
         _ = third.on(.holdsRead(held))
         #expect(
             third.on(.sent(page: 0, Self.delivered(1), planExpired: false)) == [
-                .commit(cursor: "c0", counts: FanOutCounts(total: 0, delivered: 1), releasing: ["p0b"])
+                .commit(cursor: Self.c(0), counts: FanOutCounts(total: 0, delivered: 1), releasing: ["p0b"])
             ])
-        #expect(third.on(.committed(held: 0)) == [.readPage(after: "c0")])
-        #expect(third.runPages(from: 0, count: 1) == [.finish(cursor: "c0", state: .completed)])
+        #expect(third.on(.committed(held: 0)) == [.readPage(after: Self.c(0))])
+        #expect(third.runPages(from: 0, count: 1) == [.finish(cursor: Self.c(0), state: .completed)])
         #expect(third.on(.finished) == [.end])
     }
 
@@ -356,7 +362,8 @@ struct FanOutChunkMachineTests {
                 let park = rig.runPages(from: 0, count: 1, held: 1)
                 let expected = rig.now + Int64(Double(step) * Self.jitter(seed: seed))
                 #expect(
-                    park == [.park(cursor: "c0", until: expected, now: rig.now)], "parkings \(parkings) seed \(seed)")
+                    park == [.park(cursor: Self.c(0), until: expected, now: rig.now)],
+                    "parkings \(parkings) seed \(seed)")
                 #expect(expected - rig.now >= step * 8 / 10 && expected - rig.now < step * 12 / 10)
             }
         }
@@ -366,17 +373,21 @@ struct FanOutChunkMachineTests {
         var near = Rig(Self.chunk(parkings: 4))
         near.now = Self.deadline - 3_000
         _ = near.start()
-        #expect(near.runPages(from: 0, count: 1, held: 1) == [.park(cursor: "c0", until: Self.deadline, now: near.now)])
+        #expect(
+            near.runPages(from: 0, count: 1, held: 1) == [.park(cursor: Self.c(0), until: Self.deadline, now: near.now)]
+        )
 
         var past = Rig(Self.chunk())
         past.now = Self.deadline - 200
         _ = past.start()
         #expect(
-            past.runPages(from: 0, count: 1, held: 1) == [.park(cursor: "c0", until: past.now + 1_000, now: past.now)])
+            past.runPages(from: 0, count: 1, held: 1) == [
+                .park(cursor: Self.c(0), until: past.now + 1_000, now: past.now)
+            ])
     }
 
     @Test func heldRecipientsPastTheHoldDeadlineAreFailedWithTheirLastReason() {
-        var rig = Rig(Self.chunk(cursor: "c3", holds: 2, parkings: 9))
+        var rig = Rig(Self.chunk(cursor: Self.c(3), holds: 2, parkings: 9))
         rig.now = Self.deadline
         _ = rig.start()
         let held = [
@@ -393,10 +404,11 @@ struct FanOutChunkMachineTests {
                 Self.log(
                     .warning, "fan-out gave up waiting for the provider",
                     ["message_id": "m1", "chunk": "4", "failed": "1", "max_hold_seconds": "600"]),
-                .commit(cursor: "c3", counts: FanOutCounts(total: 0, failed: 1, skipped: 1), releasing: ["h1", "h2"]),
+                .commit(
+                    cursor: Self.c(3), counts: FanOutCounts(total: 0, failed: 1, skipped: 1), releasing: ["h1", "h2"]),
             ])
-        #expect(rig.on(.committed(held: 0)) == [.readPage(after: "c3")])
-        #expect(rig.runPages(from: 4, count: 3) == [.finish(cursor: "c6", state: .completed)])
+        #expect(rig.on(.committed(held: 0)) == [.readPage(after: Self.c(3))])
+        #expect(rig.runPages(from: 4, count: 3) == [.finish(cursor: Self.c(6), state: .completed)])
         #expect(rig.on(.finished) == [.end])
     }
 
@@ -416,10 +428,10 @@ struct FanOutChunkMachineTests {
         #expect(rig.on(.sent(page: 1, Self.delivered(2), planExpired: false)) == [])
         #expect(
             rig.on(.sent(page: 0, Self.delivered(2), planExpired: false)) == [
-                .commit(cursor: "c0", counts: Self.delivered(2), releasing: [])
+                .commit(cursor: Self.c(0), counts: Self.delivered(2), releasing: [])
             ])
-        #expect(rig.on(.committed(held: 0)) == [.commit(cursor: "c1", counts: Self.delivered(2), releasing: [])])
-        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: "c1", state: .cancelled)])
+        #expect(rig.on(.committed(held: 0)) == [.commit(cursor: Self.c(1), counts: Self.delivered(2), releasing: [])])
+        #expect(rig.on(.committed(held: 0)) == [.finish(cursor: Self.c(1), state: .cancelled)])
         #expect(rig.on(.cancelled) == [])
         #expect(rig.on(.finished) == [.end])
     }
@@ -430,11 +442,11 @@ struct FanOutChunkMachineTests {
         _ = rig.on(.pageRead(Self.page(0), isLast: true))
         #expect(
             rig.on(.sent(page: 0, Self.delivered(2), planExpired: false)) == [
-                .commit(cursor: "c0", counts: Self.delivered(2), releasing: [])
+                .commit(cursor: Self.c(0), counts: Self.delivered(2), releasing: [])
             ])
         #expect(rig.on(.cancelled) == [Self.cancelLog])
         // Held recipients do not park a cancelled chunk: the store counts them cancelled.
-        #expect(rig.on(.committed(held: 1)) == [.finish(cursor: "c0", state: .cancelled)])
+        #expect(rig.on(.committed(held: 1)) == [.finish(cursor: Self.c(0), state: .cancelled)])
     }
 
     @Test func aCancelBeforeADirectPublishIsSentFinishesWithoutSending() {
@@ -457,17 +469,18 @@ struct FanOutChunkMachineTests {
     }
 
     @Test func aResumedChunkCancelledWhileReadingItsHoldsFinishesWithoutSendingThem() {
-        var rig = Rig(Self.chunk(cursor: "c1", holds: 2, parkings: 1))
+        var rig = Rig(Self.chunk(cursor: Self.c(1), holds: 2, parkings: 1))
         #expect(rig.start() == [.readHolds])
         #expect(rig.on(.cancelled) == [Self.cancelLog])
-        #expect(rig.on(.holdsRead([])) == [.finish(cursor: "c1", state: .cancelled)])
+        #expect(rig.on(.holdsRead([])) == [.finish(cursor: Self.c(1), state: .cancelled)])
     }
 
     @Test func theHoldDeadlineCountsFromDeliverAt() {
         var message = Self.message()
         message.deliverAt = Self.publishedAt + 3_600_000
         let chunk = FanOutChunk(
-            message: message, number: 4, cursor: "c1", end: nil, leaseExpiresAt: 0, claim: "c", holds: 1, parkings: 1)
+            message: message, number: 4, cursor: Self.c(1), end: nil, leaseExpiresAt: 0, claim: "c", holds: 1,
+            parkings: 1)
         var rig = Rig(chunk)
         // Past publishedAt + max_hold_seconds, within deliverAt + max_hold_seconds: still sent again.
         rig.now = Self.deadline + 60_000

@@ -20,7 +20,7 @@ struct MessagePlanTests {
             endpoint: EndpointRecord(
                 id: "e", app: app, token: String(repeating: "a", count: 64), enabled: true, customUserData: "",
                 createdAt: 0, disabledReason: ""),
-            cursor: "")
+            position: 0)
     }
 
     static func plan(_ message: String, structure: String = "", attributes: [String: String] = [:]) throws

@@ -19,6 +19,9 @@ struct PostgresLayerTests {
         #expect(
             PostgresConnection.arrayLiteral(["a", "b c", #"q"u"#, #"back\slash"#, "NULL", ""])
                 == #"{"a","b c","q\"u","back\\slash","NULL",""}"#)
+        // A quote or backslash followed by a combining mark is one Character, but still escaped.
+        #expect(
+            PostgresConnection.arrayLiteral(["a\"\u{301}b", "x\\\u{301}"]) == "{\"a\\\"\u{301}b\",\"x\\\\\u{301}\"}")
     }
 
     @Test("passwords are redacted from store URLs; the scheme chooses the engine")

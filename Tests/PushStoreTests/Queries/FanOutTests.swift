@@ -24,7 +24,7 @@ struct FanOutTests {
                 pages += 1
                 for target in page.items {
                     #expect(seenTokens.insert(target.endpoint.token).inserted)
-                    #expect(seenSubscriptions.insert(target.subscription.id).inserted)
+                    #expect(seenSubscriptions.insert(target.cursor).inserted)
                     #expect(target.subscription.endpointID == target.endpoint.id)
                     #expect(target.subscription.topic == "all")
                 }
