@@ -26,7 +26,7 @@ help:
 	@echo "make lint         swift format lint (.swift-format);  make format: rewrite the files in place"
 	@echo "make proto        regenerate the protobuf code from proto/;  make console: re-embed console/ after editing it"
 	@echo "make build        debug build;  make release: release build (cross-module and link-time optimized)"
-	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~5 min)"
+	@echo "make bench        load benchmarks on a release build; writes BENCHMARKS.md (~30 min; a private PostgreSQL for its rows)"
 	@echo "make fuzz         libFuzzer targets in Fuzz/, FUZZ_SECONDS (30) each"
 	@echo "make fuzz-long    every target to FUZZ_RUNS (10,000,000) executions, at most FUZZ_LONG_SECONDS (1800) each"
 	@echo "make test-faults  the fault suite's long form (the short form is part of make test)"
@@ -108,7 +108,7 @@ test: check-proto check-console check-deps check-links lint unit interop
 
 # Benchmarks (release build): h2load ceiling, Pushgate rows, aioapns peer; writes BENCHMARKS.md.
 bench: release venv
-	scripts/bench.sh
+	$(WITH_PG) scripts/bench.sh
 
 # The multi-instance kill test in its long form: 100,000 subscribers, 3 instances (release build).
 scale: release venv

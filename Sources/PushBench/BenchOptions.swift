@@ -43,13 +43,18 @@ public struct BenchOptions {
                                     until GetMessage says the fan-out completed), or encrypt
                                     (no gateway: Web Push's encryption per message and
                                     subscriber on one thread, for --duration or --count)
-          --subscribers N           publish: endpoints subscribed to the topic (default 100000),
-                                    bulk-loaded into the gateway's store before it starts
+          --subscribers N           publish: endpoints subscribed to the topic (default 100000, at
+                                    most 100000000), bulk-loaded into the gateway's store before it
+                                    starts, 10,000 a transaction
           --deliver-after-ms N      publish: schedule it (deliver_at) N ms after the call, and time
                                     the fan-out from then: a scheduled fan-out's speed
           --delivery-log L          publish: the gateway's delivery log: off, or the share of
                                     successes it keeps in percent (0-100; default: the gateway's
                                     default, 0)
+          --store S                 publish: the gateway's store, an empty PostgreSQL database URL
+                                    (postgres://…) or SQLite file, instead of a fresh SQLite file in
+                                    the temp dir (the subscribers are loaded into it, 10,000 a
+                                    transaction)
           --tokens-per-send N       device tokens in each request (default 1000)
           --concurrency N           send: RPCs in flight (default 4); with --rate: at most this many
                                     in flight (default 1000). stream: SendStream calls (default 4)
@@ -121,6 +126,9 @@ public struct BenchOptions {
     var deliverAfterMs = 0
     /// `--delivery-log`: nil (the gateway's default), off (`enabled: false`), or a sample percent.
     var deliveryLog: DeliveryLogChoice?
+    /// `--store`: publish into this store (an empty SQLite file path or PostgreSQL database URL)
+    /// instead of a fresh SQLite file in the temp dir.
+    var store: String?
     var tokensPerSend = 1000
     var concurrency: Int?
     var pipeline = 16
@@ -204,7 +212,8 @@ public struct BenchOptions {
                 throw CommandLineError("--mode: send, stream, publish or encrypt (not \(value.debugDescription))")
             }
             self.mode = mode
-        case "--subscribers": subscribers = try flags.int(for: flag, range: 1...10_000_000)
+        case "--subscribers": subscribers = try flags.int(for: flag, range: 1...100_000_000)
+        case "--store": store = try flags.value(for: flag)
         case "--deliver-after-ms": deliverAfterMs = try flags.int(for: flag, range: 1...600_000)
         case "--delivery-log":
             let value = try flags.value(for: flag)
@@ -342,6 +351,7 @@ public struct BenchOptions {
         if deliveryLog != nil && mode != .publish {
             throw CommandLineError("--delivery-log: only with --mode publish")
         }
+        if store != nil && mode != .publish { throw CommandLineError("--store: only with --mode publish") }
         if deliverAfterMs > 0 && mode != .publish {
             throw CommandLineError("--deliver-after-ms: only with --mode publish")
         }

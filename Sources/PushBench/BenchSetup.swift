@@ -42,8 +42,8 @@ struct BenchSetup {
         case .webpush: app = try await startWebPush(options, files)
         case .hms: app = try startHMS(options, files)
         }
-        // The store lives in the temp dir, never in the working directory.
-        let store = files.path("pushgate.db")
+        // The store lives in the temp dir (never in the working directory), unless one is named.
+        let store = options.store ?? files.path("pushgate.db")
         if options.mode == .publish {
             try await BenchPublish.preload(store: store, subscribers: options.subscribers, provider: options.provider)
         }

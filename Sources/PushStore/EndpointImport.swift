@@ -31,11 +31,12 @@ public struct EndpointImport: Sendable, Equatable {
     /// The rows with one per (app, token): a later row's given fields win and topics add up, so a
     /// batch means what the same rows applied one after another would.
     static func merged(_ rows: [EndpointImport]) -> [EndpointImport] {
-        var index: [String: Int] = [:]
+        var index: [Key: Int] = [:]
+        index.reserveCapacity(rows.count)
         var merged: [EndpointImport] = []
         merged.reserveCapacity(rows.count)
         for row in rows {
-            let key = row.app + "\u{0}" + row.token
+            let key = Key(app: row.app, token: row.token)
             guard let at = index[key] else {
                 index[key] = merged.count
                 merged.append(row)
@@ -47,6 +48,14 @@ public struct EndpointImport: Sendable, Equatable {
             for topic in row.topics where !merged[at].topics.contains(topic) { merged[at].topics.append(topic) }
         }
         return merged
+    }
+}
+
+extension EndpointImport {
+    /// An endpoint's identity: its app and token.
+    struct Key: Hashable {
+        var app: String
+        var token: String
     }
 }
 

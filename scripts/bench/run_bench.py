@@ -11,6 +11,8 @@
   HTTP/1.1  ADM against `pushgate mock-adm` (HTTP/1.1, as Amazon) and FCM against `mock-fcm --http1`:
             the ceiling of `h2load --h1` with 4 connections and one request in flight on each (as the
             gateway: no pipelining), and Pushgate Send batches over 4 connections
+  Audience  issue 45 (audience_bench.py): the 1M Publish on PostgreSQL; pushgate import of 1M rows,
+            its bad rows, a kill -9 and a re-run
   SNS       the SNS API (issue 39, sns_bench.py): a Publish to N subscribers through it and through
             gRPC on one gateway, and PublishBatch / Publish throughput with h2load
 
@@ -31,6 +33,7 @@ import sys
 import tempfile
 import time
 
+import audience_bench
 import sns_bench
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -650,6 +653,10 @@ def main():
                 ["--mode", "publish", "--subscribers", big, "--connections", "4", "--delivery-log", setting],
                 timeout=600)
 
+    # Issue 45: the same 1M Publish on PostgreSQL, and pushgate import of 1M rows (kill -9 included).
+    results.update(audience_bench.run_postgres_publish(r, big))
+    results["import"] = audience_bench.run_import(r, work, quick)
+
     info["load_end"] = load_average()
     with open(os.path.join(work, "results.json"), "w") as fh:
         json.dump({"machine": info, "results": results}, fh, indent=1)
@@ -840,6 +847,7 @@ def render(info, res, commands, quick):
             fmt(median([p["subscribers_per_second"] for p in done])), "-", "-",
             "delivered %s of %s" % (fmt(min(p["delivered"] for p in done)), fmt(done[0]["subscribers"])), "-",
             "fan-out done in %s s" % ", ".join("%.2f" % p["seconds"] for p in done))
+    audience_bench.rows(res, row)
     if peer:
         row("**peer**: aioapns 4.0 (Python), max_connections=1, 1,000 in flight", fmt(peer_rate), "-", "-",
             "none" if not peer["errors"] else json.dumps(peer["errors"]), "-", "%s notifications" % fmt(peer["notifications"]))
@@ -895,6 +903,8 @@ def render(info, res, commands, quick):
                    setting, round((limit - 1) * 100)),
                "%s s / %s s = %s× (medians of 2)" % (fmt(log_seconds[setting], 2), fmt(log_seconds["off"], 2), fmt(r_log, 2)),
                None if r_log is None else r_log <= limit)
+    sqlite_1m = [res.get("publish-log-off-%d" % n) for n in (1, 2)]
+    audience_bench.targets(res, target, ceiling4, [p for p in sqlite_1m if p and p["delivered"] == p["subscribers"]])
     idle = g(mem, "gateway", "rss_idle_kib")
     target("idle RSS < 64 MB", mib(idle), None if idle is None else idle * 1024 < 64e6)
     before, after = g(mem, "gateway", "rss_after_warmup_kib"), g(mem, "gateway", "rss_end_kib")

@@ -67,8 +67,8 @@ extension SQLDatabase {
         return counts
     }
 
-    /// Rows per multi-row statement on SQLite (8 parameters a row, well under its 32,766).
-    static var importRowsPerStatement: Int { 100 }
+    /// Rows per multi-row statement on SQLite (7 parameters a row, well under its 32,766).
+    static var importRowsPerStatement: Int { ImportSQL.rowsPerStatement }
 
     private func importGroup(
         _ rows: ArraySlice<EndpointImport>, topics: [String: Int64], now: Int64, into counts: inout ImportCounts
@@ -81,19 +81,16 @@ extension SQLDatabase {
                 .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""),
             ]
         }
-        let tuples = Array(repeating: "(?, ?, ?, ?, ?, ?, '', ?)", count: rows.count).joined(separator: ", ")
-        let inserted = try self.rows(
-            """
-            INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
-            VALUES \(tuples) ON CONFLICT \(engine.tokenConflict) DO NOTHING RETURNING app, token, seq
-            """, values
-        ) { row in (key: row.text(0) + "\u{0}" + row.text(1), seq: row.int64(2)) }
+        let sql = rows.count == 1 ? ImportSQL.endpoints1 : ImportSQL.endpoints
+        let inserted = try self.rows(sql, values) { row in
+            (key: EndpointImport.Key(app: row.text(0), token: row.text(1)), seq: row.int64(2))
+        }
         let insertedSeqs = Dictionary(inserted.map { ($0.key, $0.seq) }, uniquingKeysWith: { first, _ in first })
         counts.created += inserted.count
         var subscriptions: [(topic: Int64, endpoint: Int64)] = []
         for row in rows {
             let seq: Int64
-            if let new = insertedSeqs[row.app + "\u{0}" + row.token] {
+            if let new = insertedSeqs[EndpointImport.Key(app: row.app, token: row.token)] {
                 seq = new
             } else {
                 guard let (found, existing) = try endpoint(app: row.app, token: row.token) else {
@@ -122,12 +119,7 @@ extension SQLDatabase {
             var values: [SQLValue] = []
             values.reserveCapacity(group.count * 3)
             for pair in group { values += [.text(RandomID.make()), .integer(pair.topic), .integer(pair.endpoint)] }
-            let tuples = Array(repeating: "(?, ?, ?, '', '')", count: group.count).joined(separator: ", ")
-            created += try run(
-                """
-                INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, filter_policy_scope)
-                VALUES \(tuples) ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
-                """, values)
+            created += try run(group.count == 1 ? ImportSQL.subscriptions1 : ImportSQL.subscriptions, values)
         }
         return created
     }
@@ -259,4 +251,30 @@ extension SQLDatabase {
         let page = PageCursor.page(fetched, limit: limit, kind: .endpoints) { $0.seq }
         return Page(items: page.items.map(\.exported), nextCursor: page.nextCursor)
     }
+}
+
+/// SQLite's multi-row import statements, made once: built for each group, the ~3 KB texts were
+/// a few percent of an import.
+private enum ImportSQL {
+    static func endpoints(rows: Int) -> String {
+        """
+        INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
+        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, '', ?)", count: rows).joined(separator: ", "))
+        ON CONFLICT (app, token) DO NOTHING RETURNING app, token, seq
+        """
+    }
+
+    static func subscriptions(rows: Int) -> String {
+        """
+        INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, filter_policy_scope)
+        VALUES \(Array(repeating: "(?, ?, ?, '', '')", count: rows).joined(separator: ", "))
+        ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
+        """
+    }
+
+    static let endpoints = endpoints(rows: rowsPerStatement)
+    static let endpoints1 = endpoints(rows: 1)
+    static let subscriptions = subscriptions(rows: rowsPerStatement)
+    static let subscriptions1 = subscriptions(rows: 1)
+    static let rowsPerStatement = 100
 }
