@@ -35,7 +35,8 @@ help:
 	@echo "make test-tsan    unit tests and interop under ThreadSanitizer (own build dir)"
 	@echo "make soak         release build, steady load with faults, SOAK_SECONDS (600); RELIABILITY.md"
 	@echo "make scale        kill-one-instance test at 100,000 subscribers, 3 instances on one PostgreSQL"
-	@echo "make bench-scale  Publish throughput with 1, 2, 3 instances on one PostgreSQL; BENCHMARKS.md section"
+	@echo "make bench-scale  Publish with 1, 2, 3 instances on one PostgreSQL; 1M subscribers on SQLite and PostgreSQL"
+	@echo "                  (TEN_MILLION=1: and 10M); BENCHMARKS.md sections"
 
 deps:
 	@scripts/install-deps.sh
@@ -115,10 +116,12 @@ scale: release venv
 	PUSHGATE_SCALE_SUBSCRIBERS=100000 PUSHGATE_BIN=.build/release/pushgate $(WITH_PG) \
 		$(PY) -m pytest -q -s Tests/interop/test_multi_instance.py -k kill
 
-# A 100,000-subscriber Publish on 1, 2, 3 instances sharing one PostgreSQL; writes its own section
-# of BENCHMARKS.md (release build).
+# A 100,000-subscriber Publish on 1, 2, 3 instances sharing one PostgreSQL, and one Publish to 1M
+# subscribers on SQLite and PostgreSQL (TEN_MILLION=1: and 10M on SQLite); each writes its own
+# section of BENCHMARKS.md (release build).
 bench-scale: release venv
 	$(WITH_PG) $(PY) scripts/bench/scale.py
+	TEN_MILLION=$(TEN_MILLION) $(WITH_PG) $(PY) scripts/bench/audience_scale.py
 
 # A 3-second `pushgate bench` run against mock-apns and a 5-second one against mock-fcm (what the
 # interop suite's test_bench_smoke.py also checks).

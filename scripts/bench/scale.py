@@ -123,15 +123,13 @@ def one_run(work, base_url, mock_port, variant, run):
                     break
                 time.sleep(0.005)
             seconds = time.monotonic() - started
-        shares = psql(url, "SELECT string_agg(n::text, '/' ORDER BY n DESC) FROM "
-                           "(SELECT sum(total) AS n FROM fanout_chunks GROUP BY lease_owner) s")
         chunks = int(psql(url, "SELECT count(*) FROM fanout_chunks"))
         ok = message.state == push_pb2.MESSAGE_STATE_COMPLETED and message.delivered == SUBSCRIBERS
         result = {"variant": variant, "run": run, "seconds": seconds, "rate": message.delivered / seconds,
                   "publish_ms": accepted_ms, "delivered": message.delivered, "total": message.total, "ok": ok,
-                  "shares": shares, "chunks": chunks, "load_s": load_s}
-        log("%d instance(s) x %d workers, run %d: %.2f s, %.0f/s, shares %s, %s" % (
-            count, workers, run, seconds, result["rate"], shares, "ok" if ok else "NOT COMPLETE: %s" % message))
+                  "chunks": chunks, "load_s": load_s}
+        log("%d instance(s) x %d workers, run %d: %.2f s, %.0f/s, %s" % (
+            count, workers, run, seconds, result["rate"], "ok" if ok else "NOT COMPLETE: %s" % message))
         return result
     finally:
         for s in servers:
@@ -164,20 +162,19 @@ def section(results, started):
              "Each run: a fresh database, %s subscribers of one APNs app bulk-loaded (`pushgate load-subscribers`), "
              "N `pushgate serve` processes on it (config `fanout`: %s), one `pushgate mock-apns` (no token "
              "verification), a Publish through the first instance, timed from the call until `GetMessage` says "
-             "COMPLETED. %d runs per row; the median run is shown. *Shares*: recipients each instance's "
-             "chunks covered. Everything (PostgreSQL, mock, gateways, this script) shares the same cores, so "
+             "COMPLETED. %d runs per row; the median run is shown. Everything (PostgreSQL, mock, gateways, this script) shares the same cores, so "
              "the figures show the overhead and the spreading of work more than the gain a machine per "
              "instance would bring." % ("{:,}".format(SUBSCRIBERS), json.dumps(FANOUT), RUNS), "",
-             "| Instances | Workers each | Fan-out time (s) | Subscribers/s | Publish answered (ms) | Chunks | Shares (median run) | All runs (s) |",
-             "| ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+             "| Instances | Workers each | Fan-out time (s) | Subscribers/s | Publish answered (ms) | Chunks | All runs (s) |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for variant in VARIANTS:
         rows = sorted([r for r in results if r["variant"] == variant], key=lambda r: r["seconds"])
         if not rows:
             continue
         median = rows[len(rows) // 2]
-        lines.append("| %d | %d | %.2f | %s | %.1f | %d | %s | %s |" % (
+        lines.append("| %d | %d | %.2f | %s | %.1f | %d | %s |" % (
             variant[0], variant[1], median["seconds"], "{:,}".format(int(median["rate"])), median["publish_ms"], median["chunks"],
-            median["shares"], ", ".join("%.2f%s" % (r["seconds"], "" if r["ok"] else " (incomplete)") for r in rows)))
+            ", ".join("%.2f%s" % (r["seconds"], "" if r["ok"] else " (incomplete)") for r in rows)))
     lines += ["", "The last row is a control: one instance with the workers of three. Each worker keeps 3 pages "
               "of 1,000 in flight, so more instances also mean more requests in flight; the control tells that "
               "gain from the gain of more processes.", "",
