@@ -425,6 +425,7 @@ let package = Package(
             dependencies: [
                 "PushGateway", "PushWebPush", "PushProto", "PushCore", "PushTransport", "PushGRPC", "PushAWSQuery",
                 "PushMetrics", "PushPosix", "PushTLS", "PushDelivery", "PushStore", "PushSync", "PushTestSupport",
+                "PushCSV",
             ],
             swiftSettings: swiftSettings),
 
