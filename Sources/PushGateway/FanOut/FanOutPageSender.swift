@@ -109,8 +109,6 @@ struct FanOutPageSender: Sendable {
         }
         let results = await client.sendAndWait(notification, deadline: .now + .seconds(600))
         var counts = FanOutCounts(total: 0)
-        var final: [DeliveryResult] = []
-        final.reserveCapacity(results.count)
         var sample = DeliveryLogSample(deliveryLog)
         let now = unixMilliseconds()
         for (recipient, result) in zip(recipients, results) {
@@ -118,7 +116,6 @@ struct FanOutPageSender: Sendable {
                 counts.hold.append((recipient.endpoint.id, result.reason, recipient.endpoint.app))
                 continue
             }
-            final.append(result)
             record(
                 result, for: recipient.endpoint, messageID: messageID, sample: &sample, into: &counts.records, now: now)
             switch result.status {
@@ -136,7 +133,12 @@ struct FanOutPageSender: Sendable {
             case .failed: counts.failed += 1
             }
         }
-        counters?.record(final)
+        // Held recipients have no result yet: counted when they get one.
+        if counts.hold.isEmpty {
+            counters?.record(results)
+        } else {
+            counters?.record(results.filter { !(holds && FanOut.holdsFor($0)) })
+        }
         return counts
     }
 

@@ -34,7 +34,8 @@ struct MessagePlan {
     /// are no longer configured.
     mutating func decide(_ target: FanOutTarget) -> Decision {
         guard target.endpoint.enabled else { return .skip }
-        guard apps[target.endpoint.app] != nil else { return .fail }
+        // index(forKey:): `apps[…] != nil` copied the app's configuration out, for every recipient.
+        guard apps.index(forKey: target.endpoint.app) != nil else { return .fail }
         let policyJSON = target.subscription.filterPolicyJSON
         if !policyJSON.isEmpty {
             if target.subscription.filterPolicyScope == SNSFilterScope.messageBody {
