@@ -22,31 +22,22 @@ enum ExportCommand {
     struct Options {
         var config: String
         var output: String?
-        var format: ImportFormat?
+        var format: ImportFormat
         var app: String?
     }
 
     static func parse(_ arguments: [String]) throws -> Options? {
-        var config: String?
-        var output: String?
-        var format: ImportFormat?
+        var common = StoreToolFlags()
         var app: String?
         let read = try CommandOptions.readFlags(arguments) { flag, flags in
             switch flag {
-            case "--config": config = try flags.value(for: flag)
-            case "--format": format = try ImportFormatFlag.parse(try flags.value(for: flag))
             case "--app": app = try flags.value(for: flag)
-            default:
-                guard flag == "-" || !flag.hasPrefix("-") else {
-                    throw CommandLineError("unknown flag \(flag.debugDescription)\n\n\(usage)")
-                }
-                guard output == nil else { throw CommandLineError("one OUTPUT at most (got \(output!) and \(flag))") }
-                output = flag
+            default: try common.read(flag, &flags, pathName: "OUTPUT", usage: usage)
             }
         }
         guard read else { return nil }
-        guard let config else { throw CommandLineError("--config is required\n\n\(usage)") }
-        return Options(config: config, output: output, format: format, app: app)
+        return Options(
+            config: try common.requiredConfig(usage: usage), output: common.path, format: common.chosenFormat, app: app)
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -61,7 +52,7 @@ enum ExportCommand {
             printError("pushgate export: \(error)")
             return 2
         }
-        let format = options.format ?? options.output.flatMap(ImportFormat.init(fileName:)) ?? .jsonl
+        let format = options.format
         // Opening a path that is not there would make an empty store, and export nothing: a typo.
         if !PostgresStore.isPostgresURL(configuration.storePath), access(configuration.storePath, F_OK) != 0 {
             printError("pushgate export: store \(configuration.storePath): no such file")

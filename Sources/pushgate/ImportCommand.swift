@@ -35,34 +35,26 @@ enum ImportCommand {
     struct Options {
         var config: String
         var input: String?
-        var format: ImportFormat?
+        var format: ImportFormat
         var batchRows = 10_000
         var quiet = false
     }
 
     static func parse(_ arguments: [String]) throws -> Options? {
-        var config: String?
-        var input: String?
-        var format: ImportFormat?
+        var common = StoreToolFlags()
         var batchRows = 10_000
         var quiet = false
         let read = try CommandOptions.readFlags(arguments) { flag, flags in
             switch flag {
-            case "--config": config = try flags.value(for: flag)
-            case "--format": format = try ImportFormatFlag.parse(try flags.value(for: flag))
             case "--batch-rows": batchRows = try flags.int(for: flag, range: 1...100_000)
             case "--quiet": quiet = true
-            default:
-                guard flag == "-" || !flag.hasPrefix("-") else {
-                    throw CommandLineError("unknown flag \(flag.debugDescription)\n\n\(usage)")
-                }
-                guard input == nil else { throw CommandLineError("one INPUT at most (got \(input!) and \(flag))") }
-                input = flag
+            default: try common.read(flag, &flags, pathName: "INPUT", usage: usage)
             }
         }
         guard read else { return nil }
-        guard let config else { throw CommandLineError("--config is required\n\n\(usage)") }
-        return Options(config: config, input: input, format: format, batchRows: batchRows, quiet: quiet)
+        return Options(
+            config: try common.requiredConfig(usage: usage), input: common.path, format: common.chosenFormat,
+            batchRows: batchRows, quiet: quiet)
     }
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -80,7 +72,7 @@ enum ImportCommand {
             return 2
         }
         defer { if descriptor != 0 { close(descriptor) } }
-        let format = options.format ?? options.input.flatMap(ImportFormat.init(fileName:)) ?? .jsonl
+        let format = options.format
         let store: any Store
         do {
             store = try await StoreSetting.openForTool(configuration.storePath)
@@ -141,16 +133,6 @@ enum ImportCommand {
             throw CommandLineError("\(path): is a directory")
         }
         return descriptor
-    }
-}
-
-/// `--format jsonl|csv`.
-enum ImportFormatFlag {
-    static func parse(_ value: String) throws -> ImportFormat {
-        guard let format = ImportFormat(rawValue: value) else {
-            throw CommandLineError("--format: must be jsonl or csv, not \(value.debugDescription)")
-        }
-        return format
     }
 }
 

@@ -159,3 +159,17 @@ def wait_apns(lookalike, since, tokens, expected, timeout=30, settle=0.5):
 def pages(client, operation, **kwargs):
     """Every page of a List* through boto3's own paginator (NextToken)."""
     return list(client.get_paginator(operation).paginate(**kwargs))
+
+
+def hermetic_env(directory, credential):
+    """An environment with nothing of the host's AWS configuration: credentials in AWS_* variables,
+    an empty shared credentials file and a config file of our own, both in `directory`."""
+    config = os.path.join(directory, "aws-config")
+    with open(config, "w") as fh:
+        fh.write("[default]\nregion = us-east-1\noutput = json\ncli_pager =\n")
+    credentials = os.path.join(directory, "aws-credentials")
+    open(credentials, "w").close()
+    return {"PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8",
+            "AWS_ACCESS_KEY_ID": credential.access_key_id, "AWS_SECRET_ACCESS_KEY": credential.secret,
+            "AWS_DEFAULT_REGION": "us-east-1", "AWS_CONFIG_FILE": config,
+            "AWS_SHARED_CREDENTIALS_FILE": credentials, "AWS_PAGER": "", "AWS_EC2_METADATA_DISABLED": "true"}

@@ -19,7 +19,7 @@ import pytest
 
 from conftest import ROOT, app_config
 from mock_process import pushgate_binary
-from sns_support import Credential, SNSGateway, apns_token, app_arn, arn
+from sns_support import Credential, SNSGateway, apns_token, app_arn, arn, hermetic_env
 
 AWS_CLI = "/usr/bin/aws"  # Debian's awscli (v2); the script finds it as `aws` on the PATH below
 SCRIPT = os.path.join(ROOT, "scripts", "sns-to-pushgate.py")
@@ -27,19 +27,6 @@ PYTHON = "/usr/bin/python3"  # with -S: no site-packages, so the script runs on 
 PROD = app_arn("APNS", "prod")
 SANDY = app_arn("APNS_SANDBOX", "sandy")
 MEMBERS = {"app", "token", "user_id", "custom_user_data", "enabled", "topics"}  # the contract's JSON Lines
-
-
-def hermetic_env(directory, credential):
-    """Nothing of the host's AWS set-up: credentials in AWS_* variables, config files of our own."""
-    config = os.path.join(directory, "aws-config")
-    with open(config, "w") as fh:
-        fh.write("[default]\nregion = us-east-1\noutput = json\ncli_pager =\n")
-    credentials = os.path.join(directory, "aws-credentials")
-    open(credentials, "w").close()
-    return {"PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8",
-            "AWS_ACCESS_KEY_ID": credential.access_key_id, "AWS_SECRET_ACCESS_KEY": credential.secret,
-            "AWS_DEFAULT_REGION": "us-east-1", "AWS_CONFIG_FILE": config,
-            "AWS_SHARED_CREDENTIALS_FILE": credentials, "AWS_PAGER": "", "AWS_EC2_METADATA_DISABLED": "true"}
 
 
 @pytest.fixture(scope="module")

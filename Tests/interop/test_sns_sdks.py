@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from conftest import ROOT, app_config
-from sns_support import Credential, SNSGateway, apns_token, app_arn, arn, wait_apns
+from sns_support import Credential, SNSGateway, apns_token, app_arn, arn, hermetic_env, wait_apns
 
 AWS_CLI = "/usr/bin/aws"  # Debian's; a pip-installed `aws` earlier on PATH would not be the one asked for
 GO_SDK = "/usr/share/gocode/src/github.com/aws/aws-sdk-go-v2/service/sns"
@@ -32,20 +32,6 @@ def gw(tmp_path_factory, lookalike):
     gateway.sns = gateway.client(admin)
     yield gateway
     gateway.stop()
-
-
-def hermetic_env(directory, credential):
-    """An environment with nothing of the host's AWS configuration: credentials in AWS_* variables,
-    an empty shared credentials file and a config file of our own, both in `directory`."""
-    config = os.path.join(directory, "aws-config")
-    with open(config, "w") as fh:
-        fh.write("[default]\nregion = us-east-1\noutput = json\ncli_pager =\n")
-    credentials = os.path.join(directory, "aws-credentials")
-    open(credentials, "w").close()
-    return {"PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8",
-            "AWS_ACCESS_KEY_ID": credential.access_key_id, "AWS_SECRET_ACCESS_KEY": credential.secret,
-            "AWS_DEFAULT_REGION": "us-east-1", "AWS_CONFIG_FILE": config,
-            "AWS_SHARED_CREDENTIALS_FILE": credentials, "AWS_PAGER": "", "AWS_EC2_METADATA_DISABLED": "true"}
 
 
 # --- the aws CLI -------------------------------------------------------------------------------------

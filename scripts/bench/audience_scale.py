@@ -20,7 +20,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import scale  # noqa: E402  (Child, stubs, psql, machine, write)
+import scale  # noqa: E402  (Child, stubs, psql, machine, write, ROOT)
 
 BIN = scale.BIN
 BEGIN, END = "<!-- bench-audience:begin -->", "<!-- bench-audience:end -->"
@@ -201,19 +201,6 @@ def section(results, started, ten):
     return "\n".join(text) + "\n"
 
 
-def write(text):
-    path = os.path.join(scale.ROOT, "BENCHMARKS.md")
-    current = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    if BEGIN in current and END in current:
-        before = current[:current.index(BEGIN)]
-        after = current[current.index(END) + len(END):].lstrip("\n")
-        current = before + text + ("\n" + after if after else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    with open(path, "w") as fh:
-        fh.write(current)
-
-
 def main():
     base = os.environ.get("PUSHGATE_TEST_PG_URL")
     if not base:
@@ -235,7 +222,7 @@ def main():
             results = [one(work, port, engine, count, base) for engine, count in runs]
         finally:
             mock.stop()
-    write(section(results, started, ten))
+    scale.write(section(results, started, ten), BEGIN, END)
     log("wrote the audience section of BENCHMARKS.md")
     if not all(r["ok"] for r in results):
         sys.exit("bench-audience: some fan-outs did not complete")

@@ -666,14 +666,15 @@ def main():
     if os.path.exists(analysis):
         with open(analysis) as fh:
             text = text.rstrip("\n") + "\n\n" + fh.read()
-    # Sections other scripts own (make bench-scale's, between its markers) are kept as they are.
+    # Sections other scripts own (make bench-scale's two, between their markers) are kept as they are.
     if os.path.exists(args.output):
         with open(args.output) as fh:
             previous = fh.read()
-        begin, end = "<!-- bench-scale:begin -->", "<!-- bench-scale:end -->"
-        if begin in previous and end in previous:
-            kept = previous[previous.index(begin):previous.index(end) + len(end)]
-            text = text.rstrip("\n") + "\n\n" + kept + "\n"
+        for name in ("bench-scale", "bench-audience"):
+            begin, end = "<!-- %s:begin -->" % name, "<!-- %s:end -->" % name
+            if begin in previous and end in previous:
+                kept = previous[previous.index(begin):previous.index(end) + len(end)]
+                text = text.rstrip("\n") + "\n\n" + kept + "\n"
     with open(args.output, "w") as fh:
         fh.write(text)
     print(text)

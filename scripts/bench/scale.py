@@ -183,12 +183,14 @@ def section(results, started):
     return "\n".join(lines) + "\n"
 
 
-def write(text):
+def write(text, begin=BEGIN, end=END):
+    """Puts `text` (which starts with `begin` and ends with `end`) into BENCHMARKS.md in place of the
+    section between those markers, or at the end when there is none."""
     path = os.path.join(ROOT, "BENCHMARKS.md")
     current = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
-    if BEGIN in current and END in current:
-        before = current[:current.index(BEGIN)]
-        after = current[current.index(END) + len(END):].lstrip("\n")
+    if begin in current and end in current:
+        before = current[:current.index(begin)]
+        after = current[current.index(end) + len(end):].lstrip("\n")
         current = before + text + ("\n" + after if after else "")
     else:
         current = current.rstrip("\n") + "\n\n" + text
