@@ -128,7 +128,7 @@ struct BenchOptionsTests {
     }
 
     static let integerFlags: [(String, ClosedRange<Int>)] = [
-        ("--subscribers", 1...10_000_000), ("--tokens-per-send", 1...1_000_000), ("--concurrency", 1...100_000),
+        ("--subscribers", 1...100_000_000), ("--tokens-per-send", 1...1_000_000), ("--concurrency", 1...100_000),
         ("--pipeline", 1...10_000), ("--count", 1...2_147_483_647), ("--warmup", 0...1_000_000),
         ("--grpc-connections", 1...1000), ("--client-loops", 1...64), ("--connections", 1...1000),
         ("--gateway-loops", 1...256), ("--queue-limit", 1...2_147_483_647), ("--mock-loops", 1...256),

@@ -11,7 +11,6 @@ the `bench-audience` markers. Everything is on 127.0.0.1; every step is bounded 
 import datetime
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -99,12 +98,16 @@ def one(work, mock_port, engine, subscribers, base_url):
     gateway = None
     try:
         wal = Sampler(lambda: size(store + "-wal")) if engine == "sqlite" else None
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         started = time.monotonic()
-        subprocess.run([BIN, "load-subscribers", "--store", store, "--topic", "bench", "--app", "bench",
-                        "--count", str(subscribers)], check=True, capture_output=True, timeout=3600)
+        loader = subprocess.Popen([BIN, "load-subscribers", "--store", store, "--topic", "bench", "--app", "bench",
+                                   "--count", str(subscribers)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # wait4: this loader's own peak RSS (RUSAGE_CHILDREN is the largest of all children so far).
+        _, status, usage = os.wait4(loader.pid, 0)
+        loader.returncode = os.waitstatus_to_exitcode(status)
+        if loader.returncode != 0:
+            raise RuntimeError("load-subscribers failed: %s" % loader.stderr.read().decode(errors="replace"))
         load_s = time.monotonic() - started
-        loader_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        loader_kib = usage.ru_maxrss
         wal_peak = wal.stop() if wal else None
         if engine == "sqlite":
             store_bytes = size(store) + (size(store + "-wal") or 0)
@@ -143,7 +146,7 @@ def one(work, mock_port, engine, subscribers, base_url):
             postgres_cpu = cpu_seconds("(postgres)") - postgres_cpu
         result = {"engine": engine, "subscribers": subscribers, "seconds": seconds, "rate": message.delivered / seconds,
                   "delivered": message.delivered, "ok": message.delivered == subscribers, "load_s": load_s,
-                  "loader_peak_kib": loader_kib if loader_kib > before else None, "wal_peak_bytes": wal_peak,
+                  "loader_peak_kib": loader_kib, "wal_peak_bytes": wal_peak,
                   "store_bytes": store_bytes, "rss_before_kib": rss_before, "rss_peak_kib": rss_peak,
                   "gateway_cpu_us": gateway_cpu / subscribers * 1e6,
                   "postgres_cpu_us": postgres_cpu / subscribers * 1e6 if engine == "postgres" else None}
@@ -151,14 +154,16 @@ def one(work, mock_port, engine, subscribers, base_url):
             engine, subscribers, load_s, seconds, result["rate"], rss_before, rss_peak, store_bytes, wal_peak))
         return result
     finally:
-        if gateway:
-            gateway.stop()
-        if name:
-            scale.psql(base_url, "DROP DATABASE %s WITH (FORCE)" % name)
-        elif os.path.exists(store):
-            for suffix in ("", "-wal", "-shm"):
-                if os.path.exists(store + suffix):
-                    os.remove(store + suffix)
+        try:
+            if gateway:
+                gateway.stop()
+        finally:
+            if name:
+                scale.psql(base_url, "DROP DATABASE %s WITH (FORCE)" % name)
+            else:
+                for suffix in ("", "-wal", "-shm"):
+                    if os.path.exists(store + suffix):
+                        os.remove(store + suffix)
 
 
 def mib(kib):
