@@ -86,7 +86,7 @@ def size(path):
 
 def one(work, mock_port, engine, subscribers, base_url):
     import grpc
-    from pushgate.v1 import push_pb2, push_pb2_grpc
+    from pushgate.v1 import push_pb2_grpc
 
     if engine == "sqlite":
         store = os.path.join(work, "audience-%d.db" % subscribers)
@@ -130,17 +130,7 @@ def one(work, mock_port, engine, subscribers, base_url):
             rss_before = rss_kib(gateway.proc.pid)
             sampler = Sampler(lambda: rss_kib(gateway.proc.pid))
             gateway_cpu, postgres_cpu = cpu_seconds(gateway.proc.pid), cpu_seconds("(postgres)")
-            request = push_pb2.PublishRequest(topic="bench", message_structure="json", message=json.dumps(
-                {"default": "Hello from bench-audience", "APNS": json.dumps({"aps": {"alert": "Hello"}})}))
-            started = time.monotonic()
-            reply = push.Publish(request, timeout=30)
-            deadline = time.time() + 3600
-            while time.time() < deadline:
-                message = push.GetMessage(push_pb2.GetMessageRequest(message_id=reply.message_id), timeout=30)
-                if message.state in (push_pb2.MESSAGE_STATE_COMPLETED, push_pb2.MESSAGE_STATE_EXPIRED):
-                    break
-                time.sleep(0.01)
-            seconds = time.monotonic() - started
+            message, seconds, _ = scale.publish_and_wait(push, "bench-audience", 3600)
             rss_peak = sampler.stop()
             gateway_cpu = cpu_seconds(gateway.proc.pid) - gateway_cpu
             postgres_cpu = cpu_seconds("(postgres)") - postgres_cpu

@@ -83,6 +83,25 @@ class Child:
                 self.proc.wait()
 
 
+def publish_and_wait(push, sender, limit_s):
+    """One Publish to the topic `bench`, then GetMessage every 5 ms until the fan-out is over or
+    `limit_s` has passed: (the last Message, seconds from the call, milliseconds until answered)."""
+    from pushgate.v1 import push_pb2
+
+    request = push_pb2.PublishRequest(topic="bench", message_structure="json", message=json.dumps(
+        {"default": "Hello from %s" % sender, "APNS": json.dumps({"aps": {"alert": "Hello"}})}))
+    started = time.monotonic()
+    reply = push.Publish(request, timeout=30)
+    accepted_ms = (time.monotonic() - started) * 1000
+    deadline = time.time() + limit_s
+    while time.time() < deadline:
+        message = push.GetMessage(push_pb2.GetMessageRequest(message_id=reply.message_id), timeout=30)
+        if message.state in (push_pb2.MESSAGE_STATE_COMPLETED, push_pb2.MESSAGE_STATE_EXPIRED):
+            break
+        time.sleep(0.005)
+    return message, time.monotonic() - started, accepted_ms
+
+
 def one_run(work, base_url, mock_port, variant, run):
     count, workers = variant
     import grpc
@@ -110,19 +129,7 @@ def one_run(work, base_url, mock_port, variant, run):
                                  r"msg=listening address=127\.0\.0\.1:(\d+)"))
         port = int(servers[0].match.group(1))
         with grpc.insecure_channel("127.0.0.1:%d" % port) as channel:
-            push = push_pb2_grpc.PushStub(channel)
-            request = push_pb2.PublishRequest(topic="bench", message_structure="json", message=json.dumps(
-                {"default": "Hello from bench-scale", "APNS": json.dumps({"aps": {"alert": "Hello"}})}))
-            started = time.monotonic()
-            reply = push.Publish(request, timeout=30)
-            accepted_ms = (time.monotonic() - started) * 1000
-            deadline = time.time() + 600
-            while time.time() < deadline:
-                message = push.GetMessage(push_pb2.GetMessageRequest(message_id=reply.message_id), timeout=10)
-                if message.state in (push_pb2.MESSAGE_STATE_COMPLETED, push_pb2.MESSAGE_STATE_EXPIRED):
-                    break
-                time.sleep(0.005)
-            seconds = time.monotonic() - started
+            message, seconds, accepted_ms = publish_and_wait(push_pb2_grpc.PushStub(channel), "bench-scale", 600)
         chunks = int(psql(url, "SELECT count(*) FROM fanout_chunks"))
         ok = message.state == push_pb2.MESSAGE_STATE_COMPLETED and message.delivered == SUBSCRIBERS
         result = {"variant": variant, "run": run, "seconds": seconds, "rate": message.delivered / seconds,
