@@ -13,7 +13,7 @@ public enum GoogleOAuth {
     /// token URL) and exchanges it at `tokenURL`.
     /// - Throws: when `tokenURL` is not an `https://host[:port]/path` URL.
     public static func fetch(
-        account: GoogleServiceAccount, signer: RS256Signer, tokenURL: String, tlsContext: TLSContext,
+        account: GoogleServiceAccount, signer: RSASigner, tokenURL: String, tlsContext: TLSContext,
         loop: EventLoop, clock: @escaping @Sendable () -> Int64 = unixSeconds, timeout: Duration = .seconds(10),
         proxy: ProxyChoice = .direct
     ) throws(OAuthTokenEndpoint.ExchangeError) -> AccessTokenCache.Fetch {

@@ -71,7 +71,7 @@ public struct GoogleServiceAccount: Sendable, Equatable, CustomStringConvertible
             throw bad("token_uri must be an http(s) URL")
         }
         do throws(TLSError) {
-            _ = try RS256Signer(pem: privateKey)
+            _ = try RSASigner(scheme: .rs256, pem: privateKey)
         } catch {
             // OpenSSL's text names the parse failure, never the key material.
             throw bad("private_key is not a usable RSA private key (\(error.message))")
@@ -79,10 +79,12 @@ public struct GoogleServiceAccount: Sendable, Equatable, CustomStringConvertible
     }
 
     /// The signer for this account's key.
-    public func signer() throws(TLSError) -> RS256Signer { try RS256Signer(pem: privateKey) }
+    public func signer() throws(TLSError) -> RSASigner { try RSASigner(scheme: .rs256, pem: privateKey) }
 
     /// The verifier for this account's public half (what Google, or the mock, checks with).
-    public func verifier() throws(TLSError) -> RS256Verifier { try RS256Verifier(privateKeyPEM: privateKey) }
+    public func verifier() throws(TLSError) -> RSAVerifier {
+        try RSAVerifier(scheme: .rs256, privateKeyPEM: privateKey)
+    }
 
     /// The service-account JSON, members in the order Google writes them.
     public func serialized() -> [UInt8] {

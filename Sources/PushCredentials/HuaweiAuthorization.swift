@@ -10,7 +10,7 @@ public import PushTransport
 public enum HuaweiJWT {
     public static let lifetime: Int64 = 3600
 
-    public static func make(account: HuaweiServiceAccount, issuedAt: Int64, signer: PS256Signer) throws(TLSError)
+    public static func make(account: HuaweiServiceAccount, issuedAt: Int64, signer: RSASigner) throws(TLSError)
         -> String
     {
         let header = FlatJSONObject.serialize([
@@ -27,7 +27,7 @@ public enum HuaweiJWT {
     /// A fetch for ``AccessTokenCache``: a freshly signed JWT, valid an hour (signed locally, so
     /// renewing costs a signature, never a request).
     public static func fetch(
-        account: HuaweiServiceAccount, signer: PS256Signer, clock: @escaping @Sendable () -> Int64 = unixSeconds
+        account: HuaweiServiceAccount, signer: RSASigner, clock: @escaping @Sendable () -> Int64 = unixSeconds
     ) -> AccessTokenCache.Fetch {
         { (try make(account: account, issuedAt: clock(), signer: signer), lifetime) }
     }

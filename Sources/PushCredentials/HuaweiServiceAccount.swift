@@ -48,13 +48,13 @@ public struct HuaweiServiceAccount: Sendable, Equatable, CustomStringConvertible
             throw bad("project_id must be digits (the project ID of AppGallery Connect)")
         }
         do throws(TLSError) {
-            _ = try PS256Signer(pem: privateKey)
+            _ = try RSASigner(scheme: .ps256, pem: privateKey)
         } catch {
             throw bad("private_key is not a usable RSA private key (\(error.message))")
         }
     }
 
-    public func signer() throws(TLSError) -> PS256Signer { try PS256Signer(pem: privateKey) }
+    public func signer() throws(TLSError) -> RSASigner { try RSASigner(scheme: .ps256, pem: privateKey) }
 
     /// The key file as Huawei's console writes it (for `pushgate mock-hms --write-service-account`).
     public func serialized() -> [UInt8] {

@@ -77,7 +77,7 @@ public enum OAuthAssertion {
     ///   - signer: the account's key (``GoogleServiceAccount/signer()``), made once and reused.
     public static func make(
         account: GoogleServiceAccount, audience: String, scope: String = firebaseMessagingScope,
-        issuedAt: Int64, lifetime: Int64 = 3600, signer: RS256Signer
+        issuedAt: Int64, lifetime: Int64 = 3600, signer: RSASigner
     ) throws(TLSError) -> String {
         guard (1...maxLifetime).contains(lifetime) else {
             throw TLSError(.invalidInput, "assertion lifetime must be 1 to \(maxLifetime) seconds, got \(lifetime)")
@@ -96,7 +96,7 @@ public enum OAuthAssertion {
     /// Checks an assertion as Google's token endpoint does: shape, `alg`, signature, then the
     /// times against `now` (Unix seconds). Who the issuer, audience and scopes must be is the
     /// caller's to check on the returned claims.
-    public static func verify(_ jwt: String, verifier: RS256Verifier, now: Int64) -> Result<Claims, AssertionError> {
+    public static func verify(_ jwt: String, verifier: RSAVerifier, now: Int64) -> Result<Claims, AssertionError> {
         let jws: CompactJWS
         switch CompactJWS.parse(jwt) {
         case .success(let parsed): jws = parsed

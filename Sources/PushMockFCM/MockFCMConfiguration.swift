@@ -18,7 +18,7 @@ public struct MockFCMConfiguration: MockServerConfiguration {
     /// The assertion's `iss` must be this (the service account's `client_email`).
     public var clientEmail: String
     /// Checks assertion signatures: the service account's public half.
-    public var assertionVerifier: RS256Verifier
+    public var assertionVerifier: RSAVerifier
     /// Path of the token endpoint (the path of the service account's `token_uri`).
     public var tokenPath = "/token"
     /// Audiences accepted besides the token URL as the mock is addressed
@@ -66,7 +66,7 @@ public struct MockFCMConfiguration: MockServerConfiguration {
     public var maxTrackedTokens = 100_000
 
     /// Accepts assertions from this project, client and key.
-    public init(projectID: String, clientEmail: String, assertionVerifier: RS256Verifier) {
+    public init(projectID: String, clientEmail: String, assertionVerifier: RSAVerifier) {
         self.projectID = projectID
         self.clientEmail = clientEmail
         self.assertionVerifier = assertionVerifier
@@ -88,7 +88,7 @@ public struct MockFCMConfiguration: MockServerConfiguration {
         let keys = try RSAKeyPair.generate()
         let configuration = MockFCMConfiguration(
             projectID: projectID, clientEmail: "pushgate-mock@\(projectID).iam.gserviceaccount.com",
-            assertionVerifier: try RS256Verifier(publicKeyPEM: keys.publicKeyPEM))
+            assertionVerifier: try RSAVerifier(scheme: .rs256, publicKeyPEM: keys.publicKeyPEM))
         return (configuration, keys.privateKeyPEM)
     }
 

@@ -17,7 +17,7 @@ final class HMSJWTVerifier: Sendable {
         let expiresAt: Int64
     }
 
-    private let verifier: PS256Verifier
+    private let verifier: RSAVerifier
     private let keyID: String
     private let issuer: String
     private let audience: String

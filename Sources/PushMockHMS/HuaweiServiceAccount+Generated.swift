@@ -22,7 +22,9 @@ extension HuaweiServiceAccount {
     }
 
     /// The verifier of this account's PS256 JWTs (the public half of `private_key`).
-    public func verifier() throws(TLSError) -> PS256Verifier { try PS256Verifier(privateKeyPEM: privateKey) }
+    public func verifier() throws(TLSError) -> RSAVerifier {
+        try RSAVerifier(scheme: .ps256, privateKeyPEM: privateKey)
+    }
 }
 
 extension String {

@@ -22,7 +22,7 @@ public struct MockHMSConfiguration: MockServerConfiguration {
     /// The account whose JWTs v3 sends must carry; its `project_id` is the only one served.
     public var serviceAccount: HuaweiServiceAccount
     /// Checks the JWTs' PS256 signatures (the account's public half).
-    public var jwtVerifier: PS256Verifier
+    public var jwtVerifier: RSAVerifier
     /// The `aud` every JWT must have ("fixed", Huawei's token URI).
     public var jwtAudience = HuaweiServiceAccount.audience
     /// The longest `exp − iat` accepted, in seconds (else 80300036). Huawei documents 3600 s as the

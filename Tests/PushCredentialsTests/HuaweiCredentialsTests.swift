@@ -42,6 +42,7 @@ struct HuaweiCredentialsTests {
         #expect(
             jws.claims.fields["iat"] == .integer(1_700_000_000) && jws.claims.fields["exp"] == .integer(1_700_003_600))
         #expect(
-            try PS256Verifier(publicKeyPEM: sharedRSAKeys.publicKeyPEM).verify(jws.signature, for: jws.signingInput))
+            try RSAVerifier(scheme: .ps256, publicKeyPEM: sharedRSAKeys.publicKeyPEM).verify(
+                jws.signature, for: jws.signingInput))
     }
 }

@@ -4,7 +4,7 @@ import PushTLS
 import Testing
 
 /// A JWT with any header and claims (JSON text as given), signed RS256 with `signer`.
-func handMadeJWT(header: String, claims: String, signer: RS256Signer) throws -> String {
+func handMadeJWT(header: String, claims: String, signer: RSASigner) throws -> String {
     let input = base64URLEncode(Array(header.utf8)) + "." + base64URLEncode(Array(claims.utf8))
     return input + "." + base64URLEncode(try signer.sign(Array(input.utf8)))
 }
@@ -12,8 +12,8 @@ func handMadeJWT(header: String, claims: String, signer: RS256Signer) throws -> 
 @Suite("OAuth2 JWT-bearer assertions")
 struct OAuthAssertionTests {
     let account: GoogleServiceAccount
-    let signer: RS256Signer
-    let verifier: RS256Verifier
+    let signer: RSASigner
+    let verifier: RSAVerifier
     let audience = "https://oauth2.googleapis.com/token"
     let now: Int64 = 1_700_000_000
 

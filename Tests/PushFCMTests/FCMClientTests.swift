@@ -29,7 +29,7 @@ struct FCMClientTests {
         ) throws {
             var configuration = MockFCMConfiguration(
                 projectID: "fcm-test", clientEmail: "pushgate@fcm-test.iam.gserviceaccount.com",
-                assertionVerifier: try RS256Verifier(publicKeyPEM: FCMClientTests.key.publicKeyPEM))
+                assertionVerifier: try RSAVerifier(scheme: .rs256, publicKeyPEM: FCMClientTests.key.publicKeyPEM))
             configure(&configuration)
             group = try EventLoopGroup(loopCount: 2, namePrefix: "fcm-test")
             server = try MockFCMServer(configuration: configuration, group: group)
@@ -139,7 +139,8 @@ struct FCMClientTests {
     @Test("a token endpoint that refuses the assertion fails the sends with its reason")
     func refusedAssertion() async throws {
         let fixture = try Fixture {
-            $0.assertionVerifier = try! RS256Verifier(publicKeyPEM: try! RSAKeyPair.generate().publicKeyPEM)
+            $0.assertionVerifier = try! RSAVerifier(
+                scheme: .rs256, publicKeyPEM: try! RSAKeyPair.generate().publicKeyPEM)
         }
         let results = await fixture.send(Self.tokens(3))
         #expect(results.allSatisfy { $0.status == .failed })

@@ -24,12 +24,12 @@ final class Harness: @unchecked Sendable {
     let group: EventLoopGroup
     let server: MockFCMServer
     let account: GoogleServiceAccount
-    let signer: RS256Signer
+    let signer: RSASigner
 
     init(_ configure: (inout MockFCMConfiguration) -> Void = { _ in }) throws {
         var configuration = MockFCMConfiguration(
             projectID: testProject, clientEmail: testClientEmail,
-            assertionVerifier: try RS256Verifier(publicKeyPEM: testKey.publicKeyPEM))
+            assertionVerifier: try RSAVerifier(scheme: .rs256, publicKeyPEM: testKey.publicKeyPEM))
         configure(&configuration)
         group = try EventLoopGroup(loopCount: 2, namePrefix: "mock-fcm-test")
         do {
@@ -49,7 +49,7 @@ final class Harness: @unchecked Sendable {
     /// An assertion of this harness's account (or another's `signer`), valid now by default.
     func assertion(
         audience: String? = nil, scope: String = OAuthAssertion.firebaseMessagingScope, issuedAt: Int64 = wallSeconds(),
-        lifetime: Int64 = 3600, account: GoogleServiceAccount? = nil, signer: RS256Signer? = nil
+        lifetime: Int64 = 3600, account: GoogleServiceAccount? = nil, signer: RSASigner? = nil
     ) throws -> String {
         try OAuthAssertion.make(
             account: account ?? self.account, audience: audience ?? server.tokenURL, scope: scope, issuedAt: issuedAt,

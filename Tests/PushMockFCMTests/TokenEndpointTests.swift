@@ -44,7 +44,7 @@ struct TokenEndpointTests {
     static let refusals: [Refusal] = [
         Refusal(name: "signed by another key", error: "invalid_grant", description: "Invalid JWT Signature.") {
             harness in
-            let other = try RS256Signer(pem: RSAKeyPair.generate().privateKeyPEM)
+            let other = try RSASigner(scheme: .rs256, pem: RSAKeyPair.generate().privateKeyPEM)
             return harness.tokenRequest(assertion: try harness.assertion(signer: other))
         },
         Refusal(name: "wrong audience", error: "invalid_grant", description: "Invalid JWT: Failed audience check") {

@@ -9,7 +9,7 @@ import PushTLS
 
 /// One generated account for the whole suite: an RSA-2048 key takes a moment to make.
 let testAccount: HuaweiServiceAccount = try! HuaweiServiceAccount.generated(projectID: "736430079244623135")
-let testSigner: PS256Signer = try! testAccount.signer()
+let testSigner: RSASigner = try! testAccount.signer()
 
 func unixNow() -> Int64 { Int64(time(nil)) }
 
@@ -17,7 +17,7 @@ func unixNow() -> Int64 { Int64(time(nil)) }
 func makeJWT(
     alg: String = "PS256", kid: String = testAccount.keyID, iss: String = testAccount.subAccount,
     aud: String = HuaweiServiceAccount.audience, iat: Int64 = unixNow(), lifetime: Int64 = 3600,
-    signer: PS256Signer = testSigner
+    signer: RSASigner = testSigner
 ) throws -> String {
     let header = #"{"kid":"\#(kid)","typ":"JWT","alg":"\#(alg)"}"#
     let claims = #"{"iss":"\#(iss)","aud":"\#(aud)","iat":\#(iat),"exp":\#(iat + lifetime)}"#

@@ -13,7 +13,7 @@ struct RS256Tests {
         let keys = sharedRSAKeys
         #expect(keys.privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"), "PKCS#8, as service accounts hold")
         #expect(keys.publicKeyPEM.hasPrefix("-----BEGIN PUBLIC KEY-----"))
-        let signer = try RS256Signer(pem: keys.privateKeyPEM)
+        let signer = try RSASigner(scheme: .rs256, pem: keys.privateKeyPEM)
         #expect(signer.publicKeyPEM == keys.publicKeyPEM)
         let message = Array("eyJhbGciOiJSUzI1NiJ9.e30".utf8)
         let signature = try signer.sign(message)
@@ -21,7 +21,8 @@ struct RS256Tests {
         #expect(try signer.sign(message) == signature, "PKCS#1 v1.5 is deterministic")
 
         for verifier in [
-            try RS256Verifier(publicKeyPEM: keys.publicKeyPEM), try RS256Verifier(privateKeyPEM: keys.privateKeyPEM),
+            try RSAVerifier(scheme: .rs256, publicKeyPEM: keys.publicKeyPEM),
+            try RSAVerifier(scheme: .rs256, privateKeyPEM: keys.privateKeyPEM),
         ] {
             #expect(verifier.verify(signature, for: message))
             #expect(!verifier.verify(signature, for: message + [0x20]))
@@ -31,7 +32,7 @@ struct RS256Tests {
             #expect(!verifier.verify(Array(signature.prefix(255)), for: message))
             #expect(!verifier.verify([], for: message))
         }
-        let other = try RS256Verifier(publicKeyPEM: RSAKeyPair.generate().publicKeyPEM)
+        let other = try RSAVerifier(scheme: .rs256, publicKeyPEM: RSAKeyPair.generate().publicKeyPEM)
         #expect(!other.verify(signature, for: message))
     }
 
@@ -45,7 +46,7 @@ struct RS256Tests {
         let message = Array(#"{"alg":"RS256","typ":"JWT"}.{"iss":"a@b.c"}"#.utf8)
         let messageFile = try directory.write("message", message)
 
-        let ours = try RS256Signer(pem: keys.privateKeyPEM).sign(message)
+        let ours = try RSASigner(scheme: .rs256, pem: keys.privateKeyPEM).sign(message)
         let signatureFile = try directory.write("ours.sig", ours)
         let verified = try runOpenSSL([
             "dgst", "-sha256", "-verify", publicKey, "-signature", signatureFile, messageFile,
@@ -69,21 +70,21 @@ struct RS256Tests {
         let pkcs1 = String(
             converted.output[converted.output.range(of: "-----BEGIN RSA PRIVATE KEY-----")!.lowerBound...])
         let message = Array("hello".utf8)
-        let signer = try RS256Signer(pem: pkcs1)
-        #expect(try signer.sign(message) == RS256Signer(pem: sharedRSAKeys.privateKeyPEM).sign(message))
+        let signer = try RSASigner(scheme: .rs256, pem: pkcs1)
+        #expect(try signer.sign(message) == RSASigner(scheme: .rs256, pem: sharedRSAKeys.privateKeyPEM).sign(message))
         #expect(signer.publicKeyPEM == sharedRSAKeys.publicKeyPEM)
-        #expect(try RS256Verifier(privateKeyPEM: pkcs1).verify(signer.sign(message), for: message))
+        #expect(try RSAVerifier(scheme: .rs256, privateKeyPEM: pkcs1).verify(signer.sign(message), for: message))
     }
 
     @Test("EC keys, RSA keys under 2048 bits and garbage are refused")
     func refusedKeys() throws {
         let ec = try ES256Signer.generateP8()
         for pem in [ec.privateKeyPEM, NonP256Keys.rsa1024, NonP256Keys.ed25519, "not a key"] {
-            #expect(throws: TLSError.self) { try RS256Signer(pem: pem) }
-            #expect(throws: TLSError.self) { try RS256Verifier(privateKeyPEM: pem) }
+            #expect(throws: TLSError.self) { try RSASigner(scheme: .rs256, pem: pem) }
+            #expect(throws: TLSError.self) { try RSAVerifier(scheme: .rs256, privateKeyPEM: pem) }
         }
-        #expect(throws: TLSError.self) { try RS256Verifier(publicKeyPEM: ec.publicKeyPEM) }
-        let error = try #require(throws: TLSError.self) { try RS256Signer(pem: NonP256Keys.rsa1024) }
+        #expect(throws: TLSError.self) { try RSAVerifier(scheme: .rs256, publicKeyPEM: ec.publicKeyPEM) }
+        let error = try #require(throws: TLSError.self) { try RSASigner(scheme: .rs256, pem: NonP256Keys.rsa1024) }
         #expect(error.message.contains("at least 2048 bits, got 1024"))
         #expect(throws: TLSError.self) { try RSAKeyPair.generate(bits: 1024) }
     }

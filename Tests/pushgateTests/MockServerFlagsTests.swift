@@ -11,7 +11,7 @@ struct MockServerFlagsTests {
     /// A mock-fcm configuration (the shared flags set the same members on mock-adm's).
     private static let base = MockFCMConfiguration(
         projectID: "p", clientEmail: "c@p.iam.gserviceaccount.com",
-        assertionVerifier: try! RS256Verifier(publicKeyPEM: try! RSAKeyPair.generate().publicKeyPEM))
+        assertionVerifier: try! RSAVerifier(scheme: .rs256, publicKeyPEM: try! RSAKeyPair.generate().publicKeyPEM))
 
     /// `arguments` read as shared behaviour flags and applied to ``base``.
     private func apply(_ arguments: [String]) throws -> MockFCMConfiguration {

@@ -331,10 +331,10 @@ enum DeliveryClientFactory {
         let endpoint = try recipe.endpoint(default: .fcmProduction)
         let tls = try recipe.accessTokenTLS()
         let account: GoogleServiceAccount
-        let signer: RS256Signer
+        let signer: RSASigner
         do {
             account = try GoogleServiceAccount(file: fcm.serviceAccountFile)
-            signer = try RS256Signer(pem: account.privateKey)
+            signer = try RSASigner(scheme: .rs256, pem: account.privateKey)
         } catch {
             throw ConfigurationError("\(path).service_account_file: \(error)")
         }
