@@ -15,12 +15,8 @@ public enum AmazonOAuth {
         clientID: String, clientSecret: String, tokenURL: String = defaultTokenURL, tlsContext: TLSContext,
         loop: EventLoop, timeout: Duration = .seconds(10), proxy: ProxyChoice = .direct
     ) throws(OAuthTokenEndpoint.ExchangeError) -> AccessTokenCache.Fetch {
-        let endpoint = try OAuthTokenEndpoint(
-            url: tokenURL, tlsContext: tlsContext, loop: loop, timeout: timeout, proxy: proxy)
-        let form = [
-            ("grant_type", "client_credentials"), ("scope", scope), ("client_id", clientID),
-            ("client_secret", clientSecret),
-        ]
-        return { try await endpoint.requestToken(form: form) }
+        try OAuthTokenEndpoint.clientCredentials(
+            clientID: clientID, clientSecret: clientSecret, scope: scope, tokenURL: tokenURL, tlsContext: tlsContext,
+            loop: loop, timeout: timeout, proxy: proxy)
     }
 }

@@ -88,3 +88,21 @@ public struct OAuthTokenEndpoint: Sendable {
         return (token, expiresIn)
     }
 }
+
+extension OAuthTokenEndpoint {
+    /// A fetch for ``AccessTokenCache`` by the OAuth 2.0 client-credentials grant (RFC 6749 4.4):
+    /// `grant_type=client_credentials`, the `scope` when there is one, the client id and secret in
+    /// the form. What Login with Amazon (ADM) and Huawei's OAuth server (Push Kit v1/v2) share.
+    /// - Throws: when `tokenURL` is not an `https://host[:port]/path` URL.
+    public static func clientCredentials(
+        clientID: String, clientSecret: String, scope: String? = nil, tokenURL: String, tlsContext: TLSContext,
+        loop: EventLoop, timeout: Duration, proxy: ProxyChoice
+    ) throws(ExchangeError) -> AccessTokenCache.Fetch {
+        let endpoint = try OAuthTokenEndpoint(
+            url: tokenURL, tlsContext: tlsContext, loop: loop, timeout: timeout, proxy: proxy)
+        let form =
+            [("grant_type", "client_credentials")] + (scope.map { [("scope", $0)] } ?? [])
+            + [("client_id", clientID), ("client_secret", clientSecret)]
+        return { try await endpoint.requestToken(form: form) }
+    }
+}
