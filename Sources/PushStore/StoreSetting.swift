@@ -9,16 +9,24 @@ public enum StoreSetting {
 
     /// Opens the store for a tool that may run beside a gateway on it (import, export, the bench
     /// loaders): an SQLite file's leases stay with the gateway that holds them, and its page cache is
-    /// ``toolCacheMiB`` for bulk loading.
-    public static func openForTool(_ setting: String) async throws(StoreError) -> any Store {
+    /// `cacheMiB` for bulk loading.
+    public static func openForTool(_ setting: String, cacheMiB: Int = toolCacheMiB) async throws(StoreError)
+        -> any Store
+    {
         if PostgresStore.isPostgresURL(setting) { return try await PostgresStore.open(url: setting) }
-        return try await SQLiteStore.open(path: setting, owner: false, cacheMiB: toolCacheMiB)
+        return try await SQLiteStore.open(path: setting, owner: false, cacheMiB: cacheMiB)
     }
 
     /// A tool's SQLite page cache: a bulk load's working set of index pages (measured: 1M rows
     /// imported at 18k rows/s with SQLite's default 2 MiB, most of it the kernel copying spilled
-    /// pages out and back; docs/import.md).
+    /// pages out and back; docs/import.md). The bench loaders insert in key order and need no more.
     public static let toolCacheMiB = 32
+
+    /// `pushgate import`'s: tokens in no order put each row on its own page of the (app, token)
+    /// index, and a batch of 50,000 rows touches much of it; with 32 MiB those pages spill
+    /// mid-transaction and are read back (measured on 1M such rows in batches of 100,000: 0.88x the
+    /// time with 128 MiB).
+    public static let importCacheMiB = 128
 
     /// The setting as logs may show it (a URL's password removed).
     public static func redacted(_ setting: String) -> String {

@@ -24,7 +24,9 @@ enum ImportCommand {
         checked and normalized for its platform). A token the app already has keeps its endpoint and
         gets the fields the row gives; topics are created when missing and subscribed (none removed).
         So the import is idempotent: after a crash, run it again. Rows are committed N at a time
-        (--batch-rows, default 10000, one transaction each). Bad rows are reported on stderr as
+        (--batch-rows, default 50000, at most 1000000; one transaction each, ended early at 250000
+        subscriptions). Beside a busy gateway on SQLite, a smaller N (10000) keeps each batch's hold
+        on the write lock short. Bad rows are reported on stderr as
         "line N: field: problem" and skipped. A progress line is shown when stderr is a terminal
         (--quiet: none). It may run while a gateway uses the store.
 
@@ -36,17 +38,17 @@ enum ImportCommand {
         var config: String
         var input: String?
         var format: ImportFormat
-        var batchRows = 10_000
+        var batchRows = 50_000
         var quiet = false
     }
 
     static func parse(_ arguments: [String]) throws -> Options? {
         var common = StoreToolFlags()
-        var batchRows = 10_000
+        var batchRows = 50_000
         var quiet = false
         let read = try CommandOptions.readFlags(arguments) { flag, flags in
             switch flag {
-            case "--batch-rows": batchRows = try flags.int(for: flag, range: 1...100_000)
+            case "--batch-rows": batchRows = try flags.int(for: flag, range: 1...1_000_000)
             case "--quiet": quiet = true
             default: try common.read(flag, &flags, pathName: "INPUT", usage: usage)
             }
@@ -75,7 +77,7 @@ enum ImportCommand {
         let format = options.format
         let store: any Store
         do {
-            store = try await StoreSetting.openForTool(configuration.storePath)
+            store = try await StoreSetting.openForTool(configuration.storePath, cacheMiB: StoreSetting.importCacheMiB)
         } catch {
             printError("pushgate import: store \(StoreSetting.redacted(configuration.storePath)): \(error)")
             return 1

@@ -109,7 +109,7 @@ public final class EndpointImporter {
     public var batchIsFull: Bool { batch.count >= batchRows || batchSubscriptions >= Self.maxBatchSubscriptions }
 
     /// The most subscriptions one batch writes.
-    public static let maxBatchSubscriptions = 50_000
+    public static let maxBatchSubscriptions = 250_000
     private var batchSubscriptions = 0
 
     /// Hands the batch to the store once it is full; waits for the one before it first, so at most

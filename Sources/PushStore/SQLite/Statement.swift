@@ -32,11 +32,19 @@ final class Statement: SQLRow {
             switch value {
             case .integer(let n):
                 rc = sqlite3_bind_int64(handle, index, n)
-            case .text(let s):
-                // The string bridges to a NUL-terminated copy of its UTF-8; the explicit length keeps
-                // any embedded NULs. TRANSIENT: SQLite copies the bytes, since the bridge is temporary.
-                rc = sqlite3_bind_text64(
-                    handle, index, s, UInt64(s.utf8.count), CSQLite_TRANSIENT(), UInt8(SQLITE_UTF8))
+            case .text(var s):
+                // The string's own UTF-8 (a small string's on the stack: no copy made to bridge it);
+                // the explicit length keeps any embedded NULs. TRANSIENT: SQLite copies the bytes.
+                rc = s.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        // An empty string may have no storage, and a null pointer would bind NULL.
+                        guard let text = chars.baseAddress else {
+                            return sqlite3_bind_text64(handle, index, "", 0, CSQLite_TRANSIENT(), UInt8(SQLITE_UTF8))
+                        }
+                        return sqlite3_bind_text64(
+                            handle, index, text, UInt64(chars.count), CSQLite_TRANSIENT(), UInt8(SQLITE_UTF8))
+                    }
+                }
             case .null:
                 rc = sqlite3_bind_null(handle, index)
             case .textArray:

@@ -17,12 +17,14 @@ struct SQLiteLayerTests {
         #expect(try database.row("SELECT 1") { $0.int64(0) } == 1)
     }
 
-    @Test("text round-trips exactly: empty is not NULL, unicode and embedded NUL survive")
+    @Test("text round-trips exactly: empty is not NULL, unicode and embedded NUL survive, small and large strings")
     func textBinding() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try Database(path: directory.databasePath)
-        for value in ["", "é✓ 🚀", "a\u{0}b"] {
+        // Small strings (up to 15 UTF-8 bytes) live inline, larger ones in storage: both bound from their own bytes.
+        let large = String(repeating: "token-é-", count: 40)
+        for value in ["", "é✓ 🚀", "a\u{0}b", large, String(large.dropFirst(3)), "a\u{0}" + large] {
             let read = try database.row(
                 "SELECT ?, ? IS NULL, length(CAST(? AS BLOB))", [.text(value), .text(value), .text(value)]
             ) {
