@@ -24,9 +24,10 @@ enum ImportCommand {
         checked and normalized for its platform). A token the app already has keeps its endpoint and
         gets the fields the row gives; topics are created when missing and subscribed (none removed).
         So the import is idempotent: after a crash, run it again. Rows are committed N at a time
-        (--batch-rows, default 50000, at most 1000000; one transaction each, ended early at 250000
-        subscriptions). Beside a busy gateway on SQLite, a smaller N (10000) keeps each batch's hold
-        on the write lock short. Bad rows are reported on stderr as
+        (--batch-rows, default 50000, at most 100000; one transaction each, ended early at 100000
+        subscriptions). On SQLite a batch holds the write lock while it is written (about 1 s for
+        50000 rows): a gateway on the same file waits for it, and fails a call that waits over 5 s;
+        beside a gateway under load, give --batch-rows 10000. Bad rows are reported on stderr as
         "line N: field: problem" and skipped. A progress line is shown when stderr is a terminal
         (--quiet: none). It may run while a gateway uses the store.
 
@@ -48,7 +49,7 @@ enum ImportCommand {
         var quiet = false
         let read = try CommandOptions.readFlags(arguments) { flag, flags in
             switch flag {
-            case "--batch-rows": batchRows = try flags.int(for: flag, range: 1...1_000_000)
+            case "--batch-rows": batchRows = try flags.int(for: flag, range: 1...100_000)
             case "--quiet": quiet = true
             default: try common.read(flag, &flags, pathName: "INPUT", usage: usage)
             }

@@ -105,11 +105,13 @@ public final class EndpointImporter {
 
     /// Whether a full batch waits to be committed: `batchRows` rows, or ``maxBatchSubscriptions``
     /// subscriptions (rows of many topics: a batch is one transaction, and holds SQLite's write
-    /// lock while it is written; a gateway beside the import waits at most 5 s for it).
+    /// lock while it is written; a gateway beside the import waits at most 5 s for it, then fails
+    /// the call. 50,000 rows with 66,000 subscriptions take ~1 s here; subscriptions, appended to
+    /// their indexes, cost less than endpoints).
     public var batchIsFull: Bool { batch.count >= batchRows || batchSubscriptions >= Self.maxBatchSubscriptions }
 
     /// The most subscriptions one batch writes.
-    public static let maxBatchSubscriptions = 250_000
+    public static let maxBatchSubscriptions = 100_000
     private var batchSubscriptions = 0
 
     /// Hands the batch to the store once it is full; waits for the one before it first, so at most
