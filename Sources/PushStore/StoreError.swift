@@ -46,3 +46,17 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(code): \(message)" }
 }
+
+extension StoreError {
+    /// A tool (import, export, the loaders) does not upgrade a store a gateway may be running on:
+    /// the running, older gateway would then work on a schema it does not know. Answers the error
+    /// for a store at `version` (0: new, which the tool sets up itself) when this build knows
+    /// `known`, or nil.
+    static func olderSchemaForTool(_ store: String, version: Int32, known: Int32) -> StoreError? {
+        guard version != 0, version < known else { return nil }
+        return StoreError(
+            .incompatible,
+            message: "\(store) has schema version \(version), older than this build's \(known): "
+                + "start this version's gateway on it once (it upgrades the store), then run this again")
+    }
+}

@@ -8,12 +8,13 @@ public enum StoreSetting {
     }
 
     /// Opens the store for a tool that may run beside a gateway on it (import, export, the bench
-    /// loaders): an SQLite file's leases stay with the gateway that holds them, and its page cache is
-    /// `cacheMiB` for bulk loading.
+    /// loaders): a schema older than this build's is refused, not upgraded under the gateways; an
+    /// SQLite file's leases stay with the gateway that holds them, and its page cache is `cacheMiB`
+    /// for bulk loading.
     public static func openForTool(_ setting: String, cacheMiB: Int = toolCacheMiB) async throws(StoreError)
         -> any Store
     {
-        if PostgresStore.isPostgresURL(setting) { return try await PostgresStore.open(url: setting) }
+        if PostgresStore.isPostgresURL(setting) { return try await PostgresStore.open(url: setting, owner: false) }
         return try await SQLiteStore.open(path: setting, owner: false, cacheMiB: cacheMiB)
     }
 

@@ -113,7 +113,9 @@ enum PostgresSchema {
     /// Instances starting together take turns (an advisory lock), so each step runs once. A database
     /// newer than this build is refused (`incompatible`).
     @discardableResult
-    static func migrate(_ connection: PostgresConnection, steps: [Step] = steps) throws(StoreError) -> [Int32] {
+    static func migrate(_ connection: PostgresConnection, steps: [Step] = steps, upgradingExisting: Bool = true)
+        throws(StoreError) -> [Int32]
+    {
         try connection.execute("SELECT pg_advisory_lock(\(migrationLock))")
         defer { _ = try? connection.execute("SELECT pg_advisory_unlock(\(migrationLock))") }
         try connection.execute(
@@ -126,6 +128,11 @@ enum PostgresSchema {
                 .incompatible,
                 message: "\(connection.displayURL) has schema version \(current), newer than this build's \(known); "
                     + "use a newer Pushgate or a different database")
+        }
+        if !upgradingExisting,
+            let refusal = StoreError.olderSchemaForTool(connection.displayURL, version: current, known: known)
+        {
+            throw refusal
         }
         var applied: [Int32] = []
         for step in steps where step.version > current {

@@ -36,8 +36,12 @@ public final class PostgresStore: SQLStore {
 
     /// Connects `connections` times to `url` (a libpq connection URI, `postgres://user@host:port/db`)
     /// and brings the schema up to date. Throws `io` if the server cannot be reached, `incompatible`
-    /// for a database written by a newer Pushgate.
-    public static func open(url: String, connections: Int = 4) async throws(StoreError) -> PostgresStore {
+    /// for a database written by a newer Pushgate. `owner` false: a tool beside the gateways
+    /// (import, export, the loaders), which sets up a new database but refuses to upgrade one the
+    /// gateways may be running on, as on SQLite.
+    public static func open(url: String, connections: Int = 4, owner: Bool = true) async throws(StoreError)
+        -> PostgresStore
+    {
         let display = redactedURL(url)
         let count = max(1, connections)
         let slots = (0..<count).map { Slot(label: "pushgate.store.pg\($0)") }
@@ -47,7 +51,7 @@ public final class PostgresStore: SQLStore {
                 try await store.onQueue(index) { () throws(StoreError) in
                     try slots[index].connection.withLock { (slot: inout PostgresConnection?) throws(StoreError) in
                         let connection = try PostgresConnection(url: url, displayURL: display)
-                        if index == 0 { try PostgresSchema.migrate(connection) }
+                        if index == 0 { try PostgresSchema.migrate(connection, upgradingExisting: owner) }
                         slot = connection
                     }
                 }

@@ -56,16 +56,13 @@ public final class SQLiteStore: SQLStore {
         return store
     }
 
-    /// A tool does not upgrade a store a gateway may be running on (the running, older gateway
-    /// would then work on a schema it does not know); a new, empty file it sets up.
+    /// A tool leaves an older schema to the gateway (``StoreError/olderSchemaForTool(_:version:known:)``).
     private static func refuseOlderSchema(_ database: Database) throws(StoreError) {
-        let version = try Migrator.userVersion(database)
         let known = Schema.migrations.last?.version ?? 0
-        guard version == 0 || version >= known else {
-            throw StoreError(
-                .incompatible,
-                message: "\(database.path) has schema version \(version), older than this build's \(known): "
-                    + "start this version's gateway on it once (it upgrades the store), then run this again")
+        if let refusal = StoreError.olderSchemaForTool(
+            database.path, version: try Migrator.userVersion(database), known: known)
+        {
+            throw refusal
         }
     }
 

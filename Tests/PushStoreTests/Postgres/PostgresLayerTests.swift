@@ -111,6 +111,29 @@ struct PostgresLayerTests {
     }
 
     @Test(
+        "a tool (import, export) sets up a new database but leaves an older schema to the gateway",
+        .enabled(if: StoreEngine.postgresURL != nil))
+    func toolsDoNotUpgrade() async throws {
+        try await withLocation(.postgres) { location in
+            let url = location.storeSetting
+            let connection = try PostgresConnection(url: url, displayURL: "test")
+            _ = try PostgresSchema.migrate(connection, steps: Array(PostgresSchema.steps.prefix(6)))
+            let refused = await storeError { () async throws(StoreError) in
+                try await StoreSetting.openForTool(url)
+            }
+            #expect(refused?.code == .incompatible)
+            #expect(refused?.message.contains("schema version 6, older than this build's") == true)
+            #expect(try PostgresSchema.version(connection) == 6)
+            let gateway = try await PostgresStore.open(url: url, connections: 1)
+            await gateway.close()
+            let tool = try await StoreSetting.openForTool(url)
+            _ = try await tool.createTopic(name: "after")
+            await tool.close()
+            #expect(try PostgresSchema.version(connection) == PostgresSchema.steps.last?.version)
+        }
+    }
+
+    @Test(
         "SQL errors carry the server's message and SQLSTATE; a failed transaction rolls back",
         .enabled(if: StoreEngine.postgresURL != nil))
     func errorsAndTransactions() async throws {
