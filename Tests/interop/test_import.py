@@ -473,3 +473,65 @@ def test_spreadsheet_csv_and_wide_exports(store, tmp_path, lookalike):
     copy.import_(copy.file("in.jsonl", text))
     again = [json.loads(line) for line in copy.export("--app", "demo").splitlines() if token(0xA04) in line]
     assert sorted(t for w in again for t in w["topics"]) == topics
+
+
+def test_an_import_beside_a_running_gateway_leaves_it_serving(store):
+    """docs/import.md: the import may run while a gateway uses the same SQLite file. Each batch (50,000
+    rows by default) holds the write lock while it is written, so the gateway's store calls wait for it;
+    none may wait past SQLite's busy_timeout (5 s), which would fail the call and turn the store-backed
+    services NOT_SERVING. 150,000 rows of tokens in no order (three default batches), while a client
+    creates endpoints and checks health throughout: every call answered, every check SERVING, no store
+    failure in the gateway's log, and the gateway's own writes are there beside the imported rows."""
+    import hashlib
+    import threading
+    from grpc.health.v1 import health_pb2, health_pb2_grpc
+
+    rows = 150000
+    path = store.file("beside.jsonl", "".join(
+        json.dumps({"app": "demo", "token": hashlib.sha256(b"%d" % n).hexdigest(), "topics": ["bulk"]}) + "\n"
+        for n in range(rows)))
+    server = serve(store, "beside")
+    calls, failures, slowest, created = [0], [], [0.0], []
+    done = threading.Event()
+
+    def client():
+        with grpc.insecure_channel(server.address) as channel:
+            registry = registry_pb2_grpc.RegistryStub(channel)
+            health = health_pb2_grpc.HealthStub(channel)
+            n = 0
+            while not done.is_set():
+                n += 1
+                started = time.time()
+                try:
+                    created.append(registry.CreateEndpoint(
+                        registry_pb2.CreateEndpointRequest(app="demo", token=token(0xD0000 + n)), timeout=15).id)
+                    status = health.Check(health_pb2.HealthCheckRequest(service="pushgate.v1.Registry"),
+                                          timeout=15).status
+                    if status != health_pb2.HealthCheckResponse.SERVING:
+                        failures.append("health %s after call %d" % (status, n))
+                except grpc.RpcError as error:
+                    failures.append("call %d: %s %s" % (n, error.code(), error.details()))
+                slowest[0] = max(slowest[0], time.time() - started)
+                calls[0] = n
+                time.sleep(0.02)
+
+    thread = threading.Thread(target=client, daemon=True)
+    try:
+        thread.start()
+        proc = store.run("import", path, "--quiet", timeout=300)
+        done.set()
+        thread.join(30)
+        print("\nimport beside a gateway: %s; %d client calls meanwhile, slowest %.2f s" % (
+            proc.stdout.strip().splitlines()[-1], calls[0], slowest[0]))
+        assert proc.returncode == 0, proc.stderr
+        assert summary(proc) == (rows, rows, 0, rows, 0)
+        assert not failures, failures[:5]
+        assert calls[0] >= 5, "the client barely ran while the import did (%d calls)" % calls[0]
+        assert not any("the store is failing" in line for line in server.log), "".join(server.log[-10:])
+        with grpc.insecure_channel(server.address) as channel:
+            registry = registry_pb2_grpc.RegistryStub(channel)
+            for endpoint_id in (created[0], created[-1]):
+                assert registry.GetEndpoint(registry_pb2.GetEndpointRequest(id=endpoint_id), timeout=10).id == endpoint_id
+    finally:
+        done.set()
+        server.stop()
