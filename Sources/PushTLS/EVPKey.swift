@@ -95,6 +95,14 @@ final class EVPKey: @unchecked Sendable {
         return EVPKey(taking: pkey)
     }
 
+    /// An unencrypted RSA private key (PKCS#8 or PKCS#1 PEM) that ``requireRSA(_:)`` accepts as
+    /// `what`: what the RSA signer and verifier load.
+    static func rsa(privateKeyPEM pem: String, as what: String) throws(TLSError) -> EVPKey {
+        let key = try EVPKey(privateKeyPEM: pem)
+        try key.requireRSA(what)
+        return key
+    }
+
     /// Throws unless this is a plain RSA key (not RSA-PSS) of at least 2048 bits: RFC 7518 §3.3
     /// requires 2048 or more for RS256, and Google's service-account keys are 2048-bit.
     func requireRSA(_ what: String) throws(TLSError) {

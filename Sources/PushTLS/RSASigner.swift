@@ -24,9 +24,7 @@ public final class RSASigner: @unchecked Sendable {
     /// files hold) or PKCS#1 ("BEGIN RSA PRIVATE KEY"). Throws `.certificate` for other key types
     /// and for RSA keys under 2048 bits.
     public init(scheme: RSAScheme, pem: String) throws(TLSError) {
-        let key = try EVPKey(privateKeyPEM: pem)
-        try key.requireRSA("\(scheme.name) signing key")
-        self.key = key
+        key = try EVPKey.rsa(privateKeyPEM: pem, as: "\(scheme.name) signing key")
         self.scheme = scheme
         publicKeyPEM = try key.publicKeyPEM()
     }
@@ -54,9 +52,7 @@ public struct RSAVerifier: Sendable {
 
     /// From an RSA private key (PKCS#8 or PKCS#1 PEM), keeping only its public half.
     public init(scheme: RSAScheme, privateKeyPEM: String) throws(TLSError) {
-        let privateKey = try EVPKey(privateKeyPEM: privateKeyPEM)
-        try privateKey.requireRSA("\(scheme.name) verification key")
-        key = try privateKey.publicOnly()
+        key = try EVPKey.rsa(privateKeyPEM: privateKeyPEM, as: "\(scheme.name) verification key").publicOnly()
         self.scheme = scheme
     }
 

@@ -204,15 +204,8 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     with tempfile.TemporaryDirectory(prefix="pushgate-audience.") as work:
         scale.stubs(work)
-        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
-                        os.path.join(work, "AuthKey.p8")], check=True, capture_output=True)
-        mock = scale.Child("mock-apns", [BIN, "mock-apns", "--listen", "127.0.0.1:0", "--write-ca",
-                                         os.path.join(work, "mock-ca.pem")], work, r"mock-apns listening on 127\.0\.0\.1:(\d+)")
+        mock, port = scale.start_mock_apns(work)
         try:
-            deadline = time.time() + 10
-            while not os.path.exists(os.path.join(work, "mock-ca.pem")) and time.time() < deadline:
-                time.sleep(0.05)
-            port = int(mock.match.group(1))
             runs = [("sqlite", 1000000), ("postgres", 1000000)] + ([("sqlite", 10000000)] if ten else [])
             results = [one(work, port, engine, count, base) for engine, count in runs]
         finally:

@@ -205,6 +205,19 @@ def write(text, begin=BEGIN, end=END):
         fh.write(current)
 
 
+def start_mock_apns(work):
+    """An APNs signing key (AuthKey.p8) and a `pushgate mock-apns` writing its CA into `work`: (the
+    mock's Child, its port), once the CA file is there."""
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
+                    os.path.join(work, "AuthKey.p8")], check=True, capture_output=True)
+    mock = Child("mock-apns", [BIN, "mock-apns", "--listen", "127.0.0.1:0", "--write-ca",
+                               os.path.join(work, "mock-ca.pem")], work, r"mock-apns listening on 127\.0\.0\.1:(\d+)")
+    deadline = time.time() + 10
+    while not os.path.exists(os.path.join(work, "mock-ca.pem")) and time.time() < deadline:
+        time.sleep(0.05)
+    return mock, int(mock.match.group(1))
+
+
 def main():
     base = os.environ.get("PUSHGATE_TEST_PG_URL")
     if not base:
@@ -212,15 +225,8 @@ def main():
     started = datetime.datetime.now(datetime.timezone.utc)
     with tempfile.TemporaryDirectory(prefix="pushgate-scale.") as work:
         stubs(work)
-        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
-                        os.path.join(work, "AuthKey.p8")], check=True, capture_output=True)
-        mock = Child("mock-apns", [BIN, "mock-apns", "--listen", "127.0.0.1:0", "--write-ca",
-                                   os.path.join(work, "mock-ca.pem")], work, r"mock-apns listening on 127\.0\.0\.1:(\d+)")
+        mock, port = start_mock_apns(work)
         try:
-            deadline = time.time() + 10
-            while not os.path.exists(os.path.join(work, "mock-ca.pem")) and time.time() < deadline:
-                time.sleep(0.05)
-            port = int(mock.match.group(1))
             results = [one_run(work, base, port, variant, run) for run in range(RUNS) for variant in VARIANTS]
         finally:
             mock.stop()
