@@ -13,26 +13,10 @@ import PushStore
 enum BenchPublish {
     static let topic = "bench"
 
-    /// Loads the subscribers `batch` at a time, a transaction each: the loader's memory and the
-    /// store's write-ahead log stay the size of a batch, however many subscribers there are (one
-    /// transaction of 10M grew SQLite's WAL past 3.9 GB and this process to 2 GB).
-    static func preload(store path: String, subscribers: Int, provider: BenchProvider, batch: Int = 10_000)
-        async throws
-    {
-        let store = try await StoreSetting.openForTool(path)
-        do {
-            var start = 0
-            while start < subscribers {
-                let end = min(start + batch, subscribers)
-                _ = try await store.bulkCreateSubscribed(
-                    topic: topic, app: "bench", tokens: (start..<end).map(provider.token), now: 0)
-                start = end
-            }
-        } catch {
-            await store.close()
-            throw error
-        }
-        await store.close()
+    /// Loads the subscribers into the store, 10,000 a transaction (``StoreSetting/loadSubscribers``).
+    static func preload(store path: String, subscribers: Int, provider: BenchProvider) async throws {
+        _ = try await StoreSetting.loadSubscribers(
+            into: path, topic: topic, app: "bench", numbers: 0..<subscribers, token: provider.token)
     }
 
     /// Publishes once, polls GetMessage until the fan-out completed or expired, stops what bench

@@ -53,28 +53,11 @@ enum LoadSubscribersCommand {
 
     private static func load(_ options: Options) async -> Int32 {
         do {
-            let opened = try await StoreSetting.openForTool(options.store)
-            var created = 0
-            var start = options.first
-            let end = options.first + options.count
-            do {
-                while start < end {
-                    let batchEnd = min(start + 10_000, end)
-                    created += try await opened.bulkCreateSubscribed(
-                        topic: options.topic, app: options.app, tokens: (start..<batchEnd).map(BenchTokens.apns), now: 0
-                    )
-                    start = batchEnd
-                }
-            } catch {
-                await opened.close()
-                throw error
-            }
-            await opened.close()
+            let created = try await StoreSetting.loadSubscribers(
+                into: options.store, topic: options.topic, app: options.app,
+                numbers: options.first..<(options.first + options.count), token: BenchTokens.apns)
             print(created)
             return 0
-        } catch let error as CommandLineError {
-            printError("pushgate load-subscribers: \(error)")
-            return 2
         } catch {
             printError("pushgate load-subscribers: \(error)")
             return 1
