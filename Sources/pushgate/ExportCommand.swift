@@ -52,7 +52,6 @@ enum ExportCommand {
             printError("pushgate export: \(error)")
             return 2
         }
-        let format = options.format
         // Opening a path that is not there would make an empty store, and export nothing: a typo.
         if !PostgresStore.isPostgresURL(configuration.storePath), access(configuration.storePath, F_OK) != 0 {
             printError("pushgate export: store \(configuration.storePath): no such file")
@@ -74,7 +73,7 @@ enum ExportCommand {
                 return 2
             }
         }
-        let problem = await writeRows(of: store, app: options.app, format: format, to: descriptor)
+        let problem = await writeRows(of: store, app: options.app, format: options.format, to: descriptor)
         if descriptor != 1 { close(descriptor) }
         await store.close()
         guard let problem else { return 0 }

@@ -75,7 +75,6 @@ enum ImportCommand {
             return 2
         }
         defer { if descriptor != 0 { close(descriptor) } }
-        let format = options.format
         let store: any Store
         do {
             store = try await StoreSetting.openForTool(configuration.storePath, cacheMiB: StoreSetting.importCacheMiB)
@@ -85,7 +84,7 @@ enum ImportCommand {
         }
         let progress = ImportProgress(enabled: !options.quiet && isatty(2) == 1)
         let importer = EndpointImporter(
-            configuration: configuration, store: store, format: format, batchRows: options.batchRows,
+            configuration: configuration, store: store, format: options.format, batchRows: options.batchRows,
             now: ImportClock.nowMilliseconds
         ) { line, problem in
             progress.clear()
