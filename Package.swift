@@ -85,7 +85,8 @@ let package = Package(
         // (libpq, a pool of connections on their own threads); versioned migrations; registry,
         // messages, leased fan-out chunks.
         .target(
-            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "CLinux", "PushSync"], swiftSettings: swiftSettings),
+            name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "CLinux", "PushSync", "PushTLS"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "PushStoreTests", dependencies: ["PushStore", "PushSync", "PushPosix", "PushTestSupport"],
             swiftSettings: swiftSettings),

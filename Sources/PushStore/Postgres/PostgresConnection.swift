@@ -93,6 +93,8 @@ final class PostgresConnection: SQLDatabase {
                 }
                 texts.append(s)
             case .textArray(let items): texts.append(Self.arrayLiteral(items))
+            case .blob:
+                throw StoreError(.internal, message: "the PostgreSQL store binds no blobs (\(sql))")
             }
         }
         let handle = Self.withCStrings(texts) { pointers in

@@ -70,10 +70,11 @@ extension SQLDatabase {
     /// Inserts a new endpoint; `ifAbsent` skips one whose (app, token) is taken. Answers rows inserted.
     @discardableResult
     func insertEndpoint(_ record: EndpointRecord, ifAbsent: Bool = false) throws(StoreError) -> Int {
-        try run(
+        let key = engine.tokenKeyInsert(app: "?2", token: "?3")
+        return try run(
             """
-            INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)\(ifAbsent ? " ON CONFLICT \(engine.tokenConflict) DO NOTHING" : "")
+            INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id\(key.column))
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8\(key.value))\(ifAbsent ? " ON CONFLICT \(engine.tokenConflict) DO NOTHING" : "")
             """,
             [
                 .text(record.id), .text(record.app), .text(record.token), .bool(record.enabled),
@@ -96,7 +97,7 @@ extension SQLDatabase {
             try run(
                 """
                 UPDATE endpoints SET
-                    token = coalesce(?2, token),
+                    \(engine.tokenKeyUpdate(token: "?2"))token = coalesce(?2, token),
                     custom_user_data = coalesce(?3, custom_user_data),
                     enabled = coalesce(?4, enabled),
                     disabled_reason = CASE WHEN ?4 = 1 THEN '' ELSE disabled_reason END,

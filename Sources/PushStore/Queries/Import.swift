@@ -4,16 +4,35 @@ extension SQLDatabase {
     /// One batch in one transaction: a crash leaves it wholly in or wholly out.
     func importEndpoints(_ given: [EndpointImport], now: Int64) throws(StoreError) -> ImportCounts {
         let rows = EndpointImport.merged(given)
-        var counts = try transaction { () throws(StoreError) -> ImportCounts in
-            let topics = try topicSeqs(creating: rows)
-            switch engine {
-            case .sqlite: return try importRowByRow(rows, topics: topics, now: now)
-            case .postgres: return try importByArrays(rows, topics: topics, now: now)
+        var counts = try withoutForeignKeyChecksOnSQLite { () throws(StoreError) -> ImportCounts in
+            try transaction { () throws(StoreError) -> ImportCounts in
+                let topics = try topicSeqs(creating: rows)
+                switch engine {
+                case .sqlite: return try importRowByRow(rows, topics: topics, now: now)
+                case .postgres: return try importByArrays(rows, topics: topics, now: now)
+                }
             }
         }
         // A row repeating an earlier one's token found its endpoint there: every row is counted.
         counts.existing += given.count - rows.count
         return counts
+    }
+
+    /// Runs `body` (a transaction) with SQLite's foreign-key checks off, and on again after it,
+    /// whatever happens. Why: a statement that can fail a check part-way (an immediate foreign key,
+    /// a CHECK or NOT NULL that aborts) keeps a statement journal, a copy of every page it changes
+    /// before it changes it, so that it can be undone alone; for a 100-row insert into random places
+    /// of the token index that was ~6 KB of temporary file per row. The import's references hold by
+    /// construction: its subscriptions name topics and endpoints written or read in the same
+    /// transaction, under SQLite's one write lock. PostgreSQL runs `body` as is.
+    private func withoutForeignKeyChecksOnSQLite<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        guard engine == .sqlite else { return try body() }
+        try run("PRAGMA foreign_keys = OFF", [])
+        let result: Result<T, StoreError>
+        do { result = .success(try body()) } catch { result = .failure(error) }
+        // Left off, cascading deletes would stop on this connection: a failure here is the import's.
+        try run("PRAGMA foreign_keys = ON", [])
+        return try result.get()
     }
 
     /// The batch's topics by name, created where missing: in name order (two imports at once take
@@ -67,18 +86,19 @@ extension SQLDatabase {
         return counts
     }
 
-    /// Rows per multi-row statement on SQLite (7 parameters a row, well under its 32,766).
+    /// Rows per multi-row statement on SQLite (8 parameters a row, well under its 32,766).
     static var importRowsPerStatement: Int { ImportSQL.rowsPerStatement }
 
     private func importGroup(
         _ rows: ArraySlice<EndpointImport>, topics: [String: Int64], now: Int64, into counts: inout ImportCounts
     ) throws(StoreError) {
         var values: [SQLValue] = []
-        values.reserveCapacity(rows.count * 7)
+        values.reserveCapacity(rows.count * 8)
         for row in rows {
             values += [
                 .text(RandomID.make()), .text(row.app), .text(row.token), .bool(row.enabled ?? true),
                 .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""),
+                .blob(TokenKey.make(app: row.app, token: row.token)),
             ]
         }
         let sql = rows.count == 1 ? ImportSQL.endpoints1 : ImportSQL.endpoints
@@ -254,21 +274,26 @@ extension SQLDatabase {
 }
 
 /// SQLite's multi-row import statements, made once: built for each group, the ~3 KB texts were
-/// a few percent of an import.
+/// a few percent of an import. `OR IGNORE` rather than `ON CONFLICT … DO NOTHING`: the upsert form
+/// still aborts on a NOT NULL or CHECK failure, so SQLite keeps a statement journal for it (see
+/// `withoutForeignKeyChecksOnSQLite`); rows are validated before they get here, and a row left out
+/// is one RETURNING does not name, which `importGroup` looks up as an existing token. The token's
+/// key is bound, made in Swift: a call of an application-defined SQL function in an insert is one
+/// more way to fail part-way, and SQLite keeps a statement journal for it too.
 private enum ImportSQL {
     static func endpoints(rows: Int) -> String {
         """
-        INSERT INTO endpoints (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id)
-        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, '', ?)", count: rows).joined(separator: ", "))
-        ON CONFLICT (app, token) DO NOTHING RETURNING app, token, seq
+        INSERT OR IGNORE INTO endpoints
+            (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id, token_key)
+        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, '', ?, ?)", count: rows).joined(separator: ", "))
+        RETURNING app, token, seq
         """
     }
 
     static func subscriptions(rows: Int) -> String {
         """
-        INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, filter_policy_scope)
+        INSERT OR IGNORE INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, filter_policy_scope)
         VALUES \(Array(repeating: "(?, ?, ?, '', '')", count: rows).joined(separator: ", "))
-        ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
         """
     }
 

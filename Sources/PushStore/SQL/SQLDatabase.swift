@@ -66,11 +66,27 @@ extension SQLEngine {
 
 extension SQLEngine {
     /// The condition that finds the endpoint of app `?1` with token `?2` in `endpoints e` through the
-    /// unique index (PostgreSQL indexes the token's MD5; see its schema).
+    /// unique index: PostgreSQL indexes (app, the token's MD5), SQLite a digest of both in a column
+    /// (`TokenKey`); either way the app and token themselves are compared too.
     var tokenMatch: String {
-        self == .postgres ? "e.app = ?1 AND md5(e.token) = md5(?2) AND e.token = ?2" : "e.app = ?1 AND e.token = ?2"
+        switch self {
+        case .postgres: "e.app = ?1 AND md5(e.token) = md5(?2) AND e.token = ?2"
+        case .sqlite: "e.token_key = \(TokenKey.sqlFunction)(?1, ?2) AND e.app = ?1 AND e.token = ?2"
+        }
     }
 
     /// The conflict target of that unique index, for `INSERT … ON CONFLICT`.
-    var tokenConflict: String { self == .postgres ? "(app, md5(token))" : "(app, token)" }
+    var tokenConflict: String { self == .postgres ? "(app, md5(token))" : "(token_key)" }
+
+    /// What an insert into `endpoints` adds to its column and value lists for the token's key, given
+    /// the SQL of the app and the token: SQLite stores the key, PostgreSQL's index computes its own.
+    func tokenKeyInsert(app: String, token: String) -> (column: String, value: String) {
+        self == .sqlite ? (", token_key", ", \(TokenKey.sqlFunction)(\(app), \(token))") : ("", "")
+    }
+
+    /// What an `UPDATE endpoints … SET` that may change the token to `token` (NULL: kept) adds to its
+    /// assignments, so that SQLite's key follows the token.
+    func tokenKeyUpdate(token: String) -> String {
+        self == .sqlite ? "token_key = coalesce(\(TokenKey.sqlFunction)(app, \(token)), token_key), " : ""
+    }
 }

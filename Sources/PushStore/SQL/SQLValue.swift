@@ -5,6 +5,8 @@ enum SQLValue: Sendable, Equatable {
     case null
     /// A PostgreSQL `text[]` (bulk loading); SQLite has no arrays and refuses it.
     case textArray([String])
+    /// A SQLite blob (the token keys an import binds); the PostgreSQL store binds none and refuses it.
+    case blob([UInt8])
 
     /// A text value, or NULL for `nil`.
     static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }

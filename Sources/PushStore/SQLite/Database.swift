@@ -22,6 +22,14 @@ final class Database: SQLDatabase {
             sqlite3_close_v2(connection)
             throw error
         }
+        // The token index's key (schema 9); every connection that may write endpoints needs it.
+        let registered = TokenKey.register(on: connection)
+        guard registered == SQLITE_OK else {
+            let error = SQLiteResult.error(
+                registered, connection: connection, doing: "registering \(TokenKey.sqlFunction)")
+            sqlite3_close_v2(connection)
+            throw error
+        }
         self.connection = connection
         self.path = path
     }

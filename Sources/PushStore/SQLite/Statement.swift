@@ -47,6 +47,12 @@ final class Statement: SQLRow {
                 }
             case .null:
                 rc = sqlite3_bind_null(handle, index)
+            case .blob(let bytes):
+                // A zero-length blob binds as an empty blob, not NULL, only through zeroblob.
+                rc = bytes.withUnsafeBytes { raw in
+                    guard let base = raw.baseAddress else { return sqlite3_bind_zeroblob(handle, index, 0) }
+                    return sqlite3_bind_blob64(handle, index, base, UInt64(raw.count), CSQLite_TRANSIENT())
+                }
             case .textArray:
                 throw StoreError(.internal, message: "SQLite has no arrays (parameter \(index) of \(sql))")
             }
