@@ -144,6 +144,11 @@ public protocol Store: Sendable {
     /// subscriptions it created.
     func bulkCreateSubscribed(topic: String, app: String, tokens: [String], now: Int64) async throws(StoreError) -> Int
 
+    /// Makes rows ready for ``importEndpoints(_:)`` on the calling thread, not the store's: an
+    /// import prepares its next batch while the store writes the one before (see ``ImportBatch``).
+    /// `now`: the new endpoints' creation time.
+    func prepareImport(_ rows: [EndpointImport], now: Int64) -> ImportBatch
+
     /// Imports a batch of endpoints in one transaction (see ``EndpointImport``): each row's endpoint
     /// is created (enabled unless the row says otherwise) or, when its app already has the token,
     /// kept with its id and given the fields the row sets (a change of `enabled` clears the disabled
@@ -151,7 +156,7 @@ public protocol Store: Sendable {
     /// subscriptions kept). Rows repeating an (app, token) count as one, later fields winning.
     /// Idempotent: the same rows again change nothing. Tokens must be normalized and fields valid
     /// (the caller checks, as for `createEndpoint`).
-    func importEndpoints(_ rows: [EndpointImport], now: Int64) async throws(StoreError) -> ImportCounts
+    func importEndpoints(_ batch: ImportBatch) async throws(StoreError) -> ImportCounts
 
     /// The next `limit` endpoints (of `app`, or all) after `cursor`, in creation order, each with the
     /// names of its topics in subscription order: what `pushgate export` writes.
@@ -294,6 +299,11 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    /// Prepares and imports one batch (``prepareImport(_:now:)``, ``importEndpoints(_:)``).
+    public func importEndpoints(_ rows: [EndpointImport], now: Int64) async throws(StoreError) -> ImportCounts {
+        try await importEndpoints(prepareImport(rows, now: now))
+    }
+
     /// An endpoint made enabled, an existing one answered whatever its state.
     public func createEndpoint(app: String, normalizedToken: String, customUserData: String, now: Int64)
         async throws(StoreError) -> (endpoint: EndpointRecord, created: Bool)

@@ -122,16 +122,17 @@ public final class EndpointImporter {
     }
 
     private func commit() async throws {
-        try await settle()
-        guard !batch.isEmpty else { return }
-        let rows = batch
-        let store = store
-        let now = now
+        guard !batch.isEmpty else { return try await settle() }
+        // Prepared while the batch before is still being written: the store's thread is the import's
+        // bottleneck, this one has time to spare.
+        let prepared = store.prepareImport(batch, now: now)
         batch = []
         batch.reserveCapacity(batchRows)
         batchSubscriptions = 0
-        writingRows = rows.count
-        writing = Task { try await store.importEndpoints(rows, now: now) }
+        try await settle()
+        let store = store
+        writingRows = prepared.count
+        writing = Task { try await store.importEndpoints(prepared) }
     }
 
     /// Waits for the batch being written, and counts it.

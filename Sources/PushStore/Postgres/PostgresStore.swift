@@ -12,6 +12,8 @@ import PushSync
 /// Durability: a call returns after PostgreSQL's COMMIT, which (with the default
 /// `synchronous_commit = on`) has flushed the WAL; Publish answers only after `insertMessage`.
 public final class PostgresStore: SQLStore {
+    static var engine: SQLEngine { .postgres }
+
     private final class Slot: Sendable {
         let queue: DispatchQueue
         /// The connection; `nil` once closed. Only jobs on `queue` take the lock, so it is never

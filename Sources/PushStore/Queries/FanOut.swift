@@ -88,11 +88,4 @@ extension SQLDatabase {
         fetched.removeLast(fetched.count - limit)
         return Page(items: fetched, nextCursor: fetched.last?.cursor)
     }
-
-    /// The bench loaders' shape of an import: every token an endpoint of `app` subscribed to `topic`.
-    func bulkCreateSubscribed(topic: String, app: String, tokens: [String], now: Int64) throws(StoreError) -> Int {
-        try importEndpoints(
-            tokens.map { EndpointImport(app: app, token: $0, topics: [topic]) }, now: now
-        ).subscriptionsCreated
-    }
 }

@@ -2,19 +2,18 @@
 /// loaders); see `Store.importEndpoints` for the semantics.
 extension SQLDatabase {
     /// One batch in one transaction: a crash leaves it wholly in or wholly out.
-    func importEndpoints(_ given: [EndpointImport], now: Int64) throws(StoreError) -> ImportCounts {
-        let rows = EndpointImport.merged(given)
+    func importEndpoints(_ batch: ImportBatch) throws(StoreError) -> ImportCounts {
         var counts = try withoutForeignKeyChecksOnSQLite { () throws(StoreError) -> ImportCounts in
             try transaction { () throws(StoreError) -> ImportCounts in
-                let topics = try topicSeqs(creating: rows)
+                let topics = try topicSeqs(creating: batch.rows)
                 switch engine {
-                case .sqlite: return try importRowByRow(rows, topics: topics, now: now)
-                case .postgres: return try importByArrays(rows, topics: topics, now: now)
+                case .sqlite: return try importByGroups(batch, topics: topics)
+                case .postgres: return try importByArrays(batch, topics: topics)
                 }
             }
         }
         // A row repeating an earlier one's token found its endpoint there: every row is counted.
-        counts.existing += given.count - rows.count
+        counts.existing += batch.repeated
         return counts
     }
 
@@ -67,78 +66,56 @@ extension SQLDatabase {
         return seqs
     }
 
-    /// SQLite: no round trips, but a statement's run has a fixed cost (binding, opening cursors on
-    /// every index, halting), so rows go ``importRowsPerStatement`` to a statement: new endpoints in
-    /// one insert (its RETURNING names those inserted), then their subscriptions in one insert. A
-    /// token already registered costs a lookup, and an update only when the row changes it.
-    private func importRowByRow(_ rows: [EndpointImport], topics: [String: Int64], now: Int64)
-        throws(StoreError) -> ImportCounts
-    {
+    /// SQLite: no round trips, but a statement's run has a fixed cost, so rows go
+    /// ``ImportBatch/sqliteRowsPerStatement`` to a statement: new endpoints in one insert (its
+    /// RETURNING names those inserted), then their subscriptions in one insert. A token already
+    /// registered costs a lookup, and an update only when the row changes it.
+    private func importByGroups(_ batch: ImportBatch, topics: [String: Int64]) throws(StoreError) -> ImportCounts {
         var counts = ImportCounts()
-        var start = 0
-        while start < rows.count {
-            let end = min(start + Self.importRowsPerStatement, rows.count)
-            // A short last group goes a row at a time: two statement shapes in the cache, not one per size.
-            let group = end - start == Self.importRowsPerStatement ? start..<end : start..<(start + 1)
-            try importGroup(rows[group], topics: topics, now: now, into: &counts)
-            start = group.upperBound
+        var nextSubscriptionID = 0
+        for insert in batch.sqliteInserts {
+            let sql = insert.rows.count == 1 ? ImportSQL.endpoints1 : ImportSQL.endpoints
+            let inserted = try self.rows(sql, insert.values) { row in
+                (key: EndpointImport.Key(app: row.text(0), token: row.text(1)), seq: row.int64(2))
+            }
+            let insertedSeqs = Dictionary(inserted.map { ($0.key, $0.seq) }, uniquingKeysWith: { first, _ in first })
+            counts.created += inserted.count
+            var subscriptions: [(id: String, topic: Int64, endpoint: Int64)] = []
+            for row in batch.rows[insert.rows] {
+                let seq: Int64
+                if let new = insertedSeqs[EndpointImport.Key(app: row.app, token: row.token)] {
+                    seq = new
+                } else {
+                    guard let (found, existing) = try endpoint(app: row.app, token: row.token) else {
+                        throw StoreError(.internal, message: "endpoint of a conflicting token vanished while importing")
+                    }
+                    seq = found
+                    counts.existing += 1
+                    if try update(existing, seq: seq, to: row) { counts.updated += 1 }
+                }
+                for name in row.topics {
+                    let id = batch.subscriptionIDs[nextSubscriptionID]
+                    nextSubscriptionID += 1
+                    if let topic = topics[name] { subscriptions.append((id, topic, seq)) }
+                }
+            }
+            counts.subscriptionsCreated += try insertSubscriptions(subscriptions)
         }
         return counts
     }
 
-    /// Rows per multi-row statement on SQLite (8 parameters a row, well under its 32,766).
-    static var importRowsPerStatement: Int { ImportSQL.rowsPerStatement }
-
-    private func importGroup(
-        _ rows: ArraySlice<EndpointImport>, topics: [String: Int64], now: Int64, into counts: inout ImportCounts
-    ) throws(StoreError) {
-        var values: [SQLValue] = []
-        values.reserveCapacity(rows.count * 8)
-        for row in rows {
-            values += [
-                .text(RandomID.make()), .text(row.app), .text(row.token), .bool(row.enabled ?? true),
-                .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""),
-                .blob(TokenKey.make(app: row.app, token: row.token)),
-            ]
-        }
-        let sql = rows.count == 1 ? ImportSQL.endpoints1 : ImportSQL.endpoints
-        let inserted = try self.rows(sql, values) { row in
-            (key: EndpointImport.Key(app: row.text(0), token: row.text(1)), seq: row.int64(2))
-        }
-        let insertedSeqs = Dictionary(inserted.map { ($0.key, $0.seq) }, uniquingKeysWith: { first, _ in first })
-        counts.created += inserted.count
-        var subscriptions: [(topic: Int64, endpoint: Int64)] = []
-        for row in rows {
-            let seq: Int64
-            if let new = insertedSeqs[EndpointImport.Key(app: row.app, token: row.token)] {
-                seq = new
-            } else {
-                guard let (found, existing) = try endpoint(app: row.app, token: row.token) else {
-                    throw StoreError(.internal, message: "endpoint of a conflicting token vanished while importing")
-                }
-                seq = found
-                counts.existing += 1
-                if try update(existing, seq: seq, to: row) { counts.updated += 1 }
-            }
-            for name in row.topics {
-                if let topic = topics[name] { subscriptions.append((topic, seq)) }
-            }
-        }
-        counts.subscriptionsCreated += try insertSubscriptions(subscriptions)
-    }
-
-    /// Subscriptions (topic, endpoint) not there yet, ``importRowsPerStatement`` to a statement;
-    /// answers how many were created.
-    private func insertSubscriptions(_ pairs: [(topic: Int64, endpoint: Int64)]) throws(StoreError) -> Int {
+    /// Subscriptions (topic, endpoint) not there yet, ``ImportBatch/sqliteRowsPerStatement`` to a
+    /// statement; answers how many were created.
+    private func insertSubscriptions(_ pairs: [(id: String, topic: Int64, endpoint: Int64)]) throws(StoreError) -> Int {
         var created = 0
         var start = 0
         while start < pairs.count {
-            let full = pairs.count - start >= Self.importRowsPerStatement
-            let group = pairs[start..<(start + (full ? Self.importRowsPerStatement : 1))]
+            let full = pairs.count - start >= ImportBatch.sqliteRowsPerStatement
+            let group = pairs[start..<(start + (full ? ImportBatch.sqliteRowsPerStatement : 1))]
             start = group.endIndex
             var values: [SQLValue] = []
             values.reserveCapacity(group.count * 3)
-            for pair in group { values += [.text(RandomID.make()), .integer(pair.topic), .integer(pair.endpoint)] }
+            for pair in group { values += [.text(pair.id), .integer(pair.topic), .integer(pair.endpoint)] }
             created += try run(group.count == 1 ? ImportSQL.subscriptions1 : ImportSQL.subscriptions, values)
         }
         return created
@@ -167,9 +144,8 @@ extension SQLDatabase {
     /// PostgreSQL: a statement per row would be a network round trip per row, so the batch goes as
     /// arrays in three set-based statements: new endpoints, changes to existing ones, subscriptions.
     /// Rows are inserted in the batch's order (`WITH ORDINALITY`), so creation order is input order.
-    private func importByArrays(_ rows: [EndpointImport], topics: [String: Int64], now: Int64)
-        throws(StoreError) -> ImportCounts
-    {
+    private func importByArrays(_ batch: ImportBatch, topics: [String: Int64]) throws(StoreError) -> ImportCounts {
+        let rows = batch.rows
         var counts = ImportCounts()
         let apps = rows.map(\.app)
         let tokens = rows.map(\.token)
@@ -186,7 +162,7 @@ extension SQLDatabase {
             ON CONFLICT (app, md5(token)) DO NOTHING
             """,
             [
-                .integer(now), .textArray(rows.map { _ in RandomID.make() }), .textArray(apps), .textArray(tokens),
+                .integer(batch.now), .textArray(batch.endpointIDs), .textArray(apps), .textArray(tokens),
                 .textArray(enabled), .textArray(data), .textArray(userIDs),
             ])
         counts.existing = rows.count - counts.created
@@ -209,12 +185,17 @@ extension SQLDatabase {
                 .textArray(data), .textArray(rows.map { flag($0.customUserData) }), .textArray(enabled),
                 .textArray(rows.map { flag($0.enabled) }),
             ])
+        var subscriptionIDs: [String] = []
         var subscriptionApps: [String] = []
         var subscriptionTokens: [String] = []
         var subscriptionTopics: [String] = []
+        var nextSubscriptionID = 0
         for row in rows {
             for name in row.topics {
+                let id = batch.subscriptionIDs[nextSubscriptionID]
+                nextSubscriptionID += 1
                 guard let seq = topics[name] else { continue }
+                subscriptionIDs.append(id)
                 subscriptionApps.append(row.app)
                 subscriptionTokens.append(row.token)
                 subscriptionTopics.append(String(seq))
@@ -231,7 +212,7 @@ extension SQLDatabase {
             ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
             """,
             [
-                .textArray(subscriptionTopics.map { _ in RandomID.make() }), .textArray(subscriptionTopics),
+                .textArray(subscriptionIDs), .textArray(subscriptionTopics),
                 .textArray(subscriptionApps), .textArray(subscriptionTokens),
             ])
         return counts
@@ -240,7 +221,7 @@ extension SQLDatabase {
     private func flag(_ value: (some Any)?) -> String { value == nil ? "0" : "1" }
 
     /// Endpoints in creation order with the names of their topics (one correlated lookup per
-    /// endpoint through `subscriptions_endpoint`); `app` nil: every app.
+    /// endpoint through the index of subscriptions by endpoint); `app` nil: every app.
     func exportEndpoints(app: String?, cursor: String?, limit: Int) throws(StoreError) -> Page<ExportedEndpoint> {
         try PageCursor.check(limit: limit)
         let after = try PageCursor.decode(cursor, as: .endpoints)
@@ -297,9 +278,8 @@ private enum ImportSQL {
         """
     }
 
-    static let endpoints = endpoints(rows: rowsPerStatement)
+    static let endpoints = endpoints(rows: ImportBatch.sqliteRowsPerStatement)
     static let endpoints1 = endpoints(rows: 1)
-    static let subscriptions = subscriptions(rows: rowsPerStatement)
+    static let subscriptions = subscriptions(rows: ImportBatch.sqliteRowsPerStatement)
     static let subscriptions1 = subscriptions(rows: 1)
-    static let rowsPerStatement = 100
 }

@@ -4,6 +4,9 @@
 protocol SQLStore: Store {
     associatedtype Connection: SQLDatabase
 
+    /// The engine of every connection (its SQL dialect), known before one is taken.
+    static var engine: SQLEngine { get }
+
     /// Runs `body` with a connection on the store's own thread(s) and suspends the calling task until
     /// it is done, so blocking database calls never occupy the cooperative pool or an event loop.
     func withDatabase<T: Sendable>(_ body: @escaping @Sendable (Connection) throws(StoreError) -> T)
@@ -140,13 +143,17 @@ extension SQLStore {
     public func bulkCreateSubscribed(topic: String, app: String, tokens: [String], now: Int64)
         async throws(StoreError) -> Int
     {
-        try await withDatabase { database throws(StoreError) in
-            try database.bulkCreateSubscribed(topic: topic, app: app, tokens: tokens, now: now)
-        }
+        try await importEndpoints(
+            tokens.map { EndpointImport(app: app, token: $0, topics: [topic]) }, now: now
+        ).subscriptionsCreated
     }
 
-    public func importEndpoints(_ rows: [EndpointImport], now: Int64) async throws(StoreError) -> ImportCounts {
-        try await withDatabase { database throws(StoreError) in try database.importEndpoints(rows, now: now) }
+    public func prepareImport(_ rows: [EndpointImport], now: Int64) -> ImportBatch {
+        ImportBatch(rows, engine: Self.engine, now: now)
+    }
+
+    public func importEndpoints(_ batch: ImportBatch) async throws(StoreError) -> ImportCounts {
+        try await withDatabase { database throws(StoreError) in try database.importEndpoints(batch) }
     }
 
     public func exportEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<

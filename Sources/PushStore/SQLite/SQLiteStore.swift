@@ -13,6 +13,8 @@ import PushSync
 /// power loss; Publish answers only after `insertMessage` returns. `NORMAL` would be faster but could
 /// lose the last commits on power loss (not on a process crash).
 public final class SQLiteStore: SQLStore {
+    static var engine: SQLEngine { .sqlite }
+
     /// The serial queue every job runs on.
     private let queue: DispatchQueue
     /// The connection; `nil` once closed. Only jobs on `queue` take the lock, so it is never contended:
@@ -66,10 +68,22 @@ public final class SQLiteStore: SQLStore {
         }
     }
 
+    /// The page size of a new file: 16 KiB rather than SQLite's 4 KiB. A row's writes are B-tree
+    /// inserts (an endpoint's table row and 3-4 index entries, a subscription's row and 3), and
+    /// with 4 times the entries a page each descends fewer levels and finds fewer pages in the
+    /// cache, and a commit and its checkpoint write fewer pages: importing 1M endpoints went from
+    /// ~97,000 to ~118,000 rows/s (8 KiB: ~111,000), same file size. A small commit writes whole
+    /// pages to the WAL, so the gateway's one-row writes write more bytes (tens of KB), in as many
+    /// writes and syncs.
+    static let pageSize = 16384
+
     /// Connection settings; they are per connection, so they run on every open.
     private static func configure(_ database: Database) throws(StoreError) {
         // Wait for another process's lock rather than failing at once (e.g. a backup tool reading).
         try database.execute("PRAGMA busy_timeout = 5000")
+        // A new file's pages (an existing file keeps its own; see `pageSize`). Before WAL mode, which
+        // fixes the size once the file has any.
+        try database.execute("PRAGMA page_size = \(pageSize)")
         let mode = try database.row("PRAGMA journal_mode = WAL") { $0.text(0) }
         guard mode == "wal" else {
             throw StoreError(.io, message: "\(database.path): cannot use WAL journal mode (got \(mode ?? "nothing"))")

@@ -26,6 +26,27 @@ struct MigrationTests {
         await reopened.close()
     }
 
+    @Test("a new file gets 16 KiB pages; an existing file keeps its own")
+    func pageSizes() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteStore.open(path: directory.databasePath)
+        await store.close()
+        #expect(try Database(path: directory.databasePath).row("PRAGMA page_size") { $0.int64(0) } == 16384)
+
+        let older = directory.path + "/older.sqlite"
+        do {
+            let database = try Database(path: older)
+            try database.execute("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE kept (x INTEGER)")
+        }
+        let reopened = try await SQLiteStore.open(path: older)
+        _ = try await reopened.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
+        await reopened.close()
+        let database = try Database(path: older)
+        #expect(try database.row("PRAGMA page_size") { $0.int64(0) } == 4096)
+        #expect(try database.row("PRAGMA integrity_check") { $0.text(0) } == "ok")
+    }
+
     @Test("only steps newer than the file run, each once, in order")
     func stepsRunOnce() throws {
         let directory = try TemporaryDirectory()

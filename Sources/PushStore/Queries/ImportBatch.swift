@@ -1,0 +1,64 @@
+/// One batch for `Store.importEndpoints`, made ready by `Store.prepareImport` on the caller's thread
+/// before it goes to the store's: rows merged, new ids made, and on SQLite every endpoint insert's
+/// values put together with each token's key. An import keeps the store's one thread busy while
+/// the caller's reads and checks the next batch with time to spare, so what is prepared while the
+/// batch before is written comes off the import's time (hashing rows, SHA-256 of tokens, ids,
+/// value arrays).
+public struct ImportBatch: Sendable {
+    /// One row per (app, token) (``EndpointImport/merged(_:)``).
+    let rows: [EndpointImport]
+    /// Rows folded into an earlier one with the same token: each found its endpoint there.
+    let repeated: Int
+    /// The id each row's endpoint gets if it is new, in row order.
+    let endpointIDs: [String]
+    /// An id for each (row, topic) in row then topic order, used by the subscriptions created.
+    let subscriptionIDs: [String]
+    /// SQLite: the rows of each endpoint insert with its values (empty on PostgreSQL).
+    let sqliteInserts: [SQLiteInsert]
+    /// The endpoints' creation time.
+    let now: Int64
+
+    struct SQLiteInsert: Sendable {
+        let rows: Range<Int>
+        let values: [SQLValue]
+    }
+
+    /// Rows per multi-row insert on SQLite: a statement's run has a fixed cost (binding, opening
+    /// cursors on every index, halting). 8 parameters a row, well under SQLite's 32,766.
+    static let sqliteRowsPerStatement = 100
+
+    /// How many rows the batch was made from.
+    public var count: Int { rows.count + repeated }
+
+    init(_ given: [EndpointImport], engine: SQLEngine, now: Int64) {
+        self.now = now
+        rows = EndpointImport.merged(given)
+        repeated = given.count - rows.count
+        endpointIDs = rows.map { _ in RandomID.make() }
+        subscriptionIDs = (0..<rows.reduce(0) { $0 + $1.topics.count }).map { _ in RandomID.make() }
+        guard engine == .sqlite else {
+            sqliteInserts = []
+            return
+        }
+        var inserts: [SQLiteInsert] = []
+        var start = 0
+        while start < rows.count {
+            let full = rows.count - start >= Self.sqliteRowsPerStatement
+            // A short last group goes a row at a time: two statement shapes in the cache, not one per size.
+            let group = start..<(start + (full ? Self.sqliteRowsPerStatement : 1))
+            var values: [SQLValue] = []
+            values.reserveCapacity(group.count * 8)
+            for index in group {
+                let row = rows[index]
+                values += [
+                    .text(endpointIDs[index]), .text(row.app), .text(row.token), .bool(row.enabled ?? true),
+                    .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""),
+                    .blob(TokenKey.make(app: row.app, token: row.token)),
+                ]
+            }
+            inserts.append(SQLiteInsert(rows: group, values: values))
+            start = group.upperBound
+        }
+        sqliteInserts = inserts
+    }
+}
