@@ -25,7 +25,7 @@ enum ImportCommand {
         gets the fields the row gives; topics are created when missing and subscribed (none removed).
         So the import is idempotent: after a crash, run it again. Rows are committed N at a time
         (--batch-rows, default 50000, at most 100000; one transaction each, ended early at 100000
-        subscriptions). On SQLite a batch holds the write lock while it is written (about 1 s for
+        subscriptions). On SQLite a batch holds the write lock while it is written (about 0.5 s for
         50000 rows): a gateway on the same file waits for it, and fails a call that waits over 5 s;
         beside a gateway under load, give --batch-rows 10000. Bad rows are reported on stderr as
         "line N: field: problem" and skipped. A progress line is shown when stderr is a terminal

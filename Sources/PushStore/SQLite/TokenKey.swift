@@ -15,7 +15,7 @@ import PushTLS
 /// compare the app and the token themselves.
 ///
 /// Only Pushgate's connections know the function: the schema never names it, so the file opens in
-/// any SQLite tool, but a row inserted by hand must carry its key (see docs/operations.md).
+/// any SQLite tool, but a row inserted by hand must carry its key (see docs/import.md).
 enum TokenKey {
     static let byteCount = 16
     static let sqlFunction = "pushgate_token_key"
