@@ -30,7 +30,8 @@ extension SQLDatabase {
         // and its endpoint answers, as if it had been there first.
         if try insertEndpoint(record, ifAbsent: true) == 1 { return (record, true) }
         guard let (seq, existing) = try endpoint(app: app, token: token) else {
-            throw StoreError(.conflict, message: "endpoint for this token was created and deleted concurrently; retry")
+            throw try staleTokenKey(app: app, token: token)
+                ?? StoreError(.conflict, message: "endpoint for this token was created and deleted concurrently; retry")
         }
         return try adopt(existing, seq: seq, customUserData: customUserData, userID: userID, enabled: enabled)
     }
@@ -65,6 +66,22 @@ extension SQLDatabase {
                 message: "endpoint \(existing.id) already exists with the same token, but different custom_user_data")
         }
         return (existing, false)
+    }
+
+    /// On SQLite, the error for an insert refused by the token's unique key although no endpoint has
+    /// the token: a row whose `token_key` is not its app's and token's (changed by hand; see
+    /// docs/import.md) holds it. `nil` when there is none (PostgreSQL: never).
+    func staleTokenKey(app: String, token: String) throws(StoreError) -> StoreError? {
+        guard engine == .sqlite else { return nil }
+        let holder = try row(
+            "SELECT id FROM endpoints WHERE token_key = \(TokenKey.sqlFunction)(?, ?)", [.text(app), .text(token)]
+        ) { $0.text(0) }
+        return holder.map { id in
+            StoreError(
+                .internal,
+                message: "endpoint \(id) holds the token key of this app and token but not their values "
+                    + "(changed outside Pushgate?): set its token_key to \(TokenKey.sqlFunction)(app, token)")
+        }
     }
 
     /// Inserts a new endpoint; `ifAbsent` skips one whose (app, token) is taken. Answers rows inserted.
@@ -132,7 +149,7 @@ extension SQLDatabase {
     }
 
     /// Endpoints in creation order, optionally only one app's and/or one user's (the user's through
-    /// its index, then filtered by app), or the one with `token` in `app` (the (app, token) index).
+    /// its index, then filtered by app), or the one with `token` in `app` (the token's unique index).
     func listEndpoints(
         app: String?, userID: String?, token: String?, apps: [String]?, cursor: String?, limit: Int
     ) throws(StoreError) -> Page<EndpointRecord> {
@@ -144,9 +161,14 @@ extension SQLDatabase {
         filter.add("e.app = ?", ifGiven: app)
         filter.add("e.app", in: apps)
         if let token {
-            // PostgreSQL's unique index is on the token's MD5 (see its schema): said so, it is used.
+            // The unique index is on the token's MD5 (PostgreSQL) or on a key of the app and token
+            // (SQLite, `TokenKey`): said so, it is used; without the app SQLite can only filter.
             if engine == .postgres {
                 filter.add("md5(e.token) = md5(?) AND e.token = ?", values: [.text(token), .text(token)])
+            } else if let app {
+                filter.add(
+                    "e.token_key = \(TokenKey.sqlFunction)(?, ?) AND e.token = ?",
+                    values: [.text(app), .text(token), .text(token)])
             } else {
                 filter.add("e.token = ?", ifGiven: token)
             }

@@ -3,6 +3,9 @@
 extension SQLDatabase {
     /// One batch in one transaction: a crash leaves it wholly in or wholly out.
     func importEndpoints(_ batch: ImportBatch) throws(StoreError) -> ImportCounts {
+        guard batch.engine == engine else {
+            throw StoreError(.internal, message: "an import batch prepared for \(batch.engine) given to \(engine)")
+        }
         var counts = try withoutForeignKeyChecksOnSQLite { () throws(StoreError) -> ImportCounts in
             try transaction { () throws(StoreError) -> ImportCounts in
                 let topics = try topicSeqs(creating: batch.rows)
@@ -30,7 +33,12 @@ extension SQLDatabase {
         let result: Result<T, StoreError>
         do { result = .success(try body()) } catch { result = .failure(error) }
         // Left off, cascading deletes would stop on this connection: a failure here is the import's.
+        // Read back, since the pragma does nothing, and says nothing, inside a transaction that a
+        // failed rollback left open.
         try run("PRAGMA foreign_keys = ON", [])
+        guard try row("PRAGMA foreign_keys", [], { $0.int64(0) }) == 1 else {
+            throw StoreError(.internal, message: "foreign-key checks did not come back on after an import batch")
+        }
         return try result.get()
     }
 
@@ -87,7 +95,9 @@ extension SQLDatabase {
                     seq = new
                 } else {
                     guard let (found, existing) = try endpoint(app: row.app, token: row.token) else {
-                        throw StoreError(.internal, message: "endpoint of a conflicting token vanished while importing")
+                        throw try staleTokenKey(app: row.app, token: row.token)
+                            ?? StoreError(
+                                .internal, message: "endpoint of a conflicting token vanished while importing")
                     }
                     seq = found
                     counts.existing += 1
@@ -258,7 +268,7 @@ extension SQLDatabase {
 /// a few percent of an import. `OR IGNORE` rather than `ON CONFLICT … DO NOTHING`: the upsert form
 /// still aborts on a NOT NULL or CHECK failure, so SQLite keeps a statement journal for it (see
 /// `withoutForeignKeyChecksOnSQLite`); rows are validated before they get here, and a row left out
-/// is one RETURNING does not name, which `importGroup` looks up as an existing token. The token's
+/// is one RETURNING does not name, which `importByGroups` looks up as an existing token. The token's
 /// key is bound, made in Swift: a call of an application-defined SQL function in an insert is one
 /// more way to fail part-way, and SQLite keeps a statement journal for it too.
 private enum ImportSQL {

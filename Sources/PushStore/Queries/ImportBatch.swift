@@ -17,6 +17,8 @@ public struct ImportBatch: Sendable {
     let sqliteInserts: [SQLiteInsert]
     /// The endpoints' creation time.
     let now: Int64
+    /// The engine it was prepared for.
+    let engine: SQLEngine
 
     struct SQLiteInsert: Sendable {
         let rows: Range<Int>
@@ -32,6 +34,7 @@ public struct ImportBatch: Sendable {
 
     init(_ given: [EndpointImport], engine: SQLEngine, now: Int64) {
         self.now = now
+        self.engine = engine
         rows = EndpointImport.merged(given)
         repeated = given.count - rows.count
         endpointIDs = rows.map { _ in RandomID.make() }

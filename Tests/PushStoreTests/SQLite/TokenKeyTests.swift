@@ -120,4 +120,45 @@ struct TokenKeyTests {
         #expect(foreignKeys == 1)
         await store.close()
     }
+
+    @Test("listing by app and token finds the one endpoint, and only in its app")
+    func listByToken() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteStore.open(path: directory.databasePath)
+        let ios = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
+        _ = try await store.createEndpoint(app: "android", normalizedToken: "aa", customUserData: "", now: 1)
+        _ = try await store.createEndpoint(app: "ios", normalizedToken: "bb", customUserData: "", now: 1)
+        let found = try await store.listEndpoints(
+            app: "ios", userID: nil, token: "aa", apps: nil, cursor: nil, limit: 10)
+        #expect(found.items.map(\.id) == [ios.endpoint.id])
+        let none = try await store.listEndpoints(
+            app: "ios", userID: nil, token: "cc", apps: nil, cursor: nil, limit: 10)
+        #expect(none.items.isEmpty)
+        await store.close()
+    }
+
+    @Test("a key left stale by a hand-made change is named, for a create and for an import")
+    func staleKeyNamed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteStore.open(path: directory.databasePath)
+        let first = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
+        try await store.withDatabase { database throws(StoreError) in
+            try database.run("UPDATE endpoints SET token = 'zz' WHERE id = ?", [.text(first.endpoint.id)])
+        }
+        let created = await storeError { () async throws(StoreError) in
+            _ = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 2)
+        }
+        #expect(
+            created?.message.contains("endpoint \(first.endpoint.id) holds the token key") == true,
+            "\(String(describing: created))")
+        let imported = await storeError { () async throws(StoreError) in
+            _ = try await store.importEndpoints([EndpointImport(app: "ios", token: "aa")], now: 3)
+        }
+        #expect(
+            imported?.message.contains("endpoint \(first.endpoint.id) holds the token key") == true,
+            "\(String(describing: imported))")
+        await store.close()
+    }
 }
