@@ -45,7 +45,7 @@ public struct BenchOptions {
                                     subscriber on one thread, for --duration or --count)
           --subscribers N           publish: endpoints subscribed to the topic (default 100000, at
                                     most 100000000), bulk-loaded into the gateway's store before it
-                                    starts, 10,000 a transaction
+                                    starts, 50,000 a transaction
           --deliver-after-ms N      publish: schedule it (deliver_at) N ms after the call, and time
                                     the fan-out from then: a scheduled fan-out's speed
           --delivery-log L          publish: the gateway's delivery log: off, or the share of

@@ -13,7 +13,7 @@ import PushStore
 enum BenchPublish {
     static let topic = "bench"
 
-    /// Loads the subscribers into the store, 10,000 a transaction (``StoreSetting/loadSubscribers``).
+    /// Loads the subscribers into the store, 50,000 a transaction (``StoreSetting/loadSubscribers``).
     static func preload(store path: String, subscribers: Int, provider: BenchProvider) async throws {
         _ = try await StoreSetting.loadSubscribers(
             into: path, topic: topic, app: "bench", numbers: 0..<subscribers, token: provider.token)

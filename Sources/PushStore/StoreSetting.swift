@@ -18,15 +18,16 @@ public enum StoreSetting {
         return try await SQLiteStore.open(path: setting, owner: false, cacheMiB: cacheMiB)
     }
 
-    /// A tool's SQLite page cache: a bulk load's working set of index pages (measured: 1M rows
-    /// imported at 18k rows/s with SQLite's default 2 MiB, most of it the kernel copying spilled
-    /// pages out and back; docs/import.md). The bench loaders insert in key order and need no more.
+    /// A tool's SQLite page cache (export's reads; 1M rows once imported at 18k rows/s with SQLite's
+    /// default 2 MiB, most of it the kernel copying spilled pages out and back; docs/import.md).
     public static let toolCacheMiB = 32
 
-    /// `pushgate import`'s: tokens in no order put each row on its own page of the (app, token)
-    /// index, and a batch of 50,000 rows touches much of it; with 32 MiB those pages spill
-    /// mid-transaction and are read back (measured on 1M such rows in batches of 100,000: 0.88x the
-    /// time with 128 MiB).
+    /// `pushgate import`'s and the bench loaders': the token index's key is a digest, so each row
+    /// lands on its own page of it whatever the tokens' order, and a batch of 50,000 rows touches
+    /// much of it; with 32 MiB those pages spill mid-transaction and are read back (1M rows in no
+    /// order in batches of 100,000: 0.88x the time with 128 MiB; 3M rows by `load-subscribers`,
+    /// 128 MiB and 50,000 a transaction against 32 MiB and 10,000: 44.7 s against 69.4 s, 6.6 GB
+    /// written against 30 GB).
     public static let importCacheMiB = 128
 
     /// The setting as logs may show it (a URL's password removed).

@@ -3,13 +3,13 @@ extension StoreSetting {
     /// opens the store as a tool, subscribes an endpoint of `app` with `token(n)` for each n of
     /// `numbers` to `topic`, `batch` a transaction — the loader's memory and the store's write-ahead
     /// log stay the size of a batch, however many subscribers there are (one transaction of 10M grew
-    /// SQLite's WAL past 3.9 GB and the loader to 2 GB) — and closes it. Answers the subscriptions
-    /// created.
+    /// SQLite's WAL past 3.9 GB and the loader to 2 GB) — with `pushgate import`'s page cache, and
+    /// closes it. Answers the subscriptions created.
     public static func loadSubscribers(
         into setting: String, topic: String, app: String, numbers: Range<Int>, token: (Int) -> String,
-        batch: Int = 10_000
+        batch: Int = 50_000
     ) async throws(StoreError) -> Int {
-        let store = try await openForTool(setting)
+        let store = try await openForTool(setting, cacheMiB: importCacheMiB)
         var created = 0
         var start = numbers.lowerBound
         do {

@@ -10,7 +10,7 @@ enum LoadSubscribersCommand {
         Usage: pushgate load-subscribers --store FILE|URL --topic T --app A --count N [--first I]
 
         Creates topic T if needed, an endpoint of app A for each of the tokens first..first+count-1
-        ("b" + 63 hex digits of the number) and a subscription of each to T, in batches of 10,000
+        ("b" + 63 hex digits of the number) and a subscription of each to T, in batches of 50,000
         (one transaction each). Existing endpoints and subscriptions are kept. Prints the number of
         subscriptions created.
         """

@@ -185,7 +185,7 @@ def section(results, started):
     lines += ["", "The last row is a control: one instance with the workers of three. Each worker keeps 3 pages "
               "of 1,000 in flight, so more instances also mean more requests in flight; the control tells that "
               "gain from the gain of more processes.", "",
-              "Load time of %s subscribers into PostgreSQL (bulk loader, batches of 10,000): %.1f s (median)." % (
+              "Load time of %s subscribers into PostgreSQL (bulk loader, batches of 50,000): %.1f s (median)." % (
         "{:,}".format(SUBSCRIBERS), statistics.median(r["load_s"] for r in results)), END]
     return "\n".join(lines) + "\n"
 
