@@ -118,11 +118,8 @@ extension SQLDatabase {
     /// statement; answers how many were created.
     private func insertSubscriptions(_ pairs: [(id: String, topic: Int64, endpoint: Int64)]) throws(StoreError) -> Int {
         var created = 0
-        var start = 0
-        while start < pairs.count {
-            let full = pairs.count - start >= ImportBatch.sqliteRowsPerStatement
-            let group = pairs[start..<(start + (full ? ImportBatch.sqliteRowsPerStatement : 1))]
-            start = group.endIndex
+        for range in ImportBatch.sqliteStatementGroups(pairs.count) {
+            let group = pairs[range]
             var values: [SQLValue] = []
             values.reserveCapacity(group.count * 3)
             for pair in group { values += [.text(pair.id), .integer(pair.topic), .integer(pair.endpoint)] }

@@ -44,11 +44,7 @@ public struct ImportBatch: Sendable {
             return
         }
         var inserts: [SQLiteInsert] = []
-        var start = 0
-        while start < rows.count {
-            let full = rows.count - start >= Self.sqliteRowsPerStatement
-            // A short last group goes a row at a time: two statement shapes in the cache, not one per size.
-            let group = start..<(start + (full ? Self.sqliteRowsPerStatement : 1))
+        for group in Self.sqliteStatementGroups(rows.count) {
             var values: [SQLValue] = []
             values.reserveCapacity(group.count * 8)
             for index in group {
@@ -60,8 +56,20 @@ public struct ImportBatch: Sendable {
                 ]
             }
             inserts.append(SQLiteInsert(rows: group, values: values))
-            start = group.upperBound
         }
         sqliteInserts = inserts
+    }
+
+    /// `0..<count` as SQLite statements take it: ``sqliteRowsPerStatement`` rows a statement, and a
+    /// short last group a row at a time (two statement shapes in the cache, not one per size).
+    static func sqliteStatementGroups(_ count: Int) -> [Range<Int>] {
+        var groups: [Range<Int>] = []
+        var start = 0
+        while start < count {
+            let end = count - start >= sqliteRowsPerStatement ? start + sqliteRowsPerStatement : start + 1
+            groups.append(start..<end)
+            start = end
+        }
+        return groups
     }
 }
