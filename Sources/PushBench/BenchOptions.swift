@@ -53,8 +53,8 @@ public struct BenchOptions {
                                     default, 0)
           --store S                 publish: the gateway's store, an empty PostgreSQL database URL
                                     (postgres://…) or SQLite file, instead of a fresh SQLite file in
-                                    the temp dir (the subscribers are loaded into it, 10,000 a
-                                    transaction)
+                                    the temp dir (the subscribers are loaded into it, 50,000 a
+                                    transaction, then VACUUM (ANALYZE) on PostgreSQL)
           --tokens-per-send N       device tokens in each request (default 1000)
           --concurrency N           send: RPCs in flight (default 4); with --rate: at most this many
                                     in flight (default 1000). stream: SendStream calls (default 4)

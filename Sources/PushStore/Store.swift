@@ -158,6 +158,13 @@ public protocol Store: Sendable {
     /// (the caller checks, as for `createEndpoint`).
     func importEndpoints(_ batch: ImportBatch) async throws(StoreError) -> ImportCounts
 
+    /// After a bulk load (`pushgate import`, the bench loaders): readies the new rows for reading.
+    /// PostgreSQL: `VACUUM (ANALYZE)` of the endpoints, topics and subscriptions, which sets the new
+    /// rows' hint bits and visibility map and gives the planner their statistics; left undone, the
+    /// first fan-out over them sets every row's hint bits (dirtying each page it reads, to be
+    /// written out again) while autovacuum arrives to do the same. SQLite: nothing to do.
+    func settleBulkLoad() async throws(StoreError)
+
     /// The next `limit` endpoints (of `app`, or all) after `cursor`, in creation order, each with the
     /// names of its topics in subscription order: what `pushgate export` writes.
     func exportEndpoints(app: String?, cursor: String?, limit: Int) async throws(StoreError) -> Page<ExportedEndpoint>

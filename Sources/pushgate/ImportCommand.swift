@@ -27,7 +27,9 @@ enum ImportCommand {
         (--batch-rows, default 50000, at most 100000; one transaction each, ended early at 100000
         subscriptions). On SQLite a batch holds the write lock while it is written (about 0.5 s for
         50000 rows): a gateway on the same file waits for it, and fails a call that waits over 5 s;
-        beside a gateway under load, give --batch-rows 10000. Bad rows are reported on stderr as
+        beside a gateway under load, give --batch-rows 10000. On PostgreSQL an import that changed
+        anything ends with VACUUM (ANALYZE) of the endpoint, topic and subscription tables, so the
+        next fan-out reads the new rows at full speed. Bad rows are reported on stderr as
         "line N: field: problem" and skipped. A progress line is shown when stderr is a terminal
         (--quiet: none). It may run while a gateway uses the store.
 

@@ -8,8 +8,10 @@ extension FanOut {
     /// Works one claimed chunk: carries out its ``FanOutChunkMachine``'s actions (store calls in
     /// turn, sends and lease renewals alongside) and feeds their results back, until the machine
     /// ends the claim. Cancelling the task (shutdown) stops the chunk: nothing more is committed.
-    func run(_ chunk: FanOutChunk) async {
-        let run = FanOutChunkRun(fanOut: self, chunk: chunk)
+    /// `lastPageRead` is called once the chunk has read its last page (what is left is sending and
+    /// committing its pages in flight), so the worker can claim the next chunk meanwhile.
+    func run(_ chunk: FanOutChunk, lastPageRead: @escaping @Sendable () -> Void = {}) async {
+        let run = FanOutChunkRun(fanOut: self, chunk: chunk, lastPageRead: lastPageRead)
         await withTaskCancellationHandler {
             await run.run()
         } onCancel: {
@@ -32,9 +34,13 @@ private final class FanOutChunkRun: Sendable {
     /// Set once the message is cancelled: a rate-capped send stops before its next slot.
     let cancelFlag = FanOutCancelFlag()
 
-    init(fanOut: FanOut, chunk: FanOutChunk) {
+    /// Told when the last page has been read (see ``FanOut/run(_:lastPageRead:)``).
+    let lastPageRead: @Sendable () -> Void
+
+    init(fanOut: FanOut, chunk: FanOutChunk, lastPageRead: @escaping @Sendable () -> Void) {
         self.fanOut = fanOut
         self.chunk = chunk
+        self.lastPageRead = lastPageRead
         let message = chunk.message
         let pace =
             message.maxPerSecond > 0
@@ -134,6 +140,7 @@ private final class FanOutChunkRun: Sendable {
                 }
                 let page = try await store.fanOutPage(
                     target, after: cursor, through: chunk.end, limit: fanOut.pageSize)
+                if page.nextCursor == nil { lastPageRead() }
                 return .pageRead(page.items, isLast: page.nextCursor == nil)
             case .send(let id, let targets, let purpose):
                 guard var plan = work.plan else { preconditionFailure("a fan-out send before the message's plan") }

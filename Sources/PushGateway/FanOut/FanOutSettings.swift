@@ -4,7 +4,8 @@ import PushCore
 /// the store may claim, and how this instance works them.
 public struct FanOutSettings: Sendable, Equatable {
     /// `workers`: chunks this instance works at once (each with `FanOut.pagesInFlight` pages in
-    /// flight). Default 2; 0: this instance answers API calls but leaves fan-outs to the others.
+    /// flight; a worker may also have one chunk finishing its last pages, see `FanOut.work()`).
+    /// Default 2; 0: this instance answers API calls but leaves fan-outs to the others.
     public var workers = 2
     /// `chunk_size`: subscriptions per chunk. Default 5,000. Smaller chunks spread one publish over
     /// more instances sooner; each chunk costs a few store round trips.

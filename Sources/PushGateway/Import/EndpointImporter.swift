@@ -144,7 +144,8 @@ public final class EndpointImporter {
         summary.counts.add(counts)
     }
 
-    /// The end of the input: the last CSV record, then the last batch; answers what was imported.
+    /// The end of the input: the last CSV record, then the last batch, then the store settles what
+    /// was written (``Store/settleBulkLoad()``: VACUUM on PostgreSQL); answers what was imported.
     public func finish(lastLine: Int) async throws -> Summary {
         if let csv {
             try take(csv.finish(lastLine: lastLine))
@@ -152,6 +153,8 @@ public final class EndpointImporter {
         }
         try await commit()
         try await settle()
+        let counts = summary.counts
+        if counts.created + counts.updated + counts.subscriptionsCreated > 0 { try await store.settleBulkLoad() }
         return summary
     }
 

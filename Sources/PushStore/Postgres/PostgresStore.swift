@@ -65,6 +65,13 @@ public final class PostgresStore: SQLStore {
         return store
     }
 
+    public func settleBulkLoad() async throws(StoreError) {
+        // VACUUM runs outside a transaction; withDatabase opens none.
+        try await withDatabase { connection throws(StoreError) in
+            try connection.execute("VACUUM (ANALYZE) endpoints, topics, subscriptions")
+        }
+    }
+
     public func close() async {
         for index in slots.indices {
             _ = try? await onQueue(index) { () throws(StoreError) in

@@ -93,6 +93,9 @@ public final class SQLiteStore: SQLStore {
         try database.execute("PRAGMA foreign_keys = ON")
     }
 
+    /// SQLite has no hint bits or visibility map to set: a bulk load's rows read as fast as any.
+    public func settleBulkLoad() async throws(StoreError) {}
+
     public func close() async {
         // Queued behind calls already made, so they finish first.
         _ = try? await onQueue { () throws(StoreError) in

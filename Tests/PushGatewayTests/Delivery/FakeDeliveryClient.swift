@@ -6,7 +6,8 @@ import PushSync
 /// A delivery client without a provider, for the gateway's own tests: a bounded queue as the
 /// engine's (`capacity`), every push it is sent recorded, and each token answered at once
 /// (delivered, its id `<app>-<slot>`; the tokens in `rejecting` REJECTED `Unregistered`, 410) unless
-/// `answers` is false; `refusal` is what ``originRefusal(tokens:)`` says.
+/// `answers` is false (then held until ``answerHeld()``); `refusal` is what
+/// ``originRefusal(tokens:)`` says.
 final class FakeDeliveryClient: DeliveryClient {
     struct Sent: Sendable {
         var push: PreparedPush
@@ -14,12 +15,21 @@ final class FakeDeliveryClient: DeliveryClient {
         var firstSlot: Int
     }
 
+    private struct State {
+        var held = 0
+        var sent: [Sent] = []
+        var shutdown = false
+        var answers: Bool
+        /// Sends not answered yet (while `answers` is false).
+        var unanswered: [(push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector)] =
+            []
+    }
+
     let name: String
     private let capacity: Int
-    private let answers: Bool
     private let refusal: String?
     private let rejecting: Set<String>
-    private let state = Locked<(held: Int, sent: [Sent], shutdown: Bool)>((0, [], false))
+    private let state: Locked<State>
 
     init(
         name: String, capacity: Int = 100, answers: Bool = true, refusal: String? = nil, rejecting: Set<String> = []
@@ -27,7 +37,7 @@ final class FakeDeliveryClient: DeliveryClient {
         self.rejecting = rejecting
         self.name = name
         self.capacity = capacity
-        self.answers = answers
+        self.state = Locked(State(answers: answers))
         self.refusal = refusal
     }
 
@@ -60,8 +70,30 @@ final class FakeDeliveryClient: DeliveryClient {
 
     func send(_ push: consuming PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector) {
         let push = consume push
-        state.withLock { $0.sent.append(Sent(push: push, notificationIndex: notificationIndex, firstSlot: firstSlot)) }
+        let answers = state.withLock { state in
+            state.sent.append(Sent(push: push, notificationIndex: notificationIndex, firstSlot: firstSlot))
+            if !state.answers { state.unanswered.append((push, notificationIndex, firstSlot, collector)) }
+            return state.answers
+        }
         guard answers else { return }
+        answer(push, notificationIndex: notificationIndex, firstSlot: firstSlot, collector: collector)
+    }
+
+    /// Answers the sends held so far, and every later one at once.
+    func answerHeld() {
+        let held = state.withLock { state in
+            state.answers = true
+            defer { state.unanswered = [] }
+            return state.unanswered
+        }
+        for send in held {
+            answer(
+                send.push, notificationIndex: send.notificationIndex, firstSlot: send.firstSlot,
+                collector: send.collector)
+        }
+    }
+
+    private func answer(_ push: PreparedPush, notificationIndex: Int, firstSlot: Int, collector: DeliveryCollector) {
         for (offset, token) in push.tokens.enumerated() {
             let slot = firstSlot + offset
             unreserve(1)

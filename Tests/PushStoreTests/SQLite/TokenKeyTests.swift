@@ -144,7 +144,7 @@ struct TokenKeyTests {
         defer { directory.remove() }
         let store = try await SQLiteStore.open(path: directory.databasePath)
         let first = try await store.createEndpoint(app: "ios", normalizedToken: "aa", customUserData: "", now: 1)
-        try await store.withDatabase { database throws(StoreError) in
+        _ = try await store.withDatabase { database throws(StoreError) in
             try database.run("UPDATE endpoints SET token = 'zz' WHERE id = ?", [.text(first.endpoint.id)])
         }
         let created = await storeError { () async throws(StoreError) in

@@ -1,0 +1,62 @@
+import PushCore
+import PushProto
+import PushStore
+import PushTestSupport
+import Testing
+
+@testable import PushGateway
+
+/// How a worker goes from chunk to chunk, against a real store (SQLite in a temporary directory)
+/// and a delivery client that holds its answers.
+@Suite("Fan-out workers", .timeLimit(.minutes(1)))
+struct FanOutWorkerTests {
+    /// A chunk that has read its last page lets its worker claim the next one while its own sends
+    /// wait for answers (no drain at every chunk boundary), and a worker holds at most two chunks:
+    /// with one worker, chunks of 2 and no answers, 4 of 6 recipients are sent, not 2 and not 6.
+    @Test func aWorkerClaimsTheNextChunkWhileTheLastPagesOfOneAreAnsweredButHoldsNoMoreThanTwo() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try await SQLiteStore.open(path: directory.path(of: "store.sqlite"))
+        let client = FakeDeliveryClient(name: "ios", capacity: 100, answers: false)
+        var configuration = GatewayConfiguration()
+        configuration.apps = [AppConfiguration(name: "ios", bundleID: "com.example.ios")]
+        let live = LiveSettings(configuration: configuration, clients: ["ios": client], metrics: nil)
+        var settings = FanOutSettings()
+        settings.workers = 1
+        settings.chunkSize = 2
+        let fanOut = FanOut(
+            store: store, live: live, events: DeliveryEvents(log: Log(level: .error), logTokens: false),
+            log: Log(level: .error), pageSize: 2, settings: settings)
+        _ = try await store.bulkCreateSubscribed(
+            topic: "news", app: "ios", tokens: (1...6).map { TestTokens.hex64($0) }, now: 0)
+        let service = PublishService(live: live, store: store, fanOut: fanOut)
+        var request = PushgateV1.PublishRequest()
+        request.topic = "news"
+        request.message = "hello"
+        let id = try await service.publish(request, caller: .admin).messageID
+
+        func sentTokens() -> Int { client.sent.reduce(0) { $0 + $1.push.tokens.count } }
+        try await eventually { sentTokens() == 4 }
+        // The worker's third chunk waits for one of its two to end.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(sentTokens() == 4)
+
+        client.answerHeld()
+        try await eventually { (try? await store.message(id: id))?.state == .completed }
+        let message = try await store.message(id: id)
+        #expect(message.delivered == 6)
+        #expect(sentTokens() == 6)
+        fanOut.stop()
+        await fanOut.drain()
+        await store.close()
+    }
+
+    /// Polls `condition` every 10 ms for up to 10 s.
+    private func eventually(_ condition: () async -> Bool) async throws {
+        for _ in 0..<1000 {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("the condition never held")
+    }
+}
