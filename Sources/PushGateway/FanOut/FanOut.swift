@@ -188,8 +188,16 @@ final class FanOut: Sendable {
             let id = state.nextWorker
             state.nextWorker += 1
             state.workers[id] = Task { [self] in
-                await work()
-                _ = self.state.withLock { $0.workers.removeValue(forKey: id) }
+                // A kick while this worker finished (its last claim found nothing, or it waited for
+                // a chunk's tail) found it still counted and started no other: it works again. The
+                // check and the removal are one locked step, so no kick falls between them.
+                repeat {
+                    await work()
+                } while self.state.withLock { state in
+                    guard !state.pending || state.stopped else { return true }
+                    state.workers.removeValue(forKey: id)
+                    return false
+                }
             }
         }
     }
@@ -203,9 +211,9 @@ final class FanOut: Sendable {
     /// flight and paid the claim's round trips with nothing else to do (PostgreSQL's 1M fan-out
     /// ran ~20 % idle). So a worker has at most two chunks at once, one of them in its tail.
     private func work() async {
+        // Cancelling the worker (stop) cancels its chunks' tasks too; it ends once they have.
         await withTaskGroup(of: Void.self) { running in
             var runs = 0
-            defer { running.cancelAll() }
             await claimAndWork(into: &running, runs: &runs)
             await running.waitForAll()
         }
@@ -216,6 +224,10 @@ final class FanOut: Sendable {
 
     private func claimAndWork(into running: inout TaskGroup<Void>, runs: inout Int) async {
         while !Task.isCancelled {
+            // A slot first, then the claim: a chunk claimed before it could start would wait with
+            // its lease unrenewed (its timer starts with its run) for as long as a tail takes.
+            while runs >= Self.chunksPerWorker, await running.next() != nil { runs -= 1 }
+            if Task.isCancelled { return }
             let filter = state.withLock { state in
                 state.pending = false
                 return FanOutClaimFilter(
@@ -237,7 +249,6 @@ final class FanOut: Sendable {
                 startPaced(chunk)
                 continue
             }
-            while runs >= Self.chunksPerWorker, await running.next() != nil { runs -= 1 }
             // Posted when the chunk has read its last page, and when it ends (whichever is first
             // lets the worker claim on).
             let reading = FanOutMailbox<Void>()

@@ -193,7 +193,10 @@ final class GatewayMetrics: Sendable {
         ) { clients.map { ([$0.key], Double($0.value.heldRequests)) } }
         // Weak: the fan-out holds these metrics, and a strong capture here would make a cycle
         // (metrics → registry → this closure → fan-out → metrics) that outlives the gateway.
-        registry.gauge("pushgate_fanouts_running", help: "Publish fan-outs in progress.") { [weak fanOut] in
+        registry.gauge(
+            "pushgate_fanouts_running",
+            help: "Publish fan-out chunks in progress (up to two per fanout.workers, and rate-capped ones)."
+        ) { [weak fanOut] in
             [([], Double(fanOut?.activeCount ?? 0))]
         }
         registerProcessMetrics()
