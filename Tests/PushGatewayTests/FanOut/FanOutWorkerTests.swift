@@ -15,22 +15,11 @@ struct FanOutWorkerTests {
     /// with one worker, chunks of 2 and no answers, 4 of 6 recipients are sent, not 2 and not 6,
     /// and the third chunk is not even claimed (its lease would run with nobody renewing it).
     @Test func aWorkerClaimsTheNextChunkWhileTheLastPagesOfOneAreAnsweredButHoldsNoMoreThanTwo() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try await SQLiteStore.open(path: directory.path(of: "store.sqlite"))
-        let client = FakeDeliveryClient(name: "ios", capacity: 100, answers: false)
-        var configuration = GatewayConfiguration()
-        configuration.apps = [AppConfiguration(name: "ios", bundleID: "com.example.ios")]
-        let live = LiveSettings(configuration: configuration, clients: ["ios": client], metrics: nil)
-        var settings = FanOutSettings()
-        settings.workers = 1
-        settings.chunkSize = 2
-        let fanOut = FanOut(
-            store: store, live: live, events: DeliveryEvents(log: Log(level: .error), logTokens: false),
-            log: Log(level: .error), pageSize: 2, settings: settings)
+        let rig = try await Rig(chunkSize: 2)
+        defer { rig.directory.remove() }
+        let (store, client, fanOut, service) = (rig.store, rig.client, rig.fanOut, rig.service)
         _ = try await store.bulkCreateSubscribed(
             topic: "news", app: "ios", tokens: (1...6).map { TestTokens.hex64($0) }, now: 0)
-        let service = PublishService(live: live, store: store, fanOut: fanOut)
         var request = PushgateV1.PublishRequest()
         request.topic = "news"
         request.message = "hello"
@@ -59,22 +48,12 @@ struct FanOutWorkerTests {
     /// A Publish while the only worker waits for its last chunk's answers (its claim found nothing
     /// more) is worked as soon as that chunk ends, not at the next poll (none runs here).
     @Test func aPublishWhileTheWorkerFinishesATailIsWorkedWhenItEnds() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try await SQLiteStore.open(path: directory.path(of: "store.sqlite"))
-        let client = FakeDeliveryClient(name: "ios", capacity: 100, answers: false)
-        var configuration = GatewayConfiguration()
-        configuration.apps = [AppConfiguration(name: "ios", bundleID: "com.example.ios")]
-        let live = LiveSettings(configuration: configuration, clients: ["ios": client], metrics: nil)
-        var settings = FanOutSettings()
-        settings.workers = 1
-        let fanOut = FanOut(
-            store: store, live: live, events: DeliveryEvents(log: Log(level: .error), logTokens: false),
-            log: Log(level: .error), pageSize: 2, settings: settings)
+        let rig = try await Rig(chunkSize: FanOutSettings().chunkSize)
+        defer { rig.directory.remove() }
+        let (store, client, fanOut, service) = (rig.store, rig.client, rig.fanOut, rig.service)
         _ = try await store.bulkCreateSubscribed(
             topic: "first", app: "ios", tokens: [TestTokens.hex64(1), TestTokens.hex64(2)], now: 0)
         _ = try await store.bulkCreateSubscribed(topic: "second", app: "ios", tokens: [TestTokens.hex64(3)], now: 0)
-        let service = PublishService(live: live, store: store, fanOut: fanOut)
         var request = PushgateV1.PublishRequest()
         request.message = "hello"
         request.topic = "first"
@@ -95,6 +74,32 @@ struct FanOutWorkerTests {
         fanOut.stop()
         await fanOut.drain()
         await store.close()
+    }
+
+    /// An APNs app `ios` whose client holds its answers, a store, one fan-out worker reading pages
+    /// of 2 with chunks of `chunkSize`, and a publish service (its fan-out started by each Publish;
+    /// no poll runs).
+    struct Rig {
+        let directory: TemporaryDirectory
+        let store: SQLiteStore
+        let client = FakeDeliveryClient(name: "ios", capacity: 100, answers: false)
+        let fanOut: FanOut
+        let service: PublishService
+
+        init(chunkSize: Int) async throws {
+            directory = try TemporaryDirectory()
+            store = try await SQLiteStore.open(path: directory.path(of: "store.sqlite"))
+            var configuration = GatewayConfiguration()
+            configuration.apps = [AppConfiguration(name: "ios", bundleID: "com.example.ios")]
+            let live = LiveSettings(configuration: configuration, clients: ["ios": client], metrics: nil)
+            var settings = FanOutSettings()
+            settings.workers = 1
+            settings.chunkSize = chunkSize
+            fanOut = FanOut(
+                store: store, live: live, events: DeliveryEvents(log: Log(level: .error), logTokens: false),
+                log: Log(level: .error), pageSize: 2, settings: settings)
+            service = PublishService(live: live, store: store, fanOut: fanOut)
+        }
     }
 
     /// Polls `condition` every 10 ms for up to 10 s.
