@@ -98,7 +98,7 @@ extension MockAPNsConnection {
     }
 
     private func record(_ stream: MockAPNsStream, apnsID: UnsafeRawBufferPointer) {
-        if shared.tracksTokens { delta.delivered[TokenKey(bytes: stream.token), default: 0] += 1 }
+        if shared.tracksTokens { delta.deliveredTokens.append(stream.token) }
         if shared.recordsRequests {
             delta.recorded.append(
                 MockAPNsRequest(
