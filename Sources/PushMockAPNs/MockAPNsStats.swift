@@ -1,4 +1,5 @@
 public import PushHTTP2
+import PushMockSupport
 import PushPosix
 import PushSync
 
@@ -95,54 +96,6 @@ public struct MockAPNsStats: Sendable {
     }
 }
 
-/// 200s per device token, for at most `limit` distinct tokens (later tokens are not counted),
-/// keyed by the token's bytes.
-///
-/// Each key carries its hash, computed once when the token is counted: a fan-out to more distinct
-/// tokens than the limit misses on every token past it, and a miss probes several occupied
-/// buckets; comparing stored hashes first spares reading each probed key's bytes (a cache miss
-/// apiece in a table of 100,000), which had made the mock pay ~0.9 µs more per request for a
-/// million distinct tokens than for one.
-struct TokenTally {
-    private struct Key: Hashable {
-        let hash: Int
-        let bytes: [UInt8]
-
-        init(_ bytes: [UInt8]) {
-            var hasher = Hasher()
-            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-            hash = hasher.finalize()
-            self.bytes = bytes
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool { lhs.hash == rhs.hash && lhs.bytes == rhs.bytes }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-    }
-
-    let limit: Int
-    private var counts: [Key: Int] = [:]
-
-    init(limit: Int) { self.limit = max(0, limit) }
-
-    /// Counts one 200 for each token in `tokens`.
-    mutating func add(_ tokens: [[UInt8]]) {
-        for token in tokens {
-            let key = Key(token)
-            if let index = counts.index(forKey: key) {
-                counts.values[index] += 1
-            } else if counts.count < limit {
-                counts[key] = 1
-            }
-        }
-    }
-
-    /// The counts by token (as text, for ``MockAPNsStats/deliveredPerToken``).
-    var byToken: [String: Int] {
-        Dictionary(uniqueKeysWithValues: counts.map { (String(decoding: $0.key.bytes, as: UTF8.self), $0.value) })
-    }
-}
-
 /// What one connection changed during a loop turn; merged into the recorder in one lock.
 struct StatsDelta {
     var connectionsOpened = 0
@@ -183,19 +136,20 @@ final class StatsRecorder: Sendable {
     private struct State {
         var stats = MockAPNsStats()
         /// `stats.deliveredPerToken` by token bytes; converted in ``snapshot()``.
-        var deliveredPerToken: TokenTally
+        var deliveredPerToken = TokenTally()
         /// Ring of recorded requests; `next` is where the next one goes.
         var ring: [MockAPNsRequest] = []
         var next = 0
     }
 
-    private let state: Locked<State>
+    private let state = Locked(State())
     private let recordLimit: Int
+    private let tokenLimit: Int
     private let connectionLimit: Int
 
     init(recordLimit: Int, tokenLimit: Int, connectionLimit: Int) {
         self.recordLimit = max(0, recordLimit)
-        state = Locked(State(deliveredPerToken: TokenTally(limit: tokenLimit)))
+        self.tokenLimit = max(0, tokenLimit)
         self.connectionLimit = max(0, connectionLimit)
     }
 
@@ -211,7 +165,9 @@ final class StatsRecorder: Sendable {
             if delta.ok > 0 { stats.byStatus[200, default: 0] += delta.ok }
             for (status, count) in delta.byStatus { stats.byStatus[status, default: 0] += count }
             for (reason, count) in delta.byReason { stats.byReason[reason, default: 0] += count }
-            state.deliveredPerToken.add(delta.deliveredTokens)
+            for token in delta.deliveredTokens {
+                state.deliveredPerToken.add(token, limit: tokenLimit)
+            }
             stats.streamsRefused += delta.streamsRefused
             stats.streamsCancelled += delta.streamsCancelled
             stats.authenticatedConnections += delta.authenticatedConnections
@@ -244,7 +200,7 @@ final class StatsRecorder: Sendable {
     func snapshot() -> MockAPNsStats {
         state.withLock { state in
             var stats = state.stats
-            stats.deliveredPerToken = state.deliveredPerToken.byToken
+            stats.deliveredPerToken = state.deliveredPerToken.counts
             if state.ring.count < recordLimit {
                 stats.recentRequests = state.ring
             } else {
@@ -258,7 +214,7 @@ final class StatsRecorder: Sendable {
         state.withLock { state in
             // Keep the connection gauge: connections still open would otherwise go negative.
             let open = state.stats.connectionsOpened - state.stats.connectionsClosed
-            state = State(deliveredPerToken: TokenTally(limit: state.deliveredPerToken.limit))
+            state = State()
             state.stats.connectionsOpened = open
         }
     }

@@ -117,11 +117,7 @@ extension MockFCMShared {
                 return
             }
             stats.delivered += 1
-            if message.targetKind == "token",
-                stats.deliveredPerToken[message.target] != nil || stats.deliveredPerToken.count < tokenLimit
-            {
-                stats.deliveredPerToken[message.target, default: 0] += 1
-            }
+            if message.targetKind == "token" { stats.tokenTally.add(message.target, limit: tokenLimit) }
         }
     }
 }

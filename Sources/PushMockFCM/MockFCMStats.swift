@@ -37,7 +37,8 @@ public struct MockFCMStats: MockServerStats, Sendable {
     public var delivered = 0
     public var validatedOnly = 0
     /// 200s (not validate_only) per registration token, for up to `maxTrackedTokens` tokens.
-    public var deliveredPerToken: [String: Int] = [:]
+    public var deliveredPerToken: [String: Int] { tokenTally.counts }
+    package var tokenTally = TokenTally()
     /// The last accepted sends, oldest first (at most `recordMessages`).
     public var recentMessages: [MockFCMMessage] = []
 
@@ -47,6 +48,6 @@ public struct MockFCMStats: MockServerStats, Sendable {
     public var summary: String {
         counters.answerSummary + " token_requests=\(tokenRequests) tokens_issued=\(tokensIssued)"
             + " sends=\(sendRequests) delivered=\(delivered) validate_only=\(validatedOnly) "
-            + counters.connectionSummary + " tokens=\(deliveredPerToken.count)"
+            + counters.connectionSummary + " tokens=\(tokenTally.count)"
     }
 }

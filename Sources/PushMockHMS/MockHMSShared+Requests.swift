@@ -166,10 +166,7 @@ extension MockHMSShared {
             stats.accepted += 1
             if !message.failedTokens.isEmpty { stats.partialSuccesses += 1 }
             stats.tokensDelivered += message.deliveredTokens.count
-            for token in message.deliveredTokens
-            where stats.deliveredPerToken[token] != nil || stats.deliveredPerToken.count < tokenLimit {
-                stats.deliveredPerToken[token, default: 0] += 1
-            }
+            for token in message.deliveredTokens { stats.tokenTally.add(token, limit: tokenLimit) }
         }
         guard failed.isEmpty else {
             return .hms(

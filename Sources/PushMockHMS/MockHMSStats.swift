@@ -46,7 +46,8 @@ public struct MockHMSStats: MockServerStats, Sendable {
     public var tokensDelivered = 0
     public var tokensRefused = 0
     /// Accepted deliveries per push token, for up to `maxTrackedTokens` tokens.
-    public var deliveredPerToken: [String: Int] = [:]
+    public var deliveredPerToken: [String: Int] { tokenTally.counts }
+    package var tokenTally = TokenTally()
     /// The last accepted sends, oldest first (at most `recordMessages`).
     public var recentMessages: [MockHMSMessage] = []
 
@@ -57,6 +58,6 @@ public struct MockHMSStats: MockServerStats, Sendable {
         counters.answerSummary + " token_requests=\(tokenRequests) tokens_issued=\(tokensIssued)"
             + " v3_sends=\(v3Sends) v1_sends=\(v1Sends) accepted=\(accepted) partial=\(partialSuccesses)"
             + " tokens_delivered=\(tokensDelivered) tokens_refused=\(tokensRefused) "
-            + counters.connectionSummary + " tokens=\(deliveredPerToken.count)"
+            + counters.connectionSummary + " tokens=\(tokenTally.count)"
     }
 }
