@@ -51,6 +51,18 @@ extension SQLDatabase {
         messageSeq: Int64, number: Int64, cursor: Int64, last: Int64?, holds: Int64, parkings: Int64
     )
 
+    /// Whether a message matching `filter` has chunks left to plan, locked or not: after a claim
+    /// found none it could lock, whether one was passed over for its lock.
+    func messageLeftToPlan(filter: FanOutClaimFilter) throws(StoreError) -> Bool {
+        let (extra, values) = Self.conditions(filter)
+        return try row(
+            """
+            SELECT 1 FROM \(engine.table("messages m", indexedBy: "messages_to_plan"))
+            WHERE m.state IN ('accepted', 'fanningOut') AND m.planned = 0\(extra) LIMIT 1
+            """, values
+        ) { _ in true } ?? false
+    }
+
     /// The conditions a claim's filter puts on its messages (`m`), with their parameters.
     private static func conditions(_ filter: FanOutClaimFilter) -> (sql: String, values: [SQLValue]) {
         var sql = filter.paced ? "" : " AND m.max_per_second = 0"

@@ -109,6 +109,33 @@ struct PostgresLayerTests {
     }
 
     @Test(
+        "a claim that finds its message's row locked for a moment waits for it instead of answering nothing",
+        .enabled(if: StoreEngine.postgresURL != nil))
+    func claimWaitsOutALockedMessage() async throws {
+        try await withLocation(.postgres) { location in
+            let store = try await location.open()
+            _ = try await store.bulkCreateSubscribed(
+                topic: "news", app: "ios", tokens: (1...25).map { "tok\($0)" }, now: 1)
+            try await store.insertMessage(MessageRecord(id: "m", topic: "news", message: "hi", publishedAt: 1))
+            // Another instance's claim of the same message, or a chunk of it finishing, in its
+            // transaction: SKIP LOCKED passes over the message while it lasts.
+            let other = try PostgresConnection(url: location.storeSetting, displayURL: "test")
+            try other.execute("BEGIN")
+            _ = try other.rows("SELECT seq FROM messages WHERE id = 'm' FOR UPDATE", []) { $0.int64(0) }
+            let claim = Task {
+                try await store.claimFanOutChunk(
+                    FanOutLeasePolicy(owner: "a", leaseMillis: 1000, chunkSize: 10), now: 5)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            try other.execute("COMMIT")
+            let chunk = try await claim.value
+            #expect(chunk?.number == 0)
+            #expect(chunk?.message.id == "m")
+            await store.close()
+        }
+    }
+
+    @Test(
         "step 7 on a version-6 database keeps every row, and its new constraints hold",
         .enabled(if: StoreEngine.postgresURL != nil))
     func version6To7() async throws {
