@@ -56,12 +56,13 @@ extension SQLDatabase {
     func messageLeftToPlan(filter: FanOutClaimFilter) throws(StoreError) -> Bool {
         let (extra, values) = Self.conditions(filter)
         return try row(
-            """
-            SELECT 1 FROM \(engine.table("messages m", indexedBy: "messages_to_plan"))
-            WHERE m.state IN ('accepted', 'fanningOut') AND m.planned = 0\(extra) LIMIT 1
-            """, values
+            "SELECT 1 FROM \(engine.table("messages m", indexedBy: "messages_to_plan")) WHERE \(Self.leftToPlan)\(extra) LIMIT 1",
+            values
         ) { _ in true } ?? false
     }
+
+    /// The messages a claim plans chunks of (`m`): the same for the claim and for the check above.
+    private static var leftToPlan: String { "m.state IN ('accepted', 'fanningOut') AND m.planned = 0" }
 
     /// The conditions a claim's filter puts on its messages (`m`), with their parameters.
     private static func conditions(_ filter: FanOutClaimFilter) -> (sql: String, values: [SQLValue]) {
@@ -115,7 +116,7 @@ extension SQLDatabase {
         let candidate = try row(
             """
             SELECT m.seq, m.planned_after, m.chunks FROM \(engine.table("messages m", indexedBy: "messages_to_plan"))
-            WHERE m.state IN ('accepted', 'fanningOut') AND m.planned = 0\(extra) ORDER BY m.chunks, m.seq LIMIT 1
+            WHERE \(Self.leftToPlan)\(extra) ORDER BY m.chunks, m.seq LIMIT 1
             """ + engine.forUpdateSkipLocked,
             values
         ) { (seq: $0.int64(0), after: $0.int64(1), chunks: $0.int64(2)) }

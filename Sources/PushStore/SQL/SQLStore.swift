@@ -225,7 +225,8 @@ extension SQLStore {
                 return (nil, try database.messageLeftToPlan(filter: filter))
             }
             guard lockedOut, ContinuousClock.now < giveUp else { return chunk }
-            try? await Task.sleep(for: .milliseconds(2))
+            // Cancelled (stopping): no more tries; a cancelled sleep would not wait between them.
+            do { try await Task.sleep(for: .milliseconds(2)) } catch { return nil }
         }
     }
 
