@@ -1,14 +1,14 @@
 /// One recipient of a publish: an endpoint and, for a topic's, the subscription that brings the
 /// message to it, read in one query.
 ///
-/// Only what delivering needs is read: the endpoint's id, app, token, state and user, the
-/// subscription's filter policy. The endpoint's custom data, creation time and disabled reason and
-/// the subscription's id are left empty (a fan-out copies each target several times between the
+/// Only what delivering needs is read: the endpoint's id, app, token and state, the subscription's
+/// filter policy. The endpoint's custom data, creation time, disabled reason and user and the
+/// subscription's id are left empty (a fan-out copies each target several times between the
 /// page read and the commit; every string it holds is a reference count to change per copy).
 public struct FanOutTarget: Sendable, Equatable {
     /// The subscription (its filter policy decides whether the message goes out); its `id` is empty.
     public var subscription: SubscriptionRecord
-    /// The endpoint (`customUserData`, `createdAt`, `disabledReason` empty); disabled ones are
+    /// The endpoint (`customUserData`, `createdAt`, `disabledReason`, `userID` empty); disabled ones are
     /// included so the fan-out can count them as skipped.
     public var endpoint: EndpointRecord
     /// The target's row in its fan-out order (0: none, for a held or a direct target).

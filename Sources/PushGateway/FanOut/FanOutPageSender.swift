@@ -35,22 +35,56 @@ struct FanOutPageSender: Sendable {
         _ targets: [FanOutTarget], plan: inout MessagePlan, clients: [String: any DeliveryClient], messageID: String
     ) -> PreparedPage {
         var page = PreparedPage(counts: FanOutCounts(total: Int64(targets.count)))
-        var byApp: [String: [FanOutTarget]] = [:]
         var sample = DeliveryLogSample(deliveryLog)
-        for target in targets {
-            switch plan.decide(target) {
-            case .skip: page.counts.skipped += 1
-            case .fail:
-                page.counts.failed += 1
-                // Its app is no longer configured: a failure like any other, in the log and events.
-                let result = DeliveryResult(
-                    notificationIndex: 0, token: target.endpoint.token, status: .failed, code: .wrongPlatform,
-                    reason: "AppNotConfigured: app \(target.endpoint.app) is not in the configuration")
-                record(result, for: target.endpoint, messageID: messageID, sample: &sample, into: &page.counts.records)
-            case .send: byApp[target.endpoint.app, default: []].append(target)
+        // Most pages go to one app, every recipient sent: then the page's own array is the share
+        // (no copy of each target, no dictionary of apps). Otherwise the decisions, a byte each,
+        // sort the targets into per-app shares.
+        var decisions: [MessagePlan.Decision] = []
+        var oneApp: String? = targets.first?.endpoint.app
+        for index in targets.indices {
+            // Field by field: handing `decide` the whole target copied it (every string's count up
+            // and down).
+            let decision = plan.decide(
+                enabled: targets[index].endpoint.enabled, app: targets[index].endpoint.app,
+                policyJSON: targets[index].subscription.filterPolicyJSON,
+                policyScope: targets[index].subscription.filterPolicyScope)
+            if decision != .send || targets[index].endpoint.app != oneApp {
+                if oneApp != nil {
+                    decisions.reserveCapacity(targets.count)
+                    decisions.append(contentsOf: repeatElement(.send, count: index))
+                    oneApp = nil
+                }
+            }
+            if oneApp == nil { decisions.append(decision) }
+        }
+        var shares: [(app: String, recipients: [FanOutTarget])] = []
+        if let oneApp {
+            shares = [(oneApp, targets)]
+        } else {
+            for (index, decision) in decisions.enumerated() {
+                switch decision {
+                case .skip: page.counts.skipped += 1
+                case .fail:
+                    page.counts.failed += 1
+                    // Its app is no longer configured: a failure like any other, in the log and events.
+                    let endpoint = targets[index].endpoint
+                    let result = DeliveryResult(
+                        notificationIndex: 0, token: endpoint.token, status: .failed, code: .wrongPlatform,
+                        reason: "AppNotConfigured: app \(endpoint.app) is not in the configuration")
+                    record(
+                        result, for: endpoint, messageID: messageID, logs: sample.logs(delivered: false),
+                        into: &page.counts.records)
+                case .send:
+                    let app = targets[index].endpoint.app
+                    if let share = shares.firstIndex(where: { $0.app == app }) {
+                        shares[share].recipients.append(targets[index])
+                    } else {
+                        shares.append((app, [targets[index]]))
+                    }
+                }
             }
         }
-        for (app, recipients) in byApp {
+        for (app, recipients) in shares {
             guard let client = clients[app], let notification = plan.notification(for: app) else {
                 page.counts.skipped += Int64(recipients.count)
                 continue
@@ -111,26 +145,40 @@ struct FanOutPageSender: Sendable {
         var counts = FanOutCounts(total: 0)
         var sample = DeliveryLogSample(deliveryLog)
         let now = unixMilliseconds()
-        for (recipient, result) in zip(recipients, results) {
-            if holds && FanOut.holdsFor(result) {
-                counts.hold.append((recipient.endpoint.id, result.reason, recipient.endpoint.app))
-                continue
-            }
-            record(
-                result, for: recipient.endpoint, messageID: messageID, sample: &sample, into: &counts.records, now: now)
-            switch result.status {
-            case .delivered:
-                counts.delivered += 1
-                if !result.canonicalToken.isEmpty {
-                    counts.retoken.append((recipient.endpoint.id, result.canonicalToken, recipient.endpoint.app))
+        // With no watcher or webhook, a success the delivery log does not keep only counts: it is
+        // not copied out of the array (the target's and the result's strings, counted up and down)
+        // to be looked at. (A watcher arriving during the loop sees the next slice's results.)
+        let quiet = events.isQuiet
+        recipients.withUnsafeBufferPointer { recipients in
+            results.withUnsafeBufferPointer { results in
+                for index in 0..<min(recipients.count, results.count) {
+                    let delivered = results[index].status == .delivered
+                    let logs = sample.logs(delivered: delivered)
+                    if quiet && delivered && !logs && results[index].canonicalToken.isEmpty {
+                        counts.delivered += 1
+                        continue
+                    }
+                    let endpoint = recipients[index].endpoint
+                    let result = results[index]
+                    if holds && FanOut.holdsFor(result) {
+                        counts.hold.append((endpoint.id, result.reason, endpoint.app))
+                        continue
+                    }
+                    record(result, for: endpoint, messageID: messageID, logs: logs, into: &counts.records, now: now)
+                    switch result.status {
+                    case .delivered:
+                        counts.delivered += 1
+                        if !result.canonicalToken.isEmpty {
+                            counts.retoken.append((endpoint.id, result.canonicalToken, endpoint.app))
+                        }
+                    case .rejected:
+                        counts.rejected += 1
+                        if result.invalidatesToken {
+                            counts.disable.append((endpoint.id, result.reason, endpoint.app, endpoint.token))
+                        }
+                    case .failed: counts.failed += 1
+                    }
                 }
-            case .rejected:
-                counts.rejected += 1
-                if result.invalidatesToken {
-                    counts.disable.append(
-                        (recipient.endpoint.id, result.reason, recipient.endpoint.app, recipient.endpoint.token))
-                }
-            case .failed: counts.failed += 1
             }
         }
         // Held recipients have no result yet: counted when they get one.
@@ -142,15 +190,15 @@ struct FanOutPageSender: Sendable {
         return counts
     }
 
-    /// A recipient's final result: its event (watchers now, webhooks with the commit) and, unless
-    /// sampled out, its delivery-log row.
+    /// A recipient's final result: its event (watchers now, webhooks with the commit) and, if `logs`
+    /// (the sample's draw), its delivery-log row.
     private func record(
-        _ result: DeliveryResult, for endpoint: EndpointRecord, messageID: String, sample: inout DeliveryLogSample,
+        _ result: DeliveryResult, for endpoint: EndpointRecord, messageID: String, logs: Bool,
         into records: inout FanOutRecords, now: Int64 = unixMilliseconds()
     ) {
         records.events += events.result(
             result, app: endpoint.app, messageID: messageID, endpointID: endpoint.id, inCommit: true)
-        if sample.logs(result) {
+        if logs {
             records.deliveries.append(DeliveryLogRecord(result, endpoint: endpoint, messageID: messageID, time: now))
         }
     }
@@ -217,9 +265,11 @@ struct DeliveryLogSample {
         random = threshold == 0 || threshold == .max ? SplitMix64(seed: 0) : SplitMix64()
     }
 
-    mutating func logs(_ result: DeliveryResult) -> Bool {
+    /// Whether the next outcome is kept: every one that is not a success, a success by a draw.
+    /// Call it once per outcome (each success draws).
+    mutating func logs(delivered: Bool) -> Bool {
         guard enabled else { return false }
-        guard result.status == .delivered else { return true }
+        guard delivered else { return true }
         switch threshold {
         case 0: return false
         case .max: return true

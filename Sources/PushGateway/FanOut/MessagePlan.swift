@@ -18,6 +18,8 @@ struct MessagePlan {
     /// What `MessageBody` policies read, per platform key (nil entry: not a JSON object).
     private var bodies: [PlatformKey: SNSMessageBody?] = [:]
     private(set) var expired = false
+    /// The app of the last recipient found in `apps`.
+    private var configuredApp: String? = nil
 
     /// - Parameter target: `.topic`, or `.endpoint` with the platform key of the endpoint's app.
     init(_ record: MessageRecord, target: SNSTarget, apps: [String: AppConfiguration]) throws(ValidationError) {
@@ -33,16 +35,27 @@ struct MessagePlan {
     /// Skip disabled endpoints and those whose filter policy does not match; fail those of apps that
     /// are no longer configured.
     mutating func decide(_ target: FanOutTarget) -> Decision {
-        guard target.endpoint.enabled else { return .skip }
+        decide(
+            enabled: target.endpoint.enabled, app: target.endpoint.app,
+            policyJSON: target.subscription.filterPolicyJSON, policyScope: target.subscription.filterPolicyScope)
+    }
+
+    /// ``decide(_:)`` from the fields it reads: a caller holding its targets in an array passes them
+    /// without copying each target (every string in it) to make the call.
+    mutating func decide(enabled: Bool, app: String, policyJSON: String, policyScope: String) -> Decision {
+        guard enabled else { return .skip }
         // index(forKey:): `apps[…] != nil` copied the app's configuration out, for every recipient.
-        guard apps.index(forKey: target.endpoint.app) != nil else { return .fail }
-        let policyJSON = target.subscription.filterPolicyJSON
+        // The last app found is remembered: a page's recipients are nearly all of one app.
+        if app != configuredApp {
+            guard apps.index(forKey: app) != nil else { return .fail }
+            configuredApp = app
+        }
         if !policyJSON.isEmpty {
-            if target.subscription.filterPolicyScope == SNSFilterScope.messageBody {
+            if policyScope == SNSFilterScope.messageBody {
                 if bodyPolicies[policyJSON] == nil {
                     bodyPolicies[policyJSON] = try? SNSFilterPolicy.parse(policyJSON, nested: true)
                 }
-                guard let policy = bodyPolicies[policyJSON] ?? nil, let body = body(for: target.endpoint.app),
+                guard let policy = bodyPolicies[policyJSON] ?? nil, let body = body(for: app),
                     policy.matches(body: body)
                 else { return .skip }
             } else {

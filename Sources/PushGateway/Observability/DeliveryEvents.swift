@@ -81,6 +81,9 @@ final class DeliveryEvents: Sendable {
         }
     }
 
+    /// No watcher and no webhook: a result would make no event (checked once per batch of results).
+    var isQuiet: Bool { watcherCount.load(ordering: .relaxed) == 0 && webhooks.isEmpty }
+
     /// One final per-token result. Failures are logged (the token masked unless `log_tokens`).
     /// Answers the webhook rows when `inCommit`.
     @discardableResult

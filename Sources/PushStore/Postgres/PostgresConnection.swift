@@ -59,7 +59,8 @@ final class PostgresConnection: SQLDatabase {
         try executePrepared(sql, values).changedRows
     }
 
-    func rows<T>(_ sql: String, _ values: [SQLValue], _ map: (PostgresRow) throws(StoreError) -> T)
+    /// `capacity` is not needed here: the result's row count is known before the rows are mapped.
+    func rows<T>(_ sql: String, _ values: [SQLValue], capacity: Int, _ map: (PostgresRow) throws(StoreError) -> T)
         throws(StoreError) -> [T]
     {
         let result = try executePrepared(sql, values)

@@ -31,6 +31,7 @@ final class PostgresResult {
     func text(row: Int32, column: Int32) -> String {
         guard let value = PQgetvalue(handle, row, column) else { return "" }
         let count = Int(PQgetlength(handle, row, column))
+        guard count > 0 else { return "" }
         return value.withMemoryRebound(to: UInt8.self, capacity: count) {
             String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
         }

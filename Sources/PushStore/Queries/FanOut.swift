@@ -39,7 +39,7 @@ extension SQLDatabase {
     /// delivery needs (see `FanOutTarget`).
     static var fanOutSQL: String {
         """
-        SELECT s.seq, s.filter_policy_json, s.filter_policy_scope, e.id, e.app, e.token, e.enabled, e.user_id
+        SELECT s.seq, s.filter_policy_json, s.filter_policy_scope, e.id, e.app, e.token, e.enabled
         FROM subscriptions s JOIN endpoints e ON e.seq = s.endpoint_seq
         WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ? AND s.seq <= ?
         ORDER BY s.seq LIMIT ?
@@ -55,11 +55,12 @@ extension SQLDatabase {
         var fetched: [FanOutTarget]
         switch target {
         case .topic(let topic):
-            fetched = try rows(Self.fanOutSQL, [.text(topic), .integer(after), .integer(last), .int(limit + 1)]) {
-                row in
+            fetched = try rows(
+                Self.fanOutSQL, [.text(topic), .integer(after), .integer(last), .int(limit + 1)], capacity: limit + 1
+            ) { row in
                 let endpoint = EndpointRecord(
                     id: row.text(3), app: row.text(4), token: row.text(5), enabled: row.bool(6), customUserData: "",
-                    createdAt: 0, disabledReason: "", userID: row.text(7))
+                    createdAt: 0, disabledReason: "", userID: "")
                 let subscription = SubscriptionRecord(
                     id: "", topic: topic, endpointID: endpoint.id, filterPolicyJSON: row.text(1),
                     filterPolicyScope: row.text(2))
@@ -70,16 +71,16 @@ extension SQLDatabase {
             let rows = RecipientRows(target)
             fetched = try self.rows(
                 """
-                SELECT e.seq, e.id, e.app, e.token, e.enabled, e.user_id FROM endpoints e WHERE e.seq IN (
+                SELECT e.seq, e.id, e.app, e.token, e.enabled FROM endpoints e WHERE e.seq IN (
                     SELECT r.seq FROM \(rows.from) WHERE \(rows.condition) AND r.seq > ? AND r.seq <= ?
                     ORDER BY r.seq LIMIT ?)
                 ORDER BY e.seq
                 """,
-                rows.values + [.integer(after), .integer(last), .int(limit + 1)]
+                rows.values + [.integer(after), .integer(last), .int(limit + 1)], capacity: limit + 1
             ) { row in
                 let endpoint = EndpointRecord(
                     id: row.text(1), app: row.text(2), token: row.text(3), enabled: row.bool(4), customUserData: "",
-                    createdAt: 0, disabledReason: "", userID: row.text(5))
+                    createdAt: 0, disabledReason: "", userID: "")
                 return FanOutTarget(endpoint: endpoint, position: row.int64(0))
             }
         }

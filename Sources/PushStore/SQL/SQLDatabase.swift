@@ -20,6 +20,13 @@ extension SQLRow {
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
 }
 
+extension SQLDatabase {
+    /// Runs a query and maps every row.
+    func rows<T>(_ sql: String, _ values: [SQLValue], _ map: (Row) throws(StoreError) -> T) throws(StoreError) -> [T] {
+        try rows(sql, values, capacity: 0, map)
+    }
+}
+
 /// A connection the queries in `Queries/` run on: SQLite's `Database` or PostgreSQL's
 /// `PostgresConnection`. SQL is written once with `?` (or `?N`) parameters; each engine adapts it
 /// (PostgreSQL turns `?` into `$n`). Not thread-safe: each store uses a connection from one thread at
@@ -34,8 +41,10 @@ protocol SQLDatabase: AnyObject {
     @discardableResult
     func run(_ sql: String, _ values: [SQLValue]) throws(StoreError) -> Int
 
-    /// Runs a query and maps every row.
-    func rows<T>(_ sql: String, _ values: [SQLValue], _ map: (Row) throws(StoreError) -> T) throws(StoreError) -> [T]
+    /// Runs a query and maps every row; `capacity`: the rows expected, reserved up front (a page's
+    /// size spares the array's regrowth, each a copy of every row so far).
+    func rows<T>(_ sql: String, _ values: [SQLValue], capacity: Int, _ map: (Row) throws(StoreError) -> T)
+        throws(StoreError) -> [T]
 
     /// Runs a query and maps its first row, or answers `nil` when there is none.
     func row<T>(_ sql: String, _ values: [SQLValue], _ map: (Row) throws(StoreError) -> T) throws(StoreError) -> T?

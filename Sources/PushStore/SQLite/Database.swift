@@ -66,14 +66,15 @@ final class Database: SQLDatabase {
         return Int(sqlite3_changes64(connection))
     }
 
-    /// Runs a query and maps every row.
-    func rows<T>(_ sql: String, _ values: [SQLValue] = [], _ map: (Statement) throws(StoreError) -> T)
-        throws(StoreError) -> [T]
-    {
+    /// Runs a query and maps every row (`capacity`: the rows expected, reserved up front).
+    func rows<T>(
+        _ sql: String, _ values: [SQLValue] = [], capacity: Int = 0, _ map: (Statement) throws(StoreError) -> T
+    ) throws(StoreError) -> [T] {
         let statement = try statement(sql)
         try statement.bind(values)
         defer { statement.reset() }
         var result: [T] = []
+        result.reserveCapacity(capacity)
         while try statement.step() { result.append(try map(statement)) }
         return result
     }

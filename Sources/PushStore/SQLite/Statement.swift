@@ -94,6 +94,8 @@ final class Statement: SQLRow {
         // Ask for the text before its length: the conversion to text may change the byte count.
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
+        // Empty columns (most filter policies, user ids) skip the UTF-8 check.
+        guard count > 0 else { return "" }
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 

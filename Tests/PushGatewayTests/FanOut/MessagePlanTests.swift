@@ -13,12 +13,14 @@ struct MessagePlanTests {
         "fire": AppConfiguration(name: "fire", keys: .adm(AppConfiguration.ADMKeys())),
     ]
 
-    static func target(app: String, policy: String, scope: String = SNSFilterScope.messageAttributes) -> FanOutTarget {
+    static func target(
+        app: String, policy: String, scope: String = SNSFilterScope.messageAttributes, id: String = "e"
+    ) -> FanOutTarget {
         FanOutTarget(
             subscription: SubscriptionRecord(
-                id: "s", topic: "t", endpointID: "e", filterPolicyJSON: policy, filterPolicyScope: scope),
+                id: "s", topic: "t", endpointID: id, filterPolicyJSON: policy, filterPolicyScope: scope),
             endpoint: EndpointRecord(
-                id: "e", app: app, token: String(repeating: "a", count: 64), enabled: true, customUserData: "",
+                id: id, app: app, token: String(repeating: "a", count: 64), enabled: true, customUserData: "",
                 createdAt: 0, disabledReason: ""),
             position: 0)
     }

@@ -161,24 +161,23 @@ struct WebhookTests {
 
     @Test("the delivery log keeps every failure, a share of successes, nothing when off")
     func sample() {
-        let delivered = DeliveryResult(notificationIndex: 0, token: "t", status: .delivered, code: .delivered)
-        let failed = DeliveryResult(notificationIndex: 0, token: "t", status: .failed, code: .deadlineExceeded)
+        let (delivered, failed) = (true, false)
         var settings = DeliveryLogSettings()
         var none = DeliveryLogSample(settings)
-        let noneKeeps = (failed: none.logs(failed), delivered: none.logs(delivered))
+        let noneKeeps = (failed: none.logs(delivered: failed), delivered: none.logs(delivered: delivered))
         #expect(noneKeeps.failed && !noneKeeps.delivered)
         settings.successSamplePercent = 100
         var all = DeliveryLogSample(settings)
-        let allKeeps = all.logs(delivered)
+        let allKeeps = all.logs(delivered: delivered)
         #expect(allKeeps)
         settings.successSamplePercent = 1
         var some = DeliveryLogSample(settings)
         var kept = 0
-        for _ in 0..<100_000 where some.logs(delivered) { kept += 1 }
+        for _ in 0..<100_000 where some.logs(delivered: delivered) { kept += 1 }
         #expect((700...1300).contains(kept), "\(kept)")
         settings.enabled = false
         var off = DeliveryLogSample(settings)
-        let offKeeps = (failed: off.logs(failed), delivered: off.logs(delivered))
+        let offKeeps = (failed: off.logs(delivered: failed), delivered: off.logs(delivered: delivered))
         #expect(!offKeeps.failed && !offKeeps.delivered)
     }
 
