@@ -75,12 +75,16 @@ extension SQLDatabase {
     }
 
     /// SQLite: no round trips, but a statement's run has a fixed cost, so rows go
-    /// ``ImportBatch/sqliteRowsPerStatement`` to a statement: new endpoints in one insert (its
-    /// RETURNING names those inserted), then their subscriptions in one insert. A token already
-    /// registered costs a lookup, and an update only when the row changes it.
+    /// ``ImportBatch/sqliteRowsPerStatement`` to a statement: new endpoints a group to an insert (its
+    /// RETURNING names those inserted), then the batch's subscriptions the same way. A token
+    /// already registered costs a lookup, and an update only when the row changes it.
     private func importByGroups(_ batch: ImportBatch, topics: [String: Int64]) throws(StoreError) -> ImportCounts {
         var counts = ImportCounts()
         var nextSubscriptionID = 0
+        // The whole batch's subscriptions go in after its endpoints: gathered per group of endpoints
+        // (~133 for 100 rows), each group's last 33 went in a statement apiece.
+        var subscriptions: [(id: String, topic: Int64, endpoint: Int64)] = []
+        subscriptions.reserveCapacity(batch.subscriptionIDs.count)
         for insert in batch.sqliteInserts {
             let sql = insert.rows.count == 1 ? ImportSQL.endpoints1 : ImportSQL.endpoints
             let inserted = try self.rows(sql, insert.values) { row in
@@ -88,7 +92,6 @@ extension SQLDatabase {
             }
             let insertedSeqs = Dictionary(inserted.map { ($0.key, $0.seq) }, uniquingKeysWith: { first, _ in first })
             counts.created += inserted.count
-            var subscriptions: [(id: String, topic: Int64, endpoint: Int64)] = []
             for row in batch.rows[insert.rows] {
                 let seq: Int64
                 if let new = insertedSeqs[EndpointImport.Key(app: row.app, token: row.token)] {
@@ -109,8 +112,8 @@ extension SQLDatabase {
                     if let topic = topics[name] { subscriptions.append((id, topic, seq)) }
                 }
             }
-            counts.subscriptionsCreated += try insertSubscriptions(subscriptions)
         }
+        counts.subscriptionsCreated += try insertSubscriptions(subscriptions)
         return counts
     }
 
