@@ -37,6 +37,14 @@ final class PostgresResult {
         }
     }
 
+    /// The column's text form as libpq holds it (no copy).
+    func withBytes<Result>(row: Int32, column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        guard let value = PQgetvalue(handle, row, column) else {
+            return body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        return body(UnsafeRawBufferPointer(start: value, count: Int(PQgetlength(handle, row, column))))
+    }
+
     func int64(row: Int32, column: Int32) -> Int64 {
         guard let value = PQgetvalue(handle, row, column) else { return 0 }
         // Integers and numeric sums print as plain decimal digits; NULL reads as 0.
@@ -52,6 +60,9 @@ struct PostgresRow: SQLRow {
     func int64(_ column: Int32) -> Int64 { result.int64(row: index, column: column) }
     func text(_ column: Int32) -> String { result.text(row: index, column: column) }
     func isNull(_ column: Int32) -> Bool { result.isNull(row: index, column: column) }
+    func withBytes<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        result.withBytes(row: index, column: column, body)
+    }
 }
 
 /// The one place SQLSTATEs become `StoreError` codes.

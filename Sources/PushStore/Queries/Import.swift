@@ -87,14 +87,20 @@ extension SQLDatabase {
         subscriptions.reserveCapacity(batch.subscriptionIDs.count)
         for insert in batch.sqliteInserts {
             let sql = insert.rows.count == 1 ? ImportSQL.endpoints1 : ImportSQL.endpoints
-            let inserted = try self.rows(sql, insert.values) { row in
-                (key: EndpointImport.Key(app: row.text(0), token: row.text(1)), seq: row.int64(2))
+            let inserted = try self.rows(sql, insert.values, capacity: insert.rows.count) { row in
+                (key: row.withBytes(0) { TokenKey.Digest($0) }, seq: row.int64(1))
             }
-            let insertedSeqs = Dictionary(inserted.map { ($0.key, $0.seq) }, uniquingKeysWith: { first, _ in first })
+            var insertedSeqs: [TokenKey.Digest: Int64] = [:]
+            insertedSeqs.reserveCapacity(inserted.count)
+            for (key, seq) in inserted {
+                if let key, insertedSeqs[key] == nil { insertedSeqs[key] = seq }
+            }
             counts.created += inserted.count
-            for row in batch.rows[insert.rows] {
+            for index in insert.rows {
+                let row = batch.rows[index]
                 let seq: Int64
-                if let new = insertedSeqs[EndpointImport.Key(app: row.app, token: row.token)] {
+                // A row without its key in the answer (not inserted: its token was there) is looked up.
+                if let key = batch.sqliteKeys[index], let new = insertedSeqs[key] {
                     seq = new
                 } else {
                     guard let (found, existing) = try endpoint(app: row.app, token: row.token) else {
@@ -277,7 +283,7 @@ private enum ImportSQL {
         INSERT OR IGNORE INTO endpoints
             (id, app, token, enabled, custom_user_data, created_at, disabled_reason, user_id, token_key)
         VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, '', ?, ?)", count: rows).joined(separator: ", "))
-        RETURNING app, token, seq
+        RETURNING token_key, seq
         """
     }
 

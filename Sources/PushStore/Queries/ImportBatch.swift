@@ -15,6 +15,8 @@ public struct ImportBatch: Sendable {
     let subscriptionIDs: [String]
     /// SQLite: the rows of each endpoint insert with its values (empty on PostgreSQL).
     let sqliteInserts: [SQLiteInsert]
+    /// SQLite: each row's token key (`TokenKey`), in row order (empty on PostgreSQL).
+    let sqliteKeys: [TokenKey.Digest?]
     /// The endpoints' creation time.
     let now: Int64
     /// The engine it was prepared for.
@@ -41,23 +43,28 @@ public struct ImportBatch: Sendable {
         subscriptionIDs = (0..<rows.reduce(0) { $0 + $1.topics.count }).map { _ in RandomID.make() }
         guard engine == .sqlite else {
             sqliteInserts = []
+            sqliteKeys = []
             return
         }
         var inserts: [SQLiteInsert] = []
+        var keys: [TokenKey.Digest?] = []
+        keys.reserveCapacity(rows.count)
         for group in Self.sqliteStatementGroups(rows.count) {
             var values: [SQLValue] = []
             values.reserveCapacity(group.count * 8)
             for index in group {
                 let row = rows[index]
+                let key = TokenKey.make(app: row.app, token: row.token)
+                keys.append(key.withUnsafeBytes { TokenKey.Digest($0) })
                 values += [
                     .text(endpointIDs[index]), .text(row.app), .text(row.token), .bool(row.enabled ?? true),
-                    .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""),
-                    .blob(TokenKey.make(app: row.app, token: row.token)),
+                    .text(row.customUserData ?? ""), .integer(now), .text(row.userID ?? ""), .blob(key),
                 ]
             }
             inserts.append(SQLiteInsert(rows: group, values: values))
         }
         sqliteInserts = inserts
+        sqliteKeys = keys
     }
 
     /// `0..<count` as SQLite statements take it: ``sqliteRowsPerStatement`` rows a statement, and a

@@ -10,6 +10,9 @@ protocol SQLRow {
     /// The column as text; NULL reads as `""`.
     func text(_ column: Int32) -> String
     func isNull(_ column: Int32) -> Bool
+    /// Calls `body` with the column's value as the engine holds it, without copying it: a blob's
+    /// bytes on SQLite (for keys compared as they are); PostgreSQL gives its text form.
+    func withBytes<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result
 }
 
 extension SQLRow {

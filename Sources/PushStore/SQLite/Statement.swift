@@ -101,4 +101,11 @@ final class Statement: SQLRow {
 
     /// The column as text, or `nil` for NULL.
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    func withBytes<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        // The blob before its length, as for text.
+        let bytes = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
+    }
 }

@@ -18,6 +18,20 @@ import PushTLS
 /// any SQLite tool, but a row inserted by hand must carry its key (see docs/import.md).
 enum TokenKey {
     static let byteCount = 16
+
+    /// A key as a value: what an import's batch looks its new endpoints up by (a String of the app
+    /// and the token, hashed, cost its store thread more than the key's two words do).
+    struct Digest: Hashable, Sendable {
+        let high: UInt64
+        let low: UInt64
+
+        /// The first 16 bytes of `bytes`; nil when there are fewer.
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count >= TokenKey.byteCount else { return nil }
+            high = bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+            low = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        }
+    }
     static let sqlFunction = "pushgate_token_key"
 
     /// The key of `token` in `app`.
