@@ -17,16 +17,8 @@ bin=${1:-.build/release/pushgate}
 n=${2:-100000}
 out=${OUT:-/tmp/pushgate-callgrind-publish}
 conns=${CONNS:-4}
-rm -rf "$out" && mkdir -p "$out"
-# valgrind 3.19 cannot read Swift 6.3's DWARF 5: a copy without debug info (symbols stay).
-cp "$bin" "$out/pushgate" && strip -g "$out/pushgate"
-openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$out/AuthKey.p8" 2>/dev/null
-"$out/pushgate" mock-apns --listen 127.0.0.1:0 --write-ca "$out/ca.pem" >"$out/mock.log" 2>&1 &
-mock=$!
-trap 'kill $mock $gateway 2>/dev/null || true' EXIT
-gateway=
-for _ in $(seq 100); do grep -q "wrote the certificate" "$out/mock.log" 2>/dev/null && break; sleep 0.1; done
-mport=$(sed -n 's/.*mock-apns listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$out/mock.log" | head -1)
+. scripts/bench/callgrind_common.sh
+callgrind_start_mock
 "$out/pushgate" load-subscribers --store "$out/pushgate.db" --topic bench --app bench --count "$n" >/dev/null
 cat >"$out/pushgate.json" <<EOF
 {"listen": "127.0.0.1:0", "store": "$out/pushgate.db", "delivery_log": {"enabled": false},
@@ -90,10 +82,4 @@ for _ in $(seq 3600); do
   sleep 1
 done
 echo "state, delivered: $st"
-callgrind_control -d "$gateway" >/dev/null
-kill -INT "$gateway"; wait "$gateway" || true
-dump=$(ls -S "$out"/callgrind.out.*.1 2>/dev/null | head -1)
-total=$(callgrind_annotate "$dump" 2>/dev/null | sed -n 's/^\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
-echo "instructions: $total for $n recipients = $((total / n)) per recipient"
-callgrind_annotate --threshold=100 --auto=no "$dump" 2>/dev/null | swift demangle --simplified >"$out/annotate.txt"
-python3 scripts/bench/callgrind_by_library.py "$out/annotate.txt" "$n"
+callgrind_report "$n" "for $n recipients" "per recipient"

@@ -22,16 +22,8 @@ tokens=${TOKENS:-1}
 # HEADER: one more request header field, e.g. 'grpc-timeout: 10S' (a client that sets deadlines).
 header=${HEADER:-}
 out=${OUT:-/tmp/pushgate-callgrind}
-rm -rf "$out" && mkdir -p "$out"
-# valgrind 3.19 cannot read Swift 6.3's DWARF 5: a copy without debug info (symbols stay).
-cp "$bin" "$out/pushgate" && strip -g "$out/pushgate"
-openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$out/AuthKey.p8" 2>/dev/null
-"$out/pushgate" mock-apns --listen 127.0.0.1:0 --write-ca "$out/ca.pem" >"$out/mock.log" 2>&1 &
-mock=$!
-trap 'kill $mock $gateway 2>/dev/null || true' EXIT
-gateway=
-for _ in $(seq 100); do grep -q "wrote the certificate" "$out/mock.log" 2>/dev/null && break; sleep 0.1; done
-mport=$(sed -n 's/.*mock-apns listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$out/mock.log" | head -1)
+. scripts/bench/callgrind_common.sh
+callgrind_start_mock
 cat >"$out/pushgate.json" <<EOF
 {"listen": "127.0.0.1:0", "loops": 1, "store": "$out/pushgate.db",
  "apps": [{"name": "bench", "platform": "apns", "bundle_id": "com.example.bench", "team_id": "BENCHTEAM1",
@@ -71,12 +63,4 @@ h2() {
 h2 $((2000 / tokens + 8)) >/dev/null  # warm-up: connections made, caches filled
 callgrind_control -z "$gateway" >/dev/null
 h2 "$count"
-callgrind_control -d "$gateway" >/dev/null
-kill -INT "$gateway"; wait "$gateway" || true
-dump=$(ls -S "$out"/callgrind.out.*.1 2>/dev/null | head -1)
-total=$(callgrind_annotate "$dump" 2>/dev/null | sed -n 's/^\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,)
-echo "instructions: $total for $count Sends of $tokens token(s) = $((total / count)) per Send, $((total / count / tokens)) per token"
-# Every function (the default threshold shows only the top 99 %, i.e. the thread's outer frames).
-callgrind_annotate --threshold=100 --auto=no "$dump" 2>/dev/null | swift demangle --simplified >"$out/annotate.txt"
-python3 scripts/bench/callgrind_by_library.py "$out/annotate.txt" "$count"
-echo "breakdown by function: $out/annotate.txt (inclusive: callgrind_annotate --inclusive=yes --tree=calling $dump)"
+callgrind_report "$count" "for $count Sends of $tokens token(s)" "per Send" "$tokens" "per token"
