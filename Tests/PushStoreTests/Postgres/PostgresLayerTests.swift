@@ -4,6 +4,14 @@ import Testing
 
 @Suite("PostgreSQL layer")
 struct PostgresLayerTests {
+    /// A store at `location` whose topic "news" has `count` endpoints of app "ios" (tokens tok1…).
+    private static func openSubscribed(_ location: TestLocation, count: Int, now: Int64) async throws -> any Store {
+        let store = try await location.open()
+        _ = try await store.bulkCreateSubscribed(
+            topic: "news", app: "ios", tokens: (1...count).map { "tok\($0)" }, now: now)
+        return store
+    }
+
     @Test("? parameters become $n in order; ?N keeps its number")
     func parameters() {
         #expect(PostgresConnection.numberedParameters("SELECT ? , ?") == "SELECT $1 , $2")
@@ -89,9 +97,7 @@ struct PostgresLayerTests {
         .enabled(if: StoreEngine.postgresURL != nil))
     func settleBulkLoad() async throws {
         try await withLocation(.postgres) { location in
-            let store = try await location.open()
-            _ = try await store.bulkCreateSubscribed(
-                topic: "news", app: "ios", tokens: (1...500).map { "tok\($0)" }, now: 0)
+            let store = try await Self.openSubscribed(location, count: 500, now: 0)
             try await store.settleBulkLoad()
             await store.close()
             let connection = try PostgresConnection(url: location.storeSetting, displayURL: "test")
@@ -113,9 +119,7 @@ struct PostgresLayerTests {
         .enabled(if: StoreEngine.postgresURL != nil))
     func claimWaitsOutALockedMessage() async throws {
         try await withLocation(.postgres) { location in
-            let store = try await location.open()
-            _ = try await store.bulkCreateSubscribed(
-                topic: "news", app: "ios", tokens: (1...25).map { "tok\($0)" }, now: 1)
+            let store = try await Self.openSubscribed(location, count: 25, now: 1)
             try await store.insertMessage(MessageRecord(id: "m", topic: "news", message: "hi", publishedAt: 1))
             // Another instance's claim of the same message, or a chunk of it finishing, in its
             // transaction: SKIP LOCKED passes over the message while it lasts.
