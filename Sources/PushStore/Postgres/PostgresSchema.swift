@@ -1,6 +1,8 @@
 /// The PostgreSQL schema's history, step for step the same as SQLite's (`Schema`): the same tables,
-/// columns, indexes and meanings, in PostgreSQL's types (`bigint` identities for `seq`). The applied
-/// step is kept in `pushgate_schema` (SQLite uses `PRAGMA user_version`).
+/// columns, indexes and meanings, in PostgreSQL's types (`bigint` identities for `seq`), through
+/// step 8; then each engine has a step of its own (SQLite's 9: token keys; PostgreSQL's 9: the
+/// endpoints' copies on subscriptions). The applied step is kept in `pushgate_schema` (SQLite uses
+/// `PRAGMA user_version`).
 enum PostgresSchema {
     struct Step {
         let version: Int32
@@ -36,6 +38,10 @@ enum PostgresSchema {
             Step(version: 8, name: "webhooks and the delivery log") {
                 (connection: PostgresConnection) throws(StoreError) in
                 try connection.execute(WebhooksAndDeliveryLogSchema.postgres)
+            },
+            Step(version: 9, name: "endpoint copies on subscriptions") {
+                (connection: PostgresConnection) throws(StoreError) in
+                try connection.execute(SubscriptionDeliverySchema.postgres)
             },
         ]
     }

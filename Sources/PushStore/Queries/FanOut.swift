@@ -34,16 +34,21 @@ struct RecipientRows {
 
 /// The fan-out read and the bench loaders' import; see `Store` for the semantics.
 extension SQLDatabase {
-    /// One indexed range scan of `subscriptions_topic` (topic_seq, seq) joined to endpoints by
-    /// primary key: the cost of a page is its size, however large the topic. Only the columns a
-    /// delivery needs (see `FanOutTarget`).
-    static var fanOutSQL: String {
-        """
-        SELECT s.seq, s.filter_policy_json, s.filter_policy_scope, e.id, e.app, e.token, e.enabled
-        FROM subscriptions s JOIN endpoints e ON e.seq = s.endpoint_seq
-        WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ? AND s.seq <= ?
-        ORDER BY s.seq LIMIT ?
-        """
+    /// One indexed range scan of `subscriptions_topic` (topic_seq, seq): the cost of a page is its
+    /// size, however large the topic. Only the columns a delivery needs (see `FanOutTarget`): the
+    /// endpoint's from the subscription's copies where it has them (`SubscriptionDeliverySchema`),
+    /// else joined by primary key.
+    static func fanOutSQL(_ engine: SQLEngine) -> String {
+        let (endpoint, from) =
+            engine.subscriptionsCopyEndpoints
+            ? ("s.endpoint_id, s.endpoint_app, s.endpoint_token, s.endpoint_enabled", "subscriptions s")
+            : ("e.id, e.app, e.token, e.enabled", "subscriptions s JOIN endpoints e ON e.seq = s.endpoint_seq")
+        return """
+            SELECT s.seq, s.filter_policy_json, s.filter_policy_scope, \(endpoint)
+            FROM \(from)
+            WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ? AND s.seq <= ?
+            ORDER BY s.seq LIMIT ?
+            """
     }
 
     func fanOutPage(_ target: MessageTarget, after cursor: String?, through end: String?, limit: Int)
@@ -56,7 +61,8 @@ extension SQLDatabase {
         switch target {
         case .topic(let topic):
             fetched = try rows(
-                Self.fanOutSQL, [.text(topic), .integer(after), .integer(last), .int(limit + 1)], capacity: limit + 1
+                Self.fanOutSQL(engine), [.text(topic), .integer(after), .integer(last), .int(limit + 1)],
+                capacity: limit + 1
             ) { row in
                 let endpoint = EndpointRecord(
                     id: row.text(3), app: row.text(4), token: row.text(5), enabled: row.bool(6), customUserData: "",

@@ -220,11 +220,14 @@ extension SQLDatabase {
         guard !subscriptionTopics.isEmpty else { return counts }
         counts.subscriptionsCreated = try run(
             """
-            INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json)
-            SELECT i.id, i.topic_seq, e.seq, '' FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[])
+            INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, endpoint_id, endpoint_app,
+                endpoint_token, endpoint_enabled)
+            SELECT i.id, i.topic_seq, e.seq, '', e.id, e.app, e.token, e.enabled
+            FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[])
                 WITH ORDINALITY AS i (id, topic_seq, app, token, n)
             JOIN endpoints e ON e.app = i.app AND md5(e.token) = md5(i.token) AND e.token = i.token
             ORDER BY i.n
+            FOR SHARE OF e
             ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
             """,
             [

@@ -45,7 +45,9 @@ extension SQLDatabase {
         }
     }
 
-    /// Inserts a subscription; `ifAbsent` skips an existing (topic, endpoint) pair. Answers rows inserted.
+    /// Inserts a subscription (on PostgreSQL with its endpoint's copies, `SubscriptionDeliverySchema`,
+    /// read from the endpoint's row under a share lock); `ifAbsent` skips an existing (topic,
+    /// endpoint) pair. Answers rows inserted.
     @discardableResult
     func insertSubscription(
         id: String, topicSeq: Int64, endpointSeq: Int64, filterPolicyJSON: String, filterPolicyScope: String = "",
@@ -53,12 +55,24 @@ extension SQLDatabase {
     )
         throws(StoreError) -> Int
     {
-        try run(
+        let onConflict = ifAbsent ? " ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING" : ""
+        let values: [SQLValue] = [
+            .text(id), .integer(topicSeq), .text(filterPolicyJSON), .text(filterPolicyScope), .integer(endpointSeq),
+        ]
+        guard engine.subscriptionsCopyEndpoints else {
+            return try run(
+                """
+                INSERT INTO subscriptions (id, topic_seq, filter_policy_json, filter_policy_scope, endpoint_seq) \
+                VALUES (?, ?, ?, ?, ?)\(onConflict)
+                """, values)
+        }
+        return try run(
             """
-            INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, filter_policy_scope) \
-            VALUES (?, ?, ?, ?, ?)\(ifAbsent ? " ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING" : "")
-            """,
-            [.text(id), .integer(topicSeq), .integer(endpointSeq), .text(filterPolicyJSON), .text(filterPolicyScope)])
+            INSERT INTO subscriptions (id, topic_seq, filter_policy_json, filter_policy_scope, endpoint_seq, \
+            endpoint_id, endpoint_app, endpoint_token, endpoint_enabled) \
+            SELECT ?, ?, ?, ?, e.seq, e.id, e.app, e.token, e.enabled FROM endpoints e WHERE e.seq = ? FOR SHARE\
+            \(onConflict)
+            """, values)
     }
 
     func updateSubscription(id: String, filterPolicyJSON: String?, filterPolicyScope: String?)

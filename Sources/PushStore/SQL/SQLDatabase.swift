@@ -64,6 +64,10 @@ extension SQLEngine {
     /// (BEGIN IMMEDIATE) already excludes other writers; PostgreSQL locks the rows read.
     var forUpdate: String { self == .postgres ? " FOR UPDATE" : "" }
 
+    /// Subscriptions carry copies of their endpoint's delivery columns, which the fan-out reads
+    /// instead of joining `endpoints` (`SubscriptionDeliverySchema` says why PostgreSQL only).
+    var subscriptionsCopyEndpoints: Bool { self == .postgres }
+
     /// Like `forUpdate`, but rows another transaction holds are passed over rather than waited for:
     /// how instances claim distinct fan-out chunks.
     var forUpdateSkipLocked: String { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }

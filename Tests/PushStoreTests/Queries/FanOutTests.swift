@@ -56,6 +56,54 @@ struct FanOutTests {
     }
 
     @Test(
+        "a subscription's copies of its endpoint follow it: Subscribe, an import, a token change, enabling, disabling",
+        arguments: StoreEngine.available)
+    func copiesFollowEndpoints(engine: StoreEngine) async throws {
+        try await withStore(engine) { store in
+            _ = try await store.createTopic(name: "t")
+            let (one, _) = try await store.createEndpoint(app: "ios", normalizedToken: "t1", customUserData: "", now: 1)
+            _ = try await store.subscribe(topic: "t", endpointID: one.id, filterPolicyJSON: "")
+            try await expectCopiesMatch(store, ["t": 1])
+            // An import: a new endpoint disabled, and the existing one disabled and subscribed to a
+            // new topic in the same batch (its new subscription copies the endpoint as changed).
+            _ = try await store.importEndpoints(
+                [
+                    EndpointImport(app: "android", token: "t2", enabled: false, topics: ["t"]),
+                    EndpointImport(app: "ios", token: "t1", enabled: false, topics: ["u"]),
+                ], now: 2)
+            try await expectCopiesMatch(store, ["t": 2, "u": 1])
+            #expect(try await store.endpoint(id: one.id).enabled == false)
+            _ = try await store.updateEndpoint(id: one.id, normalizedToken: "t1b", enabled: true, customUserData: nil)
+            try await expectCopiesMatch(store, ["t": 2, "u": 1])
+            let two = try await store.fanOutPage(topic: "t", after: nil, through: nil, limit: 10).items[1].endpoint
+            _ = try await store.updateEndpoint(id: two.id, normalizedToken: nil, enabled: true, customUserData: "x")
+            try await expectCopiesMatch(store, ["t": 2, "u": 1])
+            try await store.disableEndpoints([(one.id, "Unregistered"), (two.id, "BadDeviceToken")])
+            try await expectCopiesMatch(store, ["t": 2, "u": 1])
+            try await store.disableEndpoint(id: one.id, reason: "again")
+            _ = try await store.updateEndpoint(id: two.id, normalizedToken: "t2b", enabled: nil, customUserData: nil)
+            try await expectCopiesMatch(store, ["t": 2, "u": 1])
+            let last = try await store.fanOutPage(topic: "t", after: nil, through: nil, limit: 10).items
+            #expect(last.map(\.endpoint.token) == ["t1b", "t2b"] && last.map(\.endpoint.enabled) == [false, false])
+        }
+    }
+
+    /// Each topic's fan-out page has `counts[topic]` recipients, each exactly as its endpoint is.
+    private func expectCopiesMatch(_ store: any Store, _ counts: [String: Int]) async throws {
+        for (topic, count) in counts {
+            let page = try await store.fanOutPage(topic: topic, after: nil, through: nil, limit: 10)
+            #expect(page.items.count == count, "\(topic)")
+            for target in page.items {
+                let truth = try await store.endpoint(id: target.endpoint.id)
+                #expect(
+                    target.endpoint.app == truth.app && target.endpoint.token == truth.token
+                        && target.endpoint.enabled == truth.enabled,
+                    "\(topic): \(target.endpoint) against \(truth)")
+            }
+        }
+    }
+
+    @Test(
         "a missing topic gives an empty last page; other listings' cursors are refused",
         arguments: StoreEngine.available)
     func missingTopic(engine: StoreEngine) async throws {
@@ -95,7 +143,7 @@ struct FanOutTests {
         let database = try Database(path: directory.databasePath)
         try Migrator.migrate(database)
         let plan = try database.rows(
-            "EXPLAIN QUERY PLAN " + Database.fanOutSQL, [.text("t"), .integer(0), .integer(100), .integer(10)]
+            "EXPLAIN QUERY PLAN " + Database.fanOutSQL(.sqlite), [.text("t"), .integer(0), .integer(100), .integer(10)]
         ) {
             $0.text(3)
         }

@@ -1,7 +1,7 @@
 import PushStore
 import Testing
 
-/// A version-6 database with a little of everything steps 7 and 8 rebuild or extend, written as SQL
+/// A version-6 database with a little of everything later steps rebuild, extend or copy, written as SQL
 /// both engines take, and what a store opened on it afterwards must answer.
 enum MigrationFixtures {
     static let version6Rows = """
@@ -37,6 +37,10 @@ enum MigrationFixtures {
         #expect(endpoints[1].disabledReason == "Unregistered" && endpoints[0].customUserData == "data")
         #expect(
             try await store.listSubscriptions(topic: "news", endpointID: nil, cursor: nil, limit: 10).items.count == 2)
+        // The fan-out reads each endpoint as it is (on PostgreSQL from the copies its step 9 made).
+        let page = try await store.fanOutPage(topic: "news", after: nil, through: nil, limit: 10).items
+        #expect(page.map(\.endpoint.id) == ["e1", "e2"] && page.map(\.endpoint.token) == ["a", "b"])
+        #expect(page.map(\.endpoint.enabled) == [true, false] && page.allSatisfy { $0.endpoint.app == "ios" })
         // The chunk and its hold came through: claimed again, the held recipient with it.
         let policy = FanOutLeasePolicy(owner: "new", leaseMillis: 1000, chunkSize: 10)
         let chunk = try #require(try await store.claimFanOutChunk(policy, now: 100))
