@@ -12,8 +12,11 @@
 /// The copies are written when a subscription is inserted, read from its endpoint's row in the
 /// same statement under a share lock (an endpoint changing meanwhile waits, then its trigger sees
 /// the new subscription), and kept by a trigger on `endpoints`, so no path that changes an endpoint
-/// (an update, a provider's rejection disabling it, an import) can leave them behind. Listings and
-/// lookups still join `endpoints`: only the fan-out reads the copies.
+/// (an update, a provider's rejection disabling it, an import) can leave them behind. An insert
+/// without them (an instance older than this step, still running beside a newer one) gets them
+/// from a trigger that reads the endpoint the same way; this build's inserts give them and skip
+/// it (its `WHEN` is checked without calling the function). Listings and lookups still join
+/// `endpoints`: only the fan-out reads the copies.
 enum SubscriptionDeliverySchema {
     static let postgres = """
         ALTER TABLE subscriptions ADD COLUMN endpoint_id text NOT NULL DEFAULT '',
@@ -30,6 +33,17 @@ enum SubscriptionDeliverySchema {
             RETURN NULL;
         END
         $$;
+        CREATE FUNCTION pushgate_subscription_copies_endpoint() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            SELECT e.id, e.app, e.token, e.enabled
+                INTO NEW.endpoint_id, NEW.endpoint_app, NEW.endpoint_token, NEW.endpoint_enabled
+                FROM endpoints e WHERE e.seq = NEW.endpoint_seq FOR SHARE;
+            RETURN NEW;
+        END
+        $$;
+        CREATE TRIGGER subscriptions_copy_endpoint BEFORE INSERT ON subscriptions
+        FOR EACH ROW WHEN (NEW.endpoint_id = '')
+        EXECUTE FUNCTION pushgate_subscription_copies_endpoint();
         CREATE TRIGGER endpoints_to_subscriptions AFTER UPDATE OF id, app, token, enabled ON endpoints
         FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id OR OLD.app IS DISTINCT FROM NEW.app
             OR OLD.token IS DISTINCT FROM NEW.token OR OLD.enabled IS DISTINCT FROM NEW.enabled)

@@ -166,6 +166,29 @@ struct PostgresLayerTests {
     }
 
     @Test(
+        "a subscription inserted without its endpoint's copies (an instance older than step 9) gets them",
+        .enabled(if: StoreEngine.postgresURL != nil))
+    func olderInstanceInsert() async throws {
+        try await withLocation(.postgres) { location in
+            let store = try await location.open()
+            _ = try await store.createTopic(name: "news")
+            let (endpoint, _) = try await store.createEndpoint(
+                app: "ios", normalizedToken: "aa", customUserData: "", enabled: false, now: 1)
+            let connection = try PostgresConnection(url: location.storeSetting, displayURL: "test")
+            // What step 8's Subscribe wrote.
+            try connection.run(
+                """
+                INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, filter_policy_scope)
+                SELECT 's1', t.seq, e.seq, '', '' FROM topics t, endpoints e
+                """, [])
+            let page = try await store.fanOutPage(topic: "news", after: nil, through: nil, limit: 10).items
+            #expect(page.map(\.endpoint.id) == [endpoint.id] && page.map(\.endpoint.token) == ["aa"])
+            #expect(page.map(\.endpoint.app) == ["ios"] && page.map(\.endpoint.enabled) == [false])
+            await store.close()
+        }
+    }
+
+    @Test(
         "a tool (import, export) sets up a new database but leaves an older schema to the gateway",
         .enabled(if: StoreEngine.postgresURL != nil))
     func toolsDoNotUpgrade() async throws {
