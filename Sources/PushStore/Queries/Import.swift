@@ -218,16 +218,23 @@ extension SQLDatabase {
             }
         }
         guard !subscriptionTopics.isEmpty else { return counts }
+        // The endpoints' copies (`SubscriptionDeliverySchema`) are read under a share lock taken in
+        // id order, the order disables take their row locks in, so the two cannot deadlock; then
+        // the subscriptions go in in the batch's order.
         counts.subscriptionsCreated = try run(
             """
+            WITH copied AS MATERIALIZED (
+                SELECT i.id AS subscription_id, i.topic_seq, i.n, e.seq, e.id, e.app, e.token, e.enabled
+                FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[])
+                    WITH ORDINALITY AS i (id, topic_seq, app, token, n)
+                JOIN endpoints e ON e.app = i.app AND md5(e.token) = md5(i.token) AND e.token = i.token
+                ORDER BY e.id
+                FOR SHARE OF e
+            )
             INSERT INTO subscriptions (id, topic_seq, endpoint_seq, filter_policy_json, endpoint_id, endpoint_app,
                 endpoint_token, endpoint_enabled)
-            SELECT i.id, i.topic_seq, e.seq, '', e.id, e.app, e.token, e.enabled
-            FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[])
-                WITH ORDINALITY AS i (id, topic_seq, app, token, n)
-            JOIN endpoints e ON e.app = i.app AND md5(e.token) = md5(i.token) AND e.token = i.token
-            ORDER BY i.n
-            FOR SHARE OF e
+            SELECT subscription_id, topic_seq, seq, '', id, app, token, enabled FROM copied
+            ORDER BY n
             ON CONFLICT (topic_seq, endpoint_seq) DO NOTHING
             """,
             [

@@ -30,7 +30,8 @@ extension SQLDatabase {
                 [.integer(topicSeq), .integer(endpointSeq)]
             ) { (seq: $0.int64(0), id: $0.text(1), filterPolicyJSON: $0.text(2), filterPolicyScope: $0.text(3)) }
             guard let existing else {
-                throw StoreError(.conflict, message: "subscription was created and removed concurrently; retry")
+                throw StoreError(
+                    .conflict, message: "the subscription or its endpoint was removed concurrently; retry")
             }
             if existing.filterPolicyJSON != filterPolicyJSON || existing.filterPolicyScope != filterPolicyScope {
                 try run(
