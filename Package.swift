@@ -88,7 +88,7 @@ let package = Package(
             name: "PushStore", dependencies: ["CSQLite", "CLibPQ", "CLinux", "PushSync", "PushTLS"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "PushStoreTests", dependencies: ["PushStore", "PushSync", "PushPosix", "PushTestSupport"],
+            name: "PushStoreTests", dependencies: ["PushStore", "CSQLite", "PushSync", "PushPosix", "PushTestSupport"],
             swiftSettings: swiftSettings),
 
         // RFC 4180 CSV records over libcsv, fed a line at a time (each record knows its line), bounded

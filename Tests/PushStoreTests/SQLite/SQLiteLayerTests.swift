@@ -1,3 +1,4 @@
+import CSQLite
 import PushTestSupport
 import Testing
 
@@ -15,6 +16,16 @@ struct SQLiteLayerTests {
         #expect(try database.statement("SELECT 2") !== first)
         #expect(try database.row("SELECT 1") { $0.int64(0) } == 1)
         #expect(try database.row("SELECT 1") { $0.int64(0) } == 1)
+    }
+
+    @Test("SQLite keeps no memory statistics (their global mutex on every allocation): none counted after queries")
+    func noMemoryStatistics() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Database(path: directory.databasePath)
+        try database.execute("CREATE TABLE t (x TEXT); INSERT INTO t VALUES (zeroblob(100000))")
+        #expect(try database.row("SELECT length(x) FROM t") { $0.int64(0) } == 100_000)
+        #expect(sqlite3_memory_used() == 0)
     }
 
     @Test("text round-trips exactly: empty is not NULL, unicode and embedded NUL survive, small and large strings")
