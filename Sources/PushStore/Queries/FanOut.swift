@@ -39,16 +39,7 @@ extension SQLDatabase {
     /// endpoint's from the subscription's copies where it has them (`SubscriptionDeliverySchema`),
     /// else joined by primary key.
     static func fanOutSQL(_ engine: SQLEngine) -> String {
-        let (endpoint, from) =
-            engine.subscriptionsCopyEndpoints
-            ? ("s.endpoint_id, s.endpoint_app, s.endpoint_token, s.endpoint_enabled", "subscriptions s")
-            : ("e.id, e.app, e.token, e.enabled", "subscriptions s JOIN endpoints e ON e.seq = s.endpoint_seq")
-        return """
-            SELECT s.seq, s.filter_policy_json, s.filter_policy_scope, \(endpoint)
-            FROM \(from)
-            WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ? AND s.seq <= ?
-            ORDER BY s.seq LIMIT ?
-            """
+        engine.subscriptionsCopyEndpoints ? FanOutSQL.fromCopies : FanOutSQL.joined
     }
 
     func fanOutPage(_ target: MessageTarget, after cursor: String?, through end: String?, limit: Int)
@@ -94,5 +85,23 @@ extension SQLDatabase {
         guard fetched.count > limit else { return Page(items: fetched, nextCursor: nil) }
         fetched.removeLast(fetched.count - limit)
         return Page(items: fetched, nextCursor: fetched.last?.cursor)
+    }
+}
+
+/// The page query's two texts, made once: a page asks for one, and the statement cache finds it by
+/// its text.
+private enum FanOutSQL {
+    static let fromCopies = page(
+        endpoint: "s.endpoint_id, s.endpoint_app, s.endpoint_token, s.endpoint_enabled", from: "subscriptions s")
+    static let joined = page(
+        endpoint: "e.id, e.app, e.token, e.enabled", from: "subscriptions s JOIN endpoints e ON e.seq = s.endpoint_seq")
+
+    private static func page(endpoint: String, from: String) -> String {
+        """
+        SELECT s.seq, s.filter_policy_json, s.filter_policy_scope, \(endpoint)
+        FROM \(from)
+        WHERE s.topic_seq = (SELECT seq FROM topics WHERE name = ?) AND s.seq > ? AND s.seq <= ?
+        ORDER BY s.seq LIMIT ?
+        """
     }
 }
