@@ -42,6 +42,9 @@ public enum DeliveryCode: Sendable, Hashable {
     case deadlineExceeded
     /// The gateway is stopping: `Shutdown`.
     case shutdown
+    /// Taken back before it was sent: its fan-out's message was cancelled (`Cancelled`; counted
+    /// `cancelled`, never reported as a result).
+    case cancelled
     /// No credential could be had: a provider token not signed (`ProviderTokenError`), an OAuth2
     /// token not fetched (`OAuthTokenError`).
     case noCredential

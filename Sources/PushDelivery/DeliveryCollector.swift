@@ -77,12 +77,19 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
     private var mutex: PThreadMutex?
     private var state: State
     private let onResult: (@Sendable (DeliveryResult) -> Void)?
+    /// When set and flipped, the requests not yet sent are dropped (see ``DeliveryCancellation``).
+    public let cancellation: DeliveryCancellation?
 
     /// - Parameters:
     ///   - placeholders: one result per slot, in order (token and notification index set; they
     ///     become FAILED `DeadlineExceeded` when the deadline passes first).
     ///   - onResult: told of every final result as it happens (metrics, events); keep it cheap.
-    public init(placeholders: [DeliveryResult], onResult: (@Sendable (DeliveryResult) -> Void)? = nil) {
+    ///   - cancellation: takes back the requests not yet sent once flipped.
+    public init(
+        placeholders: [DeliveryResult], onResult: (@Sendable (DeliveryResult) -> Void)? = nil,
+        cancellation: DeliveryCancellation? = nil
+    ) {
+        self.cancellation = cancellation
         state = State(
             results: placeholders, filledRest: Array(repeating: false, count: max(0, placeholders.count - 64)),
             remaining: placeholders.count)
@@ -126,6 +133,9 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
 
     /// True once the Send was answered: requests not yet sent should be dropped.
     public var isFinished: Bool { withLock { $0.finished } }
+
+    /// True once the sender took back what is not yet sent (``cancellation``).
+    public var isCancelled: Bool { cancellation?.isCancelled ?? false }
 
     /// Records the final result of `slot`. Later results for a finished Send are ignored.
     func complete(slot: Int, with result: consuming DeliveryResult) {

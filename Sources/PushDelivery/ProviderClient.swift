@@ -278,13 +278,16 @@ public final class ProviderClient<Dialect: ProviderDialect>: DeliveryClient {
 
 extension DeliveryClient {
     /// Sends one push, with room already reserved for its tokens, and waits for one result per
-    /// token (until `deadline`, then the rest are FAILED `DeadlineExceeded`). For callers that
-    /// deliver one push at a time: fan-out pages, tools, tests.
-    public func sendAndWait(_ push: PreparedPush, deadline: ContinuousClock.Instant?) async -> [DeliveryResult] {
+    /// token (until `deadline`, then the rest are FAILED `DeadlineExceeded`; once `cancellation`
+    /// is flipped, those not yet sent are FAILED `Cancelled`). For callers that deliver one push
+    /// at a time: fan-out pages, tools, tests.
+    public func sendAndWait(
+        _ push: PreparedPush, deadline: ContinuousClock.Instant?, cancellation: DeliveryCancellation? = nil
+    ) async -> [DeliveryResult] {
         let collector = DeliveryCollector(
             placeholders: push.tokens.map {
                 DeliveryResult(notificationIndex: 0, token: $0, status: .failed, code: .deadlineExceeded)
-            })
+            }, cancellation: cancellation)
         send(push, notificationIndex: 0, firstSlot: 0, collector: collector)
         return await collector.results(deadline: deadline)
     }

@@ -154,6 +154,10 @@ struct ProviderConnectionMachine {
                 actions.append(.finish(request, request.result(.failed, .deadlineExceeded, reason: "DeadlineExceeded")))
                 continue
             }
+            if request.job.collector.isCancelled {
+                actions.append(.finish(request, request.result(.failed, .cancelled, reason: "Cancelled")))
+                continue
+            }
             request.attempts += 1
             return consume request
         }

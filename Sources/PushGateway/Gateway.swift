@@ -103,7 +103,7 @@ public final class Gateway: Sendable {
         // A page must fit in an app's queue, or its room could never be reserved.
         let fanOut = FanOut(
             store: store, live: live, events: events, log: log, metrics: metrics,
-            pageSize: min(1000, configuration.queueLimit), settings: configuration.fanOut,
+            pageSize: min(FanOut.defaultPageSize, configuration.queueLimit), settings: configuration.fanOut,
             deliveryLog: configuration.deliveryLog, owner: owner)
         metrics.registerGauges(clients: { live.clients }, fanOut: fanOut)
         self.fanOut = fanOut

@@ -82,6 +82,25 @@ extension ProviderConnectionMachineTests {
         #expect(rig.results["a"]?.code == .deadlineExceeded)
     }
 
+    @Test("requests taken back by their sender (a cancelled fan-out) are dropped at submission, coded cancelled; those on the wire finish")
+    func cancelledCode() {
+        var rig = Rig()
+        let cancellation = DeliveryCancellation()
+        let job = Job(tokens: 3, cancellation: cancellation)
+        rig.enqueue(["a"], job: job)
+        rig.open()
+        let onTheWire = rig.submitAll()
+        #expect(onTheWire.count == 1)
+        rig.enqueue(["b", "c"], job: job)
+        cancellation.cancel()
+        #expect(rig.submitAll().isEmpty)
+        #expect(rig.results["b"]?.code == .cancelled && rig.results["c"]?.code == .cancelled)
+        #expect(rig.results["b"]?.reason == "Cancelled")
+        #expect(rig.results["a"] == nil)
+        rig.answer(onTheWire[0], Self.delivered)
+        #expect(rig.results["a"]?.code == .delivered)
+    }
+
     @Test("in flight when a connection closed right after its GOAWAY: FAILED ProviderUnreachable, coded unreachable")
     func refusedConnectionCode() {
         var rig = Rig { $0.retry.maxAttempts = 1 }

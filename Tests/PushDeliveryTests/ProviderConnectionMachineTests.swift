@@ -14,12 +14,12 @@ struct ProviderConnectionMachineTests {
         let notificationIndex = 0
         let expiration: Int64?
         let collector: DeliveryCollector
-        init(tokens: Int, expiration: Int64? = nil) {
+        init(tokens: Int, expiration: Int64? = nil, cancellation: DeliveryCancellation? = nil) {
             self.expiration = expiration
             collector = DeliveryCollector(
                 placeholders: (0..<tokens).map {
                     DeliveryResult(notificationIndex: 0, token: "t\($0)", status: .failed, code: .deadlineExceeded)
-                })
+                }, cancellation: cancellation)
         }
     }
 

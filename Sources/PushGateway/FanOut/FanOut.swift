@@ -14,7 +14,7 @@ import PushSync
 /// duplicate window is the pages in flight (``pagesInFlight`` × page size per chunk being worked).
 /// SQLite runs the same code with one instance: its leases are released when the store opens.
 final class FanOut: Sendable {
-    /// Subscriptions read, sent and committed together.
+    /// Subscriptions read, sent and committed together (``defaultPageSize``, or the queue limit if smaller).
     let pageSize: Int
     let settings: FanOutSettings
     /// This process's claims; a new owner id every start.
@@ -50,7 +50,7 @@ final class FanOut: Sendable {
 
     init(
         store: any Store, live: LiveSettings, events: DeliveryEvents, log: Log,
-        metrics: GatewayMetrics? = nil, pageSize: Int = 1000, settings: FanOutSettings = FanOutSettings(),
+        metrics: GatewayMetrics? = nil, pageSize: Int = FanOut.defaultPageSize, settings: FanOutSettings = FanOutSettings(),
         deliveryLog: DeliveryLogSettings = DeliveryLogSettings(), owner: String = "pushgate-" + RandomUUID.make()
     ) {
         self.deliveryLog = deliveryLog
@@ -291,6 +291,19 @@ final class FanOut: Sendable {
     /// are committed in order, so the resume cursor only moves past pages that are done; the
     /// duplicate window after a crash is these pages, per chunk being worked.
     static let pagesInFlight = 3
+
+    /// A page: 5,000, the default chunk, so a default chunk is one page. Every page costs a store
+    /// read, a commit (with its fsync) and a round of task and thread wake-ups, ~0.6 ms of the
+    /// gateway's CPU, whatever its size: pages of 1,000 spent ~11 % of a 1M fan-out's gateway CPU
+    /// on that, and were ~15 % slower (measured, scripts/bench/analysis.md). The crash window does
+    /// not grow past a chunk: what a dead instance may send twice is the uncommitted pages of the
+    /// chunks it was working, at most `min(chunk_size, pagesInFlight × pageSize)` each.
+    static let defaultPageSize = 5000
+
+    /// A rate-capped message's page. Its pages wait for their slots (a page's overhead is nothing
+    /// next to that wait) and up to ``maxPacedChunks`` of them run at once: kept small, their pages
+    /// hold ~64 × 3,000 recipients rather than ~64 × 5,000.
+    static let pacedPageSize = 1000
 }
 
 extension Array where Element: Comparable {

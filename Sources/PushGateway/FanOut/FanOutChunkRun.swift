@@ -37,11 +37,16 @@ private final class FanOutChunkRun: Sendable {
     /// Told when the last page has been read (see ``FanOut/run(_:lastPageRead:)``).
     let lastPageRead: @Sendable () -> Void
 
+    /// Recipients a page reads: the fan-out's, but at most ``FanOut/pacedPageSize`` for a
+    /// rate-capped message, whose pages mostly wait for their slots.
+    let pageSize: Int
+
     init(fanOut: FanOut, chunk: FanOutChunk, lastPageRead: @escaping @Sendable () -> Void) {
         self.fanOut = fanOut
         self.chunk = chunk
         self.lastPageRead = lastPageRead
         let message = chunk.message
+        pageSize = message.maxPerSecond > 0 ? min(fanOut.pageSize, FanOut.pacedPageSize) : fanOut.pageSize
         let pace =
             message.maxPerSecond > 0
             ? FanOutPace(
@@ -49,7 +54,7 @@ private final class FanOutChunkRun: Sendable {
             : nil
         sender = FanOutPageSender(
             events: fanOut.events, metrics: fanOut.metrics, holds: fanOut.settings.maxHoldSeconds > 0,
-            maxShare: fanOut.pageSize, pace: pace, deliveryLog: fanOut.deliveryLog)
+            maxShare: pageSize, pace: pace, cancel: cancelFlag, deliveryLog: fanOut.deliveryLog)
     }
 
     /// What the driver keeps between actions (only ``run()`` touches it).
@@ -139,7 +144,7 @@ private final class FanOutChunkRun: Sendable {
                     throw StoreError(.internal, message: "message \(chunk.message.id) has no single target")
                 }
                 let page = try await store.fanOutPage(
-                    target, after: cursor, through: chunk.end, limit: fanOut.pageSize)
+                    target, after: cursor, through: chunk.end, limit: pageSize)
                 if page.nextCursor == nil { lastPageRead() }
                 return .pageRead(page.items, isLast: page.nextCursor == nil)
             case .send(let id, let targets, let purpose):

@@ -1,12 +1,14 @@
+import PushDelivery
 import PushStore
 import PushSync
 
-/// Set once a chunk's message is cancelled; read by its sends between rate-capped slots.
+/// Set once a chunk's message is cancelled; read by its sends between rate-capped slots, and by
+/// the delivery clients, which drop the chunk's requests not yet sent.
 final class FanOutCancelFlag: Sendable {
-    private let flag = Locked(false)
+    let delivery = DeliveryCancellation()
 
-    func set() { flag.withLock { $0 = true } }
-    var isSet: Bool { flag.withLock { $0 } }
+    func set() { delivery.cancel() }
+    var isSet: Bool { delivery.isCancelled }
 }
 
 /// A rate-capped message's pace (`max_per_second`), shared by every instance through the store:

@@ -17,6 +17,9 @@ struct FanOutPageSender: Sendable {
     let maxShare: Int
     /// A rate-capped message's pace: recipients go in slices of its slots. nil: no cap.
     var pace: FanOutPace? = nil
+    /// Set when the message is cancelled: the clients drop this chunk's requests not yet sent, so
+    /// a cancel stops a fan-out within what is on the wire, however large its pages.
+    var cancel: FanOutCancelFlag? = nil
     /// Which outcomes go to the delivery log (written with the page's commit).
     var deliveryLog = DeliveryLogSettings()
 
@@ -141,7 +144,8 @@ struct FanOutPageSender: Sendable {
         guard await client.reserveWaiting(recipients.count) else {
             return FanOutCounts(total: 0, failed: Int64(recipients.count))
         }
-        let results = await client.sendAndWait(notification, deadline: .now + .seconds(600))
+        let results = await client.sendAndWait(
+            notification, deadline: .now + .seconds(600), cancellation: cancel?.delivery)
         var counts = FanOutCounts(total: 0)
         var sample = DeliveryLogSample(deliveryLog)
         let now = unixMilliseconds()
@@ -156,6 +160,11 @@ struct FanOutPageSender: Sendable {
                     let logs = sample.logs(delivered: delivered)
                     if quiet && delivered && !logs && results[index].canonicalToken.isEmpty {
                         counts.delivered += 1
+                        continue
+                    }
+                    if results[index].code == .cancelled {
+                        // Taken back unsent: the store counts it cancelled, as one never read.
+                        counts.cancelled += 1
                         continue
                     }
                     let endpoint = recipients[index].endpoint
@@ -181,11 +190,11 @@ struct FanOutPageSender: Sendable {
                 }
             }
         }
-        // Held recipients have no result yet: counted when they get one.
-        if counts.hold.isEmpty {
+        // Held recipients have no result yet: counted when they get one; cancelled ones never.
+        if counts.hold.isEmpty && counts.cancelled == 0 {
             counters?.record(results)
         } else {
-            counters?.record(results.filter { !(holds && FanOut.holdsFor($0)) })
+            counters?.record(results.filter { $0.code != .cancelled && !(holds && FanOut.holdsFor($0)) })
         }
         return counts
     }

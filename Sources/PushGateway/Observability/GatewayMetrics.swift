@@ -306,6 +306,7 @@ final class NotificationCounters: Sendable {
         case .expired: "Expired"
         case .deadlineExceeded: "DeadlineExceeded"
         case .shutdown: "Shutdown"
+        case .cancelled: "Cancelled"
         case .wrongPlatform: "WrongPlatform"
         case .noCredential: platform == "apns" ? "ProviderTokenError" : "OAuthTokenError"
         case .unsendable, .unroutableToken, .tooManyOrigins, .addressRefused: "other"
