@@ -82,7 +82,7 @@ extension ProviderConnectionMachineTests {
         #expect(rig.results["a"]?.code == .deadlineExceeded)
     }
 
-    @Test("requests taken back by their sender (a cancelled fan-out) are dropped at submission, coded cancelled; those on the wire finish")
+    @Test("requests a cancelled fan-out takes back are dropped at submission, coded cancelled; the wire's finish")
     func cancelledCode() {
         var rig = Rig()
         let cancellation = DeliveryCancellation()

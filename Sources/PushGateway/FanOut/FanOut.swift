@@ -50,7 +50,8 @@ final class FanOut: Sendable {
 
     init(
         store: any Store, live: LiveSettings, events: DeliveryEvents, log: Log,
-        metrics: GatewayMetrics? = nil, pageSize: Int = FanOut.defaultPageSize, settings: FanOutSettings = FanOutSettings(),
+        metrics: GatewayMetrics? = nil, pageSize: Int = FanOut.defaultPageSize,
+        settings: FanOutSettings = FanOutSettings(),
         deliveryLog: DeliveryLogSettings = DeliveryLogSettings(), owner: String = "pushgate-" + RandomUUID.make()
     ) {
         self.deliveryLog = deliveryLog
