@@ -296,7 +296,8 @@ final class FanOut: Sendable {
     /// A page: 5,000, the default chunk, so a default chunk is one page. Every page costs a store
     /// read, a commit (with its fsync) and a round of task and thread wake-ups, ~0.6 ms of the
     /// gateway's CPU, whatever its size: pages of 1,000 spent ~11 % of a 1M fan-out's gateway CPU
-    /// on that, and were ~15 % slower (measured, scripts/bench/analysis.md). The crash window does
+    /// on that (12-17 % slower in an A/B on a busy machine, a few % in `make bench`; see
+    /// scripts/bench/analysis.md). The crash window does
     /// not grow past a chunk: what a dead instance may send twice is the uncommitted pages of the
     /// chunks it was working, at most `min(chunk_size, pagesInFlight × pageSize)` each.
     static let defaultPageSize = 5000
