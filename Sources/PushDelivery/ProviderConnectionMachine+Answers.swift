@@ -88,6 +88,11 @@ extension ProviderConnectionMachine {
         at time: Time,
         into actions: inout [Action]
     ) {
+        // Taken back by its sender (a cancelled fan-out): not retried, nothing waits out a backoff.
+        if request.job.collector.isCancelled {
+            actions.append(.finish(request, request.cancelledResult))
+            return
+        }
         let policy = configuration.retry
         let expired = request.job.expiration.map { $0 > 0 && time.unixSeconds >= $0 } ?? false
         let tooLate = notBefore.map { $0 > policy.maxRetryAfter } ?? false
@@ -108,6 +113,10 @@ extension ProviderConnectionMachine {
     /// bound. Reported once per connection: a provider that refuses everything would otherwise be
     /// sent the same request thousands of times a second.
     private mutating func resendRefused(_ request: ProviderRequest, at time: Time, into actions: inout [Action]) {
+        if request.job.collector.isCancelled {
+            actions.append(.finish(request, request.cancelledResult))
+            return
+        }
         var request = request
         request.refusals += 1
         if request.refusals == 1 {

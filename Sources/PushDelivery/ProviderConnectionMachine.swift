@@ -155,7 +155,7 @@ struct ProviderConnectionMachine {
                 continue
             }
             if request.job.collector.isCancelled {
-                actions.append(.finish(request, request.result(.failed, .cancelled, reason: "Cancelled")))
+                actions.append(.finish(request, request.cancelledResult))
                 continue
             }
             request.attempts += 1
@@ -217,7 +217,11 @@ struct ProviderConnectionMachine {
     ) {
         let waiting = delayedToo ? queue.removeAll() + delayed.removeAll() : queue.removeAll()
         for request in waiting {
-            actions.append(.finish(request, request.result(status, code, reason: reason)))
+            // One its sender took back is reported so whatever else ends it.
+            let result =
+                request.job.collector.isCancelled
+                ? request.cancelledResult : request.result(status, code, reason: reason)
+            actions.append(.finish(request, result))
         }
     }
 

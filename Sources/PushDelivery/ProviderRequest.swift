@@ -44,6 +44,9 @@ public struct ProviderRequest: Sendable {
             reason: reason, providerID: id, unregisteredAt: unregisteredAt, attempts: attempts,
             invalidatesToken: invalidatesToken, canonicalToken: canonicalToken)
     }
+
+    /// FAILED `Cancelled`: its sender took it back (``DeliveryCancellation``) before it went out.
+    var cancelledResult: DeliveryResult { result(.failed, .cancelled, reason: "Cancelled") }
 }
 
 /// A FIFO of requests (an array with a moving head: no per-element allocation).

@@ -101,6 +101,34 @@ extension ProviderConnectionMachineTests {
         #expect(rig.results["a"]?.code == .delivered)
     }
 
+    @Test("a taken-back request answered 429 is not retried: cancelled at once, with no backoff to wait out")
+    func cancelledIsNotRetried() {
+        var rig = Rig { $0.retry.maxRetryAfter = .seconds(60) }
+        let cancellation = DeliveryCancellation()
+        rig.enqueue(["a"], job: Job(tokens: 1, cancellation: cancellation))
+        rig.open()
+        let ids = rig.submitAll()
+        cancellation.cancel()
+        rig.answer(
+            ids[0],
+            .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff(notBefore: .seconds(30))))
+        #expect(rig.results["a"]?.code == .cancelled)
+    }
+
+    @Test("taken-back requests waiting for an unreachable provider end cancelled, not ProviderUnreachable")
+    func cancelledWhileUnreachable() {
+        var rig = Rig { $0.maxConnectAttempts = 1 }
+        let cancellation = DeliveryCancellation()
+        rig.enqueue(["a"], job: Job(tokens: 1, cancellation: cancellation))
+        rig.enqueue(["b"])
+        cancellation.cancel()
+        rig.machine.connecting(at: rig.time)
+        rig.machine.connectFailed(TransportError("refused"), at: rig.time, into: &rig.actions)
+        rig.take()
+        #expect(rig.results["a"]?.code == .cancelled)
+        #expect(rig.results["b"]?.code == .unreachable)
+    }
+
     @Test("in flight when a connection closed right after its GOAWAY: FAILED ProviderUnreachable, coded unreachable")
     func refusedConnectionCode() {
         var rig = Rig { $0.retry.maxAttempts = 1 }

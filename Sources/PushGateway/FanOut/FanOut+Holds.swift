@@ -6,9 +6,10 @@ import PushCore
 extension FanOut {
     /// Whether a result says the provider could not take the message now (unreachable, 5xx/429
     /// after the engine's retries, connections lost, refused streams, no credential to be had):
-    /// worth holding for. Not: a TTL that ran out, a wrong platform, a stopping gateway.
+    /// worth holding for. Not: a TTL that ran out, a wrong platform, a stopping gateway, a request
+    /// taken back because its message was cancelled.
     static func holdsFor(_ result: DeliveryResult) -> Bool {
         guard result.status == .failed else { return false }
-        return ![.expired, .wrongPlatform, .shutdown].contains(result.code)
+        return ![.expired, .wrongPlatform, .shutdown, .cancelled].contains(result.code)
     }
 }

@@ -220,7 +220,8 @@ struct FanOutCounts: Sendable, Equatable {
     var rejected: Int64 = 0
     var failed: Int64 = 0
     var skipped: Int64 = 0
-    /// Not sent: the message was cancelled while they waited for their rate-capped slot.
+    /// Not sent: the message was cancelled while they waited for their rate-capped slot, or in a
+    /// delivery client's queue (taken back unsent).
     var cancelled: Int64 = 0
     /// Endpoints whose token the provider declared dead, with the reason.
     var disable: [(id: String, reason: String, app: String, token: String)] = []

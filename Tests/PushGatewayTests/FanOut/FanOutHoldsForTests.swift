@@ -26,11 +26,12 @@ struct FanOutHoldsForTests {
         }
     }
 
-    @Test("not held: an expiration passed, a wrong platform, the gateway stopping, anything not FAILED")
+    @Test("not held: an expiration passed, a wrong platform, the gateway stopping, taken back, anything not FAILED")
     func doesNotHold() {
         #expect(!FanOut.holdsFor(result(.failed, .expired, "Expired")))
         #expect(!FanOut.holdsFor(result(.failed, .wrongPlatform, "WrongPlatform: app a is not a FCM app")))
         #expect(!FanOut.holdsFor(result(.failed, .shutdown, "Shutdown")))
+        #expect(!FanOut.holdsFor(result(.failed, .cancelled, "Cancelled")))
         #expect(!FanOut.holdsFor(result(.rejected, .rejectedByProvider, "ServiceUnavailable")))
         #expect(!FanOut.holdsFor(result(.delivered, .delivered, "")))
     }
