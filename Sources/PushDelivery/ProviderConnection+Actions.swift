@@ -1,3 +1,4 @@
+import PushCore
 import PushHTTP2
 import PushMetrics
 import PushPosix
@@ -26,6 +27,37 @@ extension ProviderConnection {
         rearmTimer()
     }
 
+    /// A final result: gathered with the turn's others for its collector (see ``completeFinishing()``).
+    private func finish(_ request: ProviderRequest, _ result: consuming DeliveryResult) {
+        let collector = request.job.collector
+        if let current = finishingCollector, current !== collector { completeFinishing() }
+        finishingCollector = collector
+        finishing.append((request.slot, result))
+        guard !finishingScheduled else { return }
+        finishingScheduled = true
+        loop.executeAtEndOfTurn { [self] in
+            finishingScheduled = false
+            completeFinishing()
+        }
+    }
+
+    /// Hands the results gathered for one collector over at once: its room back to the pool in
+    /// one step and the collector's lock taken once, not once per result (a page of a fan-out or
+    /// a batched Send is answered on several loops at once, which met on that lock and on the
+    /// pool's counters for every answer). At the end of the turn: its other work, the pump among
+    /// it, is done by then.
+    func completeFinishing() {
+        guard let collector = finishingCollector else { return }
+        finishingCollector = nil
+        // Swapped out: completing may run a waiter that sends again on this connection.
+        var batch: [(slot: Int, result: DeliveryResult)] = []
+        swap(&batch, &finishing)
+        // Room first: whoever awaits the results may send again at once.
+        usage.release(batch.count)
+        collector.complete(&batch)
+        if finishing.isEmpty { swap(&batch, &finishing) }
+    }
+
     private func perform(_ action: consuming Machine.Action) {
         switch consume action {
         case .connect:
@@ -33,9 +65,7 @@ extension ProviderConnection {
         case .submit:
             setNeedsPump()
         case .finish(let request, let result):
-            // Room first: whoever awaits the result may send again at once.
-            usage.release(1)
-            request.job.collector.complete(slot: request.slot, with: result)
+            finish(request, result)
         case .close(let error):
             transport?.close(flushFirst: false, error: error)
         case .closeGracefully:

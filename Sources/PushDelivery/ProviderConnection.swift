@@ -1,3 +1,4 @@
+import PushCore
 import PushCredentials
 import PushHTTP1
 import PushHTTP2
@@ -37,6 +38,11 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     var machine: Machine
     /// Actions the machine returned, carried out right after each event.
     var actions: [Machine.Action] = []
+    /// Final results of this turn gathered for one collector, completed together at the end of
+    /// the turn or when another collector's result comes (see ``completeFinishing()``).
+    var finishing: [(slot: Int, result: DeliveryResult)] = []
+    var finishingCollector: DeliveryCollector?
+    var finishingScheduled = false
     var transport: HTTPTransport?
     /// Per slot (the machine's), the answer so far of the request in flight there.
     var answers: [ProviderResponse] = []

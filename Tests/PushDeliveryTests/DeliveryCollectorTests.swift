@@ -1,5 +1,6 @@
 import PushCore
 import PushPosix
+import PushSync
 import PushTransport
 import Testing
 
@@ -79,6 +80,65 @@ struct DeliveryCollectorLoopTests {
         #expect(results.map(\.status) == [.delivered, .delivered])
         #expect(await Self.on(loop) { collector.isFinished && !collector.isShared })
         #expect(DeliveryCollector(placeholders: Self.placeholders(1)).isShared)
+    }
+
+    @Test("results in batches: each counted once, told once, the last ends the Send; after the end nothing counts")
+    func batches() async {
+        final class Told: DeliveryCollector, @unchecked Sendable {
+            let told = Locked<[String]>([])
+            override func resultFinal(_ result: DeliveryResult) { told.withLock { $0.append(result.token) } }
+        }
+        // Made off a loop: it locks, as a shared one does.
+        let collector = Told(placeholders: Self.placeholders(4))
+        var batch: [(slot: Int, result: DeliveryResult)] = [(2, Self.delivered(2)), (0, Self.delivered(0))]
+        collector.complete(&batch)
+        #expect(batch.isEmpty)
+        #expect(!collector.isFinished)
+        // A slot already filled is not counted again (nor told); the rest end the Send.
+        let rejected = DeliveryResult(notificationIndex: 0, token: "again", status: .rejected, code: .rejectedByProvider)
+        batch = [(0, rejected), (1, Self.delivered(1)), (3, Self.delivered(3))]
+        // A deadline, so that a miscount fails the test rather than hangs it.
+        let done = Task { await collector.results(deadline: .now + .seconds(10)) }
+        collector.complete(&batch)
+        let results = await done.value
+        #expect(results.map(\.token) == ["t0", "t1", "t2", "t3"])
+        #expect(results.allSatisfy { $0.status == .delivered })
+        #expect(collector.isFinished)
+        #expect(collector.told.withLock { $0 } == ["t2", "t0", "t1", "t3"])
+        // Finished: a late batch changes and tells nothing.
+        batch = [(1, rejected)]
+        collector.complete(&batch)
+        #expect(collector.told.withLock { $0.count } == 4)
+    }
+
+    @Test("batches from two loops at once, and a Send's end seen without its lock")
+    func batchesAcrossLoops() async throws {
+        let group = try EventLoopGroup(loopCount: 2, namePrefix: "collector-batch")
+        defer { group.shutdown() }
+        let (home, other) = (group.loops[0], group.loops[1])
+        let count = 2_000
+        let collector = await Self.on(home) { () -> DeliveryCollector in
+            let collector = DeliveryCollector(placeholders: Self.placeholders(count))
+            collector.shareAcrossThreads()
+            return collector
+        }
+        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[DeliveryResult], Never>) in
+            collector.whenDone(deadline: nil) { continuation.resume(returning: $0) }
+            for (loop, first) in [(home, 0), (other, 1)] {
+                loop.execute {
+                    // Batches of 50 slots, every other one: the two loops interleave.
+                    for start in stride(from: first, to: count, by: 100) {
+                        var batch = stride(from: start, to: min(start + 100, count), by: 2).map {
+                            (slot: $0, result: Self.delivered($0))
+                        }
+                        collector.complete(&batch)
+                    }
+                }
+            }
+        }
+        #expect(results.count == count && results.allSatisfy { $0.status == .delivered })
+        #expect(results.enumerated().allSatisfy { $0.element.token == "t\($0.offset)" })
+        #expect(collector.isFinished)
     }
 
     @Test("shared on its loop, it takes results from another loop's thread at the same time")
