@@ -95,7 +95,8 @@ struct DeliveryCollectorLoopTests {
         #expect(batch.isEmpty)
         #expect(!collector.isFinished)
         // A slot already filled is not counted again (nor told); the rest end the Send.
-        let rejected = DeliveryResult(notificationIndex: 0, token: "again", status: .rejected, code: .rejectedByProvider)
+        let rejected = DeliveryResult(
+            notificationIndex: 0, token: "again", status: .rejected, code: .rejectedByProvider)
         batch = [(0, rejected), (1, Self.delivered(1)), (3, Self.delivered(3))]
         // A deadline, so that a miscount fails the test rather than hangs it.
         let done = Task { await collector.results(deadline: .now + .seconds(10)) }
