@@ -27,15 +27,20 @@ extension ProviderConnection {
         rearmTimer()
     }
 
-    /// A final result: gathered with the turn's others for its collector (see ``completeFinishing()``).
+    /// A final result: gathered with the others of what the loop handles now (a read's answers)
+    /// for its collector (see ``completeFinishing()``).
     private func finish(_ request: ProviderRequest, _ result: consuming DeliveryResult) {
         let collector = request.job.collector
-        if let current = finishingCollector, current !== collector { completeFinishing() }
+        // A loop: completing may run a waiter that sends on this connection and has a result of
+        // its own gathered meanwhile (for another collector), to be handed over in turn.
+        while let current = finishingCollector, current !== collector { completeFinishing() }
         finishingCollector = collector
         finishing.append((request.slot, result))
         guard !finishingScheduled else { return }
         finishingScheduled = true
-        loop.executeAtEndOfTurn { [self] in
+        // Right after the read (or task, timer) that produced it: before a deadline of the same
+        // turn could expire a Send whose answer is already here.
+        loop.executeAfterCurrentWork { [self] in
             finishingScheduled = false
             completeFinishing()
         }
@@ -44,8 +49,8 @@ extension ProviderConnection {
     /// Hands the results gathered for one collector over at once: its room back to the pool in
     /// one step and the collector's lock taken once, not once per result (a page of a fan-out or
     /// a batched Send is answered on several loops at once, which met on that lock and on the
-    /// pool's counters for every answer). At the end of the turn: its other work, the pump among
-    /// it, is done by then.
+    /// pool's counters for every answer). Run once what the loop handles now is done (a read with
+    /// all its answers), and before another collector's results are gathered.
     func completeFinishing() {
         guard let collector = finishingCollector else { return }
         finishingCollector = nil

@@ -38,8 +38,8 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     var machine: Machine
     /// Actions the machine returned, carried out right after each event.
     var actions: [Machine.Action] = []
-    /// Final results of this turn gathered for one collector, completed together at the end of
-    /// the turn or when another collector's result comes (see ``completeFinishing()``).
+    /// Final results gathered for one collector, completed together once the loop's current work
+    /// (a read) is done, or when another collector's result comes (see ``completeFinishing()``).
     var finishing: [(slot: Int, result: DeliveryResult)] = []
     var finishingCollector: DeliveryCollector?
     var finishingScheduled = false

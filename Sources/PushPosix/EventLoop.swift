@@ -305,9 +305,6 @@ public final class EventLoop: @unchecked Sendable {
             target.closeForShutdown()
             runDeferred()
         }
-        // What the closes left for the end of the turn still runs (a provider connection hands its
-        // failed requests' results to their Sends there).
-        runEndOfTurn()
         timers.removeAll()
         deadlines.removeAll()
         endOfTurn = []

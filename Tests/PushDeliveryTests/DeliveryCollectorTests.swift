@@ -83,25 +83,27 @@ struct DeliveryCollectorLoopTests {
     }
 
     @Test("results in batches: each counted once, told once, the last ends the Send; after the end nothing counts")
-    func batches() async {
+    func batches() {
         final class Told: DeliveryCollector, @unchecked Sendable {
             let told = Locked<[String]>([])
             override func resultFinal(_ result: DeliveryResult) { told.withLock { $0.append(result.token) } }
         }
         // Made off a loop: it locks, as a shared one does.
         let collector = Told(placeholders: Self.placeholders(4))
+        let handed = Locked<[DeliveryResult]?>(nil)
+        // A deadline, so that a miscount fails the test rather than hangs it.
+        collector.whenDone(deadline: .now + .seconds(10)) { results in handed.withLock { $0 = results } }
         var batch: [(slot: Int, result: DeliveryResult)] = [(2, Self.delivered(2)), (0, Self.delivered(0))]
         collector.complete(&batch)
         #expect(batch.isEmpty)
-        #expect(!collector.isFinished)
-        // A slot already filled is not counted again (nor told); the rest end the Send.
+        #expect(!collector.isFinished && handed.withLock { $0 } == nil)
+        // A slot already filled, before or in the same batch, is not counted again (nor told); the
+        // rest end the Send, handed over by this very call.
         let rejected = DeliveryResult(
             notificationIndex: 0, token: "again", status: .rejected, code: .rejectedByProvider)
-        batch = [(0, rejected), (1, Self.delivered(1)), (3, Self.delivered(3))]
-        // A deadline, so that a miscount fails the test rather than hangs it.
-        let done = Task { await collector.results(deadline: .now + .seconds(10)) }
+        batch = [(0, rejected), (1, Self.delivered(1)), (1, rejected), (3, Self.delivered(3))]
         collector.complete(&batch)
-        let results = await done.value
+        let results = handed.withLock { $0 } ?? []
         #expect(results.map(\.token) == ["t0", "t1", "t2", "t3"])
         #expect(results.allSatisfy { $0.status == .delivered })
         #expect(collector.isFinished)
@@ -110,6 +112,29 @@ struct DeliveryCollectorLoopTests {
         batch = [(1, rejected)]
         collector.complete(&batch)
         #expect(collector.told.withLock { $0.count } == 4)
+    }
+
+    @Test("a batch on the loop of an unshared collector: in order, without a lock")
+    func batchUnshared() async throws {
+        let group = try EventLoopGroup(loopCount: 1, namePrefix: "collector-unshared")
+        defer { group.shutdown() }
+        let loop = group.loops[0]
+        let (shared, results, finished) = await Self.on(loop) { () -> (Bool, [DeliveryResult]?, Bool) in
+            let collector = DeliveryCollector(placeholders: Self.placeholders(3))
+            let handed = Locked<[DeliveryResult]?>(nil)
+            collector.whenDone(deadline: nil) { results in handed.withLock { $0 = results } }
+            var batch: [(slot: Int, result: DeliveryResult)] = [
+                (1, Self.delivered(1)),
+                (1, DeliveryResult(notificationIndex: 0, token: "again", status: .rejected, code: .rejectedByProvider)),
+                (0, Self.delivered(0)), (2, Self.delivered(2)),
+            ]
+            collector.complete(&batch)
+            return (collector.isShared, handed.withLock { $0 }, collector.isFinished)
+        }
+        #expect(!shared)
+        #expect(results?.map(\.token) == ["t0", "t1", "t2"])
+        #expect(results?.allSatisfy { $0.status == .delivered } == true)
+        #expect(finished)
     }
 
     @Test("batches from two loops at once, and a Send's end seen without its lock")
@@ -124,7 +149,8 @@ struct DeliveryCollectorLoopTests {
             return collector
         }
         let results = await withCheckedContinuation { (continuation: CheckedContinuation<[DeliveryResult], Never>) in
-            collector.whenDone(deadline: nil) { continuation.resume(returning: $0) }
+            // A deadline, so that a miscount fails the test rather than hangs it.
+            collector.whenDone(deadline: .now + .seconds(10)) { continuation.resume(returning: $0) }
             for (loop, first) in [(home, 0), (other, 1)] {
                 loop.execute {
                     // Batches of 50 slots, every other one: the two loops interleave.
