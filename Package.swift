@@ -294,9 +294,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PushDeliveryTests",
-            dependencies: [
-                "PushDelivery", "PushCore", "PushPosix", "PushSync", "PushTestSupport", "PushTLS", "PushTransport",
-            ],
+            dependencies: ["PushDelivery", "PushCore", "PushPosix", "PushTestSupport", "PushTLS", "PushTransport"],
             swiftSettings: swiftSettings),
 
         // Test support, for test targets only (it lives in Tests/, and check-deps refuses it as a

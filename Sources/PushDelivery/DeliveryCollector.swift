@@ -1,7 +1,6 @@
 public import PushCore
 public import PushPosix
 import PushSync
-import Synchronization
 
 /// Gathers the results of one Send (one per token, in request order) from whichever loops deliver
 /// them, and hands them over once all are in, or at the deadline with the rest FAILED.
@@ -77,10 +76,6 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
     /// any other thread can see it, and never again. Without it, the state is `home`'s alone.
     private var mutex: PThreadMutex?
     private var state: State
-    /// `state.finished`, readable without the lock: the connections ask for every request they
-    /// take from their queues (``isFinished``), and a shared Send's loops would otherwise meet on
-    /// its mutex for each. Set with `state.finished`, under the lock once there is one.
-    private let finishedFlag = Atomic<Bool>(false)
     private let onResult: (@Sendable (DeliveryResult) -> Void)?
     /// When set and flipped, the requests not yet sent are dropped (see ``DeliveryCancellation``).
     public let cancellation: DeliveryCancellation?
@@ -136,9 +131,8 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
         return body(&state)
     }
 
-    /// True once the Send was answered: requests not yet sent should be dropped. Without the lock:
-    /// a request that reads `false` as the Send ends is sent, and its result ignored.
-    public var isFinished: Bool { finishedFlag.load(ordering: .relaxed) }
+    /// True once the Send was answered: requests not yet sent should be dropped.
+    public var isFinished: Bool { withLock { $0.finished } }
 
     /// True once the sender took back what is not yet sent (``cancellation``).
     public var isCancelled: Bool { cancellation?.isCancelled ?? false }
@@ -157,7 +151,6 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
             state.remaining -= 1
             guard state.remaining == 0, state.waiter.isSet else { return (true, .none, nil, []) }
             let (waiter, timer) = state.finish()
-            finishedFlag.store(true, ordering: .relaxed)
             return (true, waiter, timer, state.results)
         }
         guard counted else { return }
@@ -180,44 +173,8 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
         guard state.remaining == 0, state.waiter.isSet else { return }
         // The last result: the Send is over (a waiter is set only then).
         let (waiter, timer) = state.finish()
-        finishedFlag.store(true, ordering: .relaxed)
         stopDeadline(timer)
         hand(state.results, to: waiter)
-    }
-
-    /// Records several final results at once (a connection's answers of one loop turn): one lock
-    /// for all of them, where one each had the loops of a shared Send meet on its mutex for every
-    /// answer. The same rules as ``complete(slot:with:)`` for each; empties `batch`, keeping its
-    /// capacity.
-    func complete(_ batch: inout [(slot: Int, result: DeliveryResult)]) {
-        if mutex == nil {
-            // Moved out from the end of the reversed batch: in order, and no copy of each result.
-            batch.reverse()
-            while let entry = batch.popLast() { completeUnshared(slot: entry.slot, with: entry.result) }
-            return
-        }
-        let (waiter, timer, results) = withLock { state -> (Waiter, DeadlineTimer?, [DeliveryResult]) in
-            for index in batch.indices {
-                let slot = batch[index].slot
-                guard !state.finished, !state.isFilled(slot) else {
-                    // Not counted: told to nobody.
-                    batch[index].slot = -1
-                    continue
-                }
-                state.fill(slot)
-                state.results[slot] = batch[index].result
-                state.remaining -= 1
-            }
-            guard state.remaining == 0, state.waiter.isSet else { return (.none, nil, []) }
-            let (waiter, timer) = state.finish()
-            finishedFlag.store(true, ordering: .relaxed)
-            return (waiter, timer, state.results)
-        }
-        for index in batch.indices where batch[index].slot >= 0 { resultFinal(batch[index].result) }
-        batch.removeAll(keepingCapacity: true)
-        // The last result: the Send is over (a waiter is set only then).
-        if waiter.isSet { stopDeadline(timer) }
-        hand(results, to: waiter)
     }
 
     private func hand(_ results: [DeliveryResult], to waiter: Waiter) {
@@ -255,7 +212,6 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
             // Unshared: this thread is its loop, and the deadline waits in the loop's lanes (no timer).
             if state.finished || state.remaining == 0 {
                 state.finished = true
-                finishedFlag.store(true, ordering: .relaxed)
                 hand(state.results, to: waiter)
                 return
             }
@@ -271,7 +227,6 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
         let ready: [DeliveryResult]? = withLock { state in
             if state.finished || state.remaining == 0 {
                 state.finished = true
-                finishedFlag.store(true, ordering: .relaxed)
                 return state.results
             }
             state.waiter = waiter
@@ -301,7 +256,6 @@ open class DeliveryCollector: DeadlineWaiter, @unchecked Sendable {
                 expired.append(state.results[slot])
             }
             let (waiter, timer) = state.finish()
-            finishedFlag.store(true, ordering: .relaxed)
             return (waiter, timer, state.results, expired)
         }
         // These are final results too (events, logs).

@@ -1,4 +1,3 @@
-import PushCore
 import PushHTTP2
 import PushMetrics
 import PushPosix
@@ -27,42 +26,6 @@ extension ProviderConnection {
         rearmTimer()
     }
 
-    /// A final result: gathered with the others of what the loop handles now (a read's answers)
-    /// for its collector (see ``completeFinishing()``).
-    private func finish(_ request: ProviderRequest, _ result: consuming DeliveryResult) {
-        let collector = request.job.collector
-        // A loop: completing may run a waiter that sends on this connection and has a result of
-        // its own gathered meanwhile (for another collector), to be handed over in turn.
-        while let current = finishingCollector, current !== collector { completeFinishing() }
-        finishingCollector = collector
-        finishing.append((request.slot, result))
-        guard !finishingScheduled else { return }
-        finishingScheduled = true
-        // Right after the read (or task, timer) that produced it: before a deadline of the same
-        // turn could expire a Send whose answer is already here.
-        loop.executeAfterCurrentWork { [self] in
-            finishingScheduled = false
-            completeFinishing()
-        }
-    }
-
-    /// Hands the results gathered for one collector over at once: its room back to the pool in
-    /// one step and the collector's lock taken once, not once per result (a page of a fan-out or
-    /// a batched Send is answered on several loops at once, which met on that lock and on the
-    /// pool's counters for every answer). Run once what the loop handles now is done (a read with
-    /// all its answers), and before another collector's results are gathered.
-    func completeFinishing() {
-        guard let collector = finishingCollector else { return }
-        finishingCollector = nil
-        // Swapped out: completing may run a waiter that sends again on this connection.
-        var batch: [(slot: Int, result: DeliveryResult)] = []
-        swap(&batch, &finishing)
-        // Room first: whoever awaits the results may send again at once.
-        usage.release(batch.count)
-        collector.complete(&batch)
-        if finishing.isEmpty { swap(&batch, &finishing) }
-    }
-
     private func perform(_ action: consuming Machine.Action) {
         switch consume action {
         case .connect:
@@ -70,7 +33,9 @@ extension ProviderConnection {
         case .submit:
             setNeedsPump()
         case .finish(let request, let result):
-            finish(request, result)
+            // Room first: whoever awaits the result may send again at once.
+            usage.release(1)
+            request.job.collector.complete(slot: request.slot, with: result)
         case .close(let error):
             transport?.close(flushFirst: false, error: error)
         case .closeGracefully:

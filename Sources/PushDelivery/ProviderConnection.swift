@@ -1,4 +1,3 @@
-import PushCore
 import PushCredentials
 import PushHTTP1
 import PushHTTP2
@@ -38,11 +37,6 @@ final class ProviderConnection<Dialect: ProviderDialect>: HTTP2SessionDelegate, 
     var machine: Machine
     /// Actions the machine returned, carried out right after each event.
     var actions: [Machine.Action] = []
-    /// Final results gathered for one collector, completed together once the loop's current work
-    /// (a read) is done, or when another collector's result comes (see ``completeFinishing()``).
-    var finishing: [(slot: Int, result: DeliveryResult)] = []
-    var finishingCollector: DeliveryCollector?
-    var finishingScheduled = false
     var transport: HTTPTransport?
     /// Per slot (the machine's), the answer so far of the request in flight there.
     var answers: [ProviderResponse] = []

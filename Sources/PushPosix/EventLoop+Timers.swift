@@ -72,15 +72,6 @@ extension EventLoop {
         endOfTurn.append(work)
     }
 
-    /// Loop thread only. Runs `work` as soon as what the loop is handling now returns: the socket
-    /// event (a read and every callback it made), the task, the timer or the end-of-turn work.
-    /// Before the next one, so before this turn's timers for an event: a layer can gather what
-    /// one read produced and hand it on at once, without a timer of the same turn coming between.
-    public func executeAfterCurrentWork(_ work: @escaping () -> Void) {
-        preconditionInEventLoop()
-        deferCallback(work)
-    }
-
     func runEndOfTurn() {
         isRunningEndOfTurn = true
         defer { isRunningEndOfTurn = false }

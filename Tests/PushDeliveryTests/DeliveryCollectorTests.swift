@@ -1,6 +1,5 @@
 import PushCore
 import PushPosix
-import PushSync
 import PushTransport
 import Testing
 
@@ -80,92 +79,6 @@ struct DeliveryCollectorLoopTests {
         #expect(results.map(\.status) == [.delivered, .delivered])
         #expect(await Self.on(loop) { collector.isFinished && !collector.isShared })
         #expect(DeliveryCollector(placeholders: Self.placeholders(1)).isShared)
-    }
-
-    @Test("results in batches: each counted once, told once, the last ends the Send; after the end nothing counts")
-    func batches() {
-        final class Told: DeliveryCollector, @unchecked Sendable {
-            let told = Locked<[String]>([])
-            override func resultFinal(_ result: DeliveryResult) { told.withLock { $0.append(result.token) } }
-        }
-        // Made off a loop: it locks, as a shared one does.
-        let collector = Told(placeholders: Self.placeholders(4))
-        let handed = Locked<[DeliveryResult]?>(nil)
-        // A deadline, so that a miscount fails the test rather than hangs it.
-        collector.whenDone(deadline: .now + .seconds(10)) { results in handed.withLock { $0 = results } }
-        var batch: [(slot: Int, result: DeliveryResult)] = [(2, Self.delivered(2)), (0, Self.delivered(0))]
-        collector.complete(&batch)
-        #expect(batch.isEmpty)
-        #expect(!collector.isFinished && handed.withLock { $0 } == nil)
-        // A slot already filled, before or in the same batch, is not counted again (nor told); the
-        // rest end the Send, handed over by this very call.
-        let rejected = DeliveryResult(
-            notificationIndex: 0, token: "again", status: .rejected, code: .rejectedByProvider)
-        batch = [(0, rejected), (1, Self.delivered(1)), (1, rejected), (3, Self.delivered(3))]
-        collector.complete(&batch)
-        let results = handed.withLock { $0 } ?? []
-        #expect(results.map(\.token) == ["t0", "t1", "t2", "t3"])
-        #expect(results.allSatisfy { $0.status == .delivered })
-        #expect(collector.isFinished)
-        #expect(collector.told.withLock { $0 } == ["t2", "t0", "t1", "t3"])
-        // Finished: a late batch changes and tells nothing.
-        batch = [(1, rejected)]
-        collector.complete(&batch)
-        #expect(collector.told.withLock { $0.count } == 4)
-    }
-
-    @Test("a batch on the loop of an unshared collector: in order, without a lock")
-    func batchUnshared() async throws {
-        let group = try EventLoopGroup(loopCount: 1, namePrefix: "collector-unshared")
-        defer { group.shutdown() }
-        let loop = group.loops[0]
-        let (shared, results, finished) = await Self.on(loop) { () -> (Bool, [DeliveryResult]?, Bool) in
-            let collector = DeliveryCollector(placeholders: Self.placeholders(3))
-            let handed = Locked<[DeliveryResult]?>(nil)
-            collector.whenDone(deadline: nil) { results in handed.withLock { $0 = results } }
-            var batch: [(slot: Int, result: DeliveryResult)] = [
-                (1, Self.delivered(1)),
-                (1, DeliveryResult(notificationIndex: 0, token: "again", status: .rejected, code: .rejectedByProvider)),
-                (0, Self.delivered(0)), (2, Self.delivered(2)),
-            ]
-            collector.complete(&batch)
-            return (collector.isShared, handed.withLock { $0 }, collector.isFinished)
-        }
-        #expect(!shared)
-        #expect(results?.map(\.token) == ["t0", "t1", "t2"])
-        #expect(results?.allSatisfy { $0.status == .delivered } == true)
-        #expect(finished)
-    }
-
-    @Test("batches from two loops at once, and a Send's end seen without its lock")
-    func batchesAcrossLoops() async throws {
-        let group = try EventLoopGroup(loopCount: 2, namePrefix: "collector-batch")
-        defer { group.shutdown() }
-        let (home, other) = (group.loops[0], group.loops[1])
-        let count = 2_000
-        let collector = await Self.on(home) { () -> DeliveryCollector in
-            let collector = DeliveryCollector(placeholders: Self.placeholders(count))
-            collector.shareAcrossThreads()
-            return collector
-        }
-        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[DeliveryResult], Never>) in
-            // A deadline, so that a miscount fails the test rather than hangs it.
-            collector.whenDone(deadline: .now + .seconds(10)) { continuation.resume(returning: $0) }
-            for (loop, first) in [(home, 0), (other, 1)] {
-                loop.execute {
-                    // Batches of 50 slots, every other one: the two loops interleave.
-                    for start in stride(from: first, to: count, by: 100) {
-                        var batch = stride(from: start, to: min(start + 100, count), by: 2).map {
-                            (slot: $0, result: Self.delivered($0))
-                        }
-                        collector.complete(&batch)
-                    }
-                }
-            }
-        }
-        #expect(results.count == count && results.allSatisfy { $0.status == .delivered })
-        #expect(results.enumerated().allSatisfy { $0.element.token == "t\($0.offset)" })
-        #expect(collector.isFinished)
     }
 
     @Test("shared on its loop, it takes results from another loop's thread at the same time")
