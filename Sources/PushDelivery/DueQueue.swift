@@ -50,6 +50,21 @@ struct DueQueue<Element> {
         return first.element
     }
 
+    /// The elements `predicate` picks, in no particular order; the rest stay, due as they were
+    /// (the heap is rebuilt: O(n), for a sweep now and then, not per element).
+    mutating func removeAll(where predicate: (Element) -> Bool) -> [Element] {
+        var removed: [Element] = []
+        heap.removeAll { entry in
+            guard predicate(entry.element) else { return false }
+            removed.append(entry.element)
+            return true
+        }
+        guard !removed.isEmpty else { return removed }
+        // Entries are ordered by (due, sequence), so sorting makes a valid heap.
+        heap.sort { $0.precedes($1) }
+        return removed
+    }
+
     /// Everything, in no particular order; the queue is left empty.
     mutating func removeAll() -> [Element] {
         defer { heap.removeAll() }

@@ -105,7 +105,7 @@ extension ProviderConnectionMachine {
         }
         var delay = policy.backoff(afterAttempt: request.attempts, unit: unitRandom())
         if let notBefore, notBefore > delay { delay = notBefore }
-        delayed.insert(request, due: time.now &+ nanoseconds(delay))
+        postpone(request, by: delay, at: time.now)
     }
 
     /// A request the provider never processed: at once the first time (a GOAWAY racing it is
@@ -138,7 +138,33 @@ extension ProviderConnectionMachine {
                 .finish(request, request.result(.failed, isShutDown ? .shutdown : .streamRefused, reason: reason)))
             return
         }
-        let delay = policy.backoff(afterAttempt: Int(request.refusals) - 1, unit: unitRandom())
-        delayed.insert(request, due: time.now &+ nanoseconds(delay))
+        postpone(request, by: policy.backoff(afterAttempt: Int(request.refusals) - 1, unit: unitRandom()), at: time.now)
+    }
+
+    /// How often requests waiting out a backoff are looked through for ones taken back (a
+    /// cancelled fan-out) or whose Send was answered: a backoff can be `maxRetryAfter` (60 s),
+    /// and a cancelled message's chunk waits for every request it handed out; so within about a
+    /// second they end (`cancelled`, `DeadlineExceeded`) instead of when their backoff would.
+    static let delayedSweepInterval: Duration = .seconds(1)
+
+    /// `request` waits `delay` before it goes again; the sweep of what waits is armed.
+    private mutating func postpone(_ request: ProviderRequest, by delay: Duration, at now: UInt64) {
+        delayed.insert(request, due: now &+ nanoseconds(delay))
+        if nextDelayedSweep == nil { nextDelayedSweep = now &+ nanoseconds(Self.delayedSweepInterval) }
+    }
+
+    /// Ends the waiting requests nobody waits for any more (see ``delayedSweepInterval``); the
+    /// sweep goes on while requests wait.
+    mutating func sweepDelayed(at now: UInt64, into actions: inout [Action]) {
+        nextDelayedSweep = nil
+        let abandoned = delayed.removeAll { $0.job.collector.isCancelled || $0.job.collector.isFinished }
+        for request in abandoned {
+            let result =
+                request.job.collector.isCancelled
+                ? request.cancelledResult
+                : request.result(.failed, .deadlineExceeded, reason: "DeadlineExceeded")
+            actions.append(.finish(request, result))
+        }
+        if !delayed.isEmpty { nextDelayedSweep = now &+ nanoseconds(Self.delayedSweepInterval) }
     }
 }

@@ -11,6 +11,7 @@ extension ProviderConnectionMachine {
             actions.append(.close(TransportError("the TLS handshake did not finish in time")))
         }
         if let at = reconnectAt, time.now >= at { reconnectAt = nil }
+        if let sweep = nextDelayedSweep, time.now >= sweep { sweepDelayed(at: time.now, into: &actions) }
         var requeued = false
         while let request = delayed.popDue(now: time.now) {
             if isShutDown {

@@ -25,6 +25,9 @@ struct ProviderConnectionMachine {
     var queue = RequestQueue<ProviderRequest>()
     /// Requests waiting out a retry backoff (or a refusal's).
     var delayed = DueQueue<ProviderRequest>()
+    /// When ``delayed`` is next looked through for requests whose sender took them back or was
+    /// answered (``ProviderConnectionMachine/delayedSweepInterval``); nil while nothing waits.
+    var nextDelayedSweep: UInt64?
     var streams = StreamSlots()
     var inFlight: [InFlight?] = []
     /// The peer's limit on requests in flight (SETTINGS_MAX_CONCURRENT_STREAMS); nil until its
@@ -74,7 +77,7 @@ struct ProviderConnectionMachine {
     var isConnected: Bool { phase == .ready || phase == .draining }
 
     /// When the machine wants ``tick(at:lastReceivedAt:into:)`` next: the handshake deadline, the
-    /// reconnect, the first due retry, or the next liveness check.
+    /// reconnect, the first due retry, the next sweep of the retries, or the next liveness check.
     // Inlined: read from the driver's stored machine, a getter call copied the whole machine
     // (every queue and table retained and released) after every event.
     @inline(__always) var nextDeadline: UInt64? {
@@ -82,6 +85,7 @@ struct ProviderConnectionMachine {
         var earliest = handshakeDeadline ?? UInt64.max
         if let reconnectAt, reconnectAt < earliest { earliest = reconnectAt }
         if let due = delayed.nextDue, due < earliest { earliest = due }
+        if let sweep = nextDelayedSweep, sweep < earliest { earliest = sweep }
         if isConnected, let check = nextLivenessCheck, check < earliest { earliest = check }
         return earliest == UInt64.max ? nil : earliest
     }

@@ -115,6 +115,51 @@ extension ProviderConnectionMachineTests {
         #expect(rig.results["a"]?.code == .cancelled)
     }
 
+    @Test("a request waiting out a 30 s Retry-After when its fan-out is cancelled ends cancelled within a second")
+    func cancelledWhileWaitingOutBackoff() throws {
+        var rig = Rig { $0.retry.maxRetryAfter = .seconds(60) }
+        let cancellation = DeliveryCancellation()
+        rig.enqueue(["a"], job: Job(tokens: 1, cancellation: cancellation))
+        rig.enqueue(["b"])
+        rig.open()
+        let ids = rig.submitAll()
+        let tooMany = ProviderOutcome.transient(
+            reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff(notBefore: .seconds(30)))
+        for id in ids { rig.answer(id, tooMany) }
+        #expect(rig.machine.delayedCount == 2)
+        let cancelledAt = rig.now
+        cancellation.cancel()
+        rig.tickAtDeadline()
+        #expect(rig.now - cancelledAt <= 1_000_000_000, "the sweep comes within a second, not at the backoff's end")
+        #expect(rig.results["a"]?.code == .cancelled && rig.results["a"]?.reason == "Cancelled")
+        #expect(rig.results["b"] == nil, "one nobody took back waits on")
+        #expect(rig.machine.delayedCount == 1)
+        // The driver ticks at every deadline (liveness checks included) until b is due.
+        for _ in 0..<100 where rig.machine.delayedCount > 0 { rig.tickAtDeadline() }
+        #expect(rig.now - cancelledAt >= 29_000_000_000)
+        let resent = rig.submitAll()
+        try #require(resent.count == 1)
+        rig.answer(resent[0], Self.delivered)
+        #expect(rig.results["b"]?.code == .delivered && rig.results["b"]?.attempts == 2)
+        rig.tickAtDeadline()
+        #expect(rig.machine.nextDelayedSweep == nil, "no sweep while nothing waits")
+    }
+
+    @Test("a request waiting out a backoff when its Send was answered (its deadline) ends then, not after the backoff")
+    func answeredSendsRequestLeavesBackoff() {
+        var rig = Rig { $0.retry.maxRetryAfter = .seconds(60) }
+        let job = Job(tokens: 1)
+        rig.enqueue(["a"], job: job)
+        rig.open()
+        rig.answer(
+            rig.submitAll()[0],
+            .transient(reason: "TooManyRequests", httpStatus: 429, retry: .afterBackoff(notBefore: .seconds(50))))
+        job.collector.expire()
+        rig.tickAtDeadline()
+        #expect(rig.results["a"]?.code == .deadlineExceeded)
+        #expect(rig.machine.delayedCount == 0)
+    }
+
     @Test("taken-back requests waiting for an unreachable provider end cancelled, not ProviderUnreachable")
     func cancelledWhileUnreachable() {
         var rig = Rig { $0.maxConnectAttempts = 1 }

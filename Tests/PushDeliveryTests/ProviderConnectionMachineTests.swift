@@ -510,4 +510,18 @@ struct ProviderConnectionMachineTests {
         #expect(out == [2, 4, 3, 1])
         #expect(queue.count == 1)
     }
+
+    @Test("removing from the due queue by a test keeps the rest in due order, ties in insertion order")
+    func dueQueueRemoveWhere() {
+        var queue = DueQueue<Int>()
+        for (value, due) in [(1, 30), (2, 10), (3, 20), (4, 10), (5, 40), (6, 20), (7, 5)] {
+            queue.insert(value, due: UInt64(due))
+        }
+        #expect(queue.removeAll { $0 % 2 == 1 && $0 != 3 }.sorted() == [1, 5, 7])
+        #expect(queue.count == 4 && queue.nextDue == 10)
+        var out: [Int] = []
+        while let value = queue.popDue(now: 100) { out.append(value) }
+        #expect(out == [2, 4, 3, 6])
+        #expect(queue.removeAll { _ in true }.isEmpty)
+    }
 }

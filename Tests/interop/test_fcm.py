@@ -196,3 +196,47 @@ def test_pushgate_mock_fcm_with_faults(tmp_path, mock_flags, http_version):
         stats = mock.stop()
     assert stats["by_status"].get("503", 0) >= 1 and stats["token_requests"] == 1, stats
     assert sorted(stats["delivered_per_token"].values()) == [1] * 20, "each token delivered exactly once"
+
+
+def test_a_fan_out_cancelled_while_requests_wait_out_a_30_s_retry_after_settles_within_seconds(tmp_path):
+    """Half of a Publish's requests are answered 503 with `Retry-After: 30` by `pushgate mock-fcm`;
+    the message is cancelled while they wait. They end `cancelled` within about a second of the
+    cancel (the provider connection looks through its waiting requests every second), so the
+    message settles then, not when the 30 s are over; none of them is sent again."""
+    mock = MockProcess("mock-fcm", str(tmp_path / "mock"), ["--unavailable-every", "2", "--retry-after", "30"])
+    gateway = None
+    try:
+        gateway = Server({"apps": [mock.fcm_app("android")]}, str(tmp_path))
+        channel = grpc.insecure_channel(gateway.address)
+        push, registry = push_pb2_grpc.PushStub(channel), registry_pb2_grpc.RegistryStub(channel)
+        registry.CreateTopic(registry_pb2.CreateTopicRequest(name="backoff"), timeout=10)
+        for n in range(20):
+            endpoint = registry.CreateEndpoint(
+                registry_pb2.CreateEndpointRequest(app="android", token=fcm_token(n)), timeout=10)
+            registry.Subscribe(registry_pb2.SubscribeRequest(topic="backoff", endpoint_id=endpoint.id), timeout=10)
+        reply = push.Publish(push_pb2.PublishRequest(topic="backoff", message="waits out a backoff"), timeout=10)
+        get = push_pb2.GetMessageRequest(message_id=reply.message_id)
+        # A page's counts land when all of it has ended, so the message shows nothing until then:
+        # 3 s is ample for 20 first attempts on loopback (the mock's counts after it confirm them).
+        time.sleep(3)
+        before = push.GetMessage(get, timeout=10)
+        assert before.state == push_pb2.MESSAGE_STATE_FANNING_OUT and before.delivered == 0, before
+        cancelled = push.CancelMessage(push_pb2.CancelMessageRequest(message_id=reply.message_id), timeout=10)
+        t_cancel = time.time()
+        assert cancelled.state == push_pb2.MESSAGE_STATE_CANCELLED, cancelled
+        while True:
+            message = push.GetMessage(get, timeout=10)
+            settled = message.total == 20 and message.delivered + message.failed + message.cancelled == 20
+            if settled or time.time() > t_cancel + 25:
+                break
+            time.sleep(0.05)
+        settled_after = time.time() - t_cancel
+        assert (message.total, message.delivered, message.cancelled, message.failed) == (20, 10, 10, 0), message
+        assert settled_after < 5, "settled %.1f s after the cancel: the 30 s backoff was waited out" % settled_after
+        channel.close()
+    finally:
+        if gateway:
+            gateway.stop()
+        stats = mock.stop()
+    assert stats["by_status"].get("503", 0) == 10, stats
+    assert sorted(stats["delivered_per_token"].values()) == [1] * 10, "the 10 answered 503 were not sent again"
