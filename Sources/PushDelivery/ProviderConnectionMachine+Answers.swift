@@ -157,13 +157,9 @@ extension ProviderConnectionMachine {
     /// sweep goes on while requests wait.
     mutating func sweepDelayed(at now: UInt64, into actions: inout [Action]) {
         nextDelayedSweep = nil
-        let abandoned = delayed.removeAll { $0.job.collector.isCancelled || $0.job.collector.isFinished }
+        let abandoned = delayed.removeAll { $0.job.collector.isFinished || $0.job.collector.isCancelled }
         for request in abandoned {
-            let result =
-                request.job.collector.isCancelled
-                ? request.cancelledResult
-                : request.result(.failed, .deadlineExceeded, reason: "DeadlineExceeded")
-            actions.append(.finish(request, result))
+            if let result = abandonment(of: request) { actions.append(.finish(request, result)) }
         }
         if !delayed.isEmpty { nextDelayedSweep = now &+ nanoseconds(Self.delayedSweepInterval) }
     }

@@ -154,17 +154,22 @@ struct ProviderConnectionMachine {
     mutating func nextSubmission(into actions: inout [Action]) -> ProviderRequest? {
         guard phase == .ready, !awaitingAuthorization, !isShutDown else { return nil }
         while streams.count < limit, var request = queue.popFirst() {
-            if request.job.collector.isFinished {
-                actions.append(.finish(request, request.result(.failed, .deadlineExceeded, reason: "DeadlineExceeded")))
-                continue
-            }
-            if request.job.collector.isCancelled {
-                actions.append(.finish(request, request.cancelledResult))
+            if let result = abandonment(of: request) {
+                actions.append(.finish(request, result))
                 continue
             }
             request.attempts += 1
             return consume request
         }
+        return nil
+    }
+
+    /// How a request nobody waits for any more ends: its Send was answered (its deadline passed),
+    /// or its sender took it back (a cancelled fan-out). Nil while it is wanted.
+    @inline(__always) func abandonment(of request: borrowing ProviderRequest) -> DeliveryResult? {
+        let collector = request.job.collector
+        if collector.isFinished { return request.result(.failed, .deadlineExceeded, reason: "DeadlineExceeded") }
+        if collector.isCancelled { return request.cancelledResult }
         return nil
     }
 
