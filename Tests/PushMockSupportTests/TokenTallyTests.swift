@@ -22,6 +22,20 @@ struct TokenTallyTests {
         #expect(tally([["aa", "bb", "cc"], ["dd", "bb", "aa", "cc"]], limit: 2) == ["aa": 2, "bb": 2])
     }
 
+    @Test("with the limit reached, thousands of new tokens pass uncounted and every counted one still counts")
+    func manyPastTheLimit() {
+        func token(_ n: Int) -> String {
+            let hex = String(n, radix: 16)
+            return String(repeating: "0", count: 64 - hex.count) + hex
+        }
+        let counted = (0..<500).map(token)
+        let uncounted = (500..<20_000).map { token($0 &* 7919) }
+        let counts = tally([counted, uncounted, counted], limit: 500)
+        #expect(counts.count == 500)
+        #expect(counts.values.allSatisfy { $0 == 2 })
+        #expect(Set(counts.keys) == Set(counted))
+    }
+
     @Test("a limit of 0 counts nothing")
     func none() {
         #expect(tally([["aa"]], limit: 0).isEmpty)
