@@ -51,7 +51,7 @@ struct DueQueue<Element> {
     }
 
     /// The elements `predicate` picks, in no particular order; the rest stay, due as they were
-    /// (the heap is rebuilt: O(n), for a sweep now and then, not per element).
+    /// (the heap is rebuilt by sorting, O(n log n): for a sweep now and then, not per element).
     mutating func removeAll(where predicate: (Element) -> Bool) -> [Element] {
         var removed: [Element] = []
         heap.removeAll { entry in

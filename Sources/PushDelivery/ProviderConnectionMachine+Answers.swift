@@ -157,10 +157,13 @@ extension ProviderConnectionMachine {
     /// sweep goes on while requests wait.
     mutating func sweepDelayed(at now: UInt64, into actions: inout [Action]) {
         nextDelayedSweep = nil
-        let abandoned = delayed.removeAll { $0.job.collector.isFinished || $0.job.collector.isCancelled }
-        for request in abandoned {
-            if let result = abandonment(of: request) { actions.append(.finish(request, result)) }
+        var ended: [Action] = []
+        _ = delayed.removeAll { request in
+            guard let result = Self.abandonment(of: request) else { return false }
+            ended.append(.finish(request, result))
+            return true
         }
+        actions.append(contentsOf: ended)
         if !delayed.isEmpty { nextDelayedSweep = now &+ nanoseconds(Self.delayedSweepInterval) }
     }
 }

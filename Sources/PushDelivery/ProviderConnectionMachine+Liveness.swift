@@ -21,6 +21,7 @@ extension ProviderConnectionMachine {
                 requeued = true
             }
         }
+        if delayed.isEmpty { nextDelayedSweep = nil }
         if isConnected, let check = nextLivenessCheck, time.now >= check {
             nextLivenessCheck = time.now &+ nanoseconds(livenessTick)
             checkLiveness(at: time.now, lastReceivedAt: lastReceivedAt, into: &actions)

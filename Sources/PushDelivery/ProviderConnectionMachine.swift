@@ -119,6 +119,7 @@ struct ProviderConnectionMachine {
     mutating func shutDown(into actions: inout [Action]) {
         isShutDown = true
         reconnectAt = nil
+        nextDelayedSweep = nil
         for request in queue.removeAll() + delayed.removeAll() {
             actions.append(.finish(request, request.result(.failed, .shutdown, reason: "Shutdown")))
         }
@@ -154,7 +155,7 @@ struct ProviderConnectionMachine {
     mutating func nextSubmission(into actions: inout [Action]) -> ProviderRequest? {
         guard phase == .ready, !awaitingAuthorization, !isShutDown else { return nil }
         while streams.count < limit, var request = queue.popFirst() {
-            if let result = abandonment(of: request) {
+            if let result = Self.abandonment(of: request) {
                 actions.append(.finish(request, result))
                 continue
             }
@@ -166,7 +167,7 @@ struct ProviderConnectionMachine {
 
     /// How a request nobody waits for any more ends: its Send was answered (its deadline passed),
     /// or its sender took it back (a cancelled fan-out). Nil while it is wanted.
-    @inline(__always) func abandonment(of request: borrowing ProviderRequest) -> DeliveryResult? {
+    @inline(__always) static func abandonment(of request: borrowing ProviderRequest) -> DeliveryResult? {
         let collector = request.job.collector
         if collector.isFinished { return request.result(.failed, .deadlineExceeded, reason: "DeadlineExceeded") }
         if collector.isCancelled { return request.cancelledResult }
@@ -225,6 +226,7 @@ struct ProviderConnectionMachine {
         into actions: inout [Action]
     ) {
         let waiting = delayedToo ? queue.removeAll() + delayed.removeAll() : queue.removeAll()
+        if delayedToo { nextDelayedSweep = nil }
         for request in waiting {
             // One its sender took back is reported so whatever else ends it.
             let result =
