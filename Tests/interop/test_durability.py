@@ -1,7 +1,8 @@
 """Durable Publish: kill -9 the gateway in the middle of a fan-out, start it again on the same store,
 and every endpoint has received the message at least once, with no more sent twice than the chunks
-the dead instance was working: with small chunks (20,000 subscribers made through the API), and with
-the default `fanout` settings (40,000 bulk-loaded subscribers; chunks and pages of 5,000)."""
+the dead instance was working: with small chunks (20,000 subscribers), and with the default `fanout`
+settings (40,000 subscribers; chunks and pages of 5,000). The subscribers are bulk-loaded
+(`pushgate load-subscribers`) before the gateway starts."""
 import collections
 import os
 import signal
@@ -9,11 +10,10 @@ import subprocess
 import time
 
 import grpc
-import pytest
 
 from conftest import Server, app_config
 from mock_process import pushgate_binary
-from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
+from pushgate.v1 import push_pb2, push_pb2_grpc
 
 SUBSCRIBERS = 20_000
 # Chunks smaller than the default (5,000) so that the duplicate window is smaller than the topic:
@@ -23,16 +23,14 @@ CHUNK = 2_000
 WINDOW = 2 * 2 * min(CHUNK, 3 * 5_000)
 
 
-def publish_kill_resume(tmp_path, lookalike, config, store, topic, kill_after, prepare=None):
-    """Starts the gateway on `store` (then `prepare(channel)`), publishes to `topic`, kills it with
-    SIGKILL once `kill_after` requests of the message reached the look-alike, starts it again on the
-    same store and waits for the fan-out to complete. Answers the message as the second instance
+def publish_kill_resume(tmp_path, lookalike, config, store, topic, kill_after):
+    """Starts the gateway on `store`, publishes to `topic`, kills it with SIGKILL once `kill_after`
+    requests of the message reached the look-alike, starts it again on the same store and waits for
+    the fan-out to complete. Answers the message as the second instance
     reports it, how many requests had arrived at the kill, and the provider's requests by token."""
     first = Server(config, str(tmp_path), store=store)
     try:
         with grpc.insecure_channel(first.address) as channel:
-            if prepare:
-                prepare(channel)
             before = len(lookalike.requests)
             reply = push_pb2_grpc.PushStub(channel).Publish(
                 push_pb2.PublishRequest(topic=topic, message="survive"), timeout=10)
@@ -65,24 +63,21 @@ def publish_kill_resume(tmp_path, lookalike, config, store, topic, kill_after, p
     return message, sent_before_kill, counts
 
 
+def load_subscribers(store, topic, count):
+    """`count` subscribers of `topic` bulk-loaded into `store` before the gateway starts; answers their
+    tokens (load-subscribers' own: "b" and the number in 63 hex digits)."""
+    out = subprocess.run([pushgate_binary(), "load-subscribers", "--store", store, "--topic", topic,
+                          "--app", "durable", "--count", str(count)], check=True, capture_output=True, text=True)
+    assert int(out.stdout) == count, out.stdout
+    return ["b%063x" % n for n in range(count)]
+
+
 def test_kill_9_mid_fan_out_then_restart_delivers_to_everyone(tmp_path, lookalike):
     config = {"apps": [app_config("durable", "com.example.durable", lookalike)],
               "fanout": {"workers": 2, "chunk_size": CHUNK}}
-    tokens = ["%064x" % (0xD0000000 + i) for i in range(SUBSCRIBERS)]
-
-    def prepare(channel):
-        registry = registry_pb2_grpc.RegistryStub(channel)
-        registry.CreateTopic(registry_pb2.CreateTopicRequest(name="durable"), timeout=10)
-        for start in range(0, SUBSCRIBERS, 2000):
-            endpoints = [f.result() for f in [
-                registry.CreateEndpoint.future(registry_pb2.CreateEndpointRequest(app="durable", token=t), timeout=60)
-                for t in tokens[start:start + 2000]]]
-            [f.result() for f in [
-                registry.Subscribe.future(registry_pb2.SubscribeRequest(topic="durable", endpoint_id=e.id), timeout=60)
-                for e in endpoints]]
-
-    message, sent_before_kill, counts = publish_kill_resume(
-        tmp_path, lookalike, config, str(tmp_path / "durable.db"), "durable", 3000, prepare)
+    store = str(tmp_path / "durable.db")
+    tokens = load_subscribers(store, "durable", SUBSCRIBERS)
+    message, sent_before_kill, counts = publish_kill_resume(tmp_path, lookalike, config, store, "durable", 3000)
     assert 0 < sent_before_kill < SUBSCRIBERS, "the kill must land mid-fan-out (%d sent)" % sent_before_kill
     missing = [t for t in tokens if counts[t] == 0]
     assert not missing, "%d endpoints never received the message" % len(missing)
@@ -100,16 +95,11 @@ DEFAULT_WINDOW = 2 * 2 * 5_000
 
 def test_kill_9_mid_fan_out_with_the_default_chunks_and_pages_delivers_to_everyone(tmp_path, lookalike):
     store = str(tmp_path / "durable-defaults.db")
-    out = subprocess.run([pushgate_binary(), "load-subscribers", "--store", store, "--topic", "defaults",
-                          "--app", "durable", "--count", str(DEFAULT_SUBSCRIBERS)],
-                         check=True, capture_output=True, text=True)
-    assert int(out.stdout) == DEFAULT_SUBSCRIBERS, out.stdout
+    tokens = load_subscribers(store, "defaults", DEFAULT_SUBSCRIBERS)
     config = {"apps": [app_config("durable", "com.example.durable", lookalike)]}
     message, sent_before_kill, counts = publish_kill_resume(tmp_path, lookalike, config, store, "defaults", 5000)
     assert 5000 <= sent_before_kill < DEFAULT_SUBSCRIBERS - DEFAULT_WINDOW, \
         "the kill must land early in the fan-out (%d sent)" % sent_before_kill
-    # load-subscribers' tokens: "b" and the number in 63 hex digits.
-    tokens = ["b%063x" % n for n in range(DEFAULT_SUBSCRIBERS)]
     missing = [t for t in tokens if counts[t] == 0]
     assert not missing, "%d endpoints never received the message" % len(missing)
     assert len(counts) == DEFAULT_SUBSCRIBERS, "requests only to the topic's endpoints"
