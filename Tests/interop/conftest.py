@@ -237,6 +237,22 @@ def wait_done(push, message_id, timeout=60):
 PG_URL = os.environ.get("PUSHGATE_TEST_PG_URL", "")
 
 
+def bench_token(i):
+    """`pushgate load-subscribers`' token i (PushBench's BenchTokens.apns): "b" and i in 63 hex digits."""
+    return "b%063x" % i
+
+
+def load_subscribers(store, topic, app, count, first=0):
+    """`pushgate load-subscribers`: `count` endpoints of `app` (tokens `first`...) subscribed to `topic`
+    in `store` (a SQLite file or a PostgreSQL URL), in bulk; answers their tokens."""
+    binary = os.environ.get("PUSHGATE_BIN", os.path.join(ROOT, ".build", "debug", "pushgate"))
+    out = subprocess.run([binary, "load-subscribers", "--store", store, "--topic", topic, "--app", app,
+                          "--count", str(count), "--first", str(first)],
+                         check=True, capture_output=True, text=True, timeout=300)
+    assert int(out.stdout) == count, out.stdout
+    return [bench_token(i) for i in range(first, first + count)]
+
+
 def psql(url, sql):
     """One statement through psql; answers its output rows as text."""
     out = subprocess.run(["psql", "-qAtX", "-v", "ON_ERROR_STOP=1", url, "-c", sql],

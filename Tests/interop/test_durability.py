@@ -6,13 +6,11 @@ settings (40,000 subscribers; chunks and pages of 5,000). The subscribers are bu
 import collections
 import os
 import signal
-import subprocess
 import time
 
 import grpc
 
-from conftest import Server, app_config
-from mock_process import pushgate_binary
+from conftest import Server, app_config, load_subscribers
 from pushgate.v1 import push_pb2, push_pb2_grpc
 
 SUBSCRIBERS = 20_000
@@ -26,8 +24,8 @@ WINDOW = 2 * 2 * min(CHUNK, 3 * 5_000)
 def publish_kill_resume(tmp_path, lookalike, config, store, topic, kill_after):
     """Starts the gateway on `store`, publishes to `topic`, kills it with SIGKILL once `kill_after`
     requests of the message reached the look-alike, starts it again on the same store and waits for
-    the fan-out to complete. Answers the message as the second instance
-    reports it, how many requests had arrived at the kill, and the provider's requests by token."""
+    the fan-out to complete. Answers the message as the second instance reports it, how many
+    requests had arrived at the kill, and the provider's requests by token."""
     first = Server(config, str(tmp_path), store=store)
     try:
         with grpc.insecure_channel(first.address) as channel:
@@ -63,20 +61,11 @@ def publish_kill_resume(tmp_path, lookalike, config, store, topic, kill_after):
     return message, sent_before_kill, counts
 
 
-def load_subscribers(store, topic, count):
-    """`count` subscribers of `topic` bulk-loaded into `store` before the gateway starts; answers their
-    tokens (load-subscribers' own: "b" and the number in 63 hex digits)."""
-    out = subprocess.run([pushgate_binary(), "load-subscribers", "--store", store, "--topic", topic,
-                          "--app", "durable", "--count", str(count)], check=True, capture_output=True, text=True)
-    assert int(out.stdout) == count, out.stdout
-    return ["b%063x" % n for n in range(count)]
-
-
 def test_kill_9_mid_fan_out_then_restart_delivers_to_everyone(tmp_path, lookalike):
     config = {"apps": [app_config("durable", "com.example.durable", lookalike)],
               "fanout": {"workers": 2, "chunk_size": CHUNK}}
     store = str(tmp_path / "durable.db")
-    tokens = load_subscribers(store, "durable", SUBSCRIBERS)
+    tokens = load_subscribers(store, "durable", "durable", SUBSCRIBERS)
     message, sent_before_kill, counts = publish_kill_resume(tmp_path, lookalike, config, store, "durable", 3000)
     assert 0 < sent_before_kill < SUBSCRIBERS, "the kill must land mid-fan-out (%d sent)" % sent_before_kill
     missing = [t for t in tokens if counts[t] == 0]
@@ -95,7 +84,7 @@ DEFAULT_WINDOW = 2 * 2 * 5_000
 
 def test_kill_9_mid_fan_out_with_the_default_chunks_and_pages_delivers_to_everyone(tmp_path, lookalike):
     store = str(tmp_path / "durable-defaults.db")
-    tokens = load_subscribers(store, "defaults", DEFAULT_SUBSCRIBERS)
+    tokens = load_subscribers(store, "defaults", "durable", DEFAULT_SUBSCRIBERS)
     config = {"apps": [app_config("durable", "com.example.durable", lookalike)]}
     message, sent_before_kill, counts = publish_kill_resume(tmp_path, lookalike, config, store, "defaults", 5000)
     assert 5000 <= sent_before_kill < DEFAULT_SUBSCRIBERS - DEFAULT_WINDOW, \

@@ -425,16 +425,13 @@ def test_a_publish_outlives_a_60_second_provider_outage(tmp_path):
     recipients are held for the provider (GetMessage `waiting_for_provider`,
     `pushgate_fanout_holds_total{event="held"}`), none is FAILED, and once the provider is back every
     subscriber is delivered exactly once (before: FAILED after 3 attempts, and never delivered)."""
-    import subprocess
-    from conftest import wait_metrics_port
+    from conftest import load_subscribers, wait_metrics_port
     from test_hardening import metric
 
     mock = MockProcess("mock-apns", str(tmp_path / "mock"))
     proxy = FaultProxy(mock.port, mode="pass").start()
     store = str(tmp_path / "held.db")
-    binary = os.environ["PUSHGATE_BIN"]
-    subprocess.run([binary, "load-subscribers", "--store", store, "--topic", "outage", "--app", "held",
-                    "--count", str(HELD_SUBSCRIBERS)], check=True, capture_output=True, timeout=120)
+    load_subscribers(store, "outage", "held", HELD_SUBSCRIBERS)
     gateway = Server({"apps": [mock.apns_app("held", proxy.port, connect_timeout_seconds=1)],
                       "metrics_listen": "127.0.0.1:0"}, str(tmp_path), store=store)
     gateway.metrics_port = wait_metrics_port(gateway)

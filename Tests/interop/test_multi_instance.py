@@ -10,13 +10,12 @@ import collections
 import os
 import re
 import signal
-import subprocess
 import time
 import urllib.parse
 
 import pytest
 
-from conftest import PG_URL, Server, app_config, database, psql, start_instances  # noqa: F401 (database is a fixture)
+from conftest import PG_URL, Server, app_config, bench_token, database, load_subscribers, psql, start_instances  # noqa: F401 (database is a fixture)
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 pytestmark = pytest.mark.skipif(
@@ -44,11 +43,6 @@ def wait_finished(push, message_id, timeout):
         if message.state in (push_pb2.MESSAGE_STATE_COMPLETED, push_pb2.MESSAGE_STATE_EXPIRED) or time.time() > deadline:
             return message
         time.sleep(0.1)
-
-
-def bench_token(i):
-    """`pushgate load-subscribers`' token i (PushBench's BenchTokens.apns)."""
-    return "b%063x" % i
 
 
 def test_registry_writes_on_one_instance_are_visible_on_another(tmp_path, lookalike, database):
@@ -92,11 +86,9 @@ def test_publish_accepted_by_one_instance_is_fanned_out_by_another(tmp_path, loo
     front = {"apps": [app], "fanout": {"workers": 0}}
     worker = {"apps": [app], "fanout": {"workers": 2, "chunk_size": 50, "poll_ms": 100}}
     a, b = start_instances(tmp_path, database, [front, worker])
-    tokens = [bench_token(i) for i in range(200)]
     dead = "dd" * 32  # the look-alike answers 410 Unregistered for it
     try:
-        subprocess.run([a.binary, "load-subscribers", "--store", database, "--topic", "news", "--app", "shared",
-                        "--count", "200"], check=True, capture_output=True)
+        tokens = load_subscribers(database, "news", "shared", 200)
         with grpc.insecure_channel(a.address) as ca, grpc.insecure_channel(b.address) as cb:
             ra = registry_pb2_grpc.RegistryStub(ca)
             gone = ra.CreateEndpoint(registry_pb2.CreateEndpointRequest(app="shared", token=dead), timeout=10)
@@ -135,12 +127,7 @@ def test_kill_9_one_instance_mid_fan_out_the_others_finish(tmp_path, lookalike, 
     workers, chunk = 2, 2000
     config = {"apps": [app_config("scale", "com.example.scale", lookalike)],
               "fanout": {"workers": workers, "chunk_size": chunk, "lease_seconds": 3, "poll_ms": 200}}
-    loaded = subprocess.run(
-        [os.environ.get("PUSHGATE_BIN", os.path.join(os.path.dirname(__file__), "..", "..", ".build", "debug",
-                                                     "pushgate")),
-         "load-subscribers", "--store", database, "--topic", "scale", "--app", "scale", "--count", str(SCALE)],
-        check=True, capture_output=True, text=True)
-    assert int(loaded.stdout) == SCALE
+    load_subscribers(database, "scale", "scale", SCALE)
     servers = start_instances(tmp_path, database, [config] * count)
     victim, survivors = servers[0], servers[1:]
     victim_owner = owner_of(victim)

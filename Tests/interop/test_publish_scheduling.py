@@ -25,7 +25,6 @@ import collections
 import json
 import os
 import signal
-import subprocess
 import time
 import urllib.error
 import urllib.parse
@@ -36,8 +35,7 @@ import grpc
 import pytest
 
 from apns_lookalike import LookalikeAPNs
-from conftest import PG_URL, Server, app_config, database, psql, start_apns_lookalike, start_instances  # noqa: F401 (database is a fixture)
-from mock_process import pushgate_binary
+from conftest import PG_URL, Server, app_config, database, load_subscribers, psql, start_apns_lookalike, start_instances  # noqa: F401 (database is a fixture)
 from pushgate.v1 import push_pb2, push_pb2_grpc, registry_pb2, registry_pb2_grpc
 
 S = push_pb2
@@ -76,19 +74,13 @@ def app(apns):
     return app_config("sched", "com.example.sched", apns, connections=1)
 
 
-def load_subscribers(store, topic, count, first):
-    out = subprocess.run([pushgate_binary(), "load-subscribers", "--store", store, "--topic", topic, "--app", "sched",
-                          "--count", str(count), "--first", str(first)], check=True, capture_output=True, text=True)
-    assert int(out.stdout) == count, out.stdout
-
-
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory, apns):
     """One instance on SQLite with the 20,000- and 3,000-subscriber topics bulk-loaded before it starts."""
     directory = str(tmp_path_factory.mktemp("publish-scheduling"))
     store = os.path.join(directory, "pushgate.db")
-    load_subscribers(store, CANCEL_TOPIC, CANCEL_COUNT, 0)
-    load_subscribers(store, RATE_TOPIC, RATE_COUNT, 1_000_000)
+    load_subscribers(store, CANCEL_TOPIC, "sched", CANCEL_COUNT)
+    load_subscribers(store, RATE_TOPIC, "sched", RATE_COUNT, 1_000_000)
     s = Server({"apps": [app(apns)]}, directory, store=store)
     yield s
     s.stop()
@@ -552,7 +544,7 @@ def test_on_postgresql_a_scheduled_message_outlives_the_instance_that_took_it(tm
 def test_on_postgresql_two_instances_together_keep_to_max_per_second(tmp_path, apns, database):
     # Chunks of 500: the 3,000 subscribers are 6 chunks, which both instances claim (poll 200 ms), so
     # the cap has to hold for their sum, not for each.
-    load_subscribers(database, RATE_TOPIC, RATE_COUNT, 2_000_000)
+    load_subscribers(database, RATE_TOPIC, "sched", RATE_COUNT, 2_000_000)
     config = {"apps": [app(apns)], "fanout": {"chunk_size": 500, "poll_ms": 200}}
     servers = start_instances(tmp_path, database, [config, config])
     text = marker("pg-rate")
